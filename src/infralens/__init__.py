@@ -1,0 +1,65 @@
+"""InfraLens: line-by-line notes on real diffusers and DiffSynth source, kept true as upstream changes.
+
+The public API is re-exported here; everything else is an implementation detail.
+Importing this package is cheap: heavy modules (libcst, jsonschema, torch) load lazily.
+"""
+
+from __future__ import annotations
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "Annotation",
+    "AnnotationLoadError",
+    "Definition",
+    "Diagnostic",
+    "InfralensError",
+    "Location",
+    "ModuleIndex",
+    "ResolutionError",
+    "ResolvedAnnotation",
+    "ResolvedStep",
+    "Resolver",
+    "SourceFile",
+    "SourceNotFoundError",
+    "Statement",
+    "Step",
+    "__version__",
+    "find_project",
+    "load_annotations",
+    "normalize",
+    "open_tree",
+]
+
+_LAZY = {
+    "Annotation": "models",
+    "Definition": "models",
+    "ModuleIndex": "models",
+    "ResolvedAnnotation": "models",
+    "ResolvedStep": "models",
+    "SourceFile": "models",
+    "Statement": "models",
+    "Step": "models",
+    "AnnotationLoadError": "errors",
+    "Diagnostic": "errors",
+    "InfralensError": "errors",
+    "Location": "errors",
+    "ResolutionError": "errors",
+    "SourceNotFoundError": "errors",
+    "Resolver": "resolver",
+    "find_project": "project",
+    "load_annotations": "project",
+    "normalize": "normalize",
+    "open_tree": "sources",
+}
+
+
+def __getattr__(name: str):
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module 'infralens' has no attribute {name!r}")
+    import importlib
+
+    value = getattr(importlib.import_module(f"infralens.{module}"), name)
+    globals()[name] = value
+    return value

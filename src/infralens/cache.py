@@ -1,0 +1,104 @@
+"""Index cache: parse each file once per run, and reuse indexes across runs.
+
+Entries are keyed by the SHA-256 of the source text and the index format, so
+a changed file is simply a different entry. Entries are JSON, written
+atomically; a corrupt or unreadable entry is ignored and rebuilt.
+libcst is imported only when something actually has to be parsed.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+from pathlib import Path
+
+from .models import Definition, DefinitionKind, ModuleIndex, Statement, StatementKind
+
+INDEX_FORMAT = 3
+
+
+def default_cache_dir() -> Path:
+    """``$INFRALENS_CACHE_DIR``, else ``$XDG_CACHE_HOME/infralens``, else ``~/.cache/infralens``."""
+    explicit = os.environ.get("INFRALENS_CACHE_DIR")
+    if explicit:
+        return Path(explicit)
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return Path(base) / "infralens"
+
+
+def _encode(index: ModuleIndex) -> dict:
+    return {
+        "format": INDEX_FORMAT,
+        "sha256": index.sha256,
+        "syntax_error": index.syntax_error,
+        "definitions": [
+            [d.qualname, d.kind.value, d.start_line, d.def_line, d.end_line, list(d.decorators), d.conditional, d.accessor, d.overload]
+            for d in index.definitions
+        ],
+        "statements": [[s.start_line, s.end_line, s.header_end_line, s.text, s.kind.value, s.scope] for s in index.statements],
+    }
+
+
+def _decode(data: dict) -> ModuleIndex:
+    definitions = tuple(
+        Definition(q, DefinitionKind(k), a, d, e, tuple(dec), bool(c), acc, bool(o)) for q, k, a, d, e, dec, c, acc, o in data["definitions"]
+    )
+    statements = tuple(Statement(a, b, h, t, StatementKind(k), sc) for a, b, h, t, k, sc in data["statements"])
+    return ModuleIndex(data["sha256"], definitions, statements, data.get("syntax_error"))
+
+
+class IndexCache:
+    """In-memory memo for this run, backed by a directory shared across runs."""
+
+    def __init__(self, directory: Path | None = None, *, persistent: bool = True) -> None:
+        self.directory = directory or default_cache_dir()
+        self.persistent = persistent
+        self._memory: dict[str, ModuleIndex] = {}
+        self.hits = 0
+        self.misses = 0
+
+    def _entry(self, sha256: str) -> Path:
+        return self.directory / f"index-v{INDEX_FORMAT}" / sha256[:2] / f"{sha256}.json"
+
+    def get(self, sha256: str) -> ModuleIndex | None:
+        if sha256 in self._memory:
+            return self._memory[sha256]
+        if not self.persistent:
+            return None
+        try:
+            data = json.loads(self._entry(sha256).read_text("utf-8"))
+            if data.get("format") != INDEX_FORMAT or data.get("sha256") != sha256:
+                return None
+            index = _decode(data)
+        except (OSError, ValueError, KeyError, TypeError):
+            return None
+        self._memory[sha256] = index
+        return index
+
+    def put(self, index: ModuleIndex) -> None:
+        self._memory[index.sha256] = index
+        if not self.persistent:
+            return
+        entry = self._entry(index.sha256)
+        try:
+            entry.parent.mkdir(parents=True, exist_ok=True)
+            fd, tmp = tempfile.mkstemp(dir=entry.parent, prefix=".tmp-", suffix=".json")
+            with os.fdopen(fd, "w", encoding="utf-8") as handle:
+                json.dump(_encode(index), handle, separators=(",", ":"))
+            os.replace(tmp, entry)
+        except OSError:
+            pass  # a read-only cache directory only costs speed
+
+    def index_of(self, text: str, sha256: str) -> ModuleIndex:
+        """The index of ``text`` (whose hash is ``sha256``), parsing only on a miss."""
+        cached = self.get(sha256)
+        if cached is not None:
+            self.hits += 1
+            return cached
+        self.misses += 1
+        from .indexer import index_source  # libcst is imported only when needed
+
+        index = index_source(text)
+        self.put(index)
+        return index

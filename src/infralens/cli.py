@@ -1,0 +1,244 @@
+"""The ``infralens`` command line.
+
+Exit codes: 0 clean, 1 findings (invalid annotations, drift, failed checks),
+2 usage or load errors. Expected problems print ``path:line:col: ...``
+messages, never a traceback. Subcommands import what they need lazily so
+``infralens --version`` stays fast.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from collections.abc import Callable, Sequence
+
+from . import __version__
+
+EXIT_OK, EXIT_FINDINGS, EXIT_USAGE = 0, 1, 2
+
+_COMMANDS: dict[str, Callable[[argparse.Namespace], int]] = {}
+
+
+def command(name: str):
+    """Register a subcommand handler (its parser is built in :func:`build_parser`)."""
+
+    def register(function: Callable[[argparse.Namespace], int]):
+        _COMMANDS[name] = function
+        return function
+
+    return register
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="infralens", description="Annotate real diffusers/DiffSynth source and keep the notes true.")
+    parser.add_argument("--version", action="version", version=f"infralens {__version__}")
+    parser.add_argument("--project", metavar="DIR", help="project root (default: found upwards from the current directory)")
+    parser.add_argument(
+        "--source",
+        metavar="DIST=PATH",
+        action="append",
+        default=[],
+        help="read distribution DIST from a directory or wheel instead of the installed one (repeatable)",
+    )
+    parser.add_argument("--no-cache", action="store_true", help="do not read or write the index cache")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+
+    show = sub.add_parser("show", help="print a function's real source with its notes beside the annotated lines")
+    show.add_argument("target", help="module.qualname (e.g. diffusers.schedulers.scheduling_ddim.DDIMScheduler.step) or an annotation id")
+    show.add_argument("--dist", help="distribution to read (default: the target's top-level package)")
+    show.add_argument("--color", choices=("auto", "always", "never"), default="auto")
+    show.add_argument("--width", type=int, default=None, help="output width (default: terminal width)")
+
+    locate = sub.add_parser("locate", help="list where a class or function is defined (e.g. DDIMScheduler.step)")
+    locate.add_argument("name")
+    locate.add_argument("--dist", default="diffusers", help="distribution to search (default: diffusers)")
+
+    validate = sub.add_parser("validate", help="check schema and resolution of annotation files")
+    validate.add_argument("paths", nargs="*", help="files or folders (default: the annotations folder)")
+
+    sub.add_parser("schema", help="print the path of the annotation JSON Schema (for editors)")
+
+    for extend in _EXTENSIONS:
+        extend(sub)
+    return parser
+
+
+_EXTENSIONS: list[Callable[[argparse._SubParsersAction], None]] = []
+
+
+def extension(function: Callable[[argparse._SubParsersAction], None]):
+    """Let other modules add subcommands (drift, verify, maintainer tools)."""
+    _EXTENSIONS.append(function)
+    return function
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    _load_extensions()
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if not args.command:
+        parser.print_help()
+        return EXIT_USAGE
+    from .errors import InfralensError
+
+    try:
+        return _COMMANDS[args.command](args)
+    except InfralensError as error:
+        print(f"infralens: error: {error}", file=sys.stderr)
+        for diagnostic in error.diagnostics:
+            print(diagnostic, file=sys.stderr)
+        return EXIT_USAGE
+    except KeyboardInterrupt:
+        print("infralens: interrupted", file=sys.stderr)
+        return EXIT_USAGE
+    except BrokenPipeError:
+        return EXIT_OK
+    except Exception as error:  # a bug: say so briefly, unless asked for the traceback
+        if os.environ.get("INFRALENS_DEBUG"):
+            raise
+        print(f"infralens: internal error: {type(error).__name__}: {error} (set INFRALENS_DEBUG=1 for a traceback)", file=sys.stderr)
+        return EXIT_USAGE
+
+
+def _load_extensions() -> None:
+    """Import modules that register extra subcommands (each is optional while it is being built)."""
+    import importlib
+
+    for name in ("infralens.drift_cli", "infralens.verify.cli", "infralens.maintainer.cli"):
+        try:
+            importlib.import_module(name)
+        except ModuleNotFoundError as error:
+            if error.name != name and not name.startswith(str(error.name)):
+                raise
+
+
+# ---------------------------------------------------------------------------
+# Shared helpers for command handlers
+# ---------------------------------------------------------------------------
+
+
+def open_context(args: argparse.Namespace, *, need_project: bool = True):
+    """(project or None, resolver) configured from the global options."""
+    from pathlib import Path
+
+    from .cache import IndexCache
+    from .errors import InfralensError
+    from .project import find_project
+    from .resolver import Resolver
+    from .sources import open_tree
+
+    project = None
+    try:
+        project = find_project(Path(args.project) if args.project else None)
+    except InfralensError:
+        if need_project:
+            raise
+    trees = {}
+    for item in args.source:
+        name, sep, path = item.partition("=")
+        if not sep or not name or not path:
+            raise InfralensError(f"--source {item!r}: expected DIST=PATH")
+        tree = open_tree(path, distribution=name)
+        tree.distribution = name
+        trees[name] = tree
+    return project, Resolver(trees, cache=IndexCache(persistent=not args.no_cache))
+
+
+def print_diagnostics(diagnostics) -> None:
+    for diagnostic in diagnostics:
+        print(diagnostic, file=sys.stderr)
+
+
+# ---------------------------------------------------------------------------
+# Core commands
+# ---------------------------------------------------------------------------
+
+
+@command("show")
+def _show(args: argparse.Namespace) -> int:
+    import shutil
+
+    from .errors import InfralensError, ResolutionError
+    from .project import load_annotations
+    from .terminal import render
+    from .view import function_view
+
+    project, resolver = open_context(args, need_project=False)
+    loaded = load_annotations(project) if project else None
+    target = args.target
+    if loaded and "." not in target:
+        by_id = {a.id: a for a in loaded.annotations}
+        if target not in by_id:
+            raise InfralensError(f"{target!r} is neither a dotted target nor an annotation id")
+        target = by_id[target].target
+    distribution = args.dist or target.split(".")[0]
+    try:
+        resolved_target = resolver.resolve_target(distribution, target)
+    except ResolutionError as error:
+        detail = ("; candidates: " + " | ".join(error.candidates)) if error.candidates else ""
+        raise InfralensError(f"{target}: {error}{detail}") from error
+    mine, problems = [], []
+    if loaded:
+        problems.extend(d for d in loaded.diagnostics if d.severity.value == "error")
+        for annotation in loaded.annotations:
+            if annotation.target != target or annotation.source != distribution:
+                continue
+            resolved, diagnostics = resolver.resolve_annotation(annotation)
+            problems.extend(diagnostics)
+            if resolved is not None:
+                mine.append(resolved)
+    view = function_view(resolved_target.source, resolved_target.definition, mine)
+    color = args.color == "always" or (args.color == "auto" and sys.stdout.isatty() and not os.environ.get("NO_COLOR"))
+    width = args.width or max(100, shutil.get_terminal_size((160, 40)).columns)
+    sys.stdout.write(render(view, color=color, width=width))
+    relevant = [d for d in problems if not loaded or any(d.location.path == a.path for a in loaded.annotations if a.target == target)]
+    print_diagnostics(relevant)
+    return EXIT_FINDINGS if relevant else EXIT_OK
+
+
+@command("locate")
+def _locate(args: argparse.Namespace) -> int:
+    _, resolver = open_context(args, need_project=False)
+    found = resolver.locate(args.dist, args.name)
+    if not found:
+        print(f"{args.name}: not defined anywhere in {resolver.tree(args.dist).describe()}", file=sys.stderr)
+        return EXIT_FINDINGS
+    for item in found:
+        d = item.definition
+        print(f"{item.source.relpath}:{d.start_line}-{d.end_line}: {d.kind.value} {item.dotted}")
+    return EXIT_OK
+
+
+@command("validate")
+def _validate(args: argparse.Namespace) -> int:
+    from .errors import Severity
+    from .project import load_annotations
+
+    project, resolver = open_context(args)
+    loaded = load_annotations(project, args.paths or None)
+    diagnostics = list(loaded.diagnostics)
+    steps = 0
+    for annotation in loaded.annotations:
+        resolved, problems = resolver.resolve_annotation(annotation)
+        diagnostics.extend(problems)
+        steps += len(annotation.steps)
+    diagnostics.sort(key=lambda d: (d.location.path, d.location.line, d.location.col))
+    print_diagnostics(diagnostics)
+    errors = sum(1 for d in diagnostics if d.severity is Severity.ERROR)
+    warnings = len(diagnostics) - errors
+    print(f"validated {len(loaded.annotations)} annotations ({steps} steps) in {len(loaded.files)} files: {errors} errors, {warnings} warnings")
+    return EXIT_FINDINGS if errors else EXIT_OK
+
+
+@command("schema")
+def _schema(args: argparse.Namespace) -> int:
+    from importlib import resources
+
+    print(resources.files("infralens.schema").joinpath("annotation.schema.json"))
+    return EXIT_OK
+
+
+def run() -> None:
+    """Console-script entry point."""
+    sys.exit(main())

@@ -1,0 +1,80 @@
+"""Diagnostics and the exception tree.
+
+Every problem a user can fix is a :class:`Diagnostic` that names a file, a
+line and a column, says what is wrong and what to do about it. Exceptions
+carry diagnostics so the CLI can print them without a traceback.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from enum import Enum
+
+
+class Severity(str, Enum):
+    """How bad a diagnostic is."""
+
+    ERROR = "error"
+    WARNING = "warning"
+
+
+@dataclass(frozen=True)
+class Location:
+    """A position in a file: 1-based line and column."""
+
+    path: str
+    line: int = 1
+    col: int = 1
+
+    def __str__(self) -> str:
+        return f"{self.path}:{self.line}:{self.col}"
+
+
+@dataclass(frozen=True)
+class Diagnostic:
+    """One finding about an annotation file (or a source it points at)."""
+
+    location: Location
+    message: str
+    hint: str = ""
+    severity: Severity = Severity.ERROR
+    code: str = "invalid"
+    """A short machine-readable kind, e.g. ``yaml``, ``schema``, ``selector``."""
+
+    def __str__(self) -> str:
+        text = f"{self.location}: {self.severity.value}: {self.message}"
+        if self.hint:
+            text += f" — {self.hint}"
+        return text
+
+
+class InfralensError(Exception):
+    """Base class of every error this package raises on purpose."""
+
+    def __init__(self, message: str, diagnostics: tuple[Diagnostic, ...] = ()) -> None:
+        super().__init__(message)
+        self.diagnostics = diagnostics
+
+
+class AnnotationLoadError(InfralensError):
+    """An annotation file could not be read or does not follow the schema."""
+
+
+class SourceNotFoundError(InfralensError):
+    """A distribution, wheel, directory or module could not be located."""
+
+
+class ResolutionError(InfralensError):
+    """A target or selector matched nothing, or more than one thing."""
+
+    def __init__(self, message: str, candidates: tuple[str, ...] = ()) -> None:
+        super().__init__(message)
+        self.candidates = candidates
+
+
+class UnsafePathError(InfralensError):
+    """A path would leave the distribution or project it belongs to."""
+
+
+class LockfileError(InfralensError):
+    """The lock file is missing, malformed or cannot be written."""

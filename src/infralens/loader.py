@@ -1,0 +1,241 @@
+"""Annotation files (YAML) to :class:`~infralens.models.Annotation` values.
+
+Schema errors, YAML errors and bad expressions come back as diagnostics
+that point at the offending line; nothing in a file is skipped silently.
+"""
+
+from __future__ import annotations
+
+import ast
+import json
+import re
+from dataclasses import dataclass
+from functools import lru_cache
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+import jsonschema
+
+from .errors import Diagnostic, Location
+from .models import Annotation, BlockSelector, ContainsSelector, ExactSelector, Selector, SingleSelector, Step, selector_key
+from .yamlpos import PositionedDocument, YamlProblem, load_positioned
+
+TODO_MARK = re.compile(r"\bTODO\b")
+MAX_FILE_BYTES = 2_000_000
+
+
+@lru_cache(maxsize=1)
+def annotation_schema() -> dict[str, Any]:
+    """The JSON Schema shipped with the package (also usable by editors)."""
+    text = resources.files("infralens.schema").joinpath("annotation.schema.json").read_text("utf-8")
+    return json.loads(text)
+
+
+@lru_cache(maxsize=1)
+def _single_annotation_validator() -> jsonschema.Draft202012Validator:
+    schema = annotation_schema()
+    single = {"$defs": schema["$defs"], "$ref": "#/$defs/annotation"}
+    return jsonschema.Draft202012Validator(single)
+
+
+@dataclass(frozen=True)
+class LoadResult:
+    """What one file yielded: annotations that are well-formed, and diagnostics."""
+
+    path: str
+    annotations: tuple[Annotation, ...]
+    diagnostics: tuple[Diagnostic, ...]
+
+
+def load_file(path: str | Path, *, display_path: str | None = None) -> LoadResult:
+    """Load every annotation in ``path``; problems become diagnostics, never exceptions."""
+    shown = display_path or str(path)
+    try:
+        raw = Path(path).read_bytes()
+    except OSError as error:
+        return LoadResult(shown, (), (Diagnostic(Location(shown), f"cannot read file: {error.strerror}", "check the path", code="io"),))
+    if len(raw) > MAX_FILE_BYTES:
+        return LoadResult(shown, (), (Diagnostic(Location(shown), "file is larger than 2 MB", "split it into smaller annotation files", code="io"),))
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as error:
+        line = raw[: error.start].count(b"\n") + 1
+        return LoadResult(shown, (), (Diagnostic(Location(shown, line), "file is not valid UTF-8", "save it as UTF-8", code="encoding"),))
+    return load_text(text, shown)
+
+
+def load_text(text: str, path: str) -> LoadResult:
+    """Load annotations from YAML text that claims to come from ``path``."""
+    try:
+        document = load_positioned(text, path)
+    except YamlProblem as problem:
+        return LoadResult(path, (), (problem.diagnostic,))
+    if document.value is None:
+        return LoadResult(path, (), (Diagnostic(Location(path), "file is empty", "add an annotation or delete the file", code="schema"),))
+    items: list[tuple[Any, tuple]] = []
+    if isinstance(document.value, list):
+        if not document.value:
+            return LoadResult(path, (), (Diagnostic(document.where(()), "the list of annotations is empty", "add an annotation", code="schema"),))
+        items = [(item, (index,)) for index, item in enumerate(document.value)]
+    else:
+        items = [(document.value, ())]
+    annotations: list[Annotation] = []
+    diagnostics: list[Diagnostic] = []
+    for value, prefix in items:
+        problems = _schema_problems(value, prefix, document)
+        if problems:
+            diagnostics.extend(problems)
+            continue
+        annotation, more = _build_annotation(value, prefix, document)
+        diagnostics.extend(more)
+        annotations.append(annotation)
+    return LoadResult(path, tuple(annotations), tuple(diagnostics))
+
+
+# --------------------------------------------------------------------------
+# Schema errors → diagnostics
+# --------------------------------------------------------------------------
+
+
+def _schema_problems(value: Any, prefix: tuple, document: PositionedDocument) -> list[Diagnostic]:
+    validator = _single_annotation_validator()
+    errors = sorted(validator.iter_errors(value), key=lambda e: (list(map(str, e.absolute_path)), e.message))
+    return [_describe_schema_error(error, prefix, document) for error in _most_specific(errors)]
+
+
+def _most_specific(errors: list[jsonschema.ValidationError]) -> list[jsonschema.ValidationError]:
+    """Replace ``anyOf`` failures by their most relevant sub-error, one per path."""
+    chosen: dict[tuple, jsonschema.ValidationError] = {}
+    for error in errors:
+        if error.validator == "anyOf" and error.context:
+            error = jsonschema.exceptions.best_match(error.context) or error
+        chosen.setdefault(tuple(error.absolute_path), error)
+    return list(chosen.values())
+
+
+def _describe_schema_error(error: jsonschema.ValidationError, prefix: tuple, document: PositionedDocument) -> Diagnostic:
+    path = prefix + tuple(error.absolute_path)
+    where = document.where(path)
+    field = ".".join(str(p) for p in error.absolute_path) or "annotation"
+    if error.validator == "additionalProperties":
+        allowed = sorted(error.schema.get("properties", {}))
+        extras = sorted(set(error.instance) - set(allowed)) if isinstance(error.instance, dict) else []
+        key = extras[0] if extras else "?"
+        where = document.locations.get(path + (key, "__key__"), where)
+        return Diagnostic(where, f"unknown key {key!r} in {field}", f"use one of: {', '.join(allowed)}", code="schema")
+    if error.validator == "required":
+        missing = error.message.split("'")[1] if "'" in error.message else error.message
+        return Diagnostic(where, f"missing required key {missing!r} in {field}", f"add '{missing}:'", code="schema")
+    if error.validator == "type":
+        expected = error.schema.get("type")
+        return Diagnostic(where, f"{field} must be of type {expected}, got {type(error.instance).__name__}", f"write {field} as a {expected}", code="schema")
+    if error.validator == "pattern":
+        return Diagnostic(where, f"{field} {_short(error.instance)} is not in the expected form", _pattern_hint(field), code="schema")
+    if error.validator in ("minLength", "minItems"):
+        return Diagnostic(where, f"{field} is empty", f"give {field} a value", code="schema")
+    if error.validator in ("maxLength",):
+        return Diagnostic(where, f"{field} is too long", "shorten it", code="schema")
+    if error.validator == "minimum":
+        return Diagnostic(where, f"{field} must be at least {error.validator_value}", "use a 1-based count", code="schema")
+    return Diagnostic(where, f"{field}: {error.message}", "see the annotation schema (infralens schema)", code="schema")
+
+
+def _short(value: Any) -> str:
+    text = repr(value)
+    return text if len(text) <= 60 else text[:57] + "...'"
+
+
+def _pattern_hint(field: str) -> str:
+    last = field.rsplit(".", 1)[-1]
+    if last == "target":
+        return "write the defining module and qualname, e.g. diffusers.schedulers.scheduling_ddim.DDIMScheduler.step"
+    if last == "source":
+        return "name a distribution, e.g. diffusers or diffsynth"
+    return "use lower-case letters, digits, '.', '_' or '-'"
+
+
+# --------------------------------------------------------------------------
+# Schema-valid values → models
+# --------------------------------------------------------------------------
+
+
+def _build_annotation(value: dict[str, Any], prefix: tuple, document: PositionedDocument) -> tuple[Annotation, list[Diagnostic]]:
+    diagnostics: list[Diagnostic] = []
+    steps: list[Step] = []
+    seen_keys: dict[str, Location] = {}
+    for index, raw_step in enumerate(value["steps"]):
+        step_path = prefix + ("steps", index)
+        selector = _build_selector(raw_step["at"], step_path + ("at",), document)
+        key = raw_step.get("key") or selector_key(selector)
+        where = document.where(step_path)
+        if key in seen_keys:
+            diagnostics.append(
+                Diagnostic(
+                    where,
+                    f"two steps share the key {key!r} (first at line {seen_keys[key].line})",
+                    "select different statements, or give each step its own 'key:'",
+                    code="duplicate",
+                )
+            )
+        seen_keys.setdefault(key, where)
+        expects = tuple(raw_step.get("expect", ()))
+        expect_locations = tuple(document.where(step_path + ("expect", i)) for i in range(len(expects)))
+        for expression, location in zip(expects, expect_locations):
+            problem = _expression_problem(expression)
+            if problem:
+                diagnostics.append(Diagnostic(location, f"expect is not a valid Python expression: {problem}", "write a single expression such as 'x.shape == (1, 4, 8, 8)'", code="expect"))
+        if TODO_MARK.search(raw_step["note"]):
+            diagnostics.append(Diagnostic(document.where(step_path + ("note",)), "note still says TODO", "write the note, then remove TODO", code="todo"))
+        steps.append(
+            Step(
+                at=selector,
+                note=raw_step["note"],
+                key=key,
+                expect=expects,
+                scenario=raw_step.get("scenario"),
+                static=raw_step.get("static"),
+                location=where,
+                expect_locations=expect_locations,
+            )
+        )
+    annotation = Annotation(
+        id=value["id"],
+        lab=value["lab"],
+        source=value["source"],
+        target=value["target"],
+        summary=value["summary"],
+        steps=tuple(steps),
+        definition=value.get("definition"),
+        scenario=value.get("scenario"),
+        location=document.where(prefix),
+    )
+    return annotation, diagnostics
+
+
+def _build_selector(raw: Any, path: tuple, document: PositionedDocument) -> Selector:
+    where = document.where(path)
+    if isinstance(raw, dict) and "from" in raw:
+        start = _build_single(raw["from"], path + ("from",), document)
+        end = _build_single(raw["to"], path + ("to",), document)
+        return BlockSelector(start, end, where)
+    return _build_single(raw, path, document)
+
+
+def _build_single(raw: Any, path: tuple, document: PositionedDocument) -> SingleSelector:
+    where = document.where(path)
+    if isinstance(raw, str):
+        return ExactSelector(raw, None, where)
+    if "contains" in raw:
+        return ContainsSelector(raw["contains"], raw.get("nth"), where)
+    return ExactSelector(raw["text"], raw.get("nth"), where)
+
+
+def _expression_problem(expression: str) -> str | None:
+    try:
+        ast.parse(expression, mode="eval")
+    except SyntaxError as error:
+        return error.msg
+    except ValueError as error:  # e.g. null bytes
+        return str(error)
+    return None

@@ -1,0 +1,119 @@
+"""The project on disk: where annotations, labs and the lock live, and loading them all.
+
+Settings come from ``[tool.infralens]`` in ``pyproject.toml`` (all optional):
+``annotations``, ``labs`` and ``lock`` paths relative to the project root.
+"""
+
+from __future__ import annotations
+
+import tomllib
+from dataclasses import dataclass
+from pathlib import Path
+
+from .errors import Diagnostic, InfralensError, Location, Severity
+from .loader import load_file
+from .models import Annotation
+
+
+@dataclass(frozen=True)
+class Project:
+    """Paths of one InfraLens project."""
+
+    root: Path
+    annotations_dir: Path
+    labs_dir: Path
+    lock_path: Path
+
+    def relative(self, path: Path | str) -> str:
+        """A path for messages: relative to the project root when inside it."""
+        path = Path(path).resolve()
+        try:
+            return path.relative_to(self.root).as_posix()
+        except ValueError:
+            return str(path)
+
+    def annotation_files(self, paths: list[str] | None = None) -> list[Path]:
+        """YAML files under the given paths (files or directories), or under the annotations directory."""
+        roots = [Path(p) for p in paths] if paths else [self.annotations_dir]
+        files: list[Path] = []
+        for root in roots:
+            if root.is_dir():
+                files.extend(sorted(p for p in root.rglob("*") if p.suffix in (".yaml", ".yml") and p.is_file()))
+            elif root.is_file():
+                files.append(root)
+            else:
+                raise InfralensError(f"{root}: no such file or directory")
+        return files
+
+    def lab_slugs(self) -> set[str] | None:
+        """Labs present in ``labs/`` (``lab-02-denoising-step`` → ``02-denoising-step``); None if there is no labs dir."""
+        if not self.labs_dir.is_dir():
+            return None
+        return {p.name.removeprefix("lab-") for p in self.labs_dir.iterdir() if p.is_dir() and p.name.startswith("lab-")}
+
+
+def find_project(start: Path | str | None = None) -> Project:
+    """The nearest directory upwards holding an ``annotations/`` folder or a ``[tool.infralens]`` table."""
+    here = Path(start or Path.cwd()).resolve()
+    for folder in (here, *here.parents):
+        settings = _settings(folder / "pyproject.toml")
+        if settings is not None or (folder / "annotations").is_dir():
+            settings = settings or {}
+            return Project(
+                root=folder,
+                annotations_dir=folder / settings.get("annotations", "annotations"),
+                labs_dir=folder / settings.get("labs", "labs"),
+                lock_path=folder / settings.get("lock", "annotations/annotations.lock"),
+            )
+    raise InfralensError(f"no InfraLens project found at or above {here} (expected an annotations/ folder)")
+
+
+def _settings(pyproject: Path) -> dict | None:
+    if not pyproject.is_file():
+        return None
+    try:
+        data = tomllib.loads(pyproject.read_text("utf-8"))
+    except (tomllib.TOMLDecodeError, OSError, UnicodeDecodeError):
+        return None
+    return data.get("tool", {}).get("infralens")
+
+
+@dataclass(frozen=True)
+class LoadedAnnotations:
+    annotations: tuple[Annotation, ...]
+    diagnostics: tuple[Diagnostic, ...]
+    files: tuple[str, ...]
+
+
+def load_annotations(project: Project, paths: list[str] | None = None) -> LoadedAnnotations:
+    """Load every annotation file and run the checks that span files (unique ids, folder, lab)."""
+    annotations: list[Annotation] = []
+    diagnostics: list[Diagnostic] = []
+    files = project.annotation_files(paths)
+    for file in files:
+        result = load_file(file, display_path=project.relative(file))
+        annotations.extend(result.annotations)
+        diagnostics.extend(result.diagnostics)
+    diagnostics.extend(_cross_file_checks(project, annotations))
+    return LoadedAnnotations(tuple(annotations), tuple(diagnostics), tuple(project.relative(f) for f in files))
+
+
+def _cross_file_checks(project: Project, annotations: list[Annotation]) -> list[Diagnostic]:
+    found: list[Diagnostic] = []
+    first_seen: dict[str, Annotation] = {}
+    labs = project.lab_slugs()
+    for annotation in annotations:
+        where = annotation.location or Location(annotation.path)
+        earlier = first_seen.get(annotation.id)
+        if earlier is not None:
+            found.append(Diagnostic(where, f"id {annotation.id!r} is already used at {earlier.location}", "give this annotation another id", code="duplicate"))
+        first_seen.setdefault(annotation.id, annotation)
+        folder = Path(annotation.path).parent.name
+        if Path(annotation.path).parent.parent.name == project.annotations_dir.name and folder != annotation.source:
+            found.append(
+                Diagnostic(where, f"source {annotation.source!r} lives in annotations/{folder}/", f"move the file to annotations/{annotation.source}/", Severity.WARNING, code="layout")
+            )
+        if labs is not None and annotation.lab not in labs:
+            hint = "create labs/lab-" + annotation.lab + "/ or use one of: " + ", ".join(sorted(labs)) if labs else "create the lab folder in labs/"
+            found.append(Diagnostic(where, f"lab {annotation.lab!r} does not exist", hint, code="lab"))
+    return found

@@ -1,0 +1,300 @@
+"""Find upstream source files without importing upstream code.
+
+Three kinds of source trees, one interface (:class:`SourceTree`):
+
+* :class:`InstalledTree` — an installed distribution, located through
+  ``importlib.metadata`` (or ``find_spec`` of the *top-level* package only,
+  which locates it without running its ``__init__``);
+* :class:`WheelTree` — a ``.whl`` file read as a zip archive;
+* :class:`DirectoryTree` — a directory holding the package (``src/`` layout
+  or a site-packages-like folder).
+
+Paths are checked so nothing outside the tree is ever read.
+"""
+
+from __future__ import annotations
+
+import importlib.metadata
+import importlib.util
+import os
+import posixpath
+import re
+import zipfile
+from abc import ABC, abstractmethod
+from collections.abc import Iterator
+from email.parser import HeaderParser
+from functools import cached_property
+from pathlib import Path
+
+from .errors import SourceNotFoundError, UnsafePathError
+from .indexer import sha256_text
+from .models import SourceFile
+
+MAX_SOURCE_BYTES = 8_000_000
+_MODULE_PART = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+
+
+def canonical_name(name: str) -> str:
+    """PEP 503 normalised distribution name."""
+    return re.sub(r"[-_.]+", "-", name).lower()
+
+
+def check_relpath(relpath: str) -> str:
+    """Reject absolute paths, drive letters, backslashes and ``..`` segments."""
+    if not relpath or relpath.startswith(("/", "\\")) or "\\" in relpath or re.match(r"^[A-Za-z]:", relpath):
+        raise UnsafePathError(f"unsafe path {relpath!r}: paths must be relative POSIX paths inside the distribution")
+    parts = relpath.split("/")
+    if any(part in ("..", "") for part in parts) or "\x00" in relpath:
+        raise UnsafePathError(f"unsafe path {relpath!r}: '..' or empty segments are not allowed")
+    return posixpath.normpath(relpath)
+
+
+def module_candidates(module: str) -> tuple[str, str]:
+    """The two files a dotted module name can live in."""
+    parts = module.split(".")
+    if not all(_MODULE_PART.match(p) for p in parts):
+        raise UnsafePathError(f"{module!r} is not a dotted module name")
+    base = "/".join(parts)
+    return (f"{base}.py", f"{base}/__init__.py")
+
+
+def module_name_of(relpath: str) -> str:
+    """``a/b/c.py`` → ``a.b.c``; ``a/b/__init__.py`` → ``a.b``."""
+    stem = relpath[:-3] if relpath.endswith(".py") else relpath
+    parts = stem.split("/")
+    if parts[-1] == "__init__":
+        parts = parts[:-1]
+    return ".".join(parts)
+
+
+def decode_source(data: bytes, relpath: str) -> str:
+    """Decode Python source bytes, honouring a PEP 263 coding line (utf-8 by default)."""
+    import io
+    import tokenize
+
+    try:
+        encoding, _ = tokenize.detect_encoding(io.BytesIO(data).readline)
+        return data.decode(encoding)
+    except (SyntaxError, LookupError, UnicodeDecodeError) as error:
+        raise SourceNotFoundError(f"{relpath}: not decodable as Python source ({error})") from error
+
+
+class SourceTree(ABC):
+    """Read-only view of one distribution's Python files."""
+
+    distribution: str
+    version: str
+    origin: str
+
+    @abstractmethod
+    def _exists(self, relpath: str) -> bool: ...
+
+    @abstractmethod
+    def _read(self, relpath: str) -> bytes: ...
+
+    @abstractmethod
+    def iter_python_files(self) -> Iterator[str]:
+        """Every ``.py`` file of the distribution's packages, as relpaths."""
+
+    def module_file(self, module: str) -> str | None:
+        """The relpath defining ``module``, or ``None``."""
+        for candidate in module_candidates(module):
+            if self._exists(candidate):
+                return candidate
+        return None
+
+    def read_bytes(self, relpath: str) -> bytes:
+        return self._read(check_relpath(relpath))
+
+    def read_source(self, relpath: str) -> SourceFile:
+        """Read and decode one file into a :class:`SourceFile`."""
+        data = self.read_bytes(relpath)
+        if len(data) > MAX_SOURCE_BYTES:
+            raise SourceNotFoundError(f"{relpath}: larger than {MAX_SOURCE_BYTES} bytes; refusing to read")
+        text = decode_source(data, relpath)
+        return SourceFile(
+            distribution=self.distribution,
+            version=self.version,
+            relpath=relpath,
+            module=module_name_of(relpath),
+            text=text,
+            sha256=sha256_text(text),
+            origin=self.origin,
+        )
+
+    def describe(self) -> str:
+        return f"{self.distribution} {self.version} ({self.origin})"
+
+
+class DirectoryTree(SourceTree):
+    """Packages in a directory: site-packages, a ``src/`` folder, or an unpacked wheel."""
+
+    def __init__(self, root: str | Path, distribution: str, version: str | None = None, packages: tuple[str, ...] | None = None) -> None:
+        self.root = Path(root).resolve()
+        if not self.root.is_dir():
+            raise SourceNotFoundError(f"{root}: not a directory")
+        if (self.root / "src").is_dir() and not any((self.root / p).is_dir() for p in (packages or (distribution,))):
+            self.root = (self.root / "src").resolve()
+        self.distribution = distribution
+        self.version = version or _version_from_dist_info_dir(self.root, distribution) or "unknown"
+        self.origin = str(self.root)
+        self._packages = packages
+
+    def _inside(self, relpath: str) -> Path:
+        path = (self.root / relpath).resolve()
+        if path != self.root and self.root not in path.parents:
+            raise UnsafePathError(f"{relpath!r} resolves outside {self.root} (symlink?)")
+        return path
+
+    def _exists(self, relpath: str) -> bool:
+        try:
+            return self._inside(check_relpath(relpath)).is_file()
+        except UnsafePathError:
+            return False
+
+    def _read(self, relpath: str) -> bytes:
+        path = self._inside(relpath)
+        try:
+            return path.read_bytes()
+        except OSError as error:
+            raise SourceNotFoundError(f"{path}: cannot read ({error.strerror})") from error
+
+    @cached_property
+    def packages(self) -> tuple[str, ...]:
+        if self._packages:
+            return self._packages
+        guess = self.distribution.replace("-", "_")
+        if (self.root / guess).is_dir():
+            return (guess,)
+        return tuple(sorted(p.name for p in self.root.iterdir() if p.is_dir() and (p / "__init__.py").is_file()))
+
+    def iter_python_files(self) -> Iterator[str]:
+        for package in self.packages:
+            base = self.root / package
+            for dirpath, dirnames, filenames in os.walk(base, followlinks=False):
+                dirnames[:] = sorted(d for d in dirnames if d != "__pycache__")
+                for filename in sorted(filenames):
+                    if filename.endswith(".py"):
+                        full = Path(dirpath) / filename
+                        if full.is_symlink():
+                            continue
+                        yield full.relative_to(self.root).as_posix()
+
+
+class InstalledTree(DirectoryTree):
+    """An installed distribution, found without importing it."""
+
+    def __init__(self, distribution: str) -> None:
+        try:
+            dist = importlib.metadata.distribution(distribution)
+        except importlib.metadata.PackageNotFoundError:
+            dist = None
+        packages: tuple[str, ...] = ()
+        if dist is not None:
+            top_level = dist.read_text("top_level.txt") or ""
+            packages = tuple(line.strip() for line in top_level.splitlines() if line.strip())
+            if not packages:
+                packages = _packages_from_record(dist)
+            root = Path(str(dist.locate_file("")))
+            version = dist.version
+        else:
+            root, version = None, None
+        guess = distribution.replace("-", "_")
+        if not packages:
+            packages = (guess,)
+        if root is None or not any((root / p).is_dir() for p in packages):
+            # Editable or unusual installs: find_spec on the top-level name only. This locates the
+            # package without executing its __init__ (no submodule is ever looked up this way).
+            spec = importlib.util.find_spec(packages[0]) if _MODULE_PART.match(packages[0]) else None
+            locations = list(spec.submodule_search_locations or []) if spec else []
+            if not locations:
+                raise SourceNotFoundError(
+                    f"distribution {distribution!r} is not installed",
+                    (),
+                )
+            root = Path(locations[0]).parent
+        super().__init__(root, distribution, version or "unknown", packages)
+        self.origin = f"installed at {self.root}"
+
+
+def _packages_from_record(dist: importlib.metadata.Distribution) -> tuple[str, ...]:
+    names = set()
+    for file in dist.files or ():
+        parts = file.parts
+        if len(parts) > 1 and parts[-1] == "__init__.py" and _MODULE_PART.match(parts[0]):
+            names.add(parts[0])
+    return tuple(sorted(names))
+
+
+def _version_from_dist_info_dir(root: Path, distribution: str) -> str | None:
+    wanted = canonical_name(distribution)
+    for info in root.glob("*.dist-info"):
+        name, _, version = info.name[: -len(".dist-info")].partition("-")
+        if canonical_name(name) == wanted and version:
+            return version
+    return None
+
+
+class WheelTree(SourceTree):
+    """A wheel read as a zip archive: nothing is built, installed or imported."""
+
+    def __init__(self, wheel: str | Path) -> None:
+        self.path = Path(wheel)
+        if not self.path.is_file() or self.path.suffix != ".whl":
+            raise SourceNotFoundError(f"{wheel}: not a wheel file (only .whl files are read, never sdists)")
+        try:
+            self._zip = zipfile.ZipFile(self.path)
+        except (zipfile.BadZipFile, OSError) as error:
+            raise SourceNotFoundError(f"{wheel}: not a readable wheel ({error})") from error
+        self._names = {}
+        for info in self._zip.infolist():
+            try:
+                safe = check_relpath(info.filename)
+            except UnsafePathError:
+                continue  # never follow a traversal entry
+            if not info.is_dir():
+                self._names[safe] = info
+        name, version = self._metadata()
+        self.distribution = name
+        self.version = version
+        self.origin = str(self.path)
+
+    def _metadata(self) -> tuple[str, str]:
+        for relpath in self._names:
+            if relpath.count("/") == 1 and relpath.endswith(".dist-info/METADATA"):
+                headers = HeaderParser().parsestr(self._zip.read(self._names[relpath]).decode("utf-8", "replace"))
+                if headers.get("Name") and headers.get("Version"):
+                    return headers["Name"], headers["Version"]
+        parts = self.path.name.split("-")
+        if len(parts) >= 2:
+            return parts[0], parts[1]
+        raise SourceNotFoundError(f"{self.path}: wheel has no METADATA naming the distribution")
+
+    def _exists(self, relpath: str) -> bool:
+        return relpath in self._names
+
+    def _read(self, relpath: str) -> bytes:
+        info = self._names.get(relpath)
+        if info is None:
+            raise SourceNotFoundError(f"{self.path}: no file {relpath}")
+        if info.file_size > MAX_SOURCE_BYTES:
+            raise SourceNotFoundError(f"{self.path}: {relpath} is too large")
+        return self._zip.read(info)
+
+    def iter_python_files(self) -> Iterator[str]:
+        for relpath in sorted(self._names):
+            top = relpath.split("/", 1)[0]
+            if relpath.endswith(".py") and not top.endswith((".dist-info", ".data")):
+                yield relpath
+
+
+def open_tree(spec: str, *, distribution: str | None = None) -> SourceTree:
+    """Open a source tree from a wheel path, a directory, or an installed distribution name."""
+    path = Path(spec)
+    if spec.endswith(".whl"):
+        return WheelTree(path)
+    if path.is_dir():
+        return DirectoryTree(path, distribution or path.name)
+    if os.sep in spec or "/" in spec:
+        raise SourceNotFoundError(f"{spec}: no such directory or wheel")
+    return InstalledTree(spec)

@@ -1,0 +1,131 @@
+"""YAML reading that remembers where every value came from.
+
+PyYAML's composer gives nodes with marks; we turn them into plain Python
+values plus a map from a value's path (``("steps", 0, "at")``) to its
+:class:`~infralens.errors.Location`. Duplicate keys, non-string keys and
+alias expansion bombs are reported instead of silently accepted.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+import yaml
+
+from .errors import Diagnostic, Location
+
+PathKey = tuple[str | int, ...]
+
+MAX_NODES = 50_000
+"""Upper bound on values built from one file (defuses alias 'billion laughs')."""
+
+
+class YamlProblem(Exception):
+    """Raised inside this module; carries a ready diagnostic."""
+
+    def __init__(self, diagnostic: Diagnostic) -> None:
+        super().__init__(str(diagnostic))
+        self.diagnostic = diagnostic
+
+
+@dataclass
+class PositionedDocument:
+    """A YAML document's value and the location of every value in it."""
+
+    value: Any
+    locations: dict[PathKey, Location] = field(default_factory=dict)
+
+    def where(self, path: PathKey) -> Location:
+        """The location of ``path``, or of its nearest ancestor that has one."""
+        for cut in range(len(path), -1, -1):
+            found = self.locations.get(tuple(path[:cut]))
+            if found is not None:
+                return found
+        return next(iter(self.locations.values()), Location("<unknown>"))
+
+
+def _location(path: str, node: yaml.Node) -> Location:
+    return Location(path, node.start_mark.line + 1, node.start_mark.column + 1)
+
+
+class _Builder:
+    def __init__(self, path: str) -> None:
+        self.path = path
+        self.count = 0
+        self.locations: dict[PathKey, Location] = {}
+        self._constructor = yaml.SafeLoader("")  # only for scalar construction
+
+    def build(self, node: yaml.Node, at: PathKey, depth: int = 0) -> Any:
+        self.count += 1
+        if self.count > MAX_NODES or depth > 100:
+            raise YamlProblem(
+                Diagnostic(
+                    _location(self.path, node),
+                    "the document is too large or too deeply nested (aliases expand to too many values)",
+                    "split the file or remove YAML anchors/aliases",
+                    code="yaml",
+                )
+            )
+        self.locations.setdefault(at, _location(self.path, node))
+        if isinstance(node, yaml.MappingNode):
+            return self._mapping(node, at, depth)
+        if isinstance(node, yaml.SequenceNode):
+            return [self.build(item, at + (index,), depth + 1) for index, item in enumerate(node.value)]
+        try:
+            return self._constructor.construct_object(node, deep=True)
+        except yaml.YAMLError as error:
+            raise YamlProblem(
+                Diagnostic(_location(self.path, node), f"cannot read this value: {error}", "quote it as a string", code="yaml")
+            ) from error
+
+    def _mapping(self, node: yaml.MappingNode, at: PathKey, depth: int) -> dict[str, Any]:
+        result: dict[str, Any] = {}
+        for key_node, value_node in node.value:
+            if key_node.tag == "tag:yaml.org,2002:merge":
+                raise YamlProblem(
+                    Diagnostic(_location(self.path, key_node), "merge keys ('<<') are not supported", "write the keys out", code="yaml")
+                )
+            if not isinstance(key_node, yaml.ScalarNode):
+                raise YamlProblem(
+                    Diagnostic(_location(self.path, key_node), "a mapping key must be a plain string", "use a simple word as the key", code="yaml")
+                )
+            key = str(key_node.value)
+            if key in result:
+                first = self.locations.get(at + (key,))
+                raise YamlProblem(
+                    Diagnostic(
+                        _location(self.path, key_node),
+                        f"duplicate key {key!r}" + (f" (first at line {first.line})" if first else ""),
+                        "keep only one of them",
+                        code="yaml",
+                    )
+                )
+            self.locations[at + (key,)] = _location(self.path, value_node)
+            self.locations[at + (key, "__key__")] = _location(self.path, key_node)
+            result[key] = self.build(value_node, at + (key,), depth + 1)
+            self.locations[at + (key,)] = _location(self.path, value_node)
+        return result
+
+
+def load_positioned(text: str, path: str) -> PositionedDocument:
+    """Parse one YAML document, raising :class:`YamlProblem` with a location on any error."""
+    try:
+        node = yaml.compose(text, Loader=yaml.SafeLoader)
+    except yaml.MarkedYAMLError as error:
+        mark = error.problem_mark or error.context_mark
+        line = mark.line + 1 if mark else 1
+        col = mark.column + 1 if mark else 1
+        problem = error.problem or str(error)
+        raise YamlProblem(
+            Diagnostic(Location(path, line, col), f"YAML syntax error: {problem}", "fix the YAML at this position", code="yaml")
+        ) from error
+    except yaml.YAMLError as error:
+        raise YamlProblem(Diagnostic(Location(path), f"YAML error: {error}", "fix the YAML", code="yaml")) from error
+    except RecursionError as error:
+        raise YamlProblem(Diagnostic(Location(path), "YAML nesting is too deep", "flatten the document", code="yaml")) from error
+    if node is None:
+        return PositionedDocument(None, {(): Location(path, 1, 1)})
+    builder = _Builder(path)
+    value = builder.build(node, ())
+    return PositionedDocument(value, builder.locations)
