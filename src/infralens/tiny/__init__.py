@@ -1,0 +1,63 @@
+"""Tiny random-weight models built from configs: no downloads, a few MB, CPU-friendly.
+
+Lab starter scripts and the verifier's scenarios build their models here. Names are
+loaded lazily, so ``from infralens.tiny import pick_device`` does not import diffusers.
+
+Usage::
+
+    from infralens.tiny import pick_device, tiny_sd_components
+    device = pick_device("auto")                   # "cuda" if present, else "cpu" (torch threads -> 1)
+    from diffusers import StableDiffusionPipeline
+    pipe = StableDiffusionPipeline(**tiny_sd_components(seed=0), requires_safety_checker=False).to(device)
+
+Functions:
+
+- ``pick_device(name="auto") -> str`` and ``generator(device, seed)`` (:mod:`.device`).
+- ``tiny_clip_tokenizer(max_length=77)``: an offline character-level CLIP tokenizer (:mod:`.tokenizer`).
+- :mod:`.diffusers_models`: ``tiny_unet(seed)``, ``tiny_vae(seed)``, ``tiny_text_encoder(seed)``,
+  ``tiny_ddim_scheduler()``, ``tiny_sd_components(seed, scheduler=None)`` (the keyword arguments of
+  ``StableDiffusionPipeline``), ``tiny_controlnet(unet)``, ``tiny_dit(seed)``, ``tiny_pixart(seed)``,
+  ``tiny_sd3(seed)``, ``lora_donor_state_dict(unet, rank=4, prefix="unet.", seed=0)``.
+- :mod:`.diffsynth_loader`: ``diffsynth_root()``, ``load_diffsynth_module(dotted)`` (path-based: runs
+  one module file without the package ``__init__``), ``import_full_diffsynth()`` (the whole package
+  with stub modules for torchvision/imageio/pandas/modelscope). Use one mode per process.
+- :mod:`.diffsynth_models`: ``ds_tiny_unet(module, seed)``, ``ds_tiny_vae(module, seed)``,
+  ``ds_tiny_text_encoder(module, seed)`` — DiffSynth's own SD classes from tiny configs.
+"""
+
+from __future__ import annotations
+
+import importlib
+
+_EXPORTS = {
+    "pick_device": ".device",
+    "generator": ".device",
+    "tiny_clip_tokenizer": ".tokenizer",
+    "tiny_unet": ".diffusers_models",
+    "tiny_vae": ".diffusers_models",
+    "tiny_text_encoder": ".diffusers_models",
+    "tiny_ddim_scheduler": ".diffusers_models",
+    "tiny_sd_components": ".diffusers_models",
+    "tiny_controlnet": ".diffusers_models",
+    "tiny_dit": ".diffusers_models",
+    "tiny_pixart": ".diffusers_models",
+    "tiny_sd3": ".diffusers_models",
+    "lora_donor_state_dict": ".diffusers_models",
+    "diffsynth_root": ".diffsynth_loader",
+    "load_diffsynth_module": ".diffsynth_loader",
+    "import_full_diffsynth": ".diffsynth_loader",
+    "ds_tiny_unet": ".diffsynth_models",
+    "ds_tiny_vae": ".diffsynth_models",
+    "ds_tiny_text_encoder": ".diffsynth_models",
+}
+
+__all__ = sorted(_EXPORTS)
+
+
+def __getattr__(name: str):
+    module = _EXPORTS.get(name)
+    if module is None:
+        raise AttributeError(f"module 'infralens.tiny' has no attribute {name!r}")
+    value = getattr(importlib.import_module(module, __name__), name)
+    globals()[name] = value
+    return value
