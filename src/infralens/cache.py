@@ -15,7 +15,7 @@ from pathlib import Path
 
 from .models import Definition, DefinitionKind, ModuleIndex, Statement, StatementKind
 
-INDEX_FORMAT = 3
+INDEX_FORMAT = 4
 
 
 def default_cache_dir() -> Path:

@@ -39,11 +39,25 @@ def index_source(text: str) -> ModuleIndex:
         visitor = _IndexVisitor(text)
         wrapper.visit(visitor)
     except cst.ParserSyntaxError as error:
-        return ModuleIndex(digest, (), (), syntax_error=f"line {error.raw_line}, column {error.raw_column + 1}: {error.message}")
+        return ModuleIndex(digest, (), (), syntax_error=_syntax_error_message(text, error))
     except (RecursionError, MemoryError, ValueError) as error:
         return ModuleIndex(digest, (), (), syntax_error=f"cannot parse: {type(error).__name__}")
     statements = tuple(sorted(visitor.statements, key=lambda s: (s.start_line, -s.end_line)))
     return ModuleIndex(digest, tuple(visitor.definitions), statements)
+
+
+def _syntax_error_message(text: str, error: cst.ParserSyntaxError) -> str:
+    """Where and why the file does not parse; CPython's own message is the clearest when it has one."""
+    import ast
+
+    try:
+        ast.parse(text)
+    except SyntaxError as python_error:
+        return f"line {python_error.lineno or 1}, column {python_error.offset or 1}: {python_error.msg}"
+    except (ValueError, RecursionError, MemoryError) as python_error:
+        return f"cannot parse: {python_error}"
+    first = str(error.message).splitlines()[0] if str(error.message) else "syntax error"
+    return f"line {error.raw_line}, column {error.raw_column + 1}: {first}"
 
 
 def _decorator_name(decorator: cst.Decorator) -> str:

@@ -105,13 +105,56 @@ def _schema_problems(value: Any, prefix: tuple, document: PositionedDocument) ->
 
 
 def _most_specific(errors: list[jsonschema.ValidationError]) -> list[jsonschema.ValidationError]:
-    """Replace ``anyOf`` failures by their most relevant sub-error, one per path."""
+    """Replace ``anyOf`` failures by their most relevant sub-errors, one per path.
+
+    A selector's alternative is chosen by its shape (a string, ``text``, ``contains``
+    or ``from``), so a typo inside ``{text: ..., nth: 0}`` is reported as such instead
+    of as "unknown key" of some other alternative.
+    """
     chosen: dict[tuple, jsonschema.ValidationError] = {}
     for error in errors:
+        replacements = [error]
         if error.validator == "anyOf" and error.context:
-            error = jsonschema.exceptions.best_match(error.context) or error
-        chosen.setdefault(tuple(error.absolute_path), error)
+            if _is_selector_path(error):
+                replacements = _selector_errors(error)
+            else:
+                replacements = [jsonschema.exceptions.best_match(error.context) or error]
+        for replacement in replacements:
+            chosen.setdefault(tuple(replacement.absolute_path), replacement)
     return list(chosen.values())
+
+
+def _is_selector_path(error: jsonschema.ValidationError) -> bool:
+    path = list(error.absolute_path)
+    return len(path) >= 3 and path[-3] == "steps" and path[-1] == "at" or len(path) >= 2 and path[-2] == "at" and path[-1] in ("from", "to")
+
+
+def _selector_errors(error: jsonschema.ValidationError) -> list[jsonschema.ValidationError]:
+    """Validate a selector against the one alternative its shape asks for; [error] when none fits."""
+    defs = annotation_schema()["$defs"]
+    single = defs["single_selector"]["anyOf"]
+    value = error.instance
+    allow_block = list(error.absolute_path)[-1] == "at"
+    if isinstance(value, str):
+        schema = single[0]
+    elif isinstance(value, dict) and "from" in value and allow_block:
+        schema = defs["selector"]["anyOf"][1]
+    elif isinstance(value, dict) and "contains" in value:
+        schema = single[2]
+    elif isinstance(value, dict) and "text" in value:
+        schema = single[1]
+    else:
+        return [error]
+    validator = jsonschema.Draft202012Validator({"$defs": defs, **schema})
+    found = []
+    for sub in validator.iter_errors(value):
+        if sub.validator == "anyOf" and sub.context:
+            sub.path.extendleft(reversed(list(error.absolute_path)))
+            found.extend(_selector_errors(sub))
+            continue
+        sub.path.extendleft(reversed(list(error.absolute_path)))
+        found.append(sub)
+    return found or [error]
 
 
 def _describe_schema_error(error: jsonschema.ValidationError, prefix: tuple, document: PositionedDocument) -> Diagnostic:
@@ -128,8 +171,16 @@ def _describe_schema_error(error: jsonschema.ValidationError, prefix: tuple, doc
         missing = error.message.split("'")[1] if "'" in error.message else error.message
         return Diagnostic(where, f"missing required key {missing!r} in {field}", f"add '{missing}:'", code="schema")
     if error.validator == "type":
-        expected = error.schema.get("type")
-        return Diagnostic(where, f"{field} must be of type {expected}, got {type(error.instance).__name__}", f"write {field} as a {expected}", code="schema")
+        expected = _YAML_TYPE_NAMES.get(error.schema.get("type"), error.schema.get("type"))
+        got = _yaml_type_name(error.instance)
+        return Diagnostic(where, f"{field} must be {expected}, got {got}", f"write {field} as {expected}", code="schema")
+    if error.validator == "anyOf" and _is_selector_path(error):
+        return Diagnostic(
+            where,
+            f"{field} is not a selector (got {_yaml_type_name(error.instance)})",
+            "write the statement text, {text: ..., nth: N}, {contains: ..., nth: N} or {from: ..., to: ...}",
+            code="schema",
+        )
     if error.validator == "pattern":
         return Diagnostic(where, f"{field} {_short(error.instance)} is not in the expected form", _pattern_hint(field), code="schema")
     if error.validator in ("minLength", "minItems"):
@@ -139,6 +190,19 @@ def _describe_schema_error(error: jsonschema.ValidationError, prefix: tuple, doc
     if error.validator == "minimum":
         return Diagnostic(where, f"{field} must be at least {error.validator_value}", "use a 1-based count", code="schema")
     return Diagnostic(where, f"{field}: {error.message}", "see the annotation schema (infralens schema)", code="schema")
+
+
+_YAML_TYPE_NAMES = {"object": "a mapping", "array": "a list", "string": "a string", "integer": "an integer", "number": "a number", "boolean": "true or false"}
+
+
+def _yaml_type_name(value: Any) -> str:
+    """The YAML word for a loaded value's type, for messages."""
+    if value is None:
+        return "nothing (null)"
+    if isinstance(value, bool):
+        return "a boolean"
+    names = {dict: "a mapping", list: "a list", str: "a string", int: "an integer", float: "a number"}
+    return names.get(type(value), f"a {type(value).__name__}")
 
 
 def _short(value: Any) -> str:

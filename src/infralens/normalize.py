@@ -2,7 +2,8 @@
 
 Two pieces of code normalise to the same string when they differ only in
 whitespace, line breaks inside brackets, or comments. The canonical form is
-the Python tokens joined by single spaces. Partial snippets (a ``contains``
+the Python tokens joined by single spaces; a trailing comma before a closing
+bracket is dropped (formatters add and remove it with the line length). Partial snippets (a ``contains``
 needle with an unclosed bracket) still normalise: tokenizing stops cleanly.
 """
 
@@ -14,6 +15,14 @@ import tokenize
 
 _SKIPPED = {tokenize.COMMENT, tokenize.NL, tokenize.NEWLINE, tokenize.INDENT, tokenize.DEDENT, tokenize.ENDMARKER}
 _FALLBACK_SPLIT = re.compile(r"\s+|(#[^\n]*)")
+_CLOSING = {")", "]", "}"}
+
+
+def _append(tokens: list[str], text: str) -> None:
+    """Add a token, dropping a trailing comma before a closing bracket (black's "magic comma" is layout)."""
+    if text in _CLOSING and tokens and tokens[-1] == ",":
+        tokens.pop()
+    tokens.append(text)
 
 
 def normalize(code: str) -> str:
@@ -25,7 +34,7 @@ def normalize(code: str) -> str:
                 continue
             if token.type == tokenize.ERRORTOKEN and token.string.isspace():
                 continue
-            tokens.append(token.string)
+            _append(tokens, token.string)
     except (tokenize.TokenError, IndentationError, SyntaxError):
         # An unclosed bracket or string at the end of a partial snippet: keep what we have,
         # and fall back to whitespace splitting for any unread remainder.
@@ -59,7 +68,7 @@ def normalize_with_last_line(code: str) -> tuple[str, int]:
                 continue
             if token.type == tokenize.ERRORTOKEN and token.string.isspace():
                 continue
-            tokens.append(token.string)
+            _append(tokens, token.string)
             last_row = token.end[0] - 1
     except (tokenize.TokenError, IndentationError, SyntaxError):
         if not tokens:

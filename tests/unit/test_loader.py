@@ -1,0 +1,151 @@
+"""Annotation YAML → models, and every way a file can be wrong (with its path:line:col)."""
+
+from __future__ import annotations
+
+import pytest
+
+from infralens.loader import annotation_schema, load_file, load_text
+from infralens.models import BlockSelector, ContainsSelector, ExactSelector
+
+GOOD = """\
+id: good
+lab: 01-lab
+source: fakedist
+target: fakedist.mod.f
+summary: s
+scenario: tiny
+steps:
+  - at: x = 1
+    note: n
+  - at: {text: "y = 2", nth: 2}
+    key: second
+    note: m
+    expect: ["y == 2"]
+    scenario: other
+  - at: {contains: "z", nth: 1}
+    note: o
+    static: needs real weights
+  - at: {from: "a = 1", to: {contains: "return"}}
+    note: p
+"""
+
+
+def messages(text: str) -> list[str]:
+    return [str(d) for d in load_text(text, "f.yaml").diagnostics]
+
+
+def test_a_good_file_becomes_models_with_locations():
+    result = load_text(GOOD, "f.yaml")
+    assert result.diagnostics == ()
+    (annotation,) = result.annotations
+    assert (annotation.id, annotation.lab, annotation.source, annotation.scenario) == ("good", "01-lab", "fakedist", "tiny")
+    first, second, third, block = annotation.steps
+    assert first.at == ExactSelector("x = 1") and first.location.line == 8
+    assert second.at == ExactSelector("y = 2", 2) and second.key == "second" and second.expect == ("y == 2",)
+    assert second.expect_locations[0].line == 13 and second.scenario == "other"
+    assert third.at == ContainsSelector("z", 1) and third.static == "needs real weights"
+    assert block.at == BlockSelector(ExactSelector("a = 1"), ContainsSelector("return"))
+    assert annotation.step_id(second) == "good/second"
+    assert annotation.step_id(first) == f"good/{first.key}" and len(first.key) == 8
+
+
+def test_a_list_of_annotations():
+    text = "- " + GOOD.replace("\n", "\n  ").rstrip() + "\n- " + GOOD.replace("id: good", "id: other").replace("\n", "\n  ").rstrip() + "\n"
+    result = load_text(text, "f.yaml")
+    assert [a.id for a in result.annotations] == ["good", "other"] and result.diagnostics == ()
+
+
+BASE = "id: a\nlab: 01-lab\nsource: fakedist\ntarget: fakedist.mod.f\nsummary: s\nsteps:\n  - at: x = 1\n    note: n\n"
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        (BASE + "colour: red\n", "f.yaml:9:1: error: unknown key 'colour' in annotation — use one of: definition, id, lab, scenario, source, steps, summary, target"),
+        (BASE + "    nte: y\n", "f.yaml:9:5: error: unknown key 'nte' in steps.0 — use one of: at, expect, key, note, scenario, static"),
+        (BASE.replace("summary: s\n", ""), "f.yaml:1:1: error: missing required key 'summary' in annotation — add 'summary:'"),
+        (BASE.replace("    note: n\n", ""), "f.yaml:7:5: error: missing required key 'note' in steps.0 — add 'note:'"),
+        (BASE.replace("steps:\n  - at: x = 1\n    note: n\n", "steps: 3\n"), "f.yaml:6:8: error: steps must be a list, got an integer — write steps as a list"),
+        (BASE.replace("note: n", "note: [1, 2]"), "f.yaml:8:11: error: steps.0.note must be a string, got a list — write steps.0.note as a string"),
+        ("hello\n", "f.yaml:1:1: error: annotation must be a mapping, got a string — write annotation as a mapping"),
+        (BASE + "definition: 0\n", "f.yaml:9:13: error: definition must be at least 1 — use a 1-based count"),
+        (BASE.replace("at: x = 1", "at: {text: a, nth: 0}"), "f.yaml:7:24: error: steps.0.at.nth must be at least 1 — use a 1-based count"),
+        (BASE.replace("at: x = 1", "at: {text: a, bogus: 0}"), "f.yaml:7:19: error: unknown key 'bogus' in steps.0.at — use one of: nth, text"),
+        (BASE.replace("at: x = 1", "at: {nth: 2}"), "f.yaml:7:9: error: steps.0.at is not a selector (got a mapping) — write the statement text, {text: ..., nth: N}, {contains: ..., nth: N} or {from: ..., to: ...}"),
+        (BASE.replace("at: x = 1", "at: {from: a}"), "f.yaml:7:9: error: missing required key 'to' in steps.0.at — add 'to:'"),
+        (BASE.replace("at: x = 1", "at: ''"), "f.yaml:7:9: error: steps.0.at is empty — give steps.0.at a value"),
+        (BASE.replace("id: a", "id: A B"), "f.yaml:1:5: error: id 'A B' is not in the expected form — use lower-case letters, digits, '.', '_' or '-'"),
+        (
+            BASE.replace("fakedist.mod.f", "../etc/passwd"),
+            "f.yaml:4:9: error: target '../etc/passwd' is not in the expected form — write the defining module and qualname, e.g. diffusers.schedulers.scheduling_ddim.DDIMScheduler.step",
+        ),
+        (BASE.replace("source: fakedist", "source: /etc"), "f.yaml:3:9: error: source '/etc' is not in the expected form — name a distribution, e.g. diffusers or diffsynth"),
+    ],
+)
+def test_schema_problems_point_at_the_value(text, expected):
+    assert messages(text) == [expected]
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        (BASE + "  bad: [\n", "f.yaml:9:3: error: YAML syntax error: expected <block end>, but found '?' — fix the YAML at this position"),
+        ("id: a\nlab: : :\n", "f.yaml:2:6: error: YAML syntax error: mapping values are not allowed here — fix the YAML at this position"),
+        (BASE.replace("  - at", "\t- at"), "f.yaml:7:1: error: YAML syntax error: found character '\\t' that cannot start any token — fix the YAML at this position"),
+        (BASE + "id: b\n", "f.yaml:9:1: error: duplicate key 'id' (first at line 1) — keep only one of them"),
+        (BASE + "<<: {x: 1}\n", "f.yaml:9:1: error: merge keys ('<<') are not supported — write the keys out"),
+        (BASE + "? [a]\n: b\n", "f.yaml:9:3: error: a mapping key must be a plain string — use a simple word as the key"),
+        ("", "f.yaml:1:1: error: file is empty — add an annotation or delete the file"),
+        ("# only a comment\n", "f.yaml:1:1: error: file is empty — add an annotation or delete the file"),
+        ("[]\n", "f.yaml:1:1: error: the list of annotations is empty — add an annotation"),
+    ],
+)
+def test_yaml_problems(text, expected):
+    assert messages(text) == [expected]
+
+
+def test_expect_that_is_not_an_expression_is_reported_at_its_line():
+    result = load_text(BASE + "    expect:\n      - 'x =='\n      - 'x = 1'\n", "f.yaml")
+    assert [str(d) for d in result.diagnostics] == [
+        "f.yaml:10:9: error: expect is not a valid Python expression: invalid syntax — write a single expression such as 'x.shape == (1, 4, 8, 8)'",
+        "f.yaml:11:9: error: expect is not a valid Python expression: invalid syntax — write a single expression such as 'x.shape == (1, 4, 8, 8)'",
+    ]
+    assert len(result.annotations) == 1  # still loaded, so the rest of it is checked too
+
+
+def test_todo_in_a_note_is_an_error():
+    assert messages(BASE.replace("note: n", "note: TODO explain")) == ["f.yaml:8:11: error: note still says TODO — write the note, then remove TODO"]
+
+
+def test_two_steps_selecting_the_same_statement_share_a_key():
+    text = BASE + "  - at: x = 1\n    note: again\n"
+    assert messages(text) == [
+        f"f.yaml:9:5: error: two steps share the key '{load_text(BASE, 'f').annotations[0].steps[0].key}' (first at line 7) — select different statements, or give each step its own 'key:'"
+    ]
+
+
+def test_alias_bomb_is_refused_quickly():
+    lines = ['a: &a ["lol","lol","lol","lol","lol","lol","lol","lol","lol"]']
+    for n in range(1, 9):
+        lines.append(f"{chr(97 + n)}: &{chr(97 + n)} [" + ",".join([f"*{chr(96 + n)}"] * 9) + "]")
+    assert messages("\n".join(lines) + "\n") == [
+        "f.yaml:1:8: error: the document is too large or too deeply nested (aliases expand to too many values) — split the file or remove YAML anchors/aliases"
+    ]
+
+
+def test_non_utf8_file(tmp_path):
+    path = tmp_path / "bad.yaml"
+    path.write_bytes(b"id: a\nsummary: caf\xe9\n")
+    (diagnostic,) = load_file(path).diagnostics
+    assert str(diagnostic) == f"{path}:2:1: error: file is not valid UTF-8 — save it as UTF-8"
+
+
+def test_missing_file(tmp_path):
+    (diagnostic,) = load_file(tmp_path / "nope.yaml").diagnostics
+    assert str(diagnostic) == f"{tmp_path / 'nope.yaml'}:1:1: error: cannot read file: No such file or directory — check the path"
+
+
+def test_schema_is_valid_json_schema():
+    import jsonschema
+
+    jsonschema.Draft202012Validator.check_schema(annotation_schema())
