@@ -1,0 +1,268 @@
+"""The drift check: every locked step classified against the sources being checked.
+
+:func:`run_check` compares the lock with the annotation files (hash first: an
+annotation file whose SHA-256 is recorded in the lock is not even parsed) and
+then classifies each locked step and target with
+:class:`~infralens.drift_match.DistributionMatcher`. It never writes a file.
+:func:`build_entries` resolves annotations into lock entries for ``infralens lock``.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass
+from enum import Enum
+from pathlib import Path
+
+from .drift_match import DistributionMatcher, StepKind, StepResult, TargetKind, TargetResult
+from .errors import Diagnostic, InfralensError, Location, Severity
+from .lock import AnnotationLock, Lock, LockEntry, StepLock
+from .project import Project
+from .resolver import Resolver
+from .sources import SourceTree
+
+
+class LockFindingKind(str, Enum):
+    UNLOCKED = "unlocked"
+    """In the annotations but not in the lock."""
+    STALE = "stale"
+    """In the lock but no longer in the annotations."""
+    EDITED = "edited"
+    """The annotation changed since it was locked (selector, target or file)."""
+
+
+@dataclass(frozen=True)
+class LockFinding:
+    kind: LockFindingKind
+    id: str
+    path: str
+    line: int
+    message: str
+
+
+@dataclass(frozen=True)
+class CheckedTree:
+    distribution: str
+    version: str
+    origin: str
+
+
+@dataclass(frozen=True)
+class CheckReport:
+    """Everything ``infralens check`` found; renderers turn it into text, JSON or CI annotations."""
+
+    lock: Lock
+    trees: tuple[CheckedTree, ...]
+    targets: tuple[TargetResult, ...]
+    steps: tuple[StepResult, ...]
+    lock_findings: tuple[LockFinding, ...]
+    strict: bool = False
+
+    def annotation_path(self, annotation_id: str) -> str:
+        entry = self.lock.annotations.get(annotation_id)
+        return entry.path if entry else "<unknown>"
+
+    @property
+    def drifted_steps(self) -> tuple[StepResult, ...]:
+        return tuple(s for s in self.steps if s.kind is not StepKind.UNCHANGED)
+
+    @property
+    def target_findings(self) -> tuple[TargetResult, ...]:
+        return tuple(t for t in self.targets if t.kind is not TargetKind.UNCHANGED)
+
+    @property
+    def clean(self) -> bool:
+        serious_targets = [t for t in self.target_findings if self.strict or t.kind is not TargetKind.BODY_CHANGED]
+        return not (self.drifted_steps or serious_targets or self.lock_findings)
+
+    def counts(self) -> dict[str, int]:
+        counts = {kind.value: 0 for kind in StepKind}
+        for step in self.steps:
+            counts[step.kind.value] += 1
+        return counts
+
+
+def file_sha256(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+# --------------------------------------------------------------------------
+# Lock versus annotation files
+# --------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class _Consistency:
+    active: tuple[AnnotationLock, ...]
+    """Lock annotation entries to classify."""
+    live_steps: frozenset[str]
+    """Locked step ids that still exist in the annotations."""
+    findings: tuple[LockFinding, ...]
+
+
+def compare_with_annotations(project: Project, lock: Lock) -> _Consistency:
+    """Which lock entries are still the annotations' truth; loads only files whose hash changed."""
+    files = project.annotation_files()
+    on_disk = {project.relative(f): f for f in files}
+    recorded: dict[str, list[AnnotationLock]] = {}
+    for entry in lock.annotations.values():
+        recorded.setdefault(entry.path, []).append(entry)
+    changed: list[Path] = []
+    for relative, path in on_disk.items():
+        digest = file_sha256(path)
+        entries = recorded.get(relative, [])
+        if not entries or any(e.file_sha256 != digest for e in entries):
+            changed.append(path)
+    findings: list[LockFinding] = []
+    active: list[AnnotationLock] = []
+    live: set[str] = set()
+    changed_relative = {project.relative(p) for p in changed}
+    for relative, entries in recorded.items():
+        if relative in changed_relative:
+            continue
+        if relative not in on_disk:
+            for entry in entries:
+                findings.append(LockFinding(LockFindingKind.STALE, entry.id, entry.path, entry.yaml_line, f"{entry.path} no longer exists; the lock still lists annotation {entry.id!r}"))
+            continue
+        active.extend(entries)
+        for entry in entries:
+            live.update(entry.steps)
+    if changed:
+        _compare_loaded(project, lock, changed, findings, active, live)
+    return _Consistency(tuple(active), frozenset(live), tuple(findings))
+
+
+def _compare_loaded(project: Project, lock: Lock, changed: list[Path], findings: list[LockFinding], active: list[AnnotationLock], live: set[str]) -> None:
+    from .project import load_annotations  # YAML + JSON Schema: only when an annotation file changed
+
+    loaded = load_annotations(project, [str(p) for p in changed])
+    errors = [d for d in loaded.diagnostics if d.severity is Severity.ERROR]
+    if errors:
+        raise InfralensError("annotation files do not load; fix them (infralens validate) before checking drift", tuple(errors))
+    present = {a.id for a in loaded.annotations}
+    changed_relative = {project.relative(p) for p in changed}
+    for entry in lock.annotations.values():
+        if entry.path in changed_relative and entry.id not in present and entry.id not in {a.id for a in active}:
+            findings.append(LockFinding(LockFindingKind.STALE, entry.id, entry.path, entry.yaml_line, f"annotation {entry.id!r} is no longer in {entry.path}"))
+    for annotation in loaded.annotations:
+        where = annotation.location or Location(annotation.path)
+        entry = lock.annotations.get(annotation.id)
+        if entry is None:
+            findings.append(LockFinding(LockFindingKind.UNLOCKED, annotation.id, annotation.path, where.line, f"annotation {annotation.id!r} is not in the lock"))
+            continue
+        if (entry.distribution, f"{entry.module}.{entry.target}") != (annotation.source, annotation.target):
+            findings.append(LockFinding(LockFindingKind.EDITED, annotation.id, annotation.path, where.line, f"target edited: locked {entry.module}.{entry.target}, now {annotation.target}"))
+        elif entry.path != annotation.path:
+            findings.append(LockFinding(LockFindingKind.EDITED, annotation.id, annotation.path, where.line, f"annotation moved from {entry.path}"))
+        active.append(entry)
+        current = {annotation.step_id(step): step for step in annotation.steps}
+        for step_id in entry.steps:
+            if step_id not in current:
+                locked = lock.steps[step_id]
+                findings.append(LockFinding(LockFindingKind.STALE, step_id, annotation.path, locked.yaml_line, f"step {step_id} is in the lock but no longer in the annotation"))
+        for step_id, step in current.items():
+            location = step.at.location or step.location or where
+            locked = lock.steps.get(step_id)
+            if locked is None or step_id not in entry.steps:
+                findings.append(LockFinding(LockFindingKind.UNLOCKED, step_id, annotation.path, location.line, f"step {step_id} is not in the lock"))
+            elif not selector_matches(step.at, locked.texts):
+                findings.append(LockFinding(LockFindingKind.EDITED, step_id, annotation.path, location.line, f"selector {step.at.describe()} no longer selects the locked statement {_short(locked.texts[0])!r}"))
+                live.add(step_id)
+            else:
+                live.add(step_id)
+
+
+def selector_matches(selector, texts: tuple[str, ...]) -> bool:
+    """Whether a selector, applied to the locked statement text(s), would still pick them."""
+    from .models import BlockSelector, ContainsSelector
+    from .normalize import normalize, strip_header_colon
+
+    def single(one, text: str) -> bool:
+        needle = normalize(one.text)
+        if isinstance(one, ContainsSelector):
+            return needle in text
+        return strip_header_colon(needle) == strip_header_colon(text)
+
+    if isinstance(selector, BlockSelector):
+        return single(selector.start, texts[0]) and single(selector.end, texts[-1])
+    return len(texts) == 1 and single(selector, texts[0])
+
+
+def _short(text: str, limit: int = 80) -> str:
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+# --------------------------------------------------------------------------
+# The check
+# --------------------------------------------------------------------------
+
+
+def run_check(project: Project, resolver: Resolver, lock: Lock, *, against: dict[str, SourceTree] | None = None, ids: list[str] | None = None, strict: bool = False) -> CheckReport:
+    """Classify every locked step (optionally only ``ids``: annotation or step ids) against the sources."""
+    consistency = compare_with_annotations(project, lock)
+    against = against or {}
+    matchers: dict[str, DistributionMatcher] = {}
+    targets: list[TargetResult] = []
+    steps: list[StepResult] = []
+    wanted = set(ids or ())
+    unknown = wanted - set(lock.annotations) - set(lock.steps)
+    if unknown:
+        raise InfralensError(f"not in the lock: {', '.join(sorted(unknown))} (ids are annotation ids or annotation/step ids)")
+    for entry in sorted(consistency.active, key=lambda e: (e.path, e.id)):
+        siblings = [lock.steps[s] for s in entry.steps if s in consistency.live_steps]
+        if wanted and entry.id not in wanted:
+            siblings = [s for s in siblings if s.step_id in wanted]
+            if not siblings:
+                continue
+        matcher = matchers.get(entry.distribution)
+        if matcher is None:
+            tree = against.get(entry.distribution) or resolver.tree(entry.distribution)
+            matcher = matchers[entry.distribution] = DistributionMatcher(resolver, tree)
+        targets.append(matcher.target(entry, siblings)[0])
+        for step in siblings:
+            steps.append(matcher.step(step, entry, siblings))
+    trees = tuple(CheckedTree(d, m.tree.version, m.tree.origin) for d, m in sorted(matchers.items()))
+    findings = tuple(f for f in consistency.findings if not wanted or f.id in wanted or f.id.split("/")[0] in wanted)
+    return CheckReport(lock, trees, tuple(targets), tuple(steps), findings, strict)
+
+
+# --------------------------------------------------------------------------
+# Building lock entries
+# --------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class BuiltEntries:
+    entries: tuple[LockEntry, ...]
+    diagnostics: tuple[Diagnostic, ...]
+    failed: frozenset[str]
+    """Annotation ids that did not resolve (their old entries must be kept)."""
+
+
+def build_entries(project: Project, resolver: Resolver, paths: list[str] | None = None) -> BuiltEntries:
+    """Resolve annotations (all, or those in ``paths``) into lock entries."""
+    from .drift_facts import entries_for
+    from .project import load_annotations
+
+    loaded = load_annotations(project, paths)
+    diagnostics = [d for d in loaded.diagnostics if d.severity is Severity.ERROR]
+    entries: list[LockEntry] = []
+    failed: set[str] = set()
+    hashes: dict[str, str] = {}
+    for annotation in loaded.annotations:
+        resolved, problems = resolver.resolve_annotation(annotation)
+        if resolved is None:
+            diagnostics.extend(problems)
+            failed.add(annotation.id)
+            continue
+        path = annotation.path
+        if path not in hashes:
+            hashes[path] = file_sha256(project.root / path)
+        entries.extend(entries_for(resolved, resolver.index(resolved.target.source), path, hashes[path]))
+    bad_files = {d.location.path for d in diagnostics}
+    failed.update(a.id for a in loaded.annotations if a.path in bad_files)
+    return BuiltEntries(tuple(entries), tuple(diagnostics), frozenset(failed))
+
+
+def is_step(entry: LockEntry) -> bool:
+    return isinstance(entry, StepLock)

@@ -1,0 +1,89 @@
+"""Source trees for ``--against``: a release from the registry, a wheel file or a directory.
+
+``DIST==X.Y.Z`` downloads that release's wheel with pip (``--no-deps
+--only-binary :all:``: wheels only, never an sdist, so nothing is built or run)
+into ``<cache>/wheels`` and reads it as a zip; nothing is installed or imported.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+from .cache import default_cache_dir
+from .errors import InfralensError, SourceNotFoundError
+from .sources import DirectoryTree, SourceTree, WheelTree, canonical_name
+
+_PIN = re.compile(r"^([A-Za-z0-9][A-Za-z0-9._-]*)==([A-Za-z0-9][A-Za-z0-9.+!_-]*)$")
+PIP_TIMEOUT_S = 300
+
+
+def wheel_cache_dir() -> Path:
+    return default_cache_dir() / "wheels"
+
+
+def cached_wheel(distribution: str, version: str, folder: Path | None = None) -> Path | None:
+    """A wheel of exactly ``distribution==version`` already in the cache, if any."""
+    folder = folder or wheel_cache_dir()
+    if not folder.is_dir():
+        return None
+    wanted = canonical_name(distribution)
+    for path in sorted(folder.glob("*.whl")):
+        parts = path.name.split("-")
+        if len(parts) >= 5 and canonical_name(parts[0]) == wanted and parts[1] == version:
+            return path
+    return None
+
+
+def fetch_wheel(distribution: str, version: str, folder: Path | None = None) -> Path:
+    """The wheel of ``distribution==version``, downloaded with pip into the cache on first use."""
+    folder = folder or wheel_cache_dir()
+    found = cached_wheel(distribution, version, folder)
+    if found is not None:
+        return found
+    folder.mkdir(parents=True, exist_ok=True)
+    with tempfile.TemporaryDirectory(dir=folder, prefix=".download-") as tmp:
+        command = [sys.executable, "-m", "pip", "download", "--no-deps", "--only-binary", ":all:", "--disable-pip-version-check", "--quiet", "--dest", tmp, f"{distribution}=={version}"]
+        try:
+            done = subprocess.run(command, capture_output=True, text=True, timeout=PIP_TIMEOUT_S, check=False)
+        except (OSError, subprocess.TimeoutExpired) as error:
+            raise SourceNotFoundError(f"cannot run pip to download {distribution}=={version}: {error}") from error
+        wheels = sorted(Path(tmp).glob("*.whl"))
+        if done.returncode != 0 or not wheels:
+            last = (done.stderr.strip().splitlines() or ["pip found no wheel"])[-1]
+            raise SourceNotFoundError(f"cannot download a wheel of {distribution}=={version}: {last} — check the version, or pass a wheel file or directory to --against")
+        target = folder / wheels[0].name
+        os.replace(wheels[0], target)
+        return target
+
+
+def open_against(spec: str, known: set[str]) -> SourceTree:
+    """A source tree from ``DIST==VERSION``, ``[DIST=]path/to.whl`` or ``[DIST=]path/to/dir``.
+
+    ``known`` are the distributions in the lock; a directory's distribution is
+    guessed among them when ``DIST=`` is not given.
+    """
+    spec = spec.strip()
+    pin = _PIN.match(spec)
+    if pin:
+        return WheelTree(fetch_wheel(pin.group(1), pin.group(2)))
+    name, sep, path = spec.partition("=")
+    if not sep or "/" in name or name.endswith(".whl"):
+        name, path = "", spec
+    if path.endswith(".whl"):
+        return WheelTree(Path(path))
+    folder = Path(path)
+    if not folder.is_dir():
+        raise SourceNotFoundError(f"--against {spec}: expected DIST==VERSION, a .whl file or a directory")
+    if not name:
+        roots = (folder, folder / "src")
+        matches = [d for d in sorted(known) if any((root / d.replace("-", "_")).is_dir() for root in roots)]
+        if len(matches) != 1:
+            raise InfralensError(f"--against {spec}: cannot tell which distribution this directory holds; write DIST={spec}")
+        name = matches[0]
+    return DirectoryTree(folder, name)
+
