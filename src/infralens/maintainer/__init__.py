@@ -1,0 +1,9 @@
+"""Maintainer tools: scaffold annotations, map what a scenario runs, preview one page.
+
+* :mod:`.scaffold` turns a target or a line range into planned steps with selectors
+  (never line numbers); :mod:`.scaffold_yaml` writes them as annotation YAML text.
+* :mod:`.coverage` records the upstream calls a scenario makes and marks annotated
+  functions; :mod:`.coverage_render` draws that as static HTML/SVG.
+* :mod:`.preview` builds a one-page Sphinx site for a target or a lab.
+* :mod:`.cli` registers ``infralens add``, ``infralens coverage`` and ``infralens preview``.
+"""

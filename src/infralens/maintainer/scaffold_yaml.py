@@ -1,0 +1,260 @@
+"""Write a :class:`~.scaffold.ScaffoldPlan` as annotation YAML: a new file, or steps appended to one.
+
+Existing files are extended as text — the new steps are inserted after the last
+step of the annotation — so comments and layout the maintainer wrote stay as
+they were. Every write is checked by loading the file back and resolving the
+new steps; if that fails the original text is restored and the error reported.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+import yaml
+
+from ..errors import InfralensError
+from ..loader import load_file
+from ..models import Annotation, ContainsSelector, SingleSelector, Statement
+from ..project import Project, load_annotations
+from ..resolver import Resolver
+from .scaffold import PlannedStep, ScaffoldPlan
+
+TODO_NOTE = "TODO: explain {what}."
+
+
+@dataclass(frozen=True)
+class AddResult:
+    """What ``infralens add`` did."""
+
+    path: Path
+    annotation_id: str
+    created: bool
+    added: tuple[PlannedStep, ...]
+    already: tuple[PlannedStep, ...]
+    """Planned steps skipped because the annotation already selects that statement."""
+    text: str
+    """The file's full text after the change (what --dry-run prints)."""
+
+
+def slug_for(qualname: str) -> str:
+    """``PNDMScheduler.step`` → ``pndm-scheduler-step``; ``UNet2D.__init__`` → ``unet2d-init``."""
+    words = re.sub(r"(?<=[a-z0-9])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])", "-", qualname)
+    slug = re.sub(r"[^a-z0-9]+", "-", words.lower()).strip("-")
+    return slug or "annotation"
+
+
+def add_to_project(project: Project, resolver: Resolver, plan: ScaffoldPlan, *, annotation_id: str | None, lab: str | None, dry_run: bool = False) -> AddResult:
+    """Create ``annotations/<dist>/<id>.yaml`` or append the plan's steps to the target's annotation."""
+    loaded = load_annotations(project)
+    existing = _existing_annotation(loaded.annotations, plan, annotation_id)
+    if existing is None:
+        return _create(project, resolver, plan, annotation_id or slug_for(plan.target.definition.qualname), lab, loaded.annotations, dry_run)
+    return _append(project, resolver, plan, existing, dry_run)
+
+
+def _existing_annotation(annotations: tuple[Annotation, ...], plan: ScaffoldPlan, annotation_id: str | None) -> Annotation | None:
+    distribution = plan.selection.distribution
+    if annotation_id:
+        named = [a for a in annotations if a.id == annotation_id]
+        if not named:
+            return None
+        found = named[0]
+        if found.target != plan.dotted_target or found.source != distribution:
+            raise InfralensError(f"annotation {annotation_id!r} ({found.path}) targets {found.target}, not {plan.dotted_target}; choose another --id")
+        return found
+    same = [a for a in annotations if a.target == plan.dotted_target and a.source == distribution and a.definition == plan.definition_pick]
+    if len(same) > 1:
+        listing = ", ".join(f"{a.id} ({a.path})" for a in same)
+        raise InfralensError(f"{plan.dotted_target} is annotated {len(same)} times: {listing}; pass --id to pick one")
+    return same[0] if same else None
+
+
+# ---------------------------------------------------------------------------
+# New file
+# ---------------------------------------------------------------------------
+
+
+def _create(project: Project, resolver: Resolver, plan: ScaffoldPlan, annotation_id: str, lab: str | None, annotations: tuple[Annotation, ...], dry_run: bool) -> AddResult:
+    if not lab:
+        labs = sorted(project.lab_slugs() or ())
+        known = f" (labs: {', '.join(labs)})" if labs else ""
+        raise InfralensError(f"{plan.dotted_target} has no annotation yet: pass --lab SLUG to create one{known}")
+    if not re.fullmatch(r"[a-z0-9][a-z0-9._-]*", annotation_id):
+        raise InfralensError(f"--id {annotation_id!r}: use lower-case letters, digits, '.', '_' or '-'")
+    if any(a.id == annotation_id for a in annotations):
+        raise InfralensError(f"id {annotation_id!r} is already used; pass another --id")
+    path = project.annotations_dir / plan.selection.distribution / f"{annotation_id}.yaml"
+    if path.exists():
+        raise InfralensError(f"{project.relative(path)} already exists and holds no annotation of {plan.dotted_target}; pass another --id")
+    text = render_new_file(plan, annotation_id, lab)
+    result = AddResult(path, annotation_id, True, plan.steps, (), text)
+    if not dry_run:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        _write_checked(project, resolver, path, None, text, annotation_id, plan.steps)
+    return result
+
+
+def render_new_file(plan: ScaffoldPlan, annotation_id: str, lab: str) -> str:
+    """The text of a fresh annotation file for ``plan``."""
+    qualname = plan.target.definition.qualname
+    source = plan.target.source
+    lines = [
+        f"# {qualname} ({source.distribution} {source.version}, {source.relpath}).",
+        "# Scaffolded by 'infralens add'. Write the summary and every TODO note (MyST Markdown, $math$ works):",
+        "# what the statement computes and why the lab reads it. Then: infralens validate, infralens show.",
+        f"id: {annotation_id}",
+        f"lab: {lab}",
+        f"source: {plan.selection.distribution}",
+        f"target: {plan.dotted_target}",
+    ]
+    if plan.definition_pick is not None:
+        lines.append(f"definition: {plan.definition_pick}")
+    lines += [
+        f"summary: {_quoted('TODO: say in one or two sentences what ' + qualname + ' does and why the lab reads it.')}",
+        "# scenario: tiny-sd-ddim   # the scenario that runs this code, so 'infralens verify' can check expect: lines",
+        "steps:",
+    ]
+    return "\n".join(lines) + "\n" + "".join(render_step(step, "  ") for step in plan.steps)
+
+
+# ---------------------------------------------------------------------------
+# Steps as text
+# ---------------------------------------------------------------------------
+
+
+def render_step(step: PlannedStep, indent: str) -> str:
+    """One ``- at: ... / note: |`` item whose dash sits at ``indent``."""
+    inner = indent + "  "
+    out = indent + "- at:" + _selector_text(step.selector, inner)
+    what = _short(step.source_text)
+    out += f"{inner}note: |\n{inner}  {TODO_NOTE.format(what=what)}\n"
+    return out
+
+
+def _selector_text(selector: SingleSelector, inner: str) -> str:
+    if isinstance(selector, ContainsSelector):
+        if "\n" not in selector.text:
+            nth = f", nth: {selector.nth}" if selector.nth else ""
+            return f" {{contains: {_quoted(selector.text)}{nth}}}\n"
+        out = f"\n{inner}  contains:{_block(selector.text, inner + '    ')}"
+        return out + (f"{inner}  nth: {selector.nth}\n" if selector.nth else "")
+    if "\n" not in selector.text and selector.nth is None:
+        return f" {_quoted(selector.text)}\n"
+    out = f"\n{inner}  text:{_block(selector.text, inner + '    ')}"
+    return out + (f"{inner}  nth: {selector.nth}\n" if selector.nth else "")
+
+
+def _quoted(text: str) -> str:
+    """A YAML double-quoted scalar (JSON strings are valid YAML)."""
+    return json.dumps(text, ensure_ascii=False)
+
+
+def _block(text: str, indent: str) -> str:
+    """A literal block scalar (``|-``) holding ``text`` exactly, placed after a key."""
+    indicator = "2" if text[:1] in (" ", "\t") else ""
+    body = "".join((indent + line if line else "") + "\n" for line in text.split("\n"))
+    return f" |{indicator}-\n{body}"
+
+
+def _short(text: str) -> str:
+    first = text.split("\n", 1)[0].strip()
+    shown = first if len(first) <= 60 else first[:57] + "..."
+    return "`" + shown.replace("`", "'") + "`" + (" (and the lines after it)" if "\n" in text else "")
+
+
+# ---------------------------------------------------------------------------
+# Appending to an existing annotation
+# ---------------------------------------------------------------------------
+
+
+def _append(project: Project, resolver: Resolver, plan: ScaffoldPlan, annotation: Annotation, dry_run: bool) -> AddResult:
+    path = Path(project.root / annotation.path) if not Path(annotation.path).is_absolute() else Path(annotation.path)
+    resolved, problems = resolver.resolve_annotation(annotation)
+    if resolved is None:
+        first = problems[0] if problems else None
+        raise InfralensError(f"{annotation.path}: annotation {annotation.id!r} does not resolve ({first}); fix it before adding steps")
+    covered: set[Statement] = {s for step in resolved.steps for s in step.statements}
+    new = tuple(s for s in plan.steps if s.statement not in covered)
+    already = tuple(s for s in plan.steps if s.statement in covered)
+    original = path.read_text("utf-8")
+    if not new:
+        return AddResult(path, annotation.id, False, (), already, original)
+    text = append_steps(original, annotation.id, new)
+    if not dry_run:
+        _write_checked(project, resolver, path, original, text, annotation.id, new)
+    return AddResult(path, annotation.id, False, new, already, text)
+
+
+def append_steps(text: str, annotation_id: str, steps: tuple[PlannedStep, ...]) -> str:
+    """Insert ``steps`` after the last step of annotation ``annotation_id`` in the YAML ``text``."""
+    sequence = _steps_node(text, annotation_id)
+    if sequence.flow_style or not sequence.value:
+        raise InfralensError(f"annotation {annotation_id!r}: 'steps' is written in flow style ([...]); add the new steps by hand")
+    dash_column = sequence.start_mark.column
+    end = sequence.value[-1].end_mark
+    lines = text.splitlines(keepends=True)
+    if lines and not lines[-1].endswith("\n"):
+        lines[-1] += "\n"
+    at = end.line if end.column == 0 else end.line + 1
+    # A block scalar's end mark runs past trailing blank and comment lines: keep those after the new steps.
+    while at > 0 and _is_trailing_filler(lines[at - 1], dash_column + 2):
+        at -= 1
+    insert = "".join(render_step(step, " " * dash_column) for step in steps)
+    return "".join(lines[:at]) + insert + "".join(lines[at:])
+
+
+def _is_trailing_filler(line: str, max_indent: int) -> bool:
+    """A blank line, or a comment indented too little to be inside the last step's block scalar."""
+    stripped = line.strip()
+    if not stripped:
+        return True
+    return stripped.startswith("#") and len(line) - len(line.lstrip()) <= max_indent
+
+
+def _steps_node(text: str, annotation_id: str) -> yaml.SequenceNode:
+    try:
+        root = yaml.compose(text, Loader=yaml.SafeLoader)
+    except yaml.YAMLError as error:
+        raise InfralensError(f"cannot read the YAML to extend it: {error}") from error
+    mappings = root.value if isinstance(root, yaml.SequenceNode) else [root]
+    for mapping in mappings:
+        if not isinstance(mapping, yaml.MappingNode):
+            continue
+        fields = {key.value: value for key, value in mapping.value if isinstance(key, yaml.ScalarNode)}
+        ident = fields.get("id")
+        if isinstance(ident, yaml.ScalarNode) and ident.value == annotation_id and isinstance(fields.get("steps"), yaml.SequenceNode):
+            return fields["steps"]
+    raise InfralensError(f"annotation {annotation_id!r} has no 'steps' list to extend")
+
+
+def _write_checked(project: Project, resolver: Resolver, path: Path, original: str | None, text: str, annotation_id: str, steps: tuple[PlannedStep, ...]) -> None:
+    """Write ``text``; load it back and resolve the new steps; on any mismatch restore and raise."""
+    path.write_text(text, "utf-8")
+    try:
+        _check_written(project, resolver, path, annotation_id, steps)
+    except InfralensError:
+        if original is None:
+            path.unlink()
+        else:
+            path.write_text(original, "utf-8")
+        raise
+
+
+def _check_written(project: Project, resolver: Resolver, path: Path, annotation_id: str, steps: tuple[PlannedStep, ...]) -> None:
+    result = load_file(path, display_path=project.relative(path))
+    errors = [d for d in result.diagnostics if d.code != "todo"]
+    if errors:
+        raise InfralensError(f"{project.relative(path)}: the scaffolded YAML does not load ({errors[0]}); file left unchanged")
+    annotation = next((a for a in result.annotations if a.id == annotation_id), None)
+    if annotation is None:
+        raise InfralensError(f"{project.relative(path)}: annotation {annotation_id!r} missing after writing; file left unchanged")
+    resolved, problems = resolver.resolve_annotation(annotation)
+    if resolved is None:
+        raise InfralensError(f"{project.relative(path)}: the new steps do not resolve ({problems[0] if problems else '?'}); file left unchanged")
+    written = resolved.steps[-len(steps) :] if steps else ()
+    for planned, got in zip(steps, written):
+        if got.statements != (planned.statement,):
+            raise InfralensError(f"{project.relative(path)}: the step for line {planned.statement.start_line} did not round-trip; file left unchanged")

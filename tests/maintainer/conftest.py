@@ -1,0 +1,59 @@
+"""Fixtures for maintainer-tool tests: a project with a fake upstream package in ``tmp_path``."""
+
+from __future__ import annotations
+
+import textwrap
+from pathlib import Path
+
+import pytest
+
+DIST = "fakedist"
+
+SCHED_SOURCE = '''
+class Sched:
+    """A fake scheduler."""
+
+    def step(self, x, t):
+        """One fake step."""
+        prev = t - 1  # the previous timestep
+        if prev < 0:
+            prev = 0
+        y = x * 2
+        y = x * 2
+        out = combine(
+            x,
+            y,
+        )
+        return out
+
+    def other(self):
+        prev = 1
+        return prev
+
+
+def combine(a, b):
+    return a + b
+'''
+
+
+@pytest.fixture
+def project(tmp_path: Path) -> Path:
+    """``tmp_path/project`` with annotations/, labs/lab-01-lab/ and the fake package under site/."""
+    root = tmp_path / "project"
+    package = root / "site" / DIST
+    package.mkdir(parents=True)
+    (package / "__init__.py").write_text("", "utf-8")
+    (package / "sched.py").write_text(textwrap.dedent(SCHED_SOURCE).lstrip("\n"), "utf-8")
+    (root / "annotations" / DIST).mkdir(parents=True)
+    (root / "labs" / "lab-01-lab").mkdir(parents=True)
+    return root
+
+
+@pytest.fixture
+def cli(project: Path):
+    """``cli("add", ...)`` → argv with the global options that point at ``project`` and its fake package."""
+
+    def argv(*args: str) -> list[str]:
+        return ["--project", str(project), "--source", f"{DIST}={project / 'site'}", "--no-cache", *args]
+
+    return argv
