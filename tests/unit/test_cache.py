@@ -1,0 +1,76 @@
+"""The index cache: hits skip libcst, changed files miss, corrupt entries are rebuilt."""
+
+from __future__ import annotations
+
+import json
+
+from infralens.cache import INDEX_FORMAT, IndexCache
+from infralens.models import ExactSelector
+
+MOD = "def f(a):\n    x = a + 1\n    return x\n"
+
+
+def resolve_once(temporary_pypackage, cache, text=MOD):
+    resolver = temporary_pypackage({"mod.py": text}, cache=cache)
+    target = resolver.resolve_target("fakedist", "fakedist.mod.f")
+    return resolver.resolve_selector(resolver.index(target.source), target.definition, ExactSelector("x = a + 1"))
+
+
+def test_second_run_hits_the_cache_and_never_parses(temporary_pypackage, tmp_path, monkeypatch):
+    first = IndexCache(tmp_path / "cache")
+    resolve_once(temporary_pypackage, first)
+    assert first.misses == 1
+
+    import infralens.indexer
+
+    def no_parse(text):  # a cache hit must not reach libcst at all
+        raise AssertionError("parsed on a cache hit")
+
+    monkeypatch.setattr(infralens.indexer, "index_source", no_parse)
+    second = IndexCache(tmp_path / "cache")
+    (statement,) = resolve_once(temporary_pypackage, second)
+    assert statement.start_line == 2
+    assert second.misses == 0 and second.hits >= 1
+
+
+def test_a_changed_file_misses(temporary_pypackage, tmp_path):
+    resolve_once(temporary_pypackage, IndexCache(tmp_path / "cache"))
+    again = IndexCache(tmp_path / "cache")
+    (statement,) = resolve_once(temporary_pypackage, again, "# moved down\n" + MOD)
+    assert again.misses == 1 and statement.start_line == 3
+
+
+def test_parse_once_per_run(temporary_pypackage):
+    cache = IndexCache(persistent=False)
+    resolver = temporary_pypackage({"mod.py": MOD}, cache=cache)
+    for _ in range(3):
+        target = resolver.resolve_target("fakedist", "fakedist.mod.f")
+        resolver.index(target.source)
+    assert cache.misses == 1
+
+
+def test_corrupt_or_foreign_entries_are_ignored_and_rebuilt(temporary_pypackage, tmp_path):
+    folder = tmp_path / "cache"
+    resolve_once(temporary_pypackage, IndexCache(folder))
+    (entry,) = (folder / f"index-v{INDEX_FORMAT}").rglob("*.json")
+    for garbage in ("{not json", json.dumps({"format": INDEX_FORMAT, "sha256": "other"}), json.dumps({"format": INDEX_FORMAT, "sha256": entry.stem, "definitions": [[1]], "statements": []}), "\xff"):
+        entry.write_text(garbage, encoding="utf-8")
+        cache = IndexCache(folder)
+        (statement,) = resolve_once(temporary_pypackage, cache)
+        assert statement.start_line == 2 and cache.misses == 1
+    assert json.loads(entry.read_text("utf-8"))["sha256"] == entry.stem  # rewritten whole
+
+
+def test_unwritable_cache_directory_only_costs_speed(temporary_pypackage, tmp_path):
+    blocker = tmp_path / "file-not-dir"
+    blocker.write_text("x")
+    cache = IndexCache(blocker / "cache")
+    (statement,) = resolve_once(temporary_pypackage, cache)
+    assert statement.start_line == 2
+
+
+def test_cache_dir_from_environment(monkeypatch, tmp_path):
+    from infralens.cache import default_cache_dir
+
+    monkeypatch.setenv("INFRALENS_CACHE_DIR", str(tmp_path / "c"))
+    assert default_cache_dir() == tmp_path / "c"
