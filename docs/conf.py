@@ -1,0 +1,28 @@
+"""Sphinx configuration of the InfraLens site (``make site``)."""
+
+from infralens import __version__
+
+project = "InfraLens"
+author = "InfraLens contributors"
+release = version = __version__
+
+extensions = ["myst_parser", "infralens.sphinx"]
+myst_enable_extensions = ["dollarmath", "colon_fence", "deflist"]
+myst_heading_anchors = 3
+
+source_suffix = {".md": "markdown"}
+exclude_patterns = ["_build", "Thumbs.db", ".DS_Store"]
+
+# Paths are relative to this folder; the project root (annotations/, labs/) is its parent.
+infralens_project_root = ".."
+infralens_reports_dir = "../reports"
+
+html_theme = "furo"
+html_title = f"InfraLens {version}"
+html_static_path = ["_static"]
+# Readable highlighting in both of furo's modes.
+pygments_style = "friendly"
+pygments_dark_style = "monokai"
+# Formulas are rendered to MathML at build time by infralens.sphinx: no CDN, works offline.
+html_math_renderer = "infralens_mathml"
+html_copy_source = False

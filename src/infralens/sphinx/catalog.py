@@ -1,0 +1,185 @@
+"""Every annotation of the project, loaded and resolved once per build.
+
+The catalog is rebuilt on ``builder-inited`` (cheap: YAML plus cached
+indexes) and kept per application, so parallel readers forked afterwards
+share it. Per-document state lives in the domain, not here.
+"""
+
+from __future__ import annotations
+
+import re
+import weakref
+from dataclasses import dataclass
+from functools import cached_property
+from pathlib import Path
+
+from sphinx.environment import BuildEnvironment
+
+from ..errors import InfralensError
+from ..models import Definition, ResolvedAnnotation, SourceFile
+from ..project import Project, load_annotations
+from ..resolver import Resolver
+from ..sources import SourceTree, WheelTree, open_tree
+from ..view import FunctionView, function_view
+from .badges import Reports, load_reports
+from .config import Settings
+from .warnings import Subtype, warn, warn_diagnostic
+
+
+@dataclass(frozen=True)
+class AnnotatedFunction:
+    """One upstream definition and every annotation that targets it."""
+
+    distribution: str
+    target: str
+    resolved: tuple[ResolvedAnnotation, ...]
+    dependencies: tuple[str, ...]
+    """Absolute paths whose edits change this function's rendering."""
+
+    @property
+    def source(self) -> SourceFile:
+        return self.resolved[0].target.source
+
+    @property
+    def definition(self) -> Definition:
+        return self.resolved[0].target.definition
+
+    @property
+    def module(self) -> str:
+        return self.resolved[0].target.module
+
+    @property
+    def qualname(self) -> str:
+        return self.definition.qualname
+
+    @cached_property
+    def view(self) -> FunctionView:
+        return function_view(self.source, self.definition, list(self.resolved))
+
+    @property
+    def note_count(self) -> int:
+        return sum(len(r.steps) for r in self.resolved)
+
+    @property
+    def labs(self) -> tuple[str, ...]:
+        return tuple(sorted({r.annotation.lab for r in self.resolved}))
+
+    @property
+    def summaries(self) -> tuple[str, ...]:
+        return tuple(r.annotation.summary.strip() for r in self.resolved if r.annotation.summary)
+
+
+@dataclass(frozen=True)
+class Lab:
+    """A folder ``labs/lab-<slug>/``; ``page`` is its ``index.md`` when written."""
+
+    slug: str
+    folder: Path
+    title: str
+    page: Path | None
+
+
+class Catalog:
+    """Loaded annotations grouped by target, plus the labs on disk."""
+
+    def __init__(self, settings: Settings, functions: dict[str, AnnotatedFunction], labs: dict[str, Lab], reports: Reports) -> None:
+        self.settings = settings
+        self.functions = functions
+        self.labs = labs
+        self.reports = reports
+
+    def function(self, target: str) -> AnnotatedFunction | None:
+        return self.functions.get(target)
+
+    def by_distribution(self) -> dict[str, dict[str, list[AnnotatedFunction]]]:
+        """``{dist: {module: [functions in line order]}}``, sorted for stable pages."""
+        tree: dict[str, dict[str, list[AnnotatedFunction]]] = {}
+        for function in sorted(self.functions.values(), key=lambda f: (f.distribution, f.module, f.definition.start_line)):
+            tree.setdefault(function.distribution, {}).setdefault(function.module, []).append(function)
+        return tree
+
+    def functions_of_lab(self, slug: str) -> list[AnnotatedFunction]:
+        return [f for f in self.functions.values() if slug in f.labs]
+
+
+def load_catalog(settings: Settings) -> Catalog:
+    """Load and resolve every annotation; each problem becomes a warning at its YAML line."""
+    project = Project(settings.project_root, settings.annotations_dir, settings.labs_dir, settings.annotations_dir / "annotations.lock")
+    labs = _find_labs(settings.labs_dir)
+    reports = load_reports(settings.reports_dir)
+    if not settings.annotations_dir.is_dir():
+        return Catalog(settings, {}, labs, reports)
+    loaded = load_annotations(project)
+    for diagnostic in loaded.diagnostics:
+        warn_diagnostic(diagnostic, settings.project_root)
+    resolver = Resolver(_override_trees(settings))
+    grouped: dict[str, list[ResolvedAnnotation]] = {}
+    for annotation in loaded.annotations:
+        resolved, diagnostics = resolver.resolve_annotation(annotation)
+        for diagnostic in diagnostics:
+            warn_diagnostic(diagnostic, settings.project_root)
+        if resolved is not None:
+            grouped.setdefault(annotation.target, []).append(resolved)
+    functions = {}
+    for target, resolved_list in grouped.items():
+        first = resolved_list[0]
+        tree = resolver.tree(first.annotation.source)
+        files = {str(_absolute(settings.project_root, r.annotation.path)) for r in resolved_list}
+        files.add(_source_path(tree, first.target.source.relpath))
+        functions[target] = AnnotatedFunction(first.annotation.source, target, tuple(resolved_list), tuple(sorted(files)))
+    return Catalog(settings, functions, labs, reports)
+
+
+def _override_trees(settings: Settings) -> dict[str, SourceTree]:
+    trees: dict[str, SourceTree] = {}
+    for dist, spec in settings.sources.items():
+        try:
+            trees[dist] = open_tree(spec, distribution=dist)
+        except InfralensError as error:
+            warn(f"infralens_sources[{dist!r}]: {error}", Subtype.SOURCE, "conf.py")
+    return trees
+
+
+def _source_path(tree: SourceTree, relpath: str) -> str:
+    if isinstance(tree, WheelTree):
+        return str(tree.path.resolve())
+    root = getattr(tree, "root", None)
+    return str((Path(root) / relpath).resolve()) if root else relpath
+
+
+def _absolute(root: Path, path: str) -> Path:
+    candidate = Path(path)
+    return candidate if candidate.is_absolute() else (root / candidate).resolve()
+
+
+_HEADING = re.compile(r"^#\s+(.+?)\s*#*\s*$", re.MULTILINE)
+
+
+def _find_labs(labs_dir: Path) -> dict[str, Lab]:
+    labs: dict[str, Lab] = {}
+    if not labs_dir.is_dir():
+        return labs
+    for folder in sorted(p for p in labs_dir.iterdir() if p.is_dir() and p.name.startswith("lab-")):
+        slug = folder.name.removeprefix("lab-")
+        page = folder / "index.md"
+        title = slug.replace("-", " ")
+        if page.is_file():
+            match = _HEADING.search(page.read_text("utf-8", errors="replace"))
+            title = match.group(1).strip() if match else title
+        labs[slug] = Lab(slug, folder, title, page if page.is_file() else None)
+    return labs
+
+
+_CATALOGS: "weakref.WeakKeyDictionary[BuildEnvironment, Catalog]" = weakref.WeakKeyDictionary()
+
+
+def catalog_for(env: BuildEnvironment) -> Catalog:
+    """The catalog loaded for this build on ``builder-inited``."""
+    try:
+        return _CATALOGS[env]
+    except KeyError:
+        raise InfralensError("infralens: catalog requested before builder-inited") from None
+
+
+def store_catalog(env: BuildEnvironment, catalog: Catalog) -> None:
+    _CATALOGS[env] = catalog

@@ -1,0 +1,161 @@
+"""``infralens-function`` and ``infralens-compare``: annotated upstream code on any page."""
+
+from __future__ import annotations
+
+import difflib
+
+from docutils import nodes
+from docutils.parsers.rst import directives
+from sphinx import addnodes
+from sphinx.transforms.post_transforms import SphinxPostTransform
+from sphinx.util.docutils import SphinxDirective
+
+from ..view import NoteView
+from . import nodes as il
+from .catalog import AnnotatedFunction, catalog_for
+from .domain import domain_of
+from .html import RenderContext, build_function, slug
+from .notes import parse_note
+from .pages import function_docname, lab_docname
+from .warnings import Subtype, warn
+
+
+class FunctionDirective(SphinxDirective):
+    """Render one annotated function: ``.. infralens-function:: module.Qualname``."""
+
+    required_arguments = 1
+    option_spec = {"canonical": directives.flag}
+
+    def run(self) -> list[nodes.Node]:
+        node = render_function(self, self.arguments[0].strip(), canonical="canonical" in self.options)
+        return [node] if node is not None else []
+
+
+class CompareDirective(SphinxDirective):
+    """A diffusers function and a DiffSynth function side by side."""
+
+    option_spec = {"diffusers": directives.unchanged_required, "diffsynth": directives.unchanged_required}
+    has_content = False
+
+    def run(self) -> list[nodes.Node]:
+        if not self.options:
+            warn("infralens-compare needs :diffusers: and/or :diffsynth: targets", Subtype.UNKNOWN_TARGET, self.get_location())
+            return []
+        root = il.infralens_compare(classes=["infralens-compare"])
+        for dist in ("diffusers", "diffsynth"):
+            target = self.options.get(dist)
+            if not target:
+                continue
+            column = il.infralens_block(classes=["il-compare-column", f"il-compare-{dist}"])
+            rendered = render_function(self, target.strip(), compact=True)
+            if rendered is not None:
+                column += rendered
+                root += column
+        return [root] if root.children else []
+
+
+def render_function(directive: SphinxDirective, target: str, *, canonical: bool = False, compact: bool = False) -> nodes.Node | None:
+    env = directive.env
+    catalog = catalog_for(env)
+    function = catalog.function(target)
+    if function is None:
+        close = difflib.get_close_matches(target, list(catalog.functions), n=3, cutoff=0.5)
+        hint = f"; did you mean {', '.join(close)}?" if close else "; add an annotation with this target to annotations/"
+        warn(f"no annotation targets {target!r}{hint}", Subtype.UNKNOWN_TARGET, directive.get_location())
+        return None
+    for path in (*function.dependencies, *catalog.reports.files):
+        env.note_dependency(path)
+    if catalog.settings.reports_dir.is_dir():
+        env.note_dependency(str(catalog.settings.reports_dir))
+    domain_of(env).note_use(env.docname, target)
+    used = env.temp_data.setdefault("infralens_prefixes", set())
+    base = "il-" + slug(function.qualname)
+    prefix, suffix, n = base, "", 1
+    while prefix in used:
+        n += 1
+        suffix = f"-{n}"
+        prefix = base + suffix
+    used.add(prefix)
+    settings = catalog.settings
+    step_locations = {r.annotation.step_id(s.step): s.step.location or r.annotation.location for r in function.resolved for s in r.steps}
+
+    def note_location(note: NoteView) -> tuple[str, int]:
+        where = step_locations.get(note.step_id)
+        path = settings.project_root / where.path if where else settings.annotations_dir
+        return (str(path), where.line if where else 0)
+
+    context = RenderContext(
+        prefix=prefix,
+        reports=catalog.reports,
+        upstream_url=_upstream_url(settings.upstream_urls, function),
+        fold_min=settings.fold_min_lines,
+        parse_note=lambda note: parse_note(note.note, directive.state.document, note_location(note)),
+        note_id=lambda note: slug(note.step_id) + suffix,
+        lab_docnames={s: (lab_docname(settings, s), lab.title) for s, lab in catalog.labs.items() if lab.page and settings.generate_pages},
+        function_docname=None if canonical or not settings.generate_pages else function_docname(settings, function),
+    )
+    view = build_function(function.view, context, function.qualname)
+    if compact:
+        view["classes"].append("il-compact")
+    if canonical:
+        view.insert(1, _canonical_extras(directive, function, catalog))
+    return view
+
+
+def _canonical_extras(directive: SphinxDirective, function: AnnotatedFunction, catalog) -> nodes.Node:
+    """Summaries, sibling implementations in the other distribution, and the pages that embed it."""
+    box = il.infralens_block(classes=["il-about"])
+    for resolved in function.resolved:
+        location = (str(catalog.settings.project_root / resolved.annotation.path), resolved.annotation.location.line if resolved.annotation.location else 0)
+        if resolved.annotation.summary:
+            box.extend(parse_note(resolved.annotation.summary, directive.state.document, location))
+    settings = catalog.settings
+    siblings = [f for lab in function.labs for f in catalog.functions_of_lab(lab) if f.distribution != function.distribution]
+    if siblings and settings.generate_pages:
+        para = nodes.paragraph("", "Same concept elsewhere: ", classes=["il-siblings"])
+        for index, sibling in enumerate(dict.fromkeys(siblings)):
+            if index:
+                para += nodes.Text(" · ")
+            para += _doc_ref(function_docname(settings, sibling), f"{sibling.distribution}: {sibling.qualname}")
+        box += para
+    box += il.infralens_backlinks(target=function.target)
+    return box
+
+
+def _doc_ref(docname: str, text: str) -> nodes.Node:
+    ref = addnodes.pending_xref("", refdomain="std", reftype="doc", reftarget="/" + docname, refexplicit=True, refwarn=True)
+    ref += nodes.inline(text, text)
+    return ref
+
+
+def _upstream_url(templates: dict[str, str], function: AnnotatedFunction) -> str | None:
+    template = templates.get(function.distribution)
+    if not template:
+        return None
+    try:
+        return template.format(version=function.source.version, relpath=function.source.relpath,
+                               start=function.definition.start_line, end=function.definition.end_line)
+    except (KeyError, IndexError, ValueError):
+        return None
+
+
+class BacklinksTransform(SphinxPostTransform):
+    """Replace each backlinks placeholder with links to the pages that embed the function."""
+
+    default_priority = 5  # before the references are resolved
+
+    def run(self, **kwargs) -> None:
+        domain = domain_of(self.env)
+        for placeholder in list(self.document.findall(il.infralens_backlinks)):
+            pages = [d for d in domain.pages_using(placeholder["target"]) if d != self.env.docname]
+            if not pages:
+                placeholder.parent.remove(placeholder)
+                continue
+            para = nodes.paragraph("", "Shown on: ", classes=["il-backlinks"])
+            for index, docname in enumerate(pages):
+                if index:
+                    para += nodes.Text(" · ")
+                ref = addnodes.pending_xref("", refdomain="std", reftype="doc", reftarget="/" + docname, refexplicit=False, refwarn=True)
+                ref += nodes.inline(docname, docname)
+                para += ref
+            placeholder.replace_self(para)

@@ -1,0 +1,209 @@
+"""Build the docutils tree of one annotated function from its FunctionView.
+
+Layout: the function's lines are cut into segments. An annotated segment is
+a grid of two columns, code and notes, so each note starts on the row of its
+first line (CSS puts the note under the code on narrow screens). Long
+unannotated stretches go into ``<details>``.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+from functools import lru_cache
+from html import escape
+
+from docutils import nodes
+from pygments import format as pygments_format
+from pygments.formatters import HtmlFormatter
+from pygments.lexers import PythonLexer
+from pygments.token import Token
+from sphinx import addnodes
+
+from ..view import FunctionView, NoteView
+from . import nodes as il
+from .badges import Badge, BadgeState, Reports
+
+CONTEXT_LINES = 2
+"""Unannotated lines kept visible at each edge of a folded stretch."""
+
+
+@dataclass(frozen=True)
+class Segment:
+    """Lines ``first``..``last`` of the function; ``notes`` empty for plain code."""
+
+    first: int
+    last: int
+    notes: tuple[NoteView, ...] = ()
+    folded: bool = False
+
+
+def segments(view: FunctionView, fold_min: int) -> list[Segment]:
+    """Cut the function into annotated clusters and (possibly folded) plain stretches."""
+    clusters: list[list[NoteView]] = []
+    spans: list[list[int]] = []
+    for note in sorted(view.notes, key=lambda n: (n.first_line, n.last_line)):
+        if spans and note.first_line <= spans[-1][1]:
+            spans[-1][1] = max(spans[-1][1], note.last_line)
+            clusters[-1].append(note)
+        else:
+            spans.append([note.first_line, note.last_line])
+            clusters.append([note])
+    result: list[Segment] = []
+    cursor = view.first_line
+    for (first, last), notes in zip(spans, clusters):
+        result.extend(_plain(cursor, first - 1, fold_min))
+        result.append(Segment(first, last, tuple(notes)))
+        cursor = last + 1
+    result.extend(_plain(cursor, view.last_line, fold_min))
+    return result
+
+
+def _plain(first: int, last: int, fold_min: int) -> list[Segment]:
+    if last < first:
+        return []
+    if last - first + 1 < fold_min:
+        return [Segment(first, last)]
+    inner_first, inner_last = first + CONTEXT_LINES, last - CONTEXT_LINES
+    return [Segment(first, inner_first - 1), Segment(inner_first, inner_last, folded=True), Segment(inner_last + 1, last)]
+
+
+@lru_cache(maxsize=64)
+def highlighted_lines(text: str) -> tuple[str, ...]:
+    """Each line of ``text`` as pygments HTML; the whole file is lexed once so strings span lines."""
+    formatter = HtmlFormatter(nowrap=True)
+    lines: list[list[tuple]] = [[]]
+    for token_type, value in PythonLexer(stripnl=False, ensurenl=False).get_tokens(text):
+        for index, piece in enumerate(value.split("\n")):
+            if index:
+                lines.append([])
+            if piece:
+                lines[-1].append((token_type, piece))
+    return tuple(pygments_format(tokens or [(Token.Text, "")], formatter) for tokens in lines)
+
+
+def slug(text: str) -> str:
+    return re.sub(r"[^a-z0-9]+", "-", text.lower()).strip("-") or "x"
+
+
+@dataclass(frozen=True)
+class RenderContext:
+    """Everything the builder of one view needs besides the view itself."""
+
+    prefix: str
+    """Unique id prefix on the page for this embedding."""
+    reports: Reports
+    upstream_url: str | None
+    fold_min: int
+    parse_note: Callable[[NoteView], list[nodes.Node]]
+    note_id: Callable[[NoteView], str]
+    lab_docnames: dict[str, tuple[str, str]]
+    """lab slug → (docname, title) for labs that have a page."""
+    function_docname: str | None
+    """The function's own page, linked from embeddings elsewhere; None on that page."""
+
+
+def build_function(view: FunctionView, context: RenderContext, title: str) -> il.infralens_function:
+    root = il.infralens_function(classes=["infralens-function"], ids=[context.prefix])
+    root += _header(view, context, title)
+    marked = view.marked_lines()
+    code = highlighted_lines(view.source.text)
+    for segment in segments(view, context.fold_min):
+        block = il.infralens_block(classes=["il-block", "il-annotated" if segment.notes else "il-plain"])
+        block += _lines(view, code, segment, marked, context.prefix)
+        if segment.notes:
+            notes = il.infralens_block(classes=["il-notes"])
+            for note in segment.notes:
+                notes += _note(note, context)
+            block += notes
+        if segment.folded:
+            folded = il.infralens_fold(classes=["il-fold"])
+            summary = il.infralens_fold_summary(classes=["il-fold-summary"])
+            count = segment.last - segment.first + 1
+            summary += nodes.Text(f"{count} unannotated lines ({segment.first}–{segment.last}) — show")
+            folded += summary
+            folded += block
+            root += folded
+        else:
+            root += block
+    return root
+
+
+def _lines(view: FunctionView, code: tuple[str, ...], segment: Segment, marked: set[int], prefix: str) -> il.infralens_html:
+    rows = []
+    plain = []
+    source_lines = view.source.lines
+    for number in range(segment.first, segment.last + 1):
+        html = code[number - 1] if number - 1 < len(code) else ""
+        css = "il-line il-marked" if number in marked else "il-line"
+        rows.append(f'<span class="{css}" id="{prefix}-L{number}"><a class="il-ln" href="#{prefix}-L{number}" aria-hidden="true">{number}</a>{html}\n</span>')
+        plain.append(f"{number:>5} {source_lines[number - 1] if number - 1 < len(source_lines) else ''}")
+    markup = '<div class="highlight il-code"><pre>' + "".join(rows) + "</pre></div>"
+    return il.infralens_html(html=markup, text="\n".join(plain) + "\n")
+
+
+def _note(note: NoteView, context: RenderContext) -> il.infralens_note:
+    note_id = context.note_id(note)
+    box = il.infralens_note(classes=["il-note"], ids=[note_id])
+    box["html_attributes"] = {"data-first-line": str(note.first_line), "data-last-line": str(note.last_line), "data-line-anchor": f"{context.prefix}-L{note.first_line}"}
+    lines = f"line {note.first_line}" if note.first_line == note.last_line else f"lines {note.first_line}–{note.last_line}"
+    chips = "".join(_badge_html(chip) for chip in context.reports.step_status(note.step_id))
+    if note.static:
+        chips += _badge_html(Badge("static", BadgeState.UNKNOWN, "read only", f"not traced: {note.static}"))
+    head = (f'<div class="il-note-head"><a class="il-permalink headerlink" href="#{note_id}" title="Permalink to this note">#</a>'
+            f'<span class="il-note-lines">{lines}</span>{chips}</div>')
+    box += il.infralens_html(html=head, text=f"[{lines}]")
+    box.extend(context.parse_note(note))
+    if note.expect:
+        claims = nodes.bullet_list(classes=["il-claims"])
+        for expression in note.expect:
+            claims += nodes.list_item("", nodes.paragraph("", "", nodes.literal(expression, expression)))
+        box += nodes.paragraph("", "Checked in the real frame:", classes=["il-claims-title"])
+        box += claims
+    if note.static:
+        box += nodes.paragraph("", f"Not traced: {note.static}", classes=["il-static"])
+    return box
+
+
+def _badge_html(badge: Badge) -> str:
+    return f'<span class="il-badge il-badge-{badge.state.value}" title="{escape(badge.title)}">{escape(badge.label)}</span>'
+
+
+def _header(view: FunctionView, context: RenderContext, title: str) -> list[nodes.Node]:
+    source = view.source
+    url = context.upstream_url
+    link = f' · <a class="il-upstream reference external" href="{escape(url)}">upstream at v{escape(source.version)} ↗</a>' if url else ""
+    step_ids = [n.step_id for n in view.notes]
+    annotation_ids = sorted({n.annotation_id for n in view.notes})
+    badges = "".join(_badge_html(b) for b in context.reports.function_badges(step_ids, annotation_ids))
+    html = (
+        '<div class="il-head">'
+        f'<div class="il-title"><code>{escape(title)}</code> <span class="il-kind">{escape(view.definition.kind.value)}</span></div>'
+        f'<div class="il-meta"><span class="il-dist">{escape(source.distribution)} {escape(source.version)}</span> · '
+        f'<code class="il-path">{escape(source.relpath)}</code> lines {view.first_line}–{view.last_line}{link}</div>'
+        f'<div class="il-badges">{badges}</div></div>'
+    )
+    text = f"{title} — {source.distribution} {source.version} {source.relpath}:{view.first_line}-{view.last_line}"
+    parts: list[nodes.Node] = [il.infralens_html(html=html, text=text)]
+    links = nodes.paragraph(classes=["il-links"])
+    labs = sorted({n.lab for n in view.notes})
+    for slug_ in labs:
+        if slug_ in context.lab_docnames:
+            docname, lab_title = context.lab_docnames[slug_]
+            if links.children:
+                links += nodes.Text(" · ")
+            links += _doc_link(docname, f"← {lab_title}", "il-lab-link")
+    if context.function_docname:
+        if links.children:
+            links += nodes.Text(" · ")
+        links += _doc_link(context.function_docname, "open in the source browser →", "il-page-link")
+    if links.children:
+        parts.append(links)
+    return parts
+
+
+def _doc_link(docname: str, text: str, css: str) -> nodes.Node:
+    ref = addnodes.pending_xref("", refdomain="std", reftype="doc", reftarget="/" + docname, refexplicit=True, refwarn=True)
+    ref += nodes.inline(text, text, classes=[css])
+    return ref

@@ -1,0 +1,177 @@
+"""Generated pages: the annotated-source browser, one page per function, lab pages, comparisons.
+
+They are written as MyST files into ``<srcdir>/<infralens_generated_dir>/`` on
+``builder-inited``, only when their text changes, so an incremental build
+re-reads just what changed. Lab folders are copied from ``labs/`` as they are.
+"""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+from .catalog import AnnotatedFunction, Catalog
+from .config import Settings
+
+MAX_COPIED_BYTES = 5_000_000
+
+
+def function_docname(settings: Settings, function: AnnotatedFunction) -> str:
+    return f"{settings.generated_dir}/source/{function.distribution}/{function.target}"
+
+
+def lab_docname(settings: Settings, slug: str) -> str:
+    return f"{settings.generated_dir}/labs/lab-{slug}/index"
+
+
+def function_pages(catalog: Catalog) -> dict[str, str]:
+    """target → docname of its page."""
+    return {t: function_docname(catalog.settings, f) for t, f in catalog.functions.items()}
+
+
+def generate(catalog: Catalog, srcdir: Path) -> list[Path]:
+    """Write every generated page under ``srcdir``; remove stale ones. Returns the files written."""
+    out = srcdir / catalog.settings.generated_dir
+    wanted: dict[Path, bytes] = {}
+    for relpath, text in _pages(catalog).items():
+        wanted[out / relpath] = text.encode("utf-8")
+    for relpath, data in _lab_files(catalog).items():
+        wanted[out / relpath] = data
+    written = []
+    for path, data in wanted.items():
+        if not path.is_file() or path.read_bytes() != data:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_bytes(data)
+            written.append(path)
+    if out.is_dir():
+        for path in sorted(out.rglob("*"), reverse=True):
+            if path.is_file() and path not in wanted:
+                path.unlink()
+            elif path.is_dir() and not any(path.iterdir()):
+                path.rmdir()
+    return written
+
+
+def _pages(catalog: Catalog) -> dict[str, str]:
+    pages = {"source/index.md": _browser_index(catalog), "labs/index.md": _labs_index(catalog),
+             "compare/index.md": _compare_index(catalog)}
+    for dist, modules in catalog.by_distribution().items():
+        pages[f"source/{dist}/index.md"] = _distribution_page(catalog, dist, modules)
+        for functions in modules.values():
+            for function in functions:
+                pages[f"source/{dist}/{function.target}.md"] = _function_page(function)
+    for slug, pair in _pairs(catalog).items():
+        pages[f"compare/{slug}.md"] = _compare_page(catalog, slug, *pair)
+    return pages
+
+
+def _browser_index(catalog: Catalog) -> str:
+    tree = catalog.by_distribution()
+    lines = ["# Annotated source", "",
+             "Every upstream function that has notes, by distribution and module. "
+             "The numbers count the notes on each function.", ""]
+    if not tree:
+        lines += ["No annotation resolved yet: add YAML files to `annotations/`.", ""]
+    lines += ["| distribution | version | modules | functions | notes |", "| --- | --- | ---: | ---: | ---: |"]
+    for dist, modules in tree.items():
+        functions = [f for fs in modules.values() for f in fs]
+        version = functions[0].source.version
+        lines.append(f"| {{doc}}`{dist} <{dist}/index>` | {version} | {len(modules)} | {len(functions)} | {sum(f.note_count for f in functions)} |")
+    lines += ["", "```{toctree}", ":hidden:", ""] + [f"{dist}/index" for dist in tree] + ["```", ""]
+    return "\n".join(lines)
+
+
+def _distribution_page(catalog: Catalog, dist: str, modules: dict[str, list[AnnotatedFunction]]) -> str:
+    version = next(iter(modules.values()))[0].source.version
+    lines = [f"# {dist} {version}", "", f"Annotated functions of `{dist}` {version}, by module.", ""]
+    entries = []
+    for module, functions in modules.items():
+        lines += [f"## `{module}`", "", f"{len(functions)} function(s), {sum(f.note_count for f in functions)} notes.", ""]
+        for function in functions:
+            labs = ", ".join(_lab_ref(catalog, slug) for slug in function.labs)
+            lines.append(f"- {{doc}}`{function.qualname} <{function.target}>` — {function.note_count} notes, "
+                         f"lines {function.definition.start_line}–{function.definition.end_line}" + (f"; labs: {labs}" if labs else ""))
+            entries.append(function.target)
+        lines.append("")
+    lines += ["```{toctree}", ":hidden:", ""] + entries + ["```", ""]
+    return "\n".join(lines)
+
+
+def _lab_ref(catalog: Catalog, slug: str) -> str:
+    lab = catalog.labs.get(slug)
+    if lab is None or lab.page is None:
+        return f"`{slug}`"
+    return f"{{doc}}`/{lab_docname(catalog.settings, slug)}`"
+
+
+def _function_page(function: AnnotatedFunction) -> str:
+    return "\n".join([
+        f"# `{function.qualname}`", "",
+        f"{function.distribution} {function.source.version} · module `{function.module}`", "",
+        f"```{{infralens-function}} {function.target}", ":canonical:", "```", "",
+    ])
+
+
+def _labs_index(catalog: Catalog) -> str:
+    lines = ["# Labs", "", "Each lab explains one concept, then sends you into the real upstream code.", ""]
+    with_pages = [lab for lab in catalog.labs.values() if lab.page]
+    missing = [lab for lab in catalog.labs.values() if not lab.page]
+    if not with_pages:
+        lines += ["No lab page is written yet.", ""]
+    lines += ["```{toctree}", ":maxdepth: 1", ""] + [f"lab-{lab.slug}/index" for lab in with_pages] + ["```", ""]
+    if missing:
+        lines += ["Still being written: " + ", ".join(f"`{lab.slug}`" for lab in missing) + ".", ""]
+    return "\n".join(lines)
+
+
+def _pairs(catalog: Catalog) -> dict[str, tuple[AnnotatedFunction, AnnotatedFunction]]:
+    """Labs where both diffusers and DiffSynth have an annotated function: the first of each."""
+    pairs = {}
+    for slug in sorted(catalog.labs):
+        functions = sorted(catalog.functions_of_lab(slug), key=lambda f: f.target)
+        diffusers = [f for f in functions if f.distribution == "diffusers"]
+        diffsynth = [f for f in functions if f.distribution == "diffsynth"]
+        if diffusers and diffsynth:
+            pairs[slug] = (diffusers[0], diffsynth[0])
+    return pairs
+
+
+def _compare_index(catalog: Catalog) -> str:
+    pairs = _pairs(catalog)
+    lines = ["# Side by side", "", "Concepts that both diffusers and DiffSynth implement, shown next to each other.", ""]
+    if not pairs:
+        lines += ["No concept has annotations in both distributions yet.", ""]
+    lines += ["```{toctree}", ":maxdepth: 1", ""] + list(pairs) + ["```", ""]
+    return "\n".join(lines)
+
+
+def _compare_page(catalog: Catalog, slug: str, left: AnnotatedFunction, right: AnnotatedFunction) -> str:
+    lab = catalog.labs[slug]
+    return "\n".join([
+        f"# {lab.title}: diffusers and DiffSynth", "",
+        f"The same concept in two codebases. Lab: {_lab_ref(catalog, slug)}.", "",
+        "```{infralens-compare}", f":diffusers: {left.target}", f":diffsynth: {right.target}", "```", "",
+    ])
+
+
+def _lab_files(catalog: Catalog) -> dict[str, bytes]:
+    """Every lab folder with an index.md, copied as is (extra Markdown pages become orphans)."""
+    files: dict[str, bytes] = {}
+    for lab in catalog.labs.values():
+        if lab.page is None:
+            continue
+        for path in sorted(lab.folder.rglob("*")):
+            relative = path.relative_to(lab.folder)
+            if not path.is_file() or path.is_symlink() or any(part.startswith((".", "__pycache__")) for part in relative.parts):
+                continue
+            if path.stat().st_size > MAX_COPIED_BYTES:
+                continue
+            data = path.read_bytes()
+            if path.suffix == ".md" and relative.as_posix() != "index.md" and not data.startswith(b"---"):
+                data = b"---\norphan: true\n---\n" + data
+            files[f"labs/{lab.folder.name}/{relative.as_posix()}"] = data
+    return files
+
+
+def remove_generated(srcdir: Path, settings: Settings) -> None:
+    shutil.rmtree(srcdir / settings.generated_dir, ignore_errors=True)
