@@ -285,7 +285,9 @@ class DistributionMatcher:
                     layer = 1 if chosen.place.lines[0] == entry.lines[0] else 2
                     return StepResult(entry, StepKind.UNCHANGED, layer, chosen.place, chosen.scores, (), "same statement in the same target", ambiguous)
                 return StepResult(entry, StepKind.MOVED, 2, chosen.place, chosen.scores, (), f"the target moved ({target_result.kind.value})", ambiguous)
-            ranked = sorted(self._units(found, pool, entry, exact=False), key=_changed_rank, reverse=True)
+            claimed = [s.texts for s in siblings if s.step_id != entry.step_id]
+            ranked = [c for c in self._units(found, pool, entry, exact=False) if not _claimed_by_sibling(c, claimed)]
+            ranked.sort(key=_changed_rank, reverse=True)
             ranked = [c for c in ranked if c.scores.similarity >= CHANGED_SIMILARITY or (c.scores.context >= 1.0 and c.scores.similarity >= 0.45)]
             if ranked:
                 similar, others = ranked[0], ranked[1:4]
@@ -382,6 +384,12 @@ class DistributionMatcher:
             hits.append((rank, relpath))
         hits.sort(key=lambda item: item[0], reverse=True)
         return [relpath for _, relpath in hits]
+
+
+def _claimed_by_sibling(candidate: Candidate, sibling_texts: list[tuple[str, ...]]) -> bool:
+    """A statement belongs to the locked step it resembles most: skip those closer to another step."""
+    text = "\n".join(candidate.place.texts)
+    return any(ratio(text, "\n".join(other)) > candidate.scores.similarity for other in sibling_texts)
 
 
 def _changed_rank(candidate: Candidate) -> float:

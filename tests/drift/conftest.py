@@ -1,0 +1,71 @@
+"""A throwaway InfraLens project over a synthetic distribution ``demo``, written by each test."""
+
+from __future__ import annotations
+
+import textwrap
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+from infralens.cache import IndexCache
+from infralens.drift import build_entries, run_check
+from infralens.lock import compose, read_lock, read_lock_text, write_atomically
+from infralens.project import find_project
+from infralens.resolver import Resolver
+from infralens.sources import DirectoryTree
+
+PYPROJECT = '[tool.infralens]\nannotations = "annotations"\nlabs = "labs"\nlock = "annotations/annotations.lock"\n'
+
+
+@dataclass
+class DemoProject:
+    root: Path
+    cache: Path
+
+    def write_source(self, version: str, files: dict[str, str]) -> Path:
+        base = self.root.parent / f"demo-{version}"
+        for relpath, text in files.items():
+            path = base / "demo" / relpath
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_text(textwrap.dedent(text).lstrip("\n"), "utf-8")
+        init = base / "demo" / "__init__.py"
+        if not init.exists():
+            init.write_text("", "utf-8")
+        return base
+
+    def write_annotation(self, name: str, text: str) -> Path:
+        path = self.root / "annotations" / "demo" / name
+        path.write_text(textwrap.dedent(text).lstrip("\n"), "utf-8")
+        return path
+
+    def resolver(self, base: Path, version: str = "1.0") -> Resolver:
+        return Resolver({"demo": DirectoryTree(base, "demo", version=version)}, cache=IndexCache(self.cache))
+
+    def lock(self, base: Path) -> None:
+        project = find_project(self.root)
+        built = build_entries(project, self.resolver(base))
+        assert not built.diagnostics, [str(d) for d in built.diagnostics]
+        write_atomically(project.lock_path, compose(None, list(built.entries), None, set()))
+
+    def check(self, base: Path, version: str = "2.0", **options):
+        project = find_project(self.root)
+        lock = read_lock(project.lock_path, "annotations/annotations.lock")
+        tree = DirectoryTree(base, "demo", version=version)
+        return run_check(project, self.resolver(base, version), lock, against={"demo": tree}, **options)
+
+    @property
+    def lock_path(self) -> Path:
+        return self.root / "annotations" / "annotations.lock"
+
+    def lock_text(self):
+        return read_lock_text(self.lock_path)
+
+
+@pytest.fixture
+def demo(tmp_path: Path) -> DemoProject:
+    root = tmp_path / "project"
+    (root / "annotations" / "demo").mkdir(parents=True)
+    (root / "labs" / "lab-01-demo").mkdir(parents=True)
+    (root / "pyproject.toml").write_text(PYPROJECT, "utf-8")
+    return DemoProject(root, tmp_path / "cache")

@@ -1,0 +1,250 @@
+"""Table tests: (old source, new source) -> expected classification of every step and the target.
+
+The sources are tiny synthetic modules written here; each row is a kind of upstream change.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+OLD_CORE = '''
+import math
+
+
+class Sampler:
+    def __init__(self, steps):
+        self.steps = steps
+        self.scale = 1.0
+
+    def step(self, x, t):
+        alpha = math.cos(t / self.steps)
+        sigma = math.sin(t / self.steps)
+        guided = x * alpha + sigma * 0.5
+        out = guided / (alpha + sigma)
+        return out
+
+
+def other(x, t, alpha, sigma):
+    y = x + t
+    guided = x * alpha + sigma * 0.5
+    return guided + y
+'''
+
+ANNOTATION = """
+id: demo-step
+lab: 01-demo
+source: demo
+target: demo.core.Sampler.step
+summary: A made-up sampler step.
+steps:
+  - at: "alpha = math.cos(t / self.steps)"
+    key: alpha
+    note: signal scale
+  - at: "sigma = math.sin(t / self.steps)"
+    key: sigma
+    note: noise scale
+  - at: "guided = x * alpha + sigma * 0.5"
+    key: guided
+    note: the line copied into other()
+  - at: "out = guided / (alpha + sigma)"
+    key: out
+    note: normalised output
+"""
+
+STEP_OF_SAMPLER = OLD_CORE[OLD_CORE.index("    def step") : OLD_CORE.index("\n\ndef other")]
+OTHER = OLD_CORE[OLD_CORE.index("def other") :]
+
+
+def _without(text: str, line: str) -> str:
+    assert line in text
+    return text.replace(line + "\n", "")
+
+
+def _edit(text: str, old: str, new: str) -> str:
+    assert old in text
+    return text.replace(old, new)
+
+
+CASES = {
+    "identical": (
+        {"core.py": OLD_CORE},
+        {"alpha": ("unchanged", 0), "sigma": ("unchanged", 0), "guided": ("unchanged", 0), "out": ("unchanged", 0)},
+        "unchanged",
+    ),
+    "edit-after-target-keeps-hinted-lines": (
+        {"core.py": OLD_CORE + "\n\ndef later():\n    return 2\n"},
+        {"alpha": ("unchanged", 1), "sigma": ("unchanged", 1), "guided": ("unchanged", 1), "out": ("unchanged", 1)},
+        "unchanged",
+    ),
+    "lines-shift": (
+        {"core.py": _edit(OLD_CORE, "import math\n", "import math\nimport os\n\n\ndef first():\n    return os.sep\n")},
+        {"alpha": ("unchanged", 2), "sigma": ("unchanged", 2), "guided": ("unchanged", 2), "out": ("unchanged", 2)},
+        "unchanged",
+    ),
+    "body-changed-around-steps": (
+        {"core.py": _edit(OLD_CORE, "        alpha = math.cos", "        t = float(t)\n        alpha = math.cos")},
+        {"alpha": ("unchanged", 2), "sigma": ("unchanged", 2), "guided": ("unchanged", 2), "out": ("unchanged", 2)},
+        "body-changed",
+    ),
+    "changed-in-place": (
+        {"core.py": _edit(OLD_CORE, "alpha = math.cos(t / self.steps)", "alpha = math.cos(t / self.steps) ** 2")},
+        {"alpha": ("changed", 2), "sigma": ("unchanged", 1), "guided": ("unchanged", 1), "out": ("unchanged", 1)},
+        "body-changed",
+    ),
+    "deleted-beside-a-similar-sibling": (
+        # sigma's line is gone; alpha's line looks like it but is another step's statement.
+        {"core.py": _without(OLD_CORE, "        sigma = math.sin(t / self.steps)")},
+        {"alpha": ("unchanged", 1), "sigma": ("deleted", 3), "guided": ("unchanged", 2), "out": ("unchanged", 2)},
+        "body-changed",
+    ),
+    "decoy-same-text-in-another-function": (
+        # guided's line left Sampler.step; the very same text still sits in other(): never unchanged, never moved.
+        {"core.py": _edit(_without(OLD_CORE, "        guided = x * alpha + sigma * 0.5"), "out = guided / (alpha + sigma)", "out = x / (alpha + sigma)")},
+        {"alpha": ("unchanged", 1), "sigma": ("unchanged", 1), "guided": ("deleted", 3), "out": ("changed", 2)},
+        "body-changed",
+    ),
+    "decoy-target-deleted": (
+        {"core.py": _edit(OLD_CORE, STEP_OF_SAMPLER, "    def reset(self):\n        self.scale = 0.0")},
+        {"alpha": ("deleted", 3), "sigma": ("deleted", 3), "guided": ("deleted", 3), "out": ("deleted", 3)},
+        "deleted",
+    ),
+    "moved-to-another-module": (
+        {
+            "core.py": "import math\n\n\n" + OTHER,
+            "samplers/__init__.py": "",
+            "samplers/sampler.py": OLD_CORE[: OLD_CORE.index("\n\ndef other")] + "\n",
+        },
+        {"alpha": ("moved", 2), "sigma": ("moved", 2), "guided": ("moved", 2), "out": ("moved", 2)},
+        "moved",
+    ),
+    "renamed-method": (
+        {"core.py": _edit(OLD_CORE, "def step(self, x, t):", "def advance(self, x, t):")},
+        {"alpha": ("moved", 2), "sigma": ("moved", 2), "guided": ("moved", 2), "out": ("moved", 2)},
+        "renamed",
+    ),
+    "copied-into-two-places-then-deleted": (
+        # Two equally good homes: ambiguous, so every step is reported deleted with candidates.
+        {
+            "core.py": _edit(OLD_CORE, STEP_OF_SAMPLER, "    def reset(self):\n        self.scale = 0.0"),
+            "copies.py": "import math\n\n\nclass A:\n" + STEP_OF_SAMPLER.replace("def step", "def run") + "\n\n\nclass B:\n" + STEP_OF_SAMPLER.replace("def step", "def go") + "\n",
+        },
+        {"alpha": ("deleted", 3), "sigma": ("deleted", 3), "guided": ("deleted", 3), "out": ("deleted", 3)},
+        "deleted",
+    ),
+    "changed-inside-moved-target": (
+        {
+            "core.py": "import math\n\n\n" + OTHER,
+            "samplers/__init__.py": "",
+            "samplers/sampler.py": _edit(OLD_CORE[: OLD_CORE.index("\n\ndef other")], "out = guided / (alpha + sigma)", "out = guided / (alpha + sigma + 1e-8)") + "\n",
+        },
+        {"alpha": ("moved", 2), "sigma": ("moved", 2), "guided": ("moved", 2), "out": ("changed", 2)},
+        "moved",
+    ),
+}
+
+
+@pytest.mark.parametrize("case", list(CASES))
+def test_classification_table(demo, case):
+    new_files, expected_steps, expected_target = CASES[case]
+    old = demo.write_source("1.0", {"core.py": OLD_CORE})
+    demo.write_annotation("sampler.yaml", ANNOTATION)
+    demo.lock(old)
+    new = demo.write_source("2.0", new_files)
+    report = demo.check(new)
+    got = {s.entry.step_id.split("/")[1]: (s.kind.value, s.layer) for s in report.steps}
+    assert got == expected_steps
+    assert [t.kind.value for t in report.targets] == [expected_target]
+    for step in report.steps:
+        if step.kind.value in ("unchanged", "moved"):
+            assert step.new is not None and step.new.texts == step.entry.texts, "unchanged/moved must point at the identical text"
+
+
+def test_decoy_reports_the_other_function_as_a_candidate(demo):
+    old = demo.write_source("1.0", {"core.py": OLD_CORE})
+    demo.write_annotation("sampler.yaml", ANNOTATION)
+    demo.lock(old)
+    new_files, _, _ = CASES["decoy-same-text-in-another-function"]
+    report = demo.check(demo.write_source("2.0", new_files))
+    guided = next(s for s in report.steps if s.entry.step_id.endswith("/guided"))
+    assert guided.kind.value == "deleted"
+    assert [c.place.target for c in guided.candidates] == ["other"]
+    assert guided.candidates[0].scores.locality < 0.6
+
+
+def test_moved_step_says_where(demo):
+    old = demo.write_source("1.0", {"core.py": OLD_CORE})
+    demo.write_annotation("sampler.yaml", ANNOTATION)
+    demo.lock(old)
+    new_files, _, _ = CASES["moved-to-another-module"]
+    report = demo.check(demo.write_source("2.0", new_files))
+    alpha = next(s for s in report.steps if s.entry.step_id.endswith("/alpha"))
+    assert (alpha.new.relpath, alpha.new.module, alpha.new.target) == ("demo/samplers/sampler.py", "demo.samplers.sampler", "Sampler.step")
+    assert alpha.scores.quality == "exact"
+
+
+def test_body_change_is_low_severity_unless_strict(demo):
+    old = demo.write_source("1.0", {"core.py": OLD_CORE})
+    demo.write_annotation("sampler.yaml", ANNOTATION)
+    demo.lock(old)
+    new = demo.write_source("2.0", CASES["body-changed-around-steps"][0])
+    assert demo.check(new).clean
+    assert not demo.check(new, strict=True).clean
+
+
+def test_repeated_text_in_target_follows_its_occurrence(demo):
+    source = '''
+def run(x):
+    x = x + 1
+    y = x * 2
+    x = x + 1
+    return x
+'''
+    old = demo.write_source("1.0", {"rep.py": source})
+    demo.write_annotation(
+        "rep.yaml",
+        """
+id: demo-rep
+lab: 01-demo
+source: demo
+target: demo.rep.run
+summary: Same text twice.
+steps:
+  - at: {contains: "x = x + 1", nth: 2}
+    key: second
+    note: the second increment
+""",
+    )
+    demo.lock(old)
+    new = demo.write_source("2.0", {"rep.py": source.replace("    y = x * 2\n", "    z = 0\n    y = x * 2\n")})
+    report = demo.check(new)
+    (step,) = report.steps
+    assert step.kind.value == "unchanged"
+    assert step.new.lines[0] == 5  # the second "x = x + 1", now one line lower
+
+
+def test_block_step_changed_shows_a_diff(demo):
+    old = demo.write_source("1.0", {"core.py": OLD_CORE})
+    demo.write_annotation(
+        "block.yaml",
+        """
+id: demo-block
+lab: 01-demo
+source: demo
+target: demo.core.Sampler.step
+summary: A block.
+steps:
+  - at: {from: "alpha = math.cos(t / self.steps)", to: "sigma = math.sin(t / self.steps)"}
+    key: scales
+    note: both scales
+""",
+    )
+    demo.lock(old)
+    new = demo.write_source("2.0", {"core.py": _edit(OLD_CORE, "sigma = math.sin(t / self.steps)", "sigma = math.sin(t / self.steps) + 0.1")})
+    report = demo.check(new)
+    (step,) = report.steps
+    assert step.kind.value == "changed"
+    from infralens.drift_report import render_text
+
+    text = render_text(report)
+    assert "demo-block/scales: changed:" in text
+    assert "+sigma = math . sin ( t / self . steps ) + 0.1" in text
