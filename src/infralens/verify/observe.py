@@ -1,0 +1,48 @@
+"""Short, readable representations of observed values (tensors as shape/dtype/device)."""
+
+from __future__ import annotations
+
+MAX_LENGTH = 120
+
+
+def short_repr(value: object, limit: int = MAX_LENGTH) -> str:
+    """``Tensor(shape=(1, 4, 32, 32), dtype=float32, device=cpu)``; small tensors also show values."""
+    text = _describe(value)
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def _describe(value: object) -> str:
+    kind = type(value)
+    module = kind.__module__ or ""
+    if module.startswith("torch") and kind.__name__ in ("Tensor", "Parameter"):
+        return _tensor(value)
+    if module.startswith("numpy") and hasattr(value, "shape") and hasattr(value, "dtype"):
+        if getattr(value, "ndim", 1) == 0:
+            return repr(value.item())
+        return f"ndarray(shape={tuple(value.shape)}, dtype={value.dtype})"
+    if isinstance(value, (list, tuple)) and len(value) > 6:
+        inner = ", ".join(_describe(item) for item in value[:3])
+        return f"{kind.__name__}(len={len(value)}: {inner}, …)"
+    if isinstance(value, (list, tuple)):
+        inner = ", ".join(_describe(item) for item in value)
+        return f"[{inner}]" if isinstance(value, list) else f"({inner}{',' if len(value) == 1 else ''})"
+    if isinstance(value, float):
+        return f"{value:.6g}"
+    try:
+        return repr(value)
+    except Exception as error:  # a repr that raises must not break tracing
+        return f"<{kind.__name__}: repr failed ({type(error).__name__})>"
+
+
+def _tensor(tensor) -> str:
+    dtype = str(tensor.dtype).removeprefix("torch.")
+    if tensor.dim() == 0:
+        try:
+            return f"tensor({tensor.item():.6g}, dtype={dtype})" if tensor.is_floating_point() else f"tensor({tensor.item()})"
+        except Exception:  # meta tensors and the like
+            return f"Tensor(shape=(), dtype={dtype}, device={tensor.device})"
+    head = f"shape={tuple(tensor.shape)}, dtype={dtype}, device={tensor.device}"
+    if tensor.numel() <= 6 and tensor.device.type != "meta":
+        values = ", ".join(f"{v:.4g}" if isinstance(v, float) else str(v) for v in tensor.detach().flatten().tolist())
+        return f"Tensor({head}, values=[{values}])"
+    return f"Tensor({head})"

@@ -1,0 +1,109 @@
+"""Run scenarios in this process with the tracer on; stream one JSON line per scenario.
+
+Started by :mod:`.runner` as ``python -m infralens.verify.worker`` with a JSON request on stdin::
+
+    {"device": "cpu", "backend": "auto", "scenarios": [{"name": "tiny-sd-ddim", "probes": [...]}]}
+
+Protocol lines go to the original stdout; anything the scenario code prints goes to stderr.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import importlib
+import json
+import os
+import sys
+import time
+import traceback
+
+from .context import ScenarioCheckError, ScenarioContext
+from .registry import PROCESS_IMPORTS, get_scenario
+from .tracer import Probe, Tracer
+
+
+def _protocol_stream():
+    """Keep the real stdout for protocol lines; send fd 1 (prints, C-level output) to stderr."""
+    protocol = os.fdopen(os.dup(1), "w", buffering=1, encoding="utf-8")
+    os.dup2(2, 1)
+    sys.stdout = sys.stderr
+    return protocol
+
+
+def _emit(stream, payload: dict) -> None:
+    stream.write(json.dumps(payload) + "\n")
+    stream.flush()
+
+
+def _error_text(error: BaseException) -> str:
+    """The exception and the innermost frames, short enough for a report."""
+    frames = traceback.extract_tb(error.__traceback__)[-4:]
+    where = " <- ".join(f"{os.path.basename(f.filename)}:{f.lineno} {f.name}" for f in reversed(frames))
+    return f"{type(error).__name__}: {error} [at {where}]" if where else f"{type(error).__name__}: {error}"
+
+
+def run_scenario(name: str, probes: tuple[Probe, ...], device: str, backend: str = "auto") -> dict:
+    """Run one scenario under the tracer; return its result as a JSON-ready dict."""
+    spec = get_scenario(name)
+    context = ScenarioContext(device)
+    status, error = "passed", None
+    tracer = Tracer(probes, backend=backend)
+    try:
+        function = spec.load()
+    except Exception as failure:  # a scenario module that does not import is a broken scenario
+        return {"event": "done", "scenario": name, "status": "error", "error": _error_text(failure),
+                "seconds": 0.0, "facts": {}, "probes": {}}
+    started = time.perf_counter()
+    try:
+        with tracer:
+            function(context)
+    except ScenarioCheckError as failure:
+        status, error = "failed", f"scenario check failed: {failure}"
+    except Exception as failure:  # the upstream code or the scenario broke: report it, keep going
+        status, error = "error", _error_text(failure)
+    seconds = time.perf_counter() - started
+    return {
+        "event": "done",
+        "scenario": name,
+        "status": status,
+        "error": error,
+        "seconds": round(seconds, 4),
+        "facts": context.facts,
+        "probes": {key: dataclasses.asdict(result) for key, result in tracer.results().items()},
+    }
+
+
+def main() -> int:
+    protocol = _protocol_stream()
+    request = json.loads(sys.stdin.read())
+    started = time.perf_counter()
+    from ..tiny.device import pick_device
+
+    device = pick_device(request["device"])
+    info = {"event": "ready", "device": device, "pid": os.getpid()}
+    if device == "cuda":
+        import torch
+
+        info["device_name"] = torch.cuda.get_device_name(0)
+    processes = {get_scenario(item["name"]).process for item in request["scenarios"]}
+    for process in sorted(processes):
+        for module in PROCESS_IMPORTS.get(process, ()):
+            importlib.import_module(module)
+    info["setup_seconds"] = round(time.perf_counter() - started, 3)
+    _emit(protocol, info)
+    for item in request["scenarios"]:
+        probes = tuple(Probe(**{**probe, "entry": tuple(probe["entry"]), "exit": tuple(probe["exit"]), "expects": tuple(probe["expects"])}) for probe in item["probes"])
+        _emit(protocol, {"event": "start", "scenario": item["name"]})
+        _emit(protocol, run_scenario(item["name"], probes, device, request.get("backend", "auto")))
+    _emit(protocol, {"event": "finished", "seconds": round(time.perf_counter() - started, 3), "stubbed": _stubbed()})
+    return 0
+
+
+def _stubbed() -> list[str]:
+    if "infralens.tiny.diffsynth_loader" not in sys.modules:
+        return []
+    return sys.modules["infralens.tiny.diffsynth_loader"].stubbed_modules()
+
+
+if __name__ == "__main__":
+    sys.exit(main())
