@@ -71,3 +71,29 @@ def _add(args: argparse.Namespace) -> int:
         print(f"  line {step.statement.start_line}: {step.selector.describe()}")
     print(f"next: write the TODO notes and summary, then 'infralens validate {where}' and 'infralens show {result.annotation_id}'")
     return EXIT_OK
+
+
+@command("coverage")
+def _coverage(args: argparse.Namespace) -> int:
+    from pathlib import Path
+
+    from ..cli import EXIT_USAGE, print_diagnostics
+    from ..project import load_annotations
+    from ..verify.registry import SCENARIOS
+
+    if args.list or not args.scenario:
+        for spec in SCENARIOS:
+            print(f"{spec.name:22} {spec.summary}")
+        return EXIT_OK if args.list else EXIT_USAGE
+    from .coverage import run_scenario_coverage
+    from .coverage_format import format_tree, write_json
+
+    project, resolver = open_context(args)
+    loaded = load_annotations(project)
+    print_diagnostics(d for d in loaded.diagnostics if d.severity.value == "error" and d.code != "todo")
+    coverage = run_scenario_coverage(args.scenario, resolver, loaded.annotations, device=args.device)
+    sys.stdout.write(format_tree(coverage, depth=args.depth))
+    if args.json:
+        write_json(coverage, Path(args.json))
+        print(f"wrote {args.json}")
+    return EXIT_OK if coverage.status == "passed" else EXIT_FINDINGS
