@@ -9,7 +9,7 @@ PY     := $(VENV)/bin/python
 PIP    := $(PY) -m pip
 STAMP  := $(VENV)/.installed
 
-.PHONY: site test serve install clean bench fuzz verify
+.PHONY: site test serve install clean bench fuzz verify browser-setup bench-site
 
 $(STAMP): pyproject.toml Makefile
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -28,13 +28,26 @@ site: $(STAMP)
 	$(PY) -m sphinx -W --keep-going -b html docs docs/_build/html
 
 serve: $(STAMP)
-	$(VENV)/bin/sphinx-autobuild docs docs/_build/html --watch annotations --watch labs --watch src/infralens
+	$(VENV)/bin/sphinx-autobuild docs docs/_build/html --watch annotations --watch labs --watch reports \
+		--watch src/infralens --ignore "*/_infralens/*" --port 8000
 
-test: $(STAMP)
+# The browser tests drive Debian's chromium (never a downloaded browser build). Install it when it
+# is missing and we may (root with apt); otherwise those tests skip and say why.
+browser-setup:
+	@if [ ! -x /usr/bin/chromium ] && [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
+		echo "installing chromium with apt-get"; \
+		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null \
+			|| echo "chromium could not be installed; browser tests will skip"; \
+	fi
+
+test: $(STAMP) browser-setup
 	$(PY) -m pytest -q
 
 bench: $(STAMP)
 	$(PY) benchmarks/bench_resolve.py
 
+bench-site: $(STAMP)
+	$(PY) benchmarks/bench_site.py
+
 clean:
-	rm -rf docs/_build .pytest_cache
+	rm -rf docs/_build docs/_infralens .pytest_cache

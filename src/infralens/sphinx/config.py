@@ -69,8 +69,7 @@ def settings_of(config: Config, confdir: Path) -> Settings:
             project = _project_at(confdir)
     urls = dict(DEFAULT_UPSTREAM_URLS)
     urls.update(config.infralens_upstream_urls or {})
-    sources = {dist: str((confdir / spec).resolve()) if ("/" in spec or spec.endswith(".whl")) else spec
-               for dist, spec in (config.infralens_sources or {}).items()}
+    sources = {dist: _source_spec(confdir, str(spec)) for dist, spec in (config.infralens_sources or {}).items()}
     generated = config.infralens_generated_dir.strip("/") or "_infralens"
     return Settings(
         project_root=project.root,
@@ -93,3 +92,11 @@ def _project_at(root: Path) -> Project:
     if found is not None and found.root == root:
         return found
     return Project(root, root / "annotations", root / "labs", root / "annotations" / "annotations.lock")
+
+
+def _source_spec(confdir: Path, spec: str) -> str:
+    """A directory or wheel relative to ``conf.py`` becomes absolute; other specs stay as given."""
+    candidate = (confdir / spec).resolve()
+    if candidate.exists() or "/" in spec or spec.endswith(".whl"):
+        return str(candidate)
+    return spec

@@ -80,7 +80,7 @@ def highlighted_lines(text: str) -> tuple[str, ...]:
                 lines.append([])
             if piece:
                 lines[-1].append((token_type, piece))
-    return tuple(pygments_format(tokens or [(Token.Text, "")], formatter) for tokens in lines)
+    return tuple(pygments_format(tokens or [(Token.Text, "")], formatter).rstrip("\n") for tokens in lines)
 
 
 def slug(text: str) -> str:
@@ -137,7 +137,7 @@ def _lines(view: FunctionView, code: tuple[str, ...], segment: Segment, marked: 
     for number in range(segment.first, segment.last + 1):
         html = code[number - 1] if number - 1 < len(code) else ""
         css = "il-line il-marked" if number in marked else "il-line"
-        rows.append(f'<span class="{css}" id="{prefix}-L{number}"><a class="il-ln" href="#{prefix}-L{number}" aria-hidden="true">{number}</a>{html}\n</span>')
+        rows.append(f'<span class="{css}" id="{prefix}-L{number}"><a class="il-ln" href="#{prefix}-L{number}" aria-hidden="true">{number}</a>{html}</span>')
         plain.append(f"{number:>5} {source_lines[number - 1] if number - 1 < len(source_lines) else ''}")
     markup = '<div class="highlight il-code"><pre>' + "".join(rows) + "</pre></div>"
     return il.infralens_html(html=markup, text="\n".join(plain) + "\n")

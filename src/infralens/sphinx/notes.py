@@ -9,6 +9,7 @@ slips through is replaced by its escaped text. Formulas become
 from __future__ import annotations
 
 import copy
+import io
 from functools import lru_cache
 
 from docutils import nodes
@@ -35,6 +36,7 @@ def parse_note(text: str, document: nodes.document, location: tuple[str, int]) -
     settings = copy.copy(document.settings)
     settings.file_insertion_enabled = False
     settings.raw_enabled = False
+    settings.warning_stream = io.StringIO()  # problems are re-emitted below as infralens warnings
     sandbox = new_document(location[0], settings)
     markdown = _parser()
     markdown.options["document"] = sandbox
@@ -51,7 +53,9 @@ def _sanitise(sandbox: nodes.document, location: tuple[str, int]) -> None:
         warn("raw markup in a note is shown as text, never executed", Subtype.NOTE, location)
         raw.replace_self(nodes.literal_block(raw.astext(), raw.astext()))
     for message in list(sandbox.findall(nodes.system_message)):
-        warn(f"note: {message.astext().strip()}", Subtype.NOTE, location)
+        if message.get("level", 0) >= 2:
+            first = message.children[0].astext().strip() if message.children else message.astext().strip()
+            warn(f"note: {first} (the construct is left out of the page)", Subtype.NOTE, location)
         message.parent.remove(message)
     for math in list(sandbox.findall(nodes.math)):
         math.replace_self(il_nodes.infralens_math(math.astext(), latex=math.astext(), display=False))

@@ -1,0 +1,1 @@
+"""A tiny package the Sphinx tests annotate."""

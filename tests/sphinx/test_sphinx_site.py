@@ -1,0 +1,209 @@
+"""The Sphinx extension on a tiny root over a synthetic package (``roots/test-basic``)."""
+
+from __future__ import annotations
+
+import re
+from io import StringIO
+from pathlib import Path
+
+import pytest
+from sphinx.testing.util import SphinxTestApp
+
+from infralens.sphinx import nodes as il
+
+HTML_TAG = re.compile(r"<[^>]+>")
+
+
+def build(srcdir: Path, **confoverrides) -> tuple[SphinxTestApp, str]:
+    warnings = StringIO()
+    app = SphinxTestApp("html", srcdir=srcdir, warning=warnings, confoverrides=confoverrides)
+    try:
+        app.build()
+    finally:
+        app.cleanup()
+    return app, re.sub(r"\x1b\[[0-9;]*m", "", warnings.getvalue())
+
+
+def html_of(app: SphinxTestApp, docname: str) -> str:
+    return (Path(app.outdir) / f"{docname}.html").read_text("utf-8")
+
+
+def block_with_line(html: str, line: int) -> str:
+    """The HTML of the code block whose lines include ``line``."""
+    for block in re.split(r'(?=<div class="il-block )', html):
+        if f'-L{line}"' in block.split('<div class="il-notes">')[0]:
+            return block
+    raise AssertionError(f"no block holds line {line}")
+
+
+@pytest.mark.sphinx("html", testroot="basic")
+def test_builds_without_warnings(app: SphinxTestApp, warning: StringIO) -> None:
+    app.build()
+    assert warning.getvalue() == ""
+
+
+@pytest.mark.sphinx("html", testroot="basic")
+def test_note_sits_beside_its_line(app: SphinxTestApp) -> None:
+    app.build()
+    block = block_with_line(html_of(app, "index"), 16)
+    assert "il-annotated" in block.split(">")[0]
+    code, notes = block.split('<div class="il-notes">')
+    assert re.search(r'<span class="il-line il-marked" id="il-blend-L16">.*signal', code)
+    assert 'data-first-line="16"' in notes and "The clean part keeps weight" in notes
+    # Real line numbers from the file, not counted from 1.
+    assert '<a class="il-ln" href="#il-blend-L6" aria-hidden="true">6</a>' in html_of(app, "index")
+
+
+@pytest.mark.sphinx("html", testroot="basic")
+def test_doctree_structure(app: SphinxTestApp) -> None:
+    app.build()
+    doctree = app.env.get_doctree("index")
+    [view] = list(doctree.findall(il.infralens_function))
+    notes = list(view.findall(il.infralens_note))
+    assert [n["ids"] for n in notes] == [["toy-blend-signal"], ["toy-blend-result"]]
+    assert len(list(view.findall(il.infralens_fold))) == 1
+    assert any(isinstance(m, il.infralens_math) for m in notes[0].findall(il.infralens_math))
+
+
+@pytest.mark.sphinx("html", testroot="basic")
+def test_long_unannotated_stretch_is_folded_but_present(app: SphinxTestApp) -> None:
+    app.build()
+    html = html_of(app, "index")
+    folded = re.search(r'<details class="il-fold"><summary[^>]*>(.*?)</summary>(.*?)</details>', html, re.S)
+    assert folded, "the docstring should be folded"
+    assert "6 unannotated lines (8–13)" in folded.group(1)
+    assert all(f'id="il-blend-L{n}"' in folded.group(2) for n in range(8, 14))
+    assert 'id="il-blend-L16"' not in folded.group(2)
+
+
+@pytest.mark.sphinx("html", testroot="basic")
+def test_permalink_per_note_and_upstream_link(app: SphinxTestApp) -> None:
+    app.build()
+    html = html_of(app, "index")
+    assert '<aside class="il-note" data-first-line="20"' in html
+    assert re.search(r'id="toy-blend-result".*?<a class="il-permalink headerlink" href="#toy-blend-result"', html, re.S)
+    assert 'href="https://example.org/toypkg/v1.2.3/toypkg/mixing.py#L6-L20"' in html
+    assert "toypkg 1.2.3" in html
+
+
+@pytest.mark.sphinx("html", testroot="basic")
+def test_badges_say_not_checked_without_reports(app: SphinxTestApp) -> None:
+    app.build()
+    text = HTML_TAG.sub(" ", html_of(app, "index"))
+    assert "drift: not checked" in text
+    assert "verification: not checked" in text
+
+
+def test_badges_read_the_reports(fresh_root) -> None:
+    root = fresh_root()
+    (root / "reports").mkdir()
+    (root / "reports" / "verify-cpu.json").write_text(
+        '{"format": 1, "created": "2026-11-21T12:00:00Z", "device": "cpu", "versions": {}, "scenarios": {},'
+        ' "steps": {"toy-blend/signal": {"status": "passed"}, "toy-blend/result": {"status": "failed"}}}'
+    )
+    (root / "reports" / "check.json").write_text('{"steps": [{"step_id": "toy-blend/signal", "status": "unchanged"},'
+                                                 ' {"step_id": "toy-blend/result", "status": "changed"}]}')
+    app, warnings = build(root)
+    assert warnings == ""
+    text = HTML_TAG.sub(" ", html_of(app, "index"))
+    assert "cpu: 1 failed" in text
+    assert "drift: 1 changed" in text
+    assert re.search(r'il-badge-ok[^>]*>cpu: passed', html_of(app, "index"))
+
+
+def test_script_in_a_note_is_escaped_never_executed(fresh_root) -> None:
+    root = fresh_root()
+    path = root / "annotations" / "toypkg" / "blend.yaml"
+    path.write_text(path.read_text() + '\n      ```{raw} html\n      <script>alert("raw directive")</script>\n      ```\n')
+    app, warnings = build(root)
+    html = html_of(app, "index")
+    assert "&lt;script&gt;alert(“owned”)&lt;/script&gt;" in html
+    assert "<script>alert" not in html and "<b>bold</b>" not in html
+    assert "blend.yaml:13" in warnings and "[infralens.note]" in warnings
+
+
+def test_warnings_name_file_and_line_and_can_be_suppressed(fresh_root) -> None:
+    root = fresh_root()
+    path = root / "annotations" / "toypkg" / "blend.yaml"
+    path.write_text(path.read_text().replace('"return signal + spread"', '"return signal - spread"'))
+    app, warnings = build(root)
+    line = next(n for n, text in enumerate(path.read_text().splitlines(), 1) if "return signal - spread" in text)
+    assert f"annotations/toypkg/blend.yaml:{line}: WARNING:" in warnings
+    assert "[infralens.resolve]" in warnings
+    assert "[infralens.unknown-target]" in warnings  # the unresolved annotation leaves the directive without notes
+    app, quiet = build(root, suppress_warnings=["infralens.resolve", "infralens.unknown-target"])
+    assert quiet == ""
+
+
+def test_unknown_target_warns_at_the_directive(fresh_root) -> None:
+    root = fresh_root()
+    (root / "plain.md").write_text("# Plain\n\n```{infralens-function} toypkg.mixing.blendd\n```\n")
+    app, warnings = build(root)
+    assert "plain.md:3: WARNING: no annotation targets 'toypkg.mixing.blendd'; did you mean toypkg.mixing.blend?" in warnings
+
+
+@pytest.mark.sphinx("html", testroot="basic")
+def test_generated_pages_link_both_ways(app: SphinxTestApp) -> None:
+    app.build()
+    browser = HTML_TAG.sub(" ", html_of(app, "_infralens/source/toypkg/index"))
+    assert re.search(r"toypkg\.mixing\s.*1 function\(s\), 2 notes", browser, re.S)
+    index = html_of(app, "_infralens/source/index")
+    assert re.search(r"toypkg.*1\.2\.3.*<td[^>]*>\s*<p>1</p>.*<p>1</p>.*<p>2</p>", index, re.S)
+    page = html_of(app, "_infralens/source/toypkg/toypkg.mixing.blend")
+    assert 'href="../../labs/lab-01-toy/index.html"' in page  # back to the lab
+    assert "Shown on:" in page and "../../../index.html" in page
+    lab = html_of(app, "_infralens/labs/lab-01-toy/index")
+    assert "infralens-function" in lab and 'href="../../source/toypkg/toypkg.mixing.blend.html"' in lab
+    assert (Path(app.srcdir) / "_infralens/labs/lab-01-toy/starter.py").is_file()
+
+
+@pytest.mark.sphinx("html", testroot="basic")
+def test_math_is_mathml_without_any_cdn(app: SphinxTestApp) -> None:
+    app.build()
+    for docname in ("index", "plain"):
+        html = html_of(app, docname)
+        assert "<math" in html
+        assert not re.search(r"<script[^>]*mathjax", html, re.I)
+        assert not re.search(r'<(script|link)[^>]*(src|href)="(https?:)?//', html), "no asset may come from another host"
+
+
+@pytest.mark.sphinx("html", testroot="basic")
+def test_extension_metadata_is_honest(app: SphinxTestApp) -> None:
+    extension = app.extensions["infralens.sphinx"]
+    assert extension.parallel_read_safe is True and extension.parallel_write_safe is True
+    assert app.registry.get_envversion(app)["infralens.sphinx"] == 1
+
+
+def test_parallel_build_matches_serial(fresh_root) -> None:
+    serial_root, parallel_root = fresh_root(), fresh_root(dest="parallel")
+    serial, _ = build(serial_root)
+    warnings = StringIO()
+    parallel = SphinxTestApp("html", srcdir=parallel_root, warning=warnings, parallel=2)
+    parallel.build()
+    parallel.cleanup()
+    assert warnings.getvalue() == ""
+    for docname in ("index", "_infralens/source/toypkg/toypkg.mixing.blend", "_infralens/labs/lab-01-toy/index"):
+        assert strip_volatile(html_of(parallel, docname)) == strip_volatile(html_of(serial, docname))
+    assert "Shown on:" in html_of(parallel, "_infralens/source/toypkg/toypkg.mixing.blend")
+
+
+def strip_volatile(html: str) -> str:
+    return re.sub(r"\?v=[0-9a-f]+", "", html)
+
+
+def test_touching_one_annotation_rereads_only_its_pages(fresh_root) -> None:
+    root = fresh_root()
+    (root / "annotations" / "toypkg" / "other.yaml").write_text(
+        "id: toy-unused\nlab: 01-toy\nsource: toypkg\ntarget: toypkg.mixing.unused\nsummary: Identity.\n"
+        "steps:\n  - at: \"return x\"\n    note: Returns its argument.\n"
+    )
+    build(root)
+    path = root / "annotations" / "toypkg" / "other.yaml"
+    path.write_text(path.read_text().replace("Returns its argument.", "Hands back its argument."))
+    reread: list[str] = []
+    app = SphinxTestApp("html", srcdir=root, warning=StringIO())
+    app.connect("env-before-read-docs", lambda app, env, docnames: reread.extend(docnames))
+    app.build()
+    app.cleanup()
+    assert reread == ["_infralens/source/toypkg/toypkg.mixing.unused"]
+    assert "Hands back its argument." in html_of(app, "_infralens/source/toypkg/toypkg.mixing.unused")
