@@ -97,3 +97,22 @@ def _coverage(args: argparse.Namespace) -> int:
         write_json(coverage, Path(args.json))
         print(f"wrote {args.json}")
     return EXIT_OK if coverage.status == "passed" else EXIT_FINDINGS
+
+
+@command("preview")
+def _preview(args: argparse.Namespace) -> int:
+    from pathlib import Path
+
+    from .preview import build_preview, choose_page, serve
+
+    project, _resolver = open_context(args)
+    page = choose_page(project, args.what)
+    sources = dict(item.partition("=")[::2] for item in args.source)
+    build = build_preview(project, page, Path(args.out) if args.out else None, sources=sources)
+    for line in build.warnings:
+        print(line, file=sys.stderr)
+    print(f"built the {page.kind} page for {page.name} in {build.seconds:.2f} s ({len(build.warnings)} warnings): {build.index_html}")
+    if args.no_serve:
+        return EXIT_OK
+    serve(build.out_dir, args.port)
+    return EXIT_OK

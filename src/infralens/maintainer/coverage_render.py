@@ -1,0 +1,197 @@
+"""Draw a :class:`~.coverage.CoverageMap` as static HTML: an SVG icicle chart and a collapsible tree.
+
+Everything is rendered at build time into the page: inline SVG (tooltips are SVG ``<title>``
+elements) and nested ``<details>`` elements for the tree, with a small inline stylesheet. No
+script, no CDN, nothing fetched by the browser.
+
+Icicle layout: one row per call depth; a box's width is proportional to the calls made in its
+subtree (its own calls plus everything it called), so where the run spends its calls is where
+the picture is wide. Annotated functions are green, darker the more of their statements are
+annotated; the rest are grey. Boxes narrower than a pixel and a half are not drawn.
+"""
+
+from __future__ import annotations
+
+import html
+from dataclasses import dataclass
+
+from .coverage import CallNode, CoverageMap, FunctionInfo
+from .coverage_format import STAR, summary_line
+
+WIDTH = 1000
+ROW = 22
+MIN_BOX = 1.5
+CHAR = 6.4
+"""Approximate width of one label character at the chart's font size."""
+OPEN_LEVELS = 2
+"""Tree levels shown expanded when the page loads."""
+
+STYLE = """
+.infralens-coverage svg { width: 100%; height: auto; font: 11px ui-monospace, SFMono-Regular, Menlo, monospace; }
+.infralens-coverage svg rect { stroke: #fff; stroke-width: 0.5; }
+.infralens-coverage svg text { pointer-events: none; fill: #1b1b1b; }
+.infralens-coverage .ilc-legend span { display: inline-block; width: 0.9em; height: 0.9em; margin: 0 0.3em 0 1em; vertical-align: middle; }
+.infralens-coverage ul.ilc-tree, .infralens-coverage ul.ilc-tree ul { list-style: none; margin: 0; padding-left: 1.2em; }
+.infralens-coverage ul.ilc-tree { padding-left: 0; font-family: ui-monospace, SFMono-Regular, Menlo, monospace; font-size: 0.85em; }
+.infralens-coverage summary { cursor: pointer; }
+.infralens-coverage .ilc-leaf { padding-left: 1.05em; }
+.infralens-coverage .ilc-calls { color: #777; }
+.infralens-coverage .ilc-star { color: #1a7f37; font-weight: 600; }
+.infralens-coverage .ilc-where { color: #999; font-size: 0.9em; }
+"""
+
+GREY = "#cfd3d7"
+
+
+@dataclass(frozen=True)
+class Box:
+    """One drawn rectangle of the icicle chart."""
+
+    x: float
+    width: float
+    depth: int
+    node: CallNode
+
+
+def render_html(coverage: CoverageMap, *, title: str | None = None) -> str:
+    """The whole block: summary, legend, icicle chart, collapsible tree, annotated-function table."""
+    parts = [f'<div class="infralens-coverage"><style>{STYLE}</style>']
+    if title:
+        parts.append(f"<p><strong>{html.escape(title)}</strong></p>")
+    parts.append(f"<p>{html.escape(summary_line(coverage))}</p>")
+    parts.append(
+        '<p class="ilc-legend">'
+        f'<span style="background:{fill_for(None)}"></span>not annotated'
+        f'<span style="background:{_green(0.15)}"></span>annotated (few statements)'
+        f'<span style="background:{_green(0.9)}"></span>annotated (most statements)'
+        "</p>"
+    )
+    parts.append(render_icicle(coverage))
+    parts.append("<p>The call tree (children in the order they were first called; click to fold):</p>")
+    parts.append(render_tree(coverage))
+    parts.append(render_table(coverage))
+    parts.append("</div>")
+    return "\n".join(parts)
+
+
+# ---------------------------------------------------------------------------
+# Icicle
+# ---------------------------------------------------------------------------
+
+
+def layout(coverage: CoverageMap, width: float = WIDTH) -> list[Box]:
+    """Boxes of the icicle chart, parents before children."""
+    boxes: list[Box] = []
+    total = sum(root.total_calls() for root in coverage.roots) or 1
+
+    def place(nodes: tuple[CallNode, ...], x: float, scale: float, depth: int) -> None:
+        for node in nodes:
+            size = node.total_calls() * scale
+            if size >= MIN_BOX:
+                boxes.append(Box(x, size, depth, node))
+                place(node.children, x, scale, depth + 1)
+            x += size
+
+    place(coverage.roots, 0.0, width / total, 0)
+    return boxes
+
+
+def render_icicle(coverage: CoverageMap, width: float = WIDTH) -> str:
+    boxes = layout(coverage, width)
+    depth = max((box.depth for box in boxes), default=0) + 1
+    height = depth * ROW
+    out = [f'<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {width:g} {height}" role="img" aria-label="{html.escape(coverage.scenario)} call tree">']
+    for box in boxes:
+        info = coverage.functions[box.node.function]
+        y = box.depth * ROW
+        tooltip = html.escape(_tooltip(info, box.node))
+        out.append(f'<g><title>{tooltip}</title><rect x="{box.x:.2f}" y="{y}" width="{box.width:.2f}" height="{ROW - 1}" fill="{fill_for(info)}"/>')
+        label = _fit(_label(info), box.width)
+        if label:
+            out.append(f'<text x="{box.x + 3:.2f}" y="{y + ROW - 7}">{html.escape(label)}</text>')
+        out.append("</g>")
+    out.append("</svg>")
+    return "".join(out)
+
+
+def fill_for(info: FunctionInfo | None) -> str:
+    if info is None or info.mark is None:
+        return GREY
+    fraction = info.mark.annotated_statements / info.mark.statements if info.mark.statements else 1.0
+    return _green(fraction)
+
+
+def _green(fraction: float) -> str:
+    lightness = 82 - 40 * max(0.0, min(1.0, fraction))
+    return f"hsl(140, 55%, {lightness:.0f}%)"
+
+
+def _label(info: FunctionInfo) -> str:
+    star = f"{STAR} " if info.mark else ""
+    return star + info.ref.qualname.replace(".<locals>", "")
+
+
+def _fit(text: str, width: float) -> str:
+    room = int((width - 6) / CHAR)
+    if room >= len(text):
+        return text
+    if room < 4:
+        return ""
+    return text[: room - 1] + "…"
+
+
+def _tooltip(info: FunctionInfo, node: CallNode) -> str:
+    text = f"{info.ref.qualname} ×{node.calls} here ({info.calls} in all)\n{info.ref.file}:{info.ref.line}"
+    if info.mark:
+        text += f"\n{STAR} {info.mark.annotated_statements}/{info.mark.statements} statements annotated: {', '.join(info.mark.annotation_ids)}"
+    return text
+
+
+# ---------------------------------------------------------------------------
+# Collapsible tree and table
+# ---------------------------------------------------------------------------
+
+
+def render_tree(coverage: CoverageMap) -> str:
+    out = ['<ul class="ilc-tree">']
+
+    def item(node: CallNode, level: int) -> None:
+        info = coverage.functions[node.function]
+        line = _tree_line(info, node)
+        if not node.children:
+            out.append(f'<li class="ilc-leaf">{line}</li>')
+            return
+        opened = " open" if level < OPEN_LEVELS else ""
+        out.append(f"<li><details{opened}><summary>{line}</summary><ul>")
+        for child in node.children:
+            item(child, level + 1)
+        out.append("</ul></details></li>")
+
+    for root in coverage.roots:
+        item(root, 0)
+    out.append("</ul>")
+    return "".join(out)
+
+
+def _tree_line(info: FunctionInfo, node: CallNode) -> str:
+    text = f"{html.escape(info.ref.qualname)} <span class=\"ilc-calls\">×{node.calls}</span>"
+    if info.mark:
+        mark = info.mark
+        text += f' <span class="ilc-star">{STAR} {mark.annotated_statements}/{mark.statements} statements annotated</span>'
+    return text + f' <span class="ilc-where">{html.escape(info.ref.file)}:{info.ref.line}</span>'
+
+
+def render_table(coverage: CoverageMap) -> str:
+    if not coverage.annotated:
+        return "<p>No annotated function ran in this scenario.</p>"
+    rows = [
+        "<table class='docutils'><thead><tr><th>annotated function</th><th>calls</th><th>statements annotated</th><th>annotations</th></tr></thead><tbody>"
+    ]
+    for info in sorted(coverage.annotated, key=lambda f: f.ref.qualname):
+        mark = info.mark
+        rows.append(
+            f"<tr><td><code>{html.escape(info.ref.qualname)}</code></td><td>{info.calls}</td>"
+            f"<td>{mark.annotated_statements}/{mark.statements}</td><td>{html.escape(', '.join(mark.annotation_ids))}</td></tr>"
+        )
+    rows.append("</tbody></table>")
+    return "".join(rows)

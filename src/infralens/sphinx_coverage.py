@@ -1,0 +1,68 @@
+"""A small Sphinx extension: ``extensions = [..., "infralens.sphinx_coverage"]``.
+
+It adds one directive that embeds the coverage map of a scenario, drawn at build time
+from committed JSON (``infralens coverage SCENARIO --json reports/coverage-SCENARIO.json``)::
+
+    ```{infralens-coverage} tiny-sd-ddim
+    ```
+
+Options: ``:file:`` a JSON path (relative to the page, or to the source folder when it starts
+with ``/``), instead of ``<infralens_coverage_dir>/coverage-<scenario>.json``; ``:title:``.
+The directory defaults to ``infralens_reports_dir`` when the main extension defines it, else
+``../reports`` (relative to the Sphinx source folder). A missing or unreadable file is a
+warning (subtype ``infralens.coverage``) naming the file and the command that creates it.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from docutils import nodes
+from docutils.parsers.rst import directives
+from sphinx.application import Sphinx
+from sphinx.util import logging
+from sphinx.util.docutils import SphinxDirective
+
+logger = logging.getLogger("infralens.sphinx_coverage")
+
+
+class CoverageDirective(SphinxDirective):
+    """``{infralens-coverage} SCENARIO``: icicle chart, collapsible call tree and table of annotated functions."""
+
+    required_arguments = 1
+    has_content = False
+    option_spec = {"file": directives.unchanged_required, "title": directives.unchanged}
+
+    def run(self) -> list[nodes.Node]:
+        from .errors import InfralensError
+        from .maintainer.coverage_format import read_json
+        from .maintainer.coverage_render import render_html
+
+        scenario = self.arguments[0]
+        path = self._data_path(scenario)
+        self.env.note_dependency(str(path))
+        try:
+            coverage = read_json(path)
+        except InfralensError as error:
+            logger.warning(f"{error}", type="infralens", subtype="coverage", location=self.get_location())
+            return [nodes.paragraph(text=f"No coverage data for {scenario}: {path.name} is missing or unreadable.")]
+        if coverage.scenario != scenario:
+            logger.warning(f"{path} holds scenario {coverage.scenario!r}, not {scenario!r}", type="infralens", subtype="coverage", location=self.get_location())
+        return [nodes.raw("", render_html(coverage, title=self.options.get("title")), format="html")]
+
+    def _data_path(self, scenario: str) -> Path:
+        if "file" in self.options:
+            _relative, absolute = self.env.relfn2path(self.options["file"], self.env.docname)
+            return Path(absolute)
+        config = self.env.config
+        folder = config.infralens_coverage_dir or getattr(config, "infralens_reports_dir", None) or "../reports"
+        return (Path(self.env.srcdir) / folder / f"coverage-{scenario}.json").resolve()
+
+
+def setup(app: Sphinx) -> dict[str, Any]:
+    from . import __version__
+
+    app.add_config_value("infralens_coverage_dir", None, "env", types=[str, type(None)])
+    app.add_directive("infralens-coverage", CoverageDirective)
+    return {"version": __version__, "env_version": 1, "parallel_read_safe": True, "parallel_write_safe": True}
