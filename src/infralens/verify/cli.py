@@ -67,8 +67,9 @@ def verify_command(args: argparse.Namespace) -> int:
     from .report import findings, summary_table, write_report
     from .runner import run_plan
 
-    progress = Progress(len(plan.scenarios()), sys.stderr)
-    result = run_plan(plan, device, jobs=args.jobs, backend=args.backend, progress=progress, timeout=args.timeout)
+    progress = Progress(len(args.scenario) if args.scenario else len(plan.scenarios()), sys.stderr)
+    names = tuple(dict.fromkeys(args.scenario)) if args.scenario else None
+    result = run_plan(plan, device, jobs=args.jobs, backend=args.backend, progress=progress, timeout=args.timeout, scenarios=names)
     progress.close()
     print(summary_table(result))
     problems = findings(result)

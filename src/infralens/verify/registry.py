@@ -60,7 +60,7 @@ PROCESS_ORDER = ("diffusers", "diffsynth-path", "diffsynth-full")
 
 PROCESS_IMPORTS: dict[str, tuple[str, ...]] = {
     "diffusers": ("torch", "transformers", "diffusers", "peft"),
-    "diffsynth-path": ("torch", "einops"),
+    "diffsynth-path": ("torch", "einops", "diffusers", "peft"),
     "diffsynth-full": ("torch", "transformers"),
 }
 """Imported once per worker before any scenario is timed, so scenario seconds exclude import cost."""

@@ -95,9 +95,10 @@ def run_plan(
     backend: str = "auto",
     progress: ProgressCallback | None = None,
     timeout: float = 900.0,
+    scenarios: tuple[str, ...] | None = None,
 ) -> VerifyResult:
-    """Run every scenario the plan needs on *device* (``cpu``/``cuda``) and judge each step."""
-    names = plan.scenarios()
+    """Run every scenario the plan needs (or *scenarios*) on *device* (``cpu``/``cuda``) and judge each step."""
+    names = plan.scenarios() if scenarios is None else tuple(scenarios)
     groups: dict[str, list[str]] = {}
     for name in names:
         groups.setdefault(get_scenario(name).process, []).append(name)

@@ -65,6 +65,10 @@ def run_tiny_sd_euler(ctx: ScenarioContext) -> None:
     ctx.fact("init_noise_sigma", float(pipe.scheduler.init_noise_sigma))
     ctx.check(image.shape == (1, 64, 64, 3), f"image shape {image.shape}")
     ctx.check([batch for batch, _ in recorder.calls] == [1, 1, 1], f"expected 3 UNet calls with batch 1, got {recorder.calls}")
+    for spacing in ("leading", "trailing"):  # Euler's other spacings, as SD configs set them
+        other = EulerDiscreteScheduler.from_config(scheduler.config, timestep_spacing=spacing, steps_offset=1)
+        other.set_timesteps(3, device=ctx.device)
+        ctx.fact(f"euler {spacing} timesteps", [round(float(t), 1) for t in other.timesteps])
 
 
 def run_img2img(ctx: ScenarioContext) -> None:
@@ -127,7 +131,8 @@ def run_controlnet(ctx: ScenarioContext) -> None:
         ctx.fact("fresh residual max", largest)
         ctx.fact("residual count", len(down) + 1)
         ctx.check(largest == 0.0, f"a fresh ControlNet should output zero residuals, max was {largest}")
-        plain = unet(latents, 10, encoder_hidden_states=text).sample
+        # The UNet in ControlNet mode with the fresh (all-zero) residuals: the baseline.
+        plain = unet(latents, 10, encoder_hidden_states=text, down_block_additional_residuals=down, mid_block_additional_residual=mid).sample
         for block in [*controlnet.controlnet_down_blocks, controlnet.controlnet_mid_block]:
             torch.nn.init.normal_(block.weight, std=0.02)
         down, mid = controlnet(latents, 10, encoder_hidden_states=text, controlnet_cond=hint, return_dict=False)
