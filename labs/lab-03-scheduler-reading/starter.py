@@ -1,0 +1,165 @@
+"""Lab 03 starter: read a scheduler's config as the time axis of inference.
+
+Run:  python labs/lab-03-scheduler-reading/starter.py [--device cpu|cuda] [--steps N] [--check]
+
+Prints, for N inference steps (default 4): the timesteps DDIM visits under each
+``timestep_spacing``; Euler's sigmas, ``init_noise_sigma`` and input scale factor; the
+flow-matching sigma grid with and without a shift; DiffSynth's FlowMatchScheduler templates
+(and what an unknown template name gives); DiffSynth's DDIM grid. Also shows that
+``from_config`` carries the spacing across a scheduler swap.
+``--check`` recomputes the answers to the exercises in index.md (always for 4 steps); exit 1 if wrong.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+ANSWERS = {
+    "ddim_linspace_4": [999, 666, 333, 0],
+    "ddim_leading_offset1_4": [751, 501, 251, 1],
+    "ddim_trailing_4": [999, 749, 499, 249],
+    "euler_init_noise_sigma_linspace": 14.615,  # 3 decimals
+    "euler_init_noise_sigma_leading": 4.236,  # sqrt(sigma_751^2 + 1): leading starts at t=751
+    "euler_first_input_scale_linspace": 0.068,  # 1 / sqrt(sigma_max^2 + 1), 3 decimals
+    "diffsynth_flux_sigmas_4": [1.0, 0.8577, 0.6022, 0.0089],  # 4 decimals
+    "diffsynth_unknown_template_uses": "set_timesteps_flux",
+    "diffsynth_ddim_4": [999, 666, 333, 0],
+    "euler_from_ddim_config_spacing": "linspace",  # DDIM's spacing was a default: Euler's own default wins
+    "euler_from_explicit_leading_config_spacing": "leading",  # passed explicitly: carried over
+}
+
+SD_SCHEDULE = dict(beta_schedule="scaled_linear", beta_start=0.00085, beta_end=0.012)
+
+
+def parse_args(argv: list[str] | None) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--device", default="cpu", choices=("cpu", "cuda", "auto"))
+    parser.add_argument("--steps", type=int, default=4, help="number of inference steps (default 4)")
+    parser.add_argument("--check", action="store_true", help="verify the exercise answers; exit 1 if one is wrong")
+    return parser.parse_args(argv)
+
+
+def ddim_grid(spacing: str, steps: int, device: str) -> list[int]:
+    from diffusers import DDIMScheduler
+
+    scheduler = DDIMScheduler(**SD_SCHEDULE, timestep_spacing=spacing, steps_offset=1 if spacing == "leading" else 0)
+    scheduler.set_timesteps(steps, device=device)
+    return [int(t) for t in scheduler.timesteps]
+
+
+def euler_facts(spacing: str, steps: int, device: str) -> dict:
+    import torch
+    from diffusers import EulerDiscreteScheduler
+
+    scheduler = EulerDiscreteScheduler(**SD_SCHEDULE, timestep_spacing=spacing, steps_offset=1)
+    scheduler.set_timesteps(steps, device=device)
+    ones = torch.ones(1, 4, 8, 8, device=device)
+    factor = float(scheduler.scale_model_input(ones, scheduler.timesteps[0]).flatten()[0])
+    return {
+        "timesteps": [round(float(t), 1) for t in scheduler.timesteps],
+        "sigmas": [round(float(s), 4) for s in scheduler.sigmas],
+        "init_noise_sigma": float(scheduler.init_noise_sigma),
+        "first_input_scale": factor,
+    }
+
+
+def flow_sigmas(shift: float, steps: int, device: str) -> list[float]:
+    from diffusers import FlowMatchEulerDiscreteScheduler
+
+    scheduler = FlowMatchEulerDiscreteScheduler(shift=shift)
+    scheduler.set_timesteps(steps, device=device)
+    return [round(float(s), 4) for s in scheduler.sigmas]
+
+
+def diffsynth_facts(steps: int) -> dict:
+    from infralens.tiny import load_diffsynth_module
+
+    flow = load_diffsynth_module("diffsynth.diffusion.flow_match")
+    ddim = load_diffsynth_module("diffsynth.diffusion.ddim_scheduler").DDIMScheduler()
+    ddim.set_timesteps(steps)
+    facts = {"ddim": [int(t) for t in ddim.timesteps]}
+    for template in ("FLUX.1", "Wan", "flux"):  # "flux": a typo, not a template
+        scheduler = flow.FlowMatchScheduler(template)
+        scheduler.set_timesteps(steps)
+        facts[template] = {
+            "fn": scheduler.set_timesteps_fn.__name__,
+            "sigmas": [round(float(s), 4) for s in scheduler.sigmas],
+            "timesteps": [round(float(t), 1) for t in scheduler.timesteps],
+        }
+    return facts
+
+
+def swapped_spacing(explicit: bool = False) -> str:
+    """timestep_spacing of an Euler scheduler built from a DDIM config (spacing defaulted, or passed explicitly)."""
+    from diffusers import EulerDiscreteScheduler
+    from infralens.tiny import tiny_ddim_scheduler
+
+    ddim = tiny_ddim_scheduler(timestep_spacing="leading") if explicit else tiny_ddim_scheduler()
+    return EulerDiscreteScheduler.from_config(ddim.config).config.timestep_spacing
+
+
+def show(device: str, steps: int) -> None:
+    print(f"== 1. DDIM timestep_spacing, {steps} steps (SD schedule; leading uses steps_offset=1)")
+    for spacing in ("linspace", "leading", "trailing"):
+        print(f"  {spacing:<9} {ddim_grid(spacing, steps, device)}")
+    print(f"== 2. Euler: timesteps become sigmas = sqrt((1-abar)/abar); {steps} steps")
+    for spacing in ("linspace", "leading", "trailing"):
+        facts = euler_facts(spacing, steps, device)
+        print(f"  {spacing:<9} timesteps {facts['timesteps']}")
+        print(f"  {'':<9} sigmas {facts['sigmas']}  init_noise_sigma {facts['init_noise_sigma']:.3f}  first input x{facts['first_input_scale']:.4f}")
+    print(f"== 3. Flow matching (diffusers), {steps} steps: sigma grid (N+1 entries, terminal 0)")
+    for shift in (1.0, 3.0):
+        print(f"  shift {shift}: {flow_sigmas(shift, steps, device)}")
+    print(f"== 4. DiffSynth: the template name picks the schedule; {steps} steps")
+    facts = diffsynth_facts(steps)
+    for template in ("FLUX.1", "Wan", "flux"):
+        entry = facts[template]
+        print(f"  FlowMatchScheduler({template!r:<8}) -> {entry['fn']:<20} sigmas {entry['sigmas']}")
+    print(f"  DiffSynth DDIMScheduler grid {facts['ddim']} (no timestep_spacing option)")
+    print("== 5. Swapping schedulers: EulerDiscreteScheduler.from_config(ddim.config)")
+    print(f"  DDIM spacing left at its default 'leading' -> Euler gets {swapped_spacing()!r} (listed in config._use_default_values)")
+    print(f"  DDIM built with timestep_spacing='leading' -> Euler gets {swapped_spacing(explicit=True)!r}")
+
+
+def compute_answers(device: str) -> dict:
+    facts = diffsynth_facts(4)
+    linspace, leading = euler_facts("linspace", 4, device), euler_facts("leading", 4, device)
+    return {
+        "ddim_linspace_4": ddim_grid("linspace", 4, device),
+        "ddim_leading_offset1_4": ddim_grid("leading", 4, device),
+        "ddim_trailing_4": ddim_grid("trailing", 4, device),
+        "euler_init_noise_sigma_linspace": round(linspace["init_noise_sigma"], 3),
+        "euler_init_noise_sigma_leading": round(leading["init_noise_sigma"], 3),
+        "euler_first_input_scale_linspace": round(linspace["first_input_scale"], 3),
+        "diffsynth_flux_sigmas_4": facts["FLUX.1"]["sigmas"],
+        "diffsynth_unknown_template_uses": facts["flux"]["fn"],
+        "diffsynth_ddim_4": facts["ddim"],
+        "euler_from_ddim_config_spacing": swapped_spacing(),
+        "euler_from_explicit_leading_config_spacing": swapped_spacing(explicit=True),
+    }
+
+
+def check(device: str) -> int:
+    computed = compute_answers(device)
+    wrong = [key for key, answer in ANSWERS.items() if computed[key] != answer]
+    for key, answer in ANSWERS.items():
+        print(f"  [{'ok' if key not in wrong else 'WRONG'}] {key}: answer {answer}, computed {computed[key]}")
+    print(f"check: {len(ANSWERS) - len(wrong)}/{len(ANSWERS)} answers correct")
+    return 1 if wrong else 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = parse_args(argv)
+    import torch
+    from infralens.tiny import pick_device
+
+    device = pick_device(args.device)
+    torch.set_num_threads(1)
+    print(f"lab 03 scheduler reading on {device}")
+    show(device, args.steps)
+    return check(device) if args.check else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
