@@ -1,0 +1,87 @@
+"""``infralens preview --no-serve`` builds one page, and the coverage directive embeds a map."""
+
+from __future__ import annotations
+
+import io
+import json
+import re
+from pathlib import Path
+
+import pytest
+
+from infralens.cli import main
+
+pytest.importorskip("sphinx")
+pytest.importorskip("myst_parser")
+
+
+def written_annotation(project: Path, cli) -> Path:
+    assert main(cli("add", "fakedist.sched.Sched.step", "--lab", "01-lab", "--max-steps", "1")) == 0
+    path = project / "annotations" / "fakedist" / "sched-step.yaml"
+    path.write_text(path.read_text().replace("TODO: explain `prev = t - 1`.", "The previous timestep is one below the current one."))
+    return path
+
+
+def built_path(output: str) -> Path:
+    match = re.search(r"in (\d+\.\d+) s \((\d+) warnings\): (\S+index\.html)", output)
+    assert match, output
+    return Path(match.group(3))
+
+
+def test_function_preview_builds_html_with_the_notes(project, cli, capsys):
+    written_annotation(project, cli)
+    assert main(cli("preview", "fakedist.sched.Sched.step", "--no-serve")) == 0
+    page = built_path(capsys.readouterr().out).read_text()
+    assert "The previous timestep is one below the current one." in page
+    assert "prev" in page and "combine" in page  # the real source is on the page
+
+
+def test_preview_by_annotation_id_and_lab(project, cli, capsys):
+    written_annotation(project, cli)
+    lab = project / "labs" / "lab-01-lab" / "index.md"
+    lab.write_text("# Lab one\n\nRead the step.\n\n```{infralens-function} fakedist.sched.Sched.step\n```\n")
+    assert main(cli("preview", "sched-step", "--no-serve")) == 0
+    assert "one below the current" in built_path(capsys.readouterr().out).read_text()
+    assert main(cli("preview", "01", "--no-serve", "--out", str(project / "out"))) == 0
+    output = capsys.readouterr().out
+    assert "built the lab page for 01-lab" in output
+    page = (project / "out" / "index.html").read_text()
+    assert "Lab one" in page and "one below the current" in page
+
+
+def test_preview_of_something_unknown_says_what_to_do(project, cli, capsys):
+    assert main(cli("preview", "fakedist.sched.Nope", "--no-serve")) == 2
+    assert "infralens add fakedist.sched.Nope --lab SLUG" in capsys.readouterr().err
+
+
+COVERAGE = {
+    "format": 1, "scenario": "fake", "status": "passed", "error": None, "seconds": 0.5, "device": "cpu", "created": "", "versions": {},
+    "functions": [
+        {"dist": "fakedist", "file": "fakedist/pipe.py", "qualname": "denoise", "line": 3, "calls": 1},
+        {"dist": "fakedist", "file": "fakedist/sched.py", "qualname": "Sched.step", "line": 4, "calls": 3, "annotations": ["sched-step"], "annotated": 2, "statements": 8},
+    ],
+    "tree": [{"f": 0, "calls": 1, "children": [{"f": 1, "calls": 3}]}],
+}
+
+
+def sphinx_build(src: Path) -> tuple[Path, str]:
+    from sphinx.application import Sphinx
+
+    warnings = io.StringIO()
+    app = Sphinx(str(src), str(src), str(src / "_build"), str(src / "_doctrees"), "html", status=None, warning=warnings, freshenv=True)
+    app.build(force_all=True)
+    return src / "_build", warnings.getvalue()
+
+
+def test_coverage_directive_embeds_the_map_from_committed_json(tmp_path):
+    src = tmp_path / "docs"
+    (tmp_path / "reports").mkdir()
+    (tmp_path / "reports" / "coverage-fake.json").write_text(json.dumps(COVERAGE))
+    src.mkdir()
+    (src / "conf.py").write_text('extensions = ["myst_parser", "infralens.sphinx_coverage"]\nhtml_theme = "basic"\n')
+    (src / "index.md").write_text("# Map\n\n```{infralens-coverage} fake\n```\n\n```{infralens-coverage} absent\n```\n")
+    out, warnings = sphinx_build(src)
+    page = (out / "index.html").read_text()
+    assert "<svg" in page and "Sched.step" in page and "2/8 statements annotated" in page
+    assert "<script" not in page.split("<svg", 1)[1].split("</svg>", 1)[0]
+    assert "coverage-absent.json" in warnings and "infralens coverage SCENARIO --json" in warnings
