@@ -1,0 +1,228 @@
+"""Lab 06 starter: the VAE around the denoising loop — latent shapes, scaling, slicing and tiling.
+
+Run:  python labs/lab-06-vae-latent-space/starter.py [--device cpu|cuda] [--steps N] [--check]
+
+Builds the tiny random-weight AutoencoderKL from ``infralens.tiny`` and shows: pixel vs latent
+shapes and the scaling factor; that slicing gives identical numbers; how tiling cuts the largest
+activation (and changes the output); what img2img's ``strength`` does to the schedule; and
+DiffSynth's SD VAE (loaded from source) running the same weights. ``--check`` recomputes the
+answers to the exercises in index.md and exits 1 if one of them is wrong.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+# The exercise answers written in index.md; --check recomputes each one from the real code.
+ANSWERS = {
+    "latent_shape_64px": (1, 4, 32, 32),  # tiny VAE, one 64x64 RGB image
+    "sd_factor": 8,  # 2 ** (levels - 1) for SD's 4-level VAE
+    "scaling_factor": 0.18215,
+    "tile_latent_min_size": 16,
+    "tile_stride_latent": 12,  # int(16 * 0.75)
+    "blend_extent_px": 8,  # int(32 * 0.25)
+    "tiles_for_64x64_latent": 36,  # range(0, 64, 12) has 6 origins per axis
+    "slicing_matches_to_1e-4": True,  # same numbers up to float rounding
+    "img2img_first_timestep_strength_0.5": 251,
+    "img2img_steps_run_strength_0.5": 2,
+}
+
+
+def parse_args(argv: list[str] | None) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--device", default="cpu", choices=("cpu", "cuda", "auto"))
+    parser.add_argument("--steps", type=int, default=4, help="img2img inference steps (default 4)")
+    parser.add_argument("--check", action="store_true", help="verify the exercise answers; exit 1 if one is wrong")
+    return parser.parse_args(argv)
+
+
+class LargestActivation:
+    """Forward hooks on every leaf module; remembers the largest output tensor (bytes).
+
+    On CPU, PyTorch has no allocator statistics, so the largest single activation is the
+    honest proxy for peak memory; on CUDA the starter also prints max_memory_allocated.
+    """
+
+    def __init__(self, model):
+        self.bytes, self.calls, self._handles = 0, 0, []
+        for module in model.modules():
+            if not list(module.children()):
+                self._handles.append(module.register_forward_hook(self._hook))
+
+    def _hook(self, module, inputs, output):
+        if hasattr(output, "numel"):
+            self.bytes = max(self.bytes, output.numel() * output.element_size())
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        for handle in self._handles:
+            handle.remove()
+
+
+def measure(fn, model, device):
+    import torch
+
+    if device == "cuda":
+        torch.cuda.synchronize()
+        torch.cuda.reset_peak_memory_stats()
+    with LargestActivation(model) as tracker, torch.no_grad():
+        out = fn()
+    peak = torch.cuda.max_memory_allocated() if device == "cuda" else None
+    return out, tracker.bytes, peak
+
+
+def fmt_bytes(n: int | None) -> str:
+    return "n/a" if n is None else f"{n / 1024:.0f} KiB"
+
+
+def show_shapes(vae, device) -> dict:
+    import torch
+
+    print("== 1. Pixels -> latent distribution -> latent (encode), and back (decode)")
+    image = torch.rand(1, 3, 64, 64, generator=torch.Generator().manual_seed(0)).to(device) * 2 - 1
+    with torch.no_grad():
+        posterior = vae.encode(image).latent_dist
+        z = posterior.sample(generator=torch.Generator(device).manual_seed(0))
+        scaled = z * vae.config.scaling_factor
+        decoded = vae.decode(scaled / vae.config.scaling_factor).sample
+    factor = 2 ** (len(vae.config.block_out_channels) - 1)
+    print(f"  image {tuple(image.shape)} in [-1, 1] -> moments {tuple(posterior.parameters.shape)} (mean + logvar)")
+    print(f"  latent {tuple(z.shape)}: spatial factor 2**(levels-1) = {factor}, latent_channels = {vae.config.latent_channels}")
+    print(f"  elements: pixels {image.numel()} vs latent {z.numel()} ({image.numel() / z.numel():.0f}x fewer to denoise)")
+    print(f"  scaling_factor {vae.config.scaling_factor}: latent std {float(z.std()):.3f} -> scaled {float(scaled.std()):.3f}")
+    print(f"  decode(scaled / scaling_factor) -> {tuple(decoded.shape)}")
+    return {"latent_shape_64px": tuple(z.shape), "scaling_factor": vae.config.scaling_factor}
+
+
+def show_slicing(vae, device) -> float:
+    import torch
+
+    print("== 2. Slicing: one image of the batch at a time")
+    batch = torch.rand(4, 3, 64, 64, generator=torch.Generator().manual_seed(1)).to(device) * 2 - 1
+    full, full_bytes, full_peak = measure(lambda: vae.encode(batch).latent_dist.mean, vae, device)
+    vae.enable_slicing()
+    sliced, sliced_bytes, sliced_peak = measure(lambda: vae.encode(batch).latent_dist.mean, vae, device)
+    vae.disable_slicing()
+    diff = float((full - sliced).abs().max())
+    print(f"  batch 4: largest activation {fmt_bytes(full_bytes)} -> {fmt_bytes(sliced_bytes)} with slicing; max |diff| = {diff:.1e}")
+    if device == "cuda":
+        print(f"  CUDA peak allocated {fmt_bytes(full_peak)} -> {fmt_bytes(sliced_peak)}")
+    return diff
+
+
+def show_tiling(vae, device) -> dict:
+    import torch
+
+    print("== 3. Tiling: decode a large latent as overlapping tiles")
+    print(f"  tile_sample_min_size {vae.tile_sample_min_size} px, tile_latent_min_size {vae.tile_latent_min_size}, "
+          f"overlap factor {vae.tile_overlap_factor}")
+    z = torch.randn(1, 4, 64, 64, generator=torch.Generator().manual_seed(2)).to(device)
+    plain, plain_bytes, plain_peak = measure(lambda: vae.decode(z).sample, vae, device)
+    tile_calls = []
+    handle = vae.decoder.register_forward_hook(lambda m, i, o: tile_calls.append(tuple(i[0].shape)))
+    vae.enable_tiling()
+    tiled, tiled_bytes, tiled_peak = measure(lambda: vae.decode(z).sample, vae, device)
+    vae.disable_tiling()
+    handle.remove()
+    stride = int(vae.tile_latent_min_size * (1 - vae.tile_overlap_factor))
+    blend = int(vae.tile_sample_min_size * vae.tile_overlap_factor)
+    print(f"  latent {tuple(z.shape)} -> image {tuple(plain.shape)}; tiled image {tuple(tiled.shape)}")
+    print(f"  tiles decoded: {len(tile_calls)} of shape {tile_calls[0]} (stride {stride} latent px, blend {blend} px)")
+    print(f"  largest activation {fmt_bytes(plain_bytes)} untiled -> {fmt_bytes(tiled_bytes)} tiled")
+    if device == "cuda":
+        print(f"  CUDA peak allocated {fmt_bytes(plain_peak)} -> {fmt_bytes(tiled_peak)}")
+    print(f"  max |tiled - untiled| = {float((plain - tiled).abs().max()):.3f} (random weights: seams are not hidden)")
+    return {
+        "tile_latent_min_size": vae.tile_latent_min_size,
+        "tile_stride_latent": stride,
+        "blend_extent_px": blend,
+        "tiles_for_64x64_latent": len(tile_calls),
+    }
+
+
+def show_img2img(steps: int, device) -> dict:
+    import torch
+    from diffusers import StableDiffusionImg2ImgPipeline
+    from infralens.tiny import tiny_sd_components
+
+    print(f"== 4. img2img: encode, scale, add noise at the first timestep that strength leaves ({steps} steps)")
+    pipe = StableDiffusionImg2ImgPipeline(**tiny_sd_components(seed=0), requires_safety_checker=False).to(device)
+    pipe.set_progress_bar_config(disable=True)
+    seen = []
+    handle = pipe.unet.register_forward_pre_hook(lambda m, args: seen.append(int(args[1])))
+    image = torch.rand(1, 3, 64, 64, generator=torch.Generator().manual_seed(3))
+    result = {}
+    for strength in (1.0, 0.5):
+        seen.clear()
+        pipe(prompt_embeds=torch.randn(1, 77, 32), negative_prompt_embeds=torch.zeros(1, 77, 32), image=image,
+             strength=strength, num_inference_steps=steps, output_type="np", generator=torch.Generator(device).manual_seed(0))
+        print(f"  strength {strength}: UNet timesteps {seen}")
+        if strength == 0.5:
+            result = {"img2img_first_timestep_strength_0.5": seen[0], "img2img_steps_run_strength_0.5": len(seen)}
+    handle.remove()
+    return result
+
+
+def show_diffsynth(vae) -> None:
+    import torch
+    from infralens.tiny import ds_tiny_vae, load_diffsynth_module
+
+    print("== 5. DiffSynth's SD VAE (loaded from source): same weights, no slicing or tiling")
+    module = load_diffsynth_module("diffsynth.models.stable_diffusion_vae")
+    ds_vae = ds_tiny_vae(module)
+    missing, unexpected = ds_vae.load_state_dict(vae.cpu().state_dict(), strict=False)
+    image = torch.rand(1, 3, 64, 64, generator=torch.Generator().manual_seed(4)) * 2 - 1
+    with torch.no_grad():
+        diff = float((ds_vae.encode(image).mean - vae.encode(image).latent_dist.mean).abs().max())
+    print(f"  diffusers weights -> DiffSynth: {len(missing)} missing, {len(unexpected)} unexpected keys; encode mean max |diff| = {diff:.1e}")
+    print(f"  DiffSynth SD VAE has enable_tiling: {hasattr(ds_vae, 'enable_tiling')}; scaling_factor attribute: {ds_vae.scaling_factor}")
+    tiler = load_diffsynth_module("diffsynth.models.flux_vae").TileWorker()
+    x = torch.randn(1, 4, 48, 48)
+    out = tiler.tiled_forward(lambda t: t * 2.0, x, tile_size=16, tile_stride=8)
+    print(f"  TileWorker on a pointwise function: max |tiled - direct| = {float((out - 2.0 * x).abs().max()):.1e}")
+
+
+def compute_answers(vae, steps: int, device) -> dict:
+    from infralens.tiny import tiny_vae
+
+    sd_like = tiny_vae(block_out_channels=[8, 8, 8, 8], down_block_types=["DownEncoderBlock2D"] * 4,
+                       up_block_types=["UpDecoderBlock2D"] * 4, norm_num_groups=8)
+    answers = {"sd_factor": 2 ** (len(sd_like.config.block_out_channels) - 1)}
+    answers.update(show_shapes(vae, device))
+    answers["slicing_matches_to_1e-4"] = show_slicing(vae, device) < 1e-4
+    answers.update(show_tiling(vae, device))
+    answers.update(show_img2img(steps, device))
+    return answers
+
+
+def check(answers: dict) -> int:
+    wrong = 0
+    for key, expected in ANSWERS.items():
+        got = answers[key]
+        ok = abs(got - expected) < 1e-6 if isinstance(expected, float) else got == expected
+        print(f"  [{'ok' if ok else 'WRONG'}] {key}: expected {expected}, computed {got}")
+        wrong += not ok
+    return wrong
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = parse_args(argv)
+    from infralens.tiny import pick_device, tiny_vae
+
+    device = pick_device(args.device)
+    vae = tiny_vae(seed=0).to(device).eval()
+    answers = compute_answers(vae, 4 if args.check else args.steps, device)
+    show_diffsynth(vae)
+    if args.check:
+        print("== exercise answers")
+        wrong = check(answers)
+        print("all answers correct" if not wrong else f"{wrong} answer(s) wrong")
+        return 1 if wrong else 0
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
