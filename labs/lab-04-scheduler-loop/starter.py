@@ -1,0 +1,162 @@
+"""Lab 04 starter: the denoising loop as the spine of inference, traced on tiny pipelines.
+
+Run:  python labs/lab-04-scheduler-loop/starter.py [--device cpu|cuda] [--steps N] [--check]
+
+Runs the real diffusers StableDiffusionPipeline (tiny random weights, DDIM, CFG 6.0) for N steps
+(default 3) and records, with a forward hook on the UNet and a step-end callback, every UNet call
+(batch, timestep) and the latents after every scheduler step. Then swaps in Euler via
+``from_config`` (no CFG) to show ``init_noise_sigma``, and runs DiffSynth's own SD pipeline (the
+real package, imported with stub modules for torchvision & co.) to compare its loop.
+``--check`` recomputes the answers to the exercises in index.md (always 3 steps); exit 1 if wrong.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from dataclasses import dataclass
+
+ANSWERS = {
+    "diffusers_unet_calls_3_steps": 3,
+    "diffusers_unet_batch_cfg": 2,
+    "diffusers_timesteps_3_steps": [667, 334, 1],
+    "diffusers_latents_shape_64px": [1, 4, 32, 32],
+    "euler_init_noise_sigma": 14.615,  # from_config -> linspace spacing, sigma at t=999, 3 decimals
+    "diffsynth_timesteps_3_steps": [999, 500, 0],
+    "diffsynth_unet_calls_3_steps_cfg": 6,
+    "diffsynth_unet_batch": 1,
+    "diffsynth_latents_shape_64px": [1, 4, 8, 8],  # height // 8 is hard-coded in SDUnit_NoiseInitializer
+}
+
+
+@dataclass(frozen=True)
+class LoopTrace:
+    """What one pipeline call did: UNet calls as (batch, timestep), latent shapes after each step, the grid."""
+
+    unet_calls: list[tuple[int, float]]
+    latent_shapes: list[tuple[int, ...]]
+    timesteps: list[float]
+    init_noise_sigma: float
+
+
+def parse_args(argv: list[str] | None) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--device", default="cpu", choices=("cpu", "cuda", "auto"))
+    parser.add_argument("--steps", type=int, default=3, help="number of inference steps (default 3)")
+    parser.add_argument("--check", action="store_true", help="verify the exercise answers; exit 1 if one is wrong")
+    return parser.parse_args(argv)
+
+
+def diffusers_pipeline(device: str, euler: bool = False):
+    from diffusers import EulerDiscreteScheduler, StableDiffusionPipeline
+    from infralens.tiny import tiny_ddim_scheduler, tiny_sd_components
+
+    scheduler = EulerDiscreteScheduler.from_config(tiny_ddim_scheduler().config) if euler else None
+    pipe = StableDiffusionPipeline(**tiny_sd_components(seed=0, scheduler=scheduler), requires_safety_checker=False)
+    pipe.set_progress_bar_config(disable=True)
+    return pipe.to(device)
+
+
+def trace_diffusers(device: str, steps: int, guidance_scale: float, euler: bool = False) -> LoopTrace:
+    from infralens.tiny import generator
+
+    pipe = diffusers_pipeline(device, euler=euler)
+    calls: list[tuple[int, float]] = []
+    shapes: list[tuple[int, ...]] = []
+    hook = pipe.unet.register_forward_hook(lambda module, args, output: calls.append((args[0].shape[0], float(args[1]))))
+
+    def on_step_end(pipeline, index, timestep, tensors):
+        shapes.append(tuple(tensors["latents"].shape))
+        return tensors
+
+    pipe("a cat", num_inference_steps=steps, guidance_scale=guidance_scale, output_type="np",
+         generator=generator(device, 0), callback_on_step_end=on_step_end)
+    hook.remove()
+    return LoopTrace(calls, shapes, [float(t) for t in pipe.scheduler.timesteps], float(pipe.scheduler.init_noise_sigma))
+
+
+def trace_diffsynth(device: str, steps: int, cfg_scale: float) -> LoopTrace:
+    import torch
+    from infralens.tiny import ds_tiny_text_encoder, ds_tiny_unet, ds_tiny_vae, import_full_diffsynth, tiny_clip_tokenizer
+
+    import_full_diffsynth()
+    from diffsynth.models import stable_diffusion_text_encoder, stable_diffusion_unet, stable_diffusion_vae
+    from diffsynth.pipelines.stable_diffusion import StableDiffusionPipeline
+
+    pipe = StableDiffusionPipeline(device=device, torch_dtype=torch.float32)
+    pipe.unet = ds_tiny_unet(stable_diffusion_unet).to(device)
+    pipe.vae = ds_tiny_vae(stable_diffusion_vae, levels=4).to(device)
+    pipe.text_encoder = ds_tiny_text_encoder(stable_diffusion_text_encoder).to(device)
+    pipe.tokenizer = tiny_clip_tokenizer()
+    calls: list[tuple[int, float]] = []
+    shapes: list[tuple[int, ...]] = []
+    hook = pipe.unet.register_forward_hook(lambda module, args, output: calls.append((args[0].shape[0], float(args[1].flatten()[0]))))
+    original_step = pipe.step
+
+    def recording_step(*args, **kwargs):
+        latents = original_step(*args, **kwargs)
+        shapes.append(tuple(latents.shape))
+        return latents
+
+    pipe.step = recording_step
+    pipe("a cat", cfg_scale=cfg_scale, height=64, width=64, seed=0, num_inference_steps=steps, progress_bar_cmd=lambda x: x)
+    hook.remove()
+    return LoopTrace(calls, shapes, [float(t) for t in pipe.scheduler.timesteps], 1.0)
+
+
+def show_trace(title: str, trace: LoopTrace) -> None:
+    print(title)
+    print(f"  grid {[round(t, 1) for t in trace.timesteps]}; {len(trace.unet_calls)} UNet calls")
+    for batch, t in trace.unet_calls:
+        print(f"    unet(batch={batch}, t={t:.1f})")
+    print(f"  latents after each step: {trace.latent_shapes}")
+
+
+def show(device: str, steps: int) -> None:
+    show_trace(f"== 1. diffusers StableDiffusionPipeline, DDIM, guidance 6.0, {steps} steps (64x64 px)", trace_diffusers(device, steps, 6.0))
+    euler = trace_diffusers(device, steps, 1.0, euler=True)
+    show_trace(f"== 2. Same pipeline, EulerDiscreteScheduler.from_config(ddim.config), guidance 1.0 (no CFG)", euler)
+    print(f"  init_noise_sigma {euler.init_noise_sigma:.3f}: prepare_latents multiplies N(0, I) by it")
+    show_trace(f"== 3. DiffSynth StableDiffusionPipeline (tiny UNet/VAE/text encoder), cfg_scale 7.5, {steps} steps", trace_diffsynth(device, steps, 7.5))
+
+
+def compute_answers(device: str) -> dict:
+    cfg = trace_diffusers(device, 3, 6.0)
+    euler = trace_diffusers(device, 3, 1.0, euler=True)
+    ds = trace_diffsynth(device, 3, 7.5)
+    return {
+        "diffusers_unet_calls_3_steps": len(cfg.unet_calls),
+        "diffusers_unet_batch_cfg": max(batch for batch, _ in cfg.unet_calls),
+        "diffusers_timesteps_3_steps": [int(t) for t in cfg.timesteps],
+        "diffusers_latents_shape_64px": list(cfg.latent_shapes[-1]),
+        "euler_init_noise_sigma": round(euler.init_noise_sigma, 3),
+        "diffsynth_timesteps_3_steps": [int(t) for t in ds.timesteps],
+        "diffsynth_unet_calls_3_steps_cfg": len(ds.unet_calls),
+        "diffsynth_unet_batch": max(batch for batch, _ in ds.unet_calls),
+        "diffsynth_latents_shape_64px": list(ds.latent_shapes[-1]),
+    }
+
+
+def check(device: str) -> int:
+    computed = compute_answers(device)
+    wrong = [key for key, answer in ANSWERS.items() if computed[key] != answer]
+    for key, answer in ANSWERS.items():
+        print(f"  [{'ok' if key not in wrong else 'WRONG'}] {key}: answer {answer}, computed {computed[key]}")
+    print(f"check: {len(ANSWERS) - len(wrong)}/{len(ANSWERS)} answers correct")
+    return 1 if wrong else 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = parse_args(argv)
+    import torch
+    from infralens.tiny import pick_device
+
+    device = pick_device(args.device)
+    torch.set_num_threads(1)
+    print(f"lab 04 scheduler loop on {device}")
+    show(device, args.steps)
+    return check(device) if args.check else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
