@@ -1,0 +1,183 @@
+"""Lab 08 starter: how time and text reach the denoiser — UNet (SD), DiT, SD3 and DiffSynth.
+
+Run:  python labs/lab-08-unet-dit-conditioning/starter.py [--device cpu|cuda] [--steps N] [--check]
+
+Prints the sinusoidal timestep embedding, the tiny UNet's conditioning shapes (time vector,
+text tokens, attention processors) and how much its output moves when only the text or only
+the timestep changes; the tiny DiT's token grid and class conditioning; SD3's pooled and
+token-level text routes; and DiffSynth's SD UNet running the same weights (loaded from source).
+``--check`` recomputes the answers to the exercises in index.md and exits 1 if one is wrong.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+# The exercise answers written in index.md; --check recomputes each one from the real code.
+ANSWERS = {
+    "first_channel_is_cos_t": True,  # flip_sin_to_cos=True puts cos(t * 1) first
+    "unet_time_embed_dim": 128,  # 4 * block_out_channels[0]
+    "unet_attention_processors": 12,  # 2 transformer layers x 2 attns (down) + 3 x 2 (up) + 1 x 2 (mid)
+    "unet_processor_type": "AttnProcessor2_0",
+    "dit_tokens_8x8_p2": 16,
+    "sd3_tokens_32x32_p2": 256,
+    "adaln_zero_vectors": 6,
+    "dit_out_channels": 8,  # noise + variance (learn_sigma)
+    "diffsynth_unet_matches_1e-4": True,
+}
+
+
+def parse_args(argv: list[str] | None) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--device", default="cpu", choices=("cpu", "cuda", "auto"))
+    parser.add_argument("--steps", type=int, default=3, help="how many timesteps to embed in part 1 (default 3)")
+    parser.add_argument("--check", action="store_true", help="verify the exercise answers; exit 1 if one is wrong")
+    return parser.parse_args(argv)
+
+
+def capture_output(module):
+    """Register a forward hook that stores the module's last output; returns (store, handle)."""
+    store = {}
+    handle = module.register_forward_hook(lambda m, i, o: store.__setitem__("out", o))
+    return store, handle
+
+
+def show_timestep_embedding(steps: int) -> dict:
+    import torch
+    from diffusers.models.embeddings import get_timestep_embedding
+
+    print("== 1. Sinusoidal timestep embedding (dim 32, cos first, freq_shift 0 — the tiny UNet's settings)")
+    t = torch.linspace(0, 999, max(steps, 2)).round()
+    emb = get_timestep_embedding(t, 32, flip_sin_to_cos=True, downscale_freq_shift=0)
+    for value, row in zip(t.tolist(), emb):
+        print(f"  t={value:5.0f}: first 4 channels {[round(float(x), 3) for x in row[:4]]}")
+    near = get_timestep_embedding(torch.tensor([500.0, 501.0, 999.0]), 32, flip_sin_to_cos=True, downscale_freq_shift=0)
+    cos = torch.nn.functional.cosine_similarity
+    print(f"  cosine(emb(500), emb(501)) = {float(cos(near[0], near[1], dim=0)):.3f}; "
+          f"cosine(emb(500), emb(999)) = {float(cos(near[0], near[2], dim=0)):.3f}")
+    return {"first_channel_is_cos_t": bool(torch.allclose(emb[:, 0], torch.cos(t), atol=1e-5))}
+
+
+def show_unet(device: str) -> dict:
+    import torch
+    from infralens.tiny import tiny_unet
+
+    print("== 2. Tiny SD UNet: time is added everywhere, text is read by cross-attention")
+    unet = tiny_unet(seed=0).to(device).eval()
+    store, handle = capture_output(unet.time_embedding)
+    generator = torch.Generator().manual_seed(0)
+    x = torch.randn(2, 4, 32, 32, generator=generator).to(device)
+    text = torch.randn(2, 77, 32, generator=generator).to(device)
+    other_text = torch.randn(2, 77, 32, generator=generator).to(device)
+    with torch.no_grad():
+        base = unet(x, 500, encoder_hidden_states=text).sample
+        emb_shape = tuple(store["out"].shape)
+        text_delta = float((unet(x, 500, encoder_hidden_states=other_text).sample - base).abs().mean())
+        time_delta = float((unet(x, 100, encoder_hidden_states=text).sample - base).abs().mean())
+    handle.remove()
+    processors = unet.attn_processors
+    kinds = sorted({type(p).__name__ for p in processors.values()})
+    print(f"  latent {tuple(x.shape)}, text tokens {tuple(text.shape)} (cross_attention_dim {unet.config.cross_attention_dim})")
+    print(f"  time embedding after the MLP: {emb_shape} = (B, 4 * block_out_channels[0])")
+    print(f"  {len(processors)} attention processors, types {kinds}: attn1 = self-attention, attn2 = cross-attention to text")
+    print(f"  mean |output change|: other text {text_delta:.4f}, timestep 500 -> 100 {time_delta:.4f}")
+    return {"unet_time_embed_dim": emb_shape[-1], "unet_attention_processors": len(processors),
+            "unet_processor_type": kinds[0] if len(kinds) == 1 else str(kinds), "unet": unet}
+
+
+def show_dit(device: str) -> dict:
+    import torch
+    from infralens.tiny import tiny_dit
+
+    print("== 3. Tiny DiT: patch tokens, conditioning by adaLN-Zero (no cross-attention)")
+    dit = tiny_dit(seed=0).to(device).eval()
+    tokens, handle = capture_output(dit.pos_embed)
+    ada, ada_handle = capture_output(dit.transformer_blocks[0].norm1.linear)
+    x = torch.randn(2, 4, 8, 8, generator=torch.Generator().manual_seed(1)).to(device)
+    t = torch.tensor([500, 500], device=device)
+    with torch.no_grad():
+        out = dit(x, timestep=t, class_labels=torch.tensor([3, 3], device=device)).sample
+        other = dit(x, timestep=t, class_labels=torch.tensor([7, 7], device=device)).sample
+    handle.remove()
+    ada_handle.remove()
+    print(f"  latent {tuple(x.shape)}, patch {dit.config.patch_size} -> tokens {tuple(tokens['out'].shape)} (B, (8/2)^2, inner_dim)")
+    print(f"  adaLN-Zero linear output {tuple(ada['out'].shape)} = 6 x inner_dim: shift/scale/gate for attention and MLP")
+    print(f"  output {tuple(out.shape)}: {dit.config.out_channels} channels = noise + variance; class 3 -> 7 changes it by "
+          f"{float((out - other).abs().mean()):.4f}")
+    return {"dit_tokens_8x8_p2": tokens["out"].shape[1], "adaln_zero_vectors": ada["out"].shape[-1] // dit.inner_dim,
+            "dit_out_channels": out.shape[1]}
+
+
+def show_sd3(device: str) -> dict:
+    import torch
+    from infralens.tiny import tiny_sd3
+
+    print("== 4. Tiny SD3 (MM-DiT): pooled text joins the timestep, text tokens join the image tokens")
+    model = tiny_sd3(seed=0).to(device).eval()
+    tokens, handle = capture_output(model.pos_embed)
+    generator = torch.Generator().manual_seed(2)
+    x = torch.randn(1, 4, 32, 32, generator=generator).to(device)
+    text = torch.randn(1, 7, 32, generator=generator).to(device)
+    pooled = torch.randn(1, 64, generator=generator).to(device)
+    with torch.no_grad():
+        base = model(x, encoder_hidden_states=text, pooled_projections=pooled, timestep=torch.tensor([500.0], device=device)).sample
+        pooled_delta = float((model(x, encoder_hidden_states=text, pooled_projections=pooled * 0,
+                                     timestep=torch.tensor([500.0], device=device)).sample - base).abs().mean())
+    handle.remove()
+    print(f"  latent {tuple(x.shape)} -> {tokens['out'].shape[1]} image tokens; 7 text tokens share the joint attention")
+    print(f"  zeroing only the pooled text vector changes the output by {pooled_delta:.4f} (it modulates every block)")
+    return {"sd3_tokens_32x32_p2": tokens["out"].shape[1]}
+
+
+def show_diffsynth(unet) -> dict:
+    import torch
+    from diffusers.models.embeddings import get_timestep_embedding
+    from infralens.tiny import ds_tiny_unet, load_diffsynth_module
+
+    print("== 5. DiffSynth (loaded from source): its own SD UNet and timestep embedding")
+    module = load_diffsynth_module("diffsynth.models.stable_diffusion_unet")
+    ds_unet = ds_tiny_unet(module)
+    missing, unexpected = ds_unet.load_state_dict(unet.cpu().state_dict(), strict=False)
+    generator = torch.Generator().manual_seed(3)
+    x, text = torch.randn(1, 4, 32, 32, generator=generator), torch.randn(1, 77, 32, generator=generator)
+    t = torch.tensor([500])
+    with torch.no_grad():
+        diff = float((ds_unet(x, t, text) - unet(x, t, encoder_hidden_states=text).sample).abs().max())
+    general = load_diffsynth_module("diffsynth.models.general_modules")
+    ts = torch.tensor([1.0, 500.0, 999.0])
+    emb_diff = float((general.get_timestep_embedding(ts, 64) - get_timestep_embedding(ts, 64)).abs().max())
+    print(f"  diffusers UNet weights -> DiffSynth UNet: {len(missing)} missing, {len(unexpected)} unexpected; max |diff| = {diff:.1e}")
+    print(f"  general_modules.get_timestep_embedding vs diffusers: max |diff| = {emb_diff}")
+    return {"diffsynth_unet_matches_1e-4": diff < 1e-4}
+
+
+def check(answers: dict) -> int:
+    wrong = 0
+    for key, expected in ANSWERS.items():
+        ok = answers[key] == expected
+        print(f"  [{'ok' if ok else 'WRONG'}] {key}: expected {expected}, computed {answers[key]}")
+        wrong += not ok
+    return wrong
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = parse_args(argv)
+    from infralens.tiny import pick_device
+
+    device = pick_device(args.device)
+    answers = show_timestep_embedding(args.steps)
+    answers.update(show_unet(device))
+    answers.update(show_dit(device))
+    answers.update(show_sd3(device))
+    answers.update(show_diffsynth(answers.pop("unet")))
+    if args.check:
+        print("== exercise answers")
+        wrong = check(answers)
+        print("all answers correct" if not wrong else f"{wrong} answer(s) wrong")
+        return 1 if wrong else 0
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
