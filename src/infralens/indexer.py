@@ -73,8 +73,38 @@ def _decorator_name(decorator: cst.Decorator) -> str:
     return ".".join(reversed(parts))
 
 
+_STRUCTURE = (
+    cst.Module,
+    cst.IndentedBlock,
+    cst.If,
+    cst.For,
+    cst.While,
+    cst.With,
+    cst.Try,
+    cst.TryStar,
+    cst.Match,
+    cst.MatchCase,
+    cst.Else,
+    cst.ExceptHandler,
+    cst.ExceptStarHandler,
+    cst.Finally,
+    cst.FunctionDef,
+    cst.ClassDef,
+)
+"""Nodes that can hold statements; the walk never descends into expressions."""
+
+
 class _IndexVisitor(cst.CSTVisitor):
     METADATA_DEPENDENCIES = (PositionProvider,)
+
+    def on_visit(self, node: cst.CSTNode) -> bool:
+        """Visit statements and the blocks holding them; skip expressions (half the parse cost)."""
+        if isinstance(node, (cst.SimpleStatementLine, cst.SimpleStatementSuite)):
+            super().on_visit(node)
+            return False
+        if not isinstance(node, _STRUCTURE):
+            return False
+        return super().on_visit(node)
 
     def __init__(self, text: str) -> None:
         super().__init__()

@@ -79,6 +79,21 @@ class Resolver:
     def index(self, source: SourceFile) -> ModuleIndex:
         return self.cache.index_of(source.text, source.sha256)
 
+    def prefetch(self, annotations: Iterable[Annotation], *, jobs: int | None = None) -> None:
+        """Read every target file of ``annotations`` and index cache misses in parallel.
+
+        Best effort: anything that fails here is reported later by :meth:`resolve_annotation`.
+        """
+        sources: list[SourceFile] = []
+        for annotation in annotations:
+            try:
+                tree = self.tree(annotation.source)
+                _, relpath, _ = self.split_target(tree, annotation.target)
+                sources.append(self.source_file(tree, relpath))
+            except InfralensError:
+                continue
+        self.cache.index_many(((s.text, s.sha256) for s in sources), jobs=jobs)
+
     # -- targets ------------------------------------------------------------
 
     def split_target(self, tree: SourceTree, target: str) -> tuple[str, str, str]:

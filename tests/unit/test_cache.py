@@ -74,3 +74,26 @@ def test_cache_dir_from_environment(monkeypatch, tmp_path):
 
     monkeypatch.setenv("INFRALENS_CACHE_DIR", str(tmp_path / "c"))
     assert default_cache_dir() == tmp_path / "c"
+
+
+def test_parallel_prefetch_gives_the_same_indexes_as_serial(temporary_pypackage, tmp_path):
+    from infralens.loader import load_text
+
+    modules = {f"m{n}.py": f"def f{n}(a):\n    x = a + {n}\n    return x\n" for n in range(5)}
+    resolver = temporary_pypackage(modules, cache=IndexCache(tmp_path / "cache"))
+    annotations = [
+        load_text(f"id: a{n}\nlab: l\nsource: fakedist\ntarget: fakedist.m{n}.f{n}\nsummary: s\nsteps:\n  - at: x = a + {n}\n    note: n\n", "f.yaml").annotations[0]
+        for n in range(5)
+    ]
+    resolver.prefetch(annotations, jobs=2)
+    assert resolver.cache.misses == 5
+    for n, annotation in enumerate(annotations):
+        resolved, problems = resolver.resolve_annotation(annotation)
+        assert problems == () and resolved.steps[0].start_line == 2
+    assert resolver.cache.misses == 5  # nothing parsed twice
+    from infralens.indexer import index_source
+
+    serial = IndexCache(persistent=False)
+    for annotation in annotations:
+        source = resolver.resolve_target("fakedist", annotation.target).source
+        assert resolver.index(source) == index_source(source.text) == serial.index_of(source.text, source.sha256)
