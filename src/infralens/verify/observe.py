@@ -20,6 +20,12 @@ def _describe(value: object) -> str:
         if getattr(value, "ndim", 1) == 0:
             return repr(value.item())
         return f"ndarray(shape={tuple(value.shape)}, dtype={value.dtype})"
+    if isinstance(value, dict):
+        items = list(value.items())
+        inner = ", ".join(f"{key!r}: {_describe(item)}" for key, item in items[:3] if isinstance(key, (str, int)))
+        return f"dict(len={len(value)}: {inner}{', …' if len(items) > 3 else ''})"
+    if isinstance(value, (set, frozenset)) and len(value) > 6:
+        return f"{kind.__name__}(len={len(value)})"
     if isinstance(value, (list, tuple)) and len(value) > 6:
         inner = ", ".join(_describe(item) for item in value[:3])
         return f"{kind.__name__}(len={len(value)}: {inner}, …)"
@@ -28,8 +34,10 @@ def _describe(value: object) -> str:
         return f"[{inner}]" if isinstance(value, list) else f"({inner}{',' if len(value) == 1 else ''})"
     if isinstance(value, float):
         return f"{value:.6g}"
+    if hasattr(value, "named_parameters") and hasattr(value, "forward"):  # an nn.Module: its class, not its tree
+        return f"<{kind.__name__} module>"
     try:
-        return repr(value)
+        return repr(value)[:MAX_LENGTH * 2]
     except Exception as error:  # a repr that raises must not break tracing
         return f"<{kind.__name__}: repr failed ({type(error).__name__})>"
 

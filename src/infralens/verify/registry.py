@@ -54,6 +54,8 @@ SCENARIOS: tuple[ScenarioSpec, ...] = (
     _spec("diffsynth-models", "diffsynth-path", "diffsynth_path", "SD UNet/VAE from tiny configs with diffusers weights, timestep embedding, TileWorker"),
     _spec("diffsynth-lora", "diffsynth-path", "diffsynth_path", "GeneralLoRALoader fuse; VRAM-managed hot-load"),
     _spec("diffsynth-pipeline", "diffsynth-full", "diffsynth_full", "SD pipeline __call__ (package with stubs), CFG two passes, load_lora, VRAM management"),
+    # Added for annotations/diffsynth/{08-conditioning,10-controlnet}.yaml (not in the first catalog):
+    _spec("diffsynth-flux", "diffsynth-full", "diffsynth_full", "model_fn_flux_image on a tiny FluxDiT; MultiControlNet of 2 stand-ins; IP-Adapter K/V"),
 )
 
 PROCESS_ORDER = ("diffusers", "diffsynth-path", "diffsynth-full")

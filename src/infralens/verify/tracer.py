@@ -100,20 +100,23 @@ class _Expect:
         if self.evaluations >= MAX_EVALUATIONS:
             return
         self.evaluations += 1
-        namespace = dict(frame.f_globals)
-        namespace.update(frame.f_locals)
         if self.code is None:
-            self._fail(namespace, self.compile_error)
+            self._fail(_namespace(frame), self.compile_error)
             return
         try:
-            ok = bool(eval(self.code, namespace))  # noqa: S307 - annotation expects are trusted project code
+            try:
+                ok = bool(eval(self.code, frame.f_globals, frame.f_locals))  # noqa: S307 - trusted project code
+            except NameError:
+                # Comprehensions and generator expressions cannot see a separate locals mapping:
+                # evaluate again in one merged namespace.
+                ok = bool(eval(self.code, _namespace(frame)))  # noqa: S307
         except Exception as error:  # an expect that raises is a failed expect, with the error observed
-            self._fail(namespace, f"{type(error).__name__}: {error}")
+            self._fail(_namespace(frame), f"{type(error).__name__}: {error}")
             return
         if not ok:
-            self._fail(namespace, None)
+            self._fail(_namespace(frame), None)
         elif self.evaluations == 1:
-            self.observed = _observe(self.names, namespace)
+            self.observed = _observe(self.names, _namespace(frame))
 
     def _fail(self, namespace: dict, error: str | None) -> None:
         self.failures += 1
@@ -264,29 +267,43 @@ class _SetTraceBackend:
         self.tracer = tracer
         self.previous = None
 
-    def start(self) -> None:
-        self.previous = sys.gettrace()
-        threading.settrace(self._global)
-        sys.settrace(self._global)
-
     def stop(self) -> None:
         sys.settrace(self.previous)
         threading.settrace(self.previous)
 
-    def _global(self, frame: FrameType, event: str, arg):
-        watch = self.tracer.watch_for(frame.f_code)
-        if watch is None:
-            return None
-        state = _FrameState(watch)
+    def start(self) -> None:
+        self.previous = sys.gettrace()
+        trace = self._make_global()
+        threading.settrace(trace)
+        sys.settrace(trace)
 
-        def local(frame: FrameType, event: str, arg, state=state):
-            if event == "line":
-                state.line(frame, frame.f_lineno)
-            elif event == "return":
-                state.leave(frame)
+    def _make_global(self):
+        """The global trace function: called on every Python call, so it is kept minimal."""
+        watch_for = self.tracer.watch_for
+        unknown = object()
+
+        def trace(frame: FrameType, event: str, arg, _get=self.tracer._code_cache.get, _unknown=unknown):
+            watch = _get(frame.f_code, _unknown)
+            if watch is None:
+                return None
+            if watch is _unknown:
+                watch = watch_for(frame.f_code)
+                if watch is None:
+                    return None
+            lines = watch.lines
+            state = _FrameState(watch)
+
+            def local(frame: FrameType, event: str, arg):
+                if event == "line":
+                    if lines.get(frame.f_lineno) is not state.current:
+                        state.line(frame, frame.f_lineno)
+                elif event == "return":
+                    state.leave(frame)
+                return local
+
             return local
 
-        return local
+        return trace
 
 
 class _MonitoringBackend:
@@ -375,6 +392,12 @@ class _MonitoringBackend:
     def _unwind(self, code: CodeType, offset: int, exception):
         self.states.pop(id(sys._getframe(1)), None)
         return None
+
+
+def _namespace(frame: FrameType) -> dict:
+    namespace = dict(frame.f_globals)
+    namespace.update(frame.f_locals)
+    return namespace
 
 
 def _observable_names(expr: str) -> tuple[str, ...]:

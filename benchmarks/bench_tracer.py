@@ -1,0 +1,110 @@
+"""Tracer overhead: each scenario untraced vs traced with the project's real probes (median of N runs).
+
+    .venv/bin/python benchmarks/bench_tracer.py                      # every scenario with annotations
+    .venv/bin/python benchmarks/bench_tracer.py --scenario tiny-sd-ddim --repeats 7
+
+Each scenario runs in a fresh process (DiffSynth's loading modes cannot share one), one torch
+thread, on CPU unless --device says otherwise. Runs alternate untraced/traced after one warm-up
+run of each, so machine load drifts affect both alike. Prints a table and the worst ratio.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import subprocess
+import sys
+import time
+
+
+def measure(name: str, repeats: int, device: str) -> dict:
+    """In this process: time *name* untraced and traced."""
+    from infralens.cli import open_context
+    from infralens.project import load_annotations
+    from infralens.tiny.device import pick_device
+    from infralens.verify.context import ScenarioContext
+    from infralens.verify.plan import build_plan
+    from infralens.verify.registry import get_scenario
+    from infralens.verify.tracer import Tracer
+
+    args = argparse.Namespace(project=None, source=[], no_cache=False)
+    project, resolver = open_context(args)
+    loaded = load_annotations(project)
+    probes = build_plan(project, resolver, loaded.annotations).probes_for(name)
+    device = pick_device(device)
+    function = get_scenario(name).load()
+
+    def once(traced: bool) -> float:
+        context = ScenarioContext(device)
+        started = time.perf_counter()
+        if traced:
+            with Tracer(probes):
+                function(context)
+        else:
+            function(context)
+        return time.perf_counter() - started
+
+    once(False), once(True)  # warm-up: lazy imports, first-call caches
+    plain, traced = [], []
+    for _ in range(repeats):
+        plain.append(once(False))
+        traced.append(once(True))
+    return {
+        "scenario": name,
+        "probes": len(probes),
+        "untraced": statistics.median(plain),
+        "traced": statistics.median(traced),
+    }
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--scenario", action="append", default=[])
+    parser.add_argument("--repeats", type=int, default=5)
+    parser.add_argument("--device", default="cpu")
+    parser.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.child:
+        print(json.dumps(measure(args.scenario[0], args.repeats, args.device)))
+        return 0
+    names = args.scenario or _annotated_scenarios()
+    rows = []
+    for name in names:
+        command = [sys.executable, __file__, "--child", "--scenario", name, "--repeats", str(args.repeats), "--device", args.device]
+        done = subprocess.run(command, capture_output=True, text=True, env=_env())
+        if done.returncode != 0:
+            print(f"{name}: failed\n{done.stderr[-2000:]}", file=sys.stderr)
+            return 1
+        rows.append(json.loads(done.stdout.strip().splitlines()[-1]))
+    print(f"{'scenario':22} {'probes':>6} {'untraced s':>11} {'traced s':>9} {'ratio':>6}")
+    for row in rows:
+        ratio = row["traced"] / row["untraced"]
+        print(f"{row['scenario']:22} {row['probes']:6d} {row['untraced']:11.4f} {row['traced']:9.4f} {ratio:6.2f}")
+    total_plain = sum(r["untraced"] for r in rows)
+    total_traced = sum(r["traced"] for r in rows)
+    print(f"{'all':22} {sum(r['probes'] for r in rows):6d} {total_plain:11.4f} {total_traced:9.4f} {total_traced / total_plain:6.2f}")
+    return 0
+
+
+def _annotated_scenarios() -> list[str]:
+    from infralens.cli import open_context
+    from infralens.project import load_annotations
+    from infralens.verify.plan import build_plan
+
+    args = argparse.Namespace(project=None, source=[], no_cache=False)
+    project, resolver = open_context(args)
+    loaded = load_annotations(project)
+    return list(build_plan(project, resolver, loaded.annotations).scenarios())
+
+
+def _env() -> dict:
+    import os
+
+    env = dict(os.environ)
+    env.update(OMP_NUM_THREADS="1", MKL_NUM_THREADS="1", TRANSFORMERS_VERBOSITY="error", HF_HUB_OFFLINE="1")
+    return env
+
+
+if __name__ == "__main__":
+    sys.exit(main())
