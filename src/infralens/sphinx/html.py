@@ -15,10 +15,9 @@ from functools import lru_cache
 from html import escape
 
 from docutils import nodes
-from pygments import format as pygments_format
+from pygments import highlight
 from pygments.formatters import HtmlFormatter
 from pygments.lexers import PythonLexer
-from pygments.token import Token
 from sphinx import addnodes
 
 from ..view import FunctionView, NoteView
@@ -69,18 +68,16 @@ def _plain(first: int, last: int, fold_min: int) -> list[Segment]:
     return [Segment(first, inner_first - 1), Segment(inner_first, inner_last, folded=True), Segment(inner_last + 1, last)]
 
 
-@lru_cache(maxsize=64)
-def highlighted_lines(text: str) -> tuple[str, ...]:
-    """Each line of ``text`` as pygments HTML; the whole file is lexed once so strings span lines."""
-    formatter = HtmlFormatter(nowrap=True)
-    lines: list[list[tuple]] = [[]]
-    for token_type, value in PythonLexer(stripnl=False, ensurenl=False).get_tokens(text):
-        for index, piece in enumerate(value.split("\n")):
-            if index:
-                lines.append([])
-            if piece:
-                lines[-1].append((token_type, piece))
-    return tuple(pygments_format(tokens or [(Token.Text, "")], formatter).rstrip("\n") for tokens in lines)
+@lru_cache(maxsize=256)
+def highlighted_lines(text: str, first: int, last: int) -> dict[int, str]:
+    """Lines ``first``..``last`` of ``text`` as pygments HTML, keyed by real line number.
+
+    A definition starts and ends on statement boundaries, so lexing just its
+    lines (in one pass, so strings spanning lines highlight right) is exact.
+    """
+    lines = text.splitlines()[first - 1 : last]
+    markup = highlight("\n".join(lines) + "\n", PythonLexer(stripnl=False, ensurenl=True), HtmlFormatter(nowrap=True))
+    return {first + offset: html for offset, html in enumerate(markup.split("\n")[: len(lines)])}
 
 
 def slug(text: str) -> str:
@@ -108,7 +105,7 @@ def build_function(view: FunctionView, context: RenderContext, title: str) -> il
     root = il.infralens_function(classes=["infralens-function"], ids=[context.prefix])
     root += _header(view, context, title)
     marked = view.marked_lines()
-    code = highlighted_lines(view.source.text)
+    code = highlighted_lines(view.source.text, view.first_line, view.last_line)
     for segment in segments(view, context.fold_min):
         block = il.infralens_block(classes=["il-block", "il-annotated" if segment.notes else "il-plain"])
         block += _lines(view, code, segment, marked, context.prefix)
@@ -130,12 +127,12 @@ def build_function(view: FunctionView, context: RenderContext, title: str) -> il
     return root
 
 
-def _lines(view: FunctionView, code: tuple[str, ...], segment: Segment, marked: set[int], prefix: str) -> il.infralens_html:
+def _lines(view: FunctionView, code: dict[int, str], segment: Segment, marked: set[int], prefix: str) -> il.infralens_html:
     rows = []
     plain = []
     source_lines = view.source.lines
     for number in range(segment.first, segment.last + 1):
-        html = code[number - 1] if number - 1 < len(code) else ""
+        html = code.get(number, "")
         css = "il-line il-marked" if number in marked else "il-line"
         rows.append(f'<span class="{css}" id="{prefix}-L{number}"><a class="il-ln" href="#{prefix}-L{number}" aria-hidden="true">{number}</a>{html}</span>')
         plain.append(f"{number:>5} {source_lines[number - 1] if number - 1 < len(source_lines) else ''}")

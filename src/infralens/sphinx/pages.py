@@ -84,16 +84,13 @@ def _browser_index(catalog: Catalog) -> str:
 def _distribution_page(catalog: Catalog, dist: str, modules: dict[str, list[AnnotatedFunction]]) -> str:
     version = next(iter(modules.values()))[0].source.version
     lines = [f"# {dist} {version}", "", f"Annotated functions of `{dist}` {version}, by module.", ""]
-    entries = []
     for module, functions in modules.items():
         lines += [f"## `{module}`", "", f"{len(functions)} function(s), {sum(f.note_count for f in functions)} notes.", ""]
         for function in functions:
             labs = ", ".join(_lab_ref(catalog, slug) for slug in function.labs)
             lines.append(f"- {{doc}}`{function.qualname} <{function.target}>` — {function.note_count} notes, "
                          f"lines {function.definition.start_line}–{function.definition.end_line}" + (f"; labs: {labs}" if labs else ""))
-            entries.append(function.target)
         lines.append("")
-    lines += ["```{toctree}", ":hidden:", ""] + entries + ["```", ""]
     return "\n".join(lines)
 
 
@@ -105,7 +102,9 @@ def _lab_ref(catalog: Catalog, slug: str) -> str:
 
 
 def _function_page(function: AnnotatedFunction) -> str:
+    # Orphan: reached from the browser and the labs, kept out of the sidebar (there are many).
     return "\n".join([
+        "---", "orphan: true", "---", "",
         f"# `{function.qualname}`", "",
         f"{function.distribution} {function.source.version} · module `{function.module}`", "",
         f"```{{infralens-function}} {function.target}", ":canonical:", "```", "",

@@ -1,0 +1,87 @@
+"""Real-browser fixtures: Debian's chromium driven by Playwright, a local http.server per site."""
+
+from __future__ import annotations
+
+import shutil
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[2]
+CHROMIUM = Path("/usr/bin/chromium")
+SCREENSHOTS = REPO / "artifacts" / "screenshots"
+CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
+                 "--disable-sync", "--no-first-run"]
+
+
+@pytest.fixture(scope="session")
+def browser():
+    if not CHROMIUM.exists():
+        pytest.skip(f"{CHROMIUM} not found: run 'make browser-setup' (apt-get install chromium, as root)")
+    try:
+        from playwright.sync_api import sync_playwright
+    except ImportError:
+        pytest.skip("playwright (python) is not installed: pip install -e '.[test]'")
+    with sync_playwright() as playwright:
+        try:
+            chromium = playwright.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
+        except Exception as error:  # a broken chromium install: say so instead of failing obscurely
+            pytest.skip(f"{CHROMIUM} does not start: {error}")
+        yield chromium
+        chromium.close()
+
+
+def build_site(srcdir: Path, outdir: Path) -> Path:
+    """Build ``srcdir`` into ``outdir`` with sphinx-build; fail with its output if it breaks."""
+    result = subprocess.run([sys.executable, "-m", "sphinx", "-q", "--keep-going", "-b", "html", str(srcdir), str(outdir)],
+                            capture_output=True, text=True, timeout=600)
+    assert result.returncode == 0, result.stdout + result.stderr
+    return outdir
+
+
+@pytest.fixture(scope="session")
+def basic_site(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    root = tmp_path_factory.mktemp("browser") / "test-basic"
+    shutil.copytree(REPO / "tests" / "sphinx" / "roots" / "test-basic", root)
+    return build_site(root, root / "_build" / "html")
+
+
+@pytest.fixture(scope="session")
+def docs_site(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return build_site(REPO / "docs", tmp_path_factory.mktemp("docs-html"))
+
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+@pytest.fixture(scope="session")
+def serve() -> Iterator:
+    """``serve(folder) -> base URL``: one python -m http.server on 127.0.0.1 per folder."""
+    servers: list[subprocess.Popen] = []
+
+    def start(folder: Path) -> str:
+        port = _free_port()
+        process = subprocess.Popen([sys.executable, "-m", "http.server", str(port), "--bind", "127.0.0.1", "--directory", str(folder)],
+                                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        servers.append(process)
+        deadline = time.monotonic() + 10
+        while time.monotonic() < deadline:
+            try:
+                socket.create_connection(("127.0.0.1", port), timeout=0.2).close()
+                return f"http://127.0.0.1:{port}"
+            except OSError:
+                time.sleep(0.05)
+        raise RuntimeError("http.server did not start")
+
+    yield start
+    for process in servers:
+        process.terminate()
+        process.wait(timeout=10)

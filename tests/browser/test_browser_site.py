@@ -1,0 +1,112 @@
+"""The built site in a real Chromium: notes beside (desktop) or under (phone) their lines."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from urllib.parse import urlparse
+
+import pytest
+
+from conftest import SCREENSHOTS
+
+pytestmark = pytest.mark.browser
+
+DESKTOP, PHONE = 1280, 390
+DDIM_STEP = "_infralens/source/diffusers/diffusers.schedulers.scheduling_ddim.DDIMScheduler.step.html"
+
+# For every note: its box, the box of the code column of its block, and the box of its first line.
+MEASURE = """() => [...document.querySelectorAll('.il-note')].map(note => {
+  const block = note.closest('.il-block');
+  const code = block.querySelector('.il-code');
+  const line = document.getElementById(note.dataset.lineAnchor);
+  const first = note.parentElement.firstElementChild === note;
+  const box = el => { const r = el.getBoundingClientRect(); return {left: r.left, right: r.right, top: r.top + scrollY, bottom: r.bottom + scrollY}; };
+  return {id: note.id, first, compact: !!note.closest('.il-compact'), note: box(note), code: box(code), line: box(line), block: box(block)};
+})"""
+
+
+class Visit:
+    """A page opened with console errors and off-host requests recorded."""
+
+    def __init__(self, browser, url: str, width: int) -> None:
+        self.errors: list[str] = []
+        self.foreign: list[str] = []
+        self.page = browser.new_page(viewport={"width": width, "height": 900})
+        self.page.on("console", lambda message: message.type == "error" and self.errors.append(message.text))
+        self.page.on("pageerror", lambda error: self.errors.append(str(error)))
+        self.page.route("**/*", self._guard)
+        self.page.goto(url, wait_until="load")
+
+    def _guard(self, route) -> None:
+        url = route.request.url
+        if urlparse(url).scheme in ("http", "https", "ws", "wss") and urlparse(url).hostname not in ("127.0.0.1", "localhost"):
+            self.foreign.append(url)
+            route.abort()
+        else:
+            route.continue_()
+
+    def close(self) -> None:
+        self.page.close()
+
+
+def check_layout(visit: Visit, width: int) -> int:
+    notes = visit.page.evaluate(MEASURE)
+    assert notes, "the page shows no note"
+    for n in notes:
+        beside = width == DESKTOP and not n["compact"]
+        if beside:
+            assert n["note"]["left"] >= n["code"]["right"] - 1, f"{n['id']} is not to the right of its code"
+            assert n["block"]["top"] - 1 <= n["note"]["top"] < n["block"]["bottom"], f"{n['id']} is not on its lines' row"
+            if n["first"]:
+                assert abs(n["note"]["top"] - n["line"]["top"]) <= 16, f"{n['id']} does not start on its line's row"
+        else:
+            assert n["note"]["top"] >= n["code"]["bottom"] - 1, f"{n['id']} is not under its lines"
+            if n["first"]:
+                assert n["note"]["top"] - n["code"]["bottom"] <= 40, f"{n['id']} is not right under its lines"
+    return len(notes)
+
+
+def visit_and_check(browser, url: str, width: int, shot: str) -> Visit:
+    visit = Visit(browser, url, width)
+    count = check_layout(visit, width)
+    assert count > 0
+    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+    visit.page.evaluate("() => document.querySelector('.il-annotated').scrollIntoView({block: 'center'})")
+    visit.page.screenshot(path=str(SCREENSHOTS / f"{shot}-{width}.png"))
+    assert visit.errors == [], visit.errors
+    assert visit.foreign == [], visit.foreign
+    return visit
+
+
+@pytest.mark.parametrize("width", [DESKTOP, PHONE])
+def test_lab_and_function_pages_on_the_basic_root(browser, basic_site: Path, serve, width: int) -> None:
+    base = serve(basic_site)
+    for page, shot in (("_infralens/labs/lab-01-toy/index.html", "toy-lab"), ("_infralens/source/toypkg/toypkg.mixing.blend.html", "toy-function")):
+        visit_and_check(browser, f"{base}/{page}", width, shot).close()
+
+
+def test_lab_to_function_and_back(browser, basic_site: Path, serve) -> None:
+    base = serve(basic_site)
+    visit = Visit(browser, f"{base}/_infralens/labs/lab-01-toy/index.html", DESKTOP)
+    visit.page.click("text=open in the source browser →")
+    visit.page.wait_for_load_state("load")
+    assert visit.page.url.endswith("/_infralens/source/toypkg/toypkg.mixing.blend.html")
+    assert visit.page.locator(".il-note").count() == 2
+    visit.page.click(".il-links >> text=← Lab 01: Toy blending")
+    visit.page.wait_for_load_state("load")
+    assert visit.page.url.endswith("/_infralens/labs/lab-01-toy/index.html")
+    visit.page.click(".il-fold > summary")
+    assert visit.page.locator(".il-fold").get_attribute("open") is not None
+    assert visit.errors == [] and visit.foreign == []
+    visit.close()
+
+
+@pytest.mark.parametrize("width", [DESKTOP, PHONE])
+def test_real_ddim_step_page(browser, docs_site: Path, serve, width: int) -> None:
+    if not (docs_site / DDIM_STEP).is_file():
+        pytest.skip("no annotation of DDIMScheduler.step in annotations/")
+    base = serve(docs_site)
+    visit_and_check(browser, f"{base}/{DDIM_STEP}", width, "ddim-step").close()
+    lab = docs_site / "_infralens/labs/lab-02-denoising-step/index.html"
+    if lab.is_file() and "infralens-function" in lab.read_text("utf-8"):
+        visit_and_check(browser, f"{base}/_infralens/labs/lab-02-denoising-step/index.html", width, "lab-02").close()
