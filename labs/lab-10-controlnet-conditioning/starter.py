@@ -1,0 +1,190 @@
+"""Lab 10 starter: ControlNet residuals (zero at init) and IP-Adapter's decoupled attention.
+
+Run:  python labs/lab-10-controlnet-conditioning/starter.py [--device cpu|cuda] [--steps N] [--check]
+
+Builds a ControlNet from the tiny UNet (``ControlNetModel.from_unet``) and prints: the residuals
+it returns (one per skip connection plus the mid block) and that they are exactly zero at
+initialisation; what happens to the UNet once the zero convolutions are "trained" (here: set to
+random values); how ``conditioning_scale`` scales the residuals; how often the ControlNet
+pipeline calls each network per step; and IP-Adapter's extra attention switched off and on.
+``--check`` recomputes the answers to the exercises in index.md and exits 1 if one is wrong.
+"""
+
+from __future__ import annotations
+
+import argparse
+import inspect
+import sys
+
+# The exercise answers written in index.md; --check recomputes each one from the real code.
+ANSWERS = {
+    "down_residuals": 6,
+    "total_residual_tensors": 7,  # 6 skip connections + the mid block
+    "fresh_residual_max": 0.0,
+    "unet_change_with_fresh_controlnet": 0.0,
+    "residual_ratio_at_scale_half": 0.5,
+    "controlnet_calls_per_step": 1,
+    "controlnet_batch_under_cfg": 2,
+    "ip_adapter_scale_0_change": 0.0,
+    "diffsynth_sd_unet_takes_residuals": False,
+}
+
+
+def parse_args(argv: list[str] | None) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--device", default="cpu", choices=("cpu", "cuda", "auto"))
+    parser.add_argument("--steps", type=int, default=2, help="steps of the ControlNet pipeline run (default 2)")
+    parser.add_argument("--check", action="store_true", help="verify the exercise answers; exit 1 if one is wrong")
+    return parser.parse_args(argv)
+
+
+class Inputs:
+    def __init__(self, device):
+        import torch
+
+        generator = torch.Generator().manual_seed(0)
+        self.latents = torch.randn(1, 4, 32, 32, generator=generator).to(device)
+        self.text = torch.randn(1, 77, 32, generator=generator).to(device)
+        self.hint = torch.rand(1, 3, 64, 64, generator=generator).to(device)  # e.g. an edge map, pixels in [0, 1]
+
+
+def residuals(controlnet, inputs, scale: float = 1.0):
+    import torch
+
+    with torch.no_grad():
+        return controlnet(inputs.latents, 10, encoder_hidden_states=inputs.text, controlnet_cond=inputs.hint,
+                          conditioning_scale=scale, return_dict=False)
+
+
+def unet_out(unet, inputs, down=None, mid=None):
+    import torch
+
+    with torch.no_grad():
+        return unet(inputs.latents, 10, encoder_hidden_states=inputs.text, down_block_additional_residuals=down,
+                    mid_block_additional_residual=mid).sample
+
+
+def show_fresh(unet, controlnet, inputs) -> dict:
+    print("== 1. A fresh ControlNet: residuals for every skip connection, all exactly zero")
+    down, mid = residuals(controlnet, inputs)
+    for i, tensor in enumerate(down):
+        print(f"  down residual {i}: {tuple(tensor.shape)}")
+    print(f"  mid residual:    {tuple(mid.shape)}")
+    largest = max(float(t.abs().max()) for t in [*down, mid])
+    change = float((unet_out(unet, inputs, list(down), mid) - unet_out(unet, inputs)).abs().max())
+    print(f"  max |residual| = {largest}; UNet output change when they are added = {change}")
+    params = sum(p.numel() for p in controlnet.parameters())
+    print(f"  ControlNet parameters {params} vs UNet {sum(p.numel() for p in unet.parameters())} (a copy of the encoder half)")
+    total = len(down) + (1 if hasattr(mid, "shape") else len(mid))
+    return {"down_residuals": len(down), "total_residual_tensors": total, "fresh_residual_max": largest,
+            "unet_change_with_fresh_controlnet": change}
+
+
+def show_trained(unet, controlnet, inputs) -> dict:
+    import torch
+
+    print("== 2. After 'training' (zero convs set to random values): the residuals steer the UNet")
+    torch.manual_seed(1)
+    for block in [*controlnet.controlnet_down_blocks, controlnet.controlnet_mid_block]:
+        torch.nn.init.normal_(block.weight, std=0.02)
+    base = unet_out(unet, inputs)
+    down, mid = residuals(controlnet, inputs, 1.0)
+    half_down, _ = residuals(controlnet, inputs, 0.5)
+    off_down, off_mid = residuals(controlnet, inputs, 0.0)
+    ratio = float(half_down[0].norm() / down[0].norm())
+    print(f"  UNet output change with residuals: {float((unet_out(unet, inputs, list(down), mid) - base).abs().max()):.4f}")
+    print(f"  conditioning_scale 0.5: first residual norm ratio {ratio:.6f}; scale 0: output change "
+          f"{float((unet_out(unet, inputs, list(off_down), off_mid) - base).abs().max())}")
+    return {"residual_ratio_at_scale_half": round(ratio, 6)}
+
+
+def show_pipeline(components, controlnet, inputs, steps: int, device) -> dict:
+    import torch
+    from diffusers import StableDiffusionControlNetPipeline
+
+    print(f"== 3. StableDiffusionControlNetPipeline, {steps} steps, CFG 6.0")
+    pipe = StableDiffusionControlNetPipeline(**components, controlnet=controlnet, requires_safety_checker=False).to(device)
+    pipe.set_progress_bar_config(disable=True)
+    calls = {"controlnet": [], "unet": []}
+    handles = [getattr(pipe, name).register_forward_pre_hook(lambda m, args, name=name: calls[name].append(args[0].shape[0]))
+               for name in calls]
+    image = pipe(prompt_embeds=inputs.text, negative_prompt_embeds=torch.zeros_like(inputs.text), image=inputs.hint,
+                 num_inference_steps=steps, guidance_scale=6.0, output_type="np",
+                 generator=torch.Generator(device).manual_seed(0)).images
+    for handle in handles:
+        handle.remove()
+    print(f"  image {image.shape}; ControlNet calls {len(calls['controlnet'])} (batch {calls['controlnet']}), "
+          f"UNet calls {len(calls['unet'])} (batch {calls['unet']})")
+    return {"controlnet_calls_per_step": len(calls["controlnet"]) // steps, "controlnet_batch_under_cfg": calls["controlnet"][0]}
+
+
+def show_ip_adapter(device) -> dict:
+    import torch
+    from diffusers.models.attention_processor import Attention, AttnProcessor2_0, IPAdapterAttnProcessor2_0
+
+    print("== 4. IP-Adapter: a second cross-attention over image tokens, added with a scale")
+    torch.manual_seed(2)
+    attention = Attention(query_dim=32, cross_attention_dim=32, heads=2, dim_head=16).to(device)
+    processor = IPAdapterAttnProcessor2_0(hidden_size=32, cross_attention_dim=32, num_tokens=(4,), scale=0.0).to(device)
+    generator = torch.Generator().manual_seed(3)
+    hidden = torch.randn(1, 16, 32, generator=generator).to(device)
+    text = torch.randn(1, 77, 32, generator=generator).to(device)
+    image_tokens = torch.randn(1, 4, 32, generator=generator).to(device)
+    with torch.no_grad():
+        attention.set_processor(AttnProcessor2_0())
+        plain = attention(hidden, encoder_hidden_states=text)
+        attention.set_processor(processor)
+        changes = {}
+        for scale in (0.0, 0.5, 1.0):
+            processor.scale = [scale]
+            changes[scale] = float((attention(hidden, encoder_hidden_states=(text, [image_tokens])) - plain).abs().max())
+    new_params = sum(p.numel() for p in processor.parameters())
+    print(f"  16 image-latent tokens attend to 77 text tokens + 4 image-prompt tokens; new K/V parameters: {new_params}")
+    print("  output change vs plain attention: " + ", ".join(f"scale {s}: {d:.4f}" for s, d in changes.items()))
+    return {"ip_adapter_scale_0_change": changes[0.0]}
+
+
+def show_diffsynth() -> dict:
+    from infralens.tiny import load_diffsynth_module
+
+    print("== 5. DiffSynth: no SD ControlNet (its SD UNet takes no residuals); ControlNets live on Flux/Qwen DiTs")
+    unet_class = load_diffsynth_module("diffsynth.models.stable_diffusion_unet").UNet2DConditionModel
+    parameters = list(inspect.signature(unet_class.forward).parameters)
+    takes = "down_block_additional_residuals" in parameters
+    print(f"  DiffSynth SD UNet.forward parameters: {parameters}")
+    return {"diffsynth_sd_unet_takes_residuals": takes}
+
+
+def check(answers: dict) -> int:
+    wrong = 0
+    for key, expected in ANSWERS.items():
+        ok = answers[key] == expected
+        print(f"  [{'ok' if ok else 'WRONG'}] {key}: expected {expected}, computed {answers[key]}")
+        wrong += not ok
+    return wrong
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = parse_args(argv)
+    from infralens.tiny import pick_device, tiny_controlnet, tiny_sd_components
+
+    device = pick_device(args.device)
+    components = tiny_sd_components(seed=0)
+    unet = components["unet"].to(device).eval()
+    controlnet = tiny_controlnet(unet).to(device).eval()
+    inputs = Inputs(device)
+    answers = show_fresh(unet, controlnet, inputs)
+    answers.update(show_trained(unet, controlnet, inputs))
+    answers.update(show_pipeline(components, controlnet, inputs, args.steps, device))
+    answers.update(show_ip_adapter(device))
+    answers.update(show_diffsynth())
+    if args.check:
+        print("== exercise answers")
+        wrong = check(answers)
+        print("all answers correct" if not wrong else f"{wrong} answer(s) wrong")
+        return 1 if wrong else 0
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
