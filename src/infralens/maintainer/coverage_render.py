@@ -4,9 +4,9 @@ Everything is rendered at build time into the page: inline SVG (tooltips are SVG
 elements) and nested ``<details>`` elements for the tree, with a small inline stylesheet. No
 script, no CDN, nothing fetched by the browser.
 
-Icicle layout: one row per call depth; a box's width is proportional to the calls made in its
-subtree (its own calls plus everything it called), so where the run spends its calls is where
-the picture is wide. Annotated functions are green, darker the more of their statements are
+Icicle layout: one chart per entry point (a root of the call tree), one row per call depth; a
+box's width is proportional to the calls made in its subtree (its own calls plus everything it
+called), so where the run spends its calls is where the picture is wide. Annotated functions are green, darker the more of their statements are
 annotated; the rest are grey. Boxes narrower than a pixel and a half are not drawn.
 """
 
@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from .coverage import CallNode, CoverageMap, FunctionInfo
 from .coverage_format import STAR, summary_line
 
-WIDTH = 1000
+WIDTH = 720
 ROW = 22
 MIN_BOX = 1.5
 CHAR = 6.4
@@ -34,6 +34,8 @@ STYLE = """
 .infralens-coverage ul.ilc-tree, .infralens-coverage ul.ilc-tree ul { list-style: none; margin: 0; padding-left: 1.2em; }
 .infralens-coverage ul.ilc-tree { padding-left: 0; font-family: ui-monospace, SFMono-Regular, Menlo, monospace; font-size: 0.85em; }
 .infralens-coverage summary { cursor: pointer; }
+.infralens-coverage figure.ilc-chart { margin: 0.6em 0 1.2em 0; }
+.infralens-coverage figure.ilc-chart figcaption { font-size: 0.85em; color: #666; margin-bottom: 0.2em; }
 .infralens-coverage .ilc-leaf { padding-left: 1.05em; }
 .infralens-coverage .ilc-calls { color: #777; }
 .infralens-coverage .ilc-star { color: #1a7f37; font-weight: 600; }
@@ -66,7 +68,8 @@ def render_html(coverage: CoverageMap, *, title: str | None = None) -> str:
         f'<span style="background:{_green(0.9)}"></span>annotated (most statements)'
         "</p>"
     )
-    parts.append(render_icicle(coverage))
+    parts.append("<p>Each chart is one entry point the scenario called. A row is a call depth; a box's width is the number of calls made in its subtree. Hover a box for the function, its file and line, and what is annotated.</p>")
+    parts.append(render_icicles(coverage))
     parts.append("<p>The call tree (children in the order they were first called; click to fold):</p>")
     parts.append(render_tree(coverage))
     parts.append(render_table(coverage))
@@ -79,10 +82,10 @@ def render_html(coverage: CoverageMap, *, title: str | None = None) -> str:
 # ---------------------------------------------------------------------------
 
 
-def layout(coverage: CoverageMap, width: float = WIDTH) -> list[Box]:
-    """Boxes of the icicle chart, parents before children."""
+def layout(roots: tuple[CallNode, ...], width: float = WIDTH) -> list[Box]:
+    """Boxes of an icicle chart of ``roots`` side by side, parents before children."""
     boxes: list[Box] = []
-    total = sum(root.total_calls() for root in coverage.roots) or 1
+    total = sum(root.total_calls() for root in roots) or 1
 
     def place(nodes: tuple[CallNode, ...], x: float, scale: float, depth: int) -> None:
         for node in nodes:
@@ -92,12 +95,24 @@ def layout(coverage: CoverageMap, width: float = WIDTH) -> list[Box]:
                 place(node.children, x, scale, depth + 1)
             x += size
 
-    place(coverage.roots, 0.0, width / total, 0)
+    place(roots, 0.0, width / total, 0)
     return boxes
 
 
-def render_icicle(coverage: CoverageMap, width: float = WIDTH) -> str:
-    boxes = layout(coverage, width)
+def render_icicles(coverage: CoverageMap, width: float = WIDTH) -> str:
+    """One full-width chart per entry point (a root of the call tree), in the order they ran."""
+    parts = []
+    for root in coverage.roots:
+        info = coverage.functions[root.function]
+        below = root.total_calls() - root.calls
+        caption = f"{_label(info)} — {root.calls} call{'s' if root.calls > 1 else ''}, {below} upstream call{'s' if below != 1 else ''} below it"
+        parts.append(f'<figure class="ilc-chart"><figcaption>{html.escape(caption)}</figcaption>{render_icicle(coverage, (root,), width)}</figure>')
+    return "\n".join(parts)
+
+
+def render_icicle(coverage: CoverageMap, roots: tuple[CallNode, ...], width: float = WIDTH) -> str:
+    """One SVG icicle chart of ``roots``."""
+    boxes = layout(roots, width)
     depth = max((box.depth for box in boxes), default=0) + 1
     height = depth * ROW
     out = [f'<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {width:g} {height}" role="img" aria-label="{html.escape(coverage.scenario)} call tree">']
