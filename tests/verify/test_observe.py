@@ -1,0 +1,30 @@
+"""Observed values stay short: tensors as shape/dtype/device, containers summarised."""
+
+from __future__ import annotations
+
+from infralens.verify.observe import short_repr
+from _device import requires_torch
+
+
+@requires_torch
+def test_tensors_show_shape_dtype_device_and_small_values():
+    import torch
+
+    assert short_repr(torch.zeros(1, 4, 32, 32)) == "Tensor(shape=(1, 4, 32, 32), dtype=float32, device=cpu)"
+    assert short_repr(torch.tensor([1, 2])) == "Tensor(shape=(2,), dtype=int64, device=cpu, values=[1, 2])"
+    assert short_repr(torch.tensor(0.5)) == "tensor(0.5, dtype=float32)"
+
+
+@requires_torch
+def test_containers_of_tensors_are_summarised():
+    import torch
+
+    text = short_repr({f"layer{i}.lora_A.weight": torch.ones(4, 64) for i in range(96)})
+    assert text.startswith("dict(len=96: 'layer0.lora_A.weight': Tensor(shape=(4, 64)") and len(text) <= 120
+
+
+def test_plain_values_and_long_text():
+    assert short_repr(3) == "3"
+    assert short_repr(0.1 + 0.2) == "0.3"
+    assert short_repr(list(range(100))).startswith("list(len=100: 0, 1, 2, …)")
+    assert len(short_repr("x" * 500)) == 120

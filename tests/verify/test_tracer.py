@@ -1,0 +1,206 @@
+"""The tracer on synthetic modules: run counts, expects in the real frame, only watched code."""
+
+from __future__ import annotations
+
+import importlib
+import sys
+import textwrap
+import uuid
+
+import pytest
+
+from infralens.verify.tracer import MAX_EVALUATIONS, Probe, Tracer
+
+SOURCE = '''\
+def loop(xs):
+    total = 0
+    for x in xs:
+        total = (total +
+                 x)
+    doubled = [v * 2 for v in xs]
+    return total
+
+
+class Box:
+    def grow(self, n):
+        size = n * 2
+        return size
+
+    def nested(self):
+        def inner(k):
+            result = k + 1
+            return result
+        return inner(1) + inner(2)
+
+
+def block(a):
+    first = a + 1
+    second = first * 10
+    third = second - 1
+    return third
+
+
+def raises():
+    value = 1
+    missing = value + undefined_name_here
+    return missing
+
+
+def gen(n):
+    for i in range(n):
+        item = i * i
+        yield item
+'''
+
+
+@pytest.fixture
+def synthetic(tmp_path, monkeypatch):
+    """Import SOURCE as a fresh module from a temporary directory on sys.path."""
+    name = f"synthetic_{uuid.uuid4().hex[:8]}"
+    path = tmp_path / f"{name}.py"
+    path.write_text(SOURCE, encoding="utf-8")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    module = importlib.import_module(name)
+    yield module, str(path)
+    sys.modules.pop(name, None)
+
+
+def probe(path: str, key: str, scope: str, start: int, end: int | None = None, *expects: str, exit_lines=None) -> Probe:
+    lines = (start, end or start)
+    return Probe(key=key, file=path, scope=scope, entry=lines, exit=exit_lines or lines, expects=expects)
+
+
+def test_counts_each_statement_once_per_execution(synthetic):
+    module, path = synthetic
+    probes = [
+        probe(path, "for", "loop", 3),
+        probe(path, "multiline", "loop", 4, 5),
+        probe(path, "comprehension", "loop", 6),
+        probe(path, "return", "loop", 7),
+    ]
+    with Tracer(probes) as tracer:
+        module.loop([1, 2, 3])
+        module.loop([4])
+    runs = {key: result.times_ran for key, result in tracer.results().items()}
+    # A for header runs once per item plus the final exhausted check.
+    assert runs == {"for": 4 + 2, "multiline": 3 + 1, "comprehension": 2, "return": 2}
+
+
+def test_expects_are_evaluated_in_the_real_frame_after_the_statement(synthetic):
+    module, path = synthetic
+    probes = [
+        probe(path, "total", "loop", 4, 5, "total == sum(xs[: xs.index(x) + 1])", "total < 0"),
+        probe(path, "doubled", "loop", 6, None, "all(v * 2 in doubled for v in xs)"),
+    ]
+    with Tracer(probes) as tracer:
+        module.loop([1, 2, 3])
+    total, doubled = tracer.results()["total"], tracer.results()["doubled"]
+    assert total.times_ran == 3
+    true_expect, false_expect = total.expects
+    assert true_expect.passed and true_expect.evaluations == 3
+    assert not false_expect.passed and false_expect.failures == 3
+    assert false_expect.observed == "total=1"  # the first failure: right after the first addition
+    assert doubled.expects[0].passed  # a generator expression sees the frame's locals
+
+
+def test_failing_expect_records_exception_and_observed_values(synthetic):
+    module, path = synthetic
+    probes = [probe(path, "size", "Box.grow", 12, None, "size == n * 2", "size.shape == (1,)", "not a valid ((")]
+    with Tracer(probes) as tracer:
+        module.Box().grow(4)
+    ok, raised, invalid = tracer.results()["size"].expects
+    assert ok.passed and ok.observed == "size=8; n=4"
+    assert not raised.passed and raised.error.startswith("AttributeError") and "size=8" in raised.observed
+    assert not invalid.passed and invalid.error.startswith("SyntaxError")
+
+
+def test_nested_function_scopes_and_block_probes(synthetic):
+    module, path = synthetic
+    probes = [
+        probe(path, "inner", "Box.nested.<locals>.inner", 17, None, "result == k + 1"),
+        probe(path, "block", "block", 23, None, "third == (a + 1) * 10 - 1", exit_lines=(25, 25)),
+    ]
+    with Tracer(probes) as tracer:
+        module.Box().nested()
+        module.block(2)
+    results = tracer.results()
+    assert results["inner"].times_ran == 2 and results["inner"].expects[0].passed
+    assert results["block"].times_ran == 1
+    assert results["block"].expects[0].passed  # evaluated after the block's last statement
+
+
+def test_statement_that_raises_is_counted_and_tracing_stops_cleanly(synthetic):
+    module, path = synthetic
+    probes = [probe(path, "missing", "raises", 31, None, "missing == 2")]
+    with Tracer(probes) as tracer:
+        with pytest.raises(NameError):
+            module.raises()
+    result = tracer.results()["missing"]
+    assert result.times_ran == 1
+    assert not result.expects[0].passed and "NameError" in result.expects[0].error
+    assert sys.gettrace() is None
+
+
+def test_generators_keep_counting_across_yields(synthetic):
+    module, path = synthetic
+    probes = [probe(path, "item", "gen", 37, None, "item == i * i")]
+    with Tracer(probes) as tracer:
+        assert list(module.gen(4)) == [0, 1, 4, 9]
+    result = tracer.results()["item"]
+    assert result.times_ran == 4 and result.expects[0].passed and result.expects[0].evaluations == 4
+
+
+def test_only_the_watched_file_and_scope_count(synthetic, tmp_path):
+    module, path = synthetic
+    twin = tmp_path / "twin_copy.py"
+    twin.write_text(SOURCE, encoding="utf-8")
+    probes = [probe(str(twin), "other-file", "loop", 4, 5), probe(path, "wrong-scope", "Box.grow", 4, 5)]
+    with Tracer(probes) as tracer:
+        module.loop([1, 2])
+    assert {k: r.times_ran for k, r in tracer.results().items()} == {"other-file": 0, "wrong-scope": 0}
+
+
+def test_evaluations_are_capped_but_runs_are_all_counted(synthetic):
+    module, path = synthetic
+    probes = [probe(path, "total", "loop", 4, 5, "total >= 0")]
+    with Tracer(probes) as tracer:
+        module.loop(list(range(MAX_EVALUATIONS + 50)))
+    result = tracer.results()["total"]
+    assert result.times_ran == MAX_EVALUATIONS + 50
+    assert result.expects[0].evaluations == MAX_EVALUATIONS
+
+
+def test_previous_trace_function_is_restored(synthetic):
+    module, path = synthetic
+    calls = []
+
+    def outer(frame, event, arg):
+        calls.append(event)
+        return None
+
+    sys.settrace(outer)
+    try:
+        with Tracer([probe(path, "x", "loop", 2)]):
+            module.loop([1])
+        assert sys.gettrace() is outer
+    finally:
+        sys.settrace(None)
+
+
+@pytest.mark.skipif(sys.version_info >= (3, 12), reason="on 3.12+ the monitoring backend is available")
+def test_monitoring_backend_needs_python_312():
+    with pytest.raises(ValueError, match="3.12"):
+        Tracer([], backend="monitoring")
+
+
+@pytest.mark.skipif(sys.version_info < (3, 12), reason="sys.monitoring needs Python 3.12")
+def test_monitoring_backend_counts_like_settrace(synthetic):
+    module, path = synthetic
+    results = {}
+    for backend in ("settrace", "monitoring"):
+        probes = [probe(path, "total", "loop", 4, 5, "total > 0"), probe(path, "inner", "Box.nested.<locals>.inner", 17, None, "result == k + 1")]
+        with Tracer(probes, backend=backend) as tracer:
+            module.loop([1, 2, 3])
+            module.Box().nested()
+        results[backend] = {k: (r.times_ran, [e.passed for e in r.expects]) for k, r in tracer.results().items()}
+    assert results["settrace"] == results["monitoring"]

@@ -1,0 +1,13 @@
+"""Small helpers shared by the verification tests."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+
+def line_of(path: Path, needle: str) -> int:
+    """1-based line of the first line containing *needle*."""
+    for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+        if needle in line:
+            return number
+    raise AssertionError(f"{needle!r} not in {path}")
