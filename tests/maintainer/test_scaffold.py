@@ -137,3 +137,43 @@ def test_the_lock_is_never_touched(project, cli):
     lock = project / "annotations" / "annotations.lock"
     assert main(cli("add", "fakedist.sched.combine", "--lab", "01-lab")) == 0
     assert not lock.exists()
+
+
+def test_appending_to_one_annotation_of_a_list_file(project, cli):
+    text = (
+        "- id: first\n  lab: 01-lab\n  source: fakedist\n  target: fakedist.sched.Sched.other\n  summary: Other.\n"
+        "  steps:\n    - at: \"prev = 1\"\n      note: One.\n"
+        "- id: second  # the one to extend\n  lab: 01-lab\n  source: fakedist\n  target: fakedist.sched.combine\n  summary: Combine.\n"
+        "  steps:\n    - at: \"return a + b\"\n      note: Sum.\n"
+    )
+    path = project / "annotations" / DIST / "many.yaml"
+    path.write_text(text)
+    line = source_line(project, "return prev")
+    assert main(cli("add", f"fakedist/sched.py:L{line}-L{line}")) == 0  # Sched.other -> annotation 'first'
+    result = load_file(path)
+    assert not [d for d in result.diagnostics if d.code != "todo"]
+    first, second = result.annotations
+    assert len(first.steps) == 2 and len(second.steps) == 1
+    after = path.read_text()
+    assert after.startswith(text.split("- id: second")[0])  # 'first' keeps its text; the new step follows it
+    assert after.endswith("- id: second" + text.split("- id: second")[1])  # 'second' untouched, comment included
+
+
+def test_flow_style_steps_are_not_rewritten(project, cli, capsys):
+    path = project / "annotations" / DIST / "flow.yaml"
+    original = "id: flow\nlab: 01-lab\nsource: fakedist\ntarget: fakedist.sched.combine\nsummary: S.\nsteps: [{at: \"return a + b\", note: N.}]\n"
+    path.write_text(original)
+    assert main(cli("add", "fakedist/sched.py:L" + str(source_line(project, "def combine")) + "-L" + str(source_line(project, "def combine")))) == 2
+    assert "flow style" in capsys.readouterr().err
+    assert path.read_text() == original
+
+
+def test_conditional_definitions_get_definition_n(tmp_path, cli, project):
+    (project / "site" / DIST / "cond.py").write_text(
+        "import sys\n\nif sys.version_info >= (3, 99):\n    def pick(x):\n        return x + 1\nelse:\n    def pick(x):\n        return x - 1\n"
+    )
+    assert main(cli("add", "fakedist/cond.py:L8-L8", "--lab", "01-lab")) == 0
+    path = project / "annotations" / DIST / "pick.yaml"
+    assert "definition: 2\n" in path.read_text()
+    assert resolved_lines(project, path) == [8]
+    assert main(cli("add", "fakedist.cond.pick", "--lab", "01-lab", "--id", "other")) == 2  # ambiguous by name alone

@@ -82,6 +82,9 @@ def _create(project: Project, resolver: Resolver, plan: ScaffoldPlan, annotation
         labs = sorted(project.lab_slugs() or ())
         known = f" (labs: {', '.join(labs)})" if labs else ""
         raise InfralensError(f"{plan.dotted_target} has no annotation yet: pass --lab SLUG to create one{known}")
+    labs = project.lab_slugs()
+    if labs is not None and lab not in labs:
+        raise InfralensError(f"--lab {lab!r}: no folder labs/lab-{lab}/ (labs: {', '.join(sorted(labs)) or 'none yet'})")
     if not re.fullmatch(r"[a-z0-9][a-z0-9._-]*", annotation_id):
         raise InfralensError(f"--id {annotation_id!r}: use lower-case letters, digits, '.', '_' or '-'")
     if any(a.id == annotation_id for a in annotations):
