@@ -85,3 +85,23 @@ def test_coverage_directive_embeds_the_map_from_committed_json(tmp_path):
     assert "<svg" in page and "Sched.step" in page and "2/8 statements annotated" in page
     assert "<script" not in page.split("<svg", 1)[1].split("</svg>", 1)[0]
     assert "coverage-absent.json" in warnings and "infralens coverage SCENARIO --json" in warnings
+
+
+def test_preview_server_answers_on_localhost_only(project, cli, capsys):
+    import threading
+    import urllib.request
+
+    from infralens.maintainer.preview import make_server
+
+    written_annotation(project, cli)
+    assert main(cli("preview", "sched-step", "--no-serve", "--out", str(project / "html"))) == 0
+    with make_server(project / "html", 0) as server:
+        host, port = server.server_address
+        assert host == "127.0.0.1"
+        thread = threading.Thread(target=server.serve_forever, daemon=True)
+        thread.start()
+        try:
+            with urllib.request.urlopen(f"http://127.0.0.1:{port}/index.html", timeout=10) as response:
+                assert response.status == 200 and b"one below the current" in response.read()
+        finally:
+            server.shutdown()

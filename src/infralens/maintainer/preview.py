@@ -106,18 +106,25 @@ def build_preview(project: Project, page: PreviewPage, out_dir: Path | None = No
     return PreviewBuild(page, index, out, seconds, lines)
 
 
-def serve(directory: Path, port: int) -> None:
-    """Serve ``directory`` on 127.0.0.1 until interrupted; prints the URL first."""
+def make_server(directory: Path, port: int):
+    """An HTTP server for ``directory`` bound to 127.0.0.1 only (``port`` 0 picks a free one)."""
     import functools
     import http.server
 
-    handler = functools.partial(http.server.SimpleHTTPRequestHandler, directory=str(directory))
-    handler.log_message = lambda *args, **kwargs: None  # type: ignore[method-assign]
+    class QuietHandler(http.server.SimpleHTTPRequestHandler):
+        def log_message(self, format: str, *args: object) -> None:  # one line per request is noise here
+            pass
+
+    handler = functools.partial(QuietHandler, directory=str(directory))
     try:
-        server = http.server.ThreadingHTTPServer(("127.0.0.1", port), handler)
+        return http.server.ThreadingHTTPServer(("127.0.0.1", port), handler)
     except OSError as error:
         raise InfralensError(f"cannot listen on 127.0.0.1:{port} ({error.strerror}); pass --port N (0 picks a free port)") from error
-    with server:
+
+
+def serve(directory: Path, port: int) -> None:
+    """Serve ``directory`` on 127.0.0.1 until interrupted; prints the URL first."""
+    with make_server(directory, port) as server:
         print(f"serving http://127.0.0.1:{server.server_address[1]}/index.html (Ctrl-C stops)", flush=True)
         try:
             server.serve_forever()
