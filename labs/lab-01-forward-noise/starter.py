@@ -104,8 +104,9 @@ def diffsynth_levels(device: str):
     same_t = torch.tensor([500, 500])
     diff = float((ddim.add_noise(x0, eps, same_t) - sd_ddpm().add_noise(x0, eps, same_t.to(device))).abs().max())
     mixed = ddim.add_noise(x0, eps, torch.tensor([10, 999]))
-    abar = sd_ddpm().alphas_cumprod
-    level_of_second = min(range(1000), key=lambda t: float((mixed[1] - (abar[t].sqrt() * x0[1] + (1 - abar[t]).sqrt() * eps[1])).abs().max()))
+    levels = sd_ddpm().alphas_cumprod.to(device).view(-1, 1, 1, 1)
+    candidates = levels.sqrt() * x0[1] + (1 - levels).sqrt() * eps[1]  # sample 2 at every training level
+    level_of_second = int((candidates - mixed[1]).abs().flatten(1).max(dim=1).values.argmin())
     return diff, level_of_second
 
 

@@ -115,7 +115,9 @@ def level_reached(device: str, spacing: str, steps: int) -> int:
     abar = scheduler.alphas_cumprod
     xt = abar[t].sqrt() * x0 + (1 - abar[t]).sqrt() * eps
     prev = scheduler.step(eps, t, xt).prev_sample
-    return min(range(1000), key=lambda s: float((prev - (abar[s].sqrt() * x0 + (1 - abar[s]).sqrt() * eps)).abs().max()))
+    levels = abar.to(device).view(-1, 1, 1, 1, 1)
+    candidates = levels.sqrt() * x0 + (1 - levels).sqrt() * eps  # x at every training level, (1000, *shape)
+    return int((candidates - prev).abs().flatten(1).max(dim=1).values.argmin())
 
 
 def diffsynth_step(device: str):
