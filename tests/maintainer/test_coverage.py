@@ -149,3 +149,8 @@ def test_cli_on_a_real_scenario(tmp_path):
     data = json.loads(out.read_text())
     assert data["scenario"] == "scheduler-spacing" and data["status"] == "passed"
     assert any(f["qualname"] == "DDIMScheduler.set_timesteps" and f.get("annotations") for f in data["functions"])
+
+
+def test_depth_limits_the_printed_tree(project, scenario):
+    text = format_tree(coverage_of(project, scenario()), depth=1)
+    assert "denoise ×1  (+2 callees)" in text and "Sched.step" not in text.split("\n\n")[0]
