@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import fnmatch
+
 import pytest
 
 from infralens.loader import annotation_schema, load_file, load_text
@@ -89,9 +91,9 @@ def test_schema_problems_point_at_the_value(text, expected):
 @pytest.mark.parametrize(
     ("text", "expected"),
     [
-        (BASE + "  bad: [\n", "f.yaml:9:3: error: YAML syntax error: expected <block end>, but found '?' — fix the YAML at this position"),
-        ("id: a\nlab: : :\n", "f.yaml:2:6: error: YAML syntax error: mapping values are not allowed here — fix the YAML at this position"),
-        (BASE.replace("  - at", "\t- at"), "f.yaml:7:1: error: YAML syntax error: found character '\\t' that cannot start any token — fix the YAML at this position"),
+        (BASE + "  bad: [\n", "f.yaml:9:3: error: YAML syntax error: * — fix the YAML at this position"),
+        ("id: a\nlab: : :\n", "f.yaml:2:6: error: YAML syntax error: mapping values are not allowed * — fix the YAML at this position"),
+        (BASE.replace("  - at", "\t- at"), "f.yaml:7:1: error: YAML syntax error: found character*that cannot start any token — YAML does not allow tabs for indentation: indent with spaces"),
         (BASE + "id: b\n", "f.yaml:9:1: error: duplicate key 'id' (first at line 1) — keep only one of them"),
         (BASE + "<<: {x: 1}\n", "f.yaml:9:1: error: merge keys ('<<') are not supported — write the keys out"),
         (BASE + "? [a]\n: b\n", "f.yaml:9:3: error: a mapping key must be a plain string — use a simple word as the key"),
@@ -101,7 +103,9 @@ def test_schema_problems_point_at_the_value(text, expected):
     ],
 )
 def test_yaml_problems(text, expected):
-    assert messages(text) == [expected]
+    # '*' stands for wording that differs between libyaml and pure-Python PyYAML; positions do not.
+    (message,) = messages(text)
+    assert fnmatch.fnmatchcase(message, expected), message
 
 
 def test_expect_that_is_not_an_expression_is_reported_at_its_line():
@@ -129,7 +133,7 @@ def test_alias_bomb_is_refused_quickly():
     for n in range(1, 9):
         lines.append(f"{chr(97 + n)}: &{chr(97 + n)} [" + ",".join([f"*{chr(96 + n)}"] * 9) + "]")
     assert messages("\n".join(lines) + "\n") == [
-        "f.yaml:1:8: error: the document is too large or too deeply nested (aliases expand to too many values) — split the file or remove YAML anchors/aliases"
+        "f.yaml:1:44: error: the document is too large or too deeply nested (aliases expand to too many values) — split the file or remove YAML anchors/aliases"
     ]
 
 
