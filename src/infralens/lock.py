@@ -229,7 +229,7 @@ def _problem(display: str, line: int, message: str) -> LockfileError:
 def _decode_value(display: str, line: int, key: str, raw: str, how: object) -> object:
     try:
         value = json.loads(raw)
-    except ValueError:
+    except (ValueError, RecursionError):  # RecursionError: absurdly nested JSON
         raise _problem(display, line, f"value of {key!r} is not valid JSON") from None
     ok = True
     if how is str:
@@ -259,7 +259,9 @@ def _decode_value(display: str, line: int, key: str, raw: str, how: object) -> o
 def parse_lock(text: str, path: Path, display: str | None = None) -> LockText:
     """Parse lock text; any problem raises :class:`LockfileError` naming the line."""
     display = display or str(path)
-    lines = text.splitlines(keepends=True)
+    # Only '\n' ends a line: str.splitlines() would also split inside JSON values holding U+2028 or U+0085.
+    lines = text.split("\n")
+    lines = [line + "\n" for line in lines[:-1]] + ([lines[-1]] if lines[-1] else [])
     preamble: list[str] = []
     raw_blocks: list[tuple[str, str, int, list[str]]] = []
     seen_magic = False
