@@ -201,6 +201,8 @@ def _show(args: argparse.Namespace) -> int:
 def _locate(args: argparse.Namespace) -> int:
     _, resolver = open_context(args, need_project=False)
     found = resolver.locate(args.dist, args.name)
+    for problem in resolver.skipped:
+        print(f"infralens: note: skipped {problem}", file=sys.stderr)
     if not found:
         print(f"{args.name}: not defined anywhere in {resolver.tree(args.dist).describe()}", file=sys.stderr)
         return EXIT_FINDINGS

@@ -61,6 +61,8 @@ class Resolver:
         self._tree_factory = tree_factory
         self.cache = cache or IndexCache()
         self._files: dict[tuple[str, str], SourceFile] = {}
+        self.skipped: list[str] = []
+        """Files the last :meth:`locate` could not read or parse (reported, never fatal)."""
 
     # -- trees and files ----------------------------------------------------
 
@@ -210,18 +212,24 @@ class Resolver:
         parts = name.split(".")
         head_patterns = [re.compile(rb"(?m)^\s*(?:async\s+def|def|class)\s+" + re.escape(p.encode()) + rb"\b") for p in parts]
         results: list[Located] = []
+        self.skipped = []
         for relpath in tree.iter_python_files():
             try:
                 data = tree.read_bytes(relpath)
-            except InfralensError:
+            except InfralensError as error:
+                self.skipped.append(f"{relpath}: {error}")
                 continue
             if not all(p.search(data) for p in head_patterns):
                 continue  # cheap prefilter: skip files that cannot define the name
             try:
                 source = self.source_file(tree, relpath)
-            except InfralensError:
+            except InfralensError as error:
+                self.skipped.append(str(error))
                 continue
-            for definition in self.index(source).definitions:
+            index = self.index(source)
+            if index.syntax_error:
+                self.skipped.append(f"{relpath}: not valid Python for this parser ({index.syntax_error})")
+            for definition in index.definitions:
                 if definition.qualname == name or definition.qualname.endswith("." + name):
                     results.append(Located(source, definition))
         return results

@@ -1,0 +1,209 @@
+"""Upstream releases are untrusted code: read as data, never imported, never escaped from."""
+
+from __future__ import annotations
+
+import os
+import stat
+import subprocess
+import sys
+import textwrap
+import zipfile
+from pathlib import Path
+
+import pytest
+
+from infralens.cache import IndexCache
+from infralens.cli import main
+from infralens.errors import ResolutionError, SourceNotFoundError, UnsafePathError
+from infralens.resolver import Resolver
+from infralens.sources import DirectoryTree, WheelTree
+
+CANARY_CODE = "import pathlib; pathlib.Path({canary!r}).write_text('pwned')\n"
+CORE = '''
+{canary_line}
+
+class Engine:
+    def run(self, value):
+        doubled = value * 2
+        return doubled
+'''
+
+
+def build_evil_wheel(folder: Path, canary: Path, version: str = "1.0", body: str = "doubled = value * 2") -> Path:
+    """A wheel whose every importable/executable part would write ``canary``, plus traversal entries."""
+    line = CANARY_CODE.format(canary=str(canary))
+    wheel = folder / f"evil-{version}-py3-none-any.whl"
+    with zipfile.ZipFile(wheel, "w") as archive:
+        archive.writestr("evil/__init__.py", line + "raise SystemExit('imported')\n")
+        archive.writestr("evil/core.py", textwrap.dedent(CORE.format(canary_line=line)).replace("doubled = value * 2", body))
+        archive.writestr("evil/__main__.py", line)
+        archive.writestr("setup.py", line)
+        archive.writestr("evil.pth", "import os; " + line)
+        archive.writestr("evil-" + version + ".data/scripts/evil", "#!/bin/sh\ntouch " + str(canary) + "\n")
+        archive.writestr(f"evil-{version}.dist-info/METADATA", f"Metadata-Version: 2.1\nName: evil\nVersion: {version}\n")
+        archive.writestr(f"evil-{version}.dist-info/RECORD", "")
+        archive.writestr("../escape.py", "def run():\n    escaped = True\n")
+        archive.writestr("/abs/evil.py", "x = 1\n")
+        archive.writestr("evil/../../up.py", "x = 1\n")
+        link = zipfile.ZipInfo("evil/linked.py")
+        link.external_attr = (stat.S_IFLNK | 0o777) << 16  # a symlink entry pointing outside
+        archive.writestr(link, "../../../../etc/passwd")
+    return wheel
+
+
+def test_wheel_resolves_without_running_anything(tmp_path):
+    canary = tmp_path / "CANARY"
+    tree = WheelTree(build_evil_wheel(tmp_path, canary))
+    resolver = Resolver({"evil": tree}, cache=IndexCache(persistent=False))
+    target = resolver.resolve_target("evil", "evil.core.Engine.run")
+    assert (target.definition.start_line, target.definition.end_line) == (6, 8)
+    assert [item.dotted for item in resolver.locate("evil", "Engine.run")] == ["evil.core.Engine.run"]
+    assert not canary.exists() and "evil" not in sys.modules
+
+
+def test_wheel_traversal_entries_are_never_read(tmp_path):
+    tree = WheelTree(build_evil_wheel(tmp_path, tmp_path / "CANARY"))
+    files = list(tree.iter_python_files())
+    # setup.py sits at the wheel root like any top-level module: listed (and only ever read), never run.
+    assert files == ["evil/__init__.py", "evil/__main__.py", "evil/core.py", "evil/linked.py", "setup.py"]
+    for bad in ("../escape.py", "/abs/evil.py", "evil/../../up.py"):
+        with pytest.raises(UnsafePathError):
+            tree.read_source(bad)
+    assert tree.module_file("escape") is None
+    # A zip symlink entry is plain bytes to us: its "target" is read as text, never followed.
+    assert tree.read_source("evil/linked.py").text == "../../../../etc/passwd"
+    assert not (tmp_path / "escape.py").exists() and not list(tmp_path.glob("evil*/"))  # nothing extracted
+
+
+def write_project(root: Path, target: str = "evil.core.Engine.run", at: str = "doubled = value * 2") -> Path:
+    (root / "annotations" / "evil").mkdir(parents=True)
+    (root / "labs" / "lab-01-lab").mkdir(parents=True)
+    (root / "annotations" / "evil" / "engine.yaml").write_text(
+        f"id: engine-run\nlab: 01-lab\nsource: evil\ntarget: {target}\nsummary: s\nsteps:\n  - at: {at}\n    note: Twice.\n"
+    )
+    return root
+
+
+def run_cli(args: list[str], cwd: Path, cache: Path) -> subprocess.CompletedProcess:
+    code = f"import sys; from infralens.cli import main; sys.exit(main({args!r}))"
+    env = {**os.environ, "INFRALENS_CACHE_DIR": str(cache)}
+    return subprocess.run([sys.executable, "-c", code], cwd=cwd, env=env, capture_output=True, text=True, timeout=300)
+
+
+def test_validate_and_show_with_source_wheel(tmp_path):
+    canary = tmp_path / "CANARY"
+    wheel = build_evil_wheel(tmp_path, canary)
+    project = write_project(tmp_path / "project")
+    done = run_cli(["--source", f"evil={wheel}", "validate"], project, tmp_path / "cache")
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "validated 1 annotations (1 steps) in 1 files: 0 errors, 0 warnings"
+    shown = run_cli(["--source", f"evil={wheel}", "show", "evil.core.Engine.run", "--color", "never"], project, tmp_path / "cache")
+    assert shown.returncode == 0 and "◀ Twice." in shown.stdout
+    assert not canary.exists()
+
+
+def test_check_against_a_crafted_wheel(tmp_path):
+    """``infralens check --against evil-2.0.whl``: the new release is classified, nothing of it runs."""
+    canary = tmp_path / "CANARY"
+    old = build_evil_wheel(tmp_path, canary, "1.0")
+    (tmp_path / "new").mkdir()
+    new = build_evil_wheel(tmp_path / "new", canary, "2.0", body="doubled = value + value")
+    project = write_project(tmp_path / "project")
+    locked = run_cli(["--source", f"evil={old}", "lock"], project, tmp_path / "cache")
+    assert locked.returncode == 0, locked.stderr
+    same = run_cli(["--source", f"evil={old}", "check", "--against", str(old)], project, tmp_path / "cache")
+    assert same.returncode == 0, same.stdout + same.stderr
+    changed = run_cli(["--source", f"evil={old}", "check", "--against", str(new), "--format", "json"], project, tmp_path / "cache")
+    assert changed.returncode == 1, changed.stderr
+    assert '"changed"' in changed.stdout and "2.0" in changed.stdout
+    assert not canary.exists()
+
+
+@pytest.mark.parametrize("spec", ["evil-1.0.tar.gz", "evil-1.0.zip", "setup.py"])
+def test_against_refuses_anything_but_wheels_and_directories(tmp_path, spec):
+    project = write_project(tmp_path / "project")
+    (tmp_path / spec).write_text("import os\n")
+    build = run_cli(["--source", f"evil={build_evil_wheel(tmp_path, tmp_path / 'CANARY')}", "lock"], project, tmp_path / "cache")
+    assert build.returncode == 0, build.stderr
+    done = run_cli(["check", "--against", str(tmp_path / spec)], project, tmp_path / "cache")
+    assert done.returncode == 2
+    assert "expected DIST==VERSION, a .whl file or a directory" in done.stderr
+    assert not (tmp_path / "CANARY").exists()
+
+
+def test_source_option_refuses_non_wheel_files(tmp_path, capsys):
+    project = write_project(tmp_path / "project")
+    sdist = tmp_path / "evil-1.0.tar.gz"
+    sdist.write_bytes(b"not a wheel")
+    assert main(["--project", str(project), "--source", f"evil={sdist}", "validate"]) == 2
+    assert "no such directory or wheel" in capsys.readouterr().err
+    fake = tmp_path / "fake-1.0-py3-none-any.whl"
+    fake.write_bytes(b"PK not really a zip")
+    assert main(["--project", str(project), "--source", f"evil={fake}", "validate"]) == 2
+    assert "not a readable wheel" in capsys.readouterr().err
+
+
+def test_directory_symlinks_out_of_the_tree_are_not_followed(tmp_path):
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (outside / "secret.py").write_text("def secret():\n    token = 'hunter2'\n")
+    root = tmp_path / "site"
+    (root / "pkg").mkdir(parents=True)
+    (root / "pkg" / "__init__.py").write_text("")
+    (root / "pkg" / "ok.py").write_text("def ok():\n    x = 1\n")
+    (root / "pkg" / "secret.py").symlink_to(outside / "secret.py")
+    (root / "pkg" / "subdir").symlink_to(outside, target_is_directory=True)
+    tree = DirectoryTree(root, "pkg", "1.0")
+    assert list(tree.iter_python_files()) == ["pkg/__init__.py", "pkg/ok.py"]
+    assert tree.module_file("pkg.secret") is None and tree.module_file("pkg.subdir.secret") is None
+    with pytest.raises(UnsafePathError, match="resolves outside"):
+        tree.read_source("pkg/secret.py")
+    resolver = Resolver({"pkg": tree}, cache=IndexCache(persistent=False))
+    with pytest.raises(ResolutionError):
+        resolver.resolve_target("pkg", "pkg.secret.secret")
+    assert resolver.locate("pkg", "secret") == []
+
+
+def test_annotation_target_cannot_reach_outside_its_distribution(tmp_path, capsys):
+    root = tmp_path / "site"
+    (root / "pkg").mkdir(parents=True)
+    (root / "pkg" / "__init__.py").write_text("")
+    resolver = Resolver({"pkg": DirectoryTree(root, "pkg", "1.0")}, cache=IndexCache(persistent=False))
+    with pytest.raises(ResolutionError, match=r"no module of 'os.path.join' exists in pkg 1.0"):
+        resolver.resolve_target("pkg", "os.path.join")  # the stdlib is not part of 'pkg'
+    for target in ("..pkg.x", "pkg/../x.y", "/etc.passwd", "pkg.\x00.x"):
+        with pytest.raises((UnsafePathError, ResolutionError)):
+            resolver.resolve_target("pkg", target)
+    with pytest.raises(SourceNotFoundError):
+        Resolver(cache=IndexCache(persistent=False)).resolve_target("../../etc", "x.y")
+
+
+def test_upstream_files_that_do_not_parse_are_reported_not_fatal(tmp_path, capsys, monkeypatch):
+    monkeypatch.setenv("INFRALENS_CACHE_DIR", str(tmp_path / "cache"))
+    site = tmp_path / "site"
+    (site / "pkg").mkdir(parents=True)
+    (site / "pkg" / "__init__.py").write_text("")
+    (site / "pkg" / "py2.py").write_text("def old():\n    print 'hello'\n")
+    (site / "pkg" / "latin.py").write_bytes(b"def f():\n    s = '\xff'\n")
+    (site / "pkg" / "good.py").write_text("def fine():\n    x = 1\n")
+    project = tmp_path / "project"
+    (project / "annotations" / "pkg").mkdir(parents=True)
+    (project / "labs" / "lab-01-lab").mkdir(parents=True)
+    for name, target in (("a", "pkg.py2.old"), ("b", "pkg.latin.f"), ("c", "pkg.good.fine")):
+        (project / "annotations" / "pkg" / f"{name}.yaml").write_text(
+            f"id: {name}\nlab: 01-lab\nsource: pkg\ntarget: {target}\nsummary: s\nsteps:\n  - at: x = 1\n    note: n\n"
+        )
+    assert main(["--project", str(project), "--source", f"pkg={site}", "validate"]) == 1
+    out, err = capsys.readouterr()
+    assert "annotations/pkg/a.yaml:1:1: error: pkg/py2.py is not valid Python for this parser (line 2, column 5: Missing parentheses in call to 'print'" in err
+    assert "annotations/pkg/b.yaml:1:1: error: pkg/latin.py: not decodable as Python source" in err
+    assert "annotations/pkg/c.yaml" not in err
+    assert out.strip() == "validated 3 annotations (3 steps) in 3 files: 2 errors, 0 warnings"
+    assert main(["--source", f"pkg={site}", "locate", "fine", "--dist", "pkg"]) == 0
+    out, err = capsys.readouterr()
+    assert out == "pkg/good.py:1-2: function pkg.good.fine\n"
+    (site / "pkg" / "py2.py").write_text("def fine():\n    print 'hello'\n")
+    assert main(["--source", f"pkg={site}", "locate", "fine", "--dist", "pkg"]) == 0
+    out, err = capsys.readouterr()
+    assert out == "pkg/good.py:1-2: function pkg.good.fine\n"
+    assert err == "infralens: note: skipped pkg/py2.py: not valid Python for this parser (line 2, column 5: Missing parentheses in call to 'print'. Did you mean print(...)?)\n"
