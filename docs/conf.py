@@ -9,6 +9,7 @@ release = version = __version__
 extensions = ["myst_parser", "infralens.sphinx"]
 myst_enable_extensions = ["dollarmath", "colon_fence", "deflist"]
 myst_heading_anchors = 3
+myst_update_mathjax = False  # no MathJax here; leaving it on changes the config on every build
 
 source_suffix = {".md": "markdown"}
 exclude_patterns = ["_build", "Thumbs.db", ".DS_Store"]

@@ -207,3 +207,17 @@ def test_touching_one_annotation_rereads_only_its_pages(fresh_root) -> None:
     app.cleanup()
     assert reread == ["_infralens/source/toypkg/toypkg.mixing.unused"]
     assert "Hands back its argument." in html_of(app, "_infralens/source/toypkg/toypkg.mixing.unused")
+
+
+def test_a_new_report_updates_the_badges(fresh_root) -> None:
+    root = fresh_root()
+    app, _ = build(root)
+    assert "verification: not checked" in HTML_TAG.sub(" ", html_of(app, "index"))
+    (root / "reports").mkdir()
+    (root / "reports" / "verify-cpu.json").write_text(
+        '{"device": "cpu", "steps": {"toy-blend/signal": {"status": "passed"}, "toy-blend/result": {"status": "passed"}}}'
+    )
+    app, warnings = build(root)
+    assert warnings == ""
+    assert "cpu: 2/2 verified" in HTML_TAG.sub(" ", html_of(app, "index"))
+    assert "cpu: 2/2 verified" in HTML_TAG.sub(" ", html_of(app, "_infralens/source/toypkg/toypkg.mixing.blend"))

@@ -12,7 +12,7 @@ def setup(app: Sphinx) -> dict[str, Any]:
     from . import config, nodes
     from .directives import BacklinksTransform, CompareDirective, FunctionDirective
     from .domain import InfralensDomain
-    from .events import on_builder_inited, on_config_inited, on_env_get_updated
+    from .events import on_builder_inited, on_config_inited, on_env_get_outdated, on_env_get_updated
     from .mathml import visit_math_block_html, visit_math_html
 
     app.setup_extension("myst_parser")
@@ -26,5 +26,6 @@ def setup(app: Sphinx) -> dict[str, Any]:
     app.add_css_file("infralens.css")
     app.connect("config-inited", on_config_inited)
     app.connect("builder-inited", on_builder_inited)
+    app.connect("env-get-outdated", on_env_get_outdated)
     app.connect("env-get-updated", on_env_get_updated)
     return {"version": __version__, "env_version": 1, "parallel_read_safe": True, "parallel_write_safe": True}

@@ -65,8 +65,6 @@ def render_function(directive: SphinxDirective, target: str, *, canonical: bool 
         return None
     for path in (*function.dependencies, *catalog.reports.files):
         env.note_dependency(path)
-    if catalog.settings.reports_dir.is_dir():
-        env.note_dependency(str(catalog.settings.reports_dir))
     domain_of(env).note_use(env.docname, target)
     used = env.temp_data.setdefault("infralens_prefixes", set())
     base = "il-" + slug(function.qualname)

@@ -56,6 +56,12 @@ class InfralensDomain(Domain):
         self.data["published"] = current
         return changed
 
+    def reports_changed(self, files: tuple[str, ...]) -> bool:
+        """Whether the set of report files differs from the last build (edits are file dependencies)."""
+        changed = self.data.get("reports") != list(files)
+        self.data["reports"] = list(files)
+        return changed
+
     def resolve_any_xref(self, *args: Any, **kwargs: Any) -> list:
         return []
 

@@ -10,14 +10,27 @@ from sphinx.environment import BuildEnvironment
 
 from .catalog import catalog_for, load_catalog, store_catalog
 from .config import settings_of
-from .domain import docs_to_rewrite
+from .domain import docs_to_rewrite, domain_of
 from .pages import function_pages, generate
 
 STATIC_DIR = Path(__file__).parent / "static"
 
 
+THEMES_WITH_CONFIG = ("furo",)
+"""Themes that register config values; loaded early so incremental builds compare configs correctly."""
+
+
 def on_config_inited(app: Sphinx, config: Config) -> None:
+    if config.html_theme in THEMES_WITH_CONFIG:
+        # Sphinx loads a theme's package only when the HTML builder starts, after it compared the
+        # pickled config with this one: furo's 'pygments_dark_style' then looks changed and every
+        # page is re-read on every build. Loading it now keeps incremental builds incremental.
+        app.setup_extension(config.html_theme)
     config.html_static_path = [*config.html_static_path, str(STATIC_DIR)]
+    if config.html_math_renderer in (None, "infralens_mathml") and "myst_update_mathjax" in config:
+        # MyST would edit mathjax4_config at build time, so the config never compares equal
+        # to the pickled one and every page is re-read; MathML needs no MathJax at all.
+        config.myst_update_mathjax = False
 
 
 def on_builder_inited(app: Sphinx) -> None:
@@ -26,6 +39,14 @@ def on_builder_inited(app: Sphinx) -> None:
     store_catalog(app.env, catalog)
     if settings.generate_pages:
         generate(catalog, Path(app.srcdir))
+
+
+def on_env_get_outdated(app: Sphinx, env: BuildEnvironment, added: set[str], changed: set[str], removed: set[str]) -> list[str]:
+    """A report that appeared or disappeared changes the badges of every page showing code."""
+    domain = domain_of(env)
+    if domain.reports_changed(catalog_for(env).reports.files):
+        return sorted(doc for doc in domain.uses if doc in env.all_docs)
+    return []
 
 
 def on_env_get_updated(app: Sphinx, env: BuildEnvironment) -> list[str]:
