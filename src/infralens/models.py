@@ -8,6 +8,7 @@ Only the edges of the program turn these into YAML, JSON or HTML.
 from __future__ import annotations
 
 import hashlib
+import re
 from dataclasses import dataclass, field
 from enum import Enum
 
@@ -208,7 +209,22 @@ class SourceFile:
 
     @property
     def lines(self) -> list[str]:
-        return self.text.splitlines()
+        return split_lines(self.text)
+
+
+_LINE_BREAK = re.compile(r"\r\n|\r|\n")
+
+
+def split_lines(text: str) -> list[str]:
+    """Lines as Python (and libcst) number them: only ``\\n``, ``\\r\\n`` and ``\\r`` end a line.
+
+    ``str.splitlines`` also breaks at form feeds, U+2028 and other separators,
+    which would shift every later line number away from the indexer's.
+    """
+    lines = _LINE_BREAK.split(text)
+    if lines and lines[-1] == "":
+        lines.pop()
+    return lines
 
 
 # --------------------------------------------------------------------------

@@ -7,6 +7,7 @@ it when the code line is too wide.
 
 from __future__ import annotations
 
+import re
 import textwrap
 
 from pygments import format as pygments_format
@@ -14,7 +15,16 @@ from pygments.formatters import TerminalFormatter
 from pygments.lexers import PythonLexer
 from pygments.token import Token
 
+from .models import split_lines
 from .view import FunctionView
+
+_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u2028\u2029]")
+
+
+def visible(text: str) -> str:
+    """Control characters as escapes (``\\x1b``), so notes or upstream text cannot drive the terminal."""
+    return _CONTROL.sub(lambda m: f"\\x{ord(m.group()):02x}" if ord(m.group()) < 0x100 else f"\\u{ord(m.group()):04x}", text)
+
 
 MARK = "▶"
 GUTTER = " │ "
@@ -23,7 +33,7 @@ GUTTER = " │ "
 def highlighted_lines(text: str, color: bool) -> list[str]:
     """Each line of ``text``, highlighted for a terminal when ``color`` is set."""
     if not color:
-        return text.splitlines()
+        return [visible(line) for line in split_lines(text)]
     lexer = PythonLexer(stripnl=False, ensurenl=False)
     formatter = TerminalFormatter()
     lines: list[list[tuple]] = [[]]
@@ -33,7 +43,7 @@ def highlighted_lines(text: str, color: bool) -> list[str]:
             if index:
                 lines.append([])
             if piece:
-                lines[-1].append((token_type, piece))
+                lines[-1].append((token_type, visible(piece)))
     return [pygments_format(tokens or [(Token.Text, "")], formatter) for tokens in lines]
 
 
@@ -50,7 +60,7 @@ def render(view: FunctionView, *, color: bool = False, width: int = 160, code_wi
     marked = view.marked_lines()
     note_width = max(24, width - number_width - len(GUTTER) - code_width - 4)
     for number in range(view.first_line, view.last_line + 1):
-        raw = plain[number - 1] if number - 1 < len(plain) else ""
+        raw = visible(plain[number - 1]) if number - 1 < len(plain) else ""
         shown = all_lines[number - 1] if number - 1 < len(all_lines) else raw
         mark = MARK if number in marked else " "
         prefix = f"{number:>{number_width}}{mark}{GUTTER.lstrip()}"
@@ -73,7 +83,8 @@ def render(view: FunctionView, *, color: bool = False, width: int = 160, code_wi
 
 def _note_lines(annotation_id: str, note: str, width: int) -> list[str]:
     lines: list[str] = []
-    for paragraph in paragraphs(note):
+    annotation_id = visible(annotation_id)
+    for paragraph in paragraphs(visible(note)):
         lines.extend(textwrap.wrap(paragraph, width - 2) or [""])
     lines = lines or [""]
     lines[0] = f"◀ {lines[0]}"

@@ -20,6 +20,7 @@ from pygments.formatters import HtmlFormatter
 from pygments.lexers import PythonLexer
 from sphinx import addnodes
 
+from ..models import split_lines
 from ..view import FunctionView, NoteView
 from . import nodes as il
 from .badges import Badge, BadgeState, Reports
@@ -75,7 +76,7 @@ def highlighted_lines(text: str, first: int, last: int) -> dict[int, str]:
     A definition starts and ends on statement boundaries, so lexing just its
     lines (in one pass, so strings spanning lines highlight right) is exact.
     """
-    lines = text.splitlines()[first - 1 : last]
+    lines = split_lines(text)[first - 1 : last]  # not str.splitlines: form feeds/U+2028 are not line ends
     markup = highlight("\n".join(lines) + "\n", PythonLexer(stripnl=False, ensurenl=True), HtmlFormatter(nowrap=True))
     return {first + offset: html for offset, html in enumerate(markup.split("\n")[: len(lines)])}
 
