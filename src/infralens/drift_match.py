@@ -222,6 +222,16 @@ class DistributionMatcher:
             return TargetResult(entry, TargetKind.RENAMED, _definition_place(renamed.source, renamed.definition), similarity, message, 3), renamed
         return TargetResult(entry, TargetKind.DELETED, None, 0.0, f"{entry.module}.{entry.target} is not defined anywhere in {self.tree.describe()}", 3), None
 
+    def _in_place(self, entry: AnnotationLock) -> _Found | None:
+        """The target at its recorded place (its file is byte-identical to the lock's)."""
+        source = self.source(entry.relpath)
+        index = self._index(source) if source else None
+        if index is None:
+            return None
+        same = [d for d in index.definitions if d.qualname == entry.target and d.accessor is None]
+        best = min(same, key=lambda d: abs(d.start_line - entry.span[0]), default=None)
+        return _Found(source, index, best, 1.0, True) if best else None
+
     def _same_qualname_elsewhere(self, entry: AnnotationLock) -> _Found | None:
         names = entry.target.split(".")
         patterns = [re.compile(rb"(?m)^\s*(?:async\s+def|def|class)\s+" + re.escape(n.encode()) + rb"\b") for n in names]
@@ -274,6 +284,8 @@ class DistributionMatcher:
             place = Place(entry.relpath, entry.module, entry.target, entry.scope, entry.lines, entry.texts)
             return StepResult(entry, StepKind.UNCHANGED, 0, place, Scores(1.0, 1.0, 1.0), (), "source file unchanged")
         target_result, found = self.target(annotation, siblings)
+        if found is None and target_result.kind is TargetKind.UNCHANGED:
+            found = self._in_place(annotation)
         similar: Candidate | None = None
         others: list[Candidate] = []
         if found is not None:
@@ -430,12 +442,18 @@ def _definition_place(source: SourceFile, definition: Definition) -> Place:
 
 def _flexible_pattern(text: str) -> re.Pattern[bytes] | None:
     """A bytes regex matching ``text``'s tokens separated by any layout, comments or line continuations."""
-    tokens = text.split(" ")
-    if len(tokens) > 400:
-        tokens = tokens[:400]
+    tokens = text.split()[:400]  # any whitespace, no empty pieces (adjacent gaps would backtrack badly)
+    if not tokens:
+        return None
     gap = rb"(?:\s|\\\n|#[^\n]*)*"
+    pieces = []
+    for token in tokens:
+        piece = re.escape(token.encode("utf-8"))
+        if token in (")", "]", "}"):
+            piece = b"(?:," + gap + b")?" + piece  # the normaliser drops magic trailing commas
+        pieces.append(piece)
     try:
-        return re.compile(gap.join(re.escape(t.encode("utf-8")) for t in tokens))
+        return re.compile(gap.join(pieces))
     except re.error:
         return None
 
