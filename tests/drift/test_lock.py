@@ -98,7 +98,8 @@ def test_check_exit_codes_formats_and_never_writes(demo, locked, capsys):
     assert report["steps"]["demo-step/alpha"]["kind"] == "changed" and report["exit_code"] == 1
     assert _cli(demo, locked, "check", "--against", f"demo={new}", "--format", "github") == 1
     github = capsys.readouterr().out
-    assert github.startswith("::warning file=annotations/demo/sampler.yaml,line=7,title=infralens drift%3A changed::demo-step/alpha: changed:")
+    assert "::warning file=annotations/demo/sampler.yaml,line=7,title=infralens drift%3A changed::demo-step/alpha: changed:" in github
+    assert "::notice file=annotations/demo/sampler.yaml,line=1,title=infralens drift%3A target body-changed::" in github
     after = {p: p.read_bytes() for p in demo.root.rglob("*") if p.is_file()}
     assert after == before
 
