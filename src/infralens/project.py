@@ -11,7 +11,6 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from .errors import Diagnostic, InfralensError, Location, Severity
-from .loader import load_file
 from .models import Annotation
 
 
@@ -87,6 +86,8 @@ class LoadedAnnotations:
 
 def load_annotations(project: Project, paths: list[str] | None = None) -> LoadedAnnotations:
     """Load every annotation file and run the checks that span files (unique ids, folder, lab)."""
+    from .loader import load_file  # YAML + JSON Schema: imported only when annotations are loaded
+
     annotations: list[Annotation] = []
     diagnostics: list[Diagnostic] = []
     files = project.annotation_files(paths)
