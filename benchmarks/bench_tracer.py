@@ -3,7 +3,8 @@
     .venv/bin/python benchmarks/bench_tracer.py                      # every scenario with annotations
     .venv/bin/python benchmarks/bench_tracer.py --scenario tiny-sd-ddim --repeats 7
 
-Each scenario runs in a fresh process (DiffSynth's loading modes cannot share one), one torch
+Times are CPU seconds of the benchmark process (``time.process_time``), so other load on the
+machine does not distort the ratio; wall-clock medians are printed too. Each scenario runs in a fresh process (DiffSynth's loading modes cannot share one), one torch
 thread, on CPU unless --device says otherwise. Runs alternate untraced/traced after one warm-up
 run of each, so machine load drifts affect both alike. Prints a table and the worst ratio.
 """
@@ -35,15 +36,15 @@ def measure(name: str, repeats: int, device: str) -> dict:
     device = pick_device(device)
     function = get_scenario(name).load()
 
-    def once(traced: bool) -> float:
+    def once(traced: bool) -> tuple[float, float]:
         context = ScenarioContext(device)
-        started = time.perf_counter()
+        wall, cpu = time.perf_counter(), time.process_time()
         if traced:
             with Tracer(probes):
                 function(context)
         else:
             function(context)
-        return time.perf_counter() - started
+        return time.perf_counter() - wall, time.process_time() - cpu
 
     once(False), once(True)  # warm-up: lazy imports, first-call caches
     plain, traced = [], []
@@ -53,8 +54,10 @@ def measure(name: str, repeats: int, device: str) -> dict:
     return {
         "scenario": name,
         "probes": len(probes),
-        "untraced": statistics.median(plain),
-        "traced": statistics.median(traced),
+        "untraced": statistics.median(p[1] for p in plain),
+        "traced": statistics.median(t[1] for t in traced),
+        "untraced_wall": statistics.median(p[0] for p in plain),
+        "traced_wall": statistics.median(t[0] for t in traced),
     }
 
 
@@ -77,13 +80,18 @@ def main() -> int:
             print(f"{name}: failed\n{done.stderr[-2000:]}", file=sys.stderr)
             return 1
         rows.append(json.loads(done.stdout.strip().splitlines()[-1]))
-    print(f"{'scenario':22} {'probes':>6} {'untraced s':>11} {'traced s':>9} {'ratio':>6}")
+    print(f"{'scenario':22} {'probes':>6} {'cpu untraced':>12} {'cpu traced':>10} {'ratio':>6} {'wall untraced':>13} {'wall traced':>11} {'ratio':>6}")
     for row in rows:
-        ratio = row["traced"] / row["untraced"]
-        print(f"{row['scenario']:22} {row['probes']:6d} {row['untraced']:11.4f} {row['traced']:9.4f} {ratio:6.2f}")
-    total_plain = sum(r["untraced"] for r in rows)
-    total_traced = sum(r["traced"] for r in rows)
-    print(f"{'all':22} {sum(r['probes'] for r in rows):6d} {total_plain:11.4f} {total_traced:9.4f} {total_traced / total_plain:6.2f}")
+        print(
+            f"{row['scenario']:22} {row['probes']:6d} {row['untraced']:12.4f} {row['traced']:10.4f} {row['traced'] / row['untraced']:6.2f}"
+            f" {row['untraced_wall']:13.4f} {row['traced_wall']:11.4f} {row['traced_wall'] / row['untraced_wall']:6.2f}"
+        )
+    plain, traced = sum(r["untraced"] for r in rows), sum(r["traced"] for r in rows)
+    plain_wall, traced_wall = sum(r["untraced_wall"] for r in rows), sum(r["traced_wall"] for r in rows)
+    print(
+        f"{'all':22} {sum(r['probes'] for r in rows):6d} {plain:12.4f} {traced:10.4f} {traced / plain:6.2f}"
+        f" {plain_wall:13.4f} {traced_wall:11.4f} {traced_wall / plain_wall:6.2f}"
+    )
     return 0
 
 

@@ -23,6 +23,7 @@ def to_json(result: VerifyResult) -> dict:
             outcome.name: _without_none({
                 "status": outcome.status,
                 "seconds": round(outcome.seconds, 3),
+                "cpu_seconds": None if outcome.cpu_seconds is None else round(outcome.cpu_seconds, 3),
                 "error": outcome.error,
                 "facts": outcome.facts or None,
             })

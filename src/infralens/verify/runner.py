@@ -31,6 +31,8 @@ class ScenarioOutcome:
     seconds: float
     error: str | None = None
     facts: dict[str, str] = field(default_factory=dict)
+    cpu_seconds: float | None = None
+    """CPU time of the worker during the scenario (robust to other load on the machine)."""
 
 
 @dataclass(frozen=True)
@@ -199,7 +201,11 @@ def _run_worker(plan: Plan, names: list[str], device: str, backend: str, report,
 def _scenario_outcome(name: str, result: dict | None) -> ScenarioOutcome:
     if result is None:
         return ScenarioOutcome(name, "not-run", 0.0, "the scenario was not run")
-    return ScenarioOutcome(name, result["status"], float(result.get("seconds", 0.0)), result.get("error"), dict(result.get("facts") or {}))
+    cpu = result.get("cpu_seconds")
+    return ScenarioOutcome(
+        name, result["status"], float(result.get("seconds", 0.0)), result.get("error"), dict(result.get("facts") or {}),
+        None if cpu is None else float(cpu),
+    )
 
 
 def _judge(step: PlannedStep, scenario: ScenarioOutcome | None, result: dict | None) -> StepOutcome:

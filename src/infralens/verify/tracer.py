@@ -325,6 +325,7 @@ class _MonitoringBackend:
         else:
             raise RuntimeError("no free sys.monitoring tool id")
         events = monitoring.events
+        monitoring.restart_events()  # re-arm PY_START where an earlier tracer returned DISABLE
         monitoring.register_callback(self.tool, events.PY_START, self._start)
         monitoring.register_callback(self.tool, events.LINE, self._line)
         monitoring.register_callback(self.tool, events.PY_RETURN, self._return)
@@ -437,11 +438,13 @@ def _observe(names: tuple[str, ...], namespace: dict) -> str:
         head, *rest = name.split(".")
         if head not in namespace:
             continue
-        value = namespace[head]
+        value, reached = namespace[head], head
         try:
             for attr in rest:
                 value = getattr(value, attr)
-        except Exception as error:  # an attribute that does not exist is worth showing as such
+                reached += "." + attr
+        except Exception as error:  # show how far the chain got, and why it stopped
+            parts.append(f"{reached}={short_repr(value)}")
             parts.append(f"{name}=<{type(error).__name__}>")
             continue
         parts.append(f"{name}={short_repr(value)}")

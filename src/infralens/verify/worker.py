@@ -53,7 +53,7 @@ def run_scenario(name: str, probes: tuple[Probe, ...], device: str, backend: str
     except Exception as failure:  # a scenario module that does not import is a broken scenario
         return {"event": "done", "scenario": name, "status": "error", "error": _error_text(failure),
                 "seconds": 0.0, "facts": {}, "probes": {}}
-    started = time.perf_counter()
+    started, cpu_started = time.perf_counter(), time.process_time()
     try:
         with tracer:
             function(context)
@@ -61,13 +61,14 @@ def run_scenario(name: str, probes: tuple[Probe, ...], device: str, backend: str
         status, error = "failed", f"scenario check failed: {failure}"
     except Exception as failure:  # the upstream code or the scenario broke: report it, keep going
         status, error = "error", _error_text(failure)
-    seconds = time.perf_counter() - started
+    seconds, cpu_seconds = time.perf_counter() - started, time.process_time() - cpu_started
     return {
         "event": "done",
         "scenario": name,
         "status": status,
         "error": error,
         "seconds": round(seconds, 4),
+        "cpu_seconds": round(cpu_seconds, 4),
         "facts": context.facts,
         "probes": {key: dataclasses.asdict(result) for key, result in tracer.results().items()},
     }
