@@ -1,0 +1,212 @@
+"""Writes that cannot lose data: the lock is written atomically, serialised, and round-trips comments.
+
+These exercise the drift helper's ``infralens.lock`` through its API and through
+``infralens lock`` run in real subprocesses (which the tests kill or race).
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import textwrap
+import time
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from infralens import fuzz, lock
+
+MOD = textwrap.dedent(
+    """
+    def f(a):
+        x = a + 1
+        y = x * 2
+        return y
+
+
+    def g(b):
+        z = b - 1
+        return z
+    """
+).lstrip()
+
+
+def make_project(root: Path) -> Path:
+    (root / "site" / "fakedist").mkdir(parents=True)
+    (root / "site" / "fakedist" / "__init__.py").write_text("")
+    (root / "site" / "fakedist" / "mod.py").write_text(MOD)
+    (root / "annotations" / "fakedist").mkdir(parents=True)
+    (root / "labs" / "lab-01-lab").mkdir(parents=True)
+    for name, target, at in (("f", "f", "x = a + 1"), ("g", "g", "z = b - 1")):
+        (root / "annotations" / "fakedist" / f"{name}.yaml").write_text(
+            f"# a comment the lock must never touch\nid: ann-{name}\nlab: 01-lab\nsource: fakedist\ntarget: fakedist.mod.{target}\n"
+            f"summary: s\nsteps:\n  - at: {at}\n    note: |\n      A note about {name}, with $math$.\n"
+        )
+    return root
+
+
+def infralens(root: Path, *args: str, **popen) -> subprocess.Popen:
+    argv = ["--source", f"fakedist={root / 'site'}", *args]
+    code = f"import sys; from infralens.cli import main; sys.exit(main({argv!r}))"
+    env = {**os.environ, "INFRALENS_CACHE_DIR": str(root / "cache")}
+    return subprocess.Popen([sys.executable, "-c", code], cwd=root, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, **popen)
+
+
+def run(root: Path, *args: str) -> tuple[int, str, str]:
+    process = infralens(root, *args)
+    out, err = process.communicate(timeout=300)
+    return process.returncode, out, err
+
+
+@pytest.fixture
+def project(tmp_path):
+    root = make_project(tmp_path / "project")
+    code, out, err = run(root, "lock")
+    assert code == 0, err
+    return root
+
+
+def lock_path(root: Path) -> Path:
+    return root / "annotations" / "annotations.lock"
+
+
+def test_lock_never_edits_annotation_files(project):
+    before = {p: p.read_bytes() for p in (project / "annotations").rglob("*.yaml")}
+    (project / "site" / "fakedist" / "mod.py").write_text(MOD.replace("x = a + 1", "x = a + 2"))
+    for args in (["check"], ["lock", "--update"], ["lock"]):
+        run(project, *args)
+    assert {p: p.read_bytes() for p in (project / "annotations").rglob("*.yaml")} == before
+
+
+def test_comments_survive_update_and_full_rewrite(project):
+    path = lock_path(project)
+    text = path.read_text()
+    text = text.replace("[step ann-f/", "# reviewed by Ada on 2026-11-20\n[step ann-f/", 1)
+    head, _, rest = text.partition("[step ann-f/")
+    rest = rest.replace("\n", "\n# kept inside the entry\n", 1)
+    path.write_text("# my own preamble comment\n" + head + "[step ann-f/" + rest)
+    (project / "site" / "fakedist" / "mod.py").write_text("# moved\n" + MOD)
+    for args in (["lock", "--update"], ["lock"]):
+        code, _, err = run(project, *args)
+        assert code == 0, err
+        written = path.read_text()
+        assert written.startswith("# my own preamble comment\n")
+        assert "# kept inside the entry" in written
+        lock.read_lock_text(path)  # still parses
+
+
+@settings(max_examples=60, deadline=None, derandomize=True, suppress_health_check=list(HealthCheck))
+@given(fuzz.lock_entries(), st.lists(st.text(alphabet="abc #é", max_size=10), max_size=3), st.data())
+def test_round_trip_keeps_entries_and_comments(tmp_path_factory, entries, comments, data):
+    """Property: parse → compose → write → parse is the identity on entries and comments;
+    a partial update leaves every other entry byte for byte."""
+    path = tmp_path_factory.mktemp("lock") / "annotations.lock"
+    path.write_text(fuzz._lock_text(entries, comments))
+    parsed = lock.read_lock_text(path)
+    lock.write_atomically(path, lock.compose(parsed, entries, None, set()))
+    again = lock.read_lock_text(path)
+    assert again.lock.annotations == parsed.lock.annotations and again.lock.steps == parsed.lock.steps
+    assert [b.comments for b in again.blocks] == [b.comments for b in parsed.blocks]
+    if parsed.blocks:
+        chosen = data.draw(st.sampled_from(parsed.blocks))
+        partial = lock.compose(parsed, entries, {f"{chosen.kind}:{chosen.id}"}, set())
+        for block in parsed.blocks:
+            if block is not chosen:
+                assert block.text.rstrip("\n") in partial
+    assert sorted(p.name for p in path.parent.iterdir()) == ["annotations.lock"]
+
+
+def test_a_write_killed_halfway_leaves_the_previous_file(project):
+    """Kill the writer after the temporary file is written but before the rename."""
+    path = lock_path(project)
+    before = path.read_bytes()
+    marker = project / "fsync-reached"
+    (project / "site" / "fakedist" / "mod.py").write_text("# moved\n" + MOD)
+    code = textwrap.dedent(
+        f"""
+        import os, pathlib, sys, time
+        real_fsync = os.fsync
+        def stall(fd):
+            real_fsync(fd)
+            pathlib.Path({str(marker)!r}).write_text("x")
+            time.sleep(60)
+        os.fsync = stall
+        from infralens.cli import main
+        sys.exit(main(["--source", {"fakedist=" + str(project / "site")!r}, "lock"]))
+        """
+    )
+    env = {**os.environ, "INFRALENS_CACHE_DIR": str(project / "cache")}
+    process = subprocess.Popen([sys.executable, "-c", code], cwd=project, env=env)
+    deadline = time.monotonic() + 120
+    while not marker.exists():
+        assert process.poll() is None, "the writer exited before reaching fsync"
+        assert time.monotonic() < deadline
+        time.sleep(0.05)
+    process.send_signal(signal.SIGKILL)
+    process.wait()
+    assert path.read_bytes() == before
+    leftovers = [p.name for p in path.parent.iterdir() if p.name.endswith(".tmp")]
+    assert len(leftovers) == 1 and leftovers[0].startswith(".annotations.lock.")  # the unfinished temp file, never the lock
+    # The next writer is not confused by the leftover and produces the new lock.
+    code, _, err = run(project, "lock")
+    assert code == 0, err
+    assert lock.read_lock_text(path).lock.steps and path.read_bytes() != before
+
+
+@pytest.mark.parametrize("delay", [0.2, 0.7, 1.2])
+def test_a_lock_killed_at_any_moment_is_old_or_new_never_partial(project, delay):
+    path = lock_path(project)
+    old = path.read_bytes()
+    (project / "site" / "fakedist" / "mod.py").write_text("# moved\n" + MOD)
+    code, _, err = run(project, "lock")
+    assert code == 0, err
+    new = path.read_bytes()
+    path.write_bytes(old)
+    process = infralens(project, "lock")
+    time.sleep(delay)
+    process.send_signal(signal.SIGKILL)
+    process.communicate()
+    assert path.read_bytes() in (old, new)
+
+
+def test_two_concurrent_writers_do_not_corrupt_the_lock(project):
+    path = lock_path(project)
+    (project / "site" / "fakedist" / "mod.py").write_text("# moved\n" + MOD)
+    writers = [infralens(project, *args) for args in (["lock", "--update", "ann-f"], ["lock", "--update", "ann-g"], ["lock"], ["lock", "--update"])]
+    results = [w.communicate(timeout=300) + (w.returncode,) for w in writers]
+    for out, err, code in results:
+        assert code == 0, err
+    parsed = lock.read_lock_text(path)
+    assert set(parsed.lock.annotations) == {"ann-f", "ann-g"}
+    assert all(step.lines[0] in (3, 9) for step in parsed.lock.steps.values())  # every entry describes the moved file
+    code, out, err = run(project, "check")
+    assert code == 0, out + err
+
+
+def test_a_writer_waits_for_the_file_lock(project):
+    """While another process holds the writer lock, ``infralens lock`` waits, then writes a whole file."""
+    path = lock_path(project)
+    holder_code = textwrap.dedent(
+        f"""
+        import sys, time
+        from pathlib import Path
+        from infralens.lock import writer_lock
+        with writer_lock(Path({str(path)!r})):
+            print("held", flush=True)
+            time.sleep(3)
+        """
+    )
+    holder = subprocess.Popen([sys.executable, "-c", holder_code], stdout=subprocess.PIPE, text=True)
+    assert holder.stdout.readline().strip() == "held"
+    started = time.monotonic()
+    (project / "site" / "fakedist" / "mod.py").write_text("# moved\n" + MOD)
+    code, _, err = run(project, "lock")
+    waited = time.monotonic() - started
+    holder.wait()
+    assert code == 0, err
+    assert waited >= 1.5, "the writer did not wait for the file lock"
+    lock.read_lock_text(path)
