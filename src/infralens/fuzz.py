@@ -462,8 +462,8 @@ def check_lock_file(case: tuple[bytes, bool]) -> None:
         lock.write_atomically(path, again)
         reread = lock.read_lock_text(path, "fuzz.lock")
         assert reread.lock.annotations == parsed.lock.annotations and reread.lock.steps == parsed.lock.steps
-        kept = [c for block in parsed.blocks for c in block.comments]
-        assert [c for block in reread.blocks for c in block.comments] == kept, "comments lost on rewrite"
+        kept = {(block.kind, block.id): block.comments for block in parsed.blocks}
+        assert {(block.kind, block.id): block.comments for block in reread.blocks} == kept, "comments lost on rewrite"
         if parsed.blocks:
             first = parsed.blocks[0]
             partial = lock.compose(parsed, entries, {f"{first.kind}:{first.id}"}, set())
@@ -535,6 +535,8 @@ def main(argv: list[str] | None = None) -> int:
             status = "ok"
         except Exception as error:  # a failed property: hypothesis has printed the falsifying example
             status = f"FAILED: {type(error).__name__}: {str(error)[:300]}"
+            for note in getattr(error, "__notes__", ()):  # hypothesis attaches the falsifying example here
+                status += f"\n    {note[:2000]}"
             failed.append(target.name)
         ran = counter[0]
         total += ran
