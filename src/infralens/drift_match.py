@@ -32,6 +32,8 @@ from .sources import SourceTree
 CHANGED_SIMILARITY = 0.6
 """Minimum text similarity for *changed* inside the target."""
 CHANGED_SIMILARITY_CONFIDENT = 0.8
+ASSIGNMENT_SIMILARITY = 0.3
+"""Minimum similarity when the only statement assigning the same name is taken as the edited one."""
 MOVED_LOCALITY = 0.6
 """Minimum function similarity (Jaccard of statement fingerprints) for *moved* elsewhere."""
 MOVED_CONTEXT = 0.5
@@ -300,7 +302,9 @@ class DistributionMatcher:
             claimed = [s.texts for s in siblings if s.step_id != entry.step_id]
             ranked = [c for c in self._units(found, pool, entry, exact=False) if not _claimed_by_sibling(c, claimed)]
             ranked.sort(key=_changed_rank, reverse=True)
-            ranked = [c for c in ranked if c.scores.similarity >= CHANGED_SIMILARITY or (c.scores.context >= 1.0 and c.scores.similarity >= 0.45)]
+            ranked = [c for c in ranked if _acceptable_change(c)]
+            if not ranked:
+                ranked = self._same_assignment(found, pool, entry, claimed)
             if ranked:
                 similar, others = ranked[0], ranked[1:4]
                 if similar.scores.similarity >= CHANGED_SIMILARITY_CONFIDENT and similar.scores.context >= 0.5:
@@ -318,6 +322,22 @@ class DistributionMatcher:
         else:
             message = f"nothing in {found.definition.qualname} corresponds"
         return StepResult(entry, StepKind.DELETED, 3, None, None, candidates, message, ambiguous=bool(candidates))
+
+    def _same_assignment(self, found: _Found, pool: tuple[Statement, ...], entry: StepLock, claimed: list[tuple[str, ...]]) -> list[Candidate]:
+        """A rewritten assignment: the only statement in the target assigning the same name corresponds to it."""
+        name = assigned_name(entry.texts[0])
+        if name is None or len(entry.texts) != 1:
+            return []
+        same = [s for s in pool if assigned_name(s.text) == name]
+        if len(same) != 1 or any(assigned_name(t[0]) == name for t in claimed):
+            return []
+        around = surroundings(found.index, same[0])
+        similarity = ratio(entry.texts[0], same[0].text)
+        if similarity < ASSIGNMENT_SIMILARITY:
+            return []
+        context = context_agreement(entry, around.before, around.after)
+        place = _statement_place(found.source, found.index, (same[0],))
+        return [Candidate(place, Scores(similarity, context, found.locality), around.function_sha256 == entry.function_sha256)]
 
     def _changed(self, entry: StepLock, best: Candidate, others: list[Candidate]) -> StepResult:
         ambiguous = bool(others) and _changed_rank(others[0]) >= _changed_rank(best) - 0.02
@@ -396,6 +416,27 @@ class DistributionMatcher:
             hits.append((rank, relpath))
         hits.sort(key=lambda item: item[0], reverse=True)
         return [relpath for _, relpath in hits]
+
+
+def _acceptable_change(candidate: Candidate) -> bool:
+    """Text similarity and neighbour agreement, thresholded together: weak text needs context."""
+    s = candidate.scores
+    if s.similarity >= CHANGED_SIMILARITY_CONFIDENT:
+        return True
+    if s.similarity >= CHANGED_SIMILARITY:
+        return s.context > 0.0
+    return s.similarity >= 0.45 and s.context >= 1.0
+
+
+def assigned_name(text: str) -> str | None:
+    """The target of a plain assignment in normalised text (``a . b = ...`` → ``a . b``), else None."""
+    tokens = text.split(" ")
+    if "=" not in tokens:
+        return None
+    left = tokens[: tokens.index("=")]
+    if not left or len(left) > 9 or any(t in ("(", "[", "{", "lambda", "if", "for", "def", "class") for t in left):
+        return None
+    return " ".join(left)
 
 
 def _claimed_by_sibling(candidate: Candidate, sibling_texts: list[tuple[str, ...]]) -> bool:

@@ -40,6 +40,18 @@ CASES = {
         {"alpha": ("unchanged", 1), "sigma": ("deleted", 3), "guided": ("unchanged", 2), "out": ("unchanged", 2)},
         "body-changed",
     ),
+    "assignment-rewritten": (
+        # Little text in common, but it is the only statement still assigning `sigma`.
+        {"core.py": _edit(OLD_CORE, "sigma = math.sin(t / self.steps)", "sigma = noise_level(self, t)")},
+        {"alpha": ("unchanged", 1), "sigma": ("changed", 2), "guided": ("unchanged", 1), "out": ("unchanged", 1)},
+        "body-changed",
+    ),
+    "weak-lookalike-without-context-is-deleted": (
+        # sigma's line and its neighbours are gone; `sigma_max = math.sin(t)` looks like it but shares no neighbours.
+        {"core.py": _edit(OLD_CORE, "        alpha = math.cos(t / self.steps)\n        sigma = math.sin(t / self.steps)\n        guided = x * alpha + sigma * 0.5\n        out = guided / (alpha + sigma)\n        return out", "        sigma_max = math.sin(t)\n        alpha = math.cos(t / self.steps)\n        return alpha * x / sigma_max")},
+        {"alpha": ("unchanged", 2), "sigma": ("deleted", 3), "guided": ("deleted", 3), "out": ("deleted", 3)},
+        "body-changed",
+    ),
     "decoy-same-text-in-another-function": (
         # guided's line left Sampler.step; the very same text still sits in other(): never unchanged, never moved.
         {"core.py": _edit(_without(OLD_CORE, "        guided = x * alpha + sigma * 0.5"), "out = guided / (alpha + sigma)", "out = x / (alpha + sigma)")},
