@@ -62,8 +62,13 @@ class Plan:
         return tuple(step for step in self.steps if step.static)
 
     def only(self, scenarios: set[str]) -> Plan:
-        """The plan restricted to steps of the given scenarios."""
-        return Plan(tuple(step for step in self.steps if step.scenario in scenarios), self.diagnostics)
+        """The plan restricted to steps of the given scenarios (verify findings about other steps dropped)."""
+        kept = tuple(step for step in self.steps if step.scenario in scenarios)
+        places = {(step.file, step.line) for step in kept}
+        diagnostics = tuple(
+            d for d in self.diagnostics if d.code != "verify" or (d.location.path, d.location.line) in places
+        )
+        return Plan(kept, diagnostics)
 
 
 def build_plan(project, resolver, annotations: tuple[Annotation, ...], diagnostics: tuple[Diagnostic, ...] = ()) -> Plan:

@@ -24,14 +24,25 @@ class ScenarioSpec:
     """Module under ``infralens.verify.scenarios`` holding the function."""
     function: str
     summary: str
+    imports: tuple[str, ...] = ()
+    """Modules imported before the scenario is timed (so its seconds exclude import cost)."""
 
     def load(self) -> Callable:
         module = importlib.import_module(f"infralens.verify.scenarios.{self.module}")
         return getattr(module, self.function)
 
 
+_IMPORTS = {
+    "diffusers_schedulers": ("torch", "diffusers"),
+    "diffusers_pipelines": ("torch", "transformers", "diffusers"),
+    "diffusers_models": ("torch", "transformers", "diffusers", "peft"),
+    "diffsynth_path": ("torch", "einops", "diffusers", "peft"),
+    "diffsynth_full": ("torch", "transformers", "peft"),
+}
+
+
 def _spec(name: str, process: str, module: str, summary: str) -> ScenarioSpec:
-    return ScenarioSpec(name, process, module, "run_" + name.replace("-", "_"), summary)
+    return ScenarioSpec(name, process, module, "run_" + name.replace("-", "_"), summary, _IMPORTS[module])
 
 
 SCENARIOS: tuple[ScenarioSpec, ...] = (
@@ -60,12 +71,6 @@ SCENARIOS: tuple[ScenarioSpec, ...] = (
 
 PROCESS_ORDER = ("diffusers", "diffsynth-path", "diffsynth-full")
 
-PROCESS_IMPORTS: dict[str, tuple[str, ...]] = {
-    "diffusers": ("torch", "transformers", "diffusers", "peft"),
-    "diffsynth-path": ("torch", "einops", "diffusers", "peft"),
-    "diffsynth-full": ("torch", "transformers"),
-}
-"""Imported once per worker before any scenario is timed, so scenario seconds exclude import cost."""
 
 _BY_NAME = {spec.name: spec for spec in SCENARIOS}
 

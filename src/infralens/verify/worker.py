@@ -18,7 +18,7 @@ import time
 import traceback
 
 from .context import ScenarioCheckError, ScenarioContext
-from .registry import PROCESS_IMPORTS, get_scenario
+from .registry import get_scenario
 from .tracer import Probe, Tracer
 
 
@@ -86,9 +86,8 @@ def main() -> int:
         import torch
 
         info["device_name"] = torch.cuda.get_device_name(0)
-    processes = {get_scenario(item["name"]).process for item in request["scenarios"]}
-    for process in sorted(processes):
-        for module in PROCESS_IMPORTS.get(process, ()):
+    for item in request["scenarios"]:
+        for module in get_scenario(item["name"]).imports:
             importlib.import_module(module)
     info["setup_seconds"] = round(time.perf_counter() - started, 3)
     _emit(protocol, info)

@@ -1,0 +1,69 @@
+"""infralens.tiny: the offline tokenizer, device choice, and DiffSynth's two loading modes."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import pytest
+from _device import requires_torch
+
+pytestmark = [requires_torch]
+
+
+def test_tokenizer_is_offline_and_character_level():
+    from infralens.tiny import tiny_clip_tokenizer
+
+    tokenizer = tiny_clip_tokenizer(max_length=12)
+    ids = tokenizer("a cat", padding="max_length", max_length=12, truncation=True).input_ids
+    assert ids[0] == 0 and len(ids) == 12
+    assert ids[1:5] != ids[5:9] and 1 in ids  # one token per character, then eos/pad (id 1)
+
+
+def test_pick_device_sets_one_thread_on_cpu_and_rejects_unknown_names():
+    import torch
+
+    from infralens.tiny import pick_device
+
+    assert pick_device("cpu") == "cpu" and torch.get_num_threads() == 1
+    with pytest.raises(ValueError, match="unknown device"):
+        pick_device("tpu")
+    if not torch.cuda.is_available():
+        with pytest.raises(ValueError, match="no CUDA device"):
+            pick_device("cuda")
+
+
+def _run(code: str) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
+
+
+def test_path_based_loading_runs_one_file_without_the_package_init():
+    done = _run(
+        "import sys; from infralens.tiny import load_diffsynth_module as load\n"
+        "fm = load('diffsynth.diffusion.flow_match')\n"
+        "s = fm.FlowMatchScheduler('FLUX.1'); s.set_timesteps(4)\n"
+        "print([round(float(x), 4) for x in s.sigmas], 'diffsynth.core' in sys.modules, 'torchvision' in sys.modules)"
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "[1.0, 0.8577, 0.6022, 0.0089] False False"
+
+
+def test_the_two_modes_refuse_to_share_a_process():
+    done = _run(
+        "from infralens.tiny import load_diffsynth_module, import_full_diffsynth\n"
+        "load_diffsynth_module('diffsynth.diffusion.flow_match')\n"
+        "try:\n    import_full_diffsynth()\nexcept Exception as e:\n    print(type(e).__name__, e)"
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.startswith("DiffSynthModeError") and "fresh process" in done.stdout
+
+
+def test_full_mode_lists_exactly_the_documented_stubs():
+    done = _run(
+        "from infralens.tiny.diffsynth_loader import import_full_diffsynth, stubbed_modules, STUBBED_MODULES\n"
+        "import_full_diffsynth()\n"
+        "from diffsynth.pipelines.stable_diffusion import StableDiffusionPipeline\n"
+        "print(set(stubbed_modules()) <= set(STUBBED_MODULES), 'modelscope' in stubbed_modules())"
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip().splitlines()[-1] == "True True"
