@@ -1,8 +1,9 @@
 """How much the InfraLens site costs to build, and what an annotation edit re-reads.
 
 1. Full build of ``docs/`` (infralens.sphinx: annotated pages, labs, source browser)
-   against a plain Sphinx project with the same theme that renders the same
-   functions through ``literalinclude :pyobject:`` (one page per function).
+   against a plain copy of the same pages (same theme, parser, toctrees) where
+   every ``infralens-function``/``infralens-compare`` became ``literalinclude
+   :pyobject:`` of the same functions.
    Goal: at most 1.5x.
 2. Touch one annotation file and rebuild ``docs/``: count the documents Sphinx
    re-reads (from its "reading sources" lines) and compare with the pages that
@@ -46,46 +47,68 @@ def sphinx(srcdir: Path, outdir: Path, *extra: str, env: dict | None = None) -> 
     return wall, cpu, result.stdout + result.stderr
 
 
+PLAIN_CONF = """project = "plain"
+extensions = ["myst_parser"]
+myst_enable_extensions = ["dollarmath", "colon_fence", "deflist"]
+myst_heading_anchors = 3
+exclude_patterns = ["_build"]
+html_theme = "furo"
+pygments_style = "friendly"
+html_copy_source = False
+"""
+FUNCTION = re.compile(r"^```\{infralens-function\}\s+(\S+)\s*\n(?::\S+:.*\n)*```", re.M)
+COMPARE = re.compile(r"^```\{infralens-compare\}\s*\n((?::\S+:.*\n)*)```", re.M)
+
+
 def plain_project(folder: Path) -> int:
-    """The same functions as literalinclude pages, same theme and parser. Returns the page count."""
+    """``docs/`` (with its generated pages) where every annotated function is a literalinclude instead.
+
+    Same pages, theme, parser and toctrees: the only difference is how the functions render.
+    Returns how many directives were replaced.
+    """
     from infralens.sphinx.catalog import load_catalog
     from infralens.sphinx.config import Settings
 
     settings = Settings(project_root=REPO, annotations_dir=REPO / "annotations", labs_dir=REPO / "labs", reports_dir=REPO / "reports")
-    catalog = load_catalog_quietly(load_catalog, settings)
-    folder.mkdir(parents=True)
-    (folder / "conf.py").write_text('extensions = ["myst_parser"]\nhtml_theme = "furo"\nproject = "plain"\n')
-    names = []
-    for function in catalog.functions.values():
-        tree_root = Path(function.dependencies[-1]) if function.dependencies[-1].endswith(".py") else None
-        source = next((Path(p) for p in function.dependencies if p.endswith(".py")), tree_root)
-        name = function.target.replace(".", "-")
-        names.append(name)
-        (folder / f"{name}.md").write_text(
-            f"---\norphan: true\n---\n# `{function.qualname}`\n\n```{{literalinclude}} {source}\n:pyobject: {function.qualname}\n"
-            f":lineno-match:\n:language: python\n```\n"
-        )
-    index = ["# Plain", "", "Functions:", ""] + [f"- {{doc}}`{n}`" for n in names]
-    (folder / "index.md").write_text("\n".join(index) + "\n")
-    return len(names)
+    catalog = load_catalog(settings)
+    shutil.copytree(REPO / "docs", folder, ignore=shutil.ignore_patterns("_build", "conf.py"))
+    (folder / "conf.py").write_text(PLAIN_CONF)
+    replaced = 0
+
+    def include(target: str) -> str:
+        function = catalog.function(target)
+        if function is None:
+            return f"(no annotation targets `{target}`)"
+        source = next(p for p in function.dependencies if p.endswith(".py"))
+        return f"```{{literalinclude}} {source}\n:pyobject: {function.qualname}\n:lineno-match:\n:language: python\n```"
+
+    def one(match: re.Match) -> str:
+        nonlocal replaced
+        replaced += 1
+        return include(match.group(1))
+
+    def pair(match: re.Match) -> str:
+        nonlocal replaced
+        replaced += 1
+        targets = re.findall(r"^:\S+:\s*(\S+)", match.group(1), re.M)
+        return "\n\n".join(include(t) for t in targets)
+
+    for page in folder.rglob("*.md"):
+        text = page.read_text("utf-8")
+        new = COMPARE.sub(pair, FUNCTION.sub(one, text))
+        if new != text:
+            page.write_text(new, "utf-8")
+    return replaced
 
 
-def load_catalog_quietly(load, settings):
-    from sphinx.util import logging as sphinx_logging  # noqa: F401  (warnings need no app here)
+def pages_showing(doctrees: Path, target: str) -> list[str]:
+    """Docnames that embed ``target``, as recorded by the infralens domain in the pickled environment."""
+    import pickle
 
-    return load(settings)
-
-
-def pages_showing(docs: Path, target: str) -> set[str]:
-    """Docnames whose source embeds ``target`` with one of the two directives."""
-    found = set()
-    pattern = re.compile(r"(infralens-function\}\s+|:diffusers:\s+|:diffsynth:\s+)" + re.escape(target) + r"\s*$", re.M)
-    for path in docs.rglob("*.md"):
-        if "_build" in path.parts:
-            continue
-        if pattern.search(path.read_text("utf-8", errors="replace")):
-            found.add(path.relative_to(docs).with_suffix("").as_posix())
-    return found
+    with open(doctrees / "environment.pickle", "rb") as handle:
+        env = pickle.load(handle)
+    uses = env.domaindata["infralens"]["uses"]
+    return sorted(doc for doc, targets in uses.items() if target in targets)
 
 
 def main() -> None:
@@ -95,8 +118,9 @@ def main() -> None:
     args = parser.parse_args()
     work = Path(tempfile.mkdtemp(prefix="bench-site-"))
     try:
+        sphinx(REPO / "docs", work / "warm" / "html", "-d", str(work / "warm" / "doctrees"))  # generates docs/_infralens
         count = plain_project(work / "plain")
-        print(f"functions rendered: {count}")
+        print(f"directives rendered (each also as a literalinclude in the plain copy): {count}")
         results = {}
         for label, srcdir in (("infralens docs/", REPO / "docs"), ("plain literalinclude", work / "plain")):
             runs = []
@@ -116,7 +140,7 @@ def main() -> None:
         wall, cpu, output = sphinx(REPO / "docs", out / "html", "-d", str(out / "doctrees"))
         reread = sorted(set(READING.findall(output)))
         target = re.search(r"^target:\s*(\S+)", annotation.read_text(), re.M).group(1)
-        expected = sorted(pages_showing(REPO / "docs", target))
+        expected = pages_showing(out / "doctrees", target)
         total = len(list((out / "html").rglob("*.html")))
         print(f"\ntouched {args.annotation} (target {target})")
         print(f"rebuild: wall {wall:.2f} s   cpu {cpu:.2f} s; re-read {len(reread)} of ~{total} pages:")

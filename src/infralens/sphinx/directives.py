@@ -15,7 +15,7 @@ from . import nodes as il
 from .catalog import AnnotatedFunction, catalog_for
 from .domain import domain_of
 from .html import RenderContext, build_function, slug
-from .notes import parse_note
+from .notes import parse_notes
 from .pages import function_docname, lab_docname
 from .warnings import Subtype, warn
 
@@ -87,7 +87,7 @@ def render_function(directive: SphinxDirective, target: str, *, canonical: bool 
         reports=catalog.reports,
         upstream_url=_upstream_url(settings.upstream_urls, function),
         fold_min=settings.fold_min_lines,
-        parse_note=lambda note: parse_note(note.note, directive.state.document, note_location(note)),
+        parse_notes=lambda notes: parse_notes([n.note for n in notes], directive.state.document, [note_location(n) for n in notes]),
         note_id=lambda note: slug(note.step_id) + suffix,
         lab_docnames={s: (lab_docname(settings, s), lab.title) for s, lab in catalog.labs.items() if lab.page and settings.generate_pages},
         function_docname=None if canonical or not settings.generate_pages else function_docname(settings, function),
@@ -103,10 +103,10 @@ def render_function(directive: SphinxDirective, target: str, *, canonical: bool 
 def _canonical_extras(directive: SphinxDirective, function: AnnotatedFunction, catalog) -> nodes.Node:
     """Summaries, sibling implementations in the other distribution, and the pages that embed it."""
     box = il.infralens_block(classes=["il-about"])
-    for resolved in function.resolved:
-        location = (str(catalog.settings.project_root / resolved.annotation.path), resolved.annotation.location.line if resolved.annotation.location else 0)
-        if resolved.annotation.summary:
-            box.extend(parse_note(resolved.annotation.summary, directive.state.document, location))
+    with_summary = [r.annotation for r in function.resolved if r.annotation.summary]
+    locations = [(str(catalog.settings.project_root / a.path), a.location.line if a.location else 0) for a in with_summary]
+    for body in parse_notes([a.summary for a in with_summary], directive.state.document, locations):
+        box.extend(body)
     settings = catalog.settings
     siblings = [f for lab in function.labs for f in catalog.functions_of_lab(lab) if f.distribution != function.distribution]
     if siblings and settings.generate_pages:

@@ -94,7 +94,8 @@ class RenderContext:
     reports: Reports
     upstream_url: str | None
     fold_min: int
-    parse_note: Callable[[NoteView], list[nodes.Node]]
+    parse_notes: Callable[[list[NoteView]], list[list[nodes.Node]]]
+    """Every note's nodes, in the order given (parsed in one go)."""
     note_id: Callable[[NoteView], str]
     lab_docnames: dict[str, tuple[str, str]]
     """lab slug → (docname, title) for labs that have a page."""
@@ -107,13 +108,14 @@ def build_function(view: FunctionView, context: RenderContext, title: str) -> il
     root += _header(view, context, title)
     marked = view.marked_lines()
     code = highlighted_lines(view.source.text, view.first_line, view.last_line)
+    bodies = {id(note): body for note, body in zip(view.notes, context.parse_notes(list(view.notes)))}
     for segment in segments(view, context.fold_min):
         block = il.infralens_block(classes=["il-block", "il-annotated" if segment.notes else "il-plain"])
-        block += _lines(view, code, segment, marked, context.prefix)
+        block += _lines(code, segment, marked, context.prefix)
         if segment.notes:
             notes = il.infralens_block(classes=["il-notes"])
             for note in segment.notes:
-                notes += _note(note, context)
+                notes += _note(note, context, bodies[id(note)])
             block += notes
         if segment.folded:
             folded = il.infralens_fold(classes=["il-fold"])
@@ -128,20 +130,17 @@ def build_function(view: FunctionView, context: RenderContext, title: str) -> il
     return root
 
 
-def _lines(view: FunctionView, code: dict[int, str], segment: Segment, marked: set[int], prefix: str) -> il.infralens_html:
+def _lines(code: dict[int, str], segment: Segment, marked: set[int], prefix: str) -> il.infralens_html:
     rows = []
-    plain = []
-    source_lines = view.source.lines
     for number in range(segment.first, segment.last + 1):
         html = code.get(number, "")
         css = "il-line il-marked" if number in marked else "il-line"
         rows.append(f'<span class="{css}" id="{prefix}-L{number}"><a class="il-ln" href="#{prefix}-L{number}" aria-hidden="true">{number}</a>{html}</span>')
-        plain.append(f"{number:>5} {source_lines[number - 1] if number - 1 < len(source_lines) else ''}")
     markup = '<div class="highlight il-code"><pre>' + "".join(rows) + "</pre></div>"
-    return il.infralens_html(html=markup, text="\n".join(plain) + "\n")
+    return il.infralens_html(html=markup)
 
 
-def _note(note: NoteView, context: RenderContext) -> il.infralens_note:
+def _note(note: NoteView, context: RenderContext, body: list[nodes.Node]) -> il.infralens_note:
     note_id = context.note_id(note)
     box = il.infralens_note(classes=["il-note"], ids=[note_id])
     box["html_attributes"] = {"data-first-line": str(note.first_line), "data-last-line": str(note.last_line), "data-line-anchor": f"{context.prefix}-L{note.first_line}"}
@@ -152,7 +151,7 @@ def _note(note: NoteView, context: RenderContext) -> il.infralens_note:
     head = (f'<div class="il-note-head"><a class="il-permalink headerlink" href="#{note_id}" title="Permalink to this note">#</a>'
             f'<span class="il-note-lines">{lines}</span>{chips}</div>')
     box += il.infralens_html(html=head, text=f"[{lines}]")
-    box.extend(context.parse_note(note))
+    box.extend(body)
     if note.expect:
         claims = nodes.bullet_list(classes=["il-claims"])
         for expression in note.expect:

@@ -7,7 +7,8 @@ holds markup built by :mod:`infralens.sphinx.html` from escaped pieces only
 
 from __future__ import annotations
 
-from html import escape
+import re
+from html import escape, unescape
 
 from docutils import nodes
 from sphinx.application import Sphinx
@@ -50,7 +51,7 @@ class infralens_note(_Wrapper):
 
 
 class infralens_html(nodes.General, nodes.Element):
-    """Markup built from escaped parts; ``text`` is the plain fallback for other builders."""
+    """Markup built from escaped parts; ``text`` (or the markup without tags) is the fallback for other builders."""
 
 
 class infralens_math(nodes.Inline, nodes.TextElement):
@@ -76,7 +77,13 @@ def _visit_trusted_html(self, node: infralens_html) -> None:
 
 
 def _visit_trusted_text(self, node: infralens_html) -> None:
-    self.add_text(node.get("text", ""))
+    text = node.get("text")
+    if text is None:  # code blocks keep only their HTML; the text is the HTML without tags
+        markup = node["html"].replace("</a>", " ").replace('</span><span class="il-line', '</span>\n<span class="il-line')
+        text = unescape(re.sub(r"<[^>]+>", "", markup))
+    self.new_state(0)
+    self.add_text(text)
+    self.end_state(wrap=False)
     raise nodes.SkipNode
 
 

@@ -1,15 +1,21 @@
-"""Turn a note's MyST Markdown into docutils nodes, safely.
+"""Turn notes' MyST Markdown into docutils nodes, safely.
 
 Raw HTML is switched off in the Markdown parser (so ``<script>`` stays text),
 the ``raw`` and ``include`` directives are disabled, and any raw node that
 slips through is replaced by its escaped text. Formulas become
-:class:`~infralens.sphinx.nodes.note_math` so they render as MathML.
+:class:`~infralens.sphinx.nodes.infralens_math` so they render as MathML.
+
+All notes of one function are parsed in one MyST render (each inside its own
+fenced container), because a render has a fixed cost that dominated the build;
+the result is memoised, so a function shown on several pages is parsed once
+(each page gets a deep copy, and the warnings again).
 """
 
 from __future__ import annotations
 
 import copy
 import io
+import re
 from functools import lru_cache
 
 from docutils import nodes
@@ -17,6 +23,8 @@ from docutils.utils import new_document
 
 from . import nodes as il_nodes
 from .warnings import Subtype, warn
+
+_MARK = "infralens-note-"
 
 
 @lru_cache(maxsize=1)
@@ -32,32 +40,72 @@ def _parser():
 
 
 def parse_note(text: str, document: nodes.document, location: tuple[str, int]) -> list[nodes.Node]:
-    """The note's block nodes, parsed in a sandbox document that shares the page's settings."""
+    """One note's block nodes (see :func:`parse_notes`)."""
+    return parse_notes([text], document, [location])[0]
+
+
+_MEMO: dict[tuple[tuple[str, ...], tuple[tuple[str, int], ...]], tuple[list[list[nodes.Node]], list[tuple]]] = {}
+_MEMO_LIMIT = 2048
+
+
+def parse_notes(texts: list[str], document: nodes.document, locations: list[tuple[str, int]]) -> list[list[nodes.Node]]:
+    """Each note's block nodes, parsed in a sandbox document that shares the page's settings."""
+    if not texts:
+        return []
+    key = (tuple(texts), tuple(locations))
+    if key not in _MEMO:
+        if len(_MEMO) >= _MEMO_LIMIT:
+            _MEMO.clear()
+        problems: list[tuple] = []
+        _MEMO[key] = (_parse(texts, document, locations, problems), problems)
+    parsed, problems = _MEMO[key]
+    for message, subtype, location in problems:
+        warn(message, subtype, location)
+    return [[node.deepcopy() for node in body] for body in parsed]
+
+
+def _parse(texts: list[str], document: nodes.document, locations: list[tuple[str, int]], problems: list[tuple]) -> list[list[nodes.Node]]:
     settings = copy.copy(document.settings)
     settings.file_insertion_enabled = False
     settings.raw_enabled = False
     settings.warning_stream = io.StringIO()  # problems are re-emitted below as infralens warnings
-    sandbox = new_document(location[0], settings)
+    sandbox = new_document(locations[0][0], settings)
+    fence = "`" * max(4, 1 + max((len(run) for t in texts for run in re.findall(r"`+", t)), default=0))
+    source = "\n".join(f"{fence}{{container}} {_MARK}{n}\n{text.strip()}\n{fence}\n" for n, text in enumerate(texts))
     markdown = _parser()
     markdown.options["document"] = sandbox
-    markdown.render(text)
-    _sanitise(sandbox, location)
-    children = list(sandbox.children)
-    for child in children:
-        child.parent = None
-    return children
+    markdown.render(source)
+    parsed: list[list[nodes.Node]] = [[] for _ in texts]
+    for child in list(sandbox.children):
+        index = _note_index(child)
+        if index is None:
+            continue
+        _sanitise(child, locations[index], problems)
+        parsed[index] = list(child.children)
+        for node in parsed[index]:
+            node.parent = None
+    return parsed
 
 
-def _sanitise(sandbox: nodes.document, location: tuple[str, int]) -> None:
-    for raw in list(sandbox.findall(nodes.raw)):
-        warn("raw markup in a note is shown as text, never executed", Subtype.NOTE, location)
+def _note_index(node: nodes.Node) -> int | None:
+    if not isinstance(node, nodes.container):
+        return None
+    for css in node.get("classes", []):
+        if css.startswith(_MARK) and css[len(_MARK):].isdigit():
+            return int(css[len(_MARK):])
+    return None
+
+
+def _sanitise(root: nodes.Element, location: tuple[str, int], problems: list[tuple]) -> None:
+    for raw in list(root.findall(nodes.raw)):
+        problems.append(("raw markup in a note is shown as text, never executed", Subtype.NOTE, location))
         raw.replace_self(nodes.literal_block(raw.astext(), raw.astext()))
-    for message in list(sandbox.findall(nodes.system_message)):
+    for message in list(root.findall(nodes.system_message)):
         if message.get("level", 0) >= 2:
             first = message.children[0].astext().strip() if message.children else message.astext().strip()
-            warn(f"note: {first} (the construct is left out of the page)", Subtype.NOTE, location)
+            problems.append((f"note: {first} (the construct is left out of the page)", Subtype.NOTE, location))
         message.parent.remove(message)
-    for math in list(sandbox.findall(nodes.math)):
+    for math in list(root.findall(nodes.math)):
         math.replace_self(il_nodes.infralens_math(math.astext(), latex=math.astext(), display=False))
-    for block in list(sandbox.findall(nodes.math_block)):
+    for block in list(root.findall(nodes.math_block)):
         block.replace_self(il_nodes.infralens_math(block.astext(), latex=block.astext(), display=True))
