@@ -40,6 +40,14 @@ def _lock_for(project):
 
 @command("check")
 def _check(args: argparse.Namespace) -> int:
+    from . import __version__, drift_fastpath
+
+    cacheable = drift_fastpath.usable(args)
+    if cacheable:
+        cached = drift_fastpath.try_cached(args, __version__)
+        if cached is not None:
+            sys.stdout.write(cached)
+            return EXIT_OK
     from .drift import run_check
 
     project, resolver = open_context(args)
@@ -49,6 +57,12 @@ def _check(args: argparse.Namespace) -> int:
     code = EXIT_OK if report.clean else EXIT_FINDINGS
     from . import drift_report
 
+    if cacheable and report.clean:
+        upstream = drift_fastpath.upstream_files(report, resolver)
+        if upstream is not None:
+            outputs = {"text": drift_report.render_text(report), "github": drift_report.render_github(report)}
+            extra = [str(project.root / "pyproject.toml")] if (project.root / "pyproject.toml").is_file() else []
+            drift_fastpath.store(args, __version__, lock_path=project.lock_path, annotations_dir=project.annotations_dir, upstream=upstream + extra, outputs=outputs)
     if args.format == "json":
         sys.stdout.write(drift_report.render_json(report, code))
     elif args.format == "github":

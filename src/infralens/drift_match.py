@@ -159,17 +159,21 @@ class DistributionMatcher:
         self.resolver = resolver
         self.tree = tree
         self._bytes: dict[str, bytes | None] = {}
+        self._sources: dict[str, SourceFile | None] = {}
         self._targets: dict[str, tuple[TargetResult, _Found | None]] = {}
 
     # -- reading ------------------------------------------------------------
 
     def source(self, relpath: str) -> SourceFile | None:
-        if not self._exists(relpath):
-            return None
-        try:
-            return self.resolver.source_file(self.tree, relpath)
-        except InfralensError:
-            return None
+        if relpath not in self._sources:
+            found = None
+            if self._exists(relpath):
+                try:
+                    found = self.resolver.source_file(self.tree, relpath)
+                except InfralensError:
+                    found = None
+            self._sources[relpath] = found
+        return self._sources[relpath]
 
     def _exists(self, relpath: str) -> bool:
         try:

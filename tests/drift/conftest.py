@@ -63,7 +63,8 @@ class DemoProject:
 
 
 @pytest.fixture
-def demo(tmp_path: Path) -> DemoProject:
+def demo(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> DemoProject:
+    monkeypatch.setenv("INFRALENS_CACHE_DIR", str(tmp_path / "cache"))
     root = tmp_path / "project"
     (root / "annotations" / "demo").mkdir(parents=True)
     (root / "labs" / "lab-01-demo").mkdir(parents=True)

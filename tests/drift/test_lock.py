@@ -186,3 +186,19 @@ steps:
     lock = demo.lock_text().lock
     assert {"demo-a", "demo-b", "demo-c", "demo-step"} <= set(lock.annotations)
     assert not list(demo.lock_path.parent.glob(".annotations.lock.*.tmp"))
+
+
+def test_clean_result_cache_never_hides_a_change(demo, locked, capsys):
+    import os
+
+    assert _cli(demo, locked, "check") == 0  # full check, result stored
+    assert list((demo.cache / "check-v2").glob("*.bin"))
+    assert _cli(demo, locked, "check") == 0  # served from the result cache
+    core = locked / "demo" / "core.py"
+    stat = core.stat()
+    text = core.read_text("utf-8")
+    core.write_text(text.replace("sigma * 0.5", "sigma * 0.7"), "utf-8")  # same size
+    os.utime(core, ns=(stat.st_atime_ns, stat.st_mtime_ns))  # and the old mtime
+    assert _cli(demo, locked, "check") == 1
+    assert "demo-step/guided: changed:" in capsys.readouterr().out
+    assert _cli(demo, locked, "check") == 1  # drift is never cached

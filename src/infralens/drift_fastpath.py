@@ -1,0 +1,143 @@
+"""Result cache for clean checks: a warm ``infralens check`` that costs little more than ``--version``.
+
+A check's result is a function of its inputs: the lock, the annotation files, the upstream files
+and the installed distributions' metadata (plus the interpreter, its ``sys.path`` and the
+options). After a *clean* check, the size, modification time and SHA-256 of every one of those
+files is stored under a key made of everything else. The next run with the same key trusts a file
+whose size and mtime are unchanged and that is older than the entry (the "racy" window is
+re-hashed, as git does with its index) and hashes any other; if all match and no annotation file
+appeared or vanished, it prints the stored report. Anything different runs the full check. Drift is
+never served from this cache. Only builtin modules load on a hit (no hashlib, json or dataclasses).
+"""
+
+from __future__ import annotations
+
+import marshal
+import os
+import sys
+import time
+import zlib
+from pathlib import Path
+
+FORMAT = 2
+RACY_NS = 2_000_000_000
+"""Files modified less than this before the entry was written are always re-hashed."""
+
+
+def _cache_dir() -> Path:
+    explicit = os.environ.get("INFRALENS_CACHE_DIR")
+    if explicit:
+        return Path(explicit) / "check-v2"
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return Path(base) / "infralens" / "check-v2"
+
+
+def _key(args, version: str) -> str:
+    material = repr((FORMAT, version, sys.version, sys.executable, sys.path, os.getcwd(), args.project, sorted(args.source), bool(args.strict))).encode("utf-8", "surrogatepass")
+    return f"{zlib.crc32(material):08x}{zlib.adler32(material):08x}{len(material):x}"
+
+
+def _digest(path: str) -> str | None:
+    import hashlib
+
+    try:
+        with open(path, "rb") as handle:
+            return hashlib.sha256(handle.read()).hexdigest()
+    except OSError:
+        return None
+
+
+def _yaml_files(folder: str) -> list[str]:
+    found = []
+    for dirpath, dirnames, filenames in os.walk(folder):
+        dirnames.sort()
+        found.extend(os.path.join(dirpath, f) for f in sorted(filenames) if f.endswith((".yaml", ".yml")))
+    return found
+
+
+def usable(args) -> bool:
+    return args.format in ("text", "github") and not args.against and not args.ids and not args.everything and not args.no_cache
+
+
+def try_cached(args, version: str) -> str | None:
+    """The stored report if every input is unchanged since the last clean check, else None."""
+    try:
+        entry = marshal.loads((_cache_dir() / f"{_key(args, version)}.bin").read_bytes())
+        if entry["format"] != FORMAT or _yaml_files(entry["annotations_dir"]) != entry["annotation_files"]:
+            return None
+        trusted_before = entry["written_ns"] - RACY_NS
+        for path, size, mtime_ns, digest in entry["files"]:
+            stat = os.stat(path)
+            if stat.st_size == size and stat.st_mtime_ns == mtime_ns and mtime_ns < trusted_before:
+                continue
+            if _digest(path) != digest:
+                return None
+        return entry["output"][args.format]
+    except (OSError, ValueError, EOFError, TypeError, KeyError):
+        return None
+
+
+def store(args, version: str, *, lock_path: Path, annotations_dir: Path, upstream: list[str], outputs: dict[str, str]) -> None:
+    """Remember a clean check (best effort: an unwritable cache only costs speed)."""
+    import tempfile
+
+    annotation_files = _yaml_files(str(annotations_dir))
+    files = []
+    for path in [str(lock_path), *annotation_files, *upstream]:
+        try:
+            stat = os.stat(path)
+        except OSError:
+            return
+        digest = _digest(path)
+        if digest is None:
+            return
+        files.append((path, stat.st_size, stat.st_mtime_ns, digest))
+    entry = {
+        "format": FORMAT,
+        "written_ns": time.time_ns(),
+        "annotations_dir": str(annotations_dir),
+        "annotation_files": annotation_files,
+        "files": files,
+        "output": outputs,
+    }
+    folder = _cache_dir()
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(dir=folder, prefix=".tmp-", suffix=".bin")
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(marshal.dumps(entry))
+        os.replace(tmp, folder / f"{_key(args, version)}.bin")
+    except OSError:
+        pass
+
+
+def upstream_files(report, resolver) -> list[str] | None:
+    """Absolute paths of the upstream files a check read, plus each installed distribution's METADATA.
+
+    None when a tree is not a plain directory (a wheel): such checks are not cached.
+    """
+    import importlib.metadata
+
+    from .sources import DirectoryTree, InstalledTree
+
+    paths: set[str] = set()
+    for checked in report.trees:
+        tree = resolver.tree(checked.distribution)
+        if not isinstance(tree, DirectoryTree):
+            return None
+        for entry in report.lock.annotations.values():
+            if entry.distribution == checked.distribution:
+                paths.add(str(tree.root / entry.relpath))
+        for step in report.lock.steps.values():
+            if step.distribution == checked.distribution:
+                paths.add(str(tree.root / step.relpath))
+        if isinstance(tree, InstalledTree):
+            try:
+                dist = importlib.metadata.distribution(checked.distribution)
+            except importlib.metadata.PackageNotFoundError:
+                return None
+            info = getattr(dist, "_path", None)
+            if info is None:
+                return None
+            paths.add(str(Path(info) / "METADATA"))
+    return sorted(paths)
