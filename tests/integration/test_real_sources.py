@@ -22,14 +22,20 @@ pytestmark = pytest.mark.skipif(
 )
 
 
+@pytest.fixture(scope="module")
+def cache_dir(tmp_path_factory):
+    """One index cache for this module: every real file is parsed once (cold), then hit."""
+    return tmp_path_factory.mktemp("index-cache")
+
+
 @pytest.fixture(autouse=True)
-def isolated_cache(monkeypatch, tmp_path):
-    monkeypatch.setenv("INFRALENS_CACHE_DIR", str(tmp_path / "cache"))
+def isolated_cache(monkeypatch, cache_dir):
+    monkeypatch.setenv("INFRALENS_CACHE_DIR", str(cache_dir))
 
 
 @pytest.fixture(scope="module")
-def resolver():
-    return Resolver(cache=IndexCache(persistent=False))
+def resolver(cache_dir):
+    return Resolver(cache=IndexCache(cache_dir))
 
 
 def test_ddim_step_resolves_to_lines_384_to_514(resolver):
