@@ -19,7 +19,7 @@ import sys
 import time
 
 
-def measure(name: str, repeats: int, device: str) -> dict:
+def measure(name: str, repeats: int, device: str, backend: str = "auto") -> dict:
     """In this process: time *name* untraced and traced."""
     from infralens.cli import open_context
     from infralens.project import load_annotations
@@ -28,19 +28,22 @@ def measure(name: str, repeats: int, device: str) -> dict:
     from infralens.verify.plan import build_plan
     from infralens.verify.registry import get_scenario
     from infralens.verify.tracer import Tracer
+    from infralens.verify.worker import import_probe_modules
 
     args = argparse.Namespace(project=None, source=[], no_cache=False)
     project, resolver = open_context(args)
     loaded = load_annotations(project)
     probes = build_plan(project, resolver, loaded.annotations).probes_for(name)
     device = pick_device(device)
-    function = get_scenario(name).load()
+    spec = get_scenario(name)
+    function = spec.load()
+    import_probe_modules(spec.process, probes)  # the instrument backend needs them imported
 
     def once(traced: bool) -> tuple[float, float]:
         context = ScenarioContext(device)
         wall, cpu = time.perf_counter(), time.process_time()
         if traced:
-            with Tracer(probes):
+            with Tracer(probes, backend=backend):
                 function(context)
         else:
             function(context)
@@ -66,15 +69,16 @@ def main() -> int:
     parser.add_argument("--scenario", action="append", default=[])
     parser.add_argument("--repeats", type=int, default=5)
     parser.add_argument("--device", default="cpu")
+    parser.add_argument("--backend", default="auto", choices=("auto", "settrace", "instrument", "monitoring"))
     parser.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.child:
-        print(json.dumps(measure(args.scenario[0], args.repeats, args.device)))
+        print(json.dumps(measure(args.scenario[0], args.repeats, args.device, args.backend)))
         return 0
     names = args.scenario or _annotated_scenarios()
     rows = []
     for name in names:
-        command = [sys.executable, __file__, "--child", "--scenario", name, "--repeats", str(args.repeats), "--device", args.device]
+        command = [sys.executable, __file__, "--child", "--scenario", name, "--repeats", str(args.repeats), "--device", args.device, "--backend", args.backend]
         done = subprocess.run(command, capture_output=True, text=True, env=_env())
         if done.returncode != 0:
             print(f"{name}: failed\n{done.stderr[-2000:]}", file=sys.stderr)

@@ -27,7 +27,7 @@ def add_verify_parser(sub: argparse._SubParsersAction) -> None:
     parser.add_argument("--list-static", action="store_true", help="list the static (never traced) steps with their reasons, then exit")
     parser.add_argument("--list", action="store_true", help="list the scenario catalog, then exit")
     parser.add_argument("--jobs", type=int, default=1, help="worker processes to run at once (default 1)")
-    parser.add_argument("--backend", choices=("auto", "settrace", "monitoring"), default="auto", help=argparse.SUPPRESS)
+    parser.add_argument("--backend", choices=("auto", "settrace", "instrument", "monitoring"), default="auto", help="tracer backend (auto: monitoring on 3.12+, instrument on 3.11 when the bytecode package is installed, else settrace)")
     parser.add_argument("--timeout", type=float, default=900.0, help="seconds a worker process may take (default 900)")
     parser.add_argument("paths", nargs="*", help="annotation files or folders (default: the annotations folder)")
 

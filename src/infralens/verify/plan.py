@@ -81,17 +81,18 @@ def build_plan(project, resolver, annotations: tuple[Annotation, ...], diagnosti
         found.extend(problems)
         resolved_steps: dict[str, ResolvedStep] = {}
         root = None
-        relpath = ""
+        relpath = module = ""
         if resolved is not None:
             resolved_steps = {item.step.key: item for item in resolved.steps}
             relpath = resolved.target.source.relpath
+            module = resolved.target.module
             root = resolver.tree(annotation.source).root
         for step in annotation.steps:
-            steps.append(_plan_step(annotation, step, resolved_steps.get(step.key), root, relpath, known, found))
+            steps.append(_plan_step(annotation, step, resolved_steps.get(step.key), root, relpath, known, found, module))
     return Plan(tuple(steps), tuple(found))
 
 
-def _plan_step(annotation, step: Step, resolved: ResolvedStep | None, root, relpath, known, found) -> PlannedStep:
+def _plan_step(annotation, step: Step, resolved: ResolvedStep | None, root, relpath, known, found, resolved_module="") -> PlannedStep:
     where = step.location or annotation.location or Location(annotation.path)
     scenario = step.scenario or annotation.scenario
     base = dict(
@@ -126,6 +127,7 @@ def _plan_step(annotation, step: Step, resolved: ResolvedStep | None, root, relp
         exit=(last.start_line, last.header_end_line),
         exit_scope=last.scope or "<module>",
         expects=tuple(step.expect),
+        module=resolved_module,
     )
     return PlannedStep(**base, probe=probe, source=source)
 

@@ -12,7 +12,8 @@ outside it. A compound statement is watched on its header only: a ``for`` header
 iteration plus the final exhausted check.
 
 When expects are evaluated. Right after the exit statement ran: at the next line event of the same
-frame outside the statement's lines, or at the frame's ``return`` event. The expression is evaluated
+frame outside the statement's lines, or at the frame's ``return`` event (not when the frame is unwinding from an exception: the statement
+did not complete). The expression is evaluated
 with the frame's real globals and locals (merged into one namespace so generator expressions see
 locals too). Exceptions count as failures, with the exception as the observed value.
 
@@ -53,6 +54,8 @@ class Probe:
     exit_scope: str = ""
     """``co_qualname`` of the exit statement (defaults to *scope*)."""
     expects: tuple[str, ...] = ()
+    module: str = ""
+    """Dotted module the statement's file defines (imported before tracing by the worker)."""
 
 
 @dataclass(frozen=True)
@@ -178,9 +181,9 @@ class _FrameState:
             statement.runs += 1
         self.current = statement
 
-    def leave(self, frame: FrameType) -> None:
+    def leave(self, frame: FrameType, evaluate: bool = True) -> None:
         current = self.current
-        if current is not None and current.expects:
+        if evaluate and current is not None and current.expects:
             for expect in current.expects:
                 expect.evaluate(frame)
         self.current = None
@@ -197,9 +200,11 @@ class Tracer:
     def __init__(self, probes: list[Probe] | tuple[Probe, ...], *, backend: str = "auto") -> None:
         self.probes = tuple(probes)
         if backend == "auto":
-            backend = "monitoring" if sys.version_info >= (3, 12) else "settrace"
+            backend = "monitoring" if sys.version_info >= (3, 12) else ("instrument" if _has_bytecode() else "settrace")
         if backend == "monitoring" and not hasattr(sys, "monitoring"):
             raise ValueError("the 'monitoring' backend needs Python 3.12 or newer")
+        if backend == "instrument" and sys.version_info[:2] != (3, 11):
+            raise ValueError("the 'instrument' backend rewrites Python 3.11 bytecode only")
         self.backend = backend
         self._files: dict[str, dict[str, _CodeWatch]] = {}
         self._entries: dict[str, _Statement] = {}
@@ -209,7 +214,12 @@ class Tracer:
         self._code_cache: dict[CodeType, _CodeWatch | None] = {}
         self._real: dict[str, str] = {}
         self._active = False
-        self._impl = _SetTraceBackend(self) if backend == "settrace" else _MonitoringBackend(self)
+        if backend == "instrument":
+            from .instrument import InstrumentBackend
+
+            self._impl = InstrumentBackend(self, _FrameState)
+        else:
+            self._impl = _SetTraceBackend(self) if backend == "settrace" else _MonitoringBackend(self)
 
     def _add(self, probe: Probe) -> None:
         scopes = self._files.setdefault(os.path.realpath(probe.file), {})
@@ -293,12 +303,20 @@ class _SetTraceBackend:
             lines = watch.lines
             state = _FrameState(watch)
 
+            unwinding = False
+
             def local(frame: FrameType, event: str, arg):
+                nonlocal unwinding
                 if event == "line":
+                    unwinding = False
                     if lines.get(frame.f_lineno) is not state.current:
                         state.line(frame, frame.f_lineno)
                 elif event == "return":
-                    state.leave(frame)
+                    # After an exception event with no line since, the frame is unwinding: the
+                    # pending statement did not complete, so its expects are not evaluated.
+                    state.leave(frame, evaluate=not unwinding)
+                elif event == "exception":
+                    unwinding = True
                 return local
 
             return local
@@ -393,6 +411,14 @@ class _MonitoringBackend:
     def _unwind(self, code: CodeType, offset: int, exception):
         self.states.pop(id(sys._getframe(1)), None)
         return None
+
+
+def _has_bytecode() -> bool:
+    try:
+        import bytecode  # noqa: F401
+    except ModuleNotFoundError:
+        return False
+    return True
 
 
 def _namespace(frame: FrameType) -> dict:

@@ -42,14 +42,35 @@ def _error_text(error: BaseException) -> str:
     return f"{type(error).__name__}: {error} [at {where}]" if where else f"{type(error).__name__}: {error}"
 
 
+def import_probe_modules(process: str, probes: tuple[Probe, ...]) -> None:
+    """Import the modules the probes live in, the way this process group loads them.
+
+    The instrument backend rewrites code objects that exist when tracing starts, so every
+    annotated module must be imported first (diffusers imports its submodules lazily).
+    """
+    modules = sorted({probe.module for probe in probes if probe.module})
+    for module in modules:
+        if module in sys.modules:
+            continue
+        if module.split(".")[0] == "diffsynth":
+            from ..tiny import diffsynth_loader
+
+            if process == "diffsynth-path":
+                diffsynth_loader.load_diffsynth_module(module)
+                continue
+            diffsynth_loader.import_full_diffsynth()
+        importlib.import_module(module)
+
+
 def run_scenario(name: str, probes: tuple[Probe, ...], device: str, backend: str = "auto") -> dict:
     """Run one scenario under the tracer; return its result as a JSON-ready dict."""
     spec = get_scenario(name)
     context = ScenarioContext(device)
     status, error = "passed", None
-    tracer = Tracer(probes, backend=backend)
     try:
         function = spec.load()
+        import_probe_modules(spec.process, probes)
+        tracer = Tracer(probes, backend=backend)
     except Exception as failure:  # a scenario module that does not import is a broken scenario
         return {"event": "done", "scenario": name, "status": "error", "error": _error_text(failure),
                 "seconds": 0.0, "facts": {}, "probes": {}}
