@@ -40,8 +40,10 @@ def index_source(text: str) -> ModuleIndex:
         wrapper.visit(visitor)
     except cst.ParserSyntaxError as error:
         return ModuleIndex(digest, (), (), syntax_error=_syntax_error_message(text, error))
-    except (RecursionError, MemoryError, ValueError) as error:
-        return ModuleIndex(digest, (), (), syntax_error=f"cannot parse: {type(error).__name__}")
+    except RecursionError:
+        return ModuleIndex(digest, (), (), syntax_error="cannot parse: brackets or blocks are nested too deeply for libcst (RecursionError)")
+    except (MemoryError, ValueError) as error:
+        return ModuleIndex(digest, (), (), syntax_error=f"cannot parse: {type(error).__name__}: {error}")
     statements = tuple(sorted(visitor.statements, key=lambda s: (s.start_line, -s.end_line)))
     return ModuleIndex(digest, tuple(visitor.definitions), statements)
 

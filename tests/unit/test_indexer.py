@@ -80,3 +80,9 @@ def test_syntax_error_is_data_not_an_exception():
 def test_crlf_and_cr_line_endings_keep_real_lines():
     idx = index_source("x = 1\r\ny = (\r\n  2)\r\nz = 3\r\n")
     assert [(s.text, s.start_line, s.end_line) for s in idx.statements] == [("x = 1", 1, 1), ("y = ( 2 )", 2, 3), ("z = 3", 4, 4)]
+
+
+def test_nesting_too_deep_for_libcst_is_reported_not_raised():
+    idx = index_source("x = " + "[" * 150 + "]" * 150 + "\n")
+    assert idx.syntax_error == "cannot parse: brackets or blocks are nested too deeply for libcst (RecursionError)"
+    assert idx.statements == ()
