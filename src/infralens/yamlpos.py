@@ -20,6 +20,8 @@ PathKey = tuple[str | int, ...]
 _LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 """libyaml's composer when PyYAML has it (about 100x faster on big files), else the pure-Python one."""
 
+_PLAIN_COLLECTION_TAGS = {"tag:yaml.org,2002:map", "tag:yaml.org,2002:seq"}
+
 MAX_NODES = 50_000
 """Upper bound on values built from one file (defuses alias 'billion laughs')."""
 MAX_ALIASED_VALUES = 2_000
@@ -79,6 +81,10 @@ class _Builder:
                 )
             )
         self.locations.setdefault(at, _location(self.path, node))
+        if isinstance(node, (yaml.MappingNode, yaml.SequenceNode)) and node.tag not in _PLAIN_COLLECTION_TAGS:
+            raise YamlProblem(
+                Diagnostic(_location(self.path, node), f"the YAML tag {node.tag!r} is not allowed", "remove the '!!' tag: annotations are plain mappings, lists and strings", code="yaml")
+            )
         if isinstance(node, yaml.MappingNode):
             return self._mapping(node, at, depth)
         if isinstance(node, yaml.SequenceNode):
@@ -86,9 +92,8 @@ class _Builder:
         try:
             return self._constructor.construct_object(node, deep=True)
         except yaml.YAMLError as error:
-            raise YamlProblem(
-                Diagnostic(_location(self.path, node), f"cannot read this value: {error}", "quote it as a string", code="yaml")
-            ) from error
+            problem = getattr(error, "problem", None) or str(error).splitlines()[0]
+            raise YamlProblem(Diagnostic(_location(self.path, node), f"cannot read this value: {problem}", "quote it as a string", code="yaml")) from error
 
     def _mapping(self, node: yaml.MappingNode, at: PathKey, depth: int) -> dict[str, Any]:
         result: dict[str, Any] = {}

@@ -153,3 +153,27 @@ def test_schema_is_valid_json_schema():
     import jsonschema
 
     jsonschema.Draft202012Validator.check_schema(annotation_schema())
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ('!!python/object/apply:os.system ["touch /tmp/pwned"]\n', "f.yaml:1:1: error: the YAML tag 'tag:yaml.org,2002:python/object/apply:os.system' is not allowed — remove the '!!' tag: annotations are plain mappings, lists and strings"),
+        ("a: !!python/name:os.system\n", "f.yaml:1:4: error: cannot read this value: could not determine a constructor for the tag 'tag:yaml.org,2002:python/name:os.system' — quote it as a string"),
+        ("a: !!set {x, y}\n", "f.yaml:1:4: error: the YAML tag 'tag:yaml.org,2002:set' is not allowed — remove the '!!' tag: annotations are plain mappings, lists and strings"),
+    ],
+)
+def test_yaml_tags_never_construct_objects(text, expected):
+    assert messages(text) == [expected]
+
+
+def test_too_large_file_is_refused_before_parsing(tmp_path):
+    path = tmp_path / "big.yaml"
+    path.write_bytes(b"summary: " + b"a" * 2_100_000 + b"\n")
+    (diagnostic,) = load_file(path).diagnostics
+    assert str(diagnostic) == f"{path}:1:1: error: file is larger than 2 MB — split it into smaller annotation files"
+
+
+def test_deep_nesting_is_refused():
+    (message,) = messages("x: " + "[" * 5000 + "]" * 5000 + "\n")
+    assert message.startswith("f.yaml:1:") and "too deeply nested" in message
