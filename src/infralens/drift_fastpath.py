@@ -17,19 +17,19 @@ import os
 import sys
 import time
 import zlib
-from pathlib import Path
 
 FORMAT = 2
 RACY_NS = 2_000_000_000
 """Files modified less than this before the entry was written are always re-hashed."""
 
 
-def _cache_dir() -> Path:
+def _cache_dir() -> str:
+    """Like :func:`infralens.cache.default_cache_dir` (without importing pathlib: this is the warm path)."""
     explicit = os.environ.get("INFRALENS_CACHE_DIR")
     if explicit:
-        return Path(explicit) / "check-v2"
+        return os.path.join(explicit, "check-v2")
     base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
-    return Path(base) / "infralens" / "check-v2"
+    return os.path.join(base, "infralens", "check-v2")
 
 
 def _key(args, version: str) -> str:
@@ -62,7 +62,8 @@ def usable(args) -> bool:
 def try_cached(args, version: str) -> str | None:
     """The stored report if every input is unchanged since the last clean check, else None."""
     try:
-        entry = marshal.loads((_cache_dir() / f"{_key(args, version)}.bin").read_bytes())
+        with open(os.path.join(_cache_dir(), f"{_key(args, version)}.bin"), "rb") as handle:
+            entry = marshal.loads(handle.read())
         if entry["format"] != FORMAT or _yaml_files(entry["annotations_dir"]) != entry["annotation_files"]:
             return None
         trusted_before = entry["written_ns"] - RACY_NS
@@ -77,7 +78,7 @@ def try_cached(args, version: str) -> str | None:
         return None
 
 
-def store(args, version: str, *, lock_path: Path, annotations_dir: Path, upstream: list[str], outputs: dict[str, str]) -> None:
+def store(args, version: str, *, lock_path, annotations_dir, upstream: list[str], outputs: dict[str, str]) -> None:
     """Remember a clean check (best effort: an unwritable cache only costs speed)."""
     import tempfile
 
@@ -102,11 +103,11 @@ def store(args, version: str, *, lock_path: Path, annotations_dir: Path, upstrea
     }
     folder = _cache_dir()
     try:
-        folder.mkdir(parents=True, exist_ok=True)
+        os.makedirs(folder, exist_ok=True)
         fd, tmp = tempfile.mkstemp(dir=folder, prefix=".tmp-", suffix=".bin")
         with os.fdopen(fd, "wb") as handle:
             handle.write(marshal.dumps(entry))
-        os.replace(tmp, folder / f"{_key(args, version)}.bin")
+        os.replace(tmp, os.path.join(folder, f"{_key(args, version)}.bin"))
     except OSError:
         pass
 
@@ -139,5 +140,5 @@ def upstream_files(report, resolver) -> list[str] | None:
             info = getattr(dist, "_path", None)
             if info is None:
                 return None
-            paths.add(str(Path(info) / "METADATA"))
+            paths.add(os.path.join(str(info), "METADATA"))
     return sorted(paths)
