@@ -213,3 +213,31 @@ def test_monitoring_backend_counts_like_settrace(synthetic, backend):
             module.Box().nested()
         results[backend] = {k: (r.times_ran, [e.passed for e in r.expects]) for k, r in tracer.results().items()}
     assert results["settrace"] == results["monitoring"]
+
+
+def test_code_called_by_an_expect_is_not_counted(synthetic, backend):
+    module, path = synthetic
+    probes = [probe(path, "size", "Box.grow", 12, None, "self.grow(1) == 2")]
+    with Tracer(probes, backend=backend) as tracer:
+        module.Box().grow(4)
+    result = tracer.results()["size"]
+    assert result.times_ran == 1 and result.expects[0].passed and result.expects[0].evaluations == 1
+
+
+def test_equal_code_in_another_file_is_watched_separately(synthetic, backend, tmp_path, monkeypatch):
+    module, path = synthetic
+    with Tracer([probe(path, "first", "loop", 4, 5)], backend=backend) as tracer:
+        module.loop([1])
+    twin_dir = tmp_path / "twin"
+    twin_dir.mkdir()
+    (twin_dir / "twin_module.py").write_text(SOURCE, encoding="utf-8")
+    monkeypatch.syspath_prepend(str(twin_dir))
+    twin = importlib.import_module("twin_module")
+    try:
+        with Tracer([probe(str(twin_dir / "twin_module.py"), "second", "loop", 4, 5)], backend=backend) as second:
+            twin.loop([1, 2])
+            module.loop([1, 2, 3])
+    finally:
+        sys.modules.pop("twin_module", None)
+    assert tracer.results()["first"].times_ran == 1
+    assert second.results()["second"].times_ran == 2

@@ -24,33 +24,58 @@ from bytecode import Bytecode, Instr, Label
 _SKIP_BEFORE = {"CACHE", "RESUME", "EXTENDED_ARG"}
 
 
+class _Active:
+    """The backend currently tracing in this process (rewritten code is shared between tracers)."""
+
+    backend: InstrumentBackend | None = None
+
+
 class CodeHooks:
-    """The callables compiled into one rewritten code object."""
+    """The callables compiled into one rewritten code object; they report to the active backend."""
 
-    __slots__ = ("backend", "watch")
+    __slots__ = ("key",)
 
-    def __init__(self, backend: InstrumentBackend, watch) -> None:
-        self.backend, self.watch = backend, watch
+    def __init__(self, key: tuple[str, str]) -> None:
+        self.key = key
+        """(real file path, co_qualname) of the code object."""
 
     def line(self, lineno: int) -> None:
-        backend = self.backend
-        if not backend.active:
+        backend = _Active.backend
+        if backend is None or backend.busy:
             return
         frame = sys._getframe(1)
         state = backend.states.get(frame)
         if state is None:
-            state = backend.states[frame] = backend.new_state(self.watch)
-        if self.watch.lines.get(lineno) is not state.current:
-            state.line(frame, lineno)
+            watch = backend.watch(self.key)
+            if watch is None:
+                return
+            state = backend.states[frame] = backend.new_state(watch)
+        if state.watch.lines.get(lineno) is not state.current:
+            backend.busy = True  # expects may call watched code: that must not count
+            try:
+                state.line(frame, lineno)
+            finally:
+                backend.busy = False
 
     def leave(self) -> None:
-        backend = self.backend
-        if not backend.active:
+        backend = _Active.backend
+        if backend is None or backend.busy:
             return
         frame = sys._getframe(1)
         state = backend.states.pop(frame, None)
         if state is not None:
-            state.leave(frame)
+            backend.busy = True
+            try:
+                state.leave(frame)
+            finally:
+                backend.busy = False
+
+
+_REWRITTEN: dict[tuple, tuple[CodeType, CodeType]] = {}
+"""(id of the original code, watched?, ids of the nested replacements) → (original, rewritten).
+
+Keyed by identity, not equality: code objects compare equal across files. Kept for the life of
+the process (rewriting is the slow part); the original is held so its id is never reused."""
 
 
 def _hook_call(target, argument, location) -> list[Instr]:
@@ -112,50 +137,57 @@ class InstrumentBackend:
     def __init__(self, tracer, new_state) -> None:
         self.tracer = tracer
         self.new_state = new_state
-        self.active = False
+        self.busy = False
         self.states: dict = {}
         self.swapped: list[tuple[FunctionType, CodeType]] = []
+        self._real: dict[str, str] = {}
+
+    def watch(self, key: tuple[str, str]):
+        scopes = self.tracer._files.get(key[0])
+        return scopes.get(key[1]) if scopes else None
+
+    def _realpath(self, filename: str) -> str:
+        path = self._real.get(filename)
+        if path is None:
+            path = self._real[filename] = os.path.realpath(filename)
+        return path
+
+    def _convert(self, code: CodeType) -> CodeType:
+        """The rewritten *code* if it, or a code object nested in it, is watched; else *code*."""
+        nested = {}
+        for const in code.co_consts:
+            if isinstance(const, CodeType) and self._realpath(const.co_filename) in self.tracer._files:
+                new = self._convert(const)
+                if new is not const:
+                    nested[const] = new
+        key = (self._realpath(code.co_filename), code.co_qualname)
+        watched = self.watch(key) is not None
+        if not watched and not nested:
+            return code
+        cache_key = (id(code), watched, tuple(id(new) for new in nested.values()))
+        cached = _REWRITTEN.get(cache_key)
+        if cached is not None:
+            return cached[1]
+        new = rewrite(code, CodeHooks(key) if watched else None, nested)
+        _REWRITTEN[cache_key] = (code, new)
+        return new
 
     def start(self) -> None:
+        if _Active.backend is not None:
+            raise RuntimeError("another instrumenting tracer is active in this process")
         files = self.tracer._files
-        real: dict[str, str] = {}
-
-        def watched_file(filename: str) -> bool:
-            path = real.get(filename)
-            if path is None:
-                path = real[filename] = os.path.realpath(filename)
-            return path in files
-
-        rewritten: dict[CodeType, CodeType] = {}
-
-        def convert(code: CodeType) -> CodeType:
-            if code in rewritten:
-                return rewritten[code]
-            nested = {}
-            for const in code.co_consts:
-                if isinstance(const, CodeType) and watched_file(const.co_filename):
-                    new = convert(const)
-                    if new is not const:
-                        nested[const] = new
-            watch = self.tracer.watch_for(code)
-            if watch is None and not nested:
-                rewritten[code] = code
-                return code
-            new = rewrite(code, CodeHooks(self, watch) if watch is not None else None, nested)
-            rewritten[code] = new
-            return new
-
-        functions = [obj for obj in gc.get_objects() if type(obj) is FunctionType and watched_file(obj.__code__.co_filename)]
-        for function in functions:
+        for function in [obj for obj in gc.get_objects() if type(obj) is FunctionType]:
             code = function.__code__
-            new = convert(code)
+            if self._realpath(code.co_filename) not in files:
+                continue
+            new = self._convert(code)
             if new is not code:
                 function.__code__ = new
                 self.swapped.append((function, code))
-        self.active = True
+        _Active.backend = self
 
     def stop(self) -> None:
-        self.active = False
+        _Active.backend = None
         for function, code in reversed(self.swapped):
             function.__code__ = code
         self.swapped.clear()
