@@ -211,7 +211,8 @@ class Tracer:
         self._expects: dict[str, list[_Expect]] = {}
         for probe in self.probes:
             self._add(probe)
-        self._code_cache: dict[CodeType, _CodeWatch | None] = {}
+        self._code_cache: dict[int, tuple[CodeType, _CodeWatch | None]] = {}
+        """id(code) → (code, watch). By identity: equal code objects from different files compare equal."""
         self._real: dict[str, str] = {}
         self._active = False
         if backend == "instrument":
@@ -234,17 +235,16 @@ class Tracer:
 
     def watch_for(self, code: CodeType) -> _CodeWatch | None:
         """The watch for *code*, or None when none of its statements is annotated (memoised)."""
-        try:
-            return self._code_cache[code]
-        except KeyError:
-            pass
+        entry = self._code_cache.get(id(code))
+        if entry is not None and entry[0] is code:
+            return entry[1]
         filename = code.co_filename
         real = self._real.get(filename)
         if real is None:
             real = self._real[filename] = os.path.realpath(filename)
         scopes = self._files.get(real)
         watch = scopes.get(code.co_qualname) if scopes else None
-        self._code_cache[code] = watch
+        self._code_cache[id(code)] = (code, watch)
         return watch
 
     def __enter__(self) -> Tracer:
@@ -290,16 +290,13 @@ class _SetTraceBackend:
     def _make_global(self):
         """The global trace function: called on every Python call, so it is kept minimal."""
         watch_for = self.tracer.watch_for
-        unknown = object()
 
-        def trace(frame: FrameType, event: str, arg, _get=self.tracer._code_cache.get, _unknown=unknown):
-            watch = _get(frame.f_code, _unknown)
+        def trace(frame: FrameType, event: str, arg, _get=self.tracer._code_cache.get):
+            code = frame.f_code
+            entry = _get(id(code))
+            watch = entry[1] if entry is not None and entry[0] is code else watch_for(code)
             if watch is None:
                 return None
-            if watch is _unknown:
-                watch = watch_for(frame.f_code)
-                if watch is None:
-                    return None
             lines = watch.lines
             state = _FrameState(watch)
 
@@ -354,7 +351,7 @@ class _MonitoringBackend:
     def stop(self) -> None:
         monitoring = sys.monitoring
         monitoring.set_events(self.tool, 0)
-        for code, watch in self.tracer._code_cache.items():
+        for code, watch in self.tracer._code_cache.values():
             if watch is not None:
                 monitoring.set_local_events(self.tool, code, 0)
         for event in (monitoring.events.PY_START, monitoring.events.LINE, monitoring.events.PY_RETURN,
