@@ -17,9 +17,11 @@ did not complete). The expression is evaluated
 with the frame's real globals and locals (merged into one namespace so generator expressions see
 locals too). Exceptions count as failures, with the exception as the observed value.
 
-Backends: ``sys.monitoring`` on Python >= 3.12 (events enabled only on the watched code objects),
-``sys.settrace`` otherwise (the global trace function returns a local tracer only for watched code
-objects, so unwatched frames never get line callbacks).
+Backends (``auto`` picks the first that applies): ``monitoring`` on Python >= 3.12 (line events
+enabled only on the watched code objects); ``instrument`` on Python 3.11 when the ``bytecode``
+package is installed (hooks compiled into the watched code objects, see :mod:`.instrument`: no
+interpreter-wide tracing mode, which alone costs Python-heavy scenarios 30-40%); ``settrace``
+otherwise (the global trace function returns a local tracer only for watched code objects).
 """
 
 from __future__ import annotations
