@@ -75,7 +75,9 @@ def findings(report: CheckReport, *, everything: bool = False) -> list[Finding]:
     """Findings in file order: lock bookkeeping, targets, then steps."""
     found: list[Finding] = []
     for item in report.lock_findings:
-        found.append(Finding(item.path, item.line, item.id, item.kind.value, "warning", "lock", "annotations", item.message + " — run 'infralens lock --update'"))
+        old = "(not in the lock)" if item.kind.value == "unlocked" else "locked entry"
+        new = "(not in the annotations)" if item.kind.value == "stale" else f"{item.path}:{item.line}"
+        found.append(Finding(item.path, item.line, item.id, item.kind.value, "warning", old, new, item.message + " — run 'infralens lock --update'"))
     versions = {t.distribution: t.version for t in report.trees}
     for target in report.targets:
         if target.kind is TargetKind.UNCHANGED and not everything:
