@@ -92,6 +92,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("infralens: interrupted", file=sys.stderr)
         return EXIT_USAGE
+    except TimeoutError as error:  # e.g. filelock.Timeout: another process holds the writer lock
+        print(f"infralens: error: {error} — another infralens process is writing; nothing was changed, try again", file=sys.stderr)
+        return EXIT_USAGE
     except BrokenPipeError:
         return EXIT_OK
     except Exception as error:  # a bug: say so briefly, unless asked for the traceback

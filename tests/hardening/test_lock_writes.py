@@ -210,3 +210,24 @@ def test_a_writer_waits_for_the_file_lock(project):
     assert code == 0, err
     assert waited >= 1.5, "the writer did not wait for the file lock"
     lock.read_lock_text(path)
+
+
+def test_a_writer_that_cannot_get_the_lock_refuses_clearly(project, monkeypatch, capsys):
+    """If the writer lock stays held past the timeout, ``lock`` exits 2 with a message and writes nothing."""
+    from filelock import FileLock
+
+    from infralens.cli import main
+
+    path = lock_path(project)
+    before = path.read_bytes()
+    real = lock.writer_lock
+    monkeypatch.setattr(lock, "writer_lock", lambda p, timeout=60.0: real(p, timeout=0.2))
+    monkeypatch.setenv("INFRALENS_CACHE_DIR", str(project / "cache"))
+    (project / "site" / "fakedist" / "mod.py").write_text("# moved\n" + MOD)
+    holder = FileLock(real(path).lock_file)
+    with holder:
+        code = main(["--project", str(project), "--source", f"fakedist={project / 'site'}", "lock"])
+    assert code == 2
+    err = capsys.readouterr().err
+    assert "could not be acquired" in err and "another infralens process is writing; nothing was changed, try again" in err
+    assert path.read_bytes() == before
