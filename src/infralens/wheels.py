@@ -70,6 +70,8 @@ def open_against(spec: str, known: set[str]) -> SourceTree:
     spec = spec.strip()
     pin = _PIN.match(spec)
     if pin:
+        if canonical_name(pin.group(1)) not in {canonical_name(k) for k in known}:
+            raise InfralensError(f"--against {spec}: the lock has no annotations on {pin.group(1)} (it has: {', '.join(sorted(known)) or 'none'})")
         return WheelTree(fetch_wheel(pin.group(1), pin.group(2)))
     name, sep, path = spec.partition("=")
     if not sep or "/" in name or name.endswith(".whl"):
