@@ -76,8 +76,3 @@ def annotation_project(tmp_path: Path) -> Callable[..., Path]:
 
     return make
 
-
-def annotation_yaml(target: str, steps: str, *, ident: str = "fake-ann", extra: str = "") -> str:
-    """A minimal annotation document; ``steps`` is the YAML of the step list (dedented)."""
-    body = textwrap.indent(textwrap.dedent(steps).strip("\n"), "  ")
-    return f"id: {ident}\nlab: 01-lab\nsource: {DIST}\ntarget: {target}\nsummary: A test annotation.\n{extra}steps:\n{body}\n"

@@ -2,11 +2,18 @@
 
 from __future__ import annotations
 
+import textwrap
+
 import pytest
 
 from infralens.cli import main
 
-from conftest import annotation_yaml
+
+def annotation_yaml(target: str, steps: str, *, ident: str = "fake-ann", extra: str = "") -> str:
+    """A minimal annotation document; ``steps`` is the YAML of the step list (dedented)."""
+    body = textwrap.indent(textwrap.dedent(steps).strip("\n"), "  ")
+    return f"id: {ident}\nlab: 01-lab\nsource: fakedist\ntarget: {target}\nsummary: A test annotation.\n{extra}steps:\n{body}\n"
+
 
 MOD = '''
 class Box:
