@@ -10,31 +10,60 @@ needle with an unclosed bracket) still normalise: tokenizing stops cleanly.
 from __future__ import annotations
 
 import io
+import keyword
 import re
 import tokenize
 
 _SKIPPED = {tokenize.COMMENT, tokenize.NL, tokenize.NEWLINE, tokenize.INDENT, tokenize.DEDENT, tokenize.ENDMARKER}
 _FALLBACK_SPLIT = re.compile(r"\s+|(#[^\n]*)")
 _CLOSING = {")", "]", "}"}
+_OPENING = {"(", "[", "{"}
 
 
-def _append(tokens: list[str], text: str) -> None:
-    """Add a token, dropping a trailing comma before a closing bracket (black's "magic comma" is layout)."""
-    if text in _CLOSING and tokens and tokens[-1] == ",":
-        tokens.pop()
-    tokens.append(text)
+class _Joiner:
+    """Collects tokens; drops a layout-only trailing comma before a closing bracket.
+
+    Formatters add and remove a "magic" trailing comma with the line length, so
+    ``f(a, b,)`` equals ``f(a, b)`` and ``[1,]`` equals ``[1]``. A comma that changes
+    meaning is kept: ``(x,)`` is a one-element tuple and ``d[x,]`` indexes with one.
+    """
+
+    def __init__(self) -> None:
+        self.tokens: list[str] = []
+        self._open: list[list] = []  # [bracket, follows_an_operand, commas seen]
+
+    def add(self, text: str) -> None:
+        tokens = self.tokens
+        if text in _OPENING:
+            previous = tokens[-1] if tokens else ""
+            follows_operand = previous in _CLOSING or (previous.isidentifier() and not keyword.iskeyword(previous))
+            self._open.append([text, follows_operand, 0])
+        elif text == "," and self._open:
+            self._open[-1][2] += 1
+        elif text in _CLOSING and self._open:
+            bracket, follows_operand, commas = self._open.pop()
+            if tokens and tokens[-1] == "," and self._layout_comma(bracket, follows_operand, commas):
+                tokens.pop()
+        tokens.append(text)
+
+    @staticmethod
+    def _layout_comma(bracket: str, follows_operand: bool, commas: int) -> bool:
+        if bracket == "{" or (bracket == "[" and not follows_operand) or (bracket == "(" and follows_operand):
+            return True  # displays and calls: the trailing comma never changes meaning
+        return commas >= 2  # tuples and subscripts: only when another comma makes it a tuple anyway
 
 
 def normalize(code: str) -> str:
     """Return the canonical token string of ``code`` (comments and layout dropped)."""
-    tokens: list[str] = []
+    joiner = _Joiner()
+    tokens = joiner.tokens
     try:
         for token in tokenize.generate_tokens(io.StringIO(code.strip("\n") + "\n").readline):
             if token.type in _SKIPPED:
                 continue
             if token.type == tokenize.ERRORTOKEN and token.string.isspace():
                 continue
-            _append(tokens, token.string)
+            joiner.add(token.string)
     except (tokenize.TokenError, IndentationError, SyntaxError):
         # An unclosed bracket or string at the end of a partial snippet: keep what we have,
         # and fall back to whitespace splitting for any unread remainder.
@@ -60,7 +89,8 @@ def contains(haystack: str, needle: str) -> bool:
 
 def normalize_with_last_line(code: str) -> tuple[str, int]:
     """Like :func:`normalize`, and also the 0-based row (within ``code``) of the last real token."""
-    tokens: list[str] = []
+    joiner = _Joiner()
+    tokens = joiner.tokens
     last_row = 0
     try:
         for token in tokenize.generate_tokens(io.StringIO(code + "\n").readline):
@@ -68,7 +98,7 @@ def normalize_with_last_line(code: str) -> tuple[str, int]:
                 continue
             if token.type == tokenize.ERRORTOKEN and token.string.isspace():
                 continue
-            _append(tokens, token.string)
+            joiner.add(token.string)
             last_row = token.end[0] - 1
     except (tokenize.TokenError, IndentationError, SyntaxError):
         if not tokens:
