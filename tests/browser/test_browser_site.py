@@ -7,9 +7,10 @@ from urllib.parse import urlparse
 
 import pytest
 
-from conftest import SCREENSHOTS
 
 pytestmark = pytest.mark.browser
+
+SCREENSHOTS = Path(__file__).resolve().parents[2] / "artifacts" / "screenshots"
 
 DESKTOP, PHONE = 1280, 390
 DDIM_STEP = "_infralens/source/diffusers/diffusers.schedulers.scheduling_ddim.DDIMScheduler.step.html"
@@ -71,7 +72,7 @@ def visit_and_check(browser, url: str, width: int, shot: str) -> Visit:
     count = check_layout(visit, width)
     assert count > 0
     SCREENSHOTS.mkdir(parents=True, exist_ok=True)
-    visit.page.evaluate("() => document.querySelector('.il-annotated').scrollIntoView({block: 'center'})")
+    visit.page.evaluate("() => { document.querySelector('.infralens-function').scrollIntoView(); window.scrollBy(0, -60); }")
     visit.page.screenshot(path=str(SCREENSHOTS / f"{shot}-{width}.png"))
     assert visit.errors == [], visit.errors
     assert visit.foreign == [], visit.foreign

@@ -89,7 +89,8 @@ def render_function(directive: SphinxDirective, target: str, *, canonical: bool 
         fold_min=settings.fold_min_lines,
         parse_notes=lambda notes: parse_notes([n.note for n in notes], directive.state.document, [note_location(n) for n in notes]),
         note_id=lambda note: slug(note.step_id) + suffix,
-        lab_docnames={s: (lab_docname(settings, s), lab.title) for s, lab in catalog.labs.items() if lab.page and settings.generate_pages},
+        lab_docnames={s: (lab_docname(settings, s), lab.title) for s, lab in catalog.labs.items()
+                      if lab.page and settings.generate_pages and lab_docname(settings, s) != env.docname},
         function_docname=None if canonical or not settings.generate_pages else function_docname(settings, function),
     )
     view = build_function(function.view, context, function.qualname)
