@@ -80,28 +80,33 @@ def main(argv: Sequence[str] | None = None) -> int:
     if not args.command:
         parser.print_help()
         return EXIT_USAGE
-    from .errors import InfralensError
-
     try:
         return _COMMANDS[args.command](args)
-    except InfralensError as error:
+    except KeyboardInterrupt:
+        print("infralens: interrupted", file=sys.stderr)
+        return EXIT_USAGE
+    except BrokenPipeError:
+        return EXIT_OK
+    except Exception as error:
+        return _report_failure(error)
+
+
+def _report_failure(error: Exception) -> int:
+    """Expected errors print their diagnostics; anything else is a bug, said briefly."""
+    from .errors import InfralensError  # imported only on failure: keeps the warm paths light
+
+    if isinstance(error, InfralensError):
         print(f"infralens: error: {error}", file=sys.stderr)
         for diagnostic in error.diagnostics:
             print(diagnostic, file=sys.stderr)
         return EXIT_USAGE
-    except KeyboardInterrupt:
-        print("infralens: interrupted", file=sys.stderr)
-        return EXIT_USAGE
-    except TimeoutError as error:  # e.g. filelock.Timeout: another process holds the writer lock
+    if isinstance(error, TimeoutError):  # e.g. filelock.Timeout: another process holds the writer lock
         print(f"infralens: error: {error} — another infralens process is writing; nothing was changed, try again", file=sys.stderr)
         return EXIT_USAGE
-    except BrokenPipeError:
-        return EXIT_OK
-    except Exception as error:  # a bug: say so briefly, unless asked for the traceback
-        if os.environ.get("INFRALENS_DEBUG"):
-            raise
-        print(f"infralens: internal error: {type(error).__name__}: {error} (set INFRALENS_DEBUG=1 for a traceback)", file=sys.stderr)
-        return EXIT_USAGE
+    if os.environ.get("INFRALENS_DEBUG"):
+        raise error
+    print(f"infralens: internal error: {type(error).__name__}: {error} (set INFRALENS_DEBUG=1 for a traceback)", file=sys.stderr)
+    return EXIT_USAGE
 
 
 def _load_extensions() -> None:
