@@ -56,12 +56,12 @@ def verify_command(args: argparse.Namespace) -> int:
     project, resolver = open_context(args)
     loaded = load_annotations(project, args.paths or None)
     plan = build_plan(project, resolver, loaded.annotations, loaded.diagnostics)
-    if args.list_static:
-        return _list_static(plan)
-    if args.scenario:
+    if args.scenario and not args.list_static:
         plan = plan.only(set(args.scenario))
     for diagnostic in plan.diagnostics:
         print(diagnostic, file=sys.stderr)
+    if args.list_static:
+        return _list_static(plan)
 
     from .progress import Progress
     from .report import findings, summary_table, write_report
@@ -104,7 +104,5 @@ def _list_static(plan) -> int:
     for step in statics:
         print(f"{step.where}: {step.step_id}: static: {step.static}")
     unassigned = [step for step in plan.steps if not step.static and step.problem]
-    for step in unassigned:
-        print(f"{step.where}: error: {step.step_id}: {step.problem}", file=sys.stderr)
     print(f"{len(statics)} static step(s) of {len(plan.steps)}")
     return EXIT_FINDINGS if unassigned else EXIT_OK
