@@ -90,7 +90,9 @@ class Reports:
                 badge = Badge(f"verify-{report.device}", BadgeState.UNKNOWN, f"{report.device}: not run", title)
             else:
                 state = BadgeState.OK if counts["not-run"] == 0 else BadgeState.WARN
-                badge = Badge(f"verify-{report.device}", state, f"{report.device}: {counts['passed']}/{len(step_ids)} verified", title)
+                traceable = len(step_ids) - counts["static"]
+                extra = f" (+{counts['static']} read only)" if counts["static"] else ""
+                badge = Badge(f"verify-{report.device}", state, f"{report.device}: {counts['passed']}/{traceable} verified{extra}", title)
             badges.append(badge)
         return badges
 
