@@ -8,15 +8,17 @@ libcst is imported only when something actually has to be parsed.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import tempfile
 from collections.abc import Iterable
+from functools import lru_cache
 from pathlib import Path
 
 from .models import Definition, DefinitionKind, ModuleIndex, Statement, StatementKind
 
-INDEX_FORMAT = 4
+INDEX_FORMAT = 5
 
 PARALLEL_MIN_MISSES = 4
 """Below this many files to parse, worker start-up costs more than it saves."""
@@ -29,6 +31,24 @@ def default_cache_dir() -> Path:
         return Path(explicit)
     base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
     return Path(base) / "infralens"
+
+
+@lru_cache(maxsize=1)
+def code_fingerprint() -> str:
+    """Hash of the modules that decide what an index contains.
+
+    Part of every cache key, so editing the normaliser or the indexer can never
+    serve indexes built by the old code (a bumped INDEX_FORMAT alone cannot stop a
+    process that loaded the old modules from writing under the new number).
+    """
+    digest = hashlib.sha256()
+    here = Path(__file__).parent
+    for name in ("normalize.py", "indexer.py", "models.py"):
+        try:
+            digest.update((here / name).read_bytes())
+        except OSError:
+            digest.update(name.encode())
+    return digest.hexdigest()[:12]
 
 
 def _encode(index: ModuleIndex) -> dict:
@@ -63,7 +83,7 @@ class IndexCache:
         self.misses = 0
 
     def _entry(self, sha256: str) -> Path:
-        return self.directory / f"index-v{INDEX_FORMAT}" / sha256[:2] / f"{sha256}.json"
+        return self.directory / f"index-v{INDEX_FORMAT}-{code_fingerprint()}" / sha256[:2] / f"{sha256}.json"
 
     def get(self, sha256: str) -> ModuleIndex | None:
         if sha256 in self._memory:

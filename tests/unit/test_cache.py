@@ -52,7 +52,7 @@ def test_parse_once_per_run(temporary_pypackage):
 def test_corrupt_or_foreign_entries_are_ignored_and_rebuilt(temporary_pypackage, tmp_path):
     folder = tmp_path / "cache"
     resolve_once(temporary_pypackage, IndexCache(folder))
-    (entry,) = (folder / f"index-v{INDEX_FORMAT}").rglob("*.json")
+    (entry,) = folder.rglob("*.json")
     for garbage in ("{not json", json.dumps({"format": INDEX_FORMAT, "sha256": "other"}), json.dumps({"format": INDEX_FORMAT, "sha256": entry.stem, "definitions": [[1]], "statements": []}), "\xff"):
         entry.write_text(garbage, encoding="utf-8")
         cache = IndexCache(folder)
