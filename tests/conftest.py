@@ -14,6 +14,9 @@ for _variable in ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS"):
     os.environ.setdefault(_variable, "1")
 os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 
+pytest_plugins = ["sphinx.testing.fixtures"]
+"""Sphinx's app/rootdir fixtures for tests/sphinx and tests/hardening (allowed only in the root conftest)."""
+
 _MARKERS = {
     "gpu": "needs CUDA; skipped cleanly without it",
     "slow": "takes more than a few seconds",

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-pytest_plugins = "sphinx.testing.fixtures"
+# sphinx.testing.fixtures is enabled in the root tests/conftest.py (pytest only allows pytest_plugins there).
 
 ROOTS = Path(__file__).parent / "roots"
 
