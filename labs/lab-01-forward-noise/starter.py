@@ -11,8 +11,9 @@ exercises in index.md and exits 1 if one of them is wrong.
 
 from __future__ import annotations
 
-import argparse
 import sys
+
+from infralens.tiny.labkit import lab_arguments, report_answers, setup_torch
 
 # The exercise answers written in index.md; --check recomputes each from the real code.
 ANSWERS = {
@@ -23,14 +24,6 @@ ANSWERS = {
     "diffsynth_level_of_second_sample": 10,  # DiffSynth add_noise with timesteps [10, 999]
     "flow_x0_coefficient_at_sigma_0.25": 0.75,
 }
-
-
-def parse_args(argv: list[str] | None) -> argparse.Namespace:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--device", default="cpu", choices=("cpu", "cuda", "auto"))
-    parser.add_argument("--steps", type=int, default=5, help="how many evenly spaced t values to print (default 5)")
-    parser.add_argument("--check", action="store_true", help="verify the exercise answers; exit 1 if one is wrong")
-    return parser.parse_args(argv)
 
 
 def sd_ddpm():
@@ -144,23 +137,13 @@ def flow_x0_coefficient(sigma: float) -> float:
 
 
 def check(device: str) -> int:
-    computed = compute_answers(device)
-    wrong = [key for key, answer in ANSWERS.items() if abs(computed[key] - answer) > 1e-9]
-    for key, answer in ANSWERS.items():
-        status = "ok" if key not in wrong else "WRONG"
-        print(f"  [{status}] {key}: answer {answer}, computed {computed[key]}")
-    print(f"check: {len(ANSWERS) - len(wrong)}/{len(ANSWERS)} answers correct")
+    wrong = report_answers(ANSWERS, compute_answers(device), tolerance=1e-9)
     return 1 if wrong else 0
 
 
 def main(argv: list[str] | None = None) -> int:
-    args = parse_args(argv)
-    from infralens.tiny import pick_device
-
-    import torch
-
-    device = pick_device(args.device)
-    torch.set_num_threads(1)
+    args = lab_arguments(__doc__, steps=5, steps_help="how many evenly spaced t values to print").parse_args(argv)
+    device = setup_torch(args.device)
     print(f"lab 01 forward noise on {device}")
     show_schedules(args.steps)
     show_add_noise(device)

@@ -13,9 +13,10 @@ Run:  python labs/lab-02-denoising-step/starter.py [--device cpu|cuda] [--steps 
 
 from __future__ import annotations
 
-import argparse
 import math
 import sys
+
+from infralens.tiny.labkit import lab_arguments, report_answers, setup_torch
 
 ANSWERS = {
     "last_prev_timestep_3_steps": -332,  # tiny DDIM (leading, offset 1), 3 steps, last step t=1
@@ -28,14 +29,6 @@ ANSWERS = {
 }
 
 SD_SCHEDULE = dict(beta_schedule="scaled_linear", beta_start=0.00085, beta_end=0.012)
-
-
-def parse_args(argv: list[str] | None) -> argparse.Namespace:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--device", default="cpu", choices=("cpu", "cuda", "auto"))
-    parser.add_argument("--steps", type=int, default=3, help="inference grid size for the real step (default 3)")
-    parser.add_argument("--check", action="store_true", help="verify the exercise answers; exit 1 if one is wrong")
-    return parser.parse_args(argv)
 
 
 def pair(device: str, seed: int = 0, shape=(1, 4, 32, 32)):
@@ -174,21 +167,13 @@ def compute_answers(device: str) -> dict:
 
 
 def check(device: str) -> int:
-    computed = compute_answers(device)
-    wrong = [key for key, answer in ANSWERS.items() if computed[key] != answer]
-    for key, answer in ANSWERS.items():
-        print(f"  [{'ok' if key not in wrong else 'WRONG'}] {key}: answer {answer}, computed {computed[key]}")
-    print(f"check: {len(ANSWERS) - len(wrong)}/{len(ANSWERS)} answers correct")
+    wrong = report_answers(ANSWERS, compute_answers(device))
     return 1 if wrong else 0
 
 
 def main(argv: list[str] | None = None) -> int:
-    args = parse_args(argv)
-    import torch
-    from infralens.tiny import pick_device
-
-    device = pick_device(args.device)
-    torch.set_num_threads(1)
+    args = lab_arguments(__doc__, steps=3, steps_help="inference grid size for the real step").parse_args(argv)
+    device = setup_torch(args.device)
     print(f"lab 02 denoising step on {device}")
     show_oracle(device)
     show_real_step(device, args.steps)

@@ -12,8 +12,9 @@ flow-matching sigma grid with and without a shift; DiffSynth's FlowMatchSchedule
 
 from __future__ import annotations
 
-import argparse
 import sys
+
+from infralens.tiny.labkit import lab_arguments, report_answers, setup_torch
 
 ANSWERS = {
     "ddim_linspace_4": [999, 666, 333, 0],
@@ -30,14 +31,6 @@ ANSWERS = {
 }
 
 SD_SCHEDULE = dict(beta_schedule="scaled_linear", beta_start=0.00085, beta_end=0.012)
-
-
-def parse_args(argv: list[str] | None) -> argparse.Namespace:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--device", default="cpu", choices=("cpu", "cuda", "auto"))
-    parser.add_argument("--steps", type=int, default=4, help="number of inference steps (default 4)")
-    parser.add_argument("--check", action="store_true", help="verify the exercise answers; exit 1 if one is wrong")
-    return parser.parse_args(argv)
 
 
 def ddim_grid(spacing: str, steps: int, device: str) -> list[int]:
@@ -141,21 +134,13 @@ def compute_answers(device: str) -> dict:
 
 
 def check(device: str) -> int:
-    computed = compute_answers(device)
-    wrong = [key for key, answer in ANSWERS.items() if computed[key] != answer]
-    for key, answer in ANSWERS.items():
-        print(f"  [{'ok' if key not in wrong else 'WRONG'}] {key}: answer {answer}, computed {computed[key]}")
-    print(f"check: {len(ANSWERS) - len(wrong)}/{len(ANSWERS)} answers correct")
+    wrong = report_answers(ANSWERS, compute_answers(device))
     return 1 if wrong else 0
 
 
 def main(argv: list[str] | None = None) -> int:
-    args = parse_args(argv)
-    import torch
-    from infralens.tiny import pick_device
-
-    device = pick_device(args.device)
-    torch.set_num_threads(1)
+    args = lab_arguments(__doc__, steps=4, steps_help="number of inference steps").parse_args(argv)
+    device = setup_torch(args.device)
     print(f"lab 03 scheduler reading on {device}")
     show(device, args.steps)
     return check(device) if args.check else 0

@@ -12,9 +12,10 @@ real package, imported with stub modules for torchvision & co.) to compare its l
 
 from __future__ import annotations
 
-import argparse
 import sys
 from dataclasses import dataclass
+
+from infralens.tiny.labkit import lab_arguments, report_answers, setup_torch
 
 ANSWERS = {
     "diffusers_unet_calls_3_steps": 3,
@@ -37,14 +38,6 @@ class LoopTrace:
     latent_shapes: list[tuple[int, ...]]
     timesteps: list[float]
     init_noise_sigma: float
-
-
-def parse_args(argv: list[str] | None) -> argparse.Namespace:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--device", default="cpu", choices=("cpu", "cuda", "auto"))
-    parser.add_argument("--steps", type=int, default=3, help="number of inference steps (default 3)")
-    parser.add_argument("--check", action="store_true", help="verify the exercise answers; exit 1 if one is wrong")
-    return parser.parse_args(argv)
 
 
 def diffusers_pipeline(device: str, euler: bool = False):
@@ -138,21 +131,13 @@ def compute_answers(device: str) -> dict:
 
 
 def check(device: str) -> int:
-    computed = compute_answers(device)
-    wrong = [key for key, answer in ANSWERS.items() if computed[key] != answer]
-    for key, answer in ANSWERS.items():
-        print(f"  [{'ok' if key not in wrong else 'WRONG'}] {key}: answer {answer}, computed {computed[key]}")
-    print(f"check: {len(ANSWERS) - len(wrong)}/{len(ANSWERS)} answers correct")
+    wrong = report_answers(ANSWERS, compute_answers(device))
     return 1 if wrong else 0
 
 
 def main(argv: list[str] | None = None) -> int:
-    args = parse_args(argv)
-    import torch
-    from infralens.tiny import pick_device
-
-    device = pick_device(args.device)
-    torch.set_num_threads(1)
+    args = lab_arguments(__doc__, steps=3, steps_help="number of inference steps").parse_args(argv)
+    device = setup_torch(args.device)
     print(f"lab 04 scheduler loop on {device}")
     show(device, args.steps)
     return check(device) if args.check else 0

@@ -12,9 +12,10 @@ The exercise answers are per step, so ``--check`` works with any ``--steps``; ex
 
 from __future__ import annotations
 
-import argparse
 import sys
 from dataclasses import dataclass, field
+
+from infralens.tiny.labkit import lab_arguments, report_answers, setup_torch
 
 ANSWERS = {
     "diffusers_calls_per_step_scale_6": 1,
@@ -44,14 +45,6 @@ class Run:
     @property
     def calls_per_step(self) -> float:
         return len(self.calls) / self.steps
-
-
-def parse_args(argv: list[str] | None) -> argparse.Namespace:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--device", default="cpu", choices=("cpu", "cuda", "auto"))
-    parser.add_argument("--steps", type=int, default=2, help="number of inference steps per run (default 2)")
-    parser.add_argument("--check", action="store_true", help="verify the exercise answers; exit 1 if one is wrong")
-    return parser.parse_args(argv)
 
 
 def run_diffusers(device: str, steps: int, guidance_scale: float, guidance_rescale: float = 0.0) -> Run:
@@ -183,21 +176,13 @@ def compute_answers(runs: dict) -> dict:
 
 
 def check(runs: dict) -> int:
-    computed = compute_answers(runs)
-    wrong = [key for key, answer in ANSWERS.items() if computed[key] != answer]
-    for key, answer in ANSWERS.items():
-        print(f"  [{'ok' if key not in wrong else 'WRONG'}] {key}: answer {answer}, computed {computed[key]}")
-    print(f"check: {len(ANSWERS) - len(wrong)}/{len(ANSWERS)} answers correct")
+    wrong = report_answers(ANSWERS, compute_answers(runs))
     return 1 if wrong else 0
 
 
 def main(argv: list[str] | None = None) -> int:
-    args = parse_args(argv)
-    import torch
-    from infralens.tiny import pick_device
-
-    device = pick_device(args.device)
-    torch.set_num_threads(1)
+    args = lab_arguments(__doc__, steps=2, steps_help="number of inference steps per run").parse_args(argv)
+    device = setup_torch(args.device)
     print(f"lab 05 classifier-free guidance on {device}, {args.steps} steps per run")
     runs = collect(device, args.steps)
     show(runs)

@@ -11,8 +11,9 @@ answers to the exercises in index.md and exits 1 if one of them is wrong.
 
 from __future__ import annotations
 
-import argparse
 import sys
+
+from infralens.tiny.labkit import lab_arguments, report_answers, setup_torch
 
 # The exercise answers written in index.md; --check recomputes each one from the real code.
 ANSWERS = {
@@ -27,14 +28,6 @@ ANSWERS = {
     "img2img_first_timestep_strength_0.5": 251,
     "img2img_steps_run_strength_0.5": 2,
 }
-
-
-def parse_args(argv: list[str] | None) -> argparse.Namespace:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--device", default="cpu", choices=("cpu", "cuda", "auto"))
-    parser.add_argument("--steps", type=int, default=4, help="img2img inference steps (default 4)")
-    parser.add_argument("--check", action="store_true", help="verify the exercise answers; exit 1 if one is wrong")
-    return parser.parse_args(argv)
 
 
 class LargestActivation:
@@ -199,28 +192,19 @@ def compute_answers(vae, steps: int, device) -> dict:
 
 
 def check(answers: dict) -> int:
-    wrong = 0
-    for key, expected in ANSWERS.items():
-        got = answers[key]
-        ok = abs(got - expected) < 1e-6 if isinstance(expected, float) else got == expected
-        print(f"  [{'ok' if ok else 'WRONG'}] {key}: expected {expected}, computed {got}")
-        wrong += not ok
-    return wrong
+    return report_answers(ANSWERS, answers, style="verdict", tolerance=1e-6)
 
 
 def main(argv: list[str] | None = None) -> int:
-    args = parse_args(argv)
-    from infralens.tiny import pick_device, tiny_vae
+    args = lab_arguments(__doc__, steps=4, steps_help="img2img inference steps").parse_args(argv)
+    from infralens.tiny import tiny_vae
 
-    device = pick_device(args.device)
+    device = setup_torch(args.device)
     vae = tiny_vae(seed=0).to(device).eval()
     answers = compute_answers(vae, 4 if args.check else args.steps, device)
     show_diffsynth(vae)
     if args.check:
-        print("== exercise answers")
-        wrong = check(answers)
-        print("all answers correct" if not wrong else f"{wrong} answer(s) wrong")
-        return 1 if wrong else 0
+        return 1 if check(answers) else 0
     return 0
 
 

@@ -12,11 +12,12 @@ its training-only imports): attributes, units and a model_fn instead of a manife
 
 from __future__ import annotations
 
-import argparse
 import json
 import os
 import sys
 import tempfile
+
+from infralens.tiny.labkit import lab_arguments, report_answers, setup_torch
 
 # The exercise answers written in index.md; --check recomputes each one from the real code.
 ANSWERS = {
@@ -30,14 +31,6 @@ ANSWERS = {
     "diffsynth_units": 4,
     "diffsynth_in_iteration_models": ("unet",),
 }
-
-
-def parse_args(argv: list[str] | None) -> argparse.Namespace:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--device", default="cpu", choices=("cpu", "cuda", "auto"))
-    parser.add_argument("--steps", type=int, default=2, help="denoising steps for the round-trip comparison (default 2)")
-    parser.add_argument("--check", action="store_true", help="verify the exercise answers; exit 1 if one is wrong")
-    return parser.parse_args(argv)
 
 
 def run(pipe, steps: int, device: str):
@@ -109,19 +102,14 @@ def show_diffsynth() -> dict:
 
 
 def check(answers: dict) -> int:
-    wrong = 0
-    for key, expected in ANSWERS.items():
-        ok = answers[key] == expected
-        print(f"  [{'ok' if ok else 'WRONG'}] {key}: expected {expected}, computed {answers[key]}")
-        wrong += not ok
-    return wrong
+    return report_answers(ANSWERS, answers, style="verdict")
 
 
 def main(argv: list[str] | None = None) -> int:
-    args = parse_args(argv)
-    from infralens.tiny import pick_device, tiny_sd_components
+    args = lab_arguments(__doc__, steps=2, steps_help="denoising steps for the round-trip comparison").parse_args(argv)
+    from infralens.tiny import tiny_sd_components
 
-    device = pick_device(args.device)
+    device = setup_torch(args.device)
     import diffusers
     import transformers
     from diffusers import StableDiffusionPipeline
@@ -136,10 +124,7 @@ def main(argv: list[str] | None = None) -> int:
     answers.update(show_swap(pipe))
     answers.update(show_diffsynth())
     if args.check:
-        print("== exercise answers")
-        wrong = check(answers)
-        print("all answers correct" if not wrong else f"{wrong} answer(s) wrong")
-        return 1 if wrong else 0
+        return 1 if check(answers) else 0
     return 0
 
 

@@ -11,8 +11,9 @@ token-level text routes; and DiffSynth's SD UNet running the same weights (loade
 
 from __future__ import annotations
 
-import argparse
 import sys
+
+from infralens.tiny.labkit import lab_arguments, report_answers, setup_torch
 
 # The exercise answers written in index.md; --check recomputes each one from the real code.
 ANSWERS = {
@@ -26,14 +27,6 @@ ANSWERS = {
     "dit_out_channels": 8,  # noise + variance (learn_sigma)
     "diffsynth_unet_matches_1e-4": True,
 }
-
-
-def parse_args(argv: list[str] | None) -> argparse.Namespace:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--device", default="cpu", choices=("cpu", "cuda", "auto"))
-    parser.add_argument("--steps", type=int, default=3, help="how many timesteps to embed in part 1 (default 3)")
-    parser.add_argument("--check", action="store_true", help="verify the exercise answers; exit 1 if one is wrong")
-    return parser.parse_args(argv)
 
 
 def capture_output(module):
@@ -153,29 +146,19 @@ def show_diffsynth(unet) -> dict:
 
 
 def check(answers: dict) -> int:
-    wrong = 0
-    for key, expected in ANSWERS.items():
-        ok = answers[key] == expected
-        print(f"  [{'ok' if ok else 'WRONG'}] {key}: expected {expected}, computed {answers[key]}")
-        wrong += not ok
-    return wrong
+    return report_answers(ANSWERS, answers, style="verdict")
 
 
 def main(argv: list[str] | None = None) -> int:
-    args = parse_args(argv)
-    from infralens.tiny import pick_device
-
-    device = pick_device(args.device)
+    args = lab_arguments(__doc__, steps=3, steps_help="how many timesteps to embed in part 1").parse_args(argv)
+    device = setup_torch(args.device)
     answers = show_timestep_embedding(args.steps)
     answers.update(show_unet(device))
     answers.update(show_dit(device))
     answers.update(show_sd3(device))
     answers.update(show_diffsynth(answers.pop("unet")))
     if args.check:
-        print("== exercise answers")
-        wrong = check(answers)
-        print("all answers correct" if not wrong else f"{wrong} answer(s) wrong")
-        return 1 if wrong else 0
+        return 1 if check(answers) else 0
     return 0
 
 

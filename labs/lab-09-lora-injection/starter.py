@@ -12,8 +12,9 @@ the answers to the exercises in index.md and exits 1 if one is wrong.
 
 from __future__ import annotations
 
-import argparse
 import sys
+
+from infralens.tiny.labkit import lab_arguments, report_answers, setup_torch
 
 # The exercise answers written in index.md; --check recomputes each one from the real code.
 ANSWERS = {
@@ -28,14 +29,6 @@ ANSWERS = {
     "unfuse_restores_base_1e-4": True,
     "diffsynth_fused_matches_1e-4": True,
 }
-
-
-def parse_args(argv: list[str] | None) -> argparse.Namespace:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--device", default="cpu", choices=("cpu", "cuda", "auto"))
-    parser.add_argument("--steps", type=int, default=3, help="how many LoRA scales to sweep between 0 and 1 (default 3)")
-    parser.add_argument("--check", action="store_true", help="verify the exercise answers; exit 1 if one is wrong")
-    return parser.parse_args(argv)
 
 
 class UNetProbe:
@@ -149,19 +142,14 @@ def show_diffsynth(base_state, state_dict, probe, adapter) -> dict:
 
 
 def check(answers: dict) -> int:
-    wrong = 0
-    for key, expected in ANSWERS.items():
-        ok = answers[key] == expected
-        print(f"  [{'ok' if ok else 'WRONG'}] {key}: expected {expected}, computed {answers[key]}")
-        wrong += not ok
-    return wrong
+    return report_answers(ANSWERS, answers, style="verdict")
 
 
 def main(argv: list[str] | None = None) -> int:
-    args = parse_args(argv)
-    from infralens.tiny import lora_donor_state_dict, pick_device, tiny_sd_components
+    args = lab_arguments(__doc__, steps=3, steps_help="how many LoRA scales to sweep between 0 and 1").parse_args(argv)
+    from infralens.tiny import lora_donor_state_dict, tiny_sd_components
 
-    device = pick_device(args.device)
+    device = setup_torch(args.device)
     from diffusers import StableDiffusionPipeline
 
     pipe = StableDiffusionPipeline(**tiny_sd_components(seed=0), requires_safety_checker=False).to(device)
@@ -175,10 +163,7 @@ def main(argv: list[str] | None = None) -> int:
     answers.update(show_fuse(pipe, probe, base))
     answers.update(show_diffsynth(base_state, state_dict, probe, answers.pop("adapter")))
     if args.check:
-        print("== exercise answers")
-        wrong = check(answers)
-        print("all answers correct" if not wrong else f"{wrong} answer(s) wrong")
-        return 1 if wrong else 0
+        return 1 if check(answers) else 0
     return 0
 
 

@@ -12,9 +12,10 @@ pipeline calls each network per step; and IP-Adapter's extra attention switched 
 
 from __future__ import annotations
 
-import argparse
 import inspect
 import sys
+
+from infralens.tiny.labkit import lab_arguments, report_answers, setup_torch
 
 # The exercise answers written in index.md; --check recomputes each one from the real code.
 ANSWERS = {
@@ -28,14 +29,6 @@ ANSWERS = {
     "ip_adapter_scale_0_change": 0.0,
     "diffsynth_sd_unet_takes_residuals": False,
 }
-
-
-def parse_args(argv: list[str] | None) -> argparse.Namespace:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--device", default="cpu", choices=("cpu", "cuda", "auto"))
-    parser.add_argument("--steps", type=int, default=2, help="steps of the ControlNet pipeline run (default 2)")
-    parser.add_argument("--check", action="store_true", help="verify the exercise answers; exit 1 if one is wrong")
-    return parser.parse_args(argv)
 
 
 class Inputs:
@@ -156,19 +149,14 @@ def show_diffsynth() -> dict:
 
 
 def check(answers: dict) -> int:
-    wrong = 0
-    for key, expected in ANSWERS.items():
-        ok = answers[key] == expected
-        print(f"  [{'ok' if ok else 'WRONG'}] {key}: expected {expected}, computed {answers[key]}")
-        wrong += not ok
-    return wrong
+    return report_answers(ANSWERS, answers, style="verdict")
 
 
 def main(argv: list[str] | None = None) -> int:
-    args = parse_args(argv)
-    from infralens.tiny import pick_device, tiny_controlnet, tiny_sd_components
+    args = lab_arguments(__doc__, steps=2, steps_help="steps of the ControlNet pipeline run").parse_args(argv)
+    from infralens.tiny import tiny_controlnet, tiny_sd_components
 
-    device = pick_device(args.device)
+    device = setup_torch(args.device)
     components = tiny_sd_components(seed=0)
     unet = components["unet"].to(device).eval()
     controlnet = tiny_controlnet(unet).to(device).eval()
@@ -179,10 +167,7 @@ def main(argv: list[str] | None = None) -> int:
     answers.update(show_ip_adapter(device))
     answers.update(show_diffsynth())
     if args.check:
-        print("== exercise answers")
-        wrong = check(answers)
-        print("all answers correct" if not wrong else f"{wrong} answer(s) wrong")
-        return 1 if wrong else 0
+        return 1 if check(answers) else 0
     return 0
 
 

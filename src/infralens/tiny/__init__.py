@@ -23,6 +23,9 @@ Functions:
   with stub modules for torchvision/imageio/pandas/modelscope). Use one mode per process.
 - :mod:`.diffsynth_models`: ``ds_tiny_unet(module, seed)``, ``ds_tiny_vae(module, seed)``,
   ``ds_tiny_text_encoder(module, seed)`` — DiffSynth's own SD classes from tiny configs.
+- :mod:`.labkit` (the lab starters' shared plumbing): ``lab_arguments(doc, steps=, steps_help=)``
+  (``--device/--steps/--check`` parser), ``setup_torch(device) -> str``,
+  ``report_answers(expected, computed, style="count"|"verdict", tolerance=0.0) -> int`` (number wrong).
 """
 
 from __future__ import annotations
@@ -49,6 +52,9 @@ _EXPORTS = {
     "ds_tiny_unet": ".diffsynth_models",
     "ds_tiny_vae": ".diffsynth_models",
     "ds_tiny_text_encoder": ".diffsynth_models",
+    "lab_arguments": ".labkit",
+    "setup_torch": ".labkit",
+    "report_answers": ".labkit",
 }
 
 __all__ = sorted(_EXPORTS)

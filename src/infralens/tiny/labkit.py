@@ -1,0 +1,94 @@
+"""Plumbing every lab starter shares: its arguments, torch setup, and the ``--check`` report.
+
+The lab-specific computation stays in each ``labs/lab-*/starter.py``; only what all starters do
+the same way lives here, so a learner reading a starter sees the lab, not the boilerplate.
+Importing this module is cheap: torch is imported inside :func:`setup_torch` only.
+
+Usage (in a starter)::
+
+    from infralens.tiny.labkit import lab_arguments, report_answers, setup_torch
+
+    args = lab_arguments(__doc__, steps=3, steps_help="number of inference steps").parse_args(argv)
+    device = setup_torch(args.device)          # "cpu" or "cuda", torch on one CPU thread
+    ...
+    wrong = report_answers(ANSWERS, computed)  # prints one [ok]/[WRONG] line per answer
+    return 1 if wrong else 0
+"""
+
+from __future__ import annotations
+
+import argparse
+import numbers
+from typing import Literal
+
+ReportStyle = Literal["count", "verdict"]
+
+
+def lab_arguments(doc: str, *, steps: int, steps_help: str) -> argparse.ArgumentParser:
+    """The parser every starter uses: ``--device cpu|cuda|auto``, ``--steps N``, ``--check``.
+
+    *doc* is the starter's module docstring (its first line is the description); *steps_help*
+    says what ``--steps`` counts in this lab, and the default is appended to it.
+    """
+    parser = argparse.ArgumentParser(description=doc.splitlines()[0])
+    parser.add_argument("--device", default="cpu", choices=("cpu", "cuda", "auto"))
+    parser.add_argument("--steps", type=int, default=steps, help=f"{steps_help} (default %(default)s)")
+    parser.add_argument("--check", action="store_true", help="verify the exercise answers; exit 1 if one is wrong")
+    return parser
+
+
+def setup_torch(device: str) -> str:
+    """Resolve *device* (``cpu``, ``cuda`` or ``auto``) and run torch on one CPU thread.
+
+    One thread keeps tiny models fast on small CI machines (see :mod:`infralens.tiny.device`).
+    Returns ``"cpu"`` or ``"cuda"``; raises ``ValueError`` when CUDA is asked for but absent.
+    """
+    import torch
+
+    from .device import pick_device
+
+    resolved = pick_device(device)
+    torch.set_num_threads(1)
+    return resolved
+
+
+def answer_matches(expected, computed, tolerance: float = 0.0) -> bool:
+    """``computed == expected``, or within *tolerance* when both are (non-bool) real numbers."""
+    numeric = all(isinstance(v, numbers.Real) and not isinstance(v, bool) for v in (expected, computed))
+    if numeric and tolerance:
+        return abs(computed - expected) <= tolerance
+    return computed == expected
+
+
+def report_answers(expected: dict, computed: dict, *, style: ReportStyle = "count", tolerance: float = 0.0) -> int:
+    """Compare *computed* with the answer key *expected*, print the report, return how many are wrong.
+
+    One line per key of *expected*, in its order. ``style="count"`` (labs 01-05) prints::
+
+          [ok] key: answer 0.276, computed 0.276
+        check: 6/6 answers correct
+
+    ``style="verdict"`` (labs 06-11) prints::
+
+        == exercise answers
+          [WRONG] key: expected 8, computed 2
+        1 answer(s) wrong          (or: all answers correct)
+
+    A key missing from *computed* counts as wrong (computed shows as ``<missing>``).
+    """
+    if style not in ("count", "verdict"):
+        raise ValueError(f"unknown report style {style!r}: use 'count' or 'verdict'")
+    label = "answer" if style == "count" else "expected"
+    if style == "verdict":
+        print("== exercise answers")
+    wrong = 0
+    for key, answer in expected.items():
+        got = computed.get(key, "<missing>")
+        ok = key in computed and answer_matches(answer, got, tolerance)
+        print(f"  [{'ok' if ok else 'WRONG'}] {key}: {label} {answer}, computed {got}")
+        wrong += not ok
+    if style == "count":
+        print(f"check: {len(expected) - wrong}/{len(expected)} answers correct")
+    else:
+        print("all answers correct" if not wrong else f"{wrong} answer(s) wrong")
+    return wrong
