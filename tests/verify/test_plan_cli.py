@@ -49,7 +49,7 @@ def test_list_static_names_static_steps_and_flags_unassigned_ones(write_project,
     static_line = line_of(yaml_path, 'at: "total = a + b"')
     unassigned_line = line_of(yaml_path, 'at: "doubled = total * 2"')
     assert f"annotations/fakedist/add.yaml:{static_line}: fake-add/" in out and "static: never traced in this test" in out
-    assert f"annotations/fakedist/add.yaml:{unassigned_line}: error:" in err and "mark it 'static: <reason>'" in err
+    assert f"annotations/fakedist/add.yaml:{unassigned_line}:5: error: step fake-add/" in err and "mark it 'static: <reason>'" in err
     assert code == 1
 
 

@@ -18,6 +18,7 @@ from infralens.project import find_project, load_annotations
 from infralens.verify.plan import build_plan
 from infralens.verify.registry import scenario_names
 from infralens.verify.report import findings
+from infralens.tiny.diffsynth_loader import STUBBED_MODULES
 from infralens.verify.runner import run_plan
 
 pytestmark = [requires_torch]
@@ -39,6 +40,8 @@ def _run_everything(device: str):
     assert not problems, "\n".join(problems)
     traced = [s for s in result.steps if s.status != "static"]
     assert traced and all(s.times_ran > 0 for s in traced)
+    # The full-package DiffSynth worker stubbed only the documented modules, modelscope among them.
+    assert "modelscope" in result.stubbed and set(result.stubbed) <= set(STUBBED_MODULES)
     return result
 
 

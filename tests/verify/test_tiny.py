@@ -37,33 +37,15 @@ def _run(code: str) -> subprocess.CompletedProcess:
     return subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
 
 
-def test_path_based_loading_runs_one_file_without_the_package_init():
+def test_path_based_loading_runs_one_file_and_refuses_the_full_package_afterwards():
     done = _run(
-        "import sys; from infralens.tiny import load_diffsynth_module as load\n"
-        "fm = load('diffsynth.diffusion.flow_match')\n"
+        "import sys; from infralens.tiny import load_diffsynth_module, import_full_diffsynth\n"
+        "fm = load_diffsynth_module('diffsynth.diffusion.flow_match')\n"
         "s = fm.FlowMatchScheduler('FLUX.1'); s.set_timesteps(4)\n"
-        "print([round(float(x), 4) for x in s.sigmas], 'diffsynth.core' in sys.modules, 'torchvision' in sys.modules)"
-    )
-    assert done.returncode == 0, done.stderr
-    assert done.stdout.strip() == "[1.0, 0.8577, 0.6022, 0.0089] False False"
-
-
-def test_the_two_modes_refuse_to_share_a_process():
-    done = _run(
-        "from infralens.tiny import load_diffsynth_module, import_full_diffsynth\n"
-        "load_diffsynth_module('diffsynth.diffusion.flow_match')\n"
+        "print([round(float(x), 4) for x in s.sigmas], 'diffsynth.core' in sys.modules, 'torchvision' in sys.modules)\n"
         "try:\n    import_full_diffsynth()\nexcept Exception as e:\n    print(type(e).__name__, e)"
     )
     assert done.returncode == 0, done.stderr
-    assert done.stdout.startswith("DiffSynthModeError") and "fresh process" in done.stdout
-
-
-def test_full_mode_lists_exactly_the_documented_stubs():
-    done = _run(
-        "from infralens.tiny.diffsynth_loader import import_full_diffsynth, stubbed_modules, STUBBED_MODULES\n"
-        "import_full_diffsynth()\n"
-        "from diffsynth.pipelines.stable_diffusion import StableDiffusionPipeline\n"
-        "print(set(stubbed_modules()) <= set(STUBBED_MODULES), 'modelscope' in stubbed_modules())"
-    )
-    assert done.returncode == 0, done.stderr
-    assert done.stdout.strip().splitlines()[-1] == "True True"
+    first, second = done.stdout.strip().splitlines()
+    assert first == "[1.0, 0.8577, 0.6022, 0.0089] False False"
+    assert second.startswith("DiffSynthModeError") and "fresh process" in second
