@@ -10,7 +10,7 @@ import argparse
 import json
 
 import pytest
-from _device import DEVICE, requires_gpu, requires_torch
+from _device import DEVICE, requires_gpu, requires_test_device, requires_torch
 from verify_helpers import line_of
 
 from infralens.cli import main, open_context
@@ -46,6 +46,7 @@ def _run_everything(device: str):
 
 
 @pytest.mark.slow
+@requires_test_device
 def test_every_scenario_runs_and_every_annotated_step_holds():
     _run_everything(DEVICE)
 
@@ -73,6 +74,7 @@ steps:
 '''
 
 
+@requires_test_device
 def test_a_false_expect_fails_with_its_file_line_and_observed_value(write_project, capsys, tmp_path):
     root = write_project({"annotations/diffusers/test-add-noise.yaml": FALSE_EXPECT}, labs=("01-forward-noise",))
     yaml_path = root / "annotations/diffusers/test-add-noise.yaml"
@@ -96,6 +98,7 @@ def test_a_false_expect_fails_with_its_file_line_and_observed_value(write_projec
     }
 
 
+@requires_test_device
 def test_a_true_expect_passes(write_project, capsys):
     text = FALSE_EXPECT.replace('      - "noisy_samples.shape[0] == 99"\n', "")
     root = write_project({"annotations/diffusers/test-add-noise.yaml": text}, labs=("01-forward-noise",))
