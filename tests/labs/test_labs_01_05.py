@@ -3,18 +3,10 @@ every lab page embeds only annotated targets and lists every exercise the starte
 
 from __future__ import annotations
 
-import importlib.util
-import os
-import re
-import subprocess
-import sys
-from concurrent.futures import ThreadPoolExecutor
-from pathlib import Path
-
 import pytest
-import yaml
+from _starters import (annotated_targets, annotation_files, embedded_targets, page_text, run_starter,
+                       starter_answers, starter_path)
 
-ROOT = Path(__file__).resolve().parents[2]
 LABS = (
     "01-forward-noise",
     "02-denoising-step",
@@ -33,33 +25,6 @@ FACTS = {
         "diffsynth scale 7.5 : 2 call(s)/step, (latent, text) batches [(1, 1)]",
     ],
 }
-DIRECTIVE = re.compile(r"^```\{infralens-function\}\s+(\S+)|^:(?:diffusers|diffsynth):\s+(\S+)", re.M)
-
-
-def _run_starter(lab: str) -> subprocess.CompletedProcess:
-    env = dict(os.environ, OMP_NUM_THREADS="1", MKL_NUM_THREADS="1", PYTHONWARNINGS="ignore")
-    script = ROOT / "labs" / f"lab-{lab}" / "starter.py"
-    return subprocess.run([sys.executable, str(script), "--steps", "2", "--check"], cwd=ROOT, env=env,
-                          capture_output=True, text=True, timeout=240)
-
-
-@pytest.fixture(scope="module")
-def starter_runs() -> dict[str, subprocess.CompletedProcess]:
-    # Two at a time: the CI machine has two cores and every starter is single-threaded.
-    with ThreadPoolExecutor(max_workers=2) as pool:
-        return dict(zip(LABS, pool.map(_run_starter, LABS)))
-
-
-def _answers(lab: str) -> dict:
-    path = ROOT / "labs" / f"lab-{lab}" / "starter.py"
-    spec = importlib.util.spec_from_file_location(f"starter_{lab.replace('-', '_')}", path)
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module  # dataclasses look their module up while the class body runs
-    try:
-        spec.loader.exec_module(module)  # top level imports only argparse/sys/dataclasses
-    finally:
-        del sys.modules[spec.name]
-    return module.ANSWERS
 
 
 @pytest.mark.slow
@@ -67,7 +32,7 @@ def _answers(lab: str) -> dict:
 def test_starter_runs_and_checks(starter_runs, lab):
     result = starter_runs[lab]
     assert result.returncode == 0, f"{lab} starter failed:\n{result.stdout[-3000:]}\n{result.stderr[-3000:]}"
-    total = len(_answers(lab))
+    total = len(starter_answers(lab))
     assert f"check: {total}/{total} answers correct" in result.stdout
     for fact in FACTS[lab]:
         assert fact in result.stdout, f"{lab}: expected {fact!r} in the output:\n{result.stdout}"
@@ -75,37 +40,25 @@ def test_starter_runs_and_checks(starter_runs, lab):
 
 def test_check_fails_on_a_wrong_answer(tmp_path):
     """--check is a real check: a starter whose answer key is wrong exits 1."""
-    source = (ROOT / "labs" / "lab-03-scheduler-reading" / "starter.py").read_text("utf-8")
+    source = starter_path("03-scheduler-reading").read_text("utf-8")
     broken = source.replace('"diffsynth_ddim_4": [999, 666, 333, 0]', '"diffsynth_ddim_4": [999, 750, 500, 250]')
     assert broken != source
     script = tmp_path / "starter.py"
     script.write_text(broken, "utf-8")
-    env = dict(os.environ, OMP_NUM_THREADS="1")
-    result = subprocess.run([sys.executable, str(script), "--steps", "2", "--check"], cwd=ROOT, env=env,
-                            capture_output=True, text=True, timeout=240)
+    result = run_starter("03-scheduler-reading", script)
     assert result.returncode == 1
     assert "[WRONG] diffsynth_ddim_4" in result.stdout
 
 
-def _annotations(pattern: str = "*.yaml") -> list[dict]:
-    found = []
-    for path in sorted((ROOT / "annotations").glob(f"*/{pattern}")):
-        data = yaml.safe_load(path.read_text("utf-8"))
-        found.extend(data if isinstance(data, list) else [data])
-    return found
-
-
 @pytest.mark.parametrize("lab", LABS)
 def test_page_embeds_its_annotations(lab):
-    page = (ROOT / "labs" / f"lab-{lab}" / "index.md").read_text("utf-8")
+    page = page_text(lab)
     assert page.startswith("# Lab "), "the first line of a lab page is its title"
-    embedded = {a or b for a, b in DIRECTIVE.findall(page)}
-    annotations = _annotations()
-    targets = {a["target"] for a in annotations}
-    unknown = embedded - targets
+    embedded = embedded_targets(page)
+    unknown = embedded - annotated_targets()
     assert not unknown, f"lab {lab} embeds targets nobody annotates: {sorted(unknown)}"
     # The curriculum's own files for this lab (NN-<name>.yaml); maintainers may add more elsewhere.
-    own = {a["target"] for a in _annotations(f"{lab[:2]}-*.yaml") if a["lab"] == lab}
+    own = {a["target"] for _, a in annotation_files(f"{lab[:2]}-*.yaml") if a["lab"] == lab}
     assert own, f"no annotation belongs to lab {lab}"
     missing = own - embedded
     assert not missing, f"lab {lab} does not show its own annotations: {sorted(missing)}"
@@ -113,9 +66,9 @@ def test_page_embeds_its_annotations(lab):
 
 @pytest.mark.parametrize("lab", LABS)
 def test_page_lists_every_checked_exercise(lab):
-    page = (ROOT / "labs" / f"lab-{lab}" / "index.md").read_text("utf-8")
+    page = page_text(lab)
     for section in ("## Goal", "## Mental model", "## The code, annotated", "## Reading checkpoints",
                     "## Common misunderstandings", "## Say it in an interview", "## Exercises", "## Further reading"):
         assert section in page, f"lab {lab} has no {section!r} section"
-    for key in _answers(lab):
+    for key in starter_answers(lab):
         assert f"`{key}`" in page, f"lab {lab}: exercise key {key!r} is checked by the starter but not asked in the page"

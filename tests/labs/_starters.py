@@ -1,0 +1,81 @@
+"""Helpers the lab tests share: run a starter script, load its answer key, read pages and annotations.
+
+Starters run in a subprocess exactly as a learner runs them (``--steps 2 --check``), with torch
+on one thread; :func:`run_starters` runs two at a time (CI has two cores).
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+import re
+import subprocess
+import sys
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+from types import ModuleType
+
+import yaml
+
+ROOT = Path(__file__).resolve().parents[2]
+# The targets a lab page embeds: ```{infralens-function} T``` and :diffusers:/:diffsynth: T lines.
+DIRECTIVE = re.compile(r"^```\{infralens-function\}\s+(\S+)|^:(?:diffusers|diffsynth):\s+(\S+)", re.M)
+STARTER_TIMEOUT_S = 300
+
+
+def starter_path(lab: str) -> Path:
+    return ROOT / "labs" / f"lab-{lab}" / "starter.py"
+
+
+def page_text(lab: str) -> str:
+    return (ROOT / "labs" / f"lab-{lab}" / "index.md").read_text("utf-8")
+
+
+def embedded_targets(page: str) -> set[str]:
+    """The annotation targets a lab page embeds with its directives."""
+    return {a or b for a, b in DIRECTIVE.findall(page)}
+
+
+def run_starter(lab: str, script: Path | None = None) -> subprocess.CompletedProcess:
+    """Run *lab*'s starter (or *script*, e.g. an edited copy) with ``--steps 2 --check`` from the repo root."""
+    env = dict(os.environ, OMP_NUM_THREADS="1", MKL_NUM_THREADS="1", PYTHONWARNINGS="ignore")
+    script = script or starter_path(lab)
+    return subprocess.run([sys.executable, str(script), "--steps", "2", "--check"], cwd=ROOT, env=env,
+                          capture_output=True, text=True, timeout=STARTER_TIMEOUT_S)
+
+
+def run_starters(labs: tuple[str, ...]) -> dict[str, subprocess.CompletedProcess]:
+    """Run every starter in *labs*, two at a time (every starter is single-threaded)."""
+    with ThreadPoolExecutor(max_workers=2) as pool:
+        return dict(zip(labs, pool.map(run_starter, labs)))
+
+
+def load_starter(lab: str) -> ModuleType:
+    """Import *lab*'s starter as a module without running ``main`` (its top level imports no torch)."""
+    path = starter_path(lab)
+    spec = importlib.util.spec_from_file_location(f"starter_{lab.replace('-', '_')}", path)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module  # dataclasses look their module up while the class body runs
+    try:
+        spec.loader.exec_module(module)
+    finally:
+        del sys.modules[spec.name]
+    return module
+
+
+def starter_answers(lab: str) -> dict:
+    """The answer key (``ANSWERS``) that *lab*'s ``--check`` compares with."""
+    return load_starter(lab).ANSWERS
+
+
+def annotation_files(pattern: str = "*.yaml") -> list[tuple[Path, dict]]:
+    """(file, annotation) for every annotation in ``annotations/<source>/<pattern>``, files sorted."""
+    found = []
+    for path in sorted((ROOT / "annotations").glob(f"*/{pattern}")):
+        data = yaml.safe_load(path.read_text("utf-8"))
+        found.extend((path, annotation) for annotation in (data if isinstance(data, list) else [data]))
+    return found
+
+
+def annotated_targets(pattern: str = "*.yaml") -> set[str]:
+    return {annotation["target"] for _, annotation in annotation_files(pattern)}

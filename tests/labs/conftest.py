@@ -1,0 +1,14 @@
+"""Fixtures for the lab tests (helpers themselves are in ``_starters.py``)."""
+
+from __future__ import annotations
+
+import subprocess
+
+import pytest
+from _starters import run_starters
+
+
+@pytest.fixture(scope="module")
+def starter_runs(request) -> dict[str, subprocess.CompletedProcess]:
+    """Each starter of the requesting test module's ``LABS``, run once per module with ``--steps 2 --check``."""
+    return run_starters(request.module.LABS)
