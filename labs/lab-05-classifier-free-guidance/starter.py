@@ -15,7 +15,7 @@ from __future__ import annotations
 import sys
 from dataclasses import dataclass, field
 
-from infralens.tiny.labkit import lab_arguments, report_answers, setup_torch
+from infralens.tiny.labkit import diffsynth_sd_pipeline, lab_arguments, report_answers, setup_torch
 
 ANSWERS = {
     "diffusers_calls_per_step_scale_6": 1,
@@ -74,18 +74,7 @@ def run_diffusers(device: str, steps: int, guidance_scale: float, guidance_resca
 
 
 def run_diffsynth(device: str, steps: int, cfg_scale: float) -> Run:
-    import torch
-    from infralens.tiny import ds_tiny_text_encoder, ds_tiny_unet, ds_tiny_vae, import_full_diffsynth, tiny_clip_tokenizer
-
-    import_full_diffsynth()
-    from diffsynth.models import stable_diffusion_text_encoder, stable_diffusion_unet, stable_diffusion_vae
-    from diffsynth.pipelines.stable_diffusion import StableDiffusionPipeline
-
-    pipe = StableDiffusionPipeline(device=device, torch_dtype=torch.float32)
-    pipe.unet = ds_tiny_unet(stable_diffusion_unet).to(device)
-    pipe.vae = ds_tiny_vae(stable_diffusion_vae, levels=4).to(device)
-    pipe.text_encoder = ds_tiny_text_encoder(stable_diffusion_text_encoder).to(device)
-    pipe.tokenizer = tiny_clip_tokenizer()
+    pipe = diffsynth_sd_pipeline(device)  # DiffSynth's own SD pipeline, tiny random weights
     run = Run(steps)
     hook = pipe.unet.register_forward_hook(
         lambda module, args, kwargs, output: run.calls.append((args[0].shape[0], kwargs["encoder_hidden_states"].shape[0])),

@@ -192,7 +192,8 @@ def compute_answers(vae, steps: int, device) -> dict:
 
 
 def check(answers: dict) -> int:
-    return report_answers(ANSWERS, answers, style="verdict", tolerance=1e-6)
+    wrong = report_answers(ANSWERS, answers, style="verdict", tolerance=1e-6)
+    return 1 if wrong else 0
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -203,9 +204,7 @@ def main(argv: list[str] | None = None) -> int:
     vae = tiny_vae(seed=0).to(device).eval()
     answers = compute_answers(vae, 4 if args.check else args.steps, device)
     show_diffsynth(vae)
-    if args.check:
-        return 1 if check(answers) else 0
-    return 0
+    return check(answers) if args.check else 0
 
 
 if __name__ == "__main__":

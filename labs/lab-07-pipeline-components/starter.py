@@ -102,7 +102,8 @@ def show_diffsynth() -> dict:
 
 
 def check(answers: dict) -> int:
-    return report_answers(ANSWERS, answers, style="verdict")
+    wrong = report_answers(ANSWERS, answers, style="verdict")
+    return 1 if wrong else 0
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -123,9 +124,7 @@ def main(argv: list[str] | None = None) -> int:
     answers.update(show_save_load(pipe, args.steps, device))
     answers.update(show_swap(pipe))
     answers.update(show_diffsynth())
-    if args.check:
-        return 1 if check(answers) else 0
-    return 0
+    return check(answers) if args.check else 0
 
 
 if __name__ == "__main__":

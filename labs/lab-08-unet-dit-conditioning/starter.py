@@ -146,7 +146,8 @@ def show_diffsynth(unet) -> dict:
 
 
 def check(answers: dict) -> int:
-    return report_answers(ANSWERS, answers, style="verdict")
+    wrong = report_answers(ANSWERS, answers, style="verdict")
+    return 1 if wrong else 0
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -157,9 +158,7 @@ def main(argv: list[str] | None = None) -> int:
     answers.update(show_dit(device))
     answers.update(show_sd3(device))
     answers.update(show_diffsynth(answers.pop("unet")))
-    if args.check:
-        return 1 if check(answers) else 0
-    return 0
+    return check(answers) if args.check else 0
 
 
 if __name__ == "__main__":

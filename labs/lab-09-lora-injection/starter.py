@@ -142,7 +142,8 @@ def show_diffsynth(base_state, state_dict, probe, adapter) -> dict:
 
 
 def check(answers: dict) -> int:
-    return report_answers(ANSWERS, answers, style="verdict")
+    wrong = report_answers(ANSWERS, answers, style="verdict")
+    return 1 if wrong else 0
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -162,9 +163,7 @@ def main(argv: list[str] | None = None) -> int:
     answers.update(show_layer_linearity(answers.pop("layer"), pipe.unet, device))
     answers.update(show_fuse(pipe, probe, base))
     answers.update(show_diffsynth(base_state, state_dict, probe, answers.pop("adapter")))
-    if args.check:
-        return 1 if check(answers) else 0
-    return 0
+    return check(answers) if args.check else 0
 
 
 if __name__ == "__main__":

@@ -149,7 +149,8 @@ def show_diffsynth() -> dict:
 
 
 def check(answers: dict) -> int:
-    return report_answers(ANSWERS, answers, style="verdict")
+    wrong = report_answers(ANSWERS, answers, style="verdict")
+    return 1 if wrong else 0
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -166,9 +167,7 @@ def main(argv: list[str] | None = None) -> int:
     answers.update(show_pipeline(components, controlnet, inputs, args.steps, device))
     answers.update(show_ip_adapter(device))
     answers.update(show_diffsynth())
-    if args.check:
-        return 1 if check(answers) else 0
-    return 0
+    return check(answers) if args.check else 0
 
 
 if __name__ == "__main__":

@@ -175,7 +175,8 @@ def show_diffsynth(unet) -> dict:
 
 
 def check(answers: dict) -> int:
-    return report_answers(ANSWERS, answers, style="verdict")
+    wrong = report_answers(ANSWERS, answers, style="verdict")
+    return 1 if wrong else 0
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -192,9 +193,7 @@ def main(argv: list[str] | None = None) -> int:
     ds_source = copy.deepcopy(pipe.unet)
     answers.update(show_offload(pipe, args.steps, device))
     answers.update(show_diffsynth(ds_source))
-    if args.check:
-        return 1 if check(answers) else 0
-    return 0
+    return check(answers) if args.check else 0
 
 
 if __name__ == "__main__":

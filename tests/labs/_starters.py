@@ -44,6 +44,13 @@ def run_starter(lab: str, script: Path | None = None) -> subprocess.CompletedPro
                           capture_output=True, text=True, timeout=STARTER_TIMEOUT_S)
 
 
+def assert_ran_and_printed(result: subprocess.CompletedProcess, lab: str, facts: list[str]) -> None:
+    """The starter exited 0 and printed every one of *facts* (computed by the real code)."""
+    assert result.returncode == 0, f"{lab} starter failed:\n{result.stdout[-3000:]}\n{result.stderr[-3000:]}"
+    for fact in facts:
+        assert fact in result.stdout, f"{lab}: expected {fact!r} in the output:\n{result.stdout}"
+
+
 def run_starters(labs: tuple[str, ...]) -> dict[str, subprocess.CompletedProcess]:
     """Run every starter in *labs*, two at a time (every starter is single-threaded)."""
     with ThreadPoolExecutor(max_workers=2) as pool:

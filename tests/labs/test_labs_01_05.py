@@ -4,8 +4,8 @@ every lab page embeds only annotated targets and lists every exercise the starte
 from __future__ import annotations
 
 import pytest
-from _starters import (annotated_targets, annotation_files, embedded_targets, page_text, run_starter,
-                       starter_answers, starter_path)
+from _starters import (annotated_targets, annotation_files, assert_ran_and_printed, embedded_targets, page_text,
+                       run_starter, starter_answers, starter_path)
 
 LABS = (
     "01-forward-noise",
@@ -31,11 +31,9 @@ FACTS = {
 @pytest.mark.parametrize("lab", LABS)
 def test_starter_runs_and_checks(starter_runs, lab):
     result = starter_runs[lab]
-    assert result.returncode == 0, f"{lab} starter failed:\n{result.stdout[-3000:]}\n{result.stderr[-3000:]}"
+    assert_ran_and_printed(result, lab, FACTS[lab])
     total = len(starter_answers(lab))
     assert f"check: {total}/{total} answers correct" in result.stdout
-    for fact in FACTS[lab]:
-        assert fact in result.stdout, f"{lab}: expected {fact!r} in the output:\n{result.stdout}"
 
 
 def test_check_fails_on_a_wrong_answer(tmp_path):

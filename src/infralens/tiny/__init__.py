@@ -25,7 +25,8 @@ Functions:
   ``ds_tiny_text_encoder(module, seed)`` — DiffSynth's own SD classes from tiny configs.
 - :mod:`.labkit` (the lab starters' shared plumbing): ``lab_arguments(doc, steps=, steps_help=)``
   (``--device/--steps/--check`` parser), ``setup_torch(device) -> str``,
-  ``report_answers(expected, computed, style="count"|"verdict", tolerance=0.0) -> int`` (number wrong).
+  ``report_answers(expected, computed, style="count"|"verdict", tolerance=0.0) -> int`` (number wrong),
+  ``diffsynth_sd_pipeline(device)`` (DiffSynth's SD pipeline with tiny models; full-package mode).
 """
 
 from __future__ import annotations
@@ -55,6 +56,7 @@ _EXPORTS = {
     "lab_arguments": ".labkit",
     "setup_torch": ".labkit",
     "report_answers": ".labkit",
+    "diffsynth_sd_pipeline": ".labkit",
 }
 
 __all__ = sorted(_EXPORTS)

@@ -1,4 +1,4 @@
-"""Plumbing every lab starter shares: its arguments, torch setup, and the ``--check`` report.
+"""Plumbing the lab starters share: arguments, torch setup, the ``--check`` report, a tiny DiffSynth pipeline.
 
 The lab-specific computation stays in each ``labs/lab-*/starter.py``; only what all starters do
 the same way lives here, so a learner reading a starter sees the lab, not the boilerplate.
@@ -92,3 +92,28 @@ def report_answers(expected: dict, computed: dict, *, style: ReportStyle = "coun
     else:
         print("all answers correct" if not wrong else f"{wrong} answer(s) wrong")
     return wrong
+
+
+def diffsynth_sd_pipeline(device: str):
+    """DiffSynth's own ``StableDiffusionPipeline`` on *device* with tiny random-weight models (seed 0).
+
+    Loads the full DiffSynth package with stubs (:func:`infralens.tiny.import_full_diffsynth`), so
+    use it only in a process that does not also load DiffSynth modules path-based. The VAE has 4
+    levels (latents are 1/8 of the image size, as the pipeline assumes).
+    """
+    import torch
+
+    from .diffsynth_loader import import_full_diffsynth
+    from .diffsynth_models import ds_tiny_text_encoder, ds_tiny_unet, ds_tiny_vae
+    from .tokenizer import tiny_clip_tokenizer
+
+    import_full_diffsynth()
+    from diffsynth.models import stable_diffusion_text_encoder, stable_diffusion_unet, stable_diffusion_vae
+    from diffsynth.pipelines.stable_diffusion import StableDiffusionPipeline
+
+    pipe = StableDiffusionPipeline(device=device, torch_dtype=torch.float32)
+    pipe.unet = ds_tiny_unet(stable_diffusion_unet).to(device)
+    pipe.vae = ds_tiny_vae(stable_diffusion_vae, levels=4).to(device)
+    pipe.text_encoder = ds_tiny_text_encoder(stable_diffusion_text_encoder).to(device)
+    pipe.tokenizer = tiny_clip_tokenizer()
+    return pipe
