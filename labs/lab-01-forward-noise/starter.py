@@ -137,8 +137,7 @@ def flow_x0_coefficient(sigma: float) -> float:
 
 
 def check(device: str) -> int:
-    wrong = report_answers(ANSWERS, compute_answers(device), tolerance=1e-9)
-    return 1 if wrong else 0
+    return 1 if report_answers(ANSWERS, compute_answers(device), tolerance=1e-9) else 0
 
 
 def main(argv: list[str] | None = None) -> int:

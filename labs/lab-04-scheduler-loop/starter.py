@@ -120,8 +120,7 @@ def compute_answers(device: str) -> dict:
 
 
 def check(device: str) -> int:
-    wrong = report_answers(ANSWERS, compute_answers(device))
-    return 1 if wrong else 0
+    return 1 if report_answers(ANSWERS, compute_answers(device)) else 0
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -165,8 +165,7 @@ def compute_answers(runs: dict) -> dict:
 
 
 def check(runs: dict) -> int:
-    wrong = report_answers(ANSWERS, compute_answers(runs))
-    return 1 if wrong else 0
+    return 1 if report_answers(ANSWERS, compute_answers(runs)) else 0
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -192,8 +192,7 @@ def compute_answers(vae, steps: int, device) -> dict:
 
 
 def check(answers: dict) -> int:
-    wrong = report_answers(ANSWERS, answers, style="verdict", tolerance=1e-6)
-    return 1 if wrong else 0
+    return 1 if report_answers(ANSWERS, answers, style="verdict", tolerance=1e-6) else 0
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -146,8 +146,7 @@ def show_diffsynth(unet) -> dict:
 
 
 def check(answers: dict) -> int:
-    wrong = report_answers(ANSWERS, answers, style="verdict")
-    return 1 if wrong else 0
+    return 1 if report_answers(ANSWERS, answers, style="verdict") else 0
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -142,8 +142,7 @@ def show_diffsynth(base_state, state_dict, probe, adapter) -> dict:
 
 
 def check(answers: dict) -> int:
-    wrong = report_answers(ANSWERS, answers, style="verdict")
-    return 1 if wrong else 0
+    return 1 if report_answers(ANSWERS, answers, style="verdict") else 0
 
 
 def main(argv: list[str] | None = None) -> int:
