@@ -64,5 +64,5 @@ def setup(app: Sphinx) -> dict[str, Any]:
     from . import __version__
 
     app.add_config_value("infralens_coverage_dir", None, "env", types=[str, type(None)])
-    app.add_directive("infralens-coverage", CoverageDirective)
+    app.add_directive("infralens-coverage", CoverageDirective, override=True)
     return {"version": __version__, "env_version": 1, "parallel_read_safe": True, "parallel_write_safe": True}

@@ -66,10 +66,12 @@ COVERAGE = {
 
 def sphinx_build(src: Path) -> tuple[Path, str]:
     from sphinx.application import Sphinx
+    from sphinx.util.docutils import docutils_namespace
 
     warnings = io.StringIO()
-    app = Sphinx(str(src), str(src), str(src / "_build"), str(src / "_doctrees"), "html", status=None, warning=warnings, freshenv=True)
-    app.build(force_all=True)
+    with docutils_namespace():
+        app = Sphinx(str(src), str(src), str(src / "_build"), str(src / "_doctrees"), "html", status=None, warning=warnings, freshenv=True)
+        app.build(force_all=True)
     return src / "_build", warnings.getvalue()
 
 

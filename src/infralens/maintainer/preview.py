@@ -85,6 +85,7 @@ def build_preview(project: Project, page: PreviewPage, out_dir: Path | None = No
     ``sources``: distribution → directory or wheel read instead of the installed one (``--source``).
     """
     from sphinx.application import Sphinx
+    from sphinx.util.docutils import docutils_namespace
 
     work = Path(tempfile.mkdtemp(prefix="infralens-preview-"))
     source = work / "src"
@@ -96,8 +97,11 @@ def build_preview(project: Project, page: PreviewPage, out_dir: Path | None = No
     out = Path(out_dir).resolve() if out_dir else work / "html"
     warnings = io.StringIO()
     started = time.perf_counter()
-    app = Sphinx(str(source), str(source), str(out), str(work / "doctrees"), "html", status=None, warning=warnings, freshenv=True, verbosity=0)
-    app.build(force_all=True)
+    # docutils_namespace: undo the global node/directive registrations when done, so this build
+    # leaves no state behind in a process that builds other Sphinx projects afterwards.
+    with docutils_namespace():
+        app = Sphinx(str(source), str(source), str(out), str(work / "doctrees"), "html", status=None, warning=warnings, freshenv=True, verbosity=0)
+        app.build(force_all=True)
     seconds = time.perf_counter() - started
     index = out / "index.html"
     if not index.is_file():
