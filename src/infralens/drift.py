@@ -208,22 +208,40 @@ def run_check(project: Project, resolver: Resolver, lock: Lock, *, against: dict
     unknown = wanted - set(lock.annotations) - set(lock.steps)
     if unknown:
         raise InfralensError(f"not in the lock: {', '.join(sorted(unknown))} (ids are annotation ids or annotation/step ids)")
+    chosen: list[tuple[AnnotationLock, list[StepLock]]] = []
     for entry in sorted(consistency.active, key=lambda e: (e.path, e.id)):
         siblings = [lock.steps[s] for s in entry.steps if s in consistency.live_steps]
         if wanted and entry.id not in wanted:
             siblings = [s for s in siblings if s.step_id in wanted]
             if not siblings:
                 continue
-        matcher = matchers.get(entry.distribution)
-        if matcher is None:
+        if entry.distribution not in matchers:
             tree = against.get(entry.distribution) or resolver.tree(entry.distribution)
-            matcher = matchers[entry.distribution] = DistributionMatcher(resolver, tree)
+            matchers[entry.distribution] = DistributionMatcher(resolver, tree)
+        chosen.append((entry, siblings))
+    _index_changed_files(resolver, matchers, [entry for entry, _ in chosen])
+    for entry, siblings in chosen:
+        matcher = matchers[entry.distribution]
         targets.append(matcher.target(entry, siblings)[0])
         for step in siblings:
             steps.append(matcher.step(step, entry, siblings))
     trees = tuple(CheckedTree(d, m.tree.version, m.tree.origin) for d, m in sorted(matchers.items()))
     findings = tuple(f for f in consistency.findings if not wanted or f.id in wanted or f.id.split("/")[0] in wanted)
     return CheckReport(lock, trees, tuple(targets), tuple(steps), findings, strict)
+
+
+def _index_changed_files(resolver: Resolver, matchers: dict[str, DistributionMatcher], entries: list[AnnotationLock]) -> None:
+    """Index, in parallel, the target files whose content differs from the lock.
+
+    Files identical to what was locked are classified without parsing, so they are left alone;
+    this only pays off for ``--against`` another release or after an upgrade.
+    """
+    changed: list[tuple[str, str]] = []
+    for entry in entries:
+        source = matchers[entry.distribution].source(entry.relpath)
+        if source is not None and source.sha256 != entry.source_sha256:
+            changed.append((source.text, source.sha256))
+    resolver.cache.index_many(changed)
 
 
 # --------------------------------------------------------------------------
