@@ -36,21 +36,6 @@ class _UNetCalls:
         self.handle.remove()
 
 
-def _tiny_sd_pipeline(device: str):
-    from diffsynth.models import stable_diffusion_text_encoder, stable_diffusion_unet, stable_diffusion_vae
-    from diffsynth.pipelines.stable_diffusion import StableDiffusionPipeline
-
-    from ...tiny.diffsynth_models import ds_tiny_text_encoder, ds_tiny_unet, ds_tiny_vae
-    from ...tiny.tokenizer import tiny_clip_tokenizer
-
-    pipe = StableDiffusionPipeline(device=device, torch_dtype=torch.float32)
-    pipe.unet = ds_tiny_unet(stable_diffusion_unet, seed=0).to(device)
-    pipe.vae = ds_tiny_vae(stable_diffusion_vae, seed=0, levels=4).to(device)  # /8 latents, as the pipeline assumes
-    pipe.text_encoder = ds_tiny_text_encoder(stable_diffusion_text_encoder, seed=0).to(device)
-    pipe.tokenizer = tiny_clip_tokenizer()
-    return pipe
-
-
 def run_diffsynth_pipeline(ctx: ScenarioContext) -> None:
     """SD ``__call__`` with CFG (two batch-1 UNet passes per step) and without; LoRA fused, then
     hot-loaded under VRAM management (models offloaded/onloaded by ``load_models_to_device``), cleared."""
@@ -58,9 +43,10 @@ def run_diffsynth_pipeline(ctx: ScenarioContext) -> None:
     from diffsynth.core.vram.layers import AutoWrappedLinear, AutoWrappedModule, enable_vram_management
 
     from ...tiny.diffusers_models import lora_donor_state_dict, tiny_unet
+    from ...tiny.labkit import diffsynth_sd_pipeline
 
     device = ctx.device
-    pipe = _tiny_sd_pipeline(device)
+    pipe = diffsynth_sd_pipeline(device)  # the same tiny pipeline the lab 04/05 starters use
     quiet = dict(height=64, width=64, seed=0, num_inference_steps=3, progress_bar_cmd=lambda steps: steps)
     calls = _UNetCalls(pipe.unet)
     image = pipe("a cat", cfg_scale=7.5, **quiet)
