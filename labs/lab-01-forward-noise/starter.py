@@ -82,7 +82,7 @@ def show_flow_matching(device: str) -> None:
     sigma = timestep / flow.config.num_train_timesteps
     for i in range(2):
         print(f"  timestep {float(timestep[i]):7.1f} -> sigma {float(sigma[i]):.3f}: std(x_sigma) = {float(noised[i].std()):.3f}")
-    print(f"  velocity target eps - x0 is the same at every sigma (DiffSynth training_target)")
+    print("  velocity target eps - x0 is the same at every sigma (DiffSynth training_target)")
 
 
 def diffsynth_levels(device: str):

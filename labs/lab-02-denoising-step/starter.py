@@ -40,7 +40,6 @@ def pair(device: str, seed: int = 0, shape=(1, 4, 32, 32)):
 
 def oracle_errors(device: str) -> dict[str, float]:
     """x0 error of DDIMScheduler.step fed the exact target for each prediction_type (and one mismatch)."""
-    import torch
     from diffusers import DDIMScheduler
 
     x0, eps = pair(device)

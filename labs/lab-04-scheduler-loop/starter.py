@@ -97,7 +97,7 @@ def show_trace(title: str, trace: LoopTrace) -> None:
 def show(device: str, steps: int) -> None:
     show_trace(f"== 1. diffusers StableDiffusionPipeline, DDIM, guidance 6.0, {steps} steps (64x64 px)", trace_diffusers(device, steps, 6.0))
     euler = trace_diffusers(device, steps, 1.0, euler=True)
-    show_trace(f"== 2. Same pipeline, EulerDiscreteScheduler.from_config(ddim.config), guidance 1.0 (no CFG)", euler)
+    show_trace("== 2. Same pipeline, EulerDiscreteScheduler.from_config(ddim.config), guidance 1.0 (no CFG)", euler)
     print(f"  init_noise_sigma {euler.init_noise_sigma:.3f}: prepare_latents multiplies N(0, I) by it")
     show_trace(f"== 3. DiffSynth StableDiffusionPipeline (tiny UNet/VAE/text encoder), cfg_scale 7.5, {steps} steps", trace_diffsynth(device, steps, 7.5))
 

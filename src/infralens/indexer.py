@@ -17,9 +17,6 @@ from libcst.metadata import MetadataWrapper, PositionProvider
 from .models import Definition, DefinitionKind, ModuleIndex, Statement, StatementKind
 from .normalize import normalize_with_last_line
 
-from .cache import INDEX_FORMAT  # noqa: E402  (one version for index and cache)
-"""Bump when the index layout or normalisation changes (invalidates caches)."""
-
 _NEWLINE = re.compile(r"\r\n|\r|\n")
 _CONDITIONAL_PARENTS = (cst.If, cst.Else, cst.Try, cst.TryStar, cst.ExceptHandler, cst.ExceptStarHandler, cst.Finally, cst.With, cst.For, cst.While)
 _CLAUSES = (cst.Else, cst.ExceptHandler, cst.ExceptStarHandler, cst.Finally)

@@ -20,7 +20,6 @@ from .models import (
     BlockSelector,
     ContainsSelector,
     Definition,
-    ExactSelector,
     ModuleIndex,
     ResolvedAnnotation,
     ResolvedStep,

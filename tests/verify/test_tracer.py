@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import importlib
 import sys
-import textwrap
 import uuid
 
 import pytest
