@@ -14,6 +14,7 @@ from datetime import datetime, timezone
 from . import __version__
 from .drift import CheckReport, LockFinding
 from .drift_match import Candidate, Place, StepKind, StepResult, TargetKind, TargetResult
+from .normalize import display_lines
 
 REPORT_FORMAT = 1
 _SEVERITY = {
@@ -55,14 +56,14 @@ def _new(place: Place | None) -> str:
 
 
 def statement_diff(old: tuple[str, ...], new: tuple[str, ...], old_label: str, new_label: str) -> tuple[str, ...]:
-    """Unified diff of normalised statement texts, split at commas so edits inside long calls stand out."""
+    """Unified diff of statement texts (laid out readably), split at commas so edits inside long calls stand out."""
     return tuple(difflib.unified_diff(_split(old), _split(new), old_label, new_label, lineterm="", n=2))
 
 
 def _split(texts: tuple[str, ...]) -> list[str]:
     lines: list[str] = []
     for text in texts:
-        lines.extend(part + ("," if n < text.count(" , ") else "") for n, part in enumerate(text.split(" , ")))
+        lines.extend(display_lines(text))
     return lines
 
 

@@ -104,3 +104,75 @@ def normalize_with_last_line(code: str) -> tuple[str, int]:
         if not tokens:
             return _fallback(code), code.rstrip().count("\n")
     return " ".join(tokens), last_row
+
+
+_OPEN = {"(", "[", "{"}
+_TIGHT_BEFORE = {")", "]", "}", ",", ":", ".", ";"}
+_UNARY = {"-", "+", "~", "*", "**"}
+
+
+def display(text: str) -> str:
+    """Readable Python from canonical text, for messages and diffs only: ``f ( a , b = 1 )`` → ``f(a, b=1)``.
+
+    Spacing follows common formatter habits (no space inside brackets or around a keyword
+    argument's ``=``, none after a unary operator); anything that does not tokenize is
+    returned unchanged. Matching always uses the canonical form, never this one.
+    """
+    pieces = _laid_out(text)
+    return text if pieces is None else "".join(pieces)
+
+
+def display_lines(text: str) -> list[str]:
+    """:func:`display`, broken after every comma: one argument per line, for diffs of long calls."""
+    pieces = _laid_out(text)
+    if pieces is None:
+        return [text]
+    lines = [""]
+    for piece in pieces:
+        lines[-1] += piece if lines[-1] else piece.lstrip()
+        if piece == ",":
+            lines.append("")
+    return [line for line in lines if line]
+
+
+def _laid_out(text: str) -> list[str] | None:
+    """Each token with the space that goes before it, or None when ``text`` does not tokenize."""
+    tokens: list[tuple[int, str]] = []
+    try:
+        for token in tokenize.generate_tokens(io.StringIO(text + "\n").readline):
+            if token.type not in _SKIPPED:
+                tokens.append((token.type, token.string))
+    except (tokenize.TokenError, IndentationError, SyntaxError):
+        pass  # a partial snippet (unclosed bracket): lay out the tokens read so far
+    if not tokens or any(kind == tokenize.ERRORTOKEN and not string.isspace() for kind, string in tokens):
+        return None
+    out: list[str] = []
+    brackets: list[str] = []
+    previous: tuple[int, str] | None = None
+    unary_pending = False
+    for kind, string in tokens:
+        in_call = bool(brackets) and brackets[-1] == "("
+        if previous is None or (previous[1] == "@" and len(out) == 1):
+            space = False
+        elif string == ":" and previous[1] == ",":
+            space = True  # a[1:2, :, i]
+        elif string in _TIGHT_BEFORE or previous[1] in _OPEN or previous[1] == "." or unary_pending:
+            space = False
+        elif string in ("(", "[") and (previous[1] in (")", "]", "}") or (previous[0] in (tokenize.NAME, tokenize.STRING) and not keyword.iskeyword(previous[1]))):
+            space = False  # a call or a subscript
+        elif in_call and (string == "=" or previous[1] == "="):
+            space = False  # keyword argument
+        elif brackets and brackets[-1] == "[" and previous[1] == ":":
+            space = False  # slice
+        else:
+            space = True
+        out.append((" " if space else "") + string)
+        unary_pending = string in _UNARY and (
+            previous is None or previous[1] in _OPEN or previous[1] in (",", "=", ":", "(") or (previous[0] == tokenize.OP and previous[1] not in (")", "]", "}")) or keyword.iskeyword(previous[1])
+        )
+        if string in _OPEN:
+            brackets.append(string)
+        elif string in (")", "]", "}") and brackets:
+            brackets.pop()
+        previous = (kind, string)
+    return out

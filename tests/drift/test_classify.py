@@ -202,4 +202,4 @@ steps:
 
     text = render_text(report)
     assert "demo-block/scales: changed:" in text
-    assert "+sigma = math . sin ( t / self . steps ) + 0.1" in text
+    assert "+sigma = math.sin(t / self.steps) + 0.1" in text

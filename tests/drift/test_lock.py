@@ -90,7 +90,7 @@ def test_check_exit_codes_formats_and_never_writes(demo, locked, capsys):
     assert _cli(demo, locked, "check", "--against", f"demo={new}") == 1
     text = capsys.readouterr().out
     assert "annotations/demo/sampler.yaml:7: demo-step/alpha: changed: demo/core.py:10 Sampler.step -> demo/core.py:10 Sampler.step" in text
-    assert "+alpha = math . cos ( t / self . steps ) ** 2" in text
+    assert "+alpha = math.cos(t / self.steps) ** 2" in text
     assert _cli(demo, locked, "check", "--against", f"demo={new}", "--format", "json") == 1
     report = json.loads(capsys.readouterr().out)
     schema = json.loads(resources.files("infralens.schema").joinpath("check-report.schema.json").read_text("utf-8"))
