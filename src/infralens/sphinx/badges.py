@@ -41,6 +41,11 @@ class VerifyReport:
     steps: dict[str, str]
     """step id → passed | failed | not-run | static."""
 
+    def describe(self) -> str:
+        """Where and when the verification ran: device, versions, date."""
+        versions = ", ".join(f"{name} {self.versions[name]}" for name in ("torch", "diffusers", "diffsynth", "python") if name in self.versions)
+        return f"{self.device}; {versions}; {self.created}" if versions else f"{self.device}; {self.created}"
+
 
 @dataclass(frozen=True)
 class Reports:
@@ -60,7 +65,7 @@ class Reports:
         for report in self.verify:
             status = report.steps.get(step_id, "not-run")
             chips.append(Badge(f"verify-{report.device}", _VERIFY_STATE.get(status, BadgeState.UNKNOWN), f"{report.device}: {status}",
-                               f"verification on {report.device} ({report.created}): {status}"))
+                               f"verification: {status} ({report.describe()})"))
         return chips
 
     def _drift_badge(self, step_ids: list[str], annotation_ids: list[str]) -> Badge:
@@ -83,7 +88,7 @@ class Reports:
         for report in self.verify:
             counts = Counter(report.steps.get(s, "not-run") for s in step_ids)
             traced = counts["passed"] + counts["failed"]
-            title = f"{report.device}, {report.created}; " + ", ".join(f"{n} {k}" for k, n in sorted(counts.items()))
+            title = ", ".join(f"{n} {k}" for k, n in sorted(counts.items())) + f" ({report.describe()})"
             if counts["failed"]:
                 badge = Badge(f"verify-{report.device}", BadgeState.BAD, f"{report.device}: {counts['failed']} failed", title)
             elif traced == 0:
