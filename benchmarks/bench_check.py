@@ -70,22 +70,22 @@ def measure(label: str, make_command, repeat: int, env_for_run=None) -> tuple[fl
 def locked_files(against: str | None) -> list[str]:
     """The upstream files the lock points to (inside the --against wheel when given)."""
     sys.path.insert(0, str(ROOT / "src"))
-    from infralens.lock import read_lock
+    from infralens.drift.lock import read_lock
     from infralens.project import find_project
-    from infralens.sources import InstalledTree
+    from infralens.source.distributions import InstalledTree
 
     project = find_project(ROOT)
     lock = read_lock(project.lock_path)
     files: list[str] = []
     wheel = None
     if against:
-        from infralens.wheels import open_against
+        from infralens.source.wheels import open_against
 
         wheel = open_against(against, {e.distribution for e in lock.annotations.values()})
     trees: dict[str, object] = {}
     for entry in lock.annotations.values():
         if wheel is not None and entry.distribution == wheel.distribution:
-            if wheel._exists(entry.relpath):  # noqa: SLF001
+            if wheel._exists(entry.relpath):
                 files.append(f"{wheel.path}!{entry.relpath}")
             continue
         tree = trees.setdefault(entry.distribution, InstalledTree(entry.distribution))
@@ -123,10 +123,14 @@ def main() -> None:
         command = [*INFRALENS, "check", "--against", wheel]
         print(f"--against {args.against} = {wheel}")
         floor2 = measure("floor for those files", lambda: [sys.executable, "-c", FLOOR_CODE, *against_files], args.repeat)
-        cold2 = measure("check --against, cold index cache", lambda: command, args.repeat, lambda i: {**os.environ, "INFRALENS_CACHE_DIR": str(scratch / f"against-{i}")})
+        cold2 = measure(
+            "check --against, cold index cache", lambda: command, args.repeat, lambda i: {**os.environ, "INFRALENS_CACHE_DIR": str(scratch / f"against-{i}")}
+        )
         run(command, warm_env)
         warm2 = measure("check --against, warm index cache", lambda: command, args.repeat, lambda _: warm_env)
-        print(f"against cold / floor = {cold2[0] / floor2[0]:.2f}x wall, {cold2[1] / floor2[1]:.2f}x cpu; warm / floor = {warm2[0] / floor2[0]:.2f}x wall, {warm2[1] / floor2[1]:.2f}x cpu")
+        print(
+            f"against cold / floor = {cold2[0] / floor2[0]:.2f}x wall, {cold2[1] / floor2[1]:.2f}x cpu; warm / floor = {warm2[0] / floor2[0]:.2f}x wall, {warm2[1] / floor2[1]:.2f}x cpu"
+        )
 
 
 if __name__ == "__main__":

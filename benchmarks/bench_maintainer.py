@@ -45,10 +45,10 @@ def main() -> int:
     parser.add_argument("--scenario", default="tiny-sd-ddim", help="scenario for the recorder overhead (default tiny-sd-ddim)")
     args = parser.parse_args()
 
-    from infralens.cache import IndexCache
     from infralens.maintainer.scaffold import parse_selection, plan_scaffold
     from infralens.project import find_project
-    from infralens.resolver import Resolver
+    from infralens.resolve.resolver import Resolver
+    from infralens.source.cache import IndexCache
 
     project = find_project(ROOT)
     resolver = Resolver(cache=IndexCache())

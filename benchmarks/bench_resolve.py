@@ -37,9 +37,9 @@ def cpu_seconds() -> float:
 
 def phase_resolve(jobs: int | None) -> dict:
     start, cpu_start = time.perf_counter(), cpu_seconds()
-    from infralens.cache import IndexCache
     from infralens.project import find_project, load_annotations
-    from infralens.resolver import Resolver
+    from infralens.resolve.resolver import Resolver
+    from infralens.source.cache import IndexCache
 
     project = find_project(ROOT)
     loaded = load_annotations(project)
@@ -123,6 +123,7 @@ def main() -> None:
     for label, runs in (("cold  (empty cache, libcst parse)", cold), ("warm  (cache hit, JSON read)", warm), ("floor (read + ast.parse)", floor)):
         wall, cpu = (statistics.median(x) for x in zip(*runs))
         print(f"{label:36}{wall * 1000:7.0f}ms {cpu * 1000:7.0f}ms   {wall / f_wall:5.1f}x")
+
 
 if __name__ == "__main__":
     main()

@@ -37,8 +37,12 @@ def sphinx(srcdir: Path, outdir: Path, *extra: str, env: dict | None = None) -> 
     """Run sphinx-build; return (wall seconds, CPU seconds, output)."""
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     start = time.perf_counter()
-    result = subprocess.run([sys.executable, "-m", "sphinx", "-b", "html", "--keep-going", *extra, str(srcdir), str(outdir)],
-                            capture_output=True, text=True, env={**os.environ, "NO_COLOR": "1", **(env or {})})
+    result = subprocess.run(
+        [sys.executable, "-m", "sphinx", "-b", "html", "--keep-going", *extra, str(srcdir), str(outdir)],
+        capture_output=True,
+        text=True,
+        env={**os.environ, "NO_COLOR": "1", **(env or {})},
+    )
     wall = time.perf_counter() - start
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     if result.returncode != 0:

@@ -6,7 +6,7 @@ project = "InfraLens"
 author = "InfraLens contributors"
 release = version = __version__
 
-extensions = ["myst_parser", "infralens.sphinx", "infralens.sphinx_coverage"]
+extensions = ["myst_parser", "infralens.sphinx", "infralens.sphinx.coverage"]
 myst_enable_extensions = ["dollarmath", "colon_fence", "deflist"]
 myst_heading_anchors = 3
 myst_update_mathjax = False  # no MathJax here; leaving it on changes the config on every build

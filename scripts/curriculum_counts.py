@@ -83,8 +83,7 @@ def count(project_root: Path) -> CurriculumCounts:
                 with_expect += 1
 
     frameworks = {
-        source: FrameworkCounts(functions=len(targets), notes=notes[source], static_notes=static[source])
-        for source, targets in sorted(functions.items())
+        source: FrameworkCounts(functions=len(targets), notes=notes[source], static_notes=static[source]) for source, targets in sorted(functions.items())
     }
     total_functions = sum(len(t) for t in functions.values())
     total_notes = sum(notes.values())

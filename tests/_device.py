@@ -32,6 +32,4 @@ def torch_available() -> bool:
 
 requires_gpu = pytest.mark.skipif(not cuda_available(), reason="requires CUDA (a GPU and a CUDA build of torch)")
 requires_torch = pytest.mark.skipif(not torch_available(), reason="requires torch (pip install -e '.[verify]')")
-requires_test_device = pytest.mark.skipif(
-    DEVICE == "cuda" and not cuda_available(), reason="INFRALENS_TEST_DEVICE=cuda but torch sees no CUDA device"
-)
+requires_test_device = pytest.mark.skipif(DEVICE == "cuda" and not cuda_available(), reason="INFRALENS_TEST_DEVICE=cuda but torch sees no CUDA device")

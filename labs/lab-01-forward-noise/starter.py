@@ -88,6 +88,7 @@ def show_flow_matching(device: str) -> None:
 def diffsynth_levels(device: str):
     """DiffSynth's add_noise vs diffusers' on the same inputs, and its first-timestep rule."""
     import torch
+
     from infralens.tiny import load_diffsynth_module
 
     ddim = load_diffsynth_module("diffsynth.diffusion.ddim_scheduler").DDIMScheduler()

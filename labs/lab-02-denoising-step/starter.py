@@ -69,6 +69,7 @@ def show_oracle(device: str) -> None:
 def real_step(device: str, steps: int):
     """One DDIM step per grid entry with the tiny UNet; returns (per-step records, scheduler)."""
     import torch
+
     from infralens.tiny import tiny_ddim_scheduler, tiny_unet
 
     unet = tiny_unet(seed=0).to(device).eval()
@@ -115,6 +116,7 @@ def level_reached(device: str, spacing: str, steps: int) -> int:
 def diffsynth_step(device: str):
     """DiffSynth DDIM 4-step grid: w_x for 999 -> 666, and its oracle step vs the analytic x_666."""
     import torch
+
     from infralens.tiny import load_diffsynth_module
 
     ddim = load_diffsynth_module("diffsynth.diffusion.ddim_scheduler").DDIMScheduler()

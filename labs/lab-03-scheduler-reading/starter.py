@@ -86,6 +86,7 @@ def diffsynth_facts(steps: int) -> dict:
 def swapped_spacing(explicit: bool = False) -> str:
     """timestep_spacing of an Euler scheduler built from a DDIM config (spacing defaulted, or passed explicitly)."""
     from diffusers import EulerDiscreteScheduler
+
     from infralens.tiny import tiny_ddim_scheduler
 
     ddim = tiny_ddim_scheduler(timestep_spacing="leading") if explicit else tiny_ddim_scheduler()

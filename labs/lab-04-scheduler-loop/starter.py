@@ -42,6 +42,7 @@ class LoopTrace:
 
 def diffusers_pipeline(device: str, euler: bool = False):
     from diffusers import EulerDiscreteScheduler, StableDiffusionPipeline
+
     from infralens.tiny import tiny_ddim_scheduler, tiny_sd_components
 
     scheduler = EulerDiscreteScheduler.from_config(tiny_ddim_scheduler().config) if euler else None
@@ -62,8 +63,7 @@ def trace_diffusers(device: str, steps: int, guidance_scale: float, euler: bool 
         shapes.append(tuple(tensors["latents"].shape))
         return tensors
 
-    pipe("a cat", num_inference_steps=steps, guidance_scale=guidance_scale, output_type="np",
-         generator=generator(device, 0), callback_on_step_end=on_step_end)
+    pipe("a cat", num_inference_steps=steps, guidance_scale=guidance_scale, output_type="np", generator=generator(device, 0), callback_on_step_end=on_step_end)
     hook.remove()
     return LoopTrace(calls, shapes, [float(t) for t in pipe.scheduler.timesteps], float(pipe.scheduler.init_noise_sigma))
 

@@ -49,6 +49,7 @@ class Run:
 
 def run_diffusers(device: str, steps: int, guidance_scale: float, guidance_rescale: float = 0.0) -> Run:
     from diffusers import StableDiffusionPipeline
+
     from infralens.tiny import generator, tiny_sd_components
 
     pipe = StableDiffusionPipeline(**tiny_sd_components(seed=0), requires_safety_checker=False).to(device)
@@ -67,8 +68,7 @@ def run_diffusers(device: str, steps: int, guidance_scale: float, guidance_resca
         return original_step(model_output, *args, **kwargs)
 
     pipe.scheduler.step = recording_step
-    pipe("a cat", num_inference_steps=steps, guidance_scale=guidance_scale, guidance_rescale=guidance_rescale,
-         output_type="np", generator=generator(device, 0))
+    pipe("a cat", num_inference_steps=steps, guidance_scale=guidance_scale, guidance_rescale=guidance_rescale, output_type="np", generator=generator(device, 0))
     hook.remove()
     return run
 
@@ -115,7 +115,7 @@ def original_formulation_w(scale: float) -> float:
     generator = torch.Generator().manual_seed(0)
     cond, uncond = torch.randn(2, 4, 8, 8, generator=generator), torch.randn(2, 4, 8, 8, generator=generator)
     target = ClassifierFreeGuidance(guidance_scale=scale).forward(cond, uncond).pred
-    for w in [x / 2 for x in range(0, 41)]:
+    for w in [x / 2 for x in range(41)]:
         candidate = ClassifierFreeGuidance(guidance_scale=w, use_original_formulation=True).forward(cond, uncond).pred
         if float((candidate - target).abs().max()) < 1e-5:
             return w

@@ -110,8 +110,7 @@ def show_tiling(vae, device) -> dict:
     import torch
 
     print("== 3. Tiling: decode a large latent as overlapping tiles")
-    print(f"  tile_sample_min_size {vae.tile_sample_min_size} px, tile_latent_min_size {vae.tile_latent_min_size}, "
-          f"overlap factor {vae.tile_overlap_factor}")
+    print(f"  tile_sample_min_size {vae.tile_sample_min_size} px, tile_latent_min_size {vae.tile_latent_min_size}, overlap factor {vae.tile_overlap_factor}")
     z = torch.randn(1, 4, 64, 64, generator=torch.Generator().manual_seed(2)).to(device)
     plain, plain_bytes, plain_peak = measure(lambda: vae.decode(z).sample, vae, device)
     tile_calls = []
@@ -139,6 +138,7 @@ def show_tiling(vae, device) -> dict:
 def show_img2img(steps: int, device) -> dict:
     import torch
     from diffusers import StableDiffusionImg2ImgPipeline
+
     from infralens.tiny import tiny_sd_components
 
     print(f"== 4. img2img: encode, scale, add noise at the first timestep that strength leaves ({steps} steps)")
@@ -150,8 +150,15 @@ def show_img2img(steps: int, device) -> dict:
     result = {}
     for strength in (1.0, 0.5):
         seen.clear()
-        pipe(prompt_embeds=torch.randn(1, 77, 32), negative_prompt_embeds=torch.zeros(1, 77, 32), image=image,
-             strength=strength, num_inference_steps=steps, output_type="np", generator=torch.Generator(device).manual_seed(0))
+        pipe(
+            prompt_embeds=torch.randn(1, 77, 32),
+            negative_prompt_embeds=torch.zeros(1, 77, 32),
+            image=image,
+            strength=strength,
+            num_inference_steps=steps,
+            output_type="np",
+            generator=torch.Generator(device).manual_seed(0),
+        )
         print(f"  strength {strength}: UNet timesteps {seen}")
         if strength == 0.5:
             result = {"img2img_first_timestep_strength_0.5": seen[0], "img2img_steps_run_strength_0.5": len(seen)}
@@ -161,6 +168,7 @@ def show_img2img(steps: int, device) -> dict:
 
 def show_diffsynth(vae) -> None:
     import torch
+
     from infralens.tiny import ds_tiny_vae, load_diffsynth_module
 
     print("== 5. DiffSynth's SD VAE (loaded from source): same weights, no slicing or tiling")
@@ -181,8 +189,7 @@ def show_diffsynth(vae) -> None:
 def compute_answers(vae, steps: int, device) -> dict:
     from infralens.tiny import tiny_vae
 
-    sd_like = tiny_vae(block_out_channels=[8, 8, 8, 8], down_block_types=["DownEncoderBlock2D"] * 4,
-                       up_block_types=["UpDecoderBlock2D"] * 4, norm_num_groups=8)
+    sd_like = tiny_vae(block_out_channels=[8, 8, 8, 8], down_block_types=["DownEncoderBlock2D"] * 4, up_block_types=["UpDecoderBlock2D"] * 4, norm_num_groups=8)
     answers = {"sd_factor": 2 ** (len(sd_like.config.block_out_channels) - 1)}
     answers.update(show_shapes(vae, device))
     answers["slicing_matches_to_1e-4"] = show_slicing(vae, device) < 1e-4

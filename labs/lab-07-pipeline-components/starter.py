@@ -37,8 +37,13 @@ def run(pipe, steps: int, device: str):
     import torch
 
     embeds = torch.randn(1, 77, 32, generator=torch.Generator().manual_seed(0)).to(device)
-    return pipe(prompt_embeds=embeds, negative_prompt_embeds=torch.zeros_like(embeds), num_inference_steps=steps,
-                output_type="np", generator=torch.Generator(device).manual_seed(0)).images
+    return pipe(
+        prompt_embeds=embeds,
+        negative_prompt_embeds=torch.zeros_like(embeds),
+        num_inference_steps=steps,
+        output_type="np",
+        generator=torch.Generator(device).manual_seed(0),
+    ).images
 
 
 def show_components(pipe) -> dict:
@@ -69,8 +74,7 @@ def show_save_load(pipe, steps: int, device: str) -> dict:
         diff = float(abs(run(pipe, steps, device) - run(loaded, steps, device)).max())
     print(f"  from_pretrained(folder, local_files_only=True): {steps}-step output max |diff| = {diff}")
     nulls = sum(1 for value in index.values() if isinstance(value, list) and value[0] is None)
-    return {"null_entries_in_model_index": nulls, "saved_subfolders": len(subfolders), "unet_entry": index["unet"],
-            "round_trip_max_diff": diff}
+    return {"null_entries_in_model_index": nulls, "saved_subfolders": len(subfolders), "unet_entry": index["unet"], "round_trip_max_diff": diff}
 
 
 def show_swap(pipe) -> dict:
@@ -87,6 +91,7 @@ def show_swap(pipe) -> dict:
 
 def show_diffsynth() -> dict:
     import torch
+
     from infralens.tiny import import_full_diffsynth
 
     print("== 4. DiffSynth: attributes, units and a model_fn (package imported with stub modules)")

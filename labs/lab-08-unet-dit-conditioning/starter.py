@@ -47,13 +47,13 @@ def show_timestep_embedding(steps: int) -> dict:
         print(f"  t={value:5.0f}: first 4 channels {[round(float(x), 3) for x in row[:4]]}")
     near = get_timestep_embedding(torch.tensor([500.0, 501.0, 999.0]), 32, flip_sin_to_cos=True, downscale_freq_shift=0)
     cos = torch.nn.functional.cosine_similarity
-    print(f"  cosine(emb(500), emb(501)) = {float(cos(near[0], near[1], dim=0)):.3f}; "
-          f"cosine(emb(500), emb(999)) = {float(cos(near[0], near[2], dim=0)):.3f}")
+    print(f"  cosine(emb(500), emb(501)) = {float(cos(near[0], near[1], dim=0)):.3f}; cosine(emb(500), emb(999)) = {float(cos(near[0], near[2], dim=0)):.3f}")
     return {"first_channel_is_cos_t": bool(torch.allclose(emb[:, 0], torch.cos(t), atol=1e-5))}
 
 
 def show_unet(device: str) -> dict:
     import torch
+
     from infralens.tiny import tiny_unet
 
     print("== 2. Tiny SD UNet: time is added everywhere, text is read by cross-attention")
@@ -75,12 +75,17 @@ def show_unet(device: str) -> dict:
     print(f"  time embedding after the MLP: {emb_shape} = (B, 4 * block_out_channels[0])")
     print(f"  {len(processors)} attention processors, types {kinds}: attn1 = self-attention, attn2 = cross-attention to text")
     print(f"  mean |output change|: other text {text_delta:.4f}, timestep 500 -> 100 {time_delta:.4f}")
-    return {"unet_time_embed_dim": emb_shape[-1], "unet_attention_processors": len(processors),
-            "unet_processor_type": kinds[0] if len(kinds) == 1 else str(kinds), "unet": unet}
+    return {
+        "unet_time_embed_dim": emb_shape[-1],
+        "unet_attention_processors": len(processors),
+        "unet_processor_type": kinds[0] if len(kinds) == 1 else str(kinds),
+        "unet": unet,
+    }
 
 
 def show_dit(device: str) -> dict:
     import torch
+
     from infralens.tiny import tiny_dit
 
     print("== 3. Tiny DiT: patch tokens, conditioning by adaLN-Zero (no cross-attention)")
@@ -96,14 +101,16 @@ def show_dit(device: str) -> dict:
     ada_handle.remove()
     print(f"  latent {tuple(x.shape)}, patch {dit.config.patch_size} -> tokens {tuple(tokens['out'].shape)} (B, (8/2)^2, inner_dim)")
     print(f"  adaLN-Zero linear output {tuple(ada['out'].shape)} = 6 x inner_dim: shift/scale/gate for attention and MLP")
-    print(f"  output {tuple(out.shape)}: {dit.config.out_channels} channels = noise + variance; class 3 -> 7 changes it by "
-          f"{float((out - other).abs().mean()):.4f}")
-    return {"dit_tokens_8x8_p2": tokens["out"].shape[1], "adaln_zero_vectors": ada["out"].shape[-1] // dit.inner_dim,
-            "dit_out_channels": out.shape[1]}
+    print(
+        f"  output {tuple(out.shape)}: {dit.config.out_channels} channels = noise + variance; class 3 -> 7 changes it by "
+        f"{float((out - other).abs().mean()):.4f}"
+    )
+    return {"dit_tokens_8x8_p2": tokens["out"].shape[1], "adaln_zero_vectors": ada["out"].shape[-1] // dit.inner_dim, "dit_out_channels": out.shape[1]}
 
 
 def show_sd3(device: str) -> dict:
     import torch
+
     from infralens.tiny import tiny_sd3
 
     print("== 4. Tiny SD3 (MM-DiT): pooled text joins the timestep, text tokens join the image tokens")
@@ -115,8 +122,9 @@ def show_sd3(device: str) -> dict:
     pooled = torch.randn(1, 64, generator=generator).to(device)
     with torch.no_grad():
         base = model(x, encoder_hidden_states=text, pooled_projections=pooled, timestep=torch.tensor([500.0], device=device)).sample
-        pooled_delta = float((model(x, encoder_hidden_states=text, pooled_projections=pooled * 0,
-                                     timestep=torch.tensor([500.0], device=device)).sample - base).abs().mean())
+        pooled_delta = float(
+            (model(x, encoder_hidden_states=text, pooled_projections=pooled * 0, timestep=torch.tensor([500.0], device=device)).sample - base).abs().mean()
+        )
     handle.remove()
     print(f"  latent {tuple(x.shape)} -> {tokens['out'].shape[1]} image tokens; 7 text tokens share the joint attention")
     print(f"  zeroing only the pooled text vector changes the output by {pooled_delta:.4f} (it modulates every block)")
@@ -126,6 +134,7 @@ def show_sd3(device: str) -> dict:
 def show_diffsynth(unet) -> dict:
     import torch
     from diffusers.models.embeddings import get_timestep_embedding
+
     from infralens.tiny import ds_tiny_unet, load_diffsynth_module
 
     print("== 5. DiffSynth (loaded from source): its own SD UNet and timestep embedding")

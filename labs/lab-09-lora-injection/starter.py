@@ -61,13 +61,17 @@ def show_load(pipe, state_dict) -> dict:
     name, layer = wrapped[0]
     a, b = layer.lora_A["tiny"].weight, layer.lora_B["tiny"].weight
     print(f"  {len(state_dict)} tensors in the file -> {len(wrapped)} wrapped layers, e.g. {name}")
-    print(f"  base W {tuple(layer.base_layer.weight.shape)}, A {tuple(a.shape)}, B {tuple(b.shape)}, "
-          f"scaling = lora_alpha / r = {layer.scaling['tiny']}")
+    print(f"  base W {tuple(layer.base_layer.weight.shape)}, A {tuple(a.shape)}, B {tuple(b.shape)}, scaling = lora_alpha / r = {layer.scaling['tiny']}")
     params = a.numel() + b.numel()
-    print(f"  this layer: {params} LoRA parameters vs {layer.base_layer.weight.numel()} in W "
-          f"({100 * params / layer.base_layer.weight.numel():.1f}%)")
-    return {"lora_tensors": len(state_dict), "wrapped_layers": len(wrapped), "rank": a.shape[0],
-            "scaling_alpha_over_r": float(layer.scaling["tiny"]), "lora_params_one_64x64_layer": params, "layer": layer}
+    print(f"  this layer: {params} LoRA parameters vs {layer.base_layer.weight.numel()} in W ({100 * params / layer.base_layer.weight.numel():.1f}%)")
+    return {
+        "lora_tensors": len(state_dict),
+        "wrapped_layers": len(wrapped),
+        "rank": a.shape[0],
+        "scaling_alpha_over_r": float(layer.scaling["tiny"]),
+        "lora_params_one_64x64_layer": params,
+        "layer": layer,
+    }
 
 
 def show_scales(probe, base, steps: int) -> dict:
@@ -117,14 +121,14 @@ def show_fuse(pipe, probe, base) -> dict:
     print(f"  after unfuse (scale 0) vs base: {diff(unfused, base):.1e}; after unload vs base: {diff(unloaded, base):.1e}")
     wrapped = sum(1 for m in pipe.unet.modules() if hasattr(m, "lora_A"))
     print(f"  layers still wrapped after unload: {wrapped}")
-    return {"fused_matches_adapter_1e-4": diff(fused, adapter) < 1e-4,
-            "unfuse_restores_base_1e-4": diff(unfused, base) < 1e-4, "adapter": adapter}
+    return {"fused_matches_adapter_1e-4": diff(fused, adapter) < 1e-4, "unfuse_restores_base_1e-4": diff(unfused, base) < 1e-4, "adapter": adapter}
 
 
 def show_diffsynth(base_state, state_dict, probe, adapter) -> dict:
     import warnings
 
     import torch
+
     from infralens.tiny import ds_tiny_unet, load_diffsynth_module
 
     print("== 5. DiffSynth (loaded from source): GeneralLoRALoader fuses W + alpha * B A for good")

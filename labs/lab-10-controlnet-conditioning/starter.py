@@ -45,16 +45,14 @@ def residuals(controlnet, inputs, scale: float = 1.0):
     import torch
 
     with torch.no_grad():
-        return controlnet(inputs.latents, 10, encoder_hidden_states=inputs.text, controlnet_cond=inputs.hint,
-                          conditioning_scale=scale, return_dict=False)
+        return controlnet(inputs.latents, 10, encoder_hidden_states=inputs.text, controlnet_cond=inputs.hint, conditioning_scale=scale, return_dict=False)
 
 
 def unet_out(unet, inputs, down=None, mid=None):
     import torch
 
     with torch.no_grad():
-        return unet(inputs.latents, 10, encoder_hidden_states=inputs.text, down_block_additional_residuals=down,
-                    mid_block_additional_residual=mid).sample
+        return unet(inputs.latents, 10, encoder_hidden_states=inputs.text, down_block_additional_residuals=down, mid_block_additional_residual=mid).sample
 
 
 def show_fresh(unet, controlnet, inputs) -> dict:
@@ -69,8 +67,7 @@ def show_fresh(unet, controlnet, inputs) -> dict:
     params = sum(p.numel() for p in controlnet.parameters())
     print(f"  ControlNet parameters {params} vs UNet {sum(p.numel() for p in unet.parameters())} (a copy of the encoder half)")
     total = len(down) + (1 if hasattr(mid, "shape") else len(mid))
-    return {"down_residuals": len(down), "total_residual_tensors": total, "fresh_residual_max": largest,
-            "unet_change_with_fresh_controlnet": change}
+    return {"down_residuals": len(down), "total_residual_tensors": total, "fresh_residual_max": largest, "unet_change_with_fresh_controlnet": change}
 
 
 def show_trained(unet, controlnet, inputs) -> dict:
@@ -86,8 +83,10 @@ def show_trained(unet, controlnet, inputs) -> dict:
     off_down, off_mid = residuals(controlnet, inputs, 0.0)
     ratio = float(half_down[0].norm() / down[0].norm())
     print(f"  UNet output change with residuals: {float((unet_out(unet, inputs, list(down), mid) - base).abs().max()):.4f}")
-    print(f"  conditioning_scale 0.5: first residual norm ratio {ratio:.6f}; scale 0: output change "
-          f"{float((unet_out(unet, inputs, list(off_down), off_mid) - base).abs().max())}")
+    print(
+        f"  conditioning_scale 0.5: first residual norm ratio {ratio:.6f}; scale 0: output change "
+        f"{float((unet_out(unet, inputs, list(off_down), off_mid) - base).abs().max())}"
+    )
     return {"residual_ratio_at_scale_half": round(ratio, 6)}
 
 
@@ -99,15 +98,22 @@ def show_pipeline(components, controlnet, inputs, steps: int, device) -> dict:
     pipe = StableDiffusionControlNetPipeline(**components, controlnet=controlnet, requires_safety_checker=False).to(device)
     pipe.set_progress_bar_config(disable=True)
     calls = {"controlnet": [], "unet": []}
-    handles = [getattr(pipe, name).register_forward_pre_hook(lambda m, args, name=name: calls[name].append(args[0].shape[0]))
-               for name in calls]
-    image = pipe(prompt_embeds=inputs.text, negative_prompt_embeds=torch.zeros_like(inputs.text), image=inputs.hint,
-                 num_inference_steps=steps, guidance_scale=6.0, output_type="np",
-                 generator=torch.Generator(device).manual_seed(0)).images
+    handles = [getattr(pipe, name).register_forward_pre_hook(lambda m, args, name=name: calls[name].append(args[0].shape[0])) for name in calls]
+    image = pipe(
+        prompt_embeds=inputs.text,
+        negative_prompt_embeds=torch.zeros_like(inputs.text),
+        image=inputs.hint,
+        num_inference_steps=steps,
+        guidance_scale=6.0,
+        output_type="np",
+        generator=torch.Generator(device).manual_seed(0),
+    ).images
     for handle in handles:
         handle.remove()
-    print(f"  image {image.shape}; ControlNet calls {len(calls['controlnet'])} (batch {calls['controlnet']}), "
-          f"UNet calls {len(calls['unet'])} (batch {calls['unet']})")
+    print(
+        f"  image {image.shape}; ControlNet calls {len(calls['controlnet'])} (batch {calls['controlnet']}), "
+        f"UNet calls {len(calls['unet'])} (batch {calls['unet']})"
+    )
     return {"controlnet_calls_per_step": len(calls["controlnet"]) // steps, "controlnet_batch_under_cfg": calls["controlnet"][0]}
 
 

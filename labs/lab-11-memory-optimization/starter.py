@@ -59,8 +59,7 @@ def unet_inputs(device):
     import torch
 
     generator = torch.Generator().manual_seed(0)
-    return (torch.randn(2, 4, 32, 32, generator=generator).to(device),
-            torch.randn(2, 77, 32, generator=generator).to(device))
+    return (torch.randn(2, 4, 32, 32, generator=generator).to(device), torch.randn(2, 77, 32, generator=generator).to(device))
 
 
 def run_unet(unet, inputs):
@@ -96,13 +95,11 @@ def show_attention(pipe, device) -> dict:
     pipe.disable_attention_slicing()
     unet.set_attn_processor(AttnProcessor2_0())
     agree = max(float((classic - sdpa).abs().max()), float((sliced - sdpa).abs().max()))
-    print(f"  largest score tensor: classic {full.largest // 1024} KiB, sliced(1) {sliced_rec.largest // 1024} KiB; "
-          f"SDPA never returns one (fused kernel)")
+    print(f"  largest score tensor: classic {full.largest // 1024} KiB, sliced(1) {sliced_rec.largest // 1024} KiB; SDPA never returns one (fused kernel)")
     print(f"  max |difference| between SDPA, classic and sliced outputs: {agree:.1e}")
     if device == "cuda":
         print(f"  CUDA peak allocated: SDPA {sdpa_peak // 1024} KiB, classic {classic_peak // 1024} KiB, sliced {sliced_peak // 1024} KiB")
-    return {"score_tensor_full_kib": full.largest // 1024, "score_tensor_sliced_kib": sliced_rec.largest // 1024,
-            "attention_variants_agree_1e-4": agree < 1e-4}
+    return {"score_tensor_full_kib": full.largest // 1024, "score_tensor_sliced_kib": sliced_rec.largest // 1024, "attention_variants_agree_1e-4": agree < 1e-4}
 
 
 def show_layerwise_casting(unet, device) -> dict:
@@ -117,8 +114,10 @@ def show_layerwise_casting(unet, device) -> dict:
     after = sum(p.numel() * p.element_size() for p in casted.parameters())
     kept = sum(p.numel() for p in casted.parameters() if p.dtype == torch.float32)
     change = float((run_unet(casted, inputs) - base).abs().max())
-    print(f"  weight bytes {before // 1024} KiB -> {after // 1024} KiB ({after / before:.2f}x); "
-          f"{kept} parameters stay float32 (norms, proj_in/proj_out, embeddings)")
+    print(
+        f"  weight bytes {before // 1024} KiB -> {after // 1024} KiB ({after / before:.2f}x); "
+        f"{kept} parameters stay float32 (norms, proj_in/proj_out, embeddings)"
+    )
     print(f"  output max |change| = {change:.3f} (every weight was rounded once to float8)")
     return {"fp8_weight_bytes_below_half": after < before / 2, "fp8_output_changed": change > 0}
 
@@ -130,8 +129,13 @@ def show_offload(pipe, steps: int, device) -> dict:
     pipe.enable_model_cpu_offload(device=device)
     hooked = [type(hook.model).__name__ if hasattr(hook, "model") else type(hook).__name__ for hook in pipe._all_hooks]
     embeds = torch.randn(1, 77, 32, generator=torch.Generator().manual_seed(1))
-    image = pipe(prompt_embeds=embeds, negative_prompt_embeds=torch.zeros_like(embeds), num_inference_steps=steps,
-                 output_type="np", generator=torch.Generator(device).manual_seed(0)).images
+    image = pipe(
+        prompt_embeds=embeds,
+        negative_prompt_embeds=torch.zeros_like(embeds),
+        num_inference_steps=steps,
+        output_type="np",
+        generator=torch.Generator(device).manual_seed(0),
+    ).images
     print(f"  order {pipe.model_cpu_offload_seq!r}: {len(pipe._all_hooks)} hooks {hooked}; {steps}-step image {image.shape}")
     print("  (on a GPU each model moves to the device only while it runs; on CPU the moves are no-ops)")
     return {"offload_hooks": len(pipe._all_hooks)}
@@ -139,16 +143,29 @@ def show_offload(pipe, steps: int, device) -> dict:
 
 def show_diffsynth(unet) -> dict:
     import torch
+
     from infralens.tiny import ds_tiny_unet, load_diffsynth_module
 
     print("== 4. DiffSynth VRAM management: every Linear/Conv/Norm wrapped with offload/onload states")
     layers = load_diffsynth_module("diffsynth.core.vram.layers")
     managed = ds_tiny_unet(load_diffsynth_module("diffsynth.models.stable_diffusion_unet"))
     managed.load_state_dict(unet.cpu().state_dict())
-    module_map = {torch.nn.Linear: layers.AutoWrappedLinear, torch.nn.Conv2d: layers.AutoWrappedModule,
-                  torch.nn.GroupNorm: layers.AutoWrappedModule, torch.nn.LayerNorm: layers.AutoWrappedModule}
-    config = dict(offload_dtype=torch.bfloat16, offload_device="cpu", onload_dtype=torch.bfloat16, onload_device="cpu",
-                  preparing_dtype=torch.float32, preparing_device="cpu", computation_dtype=torch.float32, computation_device="cpu")
+    module_map = {
+        torch.nn.Linear: layers.AutoWrappedLinear,
+        torch.nn.Conv2d: layers.AutoWrappedModule,
+        torch.nn.GroupNorm: layers.AutoWrappedModule,
+        torch.nn.LayerNorm: layers.AutoWrappedModule,
+    }
+    config = dict(
+        offload_dtype=torch.bfloat16,
+        offload_device="cpu",
+        onload_dtype=torch.bfloat16,
+        onload_device="cpu",
+        preparing_dtype=torch.float32,
+        preparing_device="cpu",
+        computation_dtype=torch.float32,
+        computation_device="cpu",
+    )
     inputs = unet_inputs("cpu")
     with torch.no_grad():
         base = managed(inputs[0][:1], torch.tensor([10]), inputs[1][:1])
@@ -166,10 +183,14 @@ def show_diffsynth(unet) -> dict:
         module.onload()
     with torch.no_grad():
         out = managed(inputs[0][:1], torch.tensor([10]), inputs[1][:1])
-    print(f"  {len(wrapped)} wrapped modules; weight dtypes when wrapped {sorted(str(d) for d in fresh)}, "
-          f"after onload() {sorted(str(d) for d in stored)} (the onload dtype)")
-    print(f"  state after offload() {offloaded_state}, after onload() {onloaded_state}; first forward moves Linear layers to "
-          f"state {wrapped[0].state if isinstance(wrapped[0], layers.AutoWrappedLinear) else 'n/a'}")
+    print(
+        f"  {len(wrapped)} wrapped modules; weight dtypes when wrapped {sorted(str(d) for d in fresh)}, "
+        f"after onload() {sorted(str(d) for d in stored)} (the onload dtype)"
+    )
+    print(
+        f"  state after offload() {offloaded_state}, after onload() {onloaded_state}; first forward moves Linear layers to "
+        f"state {wrapped[0].state if isinstance(wrapped[0], layers.AutoWrappedLinear) else 'n/a'}"
+    )
     print(f"  output max |change| vs the fp32 UNet: {float((out - base).abs().max()):.4f} (bf16 storage, fp32 compute)")
     return {"diffsynth_wrapped_modules": len(wrapped), "diffsynth_state_after_offload": offloaded_state, "diffsynth_state_after_onload": onloaded_state}
 

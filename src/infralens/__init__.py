@@ -32,25 +32,25 @@ __all__ = [
 ]
 
 _LAZY = {
-    "Annotation": "models",
-    "Definition": "models",
-    "ModuleIndex": "models",
-    "ResolvedAnnotation": "models",
-    "ResolvedStep": "models",
-    "SourceFile": "models",
-    "Statement": "models",
-    "Step": "models",
+    "Annotation": "annotations.models",
+    "Definition": "source.models",
+    "ModuleIndex": "source.models",
+    "ResolvedAnnotation": "resolve.models",
+    "ResolvedStep": "resolve.models",
+    "SourceFile": "source.models",
+    "Statement": "source.models",
+    "Step": "annotations.models",
     "AnnotationLoadError": "errors",
     "Diagnostic": "errors",
     "InfralensError": "errors",
     "Location": "errors",
     "ResolutionError": "errors",
     "SourceNotFoundError": "errors",
-    "Resolver": "resolver",
+    "Resolver": "resolve.resolver",
     "find_project": "project",
     "load_annotations": "project",
-    "normalize": "normalize",
-    "open_tree": "sources",
+    "normalize": "source.normalize",
+    "open_tree": "source.distributions",
 }
 
 

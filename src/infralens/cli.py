@@ -13,7 +13,7 @@ import os
 import sys
 from collections.abc import Callable, Sequence
 
-from . import __version__
+from infralens import __version__
 
 EXIT_OK, EXIT_FINDINGS, EXIT_USAGE = 0, 1, 2
 
@@ -93,7 +93,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 def _report_failure(error: Exception) -> int:
     """Expected errors print their diagnostics; anything else is a bug, said briefly."""
-    from .errors import InfralensError  # imported only on failure: keeps the warm paths light
+    from infralens.errors import InfralensError  # imported only on failure: keeps the warm paths light
 
     if isinstance(error, InfralensError):
         print(f"infralens: error: {error}", file=sys.stderr)
@@ -113,7 +113,7 @@ def _load_extensions() -> None:
     """Import modules that register extra subcommands (each is optional while it is being built)."""
     import importlib
 
-    for name in ("infralens.drift_cli", "infralens.verify.cli", "infralens.maintainer.cli"):
+    for name in ("infralens.drift.cli", "infralens.verify.cli", "infralens.maintainer.cli"):
         try:
             importlib.import_module(name)
         except ModuleNotFoundError as error:
@@ -130,11 +130,11 @@ def open_context(args: argparse.Namespace, *, need_project: bool = True):
     """(project or None, resolver) configured from the global options."""
     from pathlib import Path
 
-    from .cache import IndexCache
-    from .errors import InfralensError
-    from .project import find_project
-    from .resolver import Resolver
-    from .sources import open_tree
+    from infralens.errors import InfralensError
+    from infralens.project import find_project
+    from infralens.resolve.resolver import Resolver
+    from infralens.source.cache import IndexCache
+    from infralens.source.distributions import open_tree
 
     project = None
     try:
@@ -167,10 +167,10 @@ def print_diagnostics(diagnostics) -> None:
 def _show(args: argparse.Namespace) -> int:
     import shutil
 
-    from .errors import InfralensError, ResolutionError
-    from .project import load_annotations
-    from .terminal import render
-    from .view import function_view
+    from infralens.errors import InfralensError, ResolutionError
+    from infralens.project import load_annotations
+    from infralens.render.terminal import render
+    from infralens.render.view import function_view
 
     project, resolver = open_context(args, need_project=False)
     loaded = load_annotations(project) if project else None
@@ -222,8 +222,8 @@ def _locate(args: argparse.Namespace) -> int:
 
 @command("validate")
 def _validate(args: argparse.Namespace) -> int:
-    from .errors import Severity
-    from .project import load_annotations
+    from infralens.errors import Severity
+    from infralens.project import load_annotations
 
     project, resolver = open_context(args)
     loaded = load_annotations(project, args.paths or None)

@@ -10,8 +10,8 @@ import tomllib
 from dataclasses import dataclass
 from pathlib import Path
 
-from .errors import Diagnostic, InfralensError, Location, Severity
-from .models import Annotation
+from infralens.annotations.models import Annotation
+from infralens.errors import Diagnostic, InfralensError, Location, Severity
 
 
 @dataclass(frozen=True)
@@ -86,7 +86,7 @@ class LoadedAnnotations:
 
 def load_annotations(project: Project, paths: list[str] | None = None) -> LoadedAnnotations:
     """Load every annotation file and run the checks that span files (unique ids, folder, lab)."""
-    from .loader import load_file  # YAML + JSON Schema: imported only when annotations are loaded
+    from infralens.annotations.load import load_file  # YAML + JSON Schema: imported only when annotations are loaded
 
     annotations: list[Annotation] = []
     diagnostics: list[Diagnostic] = []
@@ -112,7 +112,13 @@ def _cross_file_checks(project: Project, annotations: list[Annotation]) -> list[
         folder = Path(annotation.path).parent.name
         if Path(annotation.path).parent.parent.name == project.annotations_dir.name and folder != annotation.source:
             found.append(
-                Diagnostic(where, f"source {annotation.source!r} lives in annotations/{folder}/", f"move the file to annotations/{annotation.source}/", Severity.WARNING, code="layout")
+                Diagnostic(
+                    where,
+                    f"source {annotation.source!r} lives in annotations/{folder}/",
+                    f"move the file to annotations/{annotation.source}/",
+                    Severity.WARNING,
+                    code="layout",
+                )
             )
         if labs is not None and annotation.lab not in labs:
             hint = "create labs/lab-" + annotation.lab + "/ or use one of: " + ", ".join(sorted(labs)) if labs else "create the lab folder in labs/"

@@ -14,8 +14,7 @@ import pytest
 
 REPO = Path(__file__).resolve().parents[2]
 CHROMIUM = Path("/usr/bin/chromium")
-CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
-                 "--disable-sync", "--no-first-run"]
+CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--disable-sync", "--no-first-run"]
 
 
 @pytest.fixture(scope="session")
@@ -37,8 +36,9 @@ def browser():
 
 def build_site(srcdir: Path, outdir: Path) -> Path:
     """Build ``srcdir`` into ``outdir`` with sphinx-build; fail with its output if it breaks."""
-    result = subprocess.run([sys.executable, "-m", "sphinx", "-q", "--keep-going", "-b", "html", str(srcdir), str(outdir)],
-                            capture_output=True, text=True, timeout=600)
+    result = subprocess.run(
+        [sys.executable, "-m", "sphinx", "-q", "--keep-going", "-b", "html", str(srcdir), str(outdir)], capture_output=True, text=True, timeout=600
+    )
     assert result.returncode == 0, result.stdout + result.stderr
     return outdir
 
@@ -68,8 +68,11 @@ def serve() -> Iterator:
 
     def start(folder: Path) -> str:
         port = _free_port()
-        process = subprocess.Popen([sys.executable, "-m", "http.server", str(port), "--bind", "127.0.0.1", "--directory", str(folder)],
-                                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        process = subprocess.Popen(
+            [sys.executable, "-m", "http.server", str(port), "--bind", "127.0.0.1", "--directory", str(folder)],
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
         servers.append(process)
         deadline = time.monotonic() + 10
         while time.monotonic() < deadline:

@@ -7,7 +7,6 @@ from urllib.parse import urlparse
 
 import pytest
 
-
 pytestmark = pytest.mark.browser
 
 SCREENSHOTS = Path(__file__).resolve().parents[2] / "artifacts" / "screenshots"

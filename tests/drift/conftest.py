@@ -8,12 +8,12 @@ from pathlib import Path
 
 import pytest
 
-from infralens.cache import IndexCache
-from infralens.drift import build_entries, run_check
-from infralens.lock import compose, read_lock, read_lock_text, write_atomically
+from infralens.drift.check import build_entries, run_check
+from infralens.drift.lock import compose, read_lock, read_lock_text, write_atomically
 from infralens.project import find_project
-from infralens.resolver import Resolver
-from infralens.sources import DirectoryTree
+from infralens.resolve.resolver import Resolver
+from infralens.source.cache import IndexCache
+from infralens.source.distributions import DirectoryTree
 
 PYPROJECT = '[tool.infralens]\nannotations = "annotations"\nlabs = "labs"\nlock = "annotations/annotations.lock"\n'
 

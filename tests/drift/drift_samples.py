@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-OLD_CORE = '''
+OLD_CORE = """
 import math
 
 
@@ -23,7 +23,7 @@ def other(x, t, alpha, sigma):
     y = x + t
     guided = x * alpha + sigma * 0.5
     return guided + y
-'''
+"""
 
 ANNOTATION = """
 id: demo-step

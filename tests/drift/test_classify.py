@@ -48,7 +48,13 @@ CASES = {
     ),
     "weak-lookalike-without-context-is-deleted": (
         # sigma's line and its neighbours are gone; `sigma_max = math.sin(t)` looks like it but shares no neighbours.
-        {"core.py": _edit(OLD_CORE, "        alpha = math.cos(t / self.steps)\n        sigma = math.sin(t / self.steps)\n        guided = x * alpha + sigma * 0.5\n        out = guided / (alpha + sigma)\n        return out", "        sigma_max = math.sin(t)\n        alpha = math.cos(t / self.steps)\n        return alpha * x / sigma_max")},
+        {
+            "core.py": _edit(
+                OLD_CORE,
+                "        alpha = math.cos(t / self.steps)\n        sigma = math.sin(t / self.steps)\n        guided = x * alpha + sigma * 0.5\n        out = guided / (alpha + sigma)\n        return out",
+                "        sigma_max = math.sin(t)\n        alpha = math.cos(t / self.steps)\n        return alpha * x / sigma_max",
+            )
+        },
         {"alpha": ("unchanged", 2), "sigma": ("deleted", 3), "guided": ("deleted", 3), "out": ("deleted", 3)},
         "body-changed",
     ),
@@ -81,7 +87,11 @@ CASES = {
         # Two equally good homes: ambiguous, so every step is reported deleted with candidates.
         {
             "core.py": _edit(OLD_CORE, STEP_OF_SAMPLER, "    def reset(self):\n        self.scale = 0.0"),
-            "copies.py": "import math\n\n\nclass A:\n" + STEP_OF_SAMPLER.replace("def step", "def run") + "\n\n\nclass B:\n" + STEP_OF_SAMPLER.replace("def step", "def go") + "\n",
+            "copies.py": "import math\n\n\nclass A:\n"
+            + STEP_OF_SAMPLER.replace("def step", "def run")
+            + "\n\n\nclass B:\n"
+            + STEP_OF_SAMPLER.replace("def step", "def go")
+            + "\n",
         },
         {"alpha": ("deleted", 3), "sigma": ("deleted", 3), "guided": ("deleted", 3), "out": ("deleted", 3)},
         "deleted",
@@ -90,7 +100,8 @@ CASES = {
         {
             "core.py": "import math\n\n\n" + OTHER,
             "samplers/__init__.py": "",
-            "samplers/sampler.py": _edit(OLD_CORE[: OLD_CORE.index("\n\ndef other")], "out = guided / (alpha + sigma)", "out = guided / (alpha + sigma + 1e-8)") + "\n",
+            "samplers/sampler.py": _edit(OLD_CORE[: OLD_CORE.index("\n\ndef other")], "out = guided / (alpha + sigma)", "out = guided / (alpha + sigma + 1e-8)")
+            + "\n",
         },
         {"alpha": ("moved", 2), "sigma": ("moved", 2), "guided": ("moved", 2), "out": ("changed", 2)},
         "moved",
@@ -147,13 +158,13 @@ def test_body_change_is_low_severity_unless_strict(demo):
 
 
 def test_repeated_text_in_target_follows_its_occurrence(demo):
-    source = '''
+    source = """
 def run(x):
     x = x + 1
     y = x * 2
     x = x + 1
     return x
-'''
+"""
     old = demo.write_source("1.0", {"rep.py": source})
     demo.write_annotation(
         "rep.yaml",
@@ -198,7 +209,7 @@ steps:
     report = demo.check(new)
     (step,) = report.steps
     assert step.kind.value == "changed"
-    from infralens.drift_report import render_text
+    from infralens.drift.report import render_text
 
     text = render_text(report)
     assert "demo-block/scales: changed:" in text

@@ -13,15 +13,15 @@ from pathlib import Path
 import pytest
 import yaml
 
-from infralens.cache import IndexCache
-from infralens.drift_facts import entries_for
-from infralens.drift_match import DistributionMatcher, StepKind
+from infralens.annotations.models import Annotation, ExactSelector, Step
+from infralens.drift.facts import entries_for
+from infralens.drift.lock import compose, parse_lock
+from infralens.drift.match import DistributionMatcher, StepKind
 from infralens.errors import SourceNotFoundError
-from infralens.lock import compose, parse_lock
-from infralens.models import Annotation, ExactSelector, Step
-from infralens.resolver import Resolver
-from infralens.sources import InstalledTree, WheelTree
-from infralens.wheels import fetch_wheel
+from infralens.resolve.resolver import Resolver
+from infralens.source.cache import IndexCache
+from infralens.source.distributions import InstalledTree, WheelTree
+from infralens.source.wheels import fetch_wheel
 
 CORPUS = Path(__file__).parents[1] / "data" / "history_corpus.yaml"
 pytestmark = [pytest.mark.network, pytest.mark.slow]
@@ -72,7 +72,7 @@ def run_corpus(cache_dir: Path) -> list[tuple[str, str, str, dict, object]]:
 
 
 def test_history_corpus_against_installed_release(tmp_path_factory):
-    from infralens.cache import default_cache_dir
+    from infralens.source.cache import default_cache_dir
 
     rows = run_corpus(default_cache_dir())
     assert len(rows) >= 60

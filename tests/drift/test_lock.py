@@ -10,12 +10,11 @@ from pathlib import Path
 
 import jsonschema
 import pytest
+from drift_samples import ANNOTATION, OLD_CORE, _edit
 
 from infralens.cli import main
+from infralens.drift.lock import parse_lock
 from infralens.errors import LockfileError
-from infralens.lock import parse_lock
-
-from drift_samples import ANNOTATION, OLD_CORE, _edit
 
 
 def _cli(demo, base: Path, *args: str) -> int:
@@ -50,7 +49,7 @@ def test_lock_is_deterministic(demo, locked, capsys):
     ("mutate", "line", "words"),
     [
         (lambda t: t.replace("infralens-lock 1", "infralens-lock 9"), 4, "unsupported lock format"),
-        (lambda t: t.replace('target = "Sampler.step"', 'target = Sampler.step', 1), None, "not valid JSON"),
+        (lambda t: t.replace('target = "Sampler.step"', "target = Sampler.step", 1), None, "not valid JSON"),
         (lambda t: t.replace("lines = [", "lines = [1, ", 1), None, "wrong type"),
         (lambda t: t.replace('scope = "Sampler.step"\n', "", 1), None, "lacks scope"),
         (lambda t: t.replace("occurrence = 1", "occurrence = 1\nbogus = 2", 1), None, "unknown key 'bogus'"),
@@ -110,7 +109,9 @@ def test_update_rewrites_only_drifted_entries_and_keeps_comments(demo, locked, c
     text = "# team note: keep this line\n" + text
     demo.lock_path.write_text(text, "utf-8")
     new = demo.write_source("2.0", {"core.py": _edit(OLD_CORE, "alpha = math.cos(t / self.steps)", "alpha = math.cos(t / self.steps) ** 2")})
-    demo.write_annotation("sampler.yaml", ANNOTATION.replace('"alpha = math.cos(t / self.steps)"', '"alpha = math.cos(t / self.steps) ** 2"').replace("key: alpha", "key: alpha"))
+    demo.write_annotation(
+        "sampler.yaml", ANNOTATION.replace('"alpha = math.cos(t / self.steps)"', '"alpha = math.cos(t / self.steps) ** 2"').replace("key: alpha", "key: alpha")
+    )
     # The annotation now follows the new source; accept the one drifted step.
     assert _cli(demo, new, "lock", "--update", "demo-step/alpha") == 0
     updated = demo.lock_path.read_text("utf-8")

@@ -7,8 +7,8 @@ import zipfile
 import pytest
 
 from infralens.errors import InfralensError, SourceNotFoundError
-from infralens.sources import DirectoryTree, WheelTree
-from infralens.wheels import cached_wheel, fetch_wheel, open_against
+from infralens.source.distributions import DirectoryTree, WheelTree
+from infralens.source.wheels import cached_wheel, fetch_wheel, open_against
 
 
 def _wheel(folder, name="demo", version="2.0"):

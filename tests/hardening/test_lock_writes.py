@@ -1,6 +1,6 @@
 """Writes that cannot lose data: the lock is written atomically, serialised, and round-trips comments.
 
-These exercise the drift helper's ``infralens.lock`` through its API and through
+These exercise the drift helper's ``infralens.drift.lock`` through its API and through
 ``infralens lock`` run in real subprocesses (which the tests kill or race).
 """
 
@@ -14,11 +14,12 @@ import textwrap
 import time
 from pathlib import Path
 
+import fuzz
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from infralens import fuzz, lock
+from infralens.drift import lock
 
 MOD = textwrap.dedent(
     """
@@ -194,7 +195,7 @@ def test_a_writer_waits_for_the_file_lock(project):
         f"""
         import sys, time
         from pathlib import Path
-        from infralens.lock import writer_lock
+        from infralens.drift.lock import writer_lock
         with writer_lock(Path({str(path)!r})):
             print("held", flush=True)
             time.sleep(3)

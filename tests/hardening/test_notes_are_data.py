@@ -17,7 +17,7 @@ import pytest
 pytest.importorskip("sphinx")
 pytest.importorskip("myst_parser")
 
-from sphinx.testing.util import SphinxTestApp  # noqa: E402
+from sphinx.testing.util import SphinxTestApp
 
 ROOT = Path(__file__).resolve().parents[1] / "sphinx" / "roots" / "test-basic"
 SECRET = "TOP-SECRET-CONTENT-7f3a"
@@ -106,7 +106,7 @@ def test_terminal_output_escapes_control_characters(tmp_path, capsys, monkeypatc
     root = tmp_path / "project"
     shutil.copytree(ROOT, root)
     (root / "annotations" / "toypkg" / "blend.yaml").write_text(
-        'id: toy-blend\nlab: 01-toy\nsource: toypkg\ntarget: toypkg.mixing.blend\nsummary: s\nsteps:\n'
+        "id: toy-blend\nlab: 01-toy\nsource: toypkg\ntarget: toypkg.mixing.blend\nsummary: s\nsteps:\n"
         '  - at: "signal = math.sqrt(alpha) * clean"\n    note: "clear \\e[2J\\e]0;pwned\\a screen \\x9b31m and \\r overwrite"\n'
     )
     assert main(["--project", str(root), "--source", f"toypkg={root / 'src'}", "show", "toypkg.mixing.blend", "--color", "never"]) == 0

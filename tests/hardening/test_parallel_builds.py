@@ -17,7 +17,7 @@ import pytest
 
 pytest.importorskip("sphinx")
 
-from sphinx.testing.util import SphinxTestApp  # noqa: E402
+from sphinx.testing.util import SphinxTestApp
 
 ROOT = Path(__file__).resolve().parents[1] / "sphinx" / "roots" / "test-basic"
 VOLATILE = re.compile(r"\?v=[0-9a-f]+")
@@ -29,7 +29,10 @@ def sphinx_build(src: Path, out: Path, jobs: int, cache: Path) -> str:
     env = {**os.environ, "INFRALENS_CACHE_DIR": str(cache)}
     done = subprocess.run(
         [sys.executable, "-m", "sphinx", "-b", "html", "-j", str(jobs), "-W", "--keep-going", str(src), str(out)],
-        env=env, capture_output=True, text=True, timeout=600,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=600,
     )
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
     return done.stdout + done.stderr

@@ -12,21 +12,21 @@ from pathlib import Path
 
 import pytest
 
-from infralens.cache import IndexCache
 from infralens.cli import main
 from infralens.errors import ResolutionError, SourceNotFoundError, UnsafePathError
-from infralens.resolver import Resolver
-from infralens.sources import DirectoryTree, WheelTree
+from infralens.resolve.resolver import Resolver
+from infralens.source.cache import IndexCache
+from infralens.source.distributions import DirectoryTree, WheelTree
 
 CANARY_CODE = "import pathlib; pathlib.Path({canary!r}).write_text('pwned')\n"
-CORE = '''
+CORE = """
 {canary_line}
 
 class Engine:
     def run(self, value):
         doubled = value * 2
         return doubled
-'''
+"""
 
 
 def build_evil_wheel(folder: Path, canary: Path, version: str = "1.0", body: str = "doubled = value * 2") -> Path:
@@ -206,4 +206,7 @@ def test_upstream_files_that_do_not_parse_are_reported_not_fatal(tmp_path, capsy
     assert main(["--source", f"pkg={site}", "locate", "fine", "--dist", "pkg"]) == 0
     out, err = capsys.readouterr()
     assert out == "pkg/good.py:1-2: function pkg.good.fine\n"
-    assert err == "infralens: note: skipped pkg/py2.py: not valid Python for this parser (line 2, column 5: Missing parentheses in call to 'print'. Did you mean print(...)?)\n"
+    assert (
+        err
+        == "infralens: note: skipped pkg/py2.py: not valid Python for this parser (line 2, column 5: Missing parentheses in call to 'print'. Did you mean print(...)?)\n"
+    )

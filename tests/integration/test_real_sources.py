@@ -8,18 +8,16 @@ from pathlib import Path
 
 import pytest
 
-from infralens.cache import IndexCache
 from infralens.cli import main
 from infralens.project import find_project, load_annotations
-from infralens.resolver import Resolver
-from infralens.terminal import paragraphs
+from infralens.render.terminal import paragraphs
+from infralens.resolve.resolver import Resolver
+from infralens.source.cache import IndexCache
 
 ROOT = Path(__file__).resolve().parents[2]
 DDIM_STEP = "diffusers.schedulers.scheduling_ddim.DDIMScheduler.step"
 
-pytestmark = pytest.mark.skipif(
-    metadata.version("diffusers") != "0.42.1", reason="integration tests read the pinned diffusers 0.42.1"
-)
+pytestmark = pytest.mark.skipif(metadata.version("diffusers") != "0.42.1", reason="integration tests read the pinned diffusers 0.42.1")
 
 
 @pytest.fixture(scope="module")
@@ -91,4 +89,3 @@ def test_every_project_annotation_validates(capsys, monkeypatch):
     assert code == 0, err
     count = int(re.match(r"validated (\d+) annotations", out).group(1))
     assert count >= 4 and "0 errors" in out
-

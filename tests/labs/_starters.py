@@ -40,8 +40,9 @@ def run_starter(lab: str, script: Path | None = None) -> subprocess.CompletedPro
     """Run *lab*'s starter (or *script*, e.g. an edited copy) with ``--steps 2 --check`` from the repo root."""
     env = dict(os.environ, OMP_NUM_THREADS="1", MKL_NUM_THREADS="1", PYTHONWARNINGS="ignore")
     script = script or starter_path(lab)
-    return subprocess.run([sys.executable, str(script), "--steps", "2", "--check"], cwd=ROOT, env=env,
-                          capture_output=True, text=True, timeout=STARTER_TIMEOUT_S)
+    return subprocess.run(
+        [sys.executable, str(script), "--steps", "2", "--check"], cwd=ROOT, env=env, capture_output=True, text=True, timeout=STARTER_TIMEOUT_S
+    )
 
 
 def assert_ran_and_printed(result: subprocess.CompletedProcess, lab: str, facts: list[str]) -> None:

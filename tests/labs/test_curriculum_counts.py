@@ -46,8 +46,11 @@ def _write_project(root: Path, steps: int) -> None:
     (root / "labs" / "lab-01-forward-noise" / "starter.py").write_text("", "utf-8")
     (root / "labs" / "lab-02-denoising-step").mkdir()
     annotation = {
-        "id": "tiny", "lab": "01-forward-noise", "source": "diffusers",
-        "target": "diffusers.schedulers.scheduling_ddpm.DDPMScheduler.add_noise", "summary": "s",
+        "id": "tiny",
+        "lab": "01-forward-noise",
+        "source": "diffusers",
+        "target": "diffusers.schedulers.scheduling_ddpm.DDPMScheduler.add_noise",
+        "summary": "s",
         "steps": [{"at": f"x{i} = {i}", "note": "n"} for i in range(steps)],
     }
     (root / "annotations" / "diffusers" / "tiny.yaml").write_text(yaml.safe_dump(annotation), "utf-8")

@@ -4,8 +4,7 @@ every lab page embeds only annotated targets and lists every exercise the starte
 from __future__ import annotations
 
 import pytest
-from _starters import (annotated_targets, annotation_files, assert_ran_and_printed, embedded_targets, page_text,
-                       run_starter, starter_answers, starter_path)
+from _starters import annotated_targets, annotation_files, assert_ran_and_printed, embedded_targets, page_text, run_starter, starter_answers, starter_path
 
 LABS = (
     "01-forward-noise",
@@ -65,8 +64,16 @@ def test_page_embeds_its_annotations(lab):
 @pytest.mark.parametrize("lab", LABS)
 def test_page_lists_every_checked_exercise(lab):
     page = page_text(lab)
-    for section in ("## Goal", "## Mental model", "## The code, annotated", "## Reading checkpoints",
-                    "## Common misunderstandings", "## Say it in an interview", "## Exercises", "## Further reading"):
+    for section in (
+        "## Goal",
+        "## Mental model",
+        "## The code, annotated",
+        "## Reading checkpoints",
+        "## Common misunderstandings",
+        "## Say it in an interview",
+        "## Exercises",
+        "## Further reading",
+    ):
         assert section in page, f"lab {lab} has no {section!r} section"
     for key in starter_answers(lab):
         assert f"`{key}`" in page, f"lab {lab}: exercise key {key!r} is checked by the starter but not asked in the page"

@@ -4,8 +4,7 @@ should see; every lab page embeds only annotated targets and asks every exercise
 from __future__ import annotations
 
 import pytest
-from _starters import (annotated_targets, annotation_files, assert_ran_and_printed, embedded_targets, load_starter,
-                       page_text, starter_answers)
+from _starters import annotated_targets, annotation_files, assert_ran_and_printed, embedded_targets, load_starter, page_text, starter_answers
 
 LABS = (
     "06-vae-latent-space",
@@ -91,8 +90,15 @@ def test_page_asks_every_checked_exercise(lab):
     page = page_text(lab)
     for key in starter_answers(lab):
         assert f"`{key}`" in page, f"{lab}: exercise answer {key!r} is checked by the starter but not asked on the page"
-    for heading in ("## Goal", "## Mental model", "## Reading checkpoints", "## Common misunderstandings",
-                    "## Say it in an interview", "## Exercises", "## Further reading"):
+    for heading in (
+        "## Goal",
+        "## Mental model",
+        "## Reading checkpoints",
+        "## Common misunderstandings",
+        "## Say it in an interview",
+        "## Exercises",
+        "## Further reading",
+    ):
         assert heading in page, f"{lab}: missing section {heading!r}"
 
 

@@ -11,16 +11,16 @@ from pathlib import Path
 
 import pytest
 
-from infralens.cache import IndexCache
 from infralens.errors import InfralensError
 from infralens.maintainer.coverage import CallRecorder, annotation_marks, build_map
 from infralens.maintainer.coverage_format import format_tree, from_dict, read_json, to_dict, write_json
 from infralens.maintainer.coverage_render import render_html
 from infralens.project import find_project, load_annotations
-from infralens.resolver import Resolver
-from infralens.sources import DirectoryTree
+from infralens.resolve.resolver import Resolver
+from infralens.source.cache import IndexCache
+from infralens.source.distributions import DirectoryTree
 
-PIPELINE = '''
+PIPELINE = """
 from fakedist.sched import Sched, combine
 
 REGISTERED = combine(1, 2)  # runs at import time: not part of any scenario's tree
@@ -35,12 +35,12 @@ def denoise(x, steps):
 
 def helper(values):
     return [combine(v, v) for v in values]  # the comprehension folds into helper
-'''
+"""
 
-NOT_UPSTREAM = '''
+NOT_UPSTREAM = """
 def outside(function, *args):
     return function(*args)
-'''
+"""
 
 
 @pytest.fixture
@@ -142,8 +142,13 @@ def test_cli_on_a_real_scenario(tmp_path):
     """``infralens coverage scheduler-spacing --json``: real diffusers schedulers, annotated ones marked."""
     pytest.importorskip("diffusers")
     out = tmp_path / "cov.json"
-    result = subprocess.run([sys.executable, "-c", "from infralens.cli import run; run()", "coverage", "scheduler-spacing", "--json", str(out)],
-                            capture_output=True, text=True, timeout=300, cwd=Path(__file__).resolve().parents[2])
+    result = subprocess.run(
+        [sys.executable, "-c", "from infralens.cli import run; run()", "coverage", "scheduler-spacing", "--json", str(out)],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        cwd=Path(__file__).resolve().parents[2],
+    )
     assert result.returncode == 0, result.stderr[-2000:]
     assert "DDIMScheduler.set_timesteps ×3  ★" in result.stdout
     data = json.loads(out.read_text())

@@ -55,10 +55,26 @@ def test_preview_of_something_unknown_says_what_to_do(project, cli, capsys):
 
 
 COVERAGE = {
-    "format": 1, "scenario": "fake", "status": "passed", "error": None, "seconds": 0.5, "device": "cpu", "created": "", "versions": {},
+    "format": 1,
+    "scenario": "fake",
+    "status": "passed",
+    "error": None,
+    "seconds": 0.5,
+    "device": "cpu",
+    "created": "",
+    "versions": {},
     "functions": [
         {"dist": "fakedist", "file": "fakedist/pipe.py", "qualname": "denoise", "line": 3, "calls": 1},
-        {"dist": "fakedist", "file": "fakedist/sched.py", "qualname": "Sched.step", "line": 4, "calls": 3, "annotations": ["sched-step"], "annotated": 2, "statements": 8},
+        {
+            "dist": "fakedist",
+            "file": "fakedist/sched.py",
+            "qualname": "Sched.step",
+            "line": 4,
+            "calls": 3,
+            "annotations": ["sched-step"],
+            "annotated": 2,
+            "statements": 8,
+        },
     ],
     "tree": [{"f": 0, "calls": 1, "children": [{"f": 1, "calls": 3}]}],
 }
@@ -80,7 +96,7 @@ def test_coverage_directive_embeds_the_map_from_committed_json(tmp_path):
     (tmp_path / "reports").mkdir()
     (tmp_path / "reports" / "coverage-fake.json").write_text(json.dumps(COVERAGE))
     src.mkdir()
-    (src / "conf.py").write_text('extensions = ["myst_parser", "infralens.sphinx_coverage"]\nhtml_theme = "basic"\n')
+    (src / "conf.py").write_text('extensions = ["myst_parser", "infralens.sphinx.coverage"]\nhtml_theme = "basic"\n')
     (src / "index.md").write_text("# Map\n\n```{infralens-coverage} fake\n```\n\n```{infralens-coverage} absent\n```\n")
     out, warnings = sphinx_build(src)
     page = (out / "index.html").read_text()

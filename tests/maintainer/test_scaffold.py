@@ -6,13 +6,13 @@ from pathlib import Path
 
 import pytest
 
-from infralens.cache import IndexCache
+from infralens.annotations.load import load_file
+from infralens.annotations.models import ContainsSelector, ExactSelector
 from infralens.cli import main
-from infralens.loader import load_file
 from infralens.maintainer.scaffold import parse_selection, plan_scaffold
-from infralens.models import ContainsSelector, ExactSelector
-from infralens.resolver import Resolver
-from infralens.sources import DirectoryTree
+from infralens.resolve.resolver import Resolver
+from infralens.source.cache import IndexCache
+from infralens.source.distributions import DirectoryTree
 
 DIST = "fakedist"
 
@@ -107,7 +107,7 @@ def test_appending_keeps_existing_text_and_comments(project, capsys, cli):
         "summary: Written by hand.  # trailing comment\n"
         "steps:\n"
         "  # a comment above the first step\n"
-        "  - at: \"return out\"\n"
+        '  - at: "return out"\n'
         "    note: |\n"
         "      Returns the combination.\n"
         "# a comment after the steps\n"
@@ -119,7 +119,7 @@ def test_appending_keeps_existing_text_and_comments(project, capsys, cli):
     assert main(cli("add", f"fakedist/sched.py:L{first}-L{last}")) == 0
     out = capsys.readouterr()
     text = path.read_text()
-    assert text.startswith(existing.split("# a comment after the steps")[0])  # everything before the insertion point is untouched
+    assert text.startswith(existing.split("# a comment after the steps", maxsplit=1)[0])  # everything before the insertion point is untouched
     assert text.endswith("# a comment after the steps\nscenario: fake-scenario\n")
     assert "already annotated" in out.err  # 'return out' was not added twice
     lines = resolved_lines(project, path)
@@ -142,9 +142,9 @@ def test_the_lock_is_never_touched(project, cli):
 def test_appending_to_one_annotation_of_a_list_file(project, cli):
     text = (
         "- id: first\n  lab: 01-lab\n  source: fakedist\n  target: fakedist.sched.Sched.other\n  summary: Other.\n"
-        "  steps:\n    - at: \"prev = 1\"\n      note: One.\n"
+        '  steps:\n    - at: "prev = 1"\n      note: One.\n'
         "- id: second  # the one to extend\n  lab: 01-lab\n  source: fakedist\n  target: fakedist.sched.combine\n  summary: Combine.\n"
-        "  steps:\n    - at: \"return a + b\"\n      note: Sum.\n"
+        '  steps:\n    - at: "return a + b"\n      note: Sum.\n'
     )
     path = project / "annotations" / DIST / "many.yaml"
     path.write_text(text)
@@ -155,13 +155,13 @@ def test_appending_to_one_annotation_of_a_list_file(project, cli):
     first, second = result.annotations
     assert len(first.steps) == 2 and len(second.steps) == 1
     after = path.read_text()
-    assert after.startswith(text.split("- id: second")[0])  # 'first' keeps its text; the new step follows it
+    assert after.startswith(text.split("- id: second", maxsplit=1)[0])  # 'first' keeps its text; the new step follows it
     assert after.endswith("- id: second" + text.split("- id: second")[1])  # 'second' untouched, comment included
 
 
 def test_flow_style_steps_are_not_rewritten(project, cli, capsys):
     path = project / "annotations" / DIST / "flow.yaml"
-    original = "id: flow\nlab: 01-lab\nsource: fakedist\ntarget: fakedist.sched.combine\nsummary: S.\nsteps: [{at: \"return a + b\", note: N.}]\n"
+    original = 'id: flow\nlab: 01-lab\nsource: fakedist\ntarget: fakedist.sched.combine\nsummary: S.\nsteps: [{at: "return a + b", note: N.}]\n'
     path.write_text(original)
     assert main(cli("add", "fakedist/sched.py:L" + str(source_line(project, "def combine")) + "-L" + str(source_line(project, "def combine")))) == 2
     assert "flow style" in capsys.readouterr().err

@@ -5,14 +5,18 @@ from __future__ import annotations
 
 import pytest
 
-from infralens.cache import IndexCache
+from infralens.annotations.models import ContainsSelector
 from infralens.errors import SourceNotFoundError
 from infralens.maintainer.scaffold import original_text, plan_step
-from infralens.models import ContainsSelector
-from infralens.normalize import normalize
-from infralens.resolver import Resolver
+from infralens.resolve.resolver import Resolver
+from infralens.source.cache import IndexCache
+from infralens.source.normalize import normalize
 
-FILES = ("diffusers/schedulers/scheduling_ddim.py", "diffusers/schedulers/scheduling_pndm.py", "diffusers/pipelines/stable_diffusion/pipeline_stable_diffusion.py")
+FILES = (
+    "diffusers/schedulers/scheduling_ddim.py",
+    "diffusers/schedulers/scheduling_pndm.py",
+    "diffusers/pipelines/stable_diffusion/pipeline_stable_diffusion.py",
+)
 
 
 @pytest.fixture(scope="module")

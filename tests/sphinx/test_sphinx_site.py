@@ -101,14 +101,15 @@ def test_badges_read_the_reports(fresh_root) -> None:
         '{"format": 1, "created": "2026-11-21T12:00:00Z", "device": "cpu", "versions": {}, "scenarios": {},'
         ' "steps": {"toy-blend/signal": {"status": "passed"}, "toy-blend/result": {"status": "failed"}}}'
     )
-    (root / "reports" / "check.json").write_text('{"steps": [{"step_id": "toy-blend/signal", "status": "unchanged"},'
-                                                 ' {"step_id": "toy-blend/result", "status": "changed"}]}')
+    (root / "reports" / "check.json").write_text(
+        '{"steps": [{"step_id": "toy-blend/signal", "status": "unchanged"}, {"step_id": "toy-blend/result", "status": "changed"}]}'
+    )
     app, warnings = build(root)
     assert warnings == ""
     text = HTML_TAG.sub(" ", html_of(app, "index"))
     assert "cpu: 1 failed" in text
     assert "drift: 1 changed" in text
-    assert re.search(r'il-badge-ok[^>]*>cpu: passed', html_of(app, "index"))
+    assert re.search(r"il-badge-ok[^>]*>cpu: passed", html_of(app, "index"))
 
 
 def test_script_in_a_note_is_escaped_never_executed(fresh_root) -> None:
@@ -195,7 +196,7 @@ def test_touching_one_annotation_rereads_only_its_pages(fresh_root) -> None:
     root = fresh_root()
     (root / "annotations" / "toypkg" / "other.yaml").write_text(
         "id: toy-unused\nlab: 01-toy\nsource: toypkg\ntarget: toypkg.mixing.unused\nsummary: Identity.\n"
-        "steps:\n  - at: \"return x\"\n    note: Returns its argument.\n"
+        'steps:\n  - at: "return x"\n    note: Returns its argument.\n'
     )
     build(root)
     path = root / "annotations" / "toypkg" / "other.yaml"

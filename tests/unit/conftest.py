@@ -2,7 +2,7 @@
 
 Shaped like griffe's ``temporary_pypackage``: modules are given as dedented
 strings, written under a fake distribution, and resolved through a
-:class:`~infralens.resolver.Resolver` that never touches installed packages.
+:class:`~infralens.resolve.resolver.Resolver` that never touches installed packages.
 """
 
 from __future__ import annotations
@@ -13,9 +13,9 @@ from pathlib import Path
 
 import pytest
 
-from infralens.cache import IndexCache
-from infralens.resolver import Resolver
-from infralens.sources import DirectoryTree
+from infralens.resolve.resolver import Resolver
+from infralens.source.cache import IndexCache
+from infralens.source.distributions import DirectoryTree
 
 DIST = "fakedist"
 
@@ -75,4 +75,3 @@ def annotation_project(tmp_path: Path) -> Callable[..., Path]:
         return root
 
     return make
-

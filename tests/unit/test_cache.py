@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import json
 
-from infralens.cache import INDEX_FORMAT, IndexCache
-from infralens.models import ExactSelector
+from infralens.annotations.models import ExactSelector
+from infralens.source.cache import INDEX_FORMAT, IndexCache
 
 MOD = "def f(a):\n    x = a + 1\n    return x\n"
 
@@ -21,12 +21,12 @@ def test_second_run_hits_the_cache_and_never_parses(temporary_pypackage, tmp_pat
     resolve_once(temporary_pypackage, first)
     assert first.misses == 1
 
-    import infralens.indexer
+    import infralens.source.index
 
     def no_parse(text):  # a cache hit must not reach libcst at all
         raise AssertionError("parsed on a cache hit")
 
-    monkeypatch.setattr(infralens.indexer, "index_source", no_parse)
+    monkeypatch.setattr(infralens.source.index, "index_source", no_parse)
     second = IndexCache(tmp_path / "cache")
     (statement,) = resolve_once(temporary_pypackage, second)
     assert statement.start_line == 2
@@ -53,7 +53,12 @@ def test_corrupt_or_foreign_entries_are_ignored_and_rebuilt(temporary_pypackage,
     folder = tmp_path / "cache"
     resolve_once(temporary_pypackage, IndexCache(folder))
     (entry,) = folder.rglob("*.json")
-    for garbage in ("{not json", json.dumps({"format": INDEX_FORMAT, "sha256": "other"}), json.dumps({"format": INDEX_FORMAT, "sha256": entry.stem, "definitions": [[1]], "statements": []}), "\xff"):
+    for garbage in (
+        "{not json",
+        json.dumps({"format": INDEX_FORMAT, "sha256": "other"}),
+        json.dumps({"format": INDEX_FORMAT, "sha256": entry.stem, "definitions": [[1]], "statements": []}),
+        "\xff",
+    ):
         entry.write_text(garbage, encoding="utf-8")
         cache = IndexCache(folder)
         (statement,) = resolve_once(temporary_pypackage, cache)
@@ -70,19 +75,21 @@ def test_unwritable_cache_directory_only_costs_speed(temporary_pypackage, tmp_pa
 
 
 def test_cache_dir_from_environment(monkeypatch, tmp_path):
-    from infralens.cache import default_cache_dir
+    from infralens.source.cache import default_cache_dir
 
     monkeypatch.setenv("INFRALENS_CACHE_DIR", str(tmp_path / "c"))
     assert default_cache_dir() == tmp_path / "c"
 
 
 def test_parallel_prefetch_gives_the_same_indexes_as_serial(temporary_pypackage, tmp_path):
-    from infralens.loader import load_text
+    from infralens.annotations.load import load_text
 
     modules = {f"m{n}.py": f"def f{n}(a):\n    x = a + {n}\n    return x\n" for n in range(5)}
     resolver = temporary_pypackage(modules, cache=IndexCache(tmp_path / "cache"))
     annotations = [
-        load_text(f"id: a{n}\nlab: l\nsource: fakedist\ntarget: fakedist.m{n}.f{n}\nsummary: s\nsteps:\n  - at: x = a + {n}\n    note: n\n", "f.yaml").annotations[0]
+        load_text(
+            f"id: a{n}\nlab: l\nsource: fakedist\ntarget: fakedist.m{n}.f{n}\nsummary: s\nsteps:\n  - at: x = a + {n}\n    note: n\n", "f.yaml"
+        ).annotations[0]
         for n in range(5)
     ]
     resolver.prefetch(annotations, jobs=2)
@@ -91,7 +98,7 @@ def test_parallel_prefetch_gives_the_same_indexes_as_serial(temporary_pypackage,
         resolved, problems = resolver.resolve_annotation(annotation)
         assert problems == () and resolved.steps[0].start_line == 2
     assert resolver.cache.misses == 5  # nothing parsed twice
-    from infralens.indexer import index_source
+    from infralens.source.index import index_source
 
     serial = IndexCache(persistent=False)
     for annotation in annotations:

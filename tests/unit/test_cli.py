@@ -82,7 +82,9 @@ def test_validate_reports_duplicate_ids_across_files(project, capsys):
     (project / "annotations" / "fakedist" / "copy.yaml").write_text(GOOD)
     assert cli(project, "validate") == 1
     err = capsys.readouterr().err
-    assert "annotations/fakedist/copy.yaml:1:1: error: id 'fake-ann' is already used at annotations/fakedist/box.yaml:1:1 — give this annotation another id" in err
+    assert (
+        "annotations/fakedist/copy.yaml:1:1: error: id 'fake-ann' is already used at annotations/fakedist/box.yaml:1:1 — give this annotation another id" in err
+    )
 
 
 def test_validate_reports_yaml_errors_and_keeps_checking_other_files(project, capsys):

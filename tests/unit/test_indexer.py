@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import textwrap
 
-from infralens.indexer import index_source
-from infralens.models import StatementKind
+from infralens.source.index import index_source
+from infralens.source.models import StatementKind
 
 
 def index(text: str):

@@ -6,8 +6,8 @@ import fnmatch
 
 import pytest
 
-from infralens.loader import annotation_schema, load_file, load_text
-from infralens.models import BlockSelector, ContainsSelector, ExactSelector
+from infralens.annotations.load import annotation_schema, load_file, load_text
+from infralens.annotations.models import BlockSelector, ContainsSelector, ExactSelector
 
 GOOD = """\
 id: good
@@ -63,7 +63,10 @@ BASE = "id: a\nlab: 01-lab\nsource: fakedist\ntarget: fakedist.mod.f\nsummary: s
 @pytest.mark.parametrize(
     ("text", "expected"),
     [
-        (BASE + "colour: red\n", "f.yaml:9:1: error: unknown key 'colour' in annotation — use one of: definition, id, lab, scenario, source, steps, summary, target"),
+        (
+            BASE + "colour: red\n",
+            "f.yaml:9:1: error: unknown key 'colour' in annotation — use one of: definition, id, lab, scenario, source, steps, summary, target",
+        ),
         (BASE + "    nte: y\n", "f.yaml:9:5: error: unknown key 'nte' in steps.0 — use one of: at, expect, key, note, scenario, static"),
         (BASE.replace("summary: s\n", ""), "f.yaml:1:1: error: missing required key 'summary' in annotation — add 'summary:'"),
         (BASE.replace("    note: n\n", ""), "f.yaml:7:5: error: missing required key 'note' in steps.0 — add 'note:'"),
@@ -73,7 +76,10 @@ BASE = "id: a\nlab: 01-lab\nsource: fakedist\ntarget: fakedist.mod.f\nsummary: s
         (BASE + "definition: 0\n", "f.yaml:9:13: error: definition must be at least 1 — use a 1-based count"),
         (BASE.replace("at: x = 1", "at: {text: a, nth: 0}"), "f.yaml:7:24: error: steps.0.at.nth must be at least 1 — use a 1-based count"),
         (BASE.replace("at: x = 1", "at: {text: a, bogus: 0}"), "f.yaml:7:19: error: unknown key 'bogus' in steps.0.at — use one of: nth, text"),
-        (BASE.replace("at: x = 1", "at: {nth: 2}"), "f.yaml:7:9: error: steps.0.at is not a selector (got a mapping) — write the statement text, {text: ..., nth: N}, {contains: ..., nth: N} or {from: ..., to: ...}"),
+        (
+            BASE.replace("at: x = 1", "at: {nth: 2}"),
+            "f.yaml:7:9: error: steps.0.at is not a selector (got a mapping) — write the statement text, {text: ..., nth: N}, {contains: ..., nth: N} or {from: ..., to: ...}",
+        ),
         (BASE.replace("at: x = 1", "at: {from: a}"), "f.yaml:7:9: error: missing required key 'to' in steps.0.at — add 'to:'"),
         (BASE.replace("at: x = 1", "at: ''"), "f.yaml:7:9: error: steps.0.at is empty — give steps.0.at a value"),
         (BASE.replace("id: a", "id: A B"), "f.yaml:1:5: error: id 'A B' is not in the expected form — use lower-case letters, digits, '.', '_' or '-'"),
@@ -81,7 +87,10 @@ BASE = "id: a\nlab: 01-lab\nsource: fakedist\ntarget: fakedist.mod.f\nsummary: s
             BASE.replace("fakedist.mod.f", "../etc/passwd"),
             "f.yaml:4:9: error: target '../etc/passwd' is not in the expected form — write the defining module and qualname, e.g. diffusers.schedulers.scheduling_ddim.DDIMScheduler.step",
         ),
-        (BASE.replace("source: fakedist", "source: /etc"), "f.yaml:3:9: error: source '/etc' is not in the expected form — name a distribution, e.g. diffusers or diffsynth"),
+        (
+            BASE.replace("source: fakedist", "source: /etc"),
+            "f.yaml:3:9: error: source '/etc' is not in the expected form — name a distribution, e.g. diffusers or diffsynth",
+        ),
     ],
 )
 def test_schema_problems_point_at_the_value(text, expected):
@@ -93,7 +102,10 @@ def test_schema_problems_point_at_the_value(text, expected):
     [
         (BASE + "  bad: [\n", "f.yaml:9:3: error: YAML syntax error: * — fix the YAML at this position"),
         ("id: a\nlab: : :\n", "f.yaml:2:6: error: YAML syntax error: mapping values are not allowed * — fix the YAML at this position"),
-        (BASE.replace("  - at", "\t- at"), "f.yaml:7:1: error: YAML syntax error: found character*that cannot start any token — YAML does not allow tabs for indentation: indent with spaces"),
+        (
+            BASE.replace("  - at", "\t- at"),
+            "f.yaml:7:1: error: YAML syntax error: found character*that cannot start any token — YAML does not allow tabs for indentation: indent with spaces",
+        ),
         (BASE + "id: b\n", "f.yaml:9:1: error: duplicate key 'id' (first at line 1) — keep only one of them"),
         (BASE + "<<: {x: 1}\n", "f.yaml:9:1: error: merge keys ('<<') are not supported — write the keys out"),
         (BASE + "? [a]\n: b\n", "f.yaml:9:3: error: a mapping key must be a plain string — use a simple word as the key"),
@@ -158,9 +170,18 @@ def test_schema_is_valid_json_schema():
 @pytest.mark.parametrize(
     ("text", "expected"),
     [
-        ('!!python/object/apply:os.system ["touch /tmp/pwned"]\n', "f.yaml:1:1: error: the YAML tag 'tag:yaml.org,2002:python/object/apply:os.system' is not allowed — remove the '!!' tag: annotations are plain mappings, lists and strings"),
-        ("a: !!python/name:os.system\n", "f.yaml:1:4: error: cannot read this value: could not determine a constructor for the tag 'tag:yaml.org,2002:python/name:os.system' — quote it as a string"),
-        ("a: !!set {x, y}\n", "f.yaml:1:4: error: the YAML tag 'tag:yaml.org,2002:set' is not allowed — remove the '!!' tag: annotations are plain mappings, lists and strings"),
+        (
+            '!!python/object/apply:os.system ["touch /tmp/pwned"]\n',
+            "f.yaml:1:1: error: the YAML tag 'tag:yaml.org,2002:python/object/apply:os.system' is not allowed — remove the '!!' tag: annotations are plain mappings, lists and strings",
+        ),
+        (
+            "a: !!python/name:os.system\n",
+            "f.yaml:1:4: error: cannot read this value: could not determine a constructor for the tag 'tag:yaml.org,2002:python/name:os.system' — quote it as a string",
+        ),
+        (
+            "a: !!set {x, y}\n",
+            "f.yaml:1:4: error: the YAML tag 'tag:yaml.org,2002:set' is not allowed — remove the '!!' tag: annotations are plain mappings, lists and strings",
+        ),
     ],
 )
 def test_yaml_tags_never_construct_objects(text, expected):

@@ -2,7 +2,7 @@
 
 import pytest
 
-from infralens.normalize import normalize
+from infralens.source.normalize import normalize
 
 
 @pytest.mark.parametrize(

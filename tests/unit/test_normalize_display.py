@@ -1,12 +1,10 @@
 """``display`` lays canonical text out for people and never changes what it says."""
 
-from pathlib import Path
-
 import pytest
 
-from infralens.indexer import index_source
-from infralens.normalize import display, display_lines, normalize
-from infralens.sources import InstalledTree
+from infralens.source.distributions import InstalledTree
+from infralens.source.index import index_source
+from infralens.source.normalize import display, display_lines, normalize
 
 
 @pytest.mark.parametrize(

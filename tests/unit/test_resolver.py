@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import pytest
 
+from infralens.annotations.models import BlockSelector, ContainsSelector, ExactSelector
 from infralens.errors import ResolutionError
-from infralens.models import BlockSelector, ContainsSelector, DefinitionKind, ExactSelector, StatementKind
+from infralens.source.models import DefinitionKind, StatementKind
 
-MOD = '''
+MOD = """
 import functools
 from typing import overload
 from .other import Imported
@@ -92,13 +93,13 @@ try:
 except ImportError:
     def guarded():
         return "b"
-'''
+"""
 
-OTHER = '''
+OTHER = """
 class Imported:
     def run(self):
         return 1
-'''
+"""
 
 
 @pytest.fixture

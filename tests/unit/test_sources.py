@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from infralens.errors import SourceNotFoundError, UnsafePathError
-from infralens.sources import DirectoryTree, WheelTree, check_relpath, module_candidates, open_tree
+from infralens.source.distributions import DirectoryTree, WheelTree, check_relpath, module_candidates, open_tree
 
 CANARY_INIT = """
 import pathlib
@@ -20,7 +20,7 @@ pathlib.Path({canary!r}).write_text("imported!")
 raise RuntimeError("importing fakecanary is forbidden")
 """
 
-CORE = '''
+CORE = """
 import pathlib
 pathlib.Path({canary!r}).write_text("core imported!")
 
@@ -29,7 +29,7 @@ class Thing:
     def run(self, value):
         doubled = value * 2
         return doubled
-'''
+"""
 
 
 def make_canary_site(root: Path, canary: Path, *, top_level: bool = True, record: bool = True, metadata: bool = True) -> Path:
@@ -78,9 +78,9 @@ def test_installed_tree_never_imports_the_package(tmp_path, layout):
     site = make_canary_site(tmp_path, canary, **layout)
     code = textwrap.dedent(
         """
-        from infralens.resolver import Resolver
-        from infralens.cache import IndexCache
-        from infralens.sources import InstalledTree
+        from infralens.resolve.resolver import Resolver
+        from infralens.source.cache import IndexCache
+        from infralens.source.distributions import InstalledTree
         tree = InstalledTree("fakecanary")
         resolver = Resolver({"fakecanary": tree}, cache=IndexCache(persistent=False))
         target = resolver.resolve_target("fakecanary", "fakecanary.core.Thing.run")
@@ -117,7 +117,7 @@ def test_cli_resolves_installed_package_without_importing_it(tmp_path, command):
 
 
 def test_missing_distribution_is_a_clear_error():
-    from infralens.sources import InstalledTree
+    from infralens.source.distributions import InstalledTree
 
     with pytest.raises(SourceNotFoundError, match="distribution 'no-such-dist-xyz' is not installed"):
         InstalledTree("no-such-dist-xyz")

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from infralens.models import split_lines
-from infralens.terminal import render
-from infralens.view import function_view
+from infralens.render.terminal import render
+from infralens.render.view import function_view
+from infralens.source.models import split_lines
 
 MOD = 'x = "a\u2028b"\n\x0c\n\ndef f(a):\n    y = a\n    return y\n'
 

@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-from infralens.verify.observe import short_repr
 from _device import requires_torch
+
+from infralens.verify.observe import short_repr
 
 
 @requires_torch

@@ -5,18 +5,18 @@ from __future__ import annotations
 import subprocess
 import sys
 
-from infralens.cli import main
-
 from verify_helpers import line_of
 
-MODULE = '''
+from infralens.cli import main
+
+MODULE = """
 def add(a, b):
     total = a + b
     doubled = total * 2
     return doubled
-'''
+"""
 
-ANNOTATION = '''
+ANNOTATION = """
 id: fake-add
 lab: 01-lab
 source: fakedist
@@ -31,7 +31,7 @@ steps:
   - at: "return doubled"
     note: unknown scenario
     scenario: no-such-scenario
-'''
+"""
 
 
 def _project(write_project):

@@ -15,10 +15,10 @@ from verify_helpers import line_of
 
 from infralens.cli import main, open_context
 from infralens.project import find_project, load_annotations
+from infralens.tiny.diffsynth_loader import STUBBED_MODULES
 from infralens.verify.plan import build_plan
 from infralens.verify.registry import scenario_names
 from infralens.verify.report import findings
-from infralens.tiny.diffsynth_loader import STUBBED_MODULES
 from infralens.verify.runner import run_plan
 
 pytestmark = [requires_torch]
@@ -58,7 +58,7 @@ def test_every_scenario_runs_and_every_annotated_step_holds_on_cuda():
     assert result.device == "cuda" and result.device_name
 
 
-FALSE_EXPECT = '''
+FALSE_EXPECT = """
 id: test-add-noise
 lab: 01-forward-noise
 source: diffusers
@@ -71,7 +71,7 @@ steps:
     expect:
       - "noisy_samples.shape == original_samples.shape"
       - "noisy_samples.shape[0] == 99"
-'''
+"""
 
 
 @requires_test_device

@@ -10,7 +10,7 @@ import pytest
 
 from infralens.verify.tracer import MAX_EVALUATIONS, Probe, Tracer
 
-SOURCE = '''\
+SOURCE = """\
 def loop(xs):
     total = 0
     for x in xs:
@@ -49,7 +49,7 @@ def gen(n):
     for i in range(n):
         item = i * i
         yield item
-'''
+"""
 
 
 BACKENDS = ["settrace"] + (["instrument"] if sys.version_info[:2] == (3, 11) else ["monitoring"])
@@ -139,9 +139,8 @@ def test_nested_function_scopes_and_block_probes(synthetic, backend):
 def test_statement_that_raises_is_counted_and_tracing_stops_cleanly(synthetic, backend):
     module, path = synthetic
     probes = [probe(path, "missing", "raises", 31, None, "missing == 2")]
-    with Tracer(probes, backend=backend) as tracer:
-        with pytest.raises(NameError):
-            module.raises()
+    with Tracer(probes, backend=backend) as tracer, pytest.raises(NameError):
+        module.raises()
     result = tracer.results()["missing"]
     assert result.times_ran == 1
     # The statement raised, so it never completed: its expect is never evaluated (reported as such).
@@ -184,7 +183,6 @@ def test_previous_trace_function_is_restored(synthetic, backend):
 
     def outer(frame, event, arg):
         calls.append(event)
-        return None
 
     sys.settrace(outer)
     try:

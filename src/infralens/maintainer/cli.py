@@ -9,7 +9,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from ..cli import EXIT_FINDINGS, EXIT_OK, command, extension, open_context
+from infralens.cli import EXIT_FINDINGS, EXIT_OK, command, extension, open_context
 
 
 @extension
@@ -48,8 +48,8 @@ def _add_parsers(sub: argparse._SubParsersAction) -> None:
 
 @command("add")
 def _add(args: argparse.Namespace) -> int:
-    from .scaffold import MAX_KEY_STATEMENTS, parse_selection, plan_scaffold
-    from .scaffold_yaml import add_to_project
+    from infralens.maintainer.scaffold import MAX_KEY_STATEMENTS, parse_selection, plan_scaffold
+    from infralens.maintainer.scaffold_yaml import add_to_project
 
     project, resolver = open_context(args)
     selection = parse_selection(args.selection, args.dist)
@@ -77,16 +77,16 @@ def _add(args: argparse.Namespace) -> int:
 def _coverage(args: argparse.Namespace) -> int:
     from pathlib import Path
 
-    from ..cli import EXIT_USAGE, print_diagnostics
-    from ..project import load_annotations
-    from ..verify.registry import SCENARIOS
+    from infralens.cli import EXIT_USAGE, print_diagnostics
+    from infralens.project import load_annotations
+    from infralens.verify.registry import SCENARIOS
 
     if args.list or not args.scenario:
         for spec in SCENARIOS:
             print(f"{spec.name:22} {spec.summary}")
         return EXIT_OK if args.list else EXIT_USAGE
-    from .coverage import run_scenario_coverage
-    from .coverage_format import format_tree, write_json
+    from infralens.maintainer.coverage import run_scenario_coverage
+    from infralens.maintainer.coverage_format import format_tree, write_json
 
     project, resolver = open_context(args)
     loaded = load_annotations(project)
@@ -103,7 +103,7 @@ def _coverage(args: argparse.Namespace) -> int:
 def _preview(args: argparse.Namespace) -> int:
     from pathlib import Path
 
-    from .preview import build_preview, choose_page, serve
+    from infralens.maintainer.preview import build_preview, choose_page, serve
 
     project, _resolver = open_context(args)
     page = choose_page(project, args.what)

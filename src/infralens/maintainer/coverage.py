@@ -198,7 +198,7 @@ def annotation_marks(resolver, annotations) -> dict[tuple[str, str, int], Annota
     Statements counted are those inside the definition except its own ``def`` header and
     decorators; annotated ones are the union of what the annotations' steps select.
     """
-    from ..models import StatementKind
+    from infralens.source.models import StatementKind
 
     selected: dict[tuple[str, str, int], set] = {}
     ids: dict[tuple[str, str, int], list[str]] = {}
@@ -239,7 +239,7 @@ UPSTREAM = ("diffusers", "diffsynth")
 
 def upstream_roots(resolver, distributions: tuple[str, ...] = UPSTREAM) -> dict[str, list[Path]]:
     """Package directories of the installed (or ``--source``) distributions; missing ones are skipped."""
-    from ..errors import InfralensError
+    from infralens.errors import InfralensError
 
     roots: dict[str, list[Path]] = {}
     for dist in distributions:
@@ -255,14 +255,14 @@ def upstream_roots(resolver, distributions: tuple[str, ...] = UPSTREAM) -> dict[
 
 def run_scenario_coverage(name: str, resolver, annotations, *, device: str = "cpu") -> CoverageMap:
     """Run the verifier's scenario ``name`` under a :class:`CallRecorder` and mark annotated functions."""
-    from ..errors import InfralensError
-    from ..verify.context import ScenarioCheckError, ScenarioContext
-    from ..verify.registry import get_scenario, scenario_names
+    from infralens.errors import InfralensError
+    from infralens.verify.context import ScenarioCheckError, ScenarioContext
+    from infralens.verify.registry import get_scenario, scenario_names
 
     spec = get_scenario(name)
     if spec is None:
         raise InfralensError(f"unknown scenario {name!r}; known: {', '.join(scenario_names())}")
-    from ..tiny.device import pick_device
+    from infralens.tiny.device import pick_device
 
     try:
         device = pick_device(device)
@@ -287,7 +287,7 @@ def run_scenario_coverage(name: str, resolver, annotations, *, device: str = "cp
 def _versions(resolver) -> dict[str, str]:
     import platform
 
-    from .. import __version__
+    from infralens import __version__
 
     versions = {"python": platform.python_version(), "infralens": __version__}
     torch = sys.modules.get("torch")

@@ -16,8 +16,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from ..errors import InfralensError
-from .coverage import AnnotationMark, CallNode, CoverageMap, FunctionInfo, FunctionRef
+from infralens.errors import InfralensError
+from infralens.maintainer.coverage import AnnotationMark, CallNode, CoverageMap, FunctionInfo, FunctionRef
 
 FORMAT = 1
 STAR = "★"
@@ -67,7 +67,9 @@ def read_json(path: Path) -> CoverageMap:
     try:
         return from_dict(data)
     except (KeyError, TypeError, ValueError, IndexError) as error:
-        raise InfralensError(f"{path}: not a coverage file of format {FORMAT} ({type(error).__name__}: {error}); regenerate it with 'infralens coverage'") from error
+        raise InfralensError(
+            f"{path}: not a coverage file of format {FORMAT} ({type(error).__name__}: {error}); regenerate it with 'infralens coverage'"
+        ) from error
 
 
 def from_dict(data: dict) -> CoverageMap:

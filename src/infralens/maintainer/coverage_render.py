@@ -15,8 +15,8 @@ from __future__ import annotations
 import html
 from dataclasses import dataclass
 
-from .coverage import CallNode, CoverageMap, FunctionInfo
-from .coverage_format import STAR, summary_line
+from infralens.maintainer.coverage import CallNode, CoverageMap, FunctionInfo
+from infralens.maintainer.coverage_format import STAR, summary_line
 
 WIDTH = 720
 ROW = 22
@@ -68,7 +68,9 @@ def render_html(coverage: CoverageMap, *, title: str | None = None) -> str:
         f'<span style="background:{_green(0.9)}"></span>annotated (most statements)'
         "</p>"
     )
-    parts.append("<p>Each chart is one entry point the scenario called. A row is a call depth; a box's width is the number of calls made in its subtree. Hover a box for the function, its file and line, and what is annotated.</p>")
+    parts.append(
+        "<p>Each chart is one entry point the scenario called. A row is a call depth; a box's width is the number of calls made in its subtree. Hover a box for the function, its file and line, and what is annotated.</p>"
+    )
     parts.append(render_icicles(coverage))
     parts.append("<p>The call tree (children in the order they were first called; click to fold):</p>")
     parts.append(render_tree(coverage))
@@ -189,7 +191,7 @@ def render_tree(coverage: CoverageMap) -> str:
 
 
 def _tree_line(info: FunctionInfo, node: CallNode) -> str:
-    text = f"{html.escape(info.ref.qualname)} <span class=\"ilc-calls\">×{node.calls}</span>"
+    text = f'{html.escape(info.ref.qualname)} <span class="ilc-calls">×{node.calls}</span>'
     if info.mark:
         mark = info.mark
         text += f' <span class="ilc-star">{STAR} {mark.annotated_statements}/{mark.statements} statements annotated</span>'
@@ -199,9 +201,7 @@ def _tree_line(info: FunctionInfo, node: CallNode) -> str:
 def render_table(coverage: CoverageMap) -> str:
     if not coverage.annotated:
         return "<p>No annotated function ran in this scenario.</p>"
-    rows = [
-        "<table class='docutils'><thead><tr><th>annotated function</th><th>calls</th><th>statements annotated</th><th>annotations</th></tr></thead><tbody>"
-    ]
+    rows = ["<table class='docutils'><thead><tr><th>annotated function</th><th>calls</th><th>statements annotated</th><th>annotations</th></tr></thead><tbody>"]
     for info in sorted(coverage.annotated, key=lambda f: f.ref.qualname):
         mark = info.mark
         rows.append(

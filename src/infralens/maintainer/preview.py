@@ -15,10 +15,10 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..errors import InfralensError
-from ..project import Project, load_annotations
+from infralens.errors import InfralensError
+from infralens.project import Project, load_annotations
 
-CONF = '''\
+CONF = """\
 extensions = ["myst_parser", "infralens.sphinx"]
 myst_enable_extensions = ["dollarmath", "colon_fence", "deflist"]
 project = "InfraLens preview"
@@ -32,7 +32,7 @@ infralens_project_root = {root!r}
 infralens_generate_pages = False
 infralens_sources = {sources!r}
 suppress_warnings = ["infralens.unknown-target"]
-'''
+"""
 
 
 @dataclass(frozen=True)

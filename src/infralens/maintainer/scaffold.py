@@ -16,21 +16,13 @@ import textwrap
 import tokenize
 from dataclasses import dataclass
 
-from ..errors import InfralensError, ResolutionError
-from ..models import (
-    ContainsSelector,
-    Definition,
-    DefinitionKind,
-    ExactSelector,
-    ModuleIndex,
-    ResolvedTarget,
-    SingleSelector,
-    Statement,
-    StatementKind,
-)
-from ..normalize import normalize, strip_header_colon
-from ..resolver import Resolver
-from ..sources import check_relpath, module_name_of
+from infralens.annotations.models import ContainsSelector, ExactSelector, SingleSelector
+from infralens.errors import InfralensError, ResolutionError
+from infralens.resolve.models import ResolvedTarget
+from infralens.resolve.resolver import Resolver
+from infralens.source.distributions import check_relpath, module_name_of
+from infralens.source.models import Definition, DefinitionKind, ModuleIndex, Statement, StatementKind
+from infralens.source.normalize import normalize, strip_header_colon
 
 MAX_KEY_STATEMENTS = 8
 """How many statements ``infralens add TARGET`` picks when no lines are given."""
@@ -124,7 +116,9 @@ def plan_scaffold(resolver: Resolver, selection: Selection, *, max_steps: int = 
     return ScaffoldPlan(selection, target, dotted, pick, steps)
 
 
-def plan_step(resolver: Resolver, index: ModuleIndex, definition: Definition, pool: tuple[Statement, ...], statement: Statement, lines: list[str]) -> PlannedStep:
+def plan_step(
+    resolver: Resolver, index: ModuleIndex, definition: Definition, pool: tuple[Statement, ...], statement: Statement, lines: list[str]
+) -> PlannedStep:
     """The selector for one statement, verified to resolve back to exactly that statement."""
     original = original_text(statement, lines)
     text = original or statement.text

@@ -15,12 +15,13 @@ from pathlib import Path
 
 import yaml
 
-from ..errors import InfralensError
-from ..loader import load_file
-from ..models import Annotation, ContainsSelector, SingleSelector, Statement
-from ..project import Project, load_annotations
-from ..resolver import Resolver
-from .scaffold import PlannedStep, ScaffoldPlan
+from infralens.annotations.load import load_file
+from infralens.annotations.models import Annotation, ContainsSelector, SingleSelector
+from infralens.errors import InfralensError
+from infralens.maintainer.scaffold import PlannedStep, ScaffoldPlan
+from infralens.project import Project, load_annotations
+from infralens.resolve.resolver import Resolver
+from infralens.source.models import Statement
 
 TODO_NOTE = "TODO: explain {what}."
 
@@ -77,7 +78,9 @@ def _existing_annotation(annotations: tuple[Annotation, ...], plan: ScaffoldPlan
 # ---------------------------------------------------------------------------
 
 
-def _create(project: Project, resolver: Resolver, plan: ScaffoldPlan, annotation_id: str, lab: str | None, annotations: tuple[Annotation, ...], dry_run: bool) -> AddResult:
+def _create(
+    project: Project, resolver: Resolver, plan: ScaffoldPlan, annotation_id: str, lab: str | None, annotations: tuple[Annotation, ...], dry_run: bool
+) -> AddResult:
     if not lab:
         labs = sorted(project.lab_slugs() or ())
         known = f" (labs: {', '.join(labs)})" if labs else ""
@@ -233,7 +236,9 @@ def _steps_node(text: str, annotation_id: str) -> yaml.SequenceNode:
     raise InfralensError(f"annotation {annotation_id!r} has no 'steps' list to extend")
 
 
-def _write_checked(project: Project, resolver: Resolver, path: Path, original: str | None, text: str, annotation_id: str, steps: tuple[PlannedStep, ...]) -> None:
+def _write_checked(
+    project: Project, resolver: Resolver, path: Path, original: str | None, text: str, annotation_id: str, steps: tuple[PlannedStep, ...]
+) -> None:
     """Write ``text``; load it back and resolve the new steps; on any mismatch restore and raise."""
     path.write_text(text, "utf-8")
     try:

@@ -8,12 +8,12 @@ from sphinx.application import Sphinx
 
 
 def setup(app: Sphinx) -> dict[str, Any]:
-    from .. import __version__
-    from . import config, nodes
-    from .directives import BacklinksTransform, CompareDirective, FunctionDirective
-    from .domain import InfralensDomain
-    from .events import on_builder_inited, on_config_inited, on_env_get_outdated, on_env_get_updated
-    from .mathml import visit_math_block_html, visit_math_html
+    from infralens import __version__
+    from infralens.sphinx import config, nodes
+    from infralens.sphinx.directives import BacklinksTransform, CompareDirective, FunctionDirective
+    from infralens.sphinx.domain import InfralensDomain
+    from infralens.sphinx.events import on_builder_inited, on_config_inited, on_env_get_outdated, on_env_get_updated
+    from infralens.sphinx.mathml import visit_math_block_html, visit_math_html
 
     app.setup_extension("myst_parser")
     config.register(app)

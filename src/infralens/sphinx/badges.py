@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from enum import Enum
 from pathlib import Path
 
-from .warnings import Subtype, warn
+from infralens.sphinx.warnings import Subtype, warn
 
 
 class BadgeState(str, Enum):
@@ -64,8 +64,14 @@ class Reports:
         chips = []
         for report in self.verify:
             status = report.steps.get(step_id, "not-run")
-            chips.append(Badge(f"verify-{report.device}", _VERIFY_STATE.get(status, BadgeState.UNKNOWN), f"{report.device}: {status}",
-                               f"verification: {status} ({report.describe()})"))
+            chips.append(
+                Badge(
+                    f"verify-{report.device}",
+                    _VERIFY_STATE.get(status, BadgeState.UNKNOWN),
+                    f"{report.device}: {status}",
+                    f"verification: {status} ({report.describe()})",
+                )
+            )
         return chips
 
     def _drift_badge(self, step_ids: list[str], annotation_ids: list[str]) -> Badge:

@@ -15,15 +15,16 @@ from pathlib import Path
 
 from sphinx.environment import BuildEnvironment
 
-from ..errors import InfralensError
-from ..models import Definition, ResolvedAnnotation, SourceFile
-from ..project import Project, load_annotations
-from ..resolver import Resolver
-from ..sources import SourceTree, WheelTree, open_tree
-from ..view import FunctionView, function_view
-from .badges import Reports, load_reports
-from .config import Settings
-from .warnings import Subtype, warn, warn_diagnostic
+from infralens.errors import InfralensError
+from infralens.project import Project, load_annotations
+from infralens.render.view import FunctionView, function_view
+from infralens.resolve.models import ResolvedAnnotation
+from infralens.resolve.resolver import Resolver
+from infralens.source.distributions import SourceTree, WheelTree, open_tree
+from infralens.source.models import Definition, SourceFile
+from infralens.sphinx.badges import Reports, load_reports
+from infralens.sphinx.config import Settings
+from infralens.sphinx.warnings import Subtype, warn, warn_diagnostic
 
 
 @dataclass(frozen=True)
@@ -170,7 +171,7 @@ def _find_labs(labs_dir: Path) -> dict[str, Lab]:
     return labs
 
 
-_CATALOGS: "weakref.WeakKeyDictionary[BuildEnvironment, Catalog]" = weakref.WeakKeyDictionary()
+_CATALOGS: weakref.WeakKeyDictionary[BuildEnvironment, Catalog] = weakref.WeakKeyDictionary()
 
 
 def catalog_for(env: BuildEnvironment) -> Catalog:

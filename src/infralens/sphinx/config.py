@@ -8,8 +8,8 @@ from pathlib import Path
 from sphinx.application import Sphinx
 from sphinx.config import Config
 
-from ..errors import InfralensError
-from ..project import Project, find_project
+from infralens.errors import InfralensError
+from infralens.project import Project, find_project
 
 DEFAULT_UPSTREAM_URLS = {
     "diffusers": "https://github.com/huggingface/diffusers/blob/v{version}/src/{relpath}#L{start}-L{end}",
@@ -19,24 +19,31 @@ DEFAULT_UPSTREAM_URLS = {
 
 def register(app: Sphinx) -> None:
     """Declare every config value with its type; paths are relative to ``conf.py``'s folder."""
-    app.add_config_value("infralens_project_root", "", "env", types=frozenset({str}),
-                         description="folder holding annotations/ and labs/ (default: found upwards from conf.py)")
-    app.add_config_value("infralens_annotations_dir", "", "env", types=frozenset({str}),
-                         description="annotation YAML folder (default: the project's)")
-    app.add_config_value("infralens_labs_dir", "", "env", types=frozenset({str}),
-                         description="labs folder with lab-*/index.md (default: the project's)")
-    app.add_config_value("infralens_sources", {}, "env", types=frozenset({dict}),
-                         description="distribution -> directory or .whl read instead of the installed one")
-    app.add_config_value("infralens_reports_dir", "", "env", types=frozenset({str}),
-                         description="folder with check.json and verify-*.json (default: <project>/reports)")
-    app.add_config_value("infralens_upstream_urls", dict(DEFAULT_UPSTREAM_URLS), "env", types=frozenset({dict}),
-                         description="distribution -> URL template with {version} {relpath} {start} {end}")
-    app.add_config_value("infralens_generate_pages", True, "env", types=frozenset({bool}),
-                         description="generate the source browser, function pages and lab pages")
-    app.add_config_value("infralens_generated_dir", "_infralens", "env", types=frozenset({str}),
-                         description="folder inside the source dir that receives generated pages")
-    app.add_config_value("infralens_fold_min_lines", 12, "env", types=frozenset({int}),
-                         description="unannotated stretches at least this long are folded")
+    app.add_config_value(
+        "infralens_project_root", "", "env", types=frozenset({str}), description="folder holding annotations/ and labs/ (default: found upwards from conf.py)"
+    )
+    app.add_config_value("infralens_annotations_dir", "", "env", types=frozenset({str}), description="annotation YAML folder (default: the project's)")
+    app.add_config_value("infralens_labs_dir", "", "env", types=frozenset({str}), description="labs folder with lab-*/index.md (default: the project's)")
+    app.add_config_value(
+        "infralens_sources", {}, "env", types=frozenset({dict}), description="distribution -> directory or .whl read instead of the installed one"
+    )
+    app.add_config_value(
+        "infralens_reports_dir", "", "env", types=frozenset({str}), description="folder with check.json and verify-*.json (default: <project>/reports)"
+    )
+    app.add_config_value(
+        "infralens_upstream_urls",
+        dict(DEFAULT_UPSTREAM_URLS),
+        "env",
+        types=frozenset({dict}),
+        description="distribution -> URL template with {version} {relpath} {start} {end}",
+    )
+    app.add_config_value(
+        "infralens_generate_pages", True, "env", types=frozenset({bool}), description="generate the source browser, function pages and lab pages"
+    )
+    app.add_config_value(
+        "infralens_generated_dir", "_infralens", "env", types=frozenset({str}), description="folder inside the source dir that receives generated pages"
+    )
+    app.add_config_value("infralens_fold_min_lines", 12, "env", types=frozenset({int}), description="unannotated stretches at least this long are folded")
 
 
 @dataclass(frozen=True)

@@ -10,14 +10,14 @@ from sphinx import addnodes
 from sphinx.transforms.post_transforms import SphinxPostTransform
 from sphinx.util.docutils import SphinxDirective
 
-from ..view import NoteView
-from . import nodes as il
-from .catalog import AnnotatedFunction, catalog_for
-from .domain import domain_of
-from .html import RenderContext, build_function, slug
-from .notes import parse_notes
-from .pages import function_docname, lab_docname
-from .warnings import Subtype, warn
+from infralens.render.view import NoteView
+from infralens.sphinx import nodes as il
+from infralens.sphinx.catalog import AnnotatedFunction, catalog_for
+from infralens.sphinx.domain import domain_of
+from infralens.sphinx.html import RenderContext, build_function, slug
+from infralens.sphinx.notes import parse_notes
+from infralens.sphinx.pages import function_docname, lab_docname
+from infralens.sphinx.warnings import Subtype, warn
 
 
 class FunctionDirective(SphinxDirective):
@@ -89,8 +89,11 @@ def render_function(directive: SphinxDirective, target: str, *, canonical: bool 
         fold_min=settings.fold_min_lines,
         parse_notes=lambda notes: parse_notes([n.note for n in notes], directive.state.document, [note_location(n) for n in notes]),
         note_id=lambda note: slug(note.step_id) + suffix,
-        lab_docnames={s: (lab_docname(settings, s), lab.title) for s, lab in catalog.labs.items()
-                      if lab.page and settings.generate_pages and lab_docname(settings, s) != env.docname},
+        lab_docnames={
+            s: (lab_docname(settings, s), lab.title)
+            for s, lab in catalog.labs.items()
+            if lab.page and settings.generate_pages and lab_docname(settings, s) != env.docname
+        },
         function_docname=None if canonical or not settings.generate_pages else function_docname(settings, function),
     )
     view = build_function(function.view, context, function.qualname)
@@ -132,8 +135,9 @@ def _upstream_url(templates: dict[str, str], function: AnnotatedFunction) -> str
     if not template:
         return None
     try:
-        return template.format(version=function.source.version, relpath=function.source.relpath,
-                               start=function.definition.start_line, end=function.definition.end_line)
+        return template.format(
+            version=function.source.version, relpath=function.source.relpath, start=function.definition.start_line, end=function.definition.end_line
+        )
     except (KeyError, IndexError, ValueError):
         return None
 

@@ -8,10 +8,10 @@ from sphinx.application import Sphinx
 from sphinx.config import Config
 from sphinx.environment import BuildEnvironment
 
-from .catalog import catalog_for, load_catalog, store_catalog
-from .config import settings_of
-from .domain import docs_to_rewrite, domain_of
-from .pages import function_pages, generate
+from infralens.sphinx.catalog import catalog_for, load_catalog, store_catalog
+from infralens.sphinx.config import settings_of
+from infralens.sphinx.domain import docs_to_rewrite, domain_of
+from infralens.sphinx.pages import function_pages, generate
 
 STATIC_DIR = Path(__file__).parent / "static"
 

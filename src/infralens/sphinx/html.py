@@ -20,10 +20,10 @@ from pygments.formatters import HtmlFormatter
 from pygments.lexers import PythonLexer
 from sphinx import addnodes
 
-from ..models import split_lines
-from ..view import FunctionView, NoteView
-from . import nodes as il
-from .badges import Badge, BadgeState, Reports
+from infralens.render.view import FunctionView, NoteView
+from infralens.source.models import split_lines
+from infralens.sphinx import nodes as il
+from infralens.sphinx.badges import Badge, BadgeState, Reports
 
 CONTEXT_LINES = 2
 """Unannotated lines kept visible at each edge of a folded stretch."""
@@ -143,13 +143,19 @@ def _lines(code: dict[int, str], segment: Segment, marked: set[int], prefix: str
 def _note(note: NoteView, context: RenderContext, body: list[nodes.Node]) -> il.infralens_note:
     note_id = context.note_id(note)
     box = il.infralens_note(classes=["il-note"], ids=[note_id])
-    box["html_attributes"] = {"data-first-line": str(note.first_line), "data-last-line": str(note.last_line), "data-line-anchor": f"{context.prefix}-L{note.first_line}"}
+    box["html_attributes"] = {
+        "data-first-line": str(note.first_line),
+        "data-last-line": str(note.last_line),
+        "data-line-anchor": f"{context.prefix}-L{note.first_line}",
+    }
     lines = f"line {note.first_line}" if note.first_line == note.last_line else f"lines {note.first_line}–{note.last_line}"
     chips = "".join(_badge_html(chip) for chip in context.reports.step_status(note.step_id))
     if note.static:
         chips += _badge_html(Badge("static", BadgeState.UNKNOWN, "read only", f"not traced: {note.static}"))
-    head = (f'<div class="il-note-head"><a class="il-permalink headerlink" href="#{note_id}" title="Permalink to this note">#</a>'
-            f'<span class="il-note-lines">{lines}</span>{chips}</div>')
+    head = (
+        f'<div class="il-note-head"><a class="il-permalink headerlink" href="#{note_id}" title="Permalink to this note">#</a>'
+        f'<span class="il-note-lines">{lines}</span>{chips}</div>'
+    )
     box += il.infralens_html(html=head, text=f"[{lines}]")
     box.extend(body)
     if note.expect:

@@ -39,6 +39,7 @@ def math_html(latex: str, display: bool) -> str:
 # Sphinx's html math renderer hooks (``app.add_html_math_renderer``): every
 # ``$...$`` in the project, not only in notes, becomes MathML.
 
+
 def visit_math_html(self, node: nodes.math) -> None:
     self.body.append(math_html(node.astext(), display=False))
     raise nodes.SkipNode

@@ -13,7 +13,7 @@ from html import escape, unescape
 from docutils import nodes
 from sphinx.application import Sphinx
 
-from .mathml import math_html
+from infralens.sphinx.mathml import math_html
 
 
 class _Wrapper(nodes.General, nodes.Element):
@@ -112,14 +112,33 @@ def _visit_note_math_latex(self, node: infralens_math) -> None:
 
 
 def register(app: Sphinx) -> None:
-    wrapper = {"html": (_visit_wrapper_html, _depart_wrapper_html), "latex": (_pass, _pass), "text": (_pass, _pass),
-               "man": (_pass, _pass), "texinfo": (_pass, _pass)}
+    wrapper = {
+        "html": (_visit_wrapper_html, _depart_wrapper_html),
+        "latex": (_pass, _pass),
+        "text": (_pass, _pass),
+        "man": (_pass, _pass),
+        "texinfo": (_pass, _pass),
+    }
     for node_class in (infralens_function, infralens_compare, infralens_block, infralens_fold, infralens_fold_summary, infralens_note):
         app.add_node(node_class, override=True, **wrapper)
-    app.add_node(infralens_html, override=True, html=(_visit_trusted_html, None), text=(_visit_trusted_text, None),
-                 latex=(_skip, None), man=(_skip, None), texinfo=(_skip, None))
-    app.add_node(infralens_math, override=True, html=(_visit_note_math_html, None), text=(_visit_note_math_text, None),
-                 latex=(_visit_note_math_latex, None), man=(_visit_note_math_text, None), texinfo=(_visit_note_math_text, None))
+    app.add_node(
+        infralens_html,
+        override=True,
+        html=(_visit_trusted_html, None),
+        text=(_visit_trusted_text, None),
+        latex=(_skip, None),
+        man=(_skip, None),
+        texinfo=(_skip, None),
+    )
+    app.add_node(
+        infralens_math,
+        override=True,
+        html=(_visit_note_math_html, None),
+        text=(_visit_note_math_text, None),
+        latex=(_visit_note_math_latex, None),
+        man=(_visit_note_math_text, None),
+        texinfo=(_visit_note_math_text, None),
+    )
     app.add_node(infralens_backlinks, override=True, html=(_skip, None), latex=(_skip, None), text=(_skip, None), man=(_skip, None), texinfo=(_skip, None))
 
 

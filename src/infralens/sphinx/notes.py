@@ -21,8 +21,8 @@ from functools import lru_cache
 from docutils import nodes
 from docutils.utils import new_document
 
-from . import nodes as il_nodes
-from .warnings import Subtype, warn
+from infralens.sphinx import nodes as il_nodes
+from infralens.sphinx.warnings import Subtype, warn
 
 _MARK = "infralens-note-"
 
@@ -91,8 +91,8 @@ def _note_index(node: nodes.Node) -> int | None:
     if not isinstance(node, nodes.container):
         return None
     for css in node.get("classes", []):
-        if css.startswith(_MARK) and css[len(_MARK):].isdigit():
-            return int(css[len(_MARK):])
+        if css.startswith(_MARK) and css[len(_MARK) :].isdigit():
+            return int(css[len(_MARK) :])
     return None
 
 

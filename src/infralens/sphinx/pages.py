@@ -10,8 +10,8 @@ from __future__ import annotations
 import shutil
 from pathlib import Path
 
-from .catalog import AnnotatedFunction, Catalog
-from .config import Settings
+from infralens.sphinx.catalog import AnnotatedFunction, Catalog
+from infralens.sphinx.config import Settings
 
 MAX_COPIED_BYTES = 5_000_000
 
@@ -53,8 +53,7 @@ def generate(catalog: Catalog, srcdir: Path) -> list[Path]:
 
 
 def _pages(catalog: Catalog) -> dict[str, str]:
-    pages = {"source/index.md": _browser_index(catalog), "labs/index.md": _labs_index(catalog),
-             "compare/index.md": _compare_index(catalog)}
+    pages = {"source/index.md": _browser_index(catalog), "labs/index.md": _labs_index(catalog), "compare/index.md": _compare_index(catalog)}
     for dist, modules in catalog.by_distribution().items():
         pages[f"source/{dist}/index.md"] = _distribution_page(catalog, dist, modules)
         for functions in modules.values():
@@ -67,9 +66,7 @@ def _pages(catalog: Catalog) -> dict[str, str]:
 
 def _browser_index(catalog: Catalog) -> str:
     tree = catalog.by_distribution()
-    lines = ["# Annotated source", "",
-             "Every upstream function that has notes, by distribution and module. "
-             "The numbers count the notes on each function.", ""]
+    lines = ["# Annotated source", "", "Every upstream function that has notes, by distribution and module. The numbers count the notes on each function.", ""]
     if not tree:
         lines += ["No annotation resolved yet: add YAML files to `annotations/`.", ""]
     lines += ["| distribution | version | modules | functions | notes |", "| --- | --- | ---: | ---: | ---: |"]
@@ -88,8 +85,10 @@ def _distribution_page(catalog: Catalog, dist: str, modules: dict[str, list[Anno
         lines += [f"## `{module}`", "", f"{len(functions)} function(s), {sum(f.note_count for f in functions)} notes.", ""]
         for function in functions:
             labs = ", ".join(_lab_ref(catalog, slug) for slug in function.labs)
-            lines.append(f"- {{doc}}`{function.qualname} <{function.target}>` — {function.note_count} notes, "
-                         f"lines {function.definition.start_line}–{function.definition.end_line}" + (f"; labs: {labs}" if labs else ""))
+            lines.append(
+                f"- {{doc}}`{function.qualname} <{function.target}>` — {function.note_count} notes, "
+                f"lines {function.definition.start_line}–{function.definition.end_line}" + (f"; labs: {labs}" if labs else "")
+            )
         lines.append("")
     return "\n".join(lines)
 
@@ -103,12 +102,22 @@ def _lab_ref(catalog: Catalog, slug: str) -> str:
 
 def _function_page(function: AnnotatedFunction) -> str:
     # Orphan: reached from the browser and the labs, kept out of the sidebar (there are many).
-    return "\n".join([
-        "---", "orphan: true", "---", "",
-        f"# `{function.qualname}`", "",
-        f"{function.distribution} {function.source.version} · module `{function.module}`", "",
-        f"```{{infralens-function}} {function.target}", ":canonical:", "```", "",
-    ])
+    return "\n".join(
+        [
+            "---",
+            "orphan: true",
+            "---",
+            "",
+            f"# `{function.qualname}`",
+            "",
+            f"{function.distribution} {function.source.version} · module `{function.module}`",
+            "",
+            f"```{{infralens-function}} {function.target}",
+            ":canonical:",
+            "```",
+            "",
+        ]
+    )
 
 
 def _labs_index(catalog: Catalog) -> str:
@@ -146,11 +155,19 @@ def _compare_index(catalog: Catalog) -> str:
 
 def _compare_page(catalog: Catalog, slug: str, left: AnnotatedFunction, right: AnnotatedFunction) -> str:
     lab = catalog.labs[slug]
-    return "\n".join([
-        f"# {lab.title}: diffusers and DiffSynth", "",
-        f"The same concept in two codebases. Lab: {_lab_ref(catalog, slug)}.", "",
-        "```{infralens-compare}", f":diffusers: {left.target}", f":diffsynth: {right.target}", "```", "",
-    ])
+    return "\n".join(
+        [
+            f"# {lab.title}: diffusers and DiffSynth",
+            "",
+            f"The same concept in two codebases. Lab: {_lab_ref(catalog, slug)}.",
+            "",
+            "```{infralens-compare}",
+            f":diffusers: {left.target}",
+            f":diffsynth: {right.target}",
+            "```",
+            "",
+        ]
+    )
 
 
 def _lab_files(catalog: Catalog) -> dict[str, bytes]:

@@ -11,7 +11,7 @@ from pathlib import Path
 
 from sphinx.util import logging
 
-from ..errors import Diagnostic
+from infralens.errors import Diagnostic
 
 logger = logging.getLogger("infralens.sphinx")
 

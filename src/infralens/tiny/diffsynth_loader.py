@@ -39,7 +39,6 @@ from __future__ import annotations
 import importlib
 import importlib.machinery
 import importlib.util
-
 import sys
 import types
 from pathlib import Path
@@ -79,9 +78,7 @@ def _current_mode() -> str | None:
 def _require_mode(mode: str) -> None:
     current = _current_mode()
     if current is not None and current != mode:
-        raise DiffSynthModeError(
-            f"diffsynth is already loaded in {current!r} mode in this process; {mode!r} mode needs a fresh process"
-        )
+        raise DiffSynthModeError(f"diffsynth is already loaded in {current!r} mode in this process; {mode!r} mode needs a fresh process")
 
 
 def _empty_package(name: str, root: Path) -> None:
@@ -155,7 +152,7 @@ def import_full_diffsynth() -> types.ModuleType:
     if "diffsynth" in sys.modules:
         return sys.modules["diffsynth"]
     import torch
-    import transformers.modeling_utils  # noqa: F401  (before the torchvision stub: see docstring)
+    import transformers.modeling_utils
     import transformers.models.clip.modeling_clip  # noqa: F401
 
     for name in STUBBED_MODULES:
@@ -181,9 +178,9 @@ def stubbed_modules() -> list[str]:
 
 
 __all__ = [
-    "DiffSynthModeError",
     "LIGHT_PACKAGES",
     "STUBBED_MODULES",
+    "DiffSynthModeError",
     "diffsynth_root",
     "import_full_diffsynth",
     "load_diffsynth_module",

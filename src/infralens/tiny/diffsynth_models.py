@@ -54,6 +54,4 @@ def ds_tiny_text_encoder(module: types.ModuleType, seed: int = 0):
     import torch
 
     torch.manual_seed(seed)
-    return module.SDTextEncoder(
-        hidden_size=32, intermediate_size=37, num_hidden_layers=2, num_attention_heads=4, vocab_size=1000
-    ).eval()
+    return module.SDTextEncoder(hidden_size=32, intermediate_size=37, num_hidden_layers=2, num_attention_heads=4, vocab_size=1000).eval()

@@ -92,7 +92,7 @@ def tiny_sd_components(seed: int = 0, scheduler=None) -> dict[str, Any]:
 
     Also fits ``StableDiffusionImg2ImgPipeline``. *scheduler* defaults to :func:`tiny_ddim_scheduler`.
     """
-    from .tokenizer import tiny_clip_tokenizer
+    from infralens.tiny.tokenizer import tiny_clip_tokenizer
 
     return dict(
         unet=tiny_unet(seed),

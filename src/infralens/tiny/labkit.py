@@ -45,7 +45,7 @@ def setup_torch(device: str) -> str:
     """
     import torch
 
-    from .device import pick_device
+    from infralens.tiny.device import pick_device
 
     resolved = pick_device(device)
     torch.set_num_threads(1)
@@ -103,9 +103,9 @@ def diffsynth_sd_pipeline(device: str):
     """
     import torch
 
-    from .diffsynth_loader import import_full_diffsynth
-    from .diffsynth_models import ds_tiny_text_encoder, ds_tiny_unet, ds_tiny_vae
-    from .tokenizer import tiny_clip_tokenizer
+    from infralens.tiny.diffsynth_loader import import_full_diffsynth
+    from infralens.tiny.diffsynth_models import ds_tiny_text_encoder, ds_tiny_unet, ds_tiny_vae
+    from infralens.tiny.tokenizer import tiny_clip_tokenizer
 
     import_full_diffsynth()
     from diffsynth.models import stable_diffusion_text_encoder, stable_diffusion_unet, stable_diffusion_vae

@@ -9,7 +9,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from ..cli import EXIT_FINDINGS, EXIT_OK, EXIT_USAGE, command, extension
+from infralens.cli import EXIT_FINDINGS, EXIT_OK, EXIT_USAGE, command, extension
 
 
 @extension
@@ -27,14 +27,19 @@ def add_verify_parser(sub: argparse._SubParsersAction) -> None:
     parser.add_argument("--list-static", action="store_true", help="list the static (never traced) steps with their reasons, then exit")
     parser.add_argument("--list", action="store_true", help="list the scenario catalog, then exit")
     parser.add_argument("--jobs", type=int, default=1, help="worker processes to run at once (default 1)")
-    parser.add_argument("--backend", choices=("auto", "settrace", "instrument", "monitoring"), default="auto", help="tracer backend (auto: monitoring on 3.12+, instrument on 3.11 when the bytecode package is installed, else settrace)")
+    parser.add_argument(
+        "--backend",
+        choices=("auto", "settrace", "instrument", "monitoring"),
+        default="auto",
+        help="tracer backend (auto: monitoring on 3.12+, instrument on 3.11 when the bytecode package is installed, else settrace)",
+    )
     parser.add_argument("--timeout", type=float, default=900.0, help="seconds a worker process may take (default 900)")
     parser.add_argument("paths", nargs="*", help="annotation files or folders (default: the annotations folder)")
 
 
 @command("verify")
 def verify_command(args: argparse.Namespace) -> int:
-    from .registry import SCENARIOS, scenario_names
+    from infralens.verify.registry import SCENARIOS, scenario_names
 
     if args.list:
         width = max(len(spec.name) for spec in SCENARIOS)
@@ -49,9 +54,9 @@ def verify_command(args: argparse.Namespace) -> int:
     if device is None:
         return EXIT_USAGE
 
-    from ..cli import open_context
-    from ..project import load_annotations
-    from .plan import build_plan
+    from infralens.cli import open_context
+    from infralens.project import load_annotations
+    from infralens.verify.plan import build_plan
 
     project, resolver = open_context(args)
     loaded = load_annotations(project, args.paths or None)
@@ -63,9 +68,9 @@ def verify_command(args: argparse.Namespace) -> int:
     if args.list_static:
         return _list_static(plan)
 
-    from .progress import Progress
-    from .report import findings, summary_table, write_report
-    from .runner import run_plan
+    from infralens.verify.progress import Progress
+    from infralens.verify.report import findings, summary_table, write_report
+    from infralens.verify.runner import run_plan
 
     progress = Progress(len(args.scenario) if args.scenario else len(plan.scenarios()), sys.stderr)
     names = tuple(dict.fromkeys(args.scenario)) if args.scenario else None

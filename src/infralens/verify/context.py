@@ -28,11 +28,11 @@ class ScenarioContext:
 
     def fact(self, name: str, value: object) -> None:
         """Record a measured value (shown in the report's scenario entry)."""
-        from .observe import short_repr
+        from infralens.verify.observe import short_repr
 
         self.facts[name] = short_repr(value)
 
     def generator(self, seed: int = 0):
-        from ..tiny.device import generator
+        from infralens.tiny.device import generator
 
         return generator(self.device, seed)

@@ -37,7 +37,7 @@ def _describe(value: object) -> str:
     if hasattr(value, "named_parameters") and hasattr(value, "forward"):  # an nn.Module: its class, not its tree
         return f"<{kind.__name__} module>"
     try:
-        return repr(value)[:MAX_LENGTH * 2]
+        return repr(value)[: MAX_LENGTH * 2]
     except Exception as error:  # a repr that raises must not break tracing
         return f"<{kind.__name__}: repr failed ({type(error).__name__})>"
 

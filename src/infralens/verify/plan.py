@@ -8,10 +8,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..errors import Diagnostic, Location
-from ..models import Annotation, ResolvedStep, Step
-from .registry import scenario_names
-from .tracer import Probe
+from infralens.annotations.models import Annotation, Step
+from infralens.errors import Diagnostic, Location
+from infralens.resolve.models import ResolvedStep
+from infralens.verify.registry import scenario_names
+from infralens.verify.tracer import Probe
 
 
 @dataclass(frozen=True)
@@ -65,9 +66,7 @@ class Plan:
         """The plan restricted to steps of the given scenarios (verify findings about other steps dropped)."""
         kept = tuple(step for step in self.steps if step.scenario in scenarios)
         places = {(step.file, step.line) for step in kept}
-        diagnostics = tuple(
-            d for d in self.diagnostics if d.code != "verify" or (d.location.path, d.location.line) in places
-        )
+        diagnostics = tuple(d for d in self.diagnostics if d.code != "verify" or (d.location.path, d.location.line) in places)
         return Plan(kept, diagnostics)
 
 
@@ -130,4 +129,3 @@ def _plan_step(annotation, step: Step, resolved: ResolvedStep | None, root, relp
         module=resolved_module,
     )
     return PlannedStep(**base, probe=probe, source=source)
-

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from .runner import StepOutcome, VerifyResult
+from infralens.verify.runner import StepOutcome, VerifyResult
 
 FORMAT = 1
 
@@ -20,13 +20,15 @@ def to_json(result: VerifyResult) -> dict:
         "versions": result.versions,
         "stubbed_modules": list(result.stubbed),
         "scenarios": {
-            outcome.name: _without_none({
-                "status": outcome.status,
-                "seconds": round(outcome.seconds, 3),
-                "cpu_seconds": None if outcome.cpu_seconds is None else round(outcome.cpu_seconds, 3),
-                "error": outcome.error,
-                "facts": outcome.facts or None,
-            })
+            outcome.name: _without_none(
+                {
+                    "status": outcome.status,
+                    "seconds": round(outcome.seconds, 3),
+                    "cpu_seconds": None if outcome.cpu_seconds is None else round(outcome.cpu_seconds, 3),
+                    "error": outcome.error,
+                    "facts": outcome.facts or None,
+                }
+            )
             for outcome in result.scenarios
         },
         "steps": {outcome.step.step_id: _step(outcome) for outcome in result.steps},
@@ -43,14 +45,16 @@ def _step(outcome: StepOutcome) -> dict:
         "line": step.line,
         "source": step.source or None,
         "expects": [
-            _without_none({
-                "expr": expect.expr,
-                "passed": expect.passed,
-                "observed": expect.observed,
-                "line": int(expect.where.rsplit(":", 1)[1]),
-                "evaluations": expect.evaluations,
-                "error": expect.error,
-            })
+            _without_none(
+                {
+                    "expr": expect.expr,
+                    "passed": expect.passed,
+                    "observed": expect.observed,
+                    "line": int(expect.where.rsplit(":", 1)[1]),
+                    "evaluations": expect.evaluations,
+                    "error": expect.error,
+                }
+            )
             for expect in outcome.expects
         ],
         "reason": outcome.reason,
@@ -74,14 +78,16 @@ def summary_table(result: VerifyResult) -> str:
     rows = [("scenario", "status", "seconds", "steps ok", "failed", "not run")]
     for outcome in result.scenarios:
         steps = [s for s in result.steps if s.step.scenario == outcome.name and s.status != "static"]
-        rows.append((
-            outcome.name,
-            outcome.status,
-            f"{outcome.seconds:.2f}",
-            f"{sum(s.status == 'passed' for s in steps)}/{len(steps)}",
-            str(sum(s.status == "failed" for s in steps)),
-            str(sum(s.status == "not-run" for s in steps)),
-        ))
+        rows.append(
+            (
+                outcome.name,
+                outcome.status,
+                f"{outcome.seconds:.2f}",
+                f"{sum(s.status == 'passed' for s in steps)}/{len(steps)}",
+                str(sum(s.status == "failed" for s in steps)),
+                str(sum(s.status == "not-run" for s in steps)),
+            )
+        )
     widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
     lines = ["  ".join(cell.ljust(width) if i == 0 else cell.rjust(width) for i, (cell, width) in enumerate(zip(row, widths))) for row in rows]
     lines.insert(1, "  ".join("-" * width for width in widths))
@@ -110,8 +116,10 @@ def findings(result: VerifyResult) -> list[str]:
                     detail = f"observed {expect.observed}" if expect.observed else "observed nothing"
                     if expect.error:
                         detail += f"; raised {expect.error}"
-                    found.append(f"{expect.where}: error: expect failed in scenario {step.scenario}: {expect.expr} — {detail} "
-                                 f"({expect.evaluations - 0} evaluation(s); step {step.step_id} at {step.source})")
+                    found.append(
+                        f"{expect.where}: error: expect failed in scenario {step.scenario}: {expect.expr} — {detail} "
+                        f"({expect.evaluations - 0} evaluation(s); step {step.step_id} at {step.source})"
+                    )
         elif outcome.status == "not-run":
             found.append(f"{step.where}: error: step {step.step_id} did not run: {outcome.reason}")
     return found

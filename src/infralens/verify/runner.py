@@ -19,8 +19,8 @@ from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 
-from .plan import Plan, PlannedStep
-from .registry import PROCESS_ORDER, get_scenario
+from infralens.verify.plan import Plan, PlannedStep
+from infralens.verify.registry import PROCESS_ORDER, get_scenario
 
 
 @dataclass(frozen=True)
@@ -132,7 +132,7 @@ def run_plan(
     return VerifyResult(
         device=device,
         device_name=meta["device_name"],
-        created=_dt.datetime.now(_dt.timezone.utc).replace(microsecond=0).isoformat().replace("+00:00", "Z"),
+        created=_dt.datetime.now(_dt.UTC).replace(microsecond=0).isoformat().replace("+00:00", "Z"),
         versions=versions(),
         scenarios=outcomes,
         steps=steps,
@@ -203,7 +203,11 @@ def _scenario_outcome(name: str, result: dict | None) -> ScenarioOutcome:
         return ScenarioOutcome(name, "not-run", 0.0, "the scenario was not run")
     cpu = result.get("cpu_seconds")
     return ScenarioOutcome(
-        name, result["status"], float(result.get("seconds", 0.0)), result.get("error"), dict(result.get("facts") or {}),
+        name,
+        result["status"],
+        float(result.get("seconds", 0.0)),
+        result.get("error"),
+        dict(result.get("facts") or {}),
         None if cpu is None else float(cpu),
     )
 

@@ -33,7 +33,7 @@ import threading
 from dataclasses import dataclass
 from types import CodeType, FrameType
 
-from .observe import short_repr
+from infralens.verify.observe import short_repr
 
 MAX_EVALUATIONS = 200
 """Expects are evaluated at most this many times per expect (runs are still all counted)."""
@@ -85,7 +85,7 @@ class ProbeResult:
 class _Expect:
     """Mutable evaluation state of one expect expression."""
 
-    __slots__ = ("expr", "code", "names", "evaluations", "failures", "observed", "error", "compile_error")
+    __slots__ = ("code", "compile_error", "error", "evaluations", "expr", "failures", "names", "observed")
 
     def __init__(self, expr: str, where: str) -> None:
         self.expr = expr
@@ -110,11 +110,11 @@ class _Expect:
             return
         try:
             try:
-                ok = bool(eval(self.code, frame.f_globals, frame.f_locals))  # noqa: S307 - trusted project code
+                ok = bool(eval(self.code, frame.f_globals, frame.f_locals))
             except NameError:
                 # Comprehensions and generator expressions cannot see a separate locals mapping:
                 # evaluate again in one merged namespace.
-                ok = bool(eval(self.code, _namespace(frame)))  # noqa: S307
+                ok = bool(eval(self.code, _namespace(frame)))
         except Exception as error:  # an expect that raises is a failed expect, with the error observed
             self._fail(_namespace(frame), f"{type(error).__name__}: {error}")
             return
@@ -136,7 +136,7 @@ class _Expect:
 class _Statement:
     """One watched statement of one code object."""
 
-    __slots__ = ("start", "end", "runs", "expects")
+    __slots__ = ("end", "expects", "runs", "start")
 
     def __init__(self, start: int, end: int) -> None:
         self.start, self.end = start, end
@@ -165,7 +165,7 @@ class _CodeWatch:
 class _FrameState:
     """Per-frame position: the watched statement execution is inside (its expects are pending)."""
 
-    __slots__ = ("watch", "current")
+    __slots__ = ("current", "watch")
 
     def __init__(self, watch: _CodeWatch) -> None:
         self.watch = watch
@@ -218,7 +218,7 @@ class Tracer:
         self._real: dict[str, str] = {}
         self._active = False
         if backend == "instrument":
-            from .instrument import InstrumentBackend
+            from infralens.verify.instrument import InstrumentBackend
 
             self._impl = InstrumentBackend(self, _FrameState)
         else:
@@ -356,8 +356,7 @@ class _MonitoringBackend:
         for code, watch in self.tracer._code_cache.values():
             if watch is not None:
                 monitoring.set_local_events(self.tool, code, 0)
-        for event in (monitoring.events.PY_START, monitoring.events.LINE, monitoring.events.PY_RETURN,
-                      monitoring.events.PY_YIELD, monitoring.events.PY_UNWIND):
+        for event in (monitoring.events.PY_START, monitoring.events.LINE, monitoring.events.PY_RETURN, monitoring.events.PY_YIELD, monitoring.events.PY_UNWIND):
             monitoring.register_callback(self.tool, event, None)
         monitoring.free_tool_id(self.tool)
         self.states.clear()
@@ -409,7 +408,6 @@ class _MonitoringBackend:
 
     def _unwind(self, code: CodeType, offset: int, exception):
         self.states.pop(id(sys._getframe(1)), None)
-        return None
 
 
 def _has_bytecode() -> bool:
@@ -454,7 +452,7 @@ def _observable_names(expr: str) -> tuple[str, ...]:
 
 
 def _is_module_like(name: str) -> bool:
-    return name.split(".")[0] in {"torch", "math", "np", "numpy"}
+    return name.split(".", maxsplit=1)[0] in {"torch", "math", "np", "numpy"}
 
 
 def _observe(names: tuple[str, ...], namespace: dict) -> str:
@@ -476,4 +474,4 @@ def _observe(names: tuple[str, ...], namespace: dict) -> str:
     return "; ".join(parts)
 
 
-__all__ = ["ExpectResult", "MAX_EVALUATIONS", "Probe", "ProbeResult", "Tracer"]
+__all__ = ["MAX_EVALUATIONS", "ExpectResult", "Probe", "ProbeResult", "Tracer"]

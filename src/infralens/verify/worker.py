@@ -17,9 +17,9 @@ import sys
 import time
 import traceback
 
-from .context import ScenarioCheckError, ScenarioContext
-from .registry import get_scenario
-from .tracer import Probe, Tracer
+from infralens.verify.context import ScenarioCheckError, ScenarioContext
+from infralens.verify.registry import get_scenario
+from infralens.verify.tracer import Probe, Tracer
 
 
 def _protocol_stream():
@@ -53,7 +53,7 @@ def import_probe_modules(process: str, probes: tuple[Probe, ...]) -> None:
         if module in sys.modules:
             continue
         if module.split(".")[0] == "diffsynth":
-            from ..tiny import diffsynth_loader
+            from infralens.tiny import diffsynth_loader
 
             if process == "diffsynth-path":
                 diffsynth_loader.load_diffsynth_module(module)
@@ -72,8 +72,7 @@ def run_scenario(name: str, probes: tuple[Probe, ...], device: str, backend: str
         import_probe_modules(spec.process, probes)
         tracer = Tracer(probes, backend=backend)
     except Exception as failure:  # a scenario module that does not import is a broken scenario
-        return {"event": "done", "scenario": name, "status": "error", "error": _error_text(failure),
-                "seconds": 0.0, "facts": {}, "probes": {}}
+        return {"event": "done", "scenario": name, "status": "error", "error": _error_text(failure), "seconds": 0.0, "facts": {}, "probes": {}}
     started, cpu_started = time.perf_counter(), time.process_time()
     try:
         with tracer:
@@ -99,7 +98,7 @@ def main() -> int:
     protocol = _protocol_stream()
     request = json.loads(sys.stdin.read())
     started = time.perf_counter()
-    from ..tiny.device import pick_device
+    from infralens.tiny.device import pick_device
 
     device = pick_device(request["device"])
     info = {"event": "ready", "device": device, "pid": os.getpid()}
@@ -113,7 +112,9 @@ def main() -> int:
     info["setup_seconds"] = round(time.perf_counter() - started, 3)
     _emit(protocol, info)
     for item in request["scenarios"]:
-        probes = tuple(Probe(**{**probe, "entry": tuple(probe["entry"]), "exit": tuple(probe["exit"]), "expects": tuple(probe["expects"])}) for probe in item["probes"])
+        probes = tuple(
+            Probe(**{**probe, "entry": tuple(probe["entry"]), "exit": tuple(probe["exit"]), "expects": tuple(probe["expects"])}) for probe in item["probes"]
+        )
         _emit(protocol, {"event": "start", "scenario": item["name"]})
         _emit(protocol, run_scenario(item["name"], probes, device, request.get("backend", "auto")))
     _emit(protocol, {"event": "finished", "seconds": round(time.perf_counter() - started, 3), "stubbed": _stubbed()})

@@ -8,8 +8,8 @@ from __future__ import annotations
 
 import torch
 
-from ...tiny.diffsynth_loader import import_full_diffsynth
-from ..context import ScenarioContext
+from infralens.tiny.diffsynth_loader import import_full_diffsynth
+from infralens.verify.context import ScenarioContext
 
 
 def _randn(*shape: int, seed: int, device: str) -> torch.Tensor:
@@ -42,8 +42,8 @@ def run_diffsynth_pipeline(ctx: ScenarioContext) -> None:
     import_full_diffsynth()
     from diffsynth.core.vram.layers import AutoWrappedLinear, AutoWrappedModule, enable_vram_management
 
-    from ...tiny.diffusers_models import lora_donor_state_dict, tiny_unet
-    from ...tiny.labkit import diffsynth_sd_pipeline
+    from infralens.tiny.diffusers_models import lora_donor_state_dict, tiny_unet
+    from infralens.tiny.labkit import diffsynth_sd_pipeline
 
     device = ctx.device
     pipe = diffsynth_sd_pipeline(device)  # the same tiny pipeline the lab 04/05 starters use
@@ -67,8 +67,16 @@ def run_diffsynth_pipeline(ctx: ScenarioContext) -> None:
     pipe.unet.load_state_dict(base_state)
 
     module_map = {torch.nn.Linear: AutoWrappedLinear, torch.nn.Conv2d: AutoWrappedModule, torch.nn.GroupNorm: AutoWrappedModule}
-    config = dict(offload_dtype=torch.float32, offload_device="cpu", onload_dtype=torch.float32, onload_device=device,
-                  preparing_dtype=torch.float32, preparing_device=device, computation_dtype=torch.float32, computation_device=device)
+    config = dict(
+        offload_dtype=torch.float32,
+        offload_device="cpu",
+        onload_dtype=torch.float32,
+        onload_device=device,
+        preparing_dtype=torch.float32,
+        preparing_device=device,
+        computation_dtype=torch.float32,
+        computation_device=device,
+    )
     pipe.unet = enable_vram_management(pipe.unet, module_map, config)
     pipe.vae = enable_vram_management(pipe.vae, module_map, config)
     pipe.vram_management_enabled = pipe.check_vram_management_state()
@@ -100,7 +108,11 @@ class _StandInControlNet(torch.nn.Module):
 def _tiny_flux_dit(device: str, width: int = 64, heads: int = 2):
     """A FluxDiT with the real classes at 64 wide, 1 joint + 1 single block (FluxDiT hard-codes 3072)."""
     from diffsynth.models.flux_dit import (
-        AdaLayerNormContinuous, FluxDiT, FluxJointTransformerBlock, FluxSingleTransformerBlock, RoPEEmbedding,
+        AdaLayerNormContinuous,
+        FluxDiT,
+        FluxJointTransformerBlock,
+        FluxSingleTransformerBlock,
+        RoPEEmbedding,
     )
     from diffsynth.models.general_modules import TimestepEmbeddings
 
@@ -145,8 +157,16 @@ def run_diffsynth_flux(ctx: ScenarioContext) -> None:
         tokens = 16  # (8 / 2) * (8 / 2) image tokens
         controlnet = MultiControlNet([_StandInControlNet(tokens, 64, 1, 1, seed=s) for s in (54, 55)]).to(device)
         inputs = [ControlNetInput(controlnet_id=0), ControlNetInput(controlnet_id=1)]
-        guided = model_fn_flux_image(dit, controlnet=controlnet, latents=latents, controlnet_inputs=inputs,
-                                     controlnet_conditionings=[latents, latents], progress_id=0, num_inference_steps=2, **common)
+        guided = model_fn_flux_image(
+            dit,
+            controlnet=controlnet,
+            latents=latents,
+            controlnet_inputs=inputs,
+            controlnet_conditionings=[latents, latents],
+            progress_id=0,
+            num_inference_steps=2,
+            **common,
+        )
         head_dim = 32
         ip = dict(ip_k=_randn(1, 2, 4, head_dim, seed=56, device=device), ip_v=_randn(1, 2, 4, head_dim, seed=57, device=device), scale=1.0)
         adapted = model_fn_flux_image(dit, latents=latents, ipadapter_kwargs_list={0: ip}, **common)

@@ -7,9 +7,9 @@ from __future__ import annotations
 
 import torch
 
-from ...tiny.diffsynth_loader import load_diffsynth_module
-from ...tiny.diffsynth_models import ds_tiny_unet, ds_tiny_vae
-from ..context import ScenarioContext
+from infralens.tiny.diffsynth_loader import load_diffsynth_module
+from infralens.tiny.diffsynth_models import ds_tiny_unet, ds_tiny_vae
+from infralens.verify.context import ScenarioContext
 
 
 def _randn(*shape: int, seed: int, device: str) -> torch.Tensor:
@@ -79,7 +79,7 @@ def run_diffsynth_models(ctx: ScenarioContext) -> None:
     timestep embeddings agree; TileWorker tiles exactly for a pointwise model; the Flux VAE decoder tiles."""
     from diffusers.models.embeddings import get_timestep_embedding as diffusers_embedding
 
-    from ...tiny.diffusers_models import tiny_unet, tiny_vae
+    from infralens.tiny.diffusers_models import tiny_unet, tiny_vae
 
     device = ctx.device
     unet_module = load_diffsynth_module("diffsynth.models.stable_diffusion_unet")
@@ -137,7 +137,7 @@ def run_diffsynth_models(ctx: ScenarioContext) -> None:
 
 
 def _diffusers_lora(unet_reference, with_alpha: bool) -> dict:
-    from ...tiny.diffusers_models import lora_donor_state_dict
+    from infralens.tiny.diffusers_models import lora_donor_state_dict
 
     state = lora_donor_state_dict(unet_reference, rank=4, prefix="")
     if with_alpha:  # kohya-style files carry alpha per layer; alpha == rank keeps the same scale
@@ -152,7 +152,7 @@ def run_diffsynth_lora(ctx: ScenarioContext) -> None:
     VRAM management (bf16 storage, fp32 compute) with the LoRA hot-loaded gives nearly the same output."""
     import warnings
 
-    from ...tiny.diffusers_models import LORA_TARGETS, tiny_unet
+    from infralens.tiny.diffusers_models import LORA_TARGETS, tiny_unet
 
     device = ctx.device
     unet_module = load_diffsynth_module("diffsynth.models.stable_diffusion_unet")
@@ -206,8 +206,14 @@ def run_diffsynth_lora(ctx: ScenarioContext) -> None:
         torch.nn.LayerNorm: layers.AutoWrappedModule,
     }
     config = dict(
-        offload_dtype=torch.bfloat16, offload_device="cpu", onload_dtype=torch.bfloat16, onload_device=device,
-        preparing_dtype=torch.float32, preparing_device=device, computation_dtype=torch.float32, computation_device=device,
+        offload_dtype=torch.bfloat16,
+        offload_device="cpu",
+        onload_dtype=torch.bfloat16,
+        onload_device=device,
+        preparing_dtype=torch.float32,
+        preparing_device=device,
+        computation_dtype=torch.float32,
+        computation_device=device,
     )
     managed = layers.enable_vram_management(managed, module_map, config)
     wrapped = [m for m in managed.modules() if isinstance(m, (layers.AutoWrappedLinear, layers.AutoWrappedModule))]

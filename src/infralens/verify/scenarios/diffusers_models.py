@@ -6,8 +6,8 @@ import copy
 
 import torch
 
-from ...tiny.diffusers_models import lora_donor_state_dict, tiny_dit, tiny_pixart, tiny_sd3, tiny_sd_components, tiny_vae
-from ..context import ScenarioContext
+from infralens.tiny.diffusers_models import lora_donor_state_dict, tiny_dit, tiny_pixart, tiny_sd3, tiny_sd_components, tiny_vae
+from infralens.verify.context import ScenarioContext
 
 
 def _randn(*shape: int, seed: int, device: str) -> torch.Tensor:
@@ -89,8 +89,7 @@ def run_lora(ctx: ScenarioContext) -> None:
     ctx.fact("scale 0.5 change", _diff(half, base))
     ctx.check(_diff(full, base) > 1e-4, "the loaded LoRA did not change the UNet output")
     ctx.check(_diff(zero, base) < 1e-5, f"LoRA at scale 0 differs from the base UNet by {_diff(zero, base)}")
-    image = pipe("a cat", num_inference_steps=2, guidance_scale=6.0, cross_attention_kwargs={"scale": 0.5},
-                 output_type="np", generator=ctx.generator(0)).images
+    image = pipe("a cat", num_inference_steps=2, guidance_scale=6.0, cross_attention_kwargs={"scale": 0.5}, output_type="np", generator=ctx.generator(0)).images
     ctx.check(image.shape == (1, 64, 64, 3), "pipeline with a LoRA scale did not produce an image")
     pipe.fuse_lora()
     fused = run()
@@ -119,12 +118,17 @@ def run_dit_forward(ctx: ScenarioContext) -> None:
         out = dit(latents, timestep=timestep, class_labels=torch.tensor([3, 7], device=device)).sample
         ctx.check(out.shape == (2, 8, 8, 8), f"DiT output {tuple(out.shape)}, expected (2, 8, 8, 8) (mean and variance)")
         pixart = tiny_pixart().to(device)
-        out = pixart(latents, encoder_hidden_states=_randn(2, 5, 32, seed=13, device=device), timestep=timestep,
-                     added_cond_kwargs={"resolution": None, "aspect_ratio": None}).sample
+        out = pixart(
+            latents,
+            encoder_hidden_states=_randn(2, 5, 32, seed=13, device=device),
+            timestep=timestep,
+            added_cond_kwargs={"resolution": None, "aspect_ratio": None},
+        ).sample
         ctx.check(out.shape == (2, 8, 8, 8), f"PixArt output {tuple(out.shape)}")
         sd3 = tiny_sd3().to(device)
-        out = sd3(latents, encoder_hidden_states=_randn(2, 5, 32, seed=14, device=device),
-                  pooled_projections=_randn(2, 64, seed=15, device=device), timestep=timestep).sample
+        out = sd3(
+            latents, encoder_hidden_states=_randn(2, 5, 32, seed=14, device=device), pooled_projections=_randn(2, 64, seed=15, device=device), timestep=timestep
+        ).sample
         ctx.check(out.shape == (2, 4, 8, 8), f"SD3 output {tuple(out.shape)}")
     ctx.fact("outputs", "DiT (2, 8, 8, 8); PixArt (2, 8, 8, 8); SD3 (2, 4, 8, 8)")
 
@@ -134,8 +138,15 @@ def _tiny_flux(device: str):
 
     torch.manual_seed(16)
     return FluxTransformer2DModel(
-        patch_size=1, in_channels=4, num_layers=1, num_single_layers=1, attention_head_dim=16,
-        num_attention_heads=2, joint_attention_dim=32, pooled_projection_dim=32, axes_dims_rope=[4, 4, 8],
+        patch_size=1,
+        in_channels=4,
+        num_layers=1,
+        num_single_layers=1,
+        attention_head_dim=16,
+        num_attention_heads=2,
+        joint_attention_dim=32,
+        pooled_projection_dim=32,
+        axes_dims_rope=[4, 4, 8],
     ).to(device)
 
 
@@ -175,8 +186,7 @@ def run_memory_options(ctx: ScenarioContext) -> None:
     ctx.check(bool(torch.isfinite(fp8).all()) and 0 < _diff(fp8, base) < 1.0, "fp8 weight storage broke the UNet output")
 
     grouped = copy.deepcopy(unet)
-    grouped.enable_group_offload(onload_device=torch.device(device), offload_device=torch.device("cpu"),
-                                 offload_type="block_level", num_blocks_per_group=1)
+    grouped.enable_group_offload(onload_device=torch.device(device), offload_device=torch.device("cpu"), offload_type="block_level", num_blocks_per_group=1)
     ctx.check(_diff(run(grouped), base) < 1e-4, "group offload changed the UNet output")
     del casted, grouped
 

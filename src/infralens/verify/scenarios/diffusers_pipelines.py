@@ -6,8 +6,8 @@ import tempfile
 
 import torch
 
-from ...tiny.diffusers_models import tiny_controlnet, tiny_sd_components
-from ..context import ScenarioContext
+from infralens.tiny.diffusers_models import tiny_controlnet, tiny_sd_components
+from infralens.verify.context import ScenarioContext
 
 PROMPT = "a cat"
 
@@ -54,7 +54,7 @@ def run_tiny_sd_euler(ctx: ScenarioContext) -> None:
     """Euler, guidance 1.0: CFG off, so the UNet sees batch 1; latents start at init_noise_sigma."""
     from diffusers import EulerDiscreteScheduler
 
-    from ...tiny.diffusers_models import tiny_ddim_scheduler
+    from infralens.tiny.diffusers_models import tiny_ddim_scheduler
 
     scheduler = EulerDiscreteScheduler.from_config(tiny_ddim_scheduler().config)
     pipe = _pipeline(ctx, scheduler=scheduler)
@@ -78,8 +78,7 @@ def run_img2img(ctx: ScenarioContext) -> None:
     pipe = _pipeline(ctx, cls=StableDiffusionImg2ImgPipeline)
     recorder = _CallRecorder(pipe.unet)
     init_image = torch.rand(1, 3, 64, 64, generator=torch.Generator().manual_seed(3)).to(ctx.device)
-    image = pipe(PROMPT, image=init_image, strength=0.5, num_inference_steps=4, guidance_scale=6.0,
-                 output_type="np", generator=ctx.generator(0)).images
+    image = pipe(PROMPT, image=init_image, strength=0.5, num_inference_steps=4, guidance_scale=6.0, output_type="np", generator=ctx.generator(0)).images
     recorder.remove()
     timesteps = [t for _, t in recorder.calls]
     ctx.fact("denoising timesteps", timesteps)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import torch
 
-from ..context import ScenarioContext
+from infralens.verify.context import ScenarioContext
 
 
 def _max_diff(a: torch.Tensor, b: torch.Tensor) -> float:
@@ -53,8 +53,11 @@ def run_scheduler_spacing(ctx: ScenarioContext) -> None:
     }
     for spacing, grid in expected.items():
         scheduler = DDIMScheduler(
-            beta_schedule="scaled_linear", beta_start=0.00085, beta_end=0.012,
-            timestep_spacing=spacing, steps_offset=1 if spacing == "leading" else 0,
+            beta_schedule="scaled_linear",
+            beta_start=0.00085,
+            beta_end=0.012,
+            timestep_spacing=spacing,
+            steps_offset=1 if spacing == "leading" else 0,
         )
         scheduler.set_timesteps(4, device=ctx.device)
         got = scheduler.timesteps.tolist()

@@ -16,7 +16,7 @@ from collections.abc import Iterable
 from functools import lru_cache
 from pathlib import Path
 
-from .models import Definition, DefinitionKind, ModuleIndex, Statement, StatementKind
+from infralens.source.models import Definition, DefinitionKind, ModuleIndex, Statement, StatementKind
 
 INDEX_FORMAT = 5
 
@@ -65,9 +65,7 @@ def _encode(index: ModuleIndex) -> dict:
 
 
 def _decode(data: dict) -> ModuleIndex:
-    definitions = tuple(
-        Definition(q, DefinitionKind(k), a, d, e, tuple(dec), bool(c), acc, bool(o)) for q, k, a, d, e, dec, c, acc, o in data["definitions"]
-    )
+    definitions = tuple(Definition(q, DefinitionKind(k), a, d, e, tuple(dec), bool(c), acc, bool(o)) for q, k, a, d, e, dec, c, acc, o in data["definitions"])
     statements = tuple(Statement(a, b, h, t, StatementKind(k), sc) for a, b, h, t, k, sc in data["statements"])
     return ModuleIndex(data["sha256"], definitions, statements, data.get("syntax_error"))
 
@@ -121,7 +119,7 @@ class IndexCache:
             self.hits += 1
             return cached
         self.misses += 1
-        from .indexer import index_source  # libcst is imported only when needed
+        from infralens.source.index import index_source  # libcst is imported only when needed
 
         index = index_source(text)
         self.put(index)
@@ -145,7 +143,7 @@ class IndexCache:
             import multiprocessing
             from concurrent.futures import ProcessPoolExecutor
 
-            from .indexer import index_source
+            from infralens.source.index import index_source
 
             context = multiprocessing.get_context("spawn")  # no fork of a threaded host (Sphinx)
             with ProcessPoolExecutor(max_workers=workers, mp_context=context) as pool:

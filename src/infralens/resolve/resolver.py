@@ -1,8 +1,8 @@
 """Bind targets and selectors to real definitions and statements.
 
-``module + qualname`` → :class:`~infralens.models.Definition`, and a selector
-→ whole :class:`~infralens.models.Statement` values with real lines. All of it
-is static: files are read through a :class:`~infralens.sources.SourceTree` and
+``module + qualname`` → :class:`~infralens.source.models.Definition`, and a selector
+→ whole :class:`~infralens.source.models.Statement` values with real lines. All of it
+is static: files are read through a :class:`~infralens.source.distributions.SourceTree` and
 indexed by libcst (through the cache), never imported.
 """
 
@@ -13,25 +13,13 @@ import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
-from .cache import IndexCache
-from .errors import Diagnostic, InfralensError, Location, ResolutionError, SourceNotFoundError
-from .models import (
-    Annotation,
-    BlockSelector,
-    ContainsSelector,
-    Definition,
-    ModuleIndex,
-    ResolvedAnnotation,
-    ResolvedStep,
-    ResolvedTarget,
-    Selector,
-    SingleSelector,
-    SourceFile,
-    Statement,
-    StatementKind,
-)
-from .normalize import normalize, strip_header_colon
-from .sources import InstalledTree, SourceTree
+from infralens.annotations.models import Annotation, BlockSelector, ContainsSelector, Selector, SingleSelector
+from infralens.errors import Diagnostic, InfralensError, Location, ResolutionError, SourceNotFoundError
+from infralens.resolve.models import ResolvedAnnotation, ResolvedStep, ResolvedTarget
+from infralens.source.cache import IndexCache
+from infralens.source.distributions import InstalledTree, SourceTree
+from infralens.source.models import Definition, ModuleIndex, SourceFile, Statement, StatementKind
+from infralens.source.normalize import normalize, strip_header_colon
 
 
 @dataclass(frozen=True)
@@ -131,8 +119,12 @@ class Resolver:
         raise ResolutionError(f"{qualname} is defined {len(found)} times in {relpath}; pick one with 'definition: N'", candidates)
 
     def _missing_target_message(self, module: str, qualname: str, index: ModuleIndex) -> str:
-        head = qualname.split(".")[0]
-        imported = [s for s in index.statements if s.kind is StatementKind.SIMPLE and s.text.startswith(("from ", "import ")) and re.search(rf"\b{re.escape(head)}\b", s.text)]
+        head = qualname.split(".", maxsplit=1)[0]
+        imported = [
+            s
+            for s in index.statements
+            if s.kind is StatementKind.SIMPLE and s.text.startswith(("from ", "import ")) and re.search(rf"\b{re.escape(head)}\b", s.text)
+        ]
         if imported:
             return f"{qualname} is not defined in {module}; it is imported there (line {imported[0].start_line}) — run 'infralens locate {qualname}' to find its defining module"
         return f"{qualname} is not defined in {module}"
@@ -196,7 +188,9 @@ class Resolver:
             try:
                 statements = self.resolve_selector(index, target.definition, step.at)
             except ResolutionError as error:
-                diagnostics.append(_diagnostic_from(error, step.at.location or step.location or where, "selector", "copy the statement text from 'infralens show'"))
+                diagnostics.append(
+                    _diagnostic_from(error, step.at.location or step.location or where, "selector", "copy the statement text from 'infralens show'")
+                )
                 continue
             steps.append(ResolvedStep(step, statements))
         if diagnostics:

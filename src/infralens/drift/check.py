@@ -3,7 +3,7 @@
 :func:`run_check` compares the lock with the annotation files (hash first: an
 annotation file whose SHA-256 is recorded in the lock is not even parsed) and
 then classifies each locked step and target with
-:class:`~infralens.drift_match.DistributionMatcher`. It never writes a file.
+:class:`~infralens.drift.match.DistributionMatcher`. It never writes a file.
 :func:`build_entries` resolves annotations into lock entries for ``infralens lock``.
 """
 
@@ -14,12 +14,12 @@ from dataclasses import dataclass
 from enum import Enum
 from pathlib import Path
 
-from .drift_match import DistributionMatcher, StepKind, StepResult, TargetKind, TargetResult
-from .errors import Diagnostic, InfralensError, Location, Severity
-from .lock import AnnotationLock, Lock, LockEntry, StepLock
-from .project import Project
-from .resolver import Resolver
-from .sources import SourceTree
+from infralens.drift.lock import AnnotationLock, Lock, LockEntry, StepLock
+from infralens.drift.match import DistributionMatcher, StepKind, StepResult, TargetKind, TargetResult
+from infralens.errors import Diagnostic, InfralensError, Location, Severity
+from infralens.project import Project
+from infralens.resolve.resolver import Resolver
+from infralens.source.distributions import SourceTree
 
 
 class LockFindingKind(str, Enum):
@@ -122,7 +122,15 @@ def compare_with_annotations(project: Project, lock: Lock) -> _Consistency:
             continue
         if relative not in on_disk:
             for entry in entries:
-                findings.append(LockFinding(LockFindingKind.STALE, entry.id, entry.path, entry.yaml_line, f"{entry.path} no longer exists; the lock still lists annotation {entry.id!r}"))
+                findings.append(
+                    LockFinding(
+                        LockFindingKind.STALE,
+                        entry.id,
+                        entry.path,
+                        entry.yaml_line,
+                        f"{entry.path} no longer exists; the lock still lists annotation {entry.id!r}",
+                    )
+                )
             continue
         active.extend(entries)
         for entry in entries:
@@ -133,7 +141,7 @@ def compare_with_annotations(project: Project, lock: Lock) -> _Consistency:
 
 
 def _compare_loaded(project: Project, lock: Lock, changed: list[Path], findings: list[LockFinding], active: list[AnnotationLock], live: set[str]) -> None:
-    from .project import load_annotations  # YAML + JSON Schema: only when an annotation file changed
+    from infralens.project import load_annotations  # YAML + JSON Schema: only when an annotation file changed
 
     loaded = load_annotations(project, [str(p) for p in changed])
     errors = [d for d in loaded.diagnostics if d.severity is Severity.ERROR]
@@ -148,10 +156,20 @@ def _compare_loaded(project: Project, lock: Lock, changed: list[Path], findings:
         where = annotation.location or Location(annotation.path)
         entry = lock.annotations.get(annotation.id)
         if entry is None:
-            findings.append(LockFinding(LockFindingKind.UNLOCKED, annotation.id, annotation.path, where.line, f"annotation {annotation.id!r} is not in the lock"))
+            findings.append(
+                LockFinding(LockFindingKind.UNLOCKED, annotation.id, annotation.path, where.line, f"annotation {annotation.id!r} is not in the lock")
+            )
             continue
         if (entry.distribution, f"{entry.module}.{entry.target}") != (annotation.source, annotation.target):
-            findings.append(LockFinding(LockFindingKind.EDITED, annotation.id, annotation.path, where.line, f"target edited: locked {entry.module}.{entry.target}, now {annotation.target}"))
+            findings.append(
+                LockFinding(
+                    LockFindingKind.EDITED,
+                    annotation.id,
+                    annotation.path,
+                    where.line,
+                    f"target edited: locked {entry.module}.{entry.target}, now {annotation.target}",
+                )
+            )
         elif entry.path != annotation.path:
             findings.append(LockFinding(LockFindingKind.EDITED, annotation.id, annotation.path, where.line, f"annotation moved from {entry.path}"))
         active.append(entry)
@@ -159,14 +177,26 @@ def _compare_loaded(project: Project, lock: Lock, changed: list[Path], findings:
         for step_id in entry.steps:
             if step_id not in current:
                 locked = lock.steps[step_id]
-                findings.append(LockFinding(LockFindingKind.STALE, step_id, annotation.path, locked.yaml_line, f"step {step_id} is in the lock but no longer in the annotation"))
+                findings.append(
+                    LockFinding(
+                        LockFindingKind.STALE, step_id, annotation.path, locked.yaml_line, f"step {step_id} is in the lock but no longer in the annotation"
+                    )
+                )
         for step_id, step in current.items():
             location = step.at.location or step.location or where
             locked = lock.steps.get(step_id)
             if locked is None or step_id not in entry.steps:
                 findings.append(LockFinding(LockFindingKind.UNLOCKED, step_id, annotation.path, location.line, f"step {step_id} is not in the lock"))
             elif not selector_matches(step.at, locked.texts):
-                findings.append(LockFinding(LockFindingKind.EDITED, step_id, annotation.path, location.line, f"selector {step.at.describe()} no longer selects the locked statement {_short(locked.texts[0])!r}"))
+                findings.append(
+                    LockFinding(
+                        LockFindingKind.EDITED,
+                        step_id,
+                        annotation.path,
+                        location.line,
+                        f"selector {step.at.describe()} no longer selects the locked statement {_short(locked.texts[0])!r}",
+                    )
+                )
                 live.add(step_id)
             else:
                 live.add(step_id)
@@ -174,8 +204,8 @@ def _compare_loaded(project: Project, lock: Lock, changed: list[Path], findings:
 
 def selector_matches(selector, texts: tuple[str, ...]) -> bool:
     """Whether a selector, applied to the locked statement text(s), would still pick them."""
-    from .models import BlockSelector, ContainsSelector
-    from .normalize import normalize, strip_header_colon
+    from infralens.annotations.models import BlockSelector, ContainsSelector
+    from infralens.source.normalize import normalize, strip_header_colon
 
     def single(one, text: str) -> bool:
         needle = normalize(one.text)
@@ -197,7 +227,9 @@ def _short(text: str, limit: int = 80) -> str:
 # --------------------------------------------------------------------------
 
 
-def run_check(project: Project, resolver: Resolver, lock: Lock, *, against: dict[str, SourceTree] | None = None, ids: list[str] | None = None, strict: bool = False) -> CheckReport:
+def run_check(
+    project: Project, resolver: Resolver, lock: Lock, *, against: dict[str, SourceTree] | None = None, ids: list[str] | None = None, strict: bool = False
+) -> CheckReport:
     """Classify every locked step (optionally only ``ids``: annotation or step ids) against the sources."""
     consistency = compare_with_annotations(project, lock)
     against = against or {}
@@ -259,8 +291,8 @@ class BuiltEntries:
 
 def build_entries(project: Project, resolver: Resolver, paths: list[str] | None = None) -> BuiltEntries:
     """Resolve annotations (all, or those in ``paths``) into lock entries."""
-    from .drift_facts import entries_for
-    from .project import load_annotations
+    from infralens.drift.facts import entries_for
+    from infralens.project import load_annotations
 
     loaded = load_annotations(project, paths)
     diagnostics = [d for d in loaded.diagnostics if d.severity is Severity.ERROR]

@@ -14,9 +14,9 @@ import sys
 import tempfile
 from pathlib import Path
 
-from .cache import default_cache_dir
-from .errors import InfralensError, SourceNotFoundError
-from .sources import DirectoryTree, SourceTree, WheelTree, canonical_name
+from infralens.errors import InfralensError, SourceNotFoundError
+from infralens.source.cache import default_cache_dir
+from infralens.source.distributions import DirectoryTree, SourceTree, WheelTree, canonical_name
 
 _PIN = re.compile(r"^([A-Za-z0-9][A-Za-z0-9._-]*)==([A-Za-z0-9][A-Za-z0-9.+!_-]*)$")
 PIP_TIMEOUT_S = 300
@@ -47,7 +47,20 @@ def fetch_wheel(distribution: str, version: str, folder: Path | None = None) -> 
         return found
     folder.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory(dir=folder, prefix=".download-") as tmp:
-        command = [sys.executable, "-m", "pip", "download", "--no-deps", "--only-binary", ":all:", "--disable-pip-version-check", "--quiet", "--dest", tmp, f"{distribution}=={version}"]
+        command = [
+            sys.executable,
+            "-m",
+            "pip",
+            "download",
+            "--no-deps",
+            "--only-binary",
+            ":all:",
+            "--disable-pip-version-check",
+            "--quiet",
+            "--dest",
+            tmp,
+            f"{distribution}=={version}",
+        ]
         try:
             done = subprocess.run(command, capture_output=True, text=True, timeout=PIP_TIMEOUT_S, check=False)
         except (OSError, subprocess.TimeoutExpired) as error:
@@ -55,7 +68,9 @@ def fetch_wheel(distribution: str, version: str, folder: Path | None = None) -> 
         wheels = sorted(Path(tmp).glob("*.whl"))
         if done.returncode != 0 or not wheels:
             last = (done.stderr.strip().splitlines() or ["pip found no wheel"])[-1]
-            raise SourceNotFoundError(f"cannot download a wheel of {distribution}=={version}: {last} — check the version, or pass a wheel file or directory to --against")
+            raise SourceNotFoundError(
+                f"cannot download a wheel of {distribution}=={version}: {last} — check the version, or pass a wheel file or directory to --against"
+            )
         target = folder / wheels[0].name
         os.replace(wheels[0], target)
         return target
@@ -88,4 +103,3 @@ def open_against(spec: str, known: set[str]) -> SourceTree:
             raise InfralensError(f"--against {spec}: cannot tell which distribution this directory holds; write DIST={spec}")
         name = matches[0]
     return DirectoryTree(folder, name)
-

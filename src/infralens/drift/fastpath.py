@@ -24,7 +24,7 @@ RACY_NS = 2_000_000_000
 
 
 def _cache_dir() -> str:
-    """Like :func:`infralens.cache.default_cache_dir` (without importing pathlib: this is the warm path)."""
+    """Like :func:`infralens.source.cache.default_cache_dir` (without importing pathlib: this is the warm path)."""
     explicit = os.environ.get("INFRALENS_CACHE_DIR")
     if explicit:
         return os.path.join(explicit, "check-v2")
@@ -33,7 +33,9 @@ def _cache_dir() -> str:
 
 
 def _key(args, version: str) -> str:
-    material = repr((FORMAT, version, sys.version, sys.executable, sys.path, os.getcwd(), args.project, sorted(args.source), bool(args.strict))).encode("utf-8", "surrogatepass")
+    material = repr((FORMAT, version, sys.version, sys.executable, sys.path, os.getcwd(), args.project, sorted(args.source), bool(args.strict))).encode(
+        "utf-8", "surrogatepass"
+    )
     return f"{zlib.crc32(material):08x}{zlib.adler32(material):08x}{len(material):x}"
 
 
@@ -119,7 +121,7 @@ def upstream_files(report, resolver) -> list[str] | None:
     """
     import importlib.metadata
 
-    from .sources import DirectoryTree, InstalledTree
+    from infralens.source.distributions import DirectoryTree, InstalledTree
 
     paths: set[str] = set()
     for checked in report.trees:

@@ -158,7 +158,9 @@ def _laid_out(text: str) -> list[str] | None:
             space = True  # a[1:2, :, i]
         elif string in _TIGHT_BEFORE or previous[1] in _OPEN or previous[1] == "." or unary_pending:
             space = False
-        elif string in ("(", "[") and (previous[1] in (")", "]", "}") or (previous[0] in (tokenize.NAME, tokenize.STRING) and not keyword.iskeyword(previous[1]))):
+        elif string in ("(", "[") and (
+            previous[1] in (")", "]", "}") or (previous[0] in (tokenize.NAME, tokenize.STRING) and not keyword.iskeyword(previous[1]))
+        ):
             space = False  # a call or a subscript
         elif in_call and (string == "=" or previous[1] == "="):
             space = False  # keyword argument
@@ -168,7 +170,11 @@ def _laid_out(text: str) -> list[str] | None:
             space = True
         out.append((" " if space else "") + string)
         unary_pending = string in _UNARY and (
-            previous is None or previous[1] in _OPEN or previous[1] in (",", "=", ":", "(") or (previous[0] == tokenize.OP and previous[1] not in (")", "]", "}")) or keyword.iskeyword(previous[1])
+            previous is None
+            or previous[1] in _OPEN
+            or previous[1] in (",", "=", ":", "(")
+            or (previous[0] == tokenize.OP and previous[1] not in (")", "]", "}"))
+            or keyword.iskeyword(previous[1])
         )
         if string in _OPEN:
             brackets.append(string)

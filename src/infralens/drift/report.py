@@ -1,4 +1,4 @@
-"""Render a :class:`~infralens.drift.CheckReport` as text, JSON or GitHub annotations.
+"""Render a :class:`~infralens.drift.check.CheckReport` as text, JSON or GitHub annotations.
 
 Every format goes through :func:`findings`, one flat list of lines to report,
 so the wording of ``old -> new`` is written once.
@@ -9,12 +9,12 @@ from __future__ import annotations
 import difflib
 import json
 from dataclasses import dataclass
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 
-from . import __version__
-from .drift import CheckReport, LockFinding
-from .drift_match import Candidate, Place, StepKind, StepResult, TargetKind, TargetResult
-from .normalize import display_lines
+from infralens import __version__
+from infralens.drift.check import CheckReport, LockFinding
+from infralens.drift.match import Candidate, Place, StepKind, StepResult, TargetKind, TargetResult
+from infralens.source.normalize import display_lines
 
 REPORT_FORMAT = 1
 _SEVERITY = {
@@ -84,7 +84,18 @@ def findings(report: CheckReport, *, everything: bool = False) -> list[Finding]:
         if target.kind is TargetKind.UNCHANGED and not everything:
             continue
         e = target.entry
-        found.append(Finding(e.path, e.yaml_line, e.id, f"target {target.kind.value}", _SEVERITY[target.kind], f"{e.relpath}:{e.span[0]} {e.target}", _new(target.new), target.message))
+        found.append(
+            Finding(
+                e.path,
+                e.yaml_line,
+                e.id,
+                f"target {target.kind.value}",
+                _SEVERITY[target.kind],
+                f"{e.relpath}:{e.span[0]} {e.target}",
+                _new(target.new),
+                target.message,
+            )
+        )
     for step in report.steps:
         if step.kind is StepKind.UNCHANGED and not everything:
             continue
@@ -96,7 +107,12 @@ def findings(report: CheckReport, *, everything: bool = False) -> list[Finding]:
         diff: tuple[str, ...] = ()
         if step.kind is StepKind.CHANGED and step.new is not None:
             now = versions.get(e.distribution, "?")
-            diff = statement_diff(e.texts, step.new.texts, f"reviewed ({e.distribution} {e.version}) {e.relpath}:{e.lines[0]}", f"now ({e.distribution} {now}) {step.new.relpath}:{step.new.lines[0]}")
+            diff = statement_diff(
+                e.texts,
+                step.new.texts,
+                f"reviewed ({e.distribution} {e.version}) {e.relpath}:{e.lines[0]}",
+                f"now ({e.distribution} {now}) {step.new.relpath}:{step.new.lines[0]}",
+            )
         found.append(
             Finding(
                 report.annotation_path(e.annotation),
@@ -163,7 +179,14 @@ def render_github(report: CheckReport) -> str:
 def _place_json(place: Place | None) -> dict | None:
     if place is None:
         return None
-    return {"source": place.relpath, "module": place.module, "target": place.target, "scope": place.scope, "lines": list(place.lines), "text": list(place.texts)}
+    return {
+        "source": place.relpath,
+        "module": place.module,
+        "target": place.target,
+        "scope": place.scope,
+        "lines": list(place.lines),
+        "text": list(place.texts),
+    }
 
 
 def _step_json(report: CheckReport, step: StepResult, versions: dict[str, str]) -> dict:
@@ -177,11 +200,22 @@ def _step_json(report: CheckReport, step: StepResult, versions: dict[str, str]) 
         "layer": step.layer,
         "message": step.message,
         "ambiguous": step.ambiguous,
-        "old": {"distribution": e.distribution, "version": e.version, "source": e.relpath, "module": e.module, "target": e.target, "scope": e.scope, "lines": list(e.lines), "text": list(e.texts)},
+        "old": {
+            "distribution": e.distribution,
+            "version": e.version,
+            "source": e.relpath,
+            "module": e.module,
+            "target": e.target,
+            "scope": e.scope,
+            "lines": list(e.lines),
+            "text": list(e.texts),
+        },
         "new": _place_json(step.new),
         "scores": None,
         "diff": [],
-        "candidates": [{**_place_json(c.place), "similarity": c.scores.similarity, "context": c.scores.context, "locality": c.scores.locality} for c in step.candidates],
+        "candidates": [
+            {**_place_json(c.place), "similarity": c.scores.similarity, "context": c.scores.context, "locality": c.scores.locality} for c in step.candidates
+        ],
     }
     if step.new is not None:
         data["new"]["version"] = versions.get(e.distribution, "unknown")
@@ -203,7 +237,9 @@ def _target_json(target: TargetResult) -> dict:
         "message": target.message,
         "similarity": round(target.similarity, 4),
         "old": {"distribution": e.distribution, "version": e.version, "source": e.relpath, "module": e.module, "target": e.target, "lines": list(e.span)},
-        "new": None if target.new is None else {"source": target.new.relpath, "module": target.new.module, "target": target.new.target, "lines": list(target.new.lines)},
+        "new": None
+        if target.new is None
+        else {"source": target.new.relpath, "module": target.new.module, "target": target.new.target, "lines": list(target.new.lines)},
     }
 
 
@@ -216,13 +252,17 @@ def report_json(report: CheckReport, exit_code: int) -> dict:
     versions = {t.distribution: t.version for t in report.trees}
     return {
         "format": REPORT_FORMAT,
-        "created": datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
+        "created": datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ"),
         "infralens": __version__,
         "lock": report.lock.display,
         "checked": [{"distribution": t.distribution, "version": t.version, "origin": t.origin} for t in report.trees],
         "clean": report.clean,
         "exit_code": exit_code,
-        "summary": {"steps": report.counts(), "targets": {k.value: sum(1 for t in report.targets if t.kind is k) for k in TargetKind}, "lock": len(report.lock_findings)},
+        "summary": {
+            "steps": report.counts(),
+            "targets": {k.value: sum(1 for t in report.targets if t.kind is k) for k in TargetKind},
+            "lock": len(report.lock_findings),
+        },
         "steps": {s.entry.step_id: _step_json(report, s, versions) for s in report.steps},
         "targets": {t.entry.id: _target_json(t) for t in report.targets},
         "lock_findings": [_lock_json(f) for f in report.lock_findings],

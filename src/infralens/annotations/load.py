@@ -1,4 +1,4 @@
-"""Annotation files (YAML) to :class:`~infralens.models.Annotation` values.
+"""Annotation files (YAML) to :class:`~infralens.annotations.models.Annotation` values.
 
 Schema errors, YAML errors and bad expressions come back as diagnostics
 that point at the offending line; nothing in a file is skipped silently.
@@ -17,9 +17,9 @@ from typing import Any
 
 import jsonschema
 
-from .errors import Diagnostic, Location
-from .models import Annotation, BlockSelector, ContainsSelector, ExactSelector, Selector, SingleSelector, Step, selector_key
-from .yamlpos import PositionedDocument, YamlProblem, load_positioned
+from infralens.annotations.models import Annotation, BlockSelector, ContainsSelector, ExactSelector, Selector, SingleSelector, Step, selector_key
+from infralens.annotations.positions import PositionedDocument, YamlProblem, load_positioned
+from infralens.errors import Diagnostic, Location
 
 TODO_MARK = re.compile(r"\bTODO\b")
 MAX_FILE_BYTES = 2_000_000
@@ -126,7 +126,7 @@ def _most_specific(errors: list[jsonschema.ValidationError]) -> list[jsonschema.
 
 def _is_selector_path(error: jsonschema.ValidationError) -> bool:
     path = list(error.absolute_path)
-    return len(path) >= 3 and path[-3] == "steps" and path[-1] == "at" or len(path) >= 2 and path[-2] == "at" and path[-1] in ("from", "to")
+    return (len(path) >= 3 and path[-3] == "steps" and path[-1] == "at") or (len(path) >= 2 and path[-2] == "at" and path[-1] in ("from", "to"))
 
 
 def _selector_errors(error: jsonschema.ValidationError) -> list[jsonschema.ValidationError]:
@@ -248,7 +248,14 @@ def _build_annotation(value: dict[str, Any], prefix: tuple, document: Positioned
         for expression, location in zip(expects, expect_locations):
             problem = _expression_problem(expression)
             if problem:
-                diagnostics.append(Diagnostic(location, f"expect is not a valid Python expression: {problem}", "write a single expression such as 'x.shape == (1, 4, 8, 8)'", code="expect"))
+                diagnostics.append(
+                    Diagnostic(
+                        location,
+                        f"expect is not a valid Python expression: {problem}",
+                        "write a single expression such as 'x.shape == (1, 4, 8, 8)'",
+                        code="expect",
+                    )
+                )
         if TODO_MARK.search(raw_step["note"]):
             diagnostics.append(Diagnostic(document.where(step_path + ("note",)), "note still says TODO", "write the note, then remove TODO", code="todo"))
         steps.append(

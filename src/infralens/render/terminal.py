@@ -1,4 +1,4 @@
-"""Render a :class:`~infralens.view.FunctionView` for a terminal with pygments.
+"""Render a :class:`~infralens.render.view.FunctionView` for a terminal with pygments.
 
 The whole file is lexed once (so multi-line strings highlight correctly) and
 then cut into real lines; notes are wrapped beside their first line, or under
@@ -15,8 +15,8 @@ from pygments.formatters import TerminalFormatter
 from pygments.lexers import PythonLexer
 from pygments.token import Token
 
-from .models import split_lines
-from .view import FunctionView
+from infralens.render.view import FunctionView
+from infralens.source.models import split_lines
 
 _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u2028\u2029]")
 

@@ -1,4 +1,4 @@
-"""Build a :class:`~infralens.models.ModuleIndex` from Python source with libcst.
+"""Build a :class:`~infralens.source.models.ModuleIndex` from Python source with libcst.
 
 Line numbers come from libcst's ``PositionProvider``; nothing is imported or
 executed. Each definition gets its real span (starting at its first
@@ -14,8 +14,8 @@ import re
 import libcst as cst
 from libcst.metadata import MetadataWrapper, PositionProvider
 
-from .models import Definition, DefinitionKind, ModuleIndex, Statement, StatementKind
-from .normalize import normalize_with_last_line
+from infralens.source.models import Definition, DefinitionKind, ModuleIndex, Statement, StatementKind
+from infralens.source.normalize import normalize_with_last_line
 
 _NEWLINE = re.compile(r"\r\n|\r|\n")
 _CONDITIONAL_PARENTS = (cst.If, cst.Else, cst.Try, cst.TryStar, cst.ExceptHandler, cst.ExceptStarHandler, cst.Finally, cst.With, cst.For, cst.While)

@@ -8,7 +8,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .models import Definition, ResolvedAnnotation, ResolvedStep, SourceFile
+from infralens.resolve.models import ResolvedAnnotation, ResolvedStep
+from infralens.source.models import Definition, SourceFile
 
 
 @dataclass(frozen=True)

@@ -8,8 +8,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .lock import CONTEXT_SIZE, AnnotationLock, StepLock, short_hash, text_hash
-from .models import Definition, ModuleIndex, ResolvedAnnotation, SourceFile, Statement
+from infralens.drift.lock import CONTEXT_SIZE, AnnotationLock, StepLock, short_hash, text_hash
+from infralens.resolve.models import ResolvedAnnotation
+from infralens.source.models import Definition, ModuleIndex, SourceFile, Statement
 
 
 def header_of(index: ModuleIndex, definition: Definition) -> Statement | None:

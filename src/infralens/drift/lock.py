@@ -33,7 +33,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .errors import LockfileError
+from infralens.errors import LockfileError
 
 LOCK_FORMAT = 1
 MAGIC = f"infralens-lock {LOCK_FORMAT}"

@@ -13,7 +13,7 @@ from typing import Any
 
 import yaml
 
-from .errors import Diagnostic, Location
+from infralens.errors import Diagnostic, Location
 
 PathKey = tuple[str | int, ...]
 
@@ -83,7 +83,12 @@ class _Builder:
         self.locations.setdefault(at, _location(self.path, node))
         if isinstance(node, (yaml.MappingNode, yaml.SequenceNode)) and node.tag not in _PLAIN_COLLECTION_TAGS:
             raise YamlProblem(
-                Diagnostic(_location(self.path, node), f"the YAML tag {node.tag!r} is not allowed", "remove the '!!' tag: annotations are plain mappings, lists and strings", code="yaml")
+                Diagnostic(
+                    _location(self.path, node),
+                    f"the YAML tag {node.tag!r} is not allowed",
+                    "remove the '!!' tag: annotations are plain mappings, lists and strings",
+                    code="yaml",
+                )
             )
         if isinstance(node, yaml.MappingNode):
             return self._mapping(node, at, depth)
@@ -99,9 +104,7 @@ class _Builder:
         result: dict[str, Any] = {}
         for key_node, value_node in node.value:
             if key_node.tag == "tag:yaml.org,2002:merge":
-                raise YamlProblem(
-                    Diagnostic(_location(self.path, key_node), "merge keys ('<<') are not supported", "write the keys out", code="yaml")
-                )
+                raise YamlProblem(Diagnostic(_location(self.path, key_node), "merge keys ('<<') are not supported", "write the keys out", code="yaml"))
             if not isinstance(key_node, yaml.ScalarNode):
                 raise YamlProblem(
                     Diagnostic(_location(self.path, key_node), "a mapping key must be a plain string", "use a simple word as the key", code="yaml")

@@ -9,7 +9,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from .cli import EXIT_FINDINGS, EXIT_OK, EXIT_USAGE, command, extension, open_context, print_diagnostics
+from infralens.cli import EXIT_FINDINGS, EXIT_OK, EXIT_USAGE, command, extension, open_context, print_diagnostics
 
 
 @extension
@@ -33,14 +33,15 @@ def _add_parsers(sub: argparse._SubParsersAction) -> None:
 
 
 def _lock_for(project):
-    from .lock import read_lock
+    from infralens.drift.lock import read_lock
 
     return read_lock(project.lock_path, project.relative(project.lock_path))
 
 
 @command("check")
 def _check(args: argparse.Namespace) -> int:
-    from . import __version__, drift_fastpath
+    from infralens import __version__
+    from infralens.drift import fastpath as drift_fastpath
 
     cacheable = drift_fastpath.usable(args)
     if cacheable:
@@ -48,21 +49,23 @@ def _check(args: argparse.Namespace) -> int:
         if cached is not None:
             sys.stdout.write(cached)
             return EXIT_OK
-    from .drift import run_check
+    from infralens.drift.check import run_check
 
     project, resolver = open_context(args)
     lock = _lock_for(project)
     against = _against_trees(args.against, lock)
     report = run_check(project, resolver, lock, against=against, ids=args.ids or None, strict=args.strict)
     code = EXIT_OK if report.clean else EXIT_FINDINGS
-    from . import drift_report
+    from infralens.drift import report as drift_report
 
     if cacheable and report.clean:
         upstream = drift_fastpath.upstream_files(report, resolver)
         if upstream is not None:
             outputs = {"text": drift_report.render_text(report), "github": drift_report.render_github(report)}
             extra = [str(project.root / "pyproject.toml")] if (project.root / "pyproject.toml").is_file() else []
-            drift_fastpath.store(args, __version__, lock_path=project.lock_path, annotations_dir=project.annotations_dir, upstream=upstream + extra, outputs=outputs)
+            drift_fastpath.store(
+                args, __version__, lock_path=project.lock_path, annotations_dir=project.annotations_dir, upstream=upstream + extra, outputs=outputs
+            )
     if args.format == "json":
         sys.stdout.write(drift_report.render_json(report, code))
     elif args.format == "github":
@@ -73,9 +76,9 @@ def _check(args: argparse.Namespace) -> int:
 
 
 def _against_trees(specs: list[str], lock) -> dict:
-    from .errors import InfralensError
-    from .sources import canonical_name
-    from .wheels import open_against
+    from infralens.errors import InfralensError
+    from infralens.source.distributions import canonical_name
+    from infralens.source.wheels import open_against
 
     known = {e.distribution for e in lock.annotations.values()}
     by_canonical = {canonical_name(d): d for d in known}
@@ -91,9 +94,9 @@ def _against_trees(specs: list[str], lock) -> dict:
 
 @command("lock")
 def _lock(args: argparse.Namespace) -> int:
-    from .drift import build_entries, run_check
-    from .errors import LockfileError
-    from .lock import compose, entry_key, read_lock_text, write_atomically, writer_lock
+    from infralens.drift.check import build_entries, run_check
+    from infralens.drift.lock import compose, entry_key, read_lock_text, write_atomically, writer_lock
+    from infralens.errors import LockfileError
 
     project, resolver = open_context(args)
     if args.ids and not args.update:
@@ -124,7 +127,10 @@ def _lock(args: argparse.Namespace) -> int:
         blocked = sorted(i for i in chosen.annotations if i in built.failed)
         if blocked:
             print_diagnostics([d for d in built.diagnostics])
-            print(f"infralens lock --update: {', '.join(blocked)} do not resolve against the installed sources; their entries are kept as they were", file=sys.stderr)
+            print(
+                f"infralens lock --update: {', '.join(blocked)} do not resolve against the installed sources; their entries are kept as they were",
+                file=sys.stderr,
+            )
         replace, remove, overrides = _keys_to_rewrite(chosen, old.lock, built)
         if not replace and not remove:
             print(f"{display}: nothing to update")
@@ -144,7 +150,7 @@ class _Selection:
 
 def _update_selection(ids: list[str], lock, built, check) -> _Selection:
     """Which annotations/steps to accept: the named ones, or every drifted one."""
-    from .errors import InfralensError
+    from infralens.errors import InfralensError
 
     current = {e.id for e in built.entries if entry_key_kind(e) == "annotation"} | set(built.failed)
     current_steps = {e.step_id for e in built.entries if entry_key_kind(e) == "step"}
@@ -169,7 +175,7 @@ def _update_selection(ids: list[str], lock, built, check) -> _Selection:
 
 
 def entry_key_kind(entry) -> str:
-    from .lock import entry_key
+    from infralens.drift.lock import entry_key
 
     return entry_key(entry).split(":")[0]
 
@@ -179,7 +185,7 @@ def _keys_to_rewrite(chosen: _Selection, lock, built) -> tuple[set[str], set[str
     and replacement entries where accepting single steps must not accept the rest."""
     from dataclasses import replace as with_changes
 
-    from .lock import entry_key
+    from infralens.drift.lock import entry_key
 
     replace: set[str] = set()
     remove: set[str] = set()

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from enum import Enum
 
-from .lock import AnnotationLock, StepLock
+from infralens.drift.lock import AnnotationLock, StepLock
 
 CHANGED_SIMILARITY = 0.6
 """Minimum text similarity for *changed* inside the target (with some neighbour agreement)."""

@@ -1,6 +1,6 @@
 """Property-based fuzzing of every reader of untrusted text (needs ``hypothesis``).
 
-    python -m infralens.fuzz --cases 10000 [--seed 0] [--only indexer]
+    python tools/fuzz.py --cases 10000 [--seed 0] [--only indexer]
 
 Targets: annotation files (YAML + schema + loader, single files and whole
 projects), the statement normaliser and selectors, the libcst indexer and the
@@ -30,17 +30,17 @@ try:
     from hypothesis import HealthCheck, given, seed, settings
     from hypothesis import strategies as st
 except ImportError as missing:  # a development tool: hypothesis comes with the 'test' extra
-    raise SystemExit("python -m infralens.fuzz needs hypothesis: pip install -e '.[test]'") from missing
+    raise SystemExit("python tools/fuzz.py needs hypothesis: pip install -e '.[test]'") from missing
 
-from .cache import IndexCache
-from .errors import InfralensError, LockfileError, ResolutionError
-from .indexer import index_source
-from .loader import load_file
-from .models import BlockSelector, ContainsSelector, ExactSelector
-from .normalize import normalize
-from .project import find_project, load_annotations
-from .resolver import Resolver
-from .sources import decode_source
+from infralens.annotations.load import load_file
+from infralens.annotations.models import BlockSelector, ContainsSelector, ExactSelector
+from infralens.errors import InfralensError, LockfileError, ResolutionError
+from infralens.project import find_project, load_annotations
+from infralens.resolve.resolver import Resolver
+from infralens.source.cache import IndexCache
+from infralens.source.distributions import decode_source
+from infralens.source.index import index_source
+from infralens.source.normalize import normalize
 
 CASE_SECONDS = 20
 """A case running longer than this counts as a hang."""
@@ -85,7 +85,9 @@ def check_diagnostic(diagnostic, path: str, lines: int) -> None:
 _SLUGS = st.from_regex(r"\A[a-z0-9][a-z0-9._-]{0,12}\Z")
 _ODD_TEXT = st.one_of(
     st.text(max_size=40),
-    st.sampled_from(["", " ", "TODO", "null", "~", "yes", "0x1F", "1e400", "'", '"', ":", "- a", "{a: b}", "&a", "*a", "!!python/name:os.system", "\u202e", "\ud800x"]),
+    st.sampled_from(
+        ["", " ", "TODO", "null", "~", "yes", "0x1F", "1e400", "'", '"', ":", "- a", "{a: b}", "&a", "*a", "!!python/name:os.system", "\u202e", "\ud800x"]
+    ),
     st.text(alphabet=st.characters(codec="utf-8"), min_size=1, max_size=20).map(lambda s: s * 5000),  # huge
 )
 _SCALARS = st.one_of(st.none(), st.booleans(), st.integers(), st.floats(allow_nan=True), _ODD_TEXT)
@@ -99,7 +101,13 @@ _SELECTORS = st.one_of(
 )
 _STEPS = st.fixed_dictionaries(
     {"at": _SELECTORS, "note": st.one_of(st.text(max_size=80), _ODD_TEXT)},
-    optional={"expect": st.lists(st.one_of(st.sampled_from(["x == 1", "x ==", "x = 1", "(", "a\x00b", "lambda: 0"]), st.text(max_size=20)), max_size=3), "key": _SLUGS, "static": st.text(max_size=10), "scenario": _ODD_TEXT, "bogus": _VALUES},
+    optional={
+        "expect": st.lists(st.one_of(st.sampled_from(["x == 1", "x ==", "x = 1", "(", "a\x00b", "lambda: 0"]), st.text(max_size=20)), max_size=3),
+        "key": _SLUGS,
+        "static": st.text(max_size=10),
+        "scenario": _ODD_TEXT,
+        "bogus": _VALUES,
+    },
 )
 _ANNOTATIONS = st.fixed_dictionaries(
     {},
@@ -185,7 +193,21 @@ def check_annotation_file(data: bytes) -> None:
         assert annotation.location is not None and annotation.location.path == "fuzz.yaml"
 
 
-PROJECT_FILES = st.lists(st.one_of(_ANNOTATIONS.map(_dump), st.sampled_from(["id: same\n", _dump({"id": "same", "lab": "01-lab", "source": "fakedist", "target": "fakedist.mod.f", "summary": "s", "steps": [{"at": "x = 1", "note": "n"}]})])), min_size=1, max_size=4)
+PROJECT_FILES = st.lists(
+    st.one_of(
+        _ANNOTATIONS.map(_dump),
+        st.sampled_from(
+            [
+                "id: same\n",
+                _dump(
+                    {"id": "same", "lab": "01-lab", "source": "fakedist", "target": "fakedist.mod.f", "summary": "s", "steps": [{"at": "x = 1", "note": "n"}]}
+                ),
+            ]
+        ),
+    ),
+    min_size=1,
+    max_size=4,
+)
 
 
 def check_project(files: list[str]) -> None:
@@ -201,7 +223,7 @@ def check_project(files: list[str]) -> None:
             (root / "annotations" / "fakedist" / f"f{n}.yaml").write_text(text, encoding="utf-8", errors="surrogatepass")
         project = find_project(root)
         loaded = load_annotations(project)
-        from .sources import DirectoryTree
+        from infralens.source.distributions import DirectoryTree
 
         resolver = Resolver({"fakedist": DirectoryTree(root / "site", "fakedist", "1.0")}, cache=IndexCache(persistent=False), tree_factory=_no_other_trees)
         diagnostics = list(loaded.diagnostics)
@@ -216,7 +238,7 @@ def check_project(files: list[str]) -> None:
 
 
 def _no_other_trees(distribution: str):
-    from .errors import SourceNotFoundError
+    from infralens.errors import SourceNotFoundError
 
     raise SourceNotFoundError(f"distribution {distribution!r} is not installed")
 
@@ -226,12 +248,53 @@ def _no_other_trees(distribution: str):
 # --------------------------------------------------------------------------
 
 _SIMPLE = [
-    "x = 1", "y = (1,\n  2,\n)", "z = [\n]", "a = 1; b = 2", "c = a \\\n    + b", "s = '''multi\nline'''", "f(  a ,b,)", "# a comment",
-    "x: int = 3", "del x", "pass", "assert x, 'm'", "print(f'{x!r:>{w}}')", "v = lambda q: q", "w = {k: v for k, v in d.items()}",
-    "return x", "yield x", "raise ValueError('x')", "global g", "import os.path as p", "from . import m", "x += 1", "t = x if y else z",
-    "u = not x", "r = await g()", "n = 0x_1F", "e = ...", "b = b'\\xff'", "i = -1", "x = y = z", "(a, b), c = d",
+    "x = 1",
+    "y = (1,\n  2,\n)",
+    "z = [\n]",
+    "a = 1; b = 2",
+    "c = a \\\n    + b",
+    "s = '''multi\nline'''",
+    "f(  a ,b,)",
+    "# a comment",
+    "x: int = 3",
+    "del x",
+    "pass",
+    "assert x, 'm'",
+    "print(f'{x!r:>{w}}')",
+    "v = lambda q: q",
+    "w = {k: v for k, v in d.items()}",
+    "return x",
+    "yield x",
+    "raise ValueError('x')",
+    "global g",
+    "import os.path as p",
+    "from . import m",
+    "x += 1",
+    "t = x if y else z",
+    "u = not x",
+    "r = await g()",
+    "n = 0x_1F",
+    "e = ...",
+    "b = b'\\xff'",
+    "i = -1",
+    "x = y = z",
+    "(a, b), c = d",
 ]
-_HEADERS = ["if x:", "elif y:", "else:", "for i in range(3):", "while x:", "with open(p) as h:", "try:", "except ValueError as e:", "finally:", "async for a in b:", "async with c:", "match v:", "case 1:"]
+_HEADERS = [
+    "if x:",
+    "elif y:",
+    "else:",
+    "for i in range(3):",
+    "while x:",
+    "with open(p) as h:",
+    "try:",
+    "except ValueError as e:",
+    "finally:",
+    "async for a in b:",
+    "async with c:",
+    "match v:",
+    "case 1:",
+]
 _DECORATORS = ["@property", "@value.setter", "@functools.lru_cache(maxsize=None)", "@deco", "@overload", "@staticmethod", "@a.b.c(\n    1,\n)"]
 
 
@@ -343,14 +406,16 @@ def check_selectors(index) -> None:
         if len(pool) >= 2:
             first, last = pool[0], pool[-1]
             try:
-                block = resolver.resolve_selector(index, definition, BlockSelector(ExactSelector(first.text, 1), ExactSelector(last.text, len(pool_matches(pool, last)))))
+                block = resolver.resolve_selector(
+                    index, definition, BlockSelector(ExactSelector(first.text, 1), ExactSelector(last.text, len(pool_matches(pool, last))))
+                )
                 assert block and list(block) == sorted(block, key=lambda s: (s.start_line, -s.end_line))
             except ResolutionError as error:
                 assert str(error)
 
 
 def pool_matches(pool, statement):
-    from .normalize import strip_header_colon
+    from infralens.source.normalize import strip_header_colon
 
     return [s for s in pool if strip_header_colon(s.text) == strip_header_colon(statement.text)]
 
@@ -379,7 +444,7 @@ def check_normalize_and_contains(snippet: str) -> None:
 
 
 def _lock_text(draw_entries: list, comments: list[str]) -> str:
-    from . import lock
+    from infralens.drift import lock
 
     parts = [lock.PREAMBLE, "\n"]
     for n, entry in enumerate(draw_entries):
@@ -393,21 +458,53 @@ _WORDS = st.text(alphabet=st.characters(codec="utf-8", exclude_categories=("Cs",
 
 @st.composite
 def lock_entries(draw) -> list:
-    from .lock import AnnotationLock, StepLock
+    from infralens.drift.lock import AnnotationLock, StepLock
 
     entries = []
     for n in range(draw(st.integers(0, 3))):
         ann = f"ann-{n}"
         step_ids = [f"{ann}/{k}" for k in range(draw(st.integers(0, 2)))]
         entries.append(
-            AnnotationLock(ann, f"annotations/d/{ann}.yaml", draw(st.integers(0, 999)), "0" * 64, "d", draw(_WORDS), "d/m.py", "d.m", "C.f", "function",
-                           (draw(st.integers(0, 9)), draw(st.integers(0, 9))), "1" * 64, tuple(draw(st.lists(st.from_regex(r"\A[0-9a-f]{8}\Z"), max_size=3))), "2" * 64, tuple(step_ids))
+            AnnotationLock(
+                ann,
+                f"annotations/d/{ann}.yaml",
+                draw(st.integers(0, 999)),
+                "0" * 64,
+                "d",
+                draw(_WORDS),
+                "d/m.py",
+                "d.m",
+                "C.f",
+                "function",
+                (draw(st.integers(0, 9)), draw(st.integers(0, 9))),
+                "1" * 64,
+                tuple(draw(st.lists(st.from_regex(r"\A[0-9a-f]{8}\Z"), max_size=3))),
+                "2" * 64,
+                tuple(step_ids),
+            )
         )
         for step_id in step_ids:
             texts = tuple(draw(st.lists(_WORDS.filter(bool), min_size=1, max_size=2)))
             entries.append(
-                StepLock(step_id, ann, draw(st.integers(0, 999)), "d", "1.0", "d/m.py", "d.m", "C.f", "C.f", (1, 2), texts, "3" * 64,
-                         tuple(draw(st.lists(_WORDS, max_size=2))), tuple(draw(st.lists(_WORDS, max_size=2))), "4" * 64, "5" * 64, draw(st.integers(1, 3)))
+                StepLock(
+                    step_id,
+                    ann,
+                    draw(st.integers(0, 999)),
+                    "d",
+                    "1.0",
+                    "d/m.py",
+                    "d.m",
+                    "C.f",
+                    "C.f",
+                    (1, 2),
+                    texts,
+                    "3" * 64,
+                    tuple(draw(st.lists(_WORDS, max_size=2))),
+                    tuple(draw(st.lists(_WORDS, max_size=2))),
+                    "4" * 64,
+                    "5" * 64,
+                    draw(st.integers(1, 3)),
+                )
             )
     return entries
 
@@ -428,7 +525,17 @@ def lock_files(draw) -> tuple[bytes, bool]:
     elif operation == "duplicate":
         lines.insert(at, lines[at])
     elif operation == "insert":
-        lines.insert(at, draw(st.one_of(st.text(max_size=30), st.sampled_from(["[step x/y]", "[annotation a]", "text = [1", "lines = [1, true]", "infralens-lock 2", "lines = 99999999999999999999999999"]))))
+        lines.insert(
+            at,
+            draw(
+                st.one_of(
+                    st.text(max_size=30),
+                    st.sampled_from(
+                        ["[step x/y]", "[annotation a]", "text = [1", "lines = [1, true]", "infralens-lock 2", "lines = 99999999999999999999999999"]
+                    ),
+                )
+            ),
+        )
     elif operation == "deep-json":
         lines.insert(at, "text = " + "[" * draw(st.integers(500, 100_000)))
     elif operation == "crlf":
@@ -442,7 +549,7 @@ def lock_files(draw) -> tuple[bytes, bool]:
 
 def check_lock_file(case: tuple[bytes, bool]) -> None:
     """Any lock bytes: a parsed lock or ``LockfileError('path:line: ... — hint')``; a pristine one round-trips."""
-    from . import lock
+    from infralens.drift import lock
 
     data, pristine = case
     with tempfile.TemporaryDirectory(prefix="infralens-fuzz-") as folder:
@@ -520,7 +627,7 @@ def run_target(target: Target, cases: int, random_seed: int | None, derandomize:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m infralens.fuzz", description="Fuzz every reader of untrusted text.")
+    parser = argparse.ArgumentParser(prog="python tools/fuzz.py", description="Fuzz every reader of untrusted text.")
     parser.add_argument("--cases", type=int, default=10_000, help="total cases over all targets (default 10000)")
     parser.add_argument("--seed", type=int, default=None, help="random seed (default: random)")
     parser.add_argument("--only", choices=[t.name for t in TARGETS], action="append", help="run only these targets")

@@ -1,4 +1,4 @@
-"""A small Sphinx extension: ``extensions = [..., "infralens.sphinx_coverage"]``.
+"""A small Sphinx extension: ``extensions = [..., "infralens.sphinx.coverage"]``.
 
 It adds one directive that embeds the coverage map of a scenario, drawn at build time
 from committed JSON (``infralens coverage SCENARIO --json reports/coverage-SCENARIO.json``)::
@@ -24,7 +24,7 @@ from sphinx.application import Sphinx
 from sphinx.util import logging
 from sphinx.util.docutils import SphinxDirective
 
-logger = logging.getLogger("infralens.sphinx_coverage")
+logger = logging.getLogger("infralens.sphinx.coverage")
 
 
 class CoverageDirective(SphinxDirective):
@@ -35,9 +35,9 @@ class CoverageDirective(SphinxDirective):
     option_spec = {"file": directives.unchanged_required, "title": directives.unchanged}
 
     def run(self) -> list[nodes.Node]:
-        from .errors import InfralensError
-        from .maintainer.coverage_format import read_json
-        from .maintainer.coverage_render import render_html
+        from infralens.errors import InfralensError
+        from infralens.maintainer.coverage_format import read_json
+        from infralens.maintainer.coverage_render import render_html
 
         scenario = self.arguments[0]
         path = self._data_path(scenario)
@@ -61,7 +61,7 @@ class CoverageDirective(SphinxDirective):
 
 
 def setup(app: Sphinx) -> dict[str, Any]:
-    from . import __version__
+    from infralens import __version__
 
     app.add_config_value("infralens_coverage_dir", None, "env", types=[str, type(None)])
     app.add_directive("infralens-coverage", CoverageDirective, override=True)

@@ -21,8 +21,9 @@ import difflib
 import re
 from dataclasses import dataclass
 
-from .drift_facts import body_hashes, enclosing_definitions, jaccard, surroundings
-from .drift_results import (  # noqa: F401  (re-exported: the public names of drift results)
+from infralens.drift.facts import body_hashes, enclosing_definitions, jaccard, surroundings
+from infralens.drift.lock import AnnotationLock, StepLock
+from infralens.drift.results import (
     CHANGED_SIMILARITY,
     CHANGED_SIMILARITY_CONFIDENT,
     MOVED_CONTEXT,
@@ -35,11 +36,10 @@ from .drift_results import (  # noqa: F401  (re-exported: the public names of dr
     TargetKind,
     TargetResult,
 )
-from .errors import InfralensError
-from .lock import AnnotationLock, StepLock
-from .models import Definition, ModuleIndex, SourceFile, Statement
-from .resolver import Resolver
-from .sources import SourceTree
+from infralens.errors import InfralensError
+from infralens.resolve.resolver import Resolver
+from infralens.source.distributions import SourceTree
+from infralens.source.models import Definition, ModuleIndex, SourceFile, Statement
 
 ASSIGNMENT_SIMILARITY = 0.3
 """Minimum similarity when the only statement assigning the same name is taken as the edited one."""
@@ -47,7 +47,30 @@ TARGET_RENAMED_SIMILARITY = 0.6
 MAX_SEARCH_FILES = 16
 """At most this many files are indexed per distribution-wide search (best-ranked first)."""
 _WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]{3,}")
-_COMMON = {"self", "None", "True", "False", "return", "import", "from", "else", "elif", "lambda", "while", "with", "yield", "assert", "raise", "pass", "break", "continue", "class", "async", "await", "torch"}
+_COMMON = {
+    "self",
+    "None",
+    "True",
+    "False",
+    "return",
+    "import",
+    "from",
+    "else",
+    "elif",
+    "lambda",
+    "while",
+    "with",
+    "yield",
+    "assert",
+    "raise",
+    "pass",
+    "break",
+    "continue",
+    "class",
+    "async",
+    "await",
+    "torch",
+}
 
 
 @dataclass(frozen=True)
@@ -103,7 +126,7 @@ class DistributionMatcher:
 
     def _exists(self, relpath: str) -> bool:
         try:
-            return self.tree._exists(relpath)  # noqa: SLF001 - same package, read-only probe
+            return self.tree._exists(relpath)
         except InfralensError:
             return False
 
@@ -279,7 +302,7 @@ class DistributionMatcher:
         size = len(entry.texts)
         wanted = "\n".join(entry.texts)
         results = []
-        for start in range(0, max(0, len(pool) - size + 1)):
+        for start in range(max(0, len(pool) - size + 1)):
             window = pool[start : start + size]
             if exact:
                 if tuple(s.text for s in window) != entry.texts:
@@ -324,7 +347,11 @@ class DistributionMatcher:
         if not good:
             return None, candidates
         best = good[0]
-        rivals = [c for c in good[1:] if c.function_same == best.function_same and c.scores.locality + c.scores.context >= best.scores.locality + best.scores.context - 0.05]
+        rivals = [
+            c
+            for c in good[1:]
+            if c.function_same == best.function_same and c.scores.locality + c.scores.context >= best.scores.locality + best.scores.context - 0.05
+        ]
         if rivals:
             return None, candidates  # two equally good homes: ambiguous, never guess
         return best, [c for c in candidates if c is not best]

@@ -1,0 +1,109 @@
+"""What an annotation file says: selectors, steps and annotations, as loaded from YAML.
+
+Produced by :mod:`infralens.annotations.load`; read by every later stage.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass, field
+
+from infralens.errors import Location
+
+# --------------------------------------------------------------------------
+# Selectors: how a step points at statements. Never a line number.
+# --------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class ExactSelector:
+    """The whole statement, compared after normalisation."""
+
+    text: str
+    nth: int | None = None
+    location: Location | None = field(default=None, compare=False)
+
+    def describe(self) -> str:
+        suffix = f" (nth={self.nth})" if self.nth else ""
+        return f"{self.text!r}{suffix}"
+
+
+@dataclass(frozen=True)
+class ContainsSelector:
+    """A statement whose normalised text contains ``text``; ``nth`` picks one of several."""
+
+    text: str
+    nth: int | None = None
+    location: Location | None = field(default=None, compare=False)
+
+    def describe(self) -> str:
+        suffix = f", nth={self.nth}" if self.nth else ""
+        return f"contains {self.text!r}{suffix}"
+
+
+SingleSelector = ExactSelector | ContainsSelector
+
+
+@dataclass(frozen=True)
+class BlockSelector:
+    """A run of statements from one selected statement to another (inclusive)."""
+
+    start: SingleSelector
+    end: SingleSelector
+    location: Location | None = field(default=None, compare=False)
+
+    def describe(self) -> str:
+        return f"from {self.start.describe()} to {self.end.describe()}"
+
+
+Selector = ExactSelector | ContainsSelector | BlockSelector
+
+
+def selector_key(selector: Selector) -> str:
+    """A stable short fingerprint of a selector, used to name steps."""
+    digest = hashlib.sha256(selector.describe().encode("utf-8")).hexdigest()
+    return digest[:8]
+
+
+# --------------------------------------------------------------------------
+# Annotations as written by maintainers.
+# --------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Step:
+    """One selected statement (or block) and the note that sits beside it."""
+
+    at: Selector
+    note: str
+    key: str
+    """Stable name of the step inside its annotation (explicit ``key:`` or a selector hash)."""
+    expect: tuple[str, ...] = ()
+    scenario: str | None = None
+    static: str | None = None
+    """If set, the step is static-only (never traced) and this is the reason."""
+    location: Location | None = field(default=None, compare=False)
+    expect_locations: tuple[Location, ...] = field(default=(), compare=False)
+
+
+@dataclass(frozen=True)
+class Annotation:
+    """One upstream function (or class) annotated for one lab."""
+
+    id: str
+    lab: str
+    source: str
+    target: str
+    summary: str
+    steps: tuple[Step, ...]
+    definition: int | None = None
+    """1-based pick among several definitions of the same qualname."""
+    scenario: str | None = None
+    location: Location | None = field(default=None, compare=False)
+
+    @property
+    def path(self) -> str:
+        return self.location.path if self.location else "<memory>"
+
+    def step_id(self, step: Step) -> str:
+        return f"{self.id}/{step.key}"
