@@ -1,6 +1,7 @@
 # The two commands a newcomer needs:
 #   make site   install everything into .venv and build the site into docs/_build/html
-#   make test   install everything into .venv and run the tests
+#   make test   install everything into .venv, run the lint/format/type checks, then the tests
+#   make lint   only the checks: ruff (lint + format) and mypy
 # Both work on a fresh machine with nothing installed by hand.
 
 PYTHON ?= python3
@@ -9,14 +10,14 @@ PY     := $(VENV)/bin/python
 PIP    := $(PY) -m pip
 STAMP  := $(VENV)/.installed
 
-.PHONY: site test serve install clean bench fuzz verify browser-setup bench-site
+.PHONY: site test lint serve install clean bench fuzz verify browser-setup bench-site
 
 $(STAMP): pyproject.toml Makefile
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PIP) install --quiet --upgrade pip
 	# torch first, pinned: pip takes the local CPU wheel instead of a multi-GB CUDA build.
 	$(PIP) install --quiet torch==2.13.0
-	$(PIP) install --quiet -e ".[verify,site,test]"
+	$(PIP) install --quiet -e ".[verify,site,test,lint]"
 	# diffsynth's declared dependencies include torchvision, which cannot be installed here:
 	# install its sources only; InfraLens reads them statically and loads modules by path.
 	$(PIP) install --quiet --no-deps diffsynth==2.1.12
@@ -40,7 +41,12 @@ browser-setup:
 			|| echo "chromium could not be installed; browser tests will skip"; \
 	fi
 
-test: $(STAMP) browser-setup
+lint: $(STAMP)
+	$(VENV)/bin/ruff check src tests tools benchmarks scripts labs docs/conf.py
+	$(VENV)/bin/ruff format --check src tests tools benchmarks scripts labs docs/conf.py
+	$(VENV)/bin/mypy
+
+test: $(STAMP) browser-setup lint
 	$(PY) -m pytest -q
 
 bench: $(STAMP)

@@ -132,9 +132,8 @@ def open_context(args: argparse.Namespace, *, need_project: bool = True):
 
     from infralens.errors import InfralensError
     from infralens.project import find_project
-    from infralens.resolve.resolver import Resolver
-    from infralens.source.cache import IndexCache
-    from infralens.source.distributions import open_tree
+    from infralens.resolve import Resolver
+    from infralens.source import IndexCache, open_tree
 
     project = None
     try:
@@ -169,8 +168,7 @@ def _show(args: argparse.Namespace) -> int:
 
     from infralens.errors import InfralensError, ResolutionError
     from infralens.project import load_annotations
-    from infralens.render.terminal import render
-    from infralens.render.view import function_view
+    from infralens.render import function_view, render
 
     project, resolver = open_context(args, need_project=False)
     loaded = load_annotations(project) if project else None

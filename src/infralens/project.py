@@ -10,7 +10,7 @@ import tomllib
 from dataclasses import dataclass
 from pathlib import Path
 
-from infralens.annotations.models import Annotation
+from infralens.annotations import Annotation
 from infralens.errors import Diagnostic, InfralensError, Location, Severity
 
 
@@ -86,7 +86,7 @@ class LoadedAnnotations:
 
 def load_annotations(project: Project, paths: list[str] | None = None) -> LoadedAnnotations:
     """Load every annotation file and run the checks that span files (unique ids, folder, lab)."""
-    from infralens.annotations.load import load_file  # YAML + JSON Schema: imported only when annotations are loaded
+    from infralens.annotations import load_file  # YAML + JSON Schema: imported only when annotations are loaded
 
     annotations: list[Annotation] = []
     diagnostics: list[Diagnostic] = []

@@ -1,0 +1,43 @@
+"""Stage 1, load: what annotation files say.
+
+Owns the annotation format (:mod:`.models`: selectors, steps, annotations), reading YAML with real
+positions (:mod:`.positions`) and validating it against the shipped JSON Schema (:mod:`.load`).
+May import: :mod:`infralens.errors` only.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from infralens._exports import lazy_exports
+
+if TYPE_CHECKING:
+    from .load import LoadResult as LoadResult, annotation_schema as annotation_schema, load_file as load_file, load_text as load_text
+    from .models import (
+        Annotation as Annotation,
+        BlockSelector as BlockSelector,
+        ContainsSelector as ContainsSelector,
+        ExactSelector as ExactSelector,
+        Selector as Selector,
+        SingleSelector as SingleSelector,
+        Step as Step,
+        selector_key as selector_key,
+    )
+
+__all__, __getattr__ = lazy_exports(
+    __name__,
+    {
+        "Annotation": "models",
+        "BlockSelector": "models",
+        "ContainsSelector": "models",
+        "ExactSelector": "models",
+        "LoadResult": "load",
+        "Selector": "models",
+        "SingleSelector": "models",
+        "Step": "models",
+        "annotation_schema": "load",
+        "load_file": "load",
+        "load_text": "load",
+        "selector_key": "models",
+    },
+)

@@ -5,10 +5,10 @@ Produced by :mod:`infralens.annotations.load`; read by every later stage.
 
 from __future__ import annotations
 
-import hashlib
 from dataclasses import dataclass, field
 
 from infralens.errors import Location
+from infralens.hashing import sha256_text
 
 # --------------------------------------------------------------------------
 # Selectors: how a step points at statements. Never a line number.
@@ -61,8 +61,7 @@ Selector = ExactSelector | ContainsSelector | BlockSelector
 
 def selector_key(selector: Selector) -> str:
     """A stable short fingerprint of a selector, used to name steps."""
-    digest = hashlib.sha256(selector.describe().encode("utf-8")).hexdigest()
-    return digest[:8]
+    return sha256_text(selector.describe())[:8]
 
 
 # --------------------------------------------------------------------------

@@ -9,7 +9,6 @@ then classifies each locked step and target with
 
 from __future__ import annotations
 
-import hashlib
 from dataclasses import dataclass
 from enum import Enum
 from pathlib import Path
@@ -17,9 +16,10 @@ from pathlib import Path
 from infralens.drift.lock import AnnotationLock, Lock, LockEntry, StepLock
 from infralens.drift.match import DistributionMatcher, StepKind, StepResult, TargetKind, TargetResult
 from infralens.errors import Diagnostic, InfralensError, Location, Severity
+from infralens.hashing import sha256_file
 from infralens.project import Project
-from infralens.resolve.resolver import Resolver
-from infralens.source.distributions import SourceTree
+from infralens.resolve import Resolver, still_picks
+from infralens.source import SourceTree
 
 
 class LockFindingKind(str, Enum):
@@ -82,10 +82,6 @@ class CheckReport:
         return counts
 
 
-def file_sha256(path: Path) -> str:
-    return hashlib.sha256(path.read_bytes()).hexdigest()
-
-
 # --------------------------------------------------------------------------
 # Lock versus annotation files
 # --------------------------------------------------------------------------
@@ -109,7 +105,7 @@ def compare_with_annotations(project: Project, lock: Lock) -> _Consistency:
         recorded.setdefault(entry.path, []).append(entry)
     changed: list[Path] = []
     for relative, path in on_disk.items():
-        digest = file_sha256(path)
+        digest = sha256_file(path)
         entries = recorded.get(relative, [])
         if not entries or any(e.file_sha256 != digest for e in entries):
             changed.append(path)
@@ -187,7 +183,7 @@ def _compare_loaded(project: Project, lock: Lock, changed: list[Path], findings:
             locked = lock.steps.get(step_id)
             if locked is None or step_id not in entry.steps:
                 findings.append(LockFinding(LockFindingKind.UNLOCKED, step_id, annotation.path, location.line, f"step {step_id} is not in the lock"))
-            elif not selector_matches(step.at, locked.texts):
+            elif not still_picks(step.at, locked.texts):
                 findings.append(
                     LockFinding(
                         LockFindingKind.EDITED,
@@ -200,22 +196,6 @@ def _compare_loaded(project: Project, lock: Lock, changed: list[Path], findings:
                 live.add(step_id)
             else:
                 live.add(step_id)
-
-
-def selector_matches(selector, texts: tuple[str, ...]) -> bool:
-    """Whether a selector, applied to the locked statement text(s), would still pick them."""
-    from infralens.annotations.models import BlockSelector, ContainsSelector
-    from infralens.source.normalize import normalize, strip_header_colon
-
-    def single(one, text: str) -> bool:
-        needle = normalize(one.text)
-        if isinstance(one, ContainsSelector):
-            return needle in text
-        return strip_header_colon(needle) == strip_header_colon(text)
-
-    if isinstance(selector, BlockSelector):
-        return single(selector.start, texts[0]) and single(selector.end, texts[-1])
-    return len(texts) == 1 and single(selector, texts[0])
 
 
 def _short(text: str, limit: int = 80) -> str:
@@ -307,7 +287,7 @@ def build_entries(project: Project, resolver: Resolver, paths: list[str] | None 
             continue
         path = annotation.path
         if path not in hashes:
-            hashes[path] = file_sha256(project.root / path)
+            hashes[path] = sha256_file(project.root / path)
         entries.extend(entries_for(resolved, resolver.index(resolved.target.source), path, hashes[path]))
     bad_files = {d.location.path for d in diagnostics}
     failed.update(a.id for a in loaded.annotations if a.path in bad_files)

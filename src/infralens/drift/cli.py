@@ -77,8 +77,7 @@ def _check(args: argparse.Namespace) -> int:
 
 def _against_trees(specs: list[str], lock) -> dict:
     from infralens.errors import InfralensError
-    from infralens.source.distributions import canonical_name
-    from infralens.source.wheels import open_against
+    from infralens.source import canonical_name, open_against
 
     known = {e.distribution for e in lock.annotations.values()}
     by_canonical = {canonical_name(d): d for d in known}

@@ -9,8 +9,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from infralens.drift.lock import CONTEXT_SIZE, AnnotationLock, StepLock, short_hash, text_hash
-from infralens.resolve.models import ResolvedAnnotation
-from infralens.source.models import Definition, ModuleIndex, SourceFile, Statement
+from infralens.resolve import ResolvedAnnotation
+from infralens.source import Definition, ModuleIndex, SourceFile, Statement
 
 
 def header_of(index: ModuleIndex, definition: Definition) -> Statement | None:

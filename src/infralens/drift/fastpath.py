@@ -40,11 +40,10 @@ def _key(args, version: str) -> str:
 
 
 def _digest(path: str) -> str | None:
-    import hashlib
+    from infralens.hashing import sha256_file
 
     try:
-        with open(path, "rb") as handle:
-            return hashlib.sha256(handle.read()).hexdigest()
+        return sha256_file(path)
     except OSError:
         return None
 
@@ -121,7 +120,7 @@ def upstream_files(report, resolver) -> list[str] | None:
     """
     import importlib.metadata
 
-    from infralens.source.distributions import DirectoryTree, InstalledTree
+    from infralens.source import DirectoryTree, InstalledTree
 
     paths: set[str] = set()
     for checked in report.trees:

@@ -24,7 +24,6 @@ Building entries from resolved annotations lives here too (:func:`entries_for`).
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 import re
@@ -34,6 +33,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from infralens.errors import LockfileError
+from infralens.hashing import sha256_text
 
 LOCK_FORMAT = 1
 MAGIC = f"infralens-lock {LOCK_FORMAT}"
@@ -52,12 +52,12 @@ PREAMBLE = f"""# InfraLens annotations lock: what every annotated step was revie
 
 def text_hash(texts: Iterable[str]) -> str:
     """SHA-256 of normalised statement texts, one per line."""
-    return hashlib.sha256("\n".join(texts).encode("utf-8", "surrogatepass")).hexdigest()
+    return sha256_text("\n".join(texts))
 
 
 def short_hash(text: str) -> str:
     """An 8-hex fingerprint of one statement text (function bodies are stored as lists of these)."""
-    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()[:8]
+    return sha256_text(text)[:8]
 
 
 # --------------------------------------------------------------------------
@@ -455,5 +455,5 @@ def writer_lock(path: Path, timeout: float = 60.0):
 
     folder = Path(tempfile.gettempdir()) / "infralens-writers"
     folder.mkdir(parents=True, exist_ok=True)
-    digest = hashlib.sha256(str(path.resolve()).encode("utf-8", "surrogatepass")).hexdigest()[:24]
+    digest = sha256_text(str(path.resolve()))[:24]
     return FileLock(str(folder / f"{digest}.lock"), timeout=timeout)

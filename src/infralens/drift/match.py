@@ -37,9 +37,8 @@ from infralens.drift.results import (
     TargetResult,
 )
 from infralens.errors import InfralensError
-from infralens.resolve.resolver import Resolver
-from infralens.source.distributions import SourceTree
-from infralens.source.models import Definition, ModuleIndex, SourceFile, Statement
+from infralens.resolve import Resolver
+from infralens.source import Definition, ModuleIndex, SourceFile, SourceTree, Statement
 
 ASSIGNMENT_SIMILARITY = 0.3
 """Minimum similarity when the only statement assigning the same name is taken as the edited one."""

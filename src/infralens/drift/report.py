@@ -14,7 +14,7 @@ from datetime import UTC, datetime
 from infralens import __version__
 from infralens.drift.check import CheckReport, LockFinding
 from infralens.drift.match import Candidate, Place, StepKind, StepResult, TargetKind, TargetResult
-from infralens.source.normalize import display_lines
+from infralens.source import display_lines
 
 REPORT_FORMAT = 1
 _SEVERITY = {

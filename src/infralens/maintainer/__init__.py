@@ -7,3 +7,21 @@
 * :mod:`.preview` builds a one-page Sphinx site for a target or a lab.
 * :mod:`.cli` registers ``infralens add``, ``infralens coverage`` and ``infralens preview``.
 """
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from infralens._exports import lazy_exports
+
+if TYPE_CHECKING:
+    from .coverage_format import read_json as read_json
+    from .coverage_render import render_html as render_html
+
+__all__, __getattr__ = lazy_exports(
+    __name__,
+    {
+        "read_json": "coverage_format",
+        "render_html": "coverage_render",
+    },
+)

@@ -79,7 +79,7 @@ def _coverage(args: argparse.Namespace) -> int:
 
     from infralens.cli import EXIT_USAGE, print_diagnostics
     from infralens.project import load_annotations
-    from infralens.verify.registry import SCENARIOS
+    from infralens.verify import SCENARIOS
 
     if args.list or not args.scenario:
         for spec in SCENARIOS:

@@ -198,7 +198,7 @@ def annotation_marks(resolver, annotations) -> dict[tuple[str, str, int], Annota
     Statements counted are those inside the definition except its own ``def`` header and
     decorators; annotated ones are the union of what the annotations' steps select.
     """
-    from infralens.source.models import StatementKind
+    from infralens.source import StatementKind
 
     selected: dict[tuple[str, str, int], set] = {}
     ids: dict[tuple[str, str, int], list[str]] = {}
@@ -256,13 +256,12 @@ def upstream_roots(resolver, distributions: tuple[str, ...] = UPSTREAM) -> dict[
 def run_scenario_coverage(name: str, resolver, annotations, *, device: str = "cpu") -> CoverageMap:
     """Run the verifier's scenario ``name`` under a :class:`CallRecorder` and mark annotated functions."""
     from infralens.errors import InfralensError
-    from infralens.verify.context import ScenarioCheckError, ScenarioContext
-    from infralens.verify.registry import get_scenario, scenario_names
+    from infralens.verify import ScenarioCheckError, ScenarioContext, get_scenario, scenario_names
 
     spec = get_scenario(name)
     if spec is None:
         raise InfralensError(f"unknown scenario {name!r}; known: {', '.join(scenario_names())}")
-    from infralens.tiny.device import pick_device
+    from infralens.tiny import pick_device
 
     try:
         device = pick_device(device)

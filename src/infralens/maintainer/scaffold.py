@@ -16,13 +16,10 @@ import textwrap
 import tokenize
 from dataclasses import dataclass
 
-from infralens.annotations.models import ContainsSelector, ExactSelector, SingleSelector
+from infralens.annotations import ContainsSelector, ExactSelector, SingleSelector
 from infralens.errors import InfralensError, ResolutionError
-from infralens.resolve.models import ResolvedTarget
-from infralens.resolve.resolver import Resolver
-from infralens.source.distributions import check_relpath, module_name_of
-from infralens.source.models import Definition, DefinitionKind, ModuleIndex, Statement, StatementKind
-from infralens.source.normalize import normalize, strip_header_colon
+from infralens.resolve import ResolvedTarget, Resolver
+from infralens.source import Definition, DefinitionKind, ModuleIndex, Statement, StatementKind, check_relpath, module_name_of, normalize, strip_header_colon
 
 MAX_KEY_STATEMENTS = 8
 """How many statements ``infralens add TARGET`` picks when no lines are given."""

@@ -15,13 +15,12 @@ from pathlib import Path
 
 import yaml
 
-from infralens.annotations.load import load_file
-from infralens.annotations.models import Annotation, ContainsSelector, SingleSelector
+from infralens.annotations import Annotation, ContainsSelector, SingleSelector, load_file
 from infralens.errors import InfralensError
 from infralens.maintainer.scaffold import PlannedStep, ScaffoldPlan
 from infralens.project import Project, load_annotations
-from infralens.resolve.resolver import Resolver
-from infralens.source.models import Statement
+from infralens.resolve import Resolver
+from infralens.source import Statement
 
 TODO_NOTE = "TODO: explain {what}."
 

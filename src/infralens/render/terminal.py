@@ -16,7 +16,7 @@ from pygments.lexers import PythonLexer
 from pygments.token import Token
 
 from infralens.render.view import FunctionView
-from infralens.source.models import split_lines
+from infralens.source import split_lines
 
 _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u2028\u2029]")
 

@@ -8,8 +8,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from infralens.resolve.models import ResolvedAnnotation, ResolvedStep
-from infralens.source.models import Definition, SourceFile
+from infralens.resolve import ResolvedAnnotation, ResolvedStep
+from infralens.source import Definition, SourceFile
 
 
 @dataclass(frozen=True)

@@ -1,0 +1,28 @@
+"""Stage 3, resolve: bind annotation targets and selectors to real definitions and statements.
+
+Owns the resolver (:mod:`.resolver`), the one selector matcher that resolution and drift share
+(:mod:`.selectors`) and the resolved values (:mod:`.models`).
+May import: :mod:`infralens.annotations`, :mod:`infralens.source`, :mod:`infralens.errors`.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from infralens._exports import lazy_exports
+
+if TYPE_CHECKING:
+    from .models import ResolvedAnnotation as ResolvedAnnotation, ResolvedStep as ResolvedStep, ResolvedTarget as ResolvedTarget
+    from .resolver import Resolver as Resolver
+    from .selectors import still_picks as still_picks
+
+__all__, __getattr__ = lazy_exports(
+    __name__,
+    {
+        "ResolvedAnnotation": "models",
+        "ResolvedStep": "models",
+        "ResolvedTarget": "models",
+        "Resolver": "resolver",
+        "still_picks": "selectors",
+    },
+)

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from infralens.annotations.models import Annotation, Step
-from infralens.source.models import Definition, SourceFile, Statement
+from infralens.annotations import Annotation, Step
+from infralens.source import Definition, SourceFile, Statement
 
 # --------------------------------------------------------------------------
 # Results of resolution.

@@ -13,13 +13,11 @@ import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
-from infralens.annotations.models import Annotation, BlockSelector, ContainsSelector, Selector, SingleSelector
+from infralens.annotations import Annotation, BlockSelector, Selector, SingleSelector
 from infralens.errors import Diagnostic, InfralensError, Location, ResolutionError, SourceNotFoundError
+from infralens.resolve import selectors
 from infralens.resolve.models import ResolvedAnnotation, ResolvedStep, ResolvedTarget
-from infralens.source.cache import IndexCache
-from infralens.source.distributions import InstalledTree, SourceTree
-from infralens.source.models import Definition, ModuleIndex, SourceFile, Statement, StatementKind
-from infralens.source.normalize import normalize, strip_header_colon
+from infralens.source import Definition, IndexCache, InstalledTree, ModuleIndex, SourceFile, SourceTree, Statement, StatementKind
 
 
 @dataclass(frozen=True)
@@ -142,14 +140,10 @@ class Resolver:
         return (self._single(pool, selector),)
 
     def _single(self, pool: tuple[Statement, ...], selector: SingleSelector) -> Statement:
-        needle = normalize(selector.text)
+        needle = selectors.needle(selector)
         if not needle:
             raise ResolutionError("selector is blank after normalisation")
-        if isinstance(selector, ContainsSelector):
-            matches = [s for s in pool if needle in s.text]
-        else:
-            wanted = strip_header_colon(needle)
-            matches = [s for s in pool if strip_header_colon(s.text) == wanted]
+        matches = selectors.picked(selector, pool, lambda statement: statement.text)
         if selector.nth is not None:
             if selector.nth > len(matches):
                 raise ResolutionError(

@@ -1,0 +1,67 @@
+"""Stage 2, index: upstream source files, read statically and indexed with libcst.
+
+Owns where sources come from (:mod:`.distributions`: installed distributions, directories, wheels;
+:mod:`.wheels`: fetching a release's wheel), the statement normaliser (:mod:`.normalize`), the libcst
+index (:mod:`.index`) and its on-disk cache (:mod:`.cache`). Nothing here imports upstream code.
+May import: :mod:`infralens.errors`, :mod:`infralens.annotations` (for prefetching what annotations name).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from infralens._exports import lazy_exports
+
+if TYPE_CHECKING:
+    from .cache import IndexCache as IndexCache
+    from .distributions import (
+        DirectoryTree as DirectoryTree,
+        InstalledTree as InstalledTree,
+        SourceTree as SourceTree,
+        WheelTree as WheelTree,
+        canonical_name as canonical_name,
+        check_relpath as check_relpath,
+        decode_source as decode_source,
+        module_name_of as module_name_of,
+        open_tree as open_tree,
+    )
+    from .index import index_source as index_source
+    from .models import (
+        Definition as Definition,
+        DefinitionKind as DefinitionKind,
+        ModuleIndex as ModuleIndex,
+        SourceFile as SourceFile,
+        Statement as Statement,
+        StatementKind as StatementKind,
+        split_lines as split_lines,
+    )
+    from .normalize import display_lines as display_lines, normalize as normalize, strip_header_colon as strip_header_colon
+    from .wheels import open_against as open_against
+
+__all__, __getattr__ = lazy_exports(
+    __name__,
+    {
+        "Definition": "models",
+        "DefinitionKind": "models",
+        "DirectoryTree": "distributions",
+        "IndexCache": "cache",
+        "InstalledTree": "distributions",
+        "ModuleIndex": "models",
+        "SourceFile": "models",
+        "SourceTree": "distributions",
+        "Statement": "models",
+        "StatementKind": "models",
+        "WheelTree": "distributions",
+        "canonical_name": "distributions",
+        "check_relpath": "distributions",
+        "decode_source": "distributions",
+        "display_lines": "normalize",
+        "index_source": "index",
+        "module_name_of": "distributions",
+        "normalize": "normalize",
+        "open_against": "wheels",
+        "open_tree": "distributions",
+        "split_lines": "models",
+        "strip_header_colon": "normalize",
+    },
+)

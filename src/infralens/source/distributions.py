@@ -27,16 +27,10 @@ from functools import cached_property
 from pathlib import Path
 
 from infralens.errors import SourceNotFoundError, UnsafePathError
+from infralens.hashing import sha256_text
 from infralens.source.models import SourceFile
 
 MAX_SOURCE_BYTES = 8_000_000
-
-
-def sha256_text(text: str) -> str:
-    """Same digest as :func:`infralens.source.index.sha256_text`, without importing libcst (keeps reads cheap)."""
-    import hashlib
-
-    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
 
 
 _MODULE_PART = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")

@@ -8,12 +8,12 @@ decorator), and each statement gets its real lines, the lines of its own text
 
 from __future__ import annotations
 
-import hashlib
 import re
 
 import libcst as cst
 from libcst.metadata import MetadataWrapper, PositionProvider
 
+from infralens.hashing import sha256_text
 from infralens.source.models import Definition, DefinitionKind, ModuleIndex, Statement, StatementKind
 from infralens.source.normalize import normalize_with_last_line
 
@@ -21,10 +21,6 @@ _NEWLINE = re.compile(r"\r\n|\r|\n")
 _CONDITIONAL_PARENTS = (cst.If, cst.Else, cst.Try, cst.TryStar, cst.ExceptHandler, cst.ExceptStarHandler, cst.Finally, cst.With, cst.For, cst.While)
 _CLAUSES = (cst.Else, cst.ExceptHandler, cst.ExceptStarHandler, cst.Finally)
 _PROPERTY_DECORATORS = {"property", "cached_property", "functools.cached_property", "abc.abstractproperty"}
-
-
-def sha256_text(text: str) -> str:
-    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
 
 
 def index_source(text: str) -> ModuleIndex:

@@ -17,11 +17,9 @@ from sphinx.environment import BuildEnvironment
 
 from infralens.errors import InfralensError
 from infralens.project import Project, load_annotations
-from infralens.render.view import FunctionView, function_view
-from infralens.resolve.models import ResolvedAnnotation
-from infralens.resolve.resolver import Resolver
-from infralens.source.distributions import SourceTree, WheelTree, open_tree
-from infralens.source.models import Definition, SourceFile
+from infralens.render import FunctionView, function_view
+from infralens.resolve import ResolvedAnnotation, Resolver
+from infralens.source import Definition, SourceFile, SourceTree, WheelTree, open_tree
 from infralens.sphinx.badges import Reports, load_reports
 from infralens.sphinx.config import Settings
 from infralens.sphinx.warnings import Subtype, warn, warn_diagnostic

@@ -36,8 +36,7 @@ class CoverageDirective(SphinxDirective):
 
     def run(self) -> list[nodes.Node]:
         from infralens.errors import InfralensError
-        from infralens.maintainer.coverage_format import read_json
-        from infralens.maintainer.coverage_render import render_html
+        from infralens.maintainer import read_json, render_html
 
         scenario = self.arguments[0]
         path = self._data_path(scenario)

@@ -10,7 +10,7 @@ from sphinx import addnodes
 from sphinx.transforms.post_transforms import SphinxPostTransform
 from sphinx.util.docutils import SphinxDirective
 
-from infralens.render.view import NoteView
+from infralens.render import NoteView
 from infralens.sphinx import nodes as il
 from infralens.sphinx.catalog import AnnotatedFunction, catalog_for
 from infralens.sphinx.domain import domain_of

@@ -20,8 +20,8 @@ from pygments.formatters import HtmlFormatter
 from pygments.lexers import PythonLexer
 from sphinx import addnodes
 
-from infralens.render.view import FunctionView, NoteView
-from infralens.source.models import split_lines
+from infralens.render import FunctionView, NoteView
+from infralens.source import split_lines
 from infralens.sphinx import nodes as il
 from infralens.sphinx.badges import Badge, BadgeState, Reports
 

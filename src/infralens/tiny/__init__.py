@@ -31,41 +31,65 @@ Functions:
 
 from __future__ import annotations
 
-import importlib
+from typing import TYPE_CHECKING
 
-_EXPORTS = {
-    "pick_device": ".device",
-    "generator": ".device",
-    "tiny_clip_tokenizer": ".tokenizer",
-    "tiny_unet": ".diffusers_models",
-    "tiny_vae": ".diffusers_models",
-    "tiny_text_encoder": ".diffusers_models",
-    "tiny_ddim_scheduler": ".diffusers_models",
-    "tiny_sd_components": ".diffusers_models",
-    "tiny_controlnet": ".diffusers_models",
-    "tiny_dit": ".diffusers_models",
-    "tiny_pixart": ".diffusers_models",
-    "tiny_sd3": ".diffusers_models",
-    "lora_donor_state_dict": ".diffusers_models",
-    "diffsynth_root": ".diffsynth_loader",
-    "load_diffsynth_module": ".diffsynth_loader",
-    "import_full_diffsynth": ".diffsynth_loader",
-    "ds_tiny_unet": ".diffsynth_models",
-    "ds_tiny_vae": ".diffsynth_models",
-    "ds_tiny_text_encoder": ".diffsynth_models",
-    "lab_arguments": ".labkit",
-    "setup_torch": ".labkit",
-    "report_answers": ".labkit",
-    "diffsynth_sd_pipeline": ".labkit",
-}
+from infralens._exports import lazy_exports
 
-__all__ = sorted(_EXPORTS)
+if TYPE_CHECKING:
+    from .device import generator as generator, pick_device as pick_device
+    from .diffsynth_loader import (
+        diffsynth_root as diffsynth_root,
+        import_full_diffsynth as import_full_diffsynth,
+        load_diffsynth_module as load_diffsynth_module,
+    )
+    from .diffsynth_models import ds_tiny_text_encoder as ds_tiny_text_encoder, ds_tiny_unet as ds_tiny_unet, ds_tiny_vae as ds_tiny_vae
+    from .diffusers_models import (
+        LORA_TARGETS as LORA_TARGETS,
+        lora_donor_state_dict as lora_donor_state_dict,
+        tiny_controlnet as tiny_controlnet,
+        tiny_ddim_scheduler as tiny_ddim_scheduler,
+        tiny_dit as tiny_dit,
+        tiny_pixart as tiny_pixart,
+        tiny_sd3 as tiny_sd3,
+        tiny_sd_components as tiny_sd_components,
+        tiny_text_encoder as tiny_text_encoder,
+        tiny_unet as tiny_unet,
+        tiny_vae as tiny_vae,
+    )
+    from .labkit import (
+        diffsynth_sd_pipeline as diffsynth_sd_pipeline,
+        lab_arguments as lab_arguments,
+        report_answers as report_answers,
+        setup_torch as setup_torch,
+    )
+    from .tokenizer import tiny_clip_tokenizer as tiny_clip_tokenizer
 
-
-def __getattr__(name: str):
-    module = _EXPORTS.get(name)
-    if module is None:
-        raise AttributeError(f"module 'infralens.tiny' has no attribute {name!r}")
-    value = getattr(importlib.import_module(module, __name__), name)
-    globals()[name] = value
-    return value
+__all__, __getattr__ = lazy_exports(
+    __name__,
+    {
+        "LORA_TARGETS": "diffusers_models",
+        "diffsynth_root": "diffsynth_loader",
+        "diffsynth_sd_pipeline": "labkit",
+        "ds_tiny_text_encoder": "diffsynth_models",
+        "ds_tiny_unet": "diffsynth_models",
+        "ds_tiny_vae": "diffsynth_models",
+        "generator": "device",
+        "import_full_diffsynth": "diffsynth_loader",
+        "lab_arguments": "labkit",
+        "load_diffsynth_module": "diffsynth_loader",
+        "lora_donor_state_dict": "diffusers_models",
+        "pick_device": "device",
+        "report_answers": "labkit",
+        "setup_torch": "labkit",
+        "tiny_clip_tokenizer": "tokenizer",
+        "tiny_controlnet": "diffusers_models",
+        "tiny_ddim_scheduler": "diffusers_models",
+        "tiny_dit": "diffusers_models",
+        "tiny_pixart": "diffusers_models",
+        "tiny_sd3": "diffusers_models",
+        "tiny_sd_components": "diffusers_models",
+        "tiny_text_encoder": "diffusers_models",
+        "tiny_unet": "diffusers_models",
+        "tiny_vae": "diffusers_models",
+    },
+)

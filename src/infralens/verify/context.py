@@ -33,6 +33,6 @@ class ScenarioContext:
         self.facts[name] = short_repr(value)
 
     def generator(self, seed: int = 0):
-        from infralens.tiny.device import generator
+        from infralens.tiny import generator
 
         return generator(self.device, seed)

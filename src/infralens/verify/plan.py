@@ -8,9 +8,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from infralens.annotations.models import Annotation, Step
+from infralens.annotations import Annotation, Step
 from infralens.errors import Diagnostic, Location
-from infralens.resolve.models import ResolvedStep
+from infralens.resolve import ResolvedStep
 from infralens.verify.registry import scenario_names
 from infralens.verify.tracer import Probe
 

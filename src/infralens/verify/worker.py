@@ -98,7 +98,7 @@ def main() -> int:
     protocol = _protocol_stream()
     request = json.loads(sys.stdin.read())
     started = time.perf_counter()
-    from infralens.tiny.device import pick_device
+    from infralens.tiny import pick_device
 
     device = pick_device(request["device"])
     info = {"event": "ready", "device": device, "pid": os.getpid()}

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import torch
 
-from infralens.tiny.diffsynth_loader import import_full_diffsynth
+from infralens.tiny import import_full_diffsynth
 from infralens.verify.context import ScenarioContext
 
 
@@ -42,8 +42,7 @@ def run_diffsynth_pipeline(ctx: ScenarioContext) -> None:
     import_full_diffsynth()
     from diffsynth.core.vram.layers import AutoWrappedLinear, AutoWrappedModule, enable_vram_management
 
-    from infralens.tiny.diffusers_models import lora_donor_state_dict, tiny_unet
-    from infralens.tiny.labkit import diffsynth_sd_pipeline
+    from infralens.tiny import diffsynth_sd_pipeline, lora_donor_state_dict, tiny_unet
 
     device = ctx.device
     pipe = diffsynth_sd_pipeline(device)  # the same tiny pipeline the lab 04/05 starters use

@@ -7,8 +7,7 @@ from __future__ import annotations
 
 import torch
 
-from infralens.tiny.diffsynth_loader import load_diffsynth_module
-from infralens.tiny.diffsynth_models import ds_tiny_unet, ds_tiny_vae
+from infralens.tiny import ds_tiny_unet, ds_tiny_vae, load_diffsynth_module
 from infralens.verify.context import ScenarioContext
 
 
@@ -79,7 +78,7 @@ def run_diffsynth_models(ctx: ScenarioContext) -> None:
     timestep embeddings agree; TileWorker tiles exactly for a pointwise model; the Flux VAE decoder tiles."""
     from diffusers.models.embeddings import get_timestep_embedding as diffusers_embedding
 
-    from infralens.tiny.diffusers_models import tiny_unet, tiny_vae
+    from infralens.tiny import tiny_unet, tiny_vae
 
     device = ctx.device
     unet_module = load_diffsynth_module("diffsynth.models.stable_diffusion_unet")
@@ -137,7 +136,7 @@ def run_diffsynth_models(ctx: ScenarioContext) -> None:
 
 
 def _diffusers_lora(unet_reference, with_alpha: bool) -> dict:
-    from infralens.tiny.diffusers_models import lora_donor_state_dict
+    from infralens.tiny import lora_donor_state_dict
 
     state = lora_donor_state_dict(unet_reference, rank=4, prefix="")
     if with_alpha:  # kohya-style files carry alpha per layer; alpha == rank keeps the same scale
@@ -152,7 +151,7 @@ def run_diffsynth_lora(ctx: ScenarioContext) -> None:
     VRAM management (bf16 storage, fp32 compute) with the LoRA hot-loaded gives nearly the same output."""
     import warnings
 
-    from infralens.tiny.diffusers_models import LORA_TARGETS, tiny_unet
+    from infralens.tiny import LORA_TARGETS, tiny_unet
 
     device = ctx.device
     unet_module = load_diffsynth_module("diffsynth.models.stable_diffusion_unet")

@@ -6,7 +6,7 @@ import copy
 
 import torch
 
-from infralens.tiny.diffusers_models import lora_donor_state_dict, tiny_dit, tiny_pixart, tiny_sd3, tiny_sd_components, tiny_vae
+from infralens.tiny import lora_donor_state_dict, tiny_dit, tiny_pixart, tiny_sd3, tiny_sd_components, tiny_vae
 from infralens.verify.context import ScenarioContext
 
 

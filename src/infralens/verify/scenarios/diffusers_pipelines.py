@@ -6,7 +6,7 @@ import tempfile
 
 import torch
 
-from infralens.tiny.diffusers_models import tiny_controlnet, tiny_sd_components
+from infralens.tiny import tiny_controlnet, tiny_sd_components
 from infralens.verify.context import ScenarioContext
 
 PROMPT = "a cat"
@@ -54,7 +54,7 @@ def run_tiny_sd_euler(ctx: ScenarioContext) -> None:
     """Euler, guidance 1.0: CFG off, so the UNet sees batch 1; latents start at init_noise_sigma."""
     from diffusers import EulerDiscreteScheduler
 
-    from infralens.tiny.diffusers_models import tiny_ddim_scheduler
+    from infralens.tiny import tiny_ddim_scheduler
 
     scheduler = EulerDiscreteScheduler.from_config(tiny_ddim_scheduler().config)
     pipe = _pipeline(ctx, scheduler=scheduler)
