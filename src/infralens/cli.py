@@ -11,23 +11,10 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 
 from infralens import __version__
-
-EXIT_OK, EXIT_FINDINGS, EXIT_USAGE = 0, 1, 2
-
-_COMMANDS: dict[str, Callable[[argparse.Namespace], int]] = {}
-
-
-def command(name: str):
-    """Register a subcommand handler (its parser is built in :func:`build_parser`)."""
-
-    def register(function: Callable[[argparse.Namespace], int]):
-        _COMMANDS[name] = function
-        return function
-
-    return register
+from infralens.commands import COMMANDS, EXIT_FINDINGS, EXIT_OK, EXIT_USAGE, EXTENSIONS, command, open_context, print_diagnostics
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -59,18 +46,9 @@ def build_parser() -> argparse.ArgumentParser:
 
     sub.add_parser("schema", help="print the path of the annotation JSON Schema (for editors)")
 
-    for extend in _EXTENSIONS:
+    for extend in EXTENSIONS:
         extend(sub)
     return parser
-
-
-_EXTENSIONS: list[Callable[[argparse._SubParsersAction], None]] = []
-
-
-def extension(function: Callable[[argparse._SubParsersAction], None]):
-    """Let other modules add subcommands (drift, verify, maintainer tools)."""
-    _EXTENSIONS.append(function)
-    return function
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -81,7 +59,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         parser.print_help()
         return EXIT_USAGE
     try:
-        return _COMMANDS[args.command](args)
+        return COMMANDS[args.command](args)
     except KeyboardInterrupt:
         print("infralens: interrupted", file=sys.stderr)
         return EXIT_USAGE
@@ -119,42 +97,6 @@ def _load_extensions() -> None:
         except ModuleNotFoundError as error:
             if error.name != name and not name.startswith(str(error.name)):
                 raise
-
-
-# ---------------------------------------------------------------------------
-# Shared helpers for command handlers
-# ---------------------------------------------------------------------------
-
-
-def open_context(args: argparse.Namespace, *, need_project: bool = True):
-    """(project or None, resolver) configured from the global options."""
-    from pathlib import Path
-
-    from infralens.errors import InfralensError
-    from infralens.project import find_project
-    from infralens.resolve import Resolver
-    from infralens.source import IndexCache, open_tree
-
-    project = None
-    try:
-        project = find_project(Path(args.project) if args.project else None)
-    except InfralensError:
-        if need_project:
-            raise
-    trees = {}
-    for item in args.source:
-        name, sep, path = item.partition("=")
-        if not sep or not name or not path:
-            raise InfralensError(f"--source {item!r}: expected DIST=PATH")
-        tree = open_tree(path, distribution=name)
-        tree.distribution = name
-        trees[name] = tree
-    return project, Resolver(trees, cache=IndexCache(persistent=not args.no_cache))
-
-
-def print_diagnostics(diagnostics) -> None:
-    for diagnostic in diagnostics:
-        print(diagnostic, file=sys.stderr)
 
 
 # ---------------------------------------------------------------------------

@@ -9,7 +9,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from infralens.cli import EXIT_FINDINGS, EXIT_OK, EXIT_USAGE, command, extension, open_context, print_diagnostics
+from infralens.commands import EXIT_FINDINGS, EXIT_OK, EXIT_USAGE, command, extension, open_context, print_diagnostics
 
 
 @extension

@@ -9,7 +9,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from infralens.cli import EXIT_FINDINGS, EXIT_OK, command, extension, open_context
+from infralens.commands import EXIT_FINDINGS, EXIT_OK, command, extension, open_context
 
 
 @extension
@@ -77,7 +77,7 @@ def _add(args: argparse.Namespace) -> int:
 def _coverage(args: argparse.Namespace) -> int:
     from pathlib import Path
 
-    from infralens.cli import EXIT_USAGE, print_diagnostics
+    from infralens.commands import EXIT_USAGE, print_diagnostics
     from infralens.project import load_annotations
     from infralens.verify import SCENARIOS
 

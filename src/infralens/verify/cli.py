@@ -9,7 +9,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from infralens.cli import EXIT_FINDINGS, EXIT_OK, EXIT_USAGE, command, extension
+from infralens.commands import EXIT_FINDINGS, EXIT_OK, EXIT_USAGE, command, extension
 
 
 @extension
@@ -54,7 +54,7 @@ def verify_command(args: argparse.Namespace) -> int:
     if device is None:
         return EXIT_USAGE
 
-    from infralens.cli import open_context
+    from infralens.commands import open_context
     from infralens.project import load_annotations
     from infralens.verify.plan import build_plan
 

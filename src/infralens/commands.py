@@ -1,0 +1,83 @@
+"""What every subcommand shares: exit codes, registration, the project and resolver, diagnostics.
+
+The top-level CLI (:mod:`infralens.cli`) and each stage's CLI (``drift.cli``, ``verify.cli``,
+``maintainer.cli``) import from here, so no CLI imports another.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Callable, Iterable
+from typing import TYPE_CHECKING, Literal, overload
+
+if TYPE_CHECKING:
+    from infralens.errors import Diagnostic
+    from infralens.project import Project
+    from infralens.resolve import Resolver
+
+Handler = Callable[[argparse.Namespace], int]
+ParserExtension = Callable[["argparse._SubParsersAction[argparse.ArgumentParser]"], None]
+
+EXIT_OK, EXIT_FINDINGS, EXIT_USAGE = 0, 1, 2
+
+COMMANDS: dict[str, Handler] = {}
+
+
+def command(name: str) -> Callable[[Handler], Handler]:
+    """Register a subcommand handler (its parser is built by :func:`infralens.cli.build_parser`)."""
+
+    def register(function: Handler) -> Handler:
+        COMMANDS[name] = function
+        return function
+
+    return register
+
+
+EXTENSIONS: list[ParserExtension] = []
+
+
+def extension(function: ParserExtension) -> ParserExtension:
+    """Let other modules add subcommands (drift, verify, maintainer tools)."""
+    EXTENSIONS.append(function)
+    return function
+
+
+@overload
+def open_context(args: argparse.Namespace, *, need_project: Literal[True] = True) -> tuple[Project, Resolver]: ...
+
+
+@overload
+def open_context(args: argparse.Namespace, *, need_project: Literal[False]) -> tuple[Project | None, Resolver]: ...
+
+
+def open_context(args: argparse.Namespace, *, need_project: bool = True) -> tuple[Project | None, Resolver]:
+    """(project or None, resolver) configured from the global options ``--project``, ``--source``, ``--no-cache``."""
+    from pathlib import Path
+
+    from infralens.errors import InfralensError
+    from infralens.project import find_project
+    from infralens.resolve import Resolver
+    from infralens.source import IndexCache, open_tree
+
+    project = None
+    try:
+        project = find_project(Path(args.project) if args.project else None)
+    except InfralensError:
+        if need_project:
+            raise
+    trees = {}
+    for item in args.source:
+        name, sep, path = item.partition("=")
+        if not sep or not name or not path:
+            raise InfralensError(f"--source {item!r}: expected DIST=PATH")
+        tree = open_tree(path, distribution=name)
+        tree.distribution = name
+        trees[name] = tree
+    return project, Resolver(trees, cache=IndexCache(persistent=not args.no_cache))
+
+
+def print_diagnostics(diagnostics: Iterable[Diagnostic]) -> None:
+    """Each diagnostic on its own line of stderr (``path:line:col: severity: message — hint``)."""
+    for diagnostic in diagnostics:
+        print(diagnostic, file=sys.stderr)
