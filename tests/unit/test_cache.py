@@ -104,3 +104,49 @@ def test_parallel_prefetch_gives_the_same_indexes_as_serial(temporary_pypackage,
     for annotation in annotations:
         source = resolver.resolve_target("fakedist", annotation.target).source
         assert resolver.index(source) == index_source(source.text) == serial.index_of(source.text, source.sha256)
+
+
+# -- the code fingerprint (regression: it used to hash files by name, and after the move to
+#    source/ the indexer's file name no longer existed, so its code silently left the key) --
+
+
+def _package(root, files):
+    for relpath, text in files.items():
+        path = root / relpath
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text)
+
+
+def test_every_fingerprinted_module_exists_and_counts():
+    import importlib.util
+
+    from infralens.source.cache import FINGERPRINTED_MODULES, code_fingerprint
+
+    assert "infralens.source.index" in FINGERPRINTED_MODULES and "infralens.source.normalize" in FINGERPRINTED_MODULES
+    for name in FINGERPRINTED_MODULES:
+        assert importlib.util.find_spec(name) is not None, name
+    assert code_fingerprint() == code_fingerprint(FINGERPRINTED_MODULES)
+
+
+def test_fingerprint_keys_by_import_path_and_content(tmp_path, monkeypatch):
+    from infralens.source.cache import code_fingerprint
+
+    same = "VALUE = 1\n"
+    _package(tmp_path, {"fpkg/__init__.py": "", "fpkg/a/__init__.py": "", "fpkg/a/index.py": same, "fpkg/b/__init__.py": "", "fpkg/b/index.py": same})
+    monkeypatch.syspath_prepend(str(tmp_path))
+    first, second = code_fingerprint(("fpkg.a.index",)), code_fingerprint(("fpkg.b.index",))
+    assert first != second  # same file name, same text, different module: different keys
+
+    _package(tmp_path, {"fpkg/c/__init__.py": "", "fpkg/c/index.py": same})
+    before = code_fingerprint(("fpkg.c.index",))
+    _package(tmp_path, {"fpkg/d/__init__.py": "", "fpkg/d/index.py": "VALUE = 2\n"})
+    assert before != code_fingerprint(("fpkg.d.index",))
+
+
+def test_a_fingerprinted_module_that_is_gone_is_an_error():
+    import pytest
+
+    from infralens.source.cache import code_fingerprint
+
+    with pytest.raises(RuntimeError, match="infralens.source.indexer"):
+        code_fingerprint(("infralens.source.indexer",))

@@ -9,6 +9,7 @@ libcst is imported only when something actually has to be parsed.
 from __future__ import annotations
 
 import hashlib
+import importlib.util
 import json
 import os
 import tempfile
@@ -33,21 +34,28 @@ def default_cache_dir() -> Path:
     return Path(base) / "infralens"
 
 
-@lru_cache(maxsize=1)
-def code_fingerprint() -> str:
-    """Hash of the modules that decide what an index contains.
+FINGERPRINTED_MODULES = ("infralens.source.normalize", "infralens.source.index", "infralens.source.models")
+"""The modules whose code decides what an index contains, by import path."""
+
+
+@lru_cache(maxsize=4)
+def code_fingerprint(modules: tuple[str, ...] = FINGERPRINTED_MODULES) -> str:
+    """Hash of the import path and the source of each module that decides what an index contains.
 
     Part of every cache key, so editing the normaliser or the indexer can never
     serve indexes built by the old code (a bumped INDEX_FORMAT alone cannot stop a
-    process that loaded the old modules from writing under the new number).
+    process that loaded the old modules from writing under the new number). Modules
+    are named by import path, not file name, and a module that cannot be found is an
+    error: after a move, a stale name must fail loudly rather than hash nothing.
     """
     digest = hashlib.sha256()
-    here = Path(__file__).parent
-    for name in ("normalize.py", "indexer.py", "models.py"):
-        try:
-            digest.update((here / name).read_bytes())
-        except OSError:
-            digest.update(name.encode())
+    for name in modules:
+        spec = importlib.util.find_spec(name)
+        if spec is None or not spec.origin or not os.path.isfile(spec.origin):
+            raise RuntimeError(f"index cache: cannot find the source of {name} to fingerprint it")
+        digest.update(f"{name}\0".encode())
+        digest.update(Path(spec.origin).read_bytes())
+        digest.update(b"\0")
     return digest.hexdigest()[:12]
 
 
