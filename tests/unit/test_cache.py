@@ -94,7 +94,7 @@ def test_parallel_prefetch_gives_the_same_indexes_as_serial(temporary_pypackage,
     ]
     resolver.prefetch(annotations, jobs=2)
     assert resolver.cache.misses == 5
-    for n, annotation in enumerate(annotations):
+    for annotation in annotations:
         resolved, problems = resolver.resolve_annotation(annotation)
         assert problems == () and resolved.steps[0].start_line == 2
     assert resolver.cache.misses == 5  # nothing parsed twice
@@ -148,5 +148,5 @@ def test_a_fingerprinted_module_that_is_gone_is_an_error():
 
     from infralens.source.cache import code_fingerprint
 
-    with pytest.raises(RuntimeError, match="infralens.source.indexer"):
+    with pytest.raises(RuntimeError, match=r"infralens\.source\.indexer"):
         code_fingerprint(("infralens.source.indexer",))
