@@ -27,8 +27,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 try:
-    from hypothesis import HealthCheck, given, seed, settings
-    from hypothesis import strategies as st
+    from hypothesis import HealthCheck, given, seed, settings, strategies as st
 except ImportError as missing:  # a development tool: hypothesis comes with the 'test' extra
     raise SystemExit("python tools/fuzz.py needs hypothesis: pip install -e '.[test]'") from missing
 

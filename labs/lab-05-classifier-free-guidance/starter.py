@@ -88,7 +88,7 @@ def run_diffsynth(device: str, steps: int, cfg_scale: float) -> Run:
 def formula_error(run: Run, scale: float) -> float:
     """Re-derive each step's guided prediction from the captured UNet output."""
     worst = 0.0
-    for output, guided in zip(run.unet_outputs, run.guided):
+    for output, guided in zip(run.unet_outputs, run.guided, strict=True):
         uncond, cond = output.chunk(2)
         worst = max(worst, float((guided - (uncond + scale * (cond - uncond))).abs().max()))
     return worst

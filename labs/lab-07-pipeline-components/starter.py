@@ -62,7 +62,8 @@ def show_save_load(pipe, steps: int, device: str) -> dict:
     print("== 2. save_pretrained -> model_index.json + one folder per component")
     with tempfile.TemporaryDirectory() as folder:
         pipe.save_pretrained(folder)
-        index = json.load(open(os.path.join(folder, "model_index.json")))
+        with open(os.path.join(folder, "model_index.json")) as handle:
+            index = json.load(handle)
         print("  model_index.json:")
         for key, value in index.items():
             print(f"    {key}: {value}")

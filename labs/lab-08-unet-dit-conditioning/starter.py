@@ -43,7 +43,7 @@ def show_timestep_embedding(steps: int) -> dict:
     print("== 1. Sinusoidal timestep embedding (dim 32, cos first, freq_shift 0 — the tiny UNet's settings)")
     t = torch.linspace(0, 999, max(steps, 2)).round()
     emb = get_timestep_embedding(t, 32, flip_sin_to_cos=True, downscale_freq_shift=0)
-    for value, row in zip(t.tolist(), emb):
+    for value, row in zip(t.tolist(), emb, strict=True):
         print(f"  t={value:5.0f}: first 4 channels {[round(float(x), 3) for x in row[:4]]}")
     near = get_timestep_embedding(torch.tensor([500.0, 501.0, 999.0]), 32, flip_sin_to_cos=True, downscale_freq_shift=0)
     cos = torch.nn.functional.cosine_similarity

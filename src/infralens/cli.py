@@ -108,41 +108,16 @@ def _load_extensions() -> None:
 def _show(args: argparse.Namespace) -> int:
     import shutil
 
-    from infralens.errors import InfralensError, ResolutionError
-    from infralens.project import load_annotations
     from infralens.render import function_view, render
+    from infralens.resolve import annotated_target
 
     project, resolver = open_context(args, need_project=False)
-    loaded = load_annotations(project) if project else None
-    target = args.target
-    if loaded and "." not in target:
-        by_id = {a.id: a for a in loaded.annotations}
-        if target not in by_id:
-            raise InfralensError(f"{target!r} is neither a dotted target nor an annotation id")
-        target = by_id[target].target
-    distribution = args.dist or target.split(".")[0]
-    try:
-        resolved_target = resolver.resolve_target(distribution, target)
-    except ResolutionError as error:
-        detail = ("; candidates: " + " | ".join(error.candidates)) if error.candidates else ""
-        raise InfralensError(f"{target}: {error}{detail}") from error
-    mine, problems = [], []
-    if loaded:
-        problems.extend(d for d in loaded.diagnostics if d.severity.value == "error")
-        for annotation in loaded.annotations:
-            if annotation.target != target or annotation.source != distribution:
-                continue
-            resolved, diagnostics = resolver.resolve_annotation(annotation)
-            problems.extend(diagnostics)
-            if resolved is not None:
-                mine.append(resolved)
-    view = function_view(resolved_target.source, resolved_target.definition, mine)
+    shown = annotated_target(project, resolver, args.target, args.dist)
     color = args.color == "always" or (args.color == "auto" and sys.stdout.isatty() and not os.environ.get("NO_COLOR"))
     width = args.width or max(100, shutil.get_terminal_size((160, 40)).columns)
-    sys.stdout.write(render(view, color=color, width=width))
-    relevant = [d for d in problems if not loaded or any(d.location.path == a.path for a in loaded.annotations if a.target == target)]
-    print_diagnostics(relevant)
-    return EXIT_FINDINGS if relevant else EXIT_OK
+    sys.stdout.write(render(function_view(shown.target.source, shown.target.definition, list(shown.annotations)), color=color, width=width))
+    print_diagnostics(shown.problems)
+    return EXIT_FINDINGS if shown.problems else EXIT_OK
 
 
 @command("locate")
@@ -162,24 +137,13 @@ def _locate(args: argparse.Namespace) -> int:
 
 @command("validate")
 def _validate(args: argparse.Namespace) -> int:
-    from infralens.errors import Severity
-    from infralens.project import load_annotations
+    from infralens.resolve import validate_project
 
     project, resolver = open_context(args)
-    loaded = load_annotations(project, args.paths or None)
-    diagnostics = list(loaded.diagnostics)
-    steps = 0
-    resolver.prefetch(loaded.annotations)  # parse cache misses on every core
-    for annotation in loaded.annotations:
-        resolved, problems = resolver.resolve_annotation(annotation)
-        diagnostics.extend(problems)
-        steps += len(annotation.steps)
-    diagnostics.sort(key=lambda d: (d.location.path, d.location.line, d.location.col))
-    print_diagnostics(diagnostics)
-    errors = sum(1 for d in diagnostics if d.severity is Severity.ERROR)
-    warnings = len(diagnostics) - errors
-    print(f"validated {len(loaded.annotations)} annotations ({steps} steps) in {len(loaded.files)} files: {errors} errors, {warnings} warnings")
-    return EXIT_FINDINGS if errors else EXIT_OK
+    validation = validate_project(project, resolver, args.paths or None)
+    print_diagnostics(validation.diagnostics)
+    print(validation.summary())
+    return EXIT_FINDINGS if validation.errors else EXIT_OK
 
 
 @command("schema")

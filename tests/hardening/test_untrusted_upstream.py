@@ -87,7 +87,7 @@ def write_project(root: Path, target: str = "evil.core.Engine.run", at: str = "d
 def run_cli(args: list[str], cwd: Path, cache: Path) -> subprocess.CompletedProcess:
     code = f"import sys; from infralens.cli import main; sys.exit(main({args!r}))"
     env = {**os.environ, "INFRALENS_CACHE_DIR": str(cache)}
-    return subprocess.run([sys.executable, "-c", code], cwd=cwd, env=env, capture_output=True, text=True, timeout=300)
+    return subprocess.run([sys.executable, "-c", code], cwd=cwd, env=env, capture_output=True, text=True, timeout=300, check=False)
 
 
 def test_validate_and_show_with_source_wheel(tmp_path):

@@ -60,7 +60,7 @@ def make_canary_site(root: Path, canary: Path, *, top_level: bool = True, record
 
 def run_isolated(site: Path, code: str, cwd: Path) -> subprocess.CompletedProcess:
     env = {**os.environ, "PYTHONPATH": str(site), "INFRALENS_CACHE_DIR": str(cwd / "cache")}
-    return subprocess.run([sys.executable, "-c", code], cwd=cwd, env=env, capture_output=True, text=True, timeout=120)
+    return subprocess.run([sys.executable, "-c", code], cwd=cwd, env=env, capture_output=True, text=True, timeout=120, check=False)
 
 
 @pytest.mark.parametrize(

@@ -9,6 +9,7 @@ from __future__ import annotations
 import ast
 import json
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import lru_cache
 from importlib import resources
@@ -115,10 +116,7 @@ def _most_specific(errors: list[jsonschema.ValidationError]) -> list[jsonschema.
     for error in errors:
         replacements = [error]
         if error.validator == "anyOf" and error.context:
-            if _is_selector_path(error):
-                replacements = _selector_errors(error)
-            else:
-                replacements = [jsonschema.exceptions.best_match(error.context) or error]
+            replacements = _selector_errors(error) if _is_selector_path(error) else [jsonschema.exceptions.best_match(error.context) or error]
         for replacement in replacements:
             chosen.setdefault(tuple(replacement.absolute_path), replacement)
     return list(chosen.values())
@@ -161,8 +159,9 @@ def _describe_schema_error(error: jsonschema.ValidationError, prefix: tuple, doc
     path = prefix + tuple(error.absolute_path)
     where = document.where(path)
     field = ".".join(str(p) for p in error.absolute_path) or "annotation"
+    schema = error.schema if isinstance(error.schema, Mapping) else {}
     if error.validator == "additionalProperties":
-        allowed = sorted(error.schema.get("properties", {}))
+        allowed = sorted(schema.get("properties", {}))
         extras = sorted(set(error.instance) - set(allowed)) if isinstance(error.instance, dict) else []
         key = extras[0] if extras else "?"
         where = document.locations.get(path + (key, "__key__"), where)
@@ -171,7 +170,8 @@ def _describe_schema_error(error: jsonschema.ValidationError, prefix: tuple, doc
         missing = error.message.split("'")[1] if "'" in error.message else error.message
         return Diagnostic(where, f"missing required key {missing!r} in {field}", f"add '{missing}:'", code="schema")
     if error.validator == "type":
-        expected = _YAML_TYPE_NAMES.get(error.schema.get("type"), error.schema.get("type"))
+        wanted = str(schema.get("type"))
+        expected = _YAML_TYPE_NAMES.get(wanted, wanted)
         got = _yaml_type_name(error.instance)
         return Diagnostic(where, f"{field} must be {expected}, got {got}", f"write {field} as {expected}", code="schema")
     if error.validator == "anyOf" and _is_selector_path(error):
@@ -245,7 +245,7 @@ def _build_annotation(value: dict[str, Any], prefix: tuple, document: Positioned
         seen_keys.setdefault(key, where)
         expects = tuple(raw_step.get("expect", ()))
         expect_locations = tuple(document.where(step_path + ("expect", i)) for i in range(len(expects)))
-        for expression, location in zip(expects, expect_locations):
+        for expression, location in zip(expects, expect_locations, strict=True):
             problem = _expression_problem(expression)
             if problem:
                 diagnostics.append(

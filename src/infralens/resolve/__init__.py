@@ -12,13 +12,19 @@ from typing import TYPE_CHECKING
 from infralens._exports import lazy_exports
 
 if TYPE_CHECKING:
+    from .annotated import AnnotatedTarget as AnnotatedTarget, annotated_target as annotated_target
     from .models import ResolvedAnnotation as ResolvedAnnotation, ResolvedStep as ResolvedStep, ResolvedTarget as ResolvedTarget
     from .resolver import Resolver as Resolver
     from .selectors import still_picks as still_picks
+    from .validate import Validation as Validation, validate_project as validate_project
 
 __all__, __getattr__ = lazy_exports(
     __name__,
     {
+        "AnnotatedTarget": "annotated",
+        "annotated_target": "annotated",
+        "Validation": "validate",
+        "validate_project": "validate",
         "ResolvedAnnotation": "models",
         "ResolvedStep": "models",
         "ResolvedTarget": "models",

@@ -257,10 +257,12 @@ class _IndexVisitor(cst.CSTVisitor):
             )
         )
         parent = self._scope()
-        if parent and self.scope_kinds[-1] == "function":
+        if not parent:
+            py_qualname = name
+        elif self.scope_kinds[-1] == "function":
             py_qualname = f"{parent}.<locals>.{name}"
         else:
-            py_qualname = f"{parent}.{name}" if parent else name
+            py_qualname = f"{parent}.{name}"
         self.names.append(name)
         self.py_qualnames.append(py_qualname)
         self.scope_kinds.append("class" if isinstance(node, cst.ClassDef) else "function")
