@@ -127,19 +127,19 @@ def test_warnings_name_file_and_line_and_can_be_suppressed(fresh_root) -> None:
     root = fresh_root()
     path = root / "annotations" / "toypkg" / "blend.yaml"
     path.write_text(path.read_text().replace('"return signal + spread"', '"return signal - spread"'))
-    app, warnings = build(root)
+    _, warnings = build(root)
     line = next(n for n, text in enumerate(path.read_text().splitlines(), 1) if "return signal - spread" in text)
     assert f"annotations/toypkg/blend.yaml:{line}: WARNING:" in warnings
     assert "[infralens.resolve]" in warnings
     assert "[infralens.unknown-target]" in warnings  # the unresolved annotation leaves the directive without notes
-    app, quiet = build(root, suppress_warnings=["infralens.resolve", "infralens.unknown-target"])
+    _, quiet = build(root, suppress_warnings=["infralens.resolve", "infralens.unknown-target"])
     assert quiet == ""
 
 
 def test_unknown_target_warns_at_the_directive(fresh_root) -> None:
     root = fresh_root()
     (root / "plain.md").write_text("# Plain\n\n```{infralens-function} toypkg.mixing.blendd\n```\n")
-    app, warnings = build(root)
+    _, warnings = build(root)
     assert "plain.md:3: WARNING: no annotation targets 'toypkg.mixing.blendd'; did you mean toypkg.mixing.blend?" in warnings
 
 
@@ -222,3 +222,15 @@ def test_a_new_report_updates_the_badges(fresh_root) -> None:
     assert warnings == ""
     assert "cpu: 2/2 verified" in HTML_TAG.sub(" ", html_of(app, "index"))
     assert "cpu: 2/2 verified" in HTML_TAG.sub(" ", html_of(app, "_infralens/source/toypkg/toypkg.mixing.blend"))
+
+
+@pytest.mark.parametrize(("builder", "suffix"), [("text", "txt"), ("man", "1"), ("texinfo", "texi")])
+def test_other_builders_write_a_notes_formula_as_its_latex(fresh_root, builder: str, suffix: str) -> None:
+    root = fresh_root()
+    app = SphinxTestApp(builder, srcdir=root, warning=StringIO())
+    try:
+        app.build()
+    finally:
+        app.cleanup()
+    written = "".join(path.read_text("utf-8") for path in Path(app.outdir).rglob(f"*.{suffix}"))
+    assert "sqrt" in written and "bar" in written  # the note's $\sqrt{\bar\alpha}$

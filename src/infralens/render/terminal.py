@@ -9,14 +9,18 @@ from __future__ import annotations
 
 import re
 import textwrap
+from typing import TYPE_CHECKING
 
 from pygments import format as pygments_format
 from pygments.formatters import TerminalFormatter
 from pygments.lexers import PythonLexer
 from pygments.token import Token
 
-from infralens.render.view import FunctionView
+from infralens.render.view import FunctionView, NoteView
 from infralens.source import split_lines
+
+if TYPE_CHECKING:
+    from pygments.token import _TokenType
 
 _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u2028\u2029]")
 
@@ -36,7 +40,7 @@ def highlighted_lines(text: str, color: bool) -> list[str]:
         return [visible(line) for line in split_lines(text)]
     lexer = PythonLexer(stripnl=False, ensurenl=False)
     formatter = TerminalFormatter()
-    lines: list[list[tuple]] = [[]]
+    lines: list[list[tuple[_TokenType, str]]] = [[]]
     for token_type, value in lexer.get_tokens(text):
         pieces = value.split("\n")
         for index, piece in enumerate(pieces):
@@ -97,5 +101,5 @@ def paragraphs(note: str) -> list[str]:
     return [block for block in blocks if block] or [""]
 
 
-def _note_lines_full(notes, width: int) -> list[str]:
+def _note_lines_full(notes: list[NoteView], width: int) -> list[str]:
     return [line for note in notes for line in _note_lines(note.annotation_id, note.note, max(24, width))]

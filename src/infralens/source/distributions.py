@@ -127,6 +127,10 @@ class SourceTree(ABC):
     def describe(self) -> str:
         return f"{self.distribution} {self.version} ({self.origin})"
 
+    @abstractmethod
+    def file_on_disk(self, relpath: str) -> Path:
+        """The file whose changes change *relpath*: the file itself in a directory, the archive for a wheel."""
+
 
 class DirectoryTree(SourceTree):
     """Packages in a directory: site-packages, a ``src/`` folder, or an unpacked wheel."""
@@ -147,6 +151,9 @@ class DirectoryTree(SourceTree):
         if path != self.root and self.root not in path.parents:
             raise UnsafePathError(f"{relpath!r} resolves outside {self.root} (symlink?)")
         return path
+
+    def file_on_disk(self, relpath: str) -> Path:
+        return self._inside(check_relpath(relpath))
 
     def _exists(self, relpath: str) -> bool:
         try:
@@ -239,6 +246,10 @@ def _version_from_dist_info_dir(root: Path, distribution: str) -> str | None:
 
 class WheelTree(SourceTree):
     """A wheel read as a zip archive: nothing is built, installed or imported."""
+
+    def file_on_disk(self, relpath: str) -> Path:
+        check_relpath(relpath)
+        return self.path.resolve()
 
     def __init__(self, wheel: str | Path) -> None:
         self.path = Path(wheel)

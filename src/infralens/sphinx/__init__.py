@@ -1,31 +1,50 @@
-"""InfraLens for Sphinx: ``extensions = ["infralens.sphinx"]``."""
+"""InfraLens for Sphinx: ``extensions = ["infralens.sphinx"]``.
+
+The extension only: it draws what :mod:`infralens.render` lays out, from annotations loaded and
+resolved once per build (:mod:`.catalog`), and generates the source browser, function, lab and
+comparison pages (:mod:`.pages`, written by :mod:`.generated`). Coverage maps are a second
+extension, :mod:`.coverage`. :func:`setup` is the table of contents: one line per part, each
+naming the module that owns it.
+May import: :mod:`infralens.project`, :mod:`infralens.source`, :mod:`infralens.resolve`,
+:mod:`infralens.render`, :mod:`infralens.maintainer` (coverage maps only), :mod:`infralens.errors`.
+"""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING
 
-from sphinx.application import Sphinx
+from infralens import __version__
+from infralens.sphinx.catalog import load_catalog
+from infralens.sphinx.config import CONFIG_VALUES, Settings
+from infralens.sphinx.directives import BacklinksTransform, CompareDirective, FunctionDirective
+from infralens.sphinx.domain import InfralensDomain
+from infralens.sphinx.events import on_builder_inited, on_config_inited, on_env_get_outdated, on_env_get_updated
+from infralens.sphinx.mathml import visit_math_block_html, visit_math_html
+from infralens.sphinx.nodes import VISITORS
+
+if TYPE_CHECKING:
+    from sphinx.application import Sphinx
+    from sphinx.util.typing import ExtensionMetadata
+
+__all__ = ["Settings", "load_catalog", "setup"]
 
 
-def setup(app: Sphinx) -> dict[str, Any]:
-    from infralens import __version__
-    from infralens.sphinx import config, nodes
-    from infralens.sphinx.directives import BacklinksTransform, CompareDirective, FunctionDirective
-    from infralens.sphinx.domain import InfralensDomain
-    from infralens.sphinx.events import on_builder_inited, on_config_inited, on_env_get_outdated, on_env_get_updated
-    from infralens.sphinx.mathml import visit_math_block_html, visit_math_html
+def setup(app: Sphinx) -> ExtensionMetadata:
+    app.setup_extension("myst_parser")  # notes, generated pages and labs are MyST Markdown
 
-    app.setup_extension("myst_parser")
-    config.register(app)
-    nodes.register(app)
-    app.add_domain(InfralensDomain)
-    app.add_directive("infralens-function", FunctionDirective, override=True)
+    for value in CONFIG_VALUES:  # config: the infralens_* settings
+        app.add_config_value(value.name, value.fresh_default(), "env", types=frozenset({value.kind}), description=value.description)
+    for node, visitors in VISITORS.items():  # nodes: the annotated-function view, per builder
+        app.add_node(node, override=True, **visitors)
+    app.add_domain(InfralensDomain)  # domain: which page embeds which function
+    app.add_directive("infralens-function", FunctionDirective, override=True)  # directives
     app.add_directive("infralens-compare", CompareDirective, override=True)
-    app.add_post_transform(BacklinksTransform)
-    app.add_html_math_renderer("infralens_mathml", (visit_math_html, None), (visit_math_block_html, None))
-    app.add_css_file("infralens.css")
-    app.connect("config-inited", on_config_inited)
-    app.connect("builder-inited", on_builder_inited)
-    app.connect("env-get-outdated", on_env_get_outdated)
-    app.connect("env-get-updated", on_env_get_updated)
+    app.add_post_transform(BacklinksTransform)  # directives: "Shown on" links of function pages
+    app.add_html_math_renderer("infralens_mathml", (visit_math_html, None), (visit_math_block_html, None))  # mathml
+    app.add_css_file("infralens.css")  # static/
+
+    app.connect("config-inited", on_config_inited)  # events: theme, static path, no MathJax
+    app.connect("builder-inited", on_builder_inited)  # events: load the catalog, write generated pages
+    app.connect("env-get-outdated", on_env_get_outdated)  # events: a report came or went
+    app.connect("env-get-updated", on_env_get_updated)  # events: function pages whose backlinks changed
     return {"version": __version__, "env_version": 1, "parallel_read_safe": True, "parallel_write_safe": True}

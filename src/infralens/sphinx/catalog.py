@@ -19,7 +19,7 @@ from infralens.errors import InfralensError
 from infralens.project import Project, load_annotations
 from infralens.render import FunctionView, function_view
 from infralens.resolve import ResolvedAnnotation, Resolver
-from infralens.source import Definition, SourceFile, SourceTree, WheelTree, open_tree
+from infralens.source import Definition, SourceFile, SourceTree, open_tree
 from infralens.sphinx.badges import Reports, load_reports
 from infralens.sphinx.config import Settings
 from infralens.sphinx.warnings import Subtype, warn, warn_diagnostic
@@ -140,10 +140,8 @@ def _override_trees(settings: Settings) -> dict[str, SourceTree]:
 
 
 def _source_path(tree: SourceTree, relpath: str) -> str:
-    if isinstance(tree, WheelTree):
-        return str(tree.path.resolve())
-    root = getattr(tree, "root", None)
-    return str((Path(root) / relpath).resolve()) if root else relpath
+    """The file on disk a page depends on (the wheel, for a wheel source)."""
+    return str(tree.file_on_disk(relpath))
 
 
 def _absolute(root: Path, path: str) -> Path:

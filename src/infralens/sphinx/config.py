@@ -5,7 +5,6 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from sphinx.application import Sphinx
 from sphinx.config import Config
 
 from infralens.errors import InfralensError
@@ -17,33 +16,32 @@ DEFAULT_UPSTREAM_URLS = {
 }
 
 
-def register(app: Sphinx) -> None:
-    """Declare every config value with its type; paths are relative to ``conf.py``'s folder."""
-    app.add_config_value(
-        "infralens_project_root", "", "env", types=frozenset({str}), description="folder holding annotations/ and labs/ (default: found upwards from conf.py)"
-    )
-    app.add_config_value("infralens_annotations_dir", "", "env", types=frozenset({str}), description="annotation YAML folder (default: the project's)")
-    app.add_config_value("infralens_labs_dir", "", "env", types=frozenset({str}), description="labs folder with lab-*/index.md (default: the project's)")
-    app.add_config_value(
-        "infralens_sources", {}, "env", types=frozenset({dict}), description="distribution -> directory or .whl read instead of the installed one"
-    )
-    app.add_config_value(
-        "infralens_reports_dir", "", "env", types=frozenset({str}), description="folder with check.json and verify-*.json (default: <project>/reports)"
-    )
-    app.add_config_value(
-        "infralens_upstream_urls",
-        dict(DEFAULT_UPSTREAM_URLS),
-        "env",
-        types=frozenset({dict}),
-        description="distribution -> URL template with {version} {relpath} {start} {end}",
-    )
-    app.add_config_value(
-        "infralens_generate_pages", True, "env", types=frozenset({bool}), description="generate the source browser, function pages and lab pages"
-    )
-    app.add_config_value(
-        "infralens_generated_dir", "_infralens", "env", types=frozenset({str}), description="folder inside the source dir that receives generated pages"
-    )
-    app.add_config_value("infralens_fold_min_lines", 12, "env", types=frozenset({int}), description="unannotated stretches at least this long are folded")
+@dataclass(frozen=True)
+class ConfigValue:
+    """One ``infralens_*`` setting as :func:`~infralens.sphinx.setup` declares it (rebuild: ``env``)."""
+
+    name: str
+    default: object
+    kind: type
+    description: str
+
+    def fresh_default(self) -> object:
+        """The default, copied when mutable, so no build can change another's."""
+        return dict(self.default) if isinstance(self.default, dict) else self.default
+
+
+CONFIG_VALUES = (
+    ConfigValue("infralens_project_root", "", str, "folder holding annotations/ and labs/ (default: found upwards from conf.py)"),
+    ConfigValue("infralens_annotations_dir", "", str, "annotation YAML folder (default: the project's)"),
+    ConfigValue("infralens_labs_dir", "", str, "labs folder with lab-*/index.md (default: the project's)"),
+    ConfigValue("infralens_sources", {}, dict, "distribution -> directory or .whl read instead of the installed one"),
+    ConfigValue("infralens_reports_dir", "", str, "folder with check.json and verify-*.json (default: <project>/reports)"),
+    ConfigValue("infralens_upstream_urls", DEFAULT_UPSTREAM_URLS, dict, "distribution -> URL template with {version} {relpath} {start} {end}"),
+    ConfigValue("infralens_generate_pages", True, bool, "generate the source browser, function pages and lab pages"),
+    ConfigValue("infralens_generated_dir", "_infralens", str, "folder inside the source dir that receives generated pages"),
+    ConfigValue("infralens_fold_min_lines", 12, int, "unannotated stretches at least this long are folded"),
+)
+"""Every setting; paths are relative to ``conf.py``'s folder."""
 
 
 @dataclass(frozen=True)

@@ -16,13 +16,20 @@ warning (subtype ``infralens.coverage``) naming the file and the command that cr
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, ClassVar
 
 from docutils import nodes
 from docutils.parsers.rst import directives
-from sphinx.application import Sphinx
 from sphinx.util import logging
 from sphinx.util.docutils import SphinxDirective
+
+from infralens import __version__
+from infralens.errors import InfralensError
+from infralens.maintainer import read_json, render_html
+
+if TYPE_CHECKING:
+    from sphinx.application import Sphinx
+    from sphinx.util.typing import ExtensionMetadata, OptionSpec
 
 logger = logging.getLogger("infralens.sphinx.coverage")
 
@@ -32,12 +39,9 @@ class CoverageDirective(SphinxDirective):
 
     required_arguments = 1
     has_content = False
-    option_spec = {"file": directives.unchanged_required, "title": directives.unchanged}
+    option_spec: ClassVar[OptionSpec] = {"file": directives.unchanged_required, "title": directives.unchanged}
 
     def run(self) -> list[nodes.Node]:
-        from infralens.errors import InfralensError
-        from infralens.maintainer import read_json, render_html
-
         scenario = self.arguments[0]
         path = self._data_path(scenario)
         self.env.note_dependency(str(path))
@@ -59,9 +63,7 @@ class CoverageDirective(SphinxDirective):
         return (Path(self.env.srcdir) / folder / f"coverage-{scenario}.json").resolve()
 
 
-def setup(app: Sphinx) -> dict[str, Any]:
-    from infralens import __version__
-
-    app.add_config_value("infralens_coverage_dir", None, "env", types=[str, type(None)])
+def setup(app: Sphinx) -> ExtensionMetadata:
+    app.add_config_value("infralens_coverage_dir", None, "env", types=frozenset({str, type(None)}))
     app.add_directive("infralens-coverage", CoverageDirective, override=True)
     return {"version": __version__, "env_version": 1, "parallel_read_safe": True, "parallel_write_safe": True}

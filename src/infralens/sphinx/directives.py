@@ -3,28 +3,36 @@
 from __future__ import annotations
 
 import difflib
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from docutils import nodes
 from docutils.parsers.rst import directives
-from sphinx import addnodes
 from sphinx.transforms.post_transforms import SphinxPostTransform
 from sphinx.util.docutils import SphinxDirective
 
 from infralens.render import NoteView
 from infralens.sphinx import nodes as il
-from infralens.sphinx.catalog import AnnotatedFunction, catalog_for
+from infralens.sphinx.catalog import AnnotatedFunction, Catalog, catalog_for
 from infralens.sphinx.domain import domain_of
 from infralens.sphinx.html import RenderContext, build_function, slug
+from infralens.sphinx.links import add_joined, doc_link
 from infralens.sphinx.notes import parse_notes
 from infralens.sphinx.pages import function_docname, lab_docname
 from infralens.sphinx.warnings import Subtype, warn
+
+if TYPE_CHECKING:
+    from sphinx.environment import BuildEnvironment
+    from sphinx.util.typing import OptionSpec
+
+_PREFIXES = "infralens_prefixes"
+"""Per-document set of id prefixes already used, in ``env.temp_data`` (dropped after each read)."""
 
 
 class FunctionDirective(SphinxDirective):
     """Render one annotated function: ``.. infralens-function:: module.Qualname``."""
 
     required_arguments = 1
-    option_spec = {"canonical": directives.flag}
+    option_spec: ClassVar[OptionSpec] = {"canonical": directives.flag}
 
     def run(self) -> list[nodes.Node]:
         node = render_function(self, self.arguments[0].strip(), canonical="canonical" in self.options)
@@ -34,7 +42,7 @@ class FunctionDirective(SphinxDirective):
 class CompareDirective(SphinxDirective):
     """A diffusers function and a DiffSynth function side by side."""
 
-    option_spec = {"diffusers": directives.unchanged_required, "diffsynth": directives.unchanged_required}
+    option_spec: ClassVar[OptionSpec] = {"diffusers": directives.unchanged_required, "diffsynth": directives.unchanged_required}
     has_content = False
 
     def run(self) -> list[nodes.Node]:
@@ -66,14 +74,7 @@ def render_function(directive: SphinxDirective, target: str, *, canonical: bool 
     for path in (*function.dependencies, *catalog.reports.files):
         env.note_dependency(path)
     domain_of(env).note_use(env.docname, target)
-    used = env.temp_data.setdefault("infralens_prefixes", set())
-    base = "il-" + slug(function.qualname)
-    prefix, suffix, n = base, "", 1
-    while prefix in used:
-        n += 1
-        suffix = f"-{n}"
-        prefix = base + suffix
-    used.add(prefix)
+    prefix, suffix = _unique_prefix(env, "il-" + slug(function.qualname))
     settings = catalog.settings
     step_locations = {r.annotation.step_id(s.step): s.step.location or r.annotation.location for r in function.resolved for s in r.steps}
 
@@ -104,7 +105,21 @@ def render_function(directive: SphinxDirective, target: str, *, canonical: bool 
     return view
 
 
-def _canonical_extras(directive: SphinxDirective, function: AnnotatedFunction, catalog) -> nodes.Node:
+def _unique_prefix(env: BuildEnvironment, base: str) -> tuple[str, str]:
+    """``(prefix, suffix)``: ``base`` the first time on a page, then ``base-2``, ``base-3``…"""
+    used = env.temp_data.get(_PREFIXES)
+    if not isinstance(used, set):
+        used = env.temp_data[_PREFIXES] = set()
+    prefix, suffix, n = base, "", 1
+    while prefix in used:
+        n += 1
+        suffix = f"-{n}"
+        prefix = base + suffix
+    used.add(prefix)
+    return prefix, suffix
+
+
+def _canonical_extras(directive: SphinxDirective, function: AnnotatedFunction, catalog: Catalog) -> nodes.Node:
     """Summaries, sibling implementations in the other distribution, and the pages that embed it."""
     box = il.infralens_block(classes=["il-about"])
     with_summary = [r.annotation for r in function.resolved if r.annotation.summary]
@@ -115,19 +130,9 @@ def _canonical_extras(directive: SphinxDirective, function: AnnotatedFunction, c
     siblings = [f for lab in function.labs for f in catalog.functions_of_lab(lab) if f.distribution != function.distribution]
     if siblings and settings.generate_pages:
         para = nodes.paragraph("", "Same concept elsewhere: ", classes=["il-siblings"])
-        for index, sibling in enumerate(dict.fromkeys(siblings)):
-            if index:
-                para += nodes.Text(" · ")
-            para += _doc_ref(function_docname(settings, sibling), f"{sibling.distribution}: {sibling.qualname}")
-        box += para
+        box += add_joined(para, (doc_link(function_docname(settings, s), f"{s.distribution}: {s.qualname}") for s in dict.fromkeys(siblings)))
     box += il.infralens_backlinks(target=function.target)
     return box
-
-
-def _doc_ref(docname: str, text: str) -> nodes.Node:
-    ref = addnodes.pending_xref("", refdomain="std", reftype="doc", reftarget="/" + docname, refexplicit=True, refwarn=True)
-    ref += nodes.inline(text, text)
-    return ref
 
 
 def _upstream_url(templates: dict[str, str], function: AnnotatedFunction) -> str | None:
@@ -147,7 +152,7 @@ class BacklinksTransform(SphinxPostTransform):
 
     default_priority = 5  # before the references are resolved
 
-    def run(self, **kwargs) -> None:
+    def run(self, **kwargs: Any) -> None:
         domain = domain_of(self.env)
         for placeholder in list(self.document.findall(il.infralens_backlinks)):
             pages = [d for d in domain.pages_using(placeholder["target"]) if d != self.env.docname]
@@ -155,10 +160,4 @@ class BacklinksTransform(SphinxPostTransform):
                 placeholder.parent.remove(placeholder)
                 continue
             para = nodes.paragraph("", "Shown on: ", classes=["il-backlinks"])
-            for index, docname in enumerate(pages):
-                if index:
-                    para += nodes.Text(" · ")
-                ref = addnodes.pending_xref("", refdomain="std", reftype="doc", reftarget="/" + docname, refexplicit=False, refwarn=True)
-                ref += nodes.inline(docname, docname)
-                para += ref
-            placeholder.replace_self(para)
+            placeholder.replace_self(add_joined(para, (doc_link(docname, docname, explicit=False) for docname in pages)))

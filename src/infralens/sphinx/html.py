@@ -1,9 +1,9 @@
 """Build the docutils tree of one annotated function from its FunctionView.
 
-Layout: the function's lines are cut into segments. An annotated segment is
-a grid of two columns, code and notes, so each note starts on the row of its
-first line (CSS puts the note under the code on narrow screens). Long
-unannotated stretches go into ``<details>``.
+Layout: :func:`infralens.render.segments` cuts the function's lines into
+segments. An annotated segment becomes a grid of two columns, code and notes,
+so each note starts on the row of its first line (CSS puts the note under the
+code on narrow screens). A folded stretch goes into ``<details>``.
 """
 
 from __future__ import annotations
@@ -18,55 +18,12 @@ from docutils import nodes
 from pygments import highlight
 from pygments.formatters import HtmlFormatter
 from pygments.lexers import PythonLexer
-from sphinx import addnodes
 
-from infralens.render import FunctionView, NoteView
+from infralens.render import FunctionView, NoteView, Segment, segments
 from infralens.source import split_lines
 from infralens.sphinx import nodes as il
 from infralens.sphinx.badges import Badge, BadgeState, Reports
-
-CONTEXT_LINES = 2
-"""Unannotated lines kept visible at each edge of a folded stretch."""
-
-
-@dataclass(frozen=True)
-class Segment:
-    """Lines ``first``..``last`` of the function; ``notes`` empty for plain code."""
-
-    first: int
-    last: int
-    notes: tuple[NoteView, ...] = ()
-    folded: bool = False
-
-
-def segments(view: FunctionView, fold_min: int) -> list[Segment]:
-    """Cut the function into annotated clusters and (possibly folded) plain stretches."""
-    clusters: list[list[NoteView]] = []
-    spans: list[list[int]] = []
-    for note in sorted(view.notes, key=lambda n: (n.first_line, n.last_line)):
-        if spans and note.first_line <= spans[-1][1]:
-            spans[-1][1] = max(spans[-1][1], note.last_line)
-            clusters[-1].append(note)
-        else:
-            spans.append([note.first_line, note.last_line])
-            clusters.append([note])
-    result: list[Segment] = []
-    cursor = view.first_line
-    for (first, last), notes in zip(spans, clusters):
-        result.extend(_plain(cursor, first - 1, fold_min))
-        result.append(Segment(first, last, tuple(notes)))
-        cursor = last + 1
-    result.extend(_plain(cursor, view.last_line, fold_min))
-    return result
-
-
-def _plain(first: int, last: int, fold_min: int) -> list[Segment]:
-    if last < first:
-        return []
-    if last - first + 1 < fold_min:
-        return [Segment(first, last)]
-    inner_first, inner_last = first + CONTEXT_LINES, last - CONTEXT_LINES
-    return [Segment(first, inner_first - 1), Segment(inner_first, inner_last, folded=True), Segment(inner_last + 1, last)]
+from infralens.sphinx.links import add_joined, doc_link
 
 
 @lru_cache(maxsize=256)
@@ -108,7 +65,7 @@ def build_function(view: FunctionView, context: RenderContext, title: str) -> il
     root += _header(view, context, title)
     marked = view.marked_lines()
     code = highlighted_lines(view.source.text, view.first_line, view.last_line)
-    bodies = {id(note): body for note, body in zip(view.notes, context.parse_notes(list(view.notes)))}
+    bodies = {id(note): body for note, body in zip(view.notes, context.parse_notes(list(view.notes)), strict=True)}
     for segment in segments(view, context.fold_min):
         block = il.infralens_block(classes=["il-block", "il-annotated" if segment.notes else "il-plain"])
         block += _lines(code, segment, marked, context.prefix)
@@ -189,24 +146,12 @@ def _header(view: FunctionView, context: RenderContext, title: str) -> list[node
     )
     text = f"{title} — {source.distribution} {source.version} {source.relpath}:{view.first_line}-{view.last_line}"
     parts: list[nodes.Node] = [il.infralens_html(html=html, text=text)]
-    links = nodes.paragraph(classes=["il-links"])
-    labs = sorted({n.lab for n in view.notes})
-    for slug_ in labs:
-        if slug_ in context.lab_docnames:
-            docname, lab_title = context.lab_docnames[slug_]
-            if links.children:
-                links += nodes.Text(" · ")
-            links += _doc_link(docname, f"← {lab_title}", "il-lab-link")
+    links = [
+        doc_link(docname, f"← {lab_title}", css="il-lab-link")
+        for docname, lab_title in (context.lab_docnames[lab] for lab in sorted({n.lab for n in view.notes}) if lab in context.lab_docnames)
+    ]
     if context.function_docname:
-        if links.children:
-            links += nodes.Text(" · ")
-        links += _doc_link(context.function_docname, "open in the source browser →", "il-page-link")
-    if links.children:
-        parts.append(links)
+        links.append(doc_link(context.function_docname, "open in the source browser →", css="il-page-link"))
+    if links:
+        parts.append(add_joined(nodes.paragraph(classes=["il-links"]), links))
     return parts
-
-
-def _doc_link(docname: str, text: str, css: str) -> nodes.Node:
-    ref = addnodes.pending_xref("", refdomain="std", reftype="doc", reftarget="/" + docname, refexplicit=True, refwarn=True)
-    ref += nodes.inline(text, text, classes=[css])
-    return ref

@@ -5,8 +5,12 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 from html import escape
+from typing import TYPE_CHECKING
 
 from docutils import nodes
+
+if TYPE_CHECKING:
+    from sphinx.writers.html5 import HTML5Translator
 
 _UNSAFE = re.compile(r"<\s*script|javascript:|\bon\w+\s*=|\bhref\s*=", re.IGNORECASE)
 
@@ -40,12 +44,12 @@ def math_html(latex: str, display: bool) -> str:
 # ``$...$`` in the project, not only in notes, becomes MathML.
 
 
-def visit_math_html(self, node: nodes.math) -> None:
+def visit_math_html(self: HTML5Translator, node: nodes.math) -> None:
     self.body.append(math_html(node.astext(), display=False))
     raise nodes.SkipNode
 
 
-def visit_math_block_html(self, node: nodes.math_block) -> None:
+def visit_math_block_html(self: HTML5Translator, node: nodes.math_block) -> None:
     if node.get("number"):
         self.body.append(f'<span class="eqno">({escape(str(node["number"]))})</span>')
     self.body.append(math_html(node.astext(), display=True))

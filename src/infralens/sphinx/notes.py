@@ -16,7 +16,9 @@ from __future__ import annotations
 import copy
 import io
 import re
+from dataclasses import dataclass
 from functools import lru_cache
+from typing import TYPE_CHECKING
 
 from docutils import nodes
 from docutils.utils import new_document
@@ -24,11 +26,26 @@ from docutils.utils import new_document
 from infralens.sphinx import nodes as il_nodes
 from infralens.sphinx.warnings import Subtype, warn
 
+if TYPE_CHECKING:
+    from markdown_it import MarkdownIt
+
 _MARK = "infralens-note-"
+
+Location = tuple[str, int]
+"""A note's annotation file and line, where its warnings point."""
+
+
+@dataclass(frozen=True)
+class _Problem:
+    """A warning found while parsing, kept with the memoised result so each page emits it again."""
+
+    message: str
+    subtype: Subtype
+    location: Location
 
 
 @lru_cache(maxsize=1)
-def _parser():
+def _parser() -> MarkdownIt:
     from myst_parser.config.main import MdParserConfig
     from myst_parser.mdit_to_docutils.sphinx_ import SphinxRenderer
     from myst_parser.parsers.mdit import create_md_parser
@@ -39,16 +56,11 @@ def _parser():
     return markdown
 
 
-def parse_note(text: str, document: nodes.document, location: tuple[str, int]) -> list[nodes.Node]:
-    """One note's block nodes (see :func:`parse_notes`)."""
-    return parse_notes([text], document, [location])[0]
-
-
-_MEMO: dict[tuple[tuple[str, ...], tuple[tuple[str, int], ...]], tuple[list[list[nodes.Node]], list[tuple]]] = {}
+_MEMO: dict[tuple[tuple[str, ...], tuple[Location, ...]], tuple[list[list[nodes.Node]], list[_Problem]]] = {}
 _MEMO_LIMIT = 2048
 
 
-def parse_notes(texts: list[str], document: nodes.document, locations: list[tuple[str, int]]) -> list[list[nodes.Node]]:
+def parse_notes(texts: list[str], document: nodes.document, locations: list[Location]) -> list[list[nodes.Node]]:
     """Each note's block nodes, parsed in a sandbox document that shares the page's settings."""
     if not texts:
         return []
@@ -56,15 +68,15 @@ def parse_notes(texts: list[str], document: nodes.document, locations: list[tupl
     if key not in _MEMO:
         if len(_MEMO) >= _MEMO_LIMIT:
             _MEMO.clear()
-        problems: list[tuple] = []
+        problems: list[_Problem] = []
         _MEMO[key] = (_parse(texts, document, locations, problems), problems)
     parsed, problems = _MEMO[key]
-    for message, subtype, location in problems:
-        warn(message, subtype, location)
+    for problem in problems:
+        warn(problem.message, problem.subtype, problem.location)
     return [[node.deepcopy() for node in body] for body in parsed]
 
 
-def _parse(texts: list[str], document: nodes.document, locations: list[tuple[str, int]], problems: list[tuple]) -> list[list[nodes.Node]]:
+def _parse(texts: list[str], document: nodes.document, locations: list[Location], problems: list[_Problem]) -> list[list[nodes.Node]]:
     settings = copy.copy(document.settings)
     settings.file_insertion_enabled = False
     settings.raw_enabled = False
@@ -77,8 +89,7 @@ def _parse(texts: list[str], document: nodes.document, locations: list[tuple[str
     markdown.render(source)
     parsed: list[list[nodes.Node]] = [[] for _ in texts]
     for child in list(sandbox.children):
-        index = _note_index(child)
-        if index is None:
+        if not isinstance(child, nodes.container) or (index := _note_index(child)) is None:
             continue
         _sanitise(child, locations[index], problems)
         parsed[index] = list(child.children)
@@ -87,23 +98,22 @@ def _parse(texts: list[str], document: nodes.document, locations: list[tuple[str
     return parsed
 
 
-def _note_index(node: nodes.Node) -> int | None:
-    if not isinstance(node, nodes.container):
-        return None
-    for css in node.get("classes", []):
+def _note_index(node: nodes.container) -> int | None:
+    css: str
+    for css in node["classes"]:
         if css.startswith(_MARK) and css[len(_MARK) :].isdigit():
             return int(css[len(_MARK) :])
     return None
 
 
-def _sanitise(root: nodes.Element, location: tuple[str, int], problems: list[tuple]) -> None:
+def _sanitise(root: nodes.Element, location: Location, problems: list[_Problem]) -> None:
     for raw in list(root.findall(nodes.raw)):
-        problems.append(("raw markup in a note is shown as text, never executed", Subtype.NOTE, location))
+        problems.append(_Problem("raw markup in a note is shown as text, never executed", Subtype.NOTE, location))
         raw.replace_self(nodes.literal_block(raw.astext(), raw.astext()))
     for message in list(root.findall(nodes.system_message)):
         if message.get("level", 0) >= 2:
             first = message.children[0].astext().strip() if message.children else message.astext().strip()
-            problems.append((f"note: {first} (the construct is left out of the page)", Subtype.NOTE, location))
+            problems.append(_Problem(f"note: {first} (the construct is left out of the page)", Subtype.NOTE, location))
         message.parent.remove(message)
     for math in list(root.findall(nodes.math)):
         math.replace_self(il_nodes.infralens_math(math.astext(), latex=math.astext(), display=False))

@@ -1,17 +1,18 @@
 """Generated pages: the annotated-source browser, one page per function, lab pages, comparisons.
 
 They are written as MyST files into ``<srcdir>/<infralens_generated_dir>/`` on
-``builder-inited``, only when their text changes, so an incremental build
-re-reads just what changed. Lab folders are copied from ``labs/`` as they are.
+``builder-inited`` by :mod:`.generated`, only when their text changes, so an
+incremental build re-reads just what changed. Lab folders are copied from
+``labs/`` as they are.
 """
 
 from __future__ import annotations
 
-import shutil
 from pathlib import Path
 
 from infralens.sphinx.catalog import AnnotatedFunction, Catalog
 from infralens.sphinx.config import Settings
+from infralens.sphinx.generated import output_dir, write_generated
 
 MAX_COPIED_BYTES = 5_000_000
 
@@ -30,26 +31,15 @@ def function_pages(catalog: Catalog) -> dict[str, str]:
 
 
 def generate(catalog: Catalog, srcdir: Path) -> list[Path]:
-    """Write every generated page under ``srcdir``; remove stale ones. Returns the files written."""
-    out = srcdir / catalog.settings.generated_dir
-    wanted: dict[Path, bytes] = {}
-    for relpath, text in _pages(catalog).items():
-        wanted[out / relpath] = text.encode("utf-8")
-    for relpath, data in _lab_files(catalog).items():
-        wanted[out / relpath] = data
-    written = []
-    for path, data in wanted.items():
-        if not path.is_file() or path.read_bytes() != data:
-            path.parent.mkdir(parents=True, exist_ok=True)
-            path.write_bytes(data)
-            written.append(path)
-    if out.is_dir():
-        for path in sorted(out.rglob("*"), reverse=True):
-            if path.is_file() and path not in wanted:
-                path.unlink()
-            elif path.is_dir() and not any(path.iterdir()):
-                path.rmdir()
-    return written
+    """Write every generated page under ``srcdir``; remove stale ones. Returns the files written.
+
+    Refuses (:class:`~sphinx.errors.ConfigError`) a generated dir that could hold the user's own files.
+    """
+    setting = catalog.settings.generated_dir
+    out = output_dir(srcdir, setting)
+    files = {relpath: text.encode("utf-8") for relpath, text in _pages(catalog).items()}
+    files.update(_lab_files(catalog))
+    return write_generated(out, files, setting)
 
 
 def _pages(catalog: Catalog) -> dict[str, str]:
@@ -187,7 +177,3 @@ def _lab_files(catalog: Catalog) -> dict[str, bytes]:
                 data = b"---\norphan: true\n---\n" + data
             files[f"labs/{lab.folder.name}/{relative.as_posix()}"] = data
     return files
-
-
-def remove_generated(srcdir: Path, settings: Settings) -> None:
-    shutil.rmtree(srcdir / settings.generated_dir, ignore_errors=True)

@@ -8,10 +8,14 @@ from __future__ import annotations
 
 from enum import Enum
 from pathlib import Path
+from typing import TYPE_CHECKING, TypeAlias
 
 from sphinx.util import logging
 
 from infralens.errors import Diagnostic
+
+if TYPE_CHECKING:
+    from docutils import nodes
 
 logger = logging.getLogger("infralens.sphinx")
 
@@ -49,8 +53,12 @@ _CODE_TO_SUBTYPE = {
 }
 
 
-def warn(message: str, subtype: Subtype, location: str | tuple[str, int] | object | None = None) -> None:
-    """Emit one warning. ``location`` is a node, a docname, or ``(file path, line)``."""
+Location: TypeAlias = "str | tuple[str, int] | nodes.Node | None"
+"""Where a warning points: a node, a docname or ``"path:line"``, or ``(file path, line)`` (0: no line)."""
+
+
+def warn(message: str, subtype: Subtype, location: Location = None) -> None:
+    """Emit one warning at ``location``."""
     if isinstance(location, tuple):
         path, line = location
         location = f"{path}:{line}" if line else f"{path}:"
