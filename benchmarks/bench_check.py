@@ -70,17 +70,15 @@ def measure(label: str, make_command, repeat: int, env_for_run=None) -> tuple[fl
 def locked_files(against: str | None) -> list[str]:
     """The upstream files the lock points to (inside the --against wheel when given)."""
     sys.path.insert(0, str(ROOT / "src"))
-    from infralens.drift.lock import read_lock
+    from infralens.drift import read_lock
     from infralens.project import find_project
-    from infralens.source.distributions import InstalledTree
+    from infralens.source import InstalledTree, open_against
 
     project = find_project(ROOT)
     lock = read_lock(project.lock_path)
     files: list[str] = []
     wheel = None
     if against:
-        from infralens.source.wheels import open_against
-
         wheel = open_against(against, {e.distribution for e in lock.annotations.values()})
     trees: dict[str, object] = {}
     for entry in lock.annotations.values():

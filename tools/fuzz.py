@@ -443,7 +443,7 @@ def check_normalize_and_contains(snippet: str) -> None:
 
 
 def _lock_text(draw_entries: list, comments: list[str]) -> str:
-    from infralens.drift import lock
+    from infralens import drift as lock
 
     parts = [lock.PREAMBLE, "\n"]
     for n, entry in enumerate(draw_entries):
@@ -457,7 +457,7 @@ _WORDS = st.text(alphabet=st.characters(codec="utf-8", exclude_categories=("Cs",
 
 @st.composite
 def lock_entries(draw) -> list:
-    from infralens.drift.lock import AnnotationLock, StepLock
+    from infralens.drift import AnnotationLock, StepLock
 
     entries = []
     for n in range(draw(st.integers(0, 3))):
@@ -548,7 +548,7 @@ def lock_files(draw) -> tuple[bytes, bool]:
 
 def check_lock_file(case: tuple[bytes, bool]) -> None:
     """Any lock bytes: a parsed lock or ``LockfileError('path:line: ... — hint')``; a pristine one round-trips."""
-    from infralens.drift import lock
+    from infralens import drift as lock
 
     data, pristine = case
     with tempfile.TemporaryDirectory(prefix="infralens-fuzz-") as folder:

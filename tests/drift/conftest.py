@@ -8,12 +8,10 @@ from pathlib import Path
 
 import pytest
 
-from infralens.drift.check import build_entries, run_check
-from infralens.drift.lock import compose, read_lock, read_lock_text, write_atomically
+from infralens.drift import build_entries, compose, read_lock, read_lock_text, run_check, write_atomically
 from infralens.project import find_project
-from infralens.resolve.resolver import Resolver
-from infralens.source.cache import IndexCache
-from infralens.source.distributions import DirectoryTree
+from infralens.resolve import Resolver
+from infralens.source import DirectoryTree, IndexCache
 
 PYPROJECT = '[tool.infralens]\nannotations = "annotations"\nlabs = "labs"\nlock = "annotations/annotations.lock"\n'
 

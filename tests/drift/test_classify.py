@@ -209,7 +209,7 @@ steps:
     report = demo.check(new)
     (step,) = report.steps
     assert step.kind.value == "changed"
-    from infralens.drift.report import render_text
+    from infralens.drift import render_text
 
     text = render_text(report)
     assert "demo-block/scales: changed:" in text

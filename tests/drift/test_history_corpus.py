@@ -14,9 +14,7 @@ import pytest
 import yaml
 
 from infralens.annotations.models import Annotation, ExactSelector, Step
-from infralens.drift.facts import entries_for
-from infralens.drift.lock import compose, parse_lock
-from infralens.drift.match import DistributionMatcher, StepKind
+from infralens.drift import DistributionMatcher, StepKind, compose, entries_for, parse_lock
 from infralens.errors import SourceNotFoundError
 from infralens.resolve.resolver import Resolver
 from infralens.source.cache import IndexCache
@@ -58,7 +56,7 @@ def run_corpus(cache_dir: Path) -> list[tuple[str, str, str, dict, object]]:
             resolved, problems = old.resolve_annotation(annotation)
             assert resolved is not None, [str(p) for p in problems]
             entries.extend(entries_for(resolved, old.index(resolved.target.source), "tests/data/history_corpus.yaml", "0" * 64))
-            for step, statement in zip(annotation.steps, statements):
+            for step, statement in zip(annotation.steps, statements, strict=True):
                 expected[annotation.step_id(step)] = statement
         lock = parse_lock(compose(None, entries, None, set()), Path("history.lock")).lock  # through the real file format
         matcher = DistributionMatcher(Resolver(cache=IndexCache(cache_dir)), installed)
@@ -86,7 +84,7 @@ def test_history_corpus_against_installed_release(tmp_path_factory):
         print(f"  {release} {want} -> {got}: {statement['text'][:90]!r} ({result.message})")
     assert not false_unchanged, summary
     assert (len(rows) - len(wrong)) / len(rows) >= 0.95, summary
-    for release, want, got, statement, result in rows:
+    for _, want, got, statement, result in rows:
         if want == got == "moved" and statement.get("now", "").startswith("diffusers."):
             new_home = statement["now"].split(":")[0]
             assert f"{result.new.module}.{result.new.target}" == new_home, (statement["text"], result.new)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
 from importlib import resources
@@ -13,7 +14,7 @@ import pytest
 from drift_samples import ANNOTATION, OLD_CORE, _edit
 
 from infralens.cli import main
-from infralens.drift.lock import parse_lock
+from infralens.drift import parse_lock
 from infralens.errors import LockfileError
 
 
@@ -55,6 +56,7 @@ def test_lock_is_deterministic(demo, locked, capsys):
         (lambda t: t.replace("occurrence = 1", "occurrence = 1\nbogus = 2", 1), None, "unknown key 'bogus'"),
         (lambda t: t.replace("occurrence = 1", "occurrence 1", 1), None, "expected 'key = value'"),
         (lambda t: t.replace("[step demo-step/out]", "[step demo-step/alpha]"), None, "duplicate step entry"),
+        (lambda t: re.sub(r'(?m)^kind = "[a-z ]+"$', 'kind = "lambda"', t, count=1), None, "value of 'kind' has the wrong type"),
     ],
 )
 def test_malformed_lock_names_the_line_and_the_fix(demo, locked, capsys, mutate, line, words):
@@ -132,6 +134,26 @@ def test_update_without_ids_accepts_everything_that_drifted(demo, locked, capsys
     assert _cli(demo, new, "check", "--strict") == 1
     assert _cli(demo, new, "lock", "--update") == 0
     assert _cli(demo, new, "check", "--strict") == 0
+
+
+def test_annotations_that_do_not_resolve_block_a_lock_and_keep_their_entries(demo, locked, capsys):
+    """A whole lock needs every annotation; ``--update`` keeps the entries of those that do not resolve."""
+    before = demo.lock_path.read_bytes()
+    demo.write_annotation("sampler.yaml", ANNOTATION.replace('"sigma = math.sin(t / self.steps)"', '"no_such_statement = 1"'))
+    capsys.readouterr()
+    assert _cli(demo, locked, "lock") == 1
+    out, err = capsys.readouterr()
+    assert out == ""
+    assert "'no_such_statement = 1' matches no statement in the target" in err
+    assert err.endswith("infralens lock: 1 annotation(s) do not resolve; nothing written (fix them: infralens validate)\n")
+    for args in (("lock", "--update"), ("lock", "--update", "demo-step")):
+        assert _cli(demo, locked, *args) == 1
+        out, err = capsys.readouterr()
+        assert out == "annotations/annotations.lock: nothing to update\n"
+        assert err.endswith("infralens lock --update: demo-step do not resolve against the installed sources; their entries are kept as they were\n")
+    assert demo.lock_path.read_bytes() == before
+    assert _cli(demo, locked, "lock", "demo-step") == 2
+    assert "ids are only accepted with --update" in capsys.readouterr().err
 
 
 def test_annotation_edits_are_reported_against_the_lock(demo, locked, capsys):

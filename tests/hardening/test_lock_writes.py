@@ -1,6 +1,6 @@
 """Writes that cannot lose data: the lock is written atomically, serialised, and round-trips comments.
 
-These exercise the drift helper's ``infralens.drift.lock`` through its API and through
+These exercise the lock API of ``infralens.drift`` and
 ``infralens lock`` run in real subprocesses (which the tests kill or race).
 """
 
@@ -14,12 +14,14 @@ import textwrap
 import time
 from pathlib import Path
 
-import fuzz
 import pytest
-from hypothesis import HealthCheck, given, settings
-from hypothesis import strategies as st
+from hypothesis import HealthCheck, given, settings, strategies as st
 
-from infralens.drift import lock
+from infralens import drift
+from infralens.drift import update
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "tools"))  # fuzz lives in tools/, not in the package
+import fuzz
 
 MOD = textwrap.dedent(
     """
@@ -66,7 +68,7 @@ def run(root: Path, *args: str) -> tuple[int, str, str]:
 @pytest.fixture
 def project(tmp_path):
     root = make_project(tmp_path / "project")
-    code, out, err = run(root, "lock")
+    code, _, err = run(root, "lock")
     assert code == 0, err
     return root
 
@@ -97,7 +99,7 @@ def test_comments_survive_update_and_full_rewrite(project):
         written = path.read_text()
         assert written.startswith("# my own preamble comment\n")
         assert "# kept inside the entry" in written
-        lock.read_lock_text(path)  # still parses
+        drift.read_lock_text(path)  # still parses
 
 
 @settings(max_examples=60, deadline=None, derandomize=True, suppress_health_check=list(HealthCheck))
@@ -107,14 +109,14 @@ def test_round_trip_keeps_entries_and_comments(tmp_path_factory, entries, commen
     a partial update leaves every other entry byte for byte."""
     path = tmp_path_factory.mktemp("lock") / "annotations.lock"
     path.write_text(fuzz._lock_text(entries, comments))
-    parsed = lock.read_lock_text(path)
-    lock.write_atomically(path, lock.compose(parsed, entries, None, set()))
-    again = lock.read_lock_text(path)
+    parsed = drift.read_lock_text(path)
+    drift.write_atomically(path, drift.compose(parsed, entries, None, set()))
+    again = drift.read_lock_text(path)
     assert again.lock.annotations == parsed.lock.annotations and again.lock.steps == parsed.lock.steps
     assert [b.comments for b in again.blocks] == [b.comments for b in parsed.blocks]
     if parsed.blocks:
         chosen = data.draw(st.sampled_from(parsed.blocks))
-        partial = lock.compose(parsed, entries, {f"{chosen.kind}:{chosen.id}"}, set())
+        partial = drift.compose(parsed, entries, {chosen.key}, set())
         for block in parsed.blocks:
             if block is not chosen:
                 assert block.text.rstrip("\n") in partial
@@ -155,7 +157,7 @@ def test_a_write_killed_halfway_leaves_the_previous_file(project):
     # The next writer is not confused by the leftover and produces the new lock.
     code, _, err = run(project, "lock")
     assert code == 0, err
-    assert lock.read_lock_text(path).lock.steps and path.read_bytes() != before
+    assert drift.read_lock_text(path).lock.steps and path.read_bytes() != before
 
 
 @pytest.mark.parametrize("delay", [0.2, 0.7, 1.2])
@@ -179,9 +181,9 @@ def test_two_concurrent_writers_do_not_corrupt_the_lock(project):
     (project / "site" / "fakedist" / "mod.py").write_text("# moved\n" + MOD)
     writers = [infralens(project, *args) for args in (["lock", "--update", "ann-f"], ["lock", "--update", "ann-g"], ["lock"], ["lock", "--update"])]
     results = [w.communicate(timeout=300) + (w.returncode,) for w in writers]
-    for out, err, code in results:
+    for _, err, code in results:
         assert code == 0, err
-    parsed = lock.read_lock_text(path)
+    parsed = drift.read_lock_text(path)
     assert set(parsed.lock.annotations) == {"ann-f", "ann-g"}
     assert all(step.lines[0] in (3, 9) for step in parsed.lock.steps.values())  # every entry describes the moved file
     code, out, err = run(project, "check")
@@ -195,7 +197,7 @@ def test_a_writer_waits_for_the_file_lock(project):
         f"""
         import sys, time
         from pathlib import Path
-        from infralens.drift.lock import writer_lock
+        from infralens.drift import writer_lock
         with writer_lock(Path({str(path)!r})):
             print("held", flush=True)
             time.sleep(3)
@@ -210,7 +212,7 @@ def test_a_writer_waits_for_the_file_lock(project):
     holder.wait()
     assert code == 0, err
     assert waited >= 1.5, "the writer did not wait for the file lock"
-    lock.read_lock_text(path)
+    drift.read_lock_text(path)
 
 
 def test_a_writer_that_cannot_get_the_lock_refuses_clearly(project, monkeypatch, capsys):
@@ -221,8 +223,8 @@ def test_a_writer_that_cannot_get_the_lock_refuses_clearly(project, monkeypatch,
 
     path = lock_path(project)
     before = path.read_bytes()
-    real = lock.writer_lock
-    monkeypatch.setattr(lock, "writer_lock", lambda p, timeout=60.0: real(p, timeout=0.2))
+    real = drift.writer_lock
+    monkeypatch.setattr(update, "writer_lock", lambda p, timeout=60.0: real(p, timeout=0.2))
     monkeypatch.setenv("INFRALENS_CACHE_DIR", str(project / "cache"))
     (project / "site" / "fakedist" / "mod.py").write_text("# moved\n" + MOD)
     holder = FileLock(real(path).lock_file)

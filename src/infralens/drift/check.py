@@ -4,18 +4,19 @@
 annotation file whose SHA-256 is recorded in the lock is not even parsed) and
 then classifies each locked step and target with
 :class:`~infralens.drift.match.DistributionMatcher`. It never writes a file.
-:func:`build_entries` resolves annotations into lock entries for ``infralens lock``.
 """
 
 from __future__ import annotations
 
+from collections.abc import Collection
 from dataclasses import dataclass
 from enum import Enum
 from pathlib import Path
 
-from infralens.drift.lock import AnnotationLock, Lock, LockEntry, StepLock
-from infralens.drift.match import DistributionMatcher, StepKind, StepResult, TargetKind, TargetResult
-from infralens.errors import Diagnostic, InfralensError, Location, Severity
+from infralens.drift.entries import AnnotationLock, Lock, StepLock, annotation_of
+from infralens.drift.match import DistributionMatcher
+from infralens.drift.results import StepKind, StepResult, TargetKind, TargetResult
+from infralens.errors import InfralensError, Location, Severity
 from infralens.hashing import sha256_file
 from infralens.project import Project
 from infralens.resolve import Resolver, still_picks
@@ -23,6 +24,8 @@ from infralens.source import SourceTree
 
 
 class LockFindingKind(str, Enum):
+    """How the lock and the annotation files disagree."""
+
     UNLOCKED = "unlocked"
     """In the annotations but not in the lock."""
     STALE = "stale"
@@ -33,18 +36,25 @@ class LockFindingKind(str, Enum):
 
 @dataclass(frozen=True)
 class LockFinding:
+    """One disagreement between the lock and the annotation files."""
+
     kind: LockFindingKind
     id: str
+    """Annotation or step id."""
     path: str
+    """Annotation file, relative to the project root."""
     line: int
     message: str
 
 
 @dataclass(frozen=True)
 class CheckedTree:
+    """A source tree the check read: which distribution, which release, from where."""
+
     distribution: str
     version: str
     origin: str
+    """Where the files came from (installed, a directory, a wheel)."""
 
 
 @dataclass(frozen=True)
@@ -57,6 +67,7 @@ class CheckReport:
     steps: tuple[StepResult, ...]
     lock_findings: tuple[LockFinding, ...]
     strict: bool = False
+    """Whether a target whose body changed around unchanged steps counts as drift."""
 
     def annotation_path(self, annotation_id: str) -> str:
         entry = self.lock.annotations.get(annotation_id)
@@ -145,9 +156,9 @@ def _compare_loaded(project: Project, lock: Lock, changed: list[Path], findings:
         raise InfralensError("annotation files do not load; fix them (infralens validate) before checking drift", tuple(errors))
     present = {a.id for a in loaded.annotations}
     changed_relative = {project.relative(p) for p in changed}
-    for entry in lock.annotations.values():
-        if entry.path in changed_relative and entry.id not in present and entry.id not in {a.id for a in active}:
-            findings.append(LockFinding(LockFindingKind.STALE, entry.id, entry.path, entry.yaml_line, f"annotation {entry.id!r} is no longer in {entry.path}"))
+    for old in lock.annotations.values():
+        if old.path in changed_relative and old.id not in present and old.id not in {a.id for a in active}:
+            findings.append(LockFinding(LockFindingKind.STALE, old.id, old.path, old.yaml_line, f"annotation {old.id!r} is no longer in {old.path}"))
     for annotation in loaded.annotations:
         where = annotation.location or Location(annotation.path)
         entry = lock.annotations.get(annotation.id)
@@ -172,10 +183,10 @@ def _compare_loaded(project: Project, lock: Lock, changed: list[Path], findings:
         current = {annotation.step_id(step): step for step in annotation.steps}
         for step_id in entry.steps:
             if step_id not in current:
-                locked = lock.steps[step_id]
+                gone = lock.steps[step_id]
                 findings.append(
                     LockFinding(
-                        LockFindingKind.STALE, step_id, annotation.path, locked.yaml_line, f"step {step_id} is in the lock but no longer in the annotation"
+                        LockFindingKind.STALE, step_id, annotation.path, gone.yaml_line, f"step {step_id} is in the lock but no longer in the annotation"
                     )
                 )
         for step_id, step in current.items():
@@ -208,7 +219,7 @@ def _short(text: str, limit: int = 80) -> str:
 
 
 def run_check(
-    project: Project, resolver: Resolver, lock: Lock, *, against: dict[str, SourceTree] | None = None, ids: list[str] | None = None, strict: bool = False
+    project: Project, resolver: Resolver, lock: Lock, *, against: dict[str, SourceTree] | None = None, ids: Collection[str] | None = None, strict: bool = False
 ) -> CheckReport:
     """Classify every locked step (optionally only ``ids``: annotation or step ids) against the sources."""
     consistency = compare_with_annotations(project, lock)
@@ -238,7 +249,7 @@ def run_check(
         for step in siblings:
             steps.append(matcher.step(step, entry, siblings))
     trees = tuple(CheckedTree(d, m.tree.version, m.tree.origin) for d, m in sorted(matchers.items()))
-    findings = tuple(f for f in consistency.findings if not wanted or f.id in wanted or f.id.split("/")[0] in wanted)
+    findings = tuple(f for f in consistency.findings if not wanted or f.id in wanted or annotation_of(f.id) in wanted)
     return CheckReport(lock, trees, tuple(targets), tuple(steps), findings, strict)
 
 
@@ -254,45 +265,3 @@ def _index_changed_files(resolver: Resolver, matchers: dict[str, DistributionMat
         if source is not None and source.sha256 != entry.source_sha256:
             changed.append((source.text, source.sha256))
     resolver.cache.index_many(changed)
-
-
-# --------------------------------------------------------------------------
-# Building lock entries
-# --------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class BuiltEntries:
-    entries: tuple[LockEntry, ...]
-    diagnostics: tuple[Diagnostic, ...]
-    failed: frozenset[str]
-    """Annotation ids that did not resolve (their old entries must be kept)."""
-
-
-def build_entries(project: Project, resolver: Resolver, paths: list[str] | None = None) -> BuiltEntries:
-    """Resolve annotations (all, or those in ``paths``) into lock entries."""
-    from infralens.drift.facts import entries_for
-    from infralens.project import load_annotations
-
-    loaded = load_annotations(project, paths)
-    diagnostics = [d for d in loaded.diagnostics if d.severity is Severity.ERROR]
-    entries: list[LockEntry] = []
-    failed: set[str] = set()
-    hashes: dict[str, str] = {}
-    for annotation in loaded.annotations:
-        resolved, problems = resolver.resolve_annotation(annotation)
-        if resolved is None:
-            diagnostics.extend(problems)
-            failed.add(annotation.id)
-            continue
-        path = annotation.path
-        if path not in hashes:
-            hashes[path] = sha256_file(project.root / path)
-        entries.extend(entries_for(resolved, resolver.index(resolved.target.source), path, hashes[path]))
-    bad_files = {d.location.path for d in diagnostics}
-    failed.update(a.id for a in loaded.annotations if a.path in bad_files)
-    return BuiltEntries(tuple(entries), tuple(diagnostics), frozenset(failed))
-
-
-def is_step(entry: LockEntry) -> bool:
-    return isinstance(entry, StepLock)

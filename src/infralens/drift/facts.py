@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from infralens.drift.lock import CONTEXT_SIZE, AnnotationLock, StepLock, short_hash, text_hash
+from infralens.drift.entries import CONTEXT_SIZE, AnnotationLock, LockEntry, StepLock, short_hash, text_hash
 from infralens.resolve import ResolvedAnnotation
 from infralens.source import Definition, ModuleIndex, SourceFile, Statement
 
@@ -86,7 +86,7 @@ def occurrence_in(pool: tuple[Statement, ...], statement: Statement) -> int:
     return 1
 
 
-def entries_for(resolved: ResolvedAnnotation, index: ModuleIndex, annotation_path: str, annotation_sha256: str) -> list[StepLock | AnnotationLock]:
+def entries_for(resolved: ResolvedAnnotation, index: ModuleIndex, annotation_path: str, annotation_sha256: str) -> list[LockEntry]:
     """Lock entries (the annotation's, then one per step) for a resolved annotation."""
     annotation = resolved.annotation
     source: SourceFile = resolved.target.source
@@ -130,7 +130,7 @@ def entries_for(resolved: ResolvedAnnotation, index: ModuleIndex, annotation_pat
         relpath=source.relpath,
         module=resolved.target.module,
         target=definition.qualname,
-        kind=definition.kind.value,
+        kind=definition.kind,
         span=(definition.start_line, definition.end_line),
         body_sha256=text_hash(s.text for s in body_of(index, definition)),
         body=body_hashes(index, definition),

@@ -17,6 +17,15 @@ import os
 import sys
 import time
 import zlib
+from typing import TYPE_CHECKING
+
+from infralens.drift.request import CheckRequest, OutputFormat
+
+if TYPE_CHECKING:
+    from pathlib import Path
+
+    from infralens.drift.check import CheckReport
+    from infralens.resolve import Resolver
 
 FORMAT = 2
 RACY_NS = 2_000_000_000
@@ -32,10 +41,9 @@ def _cache_dir() -> str:
     return os.path.join(base, "infralens", "check-v2")
 
 
-def _key(args, version: str) -> str:
-    material = repr((FORMAT, version, sys.version, sys.executable, sys.path, os.getcwd(), args.project, sorted(args.source), bool(args.strict))).encode(
-        "utf-8", "surrogatepass"
-    )
+def _key(request: CheckRequest, version: str) -> str:
+    options = (request.project, sorted(request.sources), bool(request.strict))
+    material = repr((FORMAT, version, sys.version, sys.executable, sys.path, os.getcwd(), *options)).encode("utf-8", "surrogatepass")
     return f"{zlib.crc32(material):08x}{zlib.adler32(material):08x}{len(material):x}"
 
 
@@ -49,21 +57,23 @@ def _digest(path: str) -> str | None:
 
 
 def _yaml_files(folder: str) -> list[str]:
-    found = []
+    found: list[str] = []
     for dirpath, dirnames, filenames in os.walk(folder):
         dirnames.sort()
         found.extend(os.path.join(dirpath, f) for f in sorted(filenames) if f.endswith((".yaml", ".yml")))
     return found
 
 
-def usable(args) -> bool:
-    return args.format in ("text", "github") and not args.against and not args.ids and not args.everything and not args.no_cache
+def usable(request: CheckRequest) -> bool:
+    """Whether a check with these options may be answered from (and stored in) the cache."""
+    plain = not request.against and not request.ids and not request.everything
+    return request.format in (OutputFormat.TEXT, OutputFormat.GITHUB) and plain and request.use_cache
 
 
-def try_cached(args, version: str) -> str | None:
+def try_cached(request: CheckRequest, version: str) -> str | None:
     """The stored report if every input is unchanged since the last clean check, else None."""
     try:
-        with open(os.path.join(_cache_dir(), f"{_key(args, version)}.bin"), "rb") as handle:
+        with open(os.path.join(_cache_dir(), f"{_key(request, version)}.bin"), "rb") as handle:
             entry = marshal.loads(handle.read())
         if entry["format"] != FORMAT or _yaml_files(entry["annotations_dir"]) != entry["annotation_files"]:
             return None
@@ -74,12 +84,12 @@ def try_cached(args, version: str) -> str | None:
                 continue
             if _digest(path) != digest:
                 return None
-        return entry["output"][args.format]
+        return entry["output"][request.format.value]
     except (OSError, ValueError, EOFError, TypeError, KeyError):
         return None
 
 
-def store(args, version: str, *, lock_path, annotations_dir, upstream: list[str], outputs: dict[str, str]) -> None:
+def store(request: CheckRequest, version: str, *, lock_path: Path, annotations_dir: Path, upstream: list[str], outputs: dict[OutputFormat, str]) -> None:
     """Remember a clean check (best effort: an unwritable cache only costs speed)."""
     import tempfile
 
@@ -100,7 +110,7 @@ def store(args, version: str, *, lock_path, annotations_dir, upstream: list[str]
         "annotations_dir": str(annotations_dir),
         "annotation_files": annotation_files,
         "files": files,
-        "output": outputs,
+        "output": {fmt.value: text for fmt, text in outputs.items()},
     }
     folder = _cache_dir()
     try:
@@ -108,12 +118,12 @@ def store(args, version: str, *, lock_path, annotations_dir, upstream: list[str]
         fd, tmp = tempfile.mkstemp(dir=folder, prefix=".tmp-", suffix=".bin")
         with os.fdopen(fd, "wb") as handle:
             handle.write(marshal.dumps(entry))
-        os.replace(tmp, os.path.join(folder, f"{_key(args, version)}.bin"))
+        os.replace(tmp, os.path.join(folder, f"{_key(request, version)}.bin"))
     except OSError:
         pass
 
 
-def upstream_files(report, resolver) -> list[str] | None:
+def upstream_files(report: CheckReport, resolver: Resolver) -> list[str] | None:
     """Absolute paths of the upstream files a check read, plus each installed distribution's METADATA.
 
     None when a tree is not a plain directory (a wheel): such checks are not cached.

@@ -12,16 +12,19 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 
 from infralens import __version__
-from infralens.drift.check import CheckReport, LockFinding
-from infralens.drift.match import Candidate, Place, StepKind, StepResult, TargetKind, TargetResult
+from infralens.drift.check import CheckReport, LockFinding, LockFindingKind
+from infralens.drift.entries import Place
+from infralens.drift.results import Candidate, StepKind, StepResult, TargetKind, TargetResult
 from infralens.source import display_lines
 
 REPORT_FORMAT = 1
-_SEVERITY = {
+_STEP_SEVERITY = {
     StepKind.UNCHANGED: "none",
     StepKind.MOVED: "warning",
     StepKind.CHANGED: "warning",
     StepKind.DELETED: "error",
+}
+_TARGET_SEVERITY = {
     TargetKind.UNCHANGED: "none",
     TargetKind.BODY_CHANGED: "notice",
     TargetKind.MOVED: "warning",
@@ -76,22 +79,22 @@ def findings(report: CheckReport, *, everything: bool = False) -> list[Finding]:
     """Findings in file order: lock bookkeeping, targets, then steps."""
     found: list[Finding] = []
     for item in report.lock_findings:
-        old = "(not in the lock)" if item.kind.value == "unlocked" else "locked entry"
-        new = "(not in the annotations)" if item.kind.value == "stale" else f"{item.path}:{item.line}"
+        old = "(not in the lock)" if item.kind is LockFindingKind.UNLOCKED else "locked entry"
+        new = "(not in the annotations)" if item.kind is LockFindingKind.STALE else f"{item.path}:{item.line}"
         found.append(Finding(item.path, item.line, item.id, item.kind.value, "warning", old, new, item.message + " — run 'infralens lock --update'"))
     versions = {t.distribution: t.version for t in report.trees}
     for target in report.targets:
         if target.kind is TargetKind.UNCHANGED and not everything:
             continue
-        e = target.entry
+        t = target.entry
         found.append(
             Finding(
-                e.path,
-                e.yaml_line,
-                e.id,
+                t.path,
+                t.yaml_line,
+                t.id,
                 f"target {target.kind.value}",
-                _SEVERITY[target.kind],
-                f"{e.relpath}:{e.span[0]} {e.target}",
+                _TARGET_SEVERITY[target.kind],
+                f"{t.relpath}:{t.span[0]} {t.target}",
                 _new(target.new),
                 target.message,
             )
@@ -119,7 +122,7 @@ def findings(report: CheckReport, *, everything: bool = False) -> list[Finding]:
                 e.yaml_line,
                 e.step_id,
                 step.kind.value,
-                _SEVERITY[step.kind],
+                _STEP_SEVERITY[step.kind],
                 _old_step(step),
                 _new(step.new),
                 detail,
@@ -176,9 +179,7 @@ def render_github(report: CheckReport) -> str:
     return "\n".join(lines) + "\n"
 
 
-def _place_json(place: Place | None) -> dict | None:
-    if place is None:
-        return None
+def _place_json(place: Place) -> dict[str, object]:
     return {
         "source": place.relpath,
         "module": place.module,
@@ -189,36 +190,25 @@ def _place_json(place: Place | None) -> dict | None:
     }
 
 
-def _step_json(report: CheckReport, step: StepResult, versions: dict[str, str]) -> dict:
+def _step_json(report: CheckReport, step: StepResult, versions: dict[str, str]) -> dict[str, object]:
     e = step.entry
-    data: dict = {
+    data: dict[str, object] = {
         "annotation": e.annotation,
         "file": report.annotation_path(e.annotation),
         "line": e.yaml_line,
         "kind": step.kind.value,
-        "severity": _SEVERITY[step.kind],
+        "severity": _STEP_SEVERITY[step.kind],
         "layer": step.layer,
         "message": step.message,
         "ambiguous": step.ambiguous,
-        "old": {
-            "distribution": e.distribution,
-            "version": e.version,
-            "source": e.relpath,
-            "module": e.module,
-            "target": e.target,
-            "scope": e.scope,
-            "lines": list(e.lines),
-            "text": list(e.texts),
-        },
-        "new": _place_json(step.new),
+        "old": {"distribution": e.distribution, "version": e.version, **_place_json(e)},
+        "new": None if step.new is None else {**_place_json(step.new), "version": versions.get(e.distribution, "unknown")},
         "scores": None,
         "diff": [],
         "candidates": [
             {**_place_json(c.place), "similarity": c.scores.similarity, "context": c.scores.context, "locality": c.scores.locality} for c in step.candidates
         ],
     }
-    if step.new is not None:
-        data["new"]["version"] = versions.get(e.distribution, "unknown")
     if step.scores is not None:
         s = step.scores
         data["scores"] = {"similarity": round(s.similarity, 4), "context": round(s.context, 4), "locality": round(s.locality, 4), "quality": s.quality}
@@ -227,13 +217,13 @@ def _step_json(report: CheckReport, step: StepResult, versions: dict[str, str]) 
     return data
 
 
-def _target_json(target: TargetResult) -> dict:
+def _target_json(target: TargetResult) -> dict[str, object]:
     e = target.entry
     return {
         "file": e.path,
         "line": e.yaml_line,
         "kind": target.kind.value,
-        "severity": _SEVERITY[target.kind],
+        "severity": _TARGET_SEVERITY[target.kind],
         "message": target.message,
         "similarity": round(target.similarity, 4),
         "old": {"distribution": e.distribution, "version": e.version, "source": e.relpath, "module": e.module, "target": e.target, "lines": list(e.span)},
@@ -243,11 +233,11 @@ def _target_json(target: TargetResult) -> dict:
     }
 
 
-def _lock_json(item: LockFinding) -> dict:
+def _lock_json(item: LockFinding) -> dict[str, object]:
     return {"kind": item.kind.value, "id": item.id, "file": item.path, "line": item.line, "message": item.message}
 
 
-def report_json(report: CheckReport, exit_code: int) -> dict:
+def report_json(report: CheckReport, exit_code: int) -> dict[str, object]:
     """The ``--format json`` document (see ``schema/check-report.schema.json``)."""
     versions = {t.distribution: t.version for t in report.trees}
     return {

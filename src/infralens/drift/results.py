@@ -1,11 +1,14 @@
-"""Values the drift checker produces: kinds, places, scores and per-step / per-target results."""
+"""Values the drift checker produces: kinds, scores and per-step / per-target results.
+
+Places (where a statement is) are :class:`~infralens.drift.entries.Place`, shared with the lock entries.
+"""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 from enum import Enum
 
-from infralens.drift.lock import AnnotationLock, StepLock
+from infralens.drift.entries import AnnotationLock, Place, StepLock
 
 CHANGED_SIMILARITY = 0.6
 """Minimum text similarity for *changed* inside the target (with some neighbour agreement)."""
@@ -16,6 +19,8 @@ MOVED_CONTEXT = 0.5
 
 
 class StepKind(str, Enum):
+    """What became of a locked step's statement."""
+
     UNCHANGED = "unchanged"
     MOVED = "moved"
     CHANGED = "changed"
@@ -23,27 +28,13 @@ class StepKind(str, Enum):
 
 
 class TargetKind(str, Enum):
+    """What became of a locked annotation's target definition."""
+
     UNCHANGED = "unchanged"
     BODY_CHANGED = "body-changed"
     MOVED = "moved"
     RENAMED = "renamed"
     DELETED = "deleted"
-
-
-@dataclass(frozen=True)
-class Place:
-    """Where a statement (or target) is in the checked sources."""
-
-    relpath: str
-    module: str
-    target: str
-    """Qualname of the enclosing definition (outermost function or class member chain)."""
-    scope: str
-    lines: tuple[int, int]
-    texts: tuple[str, ...]
-
-    def describe(self) -> str:
-        return f"{self.relpath}:{self.lines[0]} {self.target or '<module>'}"
 
 
 @dataclass(frozen=True)
@@ -59,6 +50,7 @@ class Scores:
 
     @property
     def quality(self) -> str:
+        """``exact``, ``strong`` or ``weak``: how sure the match is, from the three scores together."""
         if self.similarity == 1.0 and self.locality >= 0.9 and self.context >= 0.5:
             return "exact"
         if self.similarity >= CHANGED_SIMILARITY_CONFIDENT and self.context >= 0.5 and self.locality >= MOVED_LOCALITY:
@@ -68,28 +60,42 @@ class Scores:
 
 @dataclass(frozen=True)
 class Candidate:
+    """A place the locked statement may be now, with how well it matches."""
+
     place: Place
     scores: Scores
     function_same: bool
+    """The enclosing function's fingerprint equals the reviewed one."""
 
 
 @dataclass(frozen=True)
 class TargetResult:
+    """One locked target classified against the checked sources."""
+
     entry: AnnotationLock
     kind: TargetKind
     new: Place | None
+    """Where the target is now (None when deleted)."""
     similarity: float
+    """Statement overlap of the reviewed and the current body (Jaccard of statement fingerprints)."""
     message: str
     layer: int = 0
+    """Which matching layer decided (0: file unchanged, 1: in place, 3: searched elsewhere)."""
 
 
 @dataclass(frozen=True)
 class StepResult:
+    """One locked step classified against the checked sources."""
+
     entry: StepLock
     kind: StepKind
     layer: int
+    """Which matching layer decided (see :mod:`infralens.drift.match`)."""
     new: Place | None
+    """Where the statement is now (None when deleted)."""
     scores: Scores | None
     candidates: tuple[Candidate, ...]
+    """Other places considered, shown when the choice was close or none was good enough."""
     message: str
     ambiguous: bool = False
+    """Several places matched about equally well."""

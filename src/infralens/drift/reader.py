@@ -1,0 +1,146 @@
+"""Reading one checked source tree for the drift check: files, indexes, and a cheap search across it.
+
+A :class:`TreeReader` remembers what it read (bytes, parsed files) for the length of a check. Its
+search (:meth:`TreeReader.files_with_text`) prefilters files by tokens of a statement (a bytes
+search) and a whitespace-tolerant regex before anything is parsed.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+
+from infralens.errors import InfralensError
+from infralens.resolve import Resolver
+from infralens.source import ModuleIndex, SourceFile, SourceTree
+
+_WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]{3,}")
+_COMMON = {
+    "self",
+    "None",
+    "True",
+    "False",
+    "return",
+    "import",
+    "from",
+    "else",
+    "elif",
+    "lambda",
+    "while",
+    "with",
+    "yield",
+    "assert",
+    "raise",
+    "pass",
+    "break",
+    "continue",
+    "class",
+    "async",
+    "await",
+    "torch",
+}
+"""Words too common to prefilter files by."""
+
+
+class TreeReader:
+    """The files of one source tree, read and indexed at most once."""
+
+    def __init__(self, resolver: Resolver, tree: SourceTree) -> None:
+        self.resolver = resolver
+        self.tree = tree
+        self._bytes: dict[str, bytes | None] = {}
+        self._sources: dict[str, SourceFile | None] = {}
+
+    def source(self, relpath: str) -> SourceFile | None:
+        """The file at ``relpath``, or None when it does not exist or cannot be read."""
+        if relpath not in self._sources:
+            found = None
+            if self._exists(relpath):
+                try:
+                    found = self.resolver.source_file(self.tree, relpath)
+                except InfralensError:
+                    found = None
+            self._sources[relpath] = found
+        return self._sources[relpath]
+
+    def indexed(self, relpath: str) -> tuple[SourceFile, ModuleIndex] | None:
+        """The file at ``relpath`` with its index, or None when it is missing or does not parse."""
+        source = self.source(relpath)
+        if source is None:
+            return None
+        index = self.resolver.index(source)
+        return None if index.syntax_error else (source, index)
+
+    def _exists(self, relpath: str) -> bool:
+        try:
+            return self.tree._exists(relpath)
+        except InfralensError:
+            return False
+
+    def read_bytes(self, relpath: str) -> bytes | None:
+        """The raw bytes of ``relpath`` (None when unreadable)."""
+        if relpath not in self._bytes:
+            try:
+                self._bytes[relpath] = self.tree.read_bytes(relpath)
+            except InfralensError:
+                self._bytes[relpath] = None
+        return self._bytes[relpath]
+
+    def files_matching(self, patterns: list[re.Pattern[bytes]], *, skip: str = "") -> Iterator[str]:
+        """Python files (except ``skip``) whose bytes match every pattern."""
+        for relpath in self.tree.iter_python_files():
+            if relpath == skip:
+                continue
+            data = self.read_bytes(relpath)
+            if data is not None and all(p.search(data) for p in patterns):
+                yield relpath
+
+    def files_with_text(self, text: str, *, near: str, hints: list[str]) -> list[str]:
+        """Files whose text contains the statement's tokens in order, best-ranked first.
+
+        Files holding more of ``hints`` (parts of the target's qualname), then those sharing
+        more folders with ``near``, rank first.
+        """
+        words = sorted({w for w in _WORD.findall(text) if w not in _COMMON}, key=len, reverse=True)[:3]
+        needles = [w.encode() for w in words]
+        pattern = _flexible_pattern(text)
+        encoded_hints = [h.encode() for h in hints]
+        hits: list[tuple[tuple[int, int], str]] = []
+        for relpath in self.tree.iter_python_files():
+            data = self.read_bytes(relpath)
+            if data is None or not all(n in data for n in needles):
+                continue
+            if pattern is not None and not pattern.search(data):
+                continue
+            rank = (sum(1 for h in encoded_hints if h in data), _common_prefix(relpath, near))
+            hits.append((rank, relpath))
+        hits.sort(key=lambda item: item[0], reverse=True)
+        return [relpath for _, relpath in hits]
+
+
+def _flexible_pattern(text: str) -> re.Pattern[bytes] | None:
+    """A bytes regex matching ``text``'s tokens separated by any layout, comments or line continuations."""
+    tokens = text.split()[:400]  # any whitespace, no empty pieces (adjacent gaps would backtrack badly)
+    if not tokens:
+        return None
+    gap = rb"(?:\s|\\\n|#[^\n]*)*"
+    pieces = []
+    for token in tokens:
+        piece = re.escape(token.encode("utf-8"))
+        if token in (")", "]", "}"):
+            piece = b"(?:," + gap + b")?" + piece  # the normaliser drops magic trailing commas
+        pieces.append(piece)
+    try:
+        return re.compile(gap.join(pieces))
+    except re.error:
+        return None
+
+
+def _common_prefix(left: str, right: str) -> int:
+    """How many leading path components two relative paths share."""
+    count = 0
+    for a, b in zip(left.split("/"), right.split("/"), strict=False):
+        if a != b:
+            break
+        count += 1
+    return count

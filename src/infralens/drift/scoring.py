@@ -1,0 +1,115 @@
+"""How well a candidate place matches a locked statement, and which candidate wins.
+
+Text similarity (difflib ratio on the normalised text), neighbour-context agreement and
+locality are scored separately (:class:`~infralens.drift.results.Scores`); the functions
+here threshold and rank them. They never read sources.
+"""
+
+from __future__ import annotations
+
+import difflib
+
+from infralens.drift.entries import StepLock
+from infralens.drift.results import CHANGED_SIMILARITY, CHANGED_SIMILARITY_CONFIDENT, MOVED_CONTEXT, MOVED_LOCALITY, Candidate
+
+ASSIGNMENT_SIMILARITY = 0.3
+"""Minimum similarity when the only statement assigning the same name is taken as the edited one."""
+CANDIDATE_SIMILARITY = 0.45
+"""Below this text similarity a statement is not a candidate for *changed* at all."""
+AMBIGUOUS_MARGIN = 0.02
+"""A runner-up whose rank is within this of the best makes a *changed* verdict ambiguous."""
+MOVED_MARGIN = 0.05
+"""Two homes elsewhere whose locality + context differ by less than this are equally good."""
+
+
+def ratio(left: str, right: str) -> float:
+    """Text similarity of two normalised texts in [0, 1] (cheap upper bound first)."""
+    matcher = difflib.SequenceMatcher(None, left, right, autojunk=False)
+    if matcher.real_quick_ratio() < CHANGED_SIMILARITY / 2:
+        return matcher.real_quick_ratio() / 2
+    return matcher.ratio()
+
+
+def context_agreement(entry: StepLock, before: tuple[str, ...], after: tuple[str, ...]) -> float:
+    """Share of the recorded neighbours found at the same distance (1.0 when both sides record none)."""
+    recorded = len(entry.before) + len(entry.after)
+    if recorded == 0:
+        return 1.0 if not before and not after else 0.5
+    hits = sum(1 for k in range(1, len(entry.before) + 1) if len(before) >= k and before[-k] == entry.before[-k])
+    hits += sum(1 for k in range(len(entry.after)) if len(after) > k and after[k] == entry.after[k])
+    return hits / recorded
+
+
+def acceptable_change(candidate: Candidate) -> bool:
+    """Text similarity and neighbour agreement, thresholded together: weak text needs context."""
+    s = candidate.scores
+    if s.similarity >= CHANGED_SIMILARITY_CONFIDENT:
+        return True
+    if s.similarity >= CHANGED_SIMILARITY:
+        return s.context > 0.0
+    return s.similarity >= CANDIDATE_SIMILARITY and s.context >= 1.0
+
+
+def confident_change(candidate: Candidate) -> bool:
+    """Close enough in text and context to be *changed* without searching elsewhere first."""
+    return candidate.scores.similarity >= CHANGED_SIMILARITY_CONFIDENT and candidate.scores.context >= 0.5
+
+
+def changed_rank(candidate: Candidate) -> float:
+    """The order of candidates for *changed*: mostly text, partly context."""
+    return 0.7 * candidate.scores.similarity + 0.3 * candidate.scores.context
+
+
+def close_runner_up(best: Candidate, others: list[Candidate]) -> bool:
+    """Whether the next candidate ranks about as high as ``best`` (the verdict is then ambiguous)."""
+    return bool(others) and changed_rank(others[0]) >= changed_rank(best) - AMBIGUOUS_MARGIN
+
+
+def claimed_by_sibling(candidate: Candidate, sibling_texts: list[tuple[str, ...]]) -> bool:
+    """A statement belongs to the locked step it resembles most: skip those closer to another step."""
+    text = "\n".join(candidate.place.texts)
+    return any(ratio(text, "\n".join(other)) > candidate.scores.similarity for other in sibling_texts)
+
+
+def pick_exact(candidates: list[Candidate], entry: StepLock) -> tuple[Candidate, bool]:
+    """The best of several exact copies inside the target, and whether the choice was ambiguous.
+
+    Best context wins; among equals, the recorded occurrence, else the nearest to the recorded line.
+    """
+    if len(candidates) == 1:
+        return candidates[0], False
+    best_context = max(c.scores.context for c in candidates)
+    top = [c for c in candidates if c.scores.context == best_context]
+    if len(top) == 1:
+        return top[0], False
+    if 1 <= entry.occurrence <= len(candidates):
+        return candidates[entry.occurrence - 1], True
+    return min(top, key=lambda c: abs(c.place.lines[0] - entry.lines[0])), True
+
+
+def pick_moved(candidates: list[Candidate]) -> tuple[Candidate | None, list[Candidate]]:
+    """The one clearly best home for a statement found outside its target, and the other places (best first).
+
+    A home counts when it is the reviewed function (same fingerprint) or resembles it in locality and
+    context; two equally good homes are ambiguous and never guessed between (the best is then None).
+    """
+    ranked = sorted(candidates, key=lambda c: (c.function_same, c.scores.locality + c.scores.context), reverse=True)
+    good = [c for c in ranked if c.function_same or (c.scores.locality >= MOVED_LOCALITY and c.scores.context >= MOVED_CONTEXT)]
+    if not good:
+        return None, ranked
+    best = good[0]
+    floor = best.scores.locality + best.scores.context - MOVED_MARGIN
+    if any(c.function_same == best.function_same and c.scores.locality + c.scores.context >= floor for c in good[1:]):
+        return None, ranked
+    return best, [c for c in ranked if c is not best]
+
+
+def assigned_name(text: str) -> str | None:
+    """The target of a plain assignment in normalised text (``a . b = ...`` → ``a . b``), else None."""
+    tokens = text.split(" ")
+    if "=" not in tokens:
+        return None
+    left = tokens[: tokens.index("=")]
+    if not left or len(left) > 9 or any(t in ("(", "[", "{", "lambda", "if", "for", "def", "class") for t in left):
+        return None
+    return " ".join(left)

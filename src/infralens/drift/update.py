@@ -1,0 +1,222 @@
+"""What ``infralens lock`` does: resolve annotations into entries, choose which to rewrite, write the lock.
+
+A plain lock rewrites the whole file (keeping its preamble and entry comments). ``lock --update``
+accepts the named annotations or steps (default: every one that drifted) and rewrites only their
+entries, keeping every other byte. Both read and write under the writer lock, so concurrent
+writers never interleave.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Collection
+from dataclasses import dataclass, replace
+from enum import Enum
+from pathlib import Path
+
+from infralens.drift.check import CheckReport, run_check
+from infralens.drift.entries import AnnotationLock, EntryKind, Lock, LockEntry, StepLock, annotation_of, lock_key
+from infralens.drift.facts import entries_for
+from infralens.drift.lock import compose, read_lock_text, write_atomically, writer_lock
+from infralens.drift.lockformat import LockText
+from infralens.errors import Diagnostic, InfralensError, LockfileError, Severity
+from infralens.hashing import sha256_file
+from infralens.project import Project, load_annotations
+from infralens.resolve import Resolver
+
+
+@dataclass(frozen=True)
+class BuiltEntries:
+    """Lock entries for the annotations as they are now."""
+
+    entries: tuple[LockEntry, ...]
+    diagnostics: tuple[Diagnostic, ...]
+    failed: frozenset[str]
+    """Annotation ids that did not resolve (their old entries must be kept)."""
+
+
+def build_entries(project: Project, resolver: Resolver, paths: list[str] | None = None) -> BuiltEntries:
+    """Resolve annotations (all, or those in ``paths``) into lock entries."""
+    loaded = load_annotations(project, paths)
+    diagnostics = [d for d in loaded.diagnostics if d.severity is Severity.ERROR]
+    entries: list[LockEntry] = []
+    failed: set[str] = set()
+    hashes: dict[str, str] = {}
+    for annotation in loaded.annotations:
+        resolved, problems = resolver.resolve_annotation(annotation)
+        if resolved is None:
+            diagnostics.extend(problems)
+            failed.add(annotation.id)
+            continue
+        path = annotation.path
+        if path not in hashes:
+            hashes[path] = sha256_file(project.root / path)
+        entries.extend(entries_for(resolved, resolver.index(resolved.target.source), path, hashes[path]))
+    bad_files = {d.location.path for d in diagnostics}
+    failed.update(a.id for a in loaded.annotations if a.path in bad_files)
+    return BuiltEntries(tuple(entries), tuple(diagnostics), frozenset(failed))
+
+
+class LockAction(Enum):
+    """What ``infralens lock`` did."""
+
+    WROTE = "wrote"
+    """Wrote the whole lock."""
+    REFUSED = "refused"
+    """Wrote nothing: some annotations do not resolve (a whole lock needs all of them)."""
+    UPDATED = "updated"
+    """Rewrote, added or removed the chosen entries."""
+    UNCHANGED = "unchanged"
+    """``--update`` found nothing to rewrite."""
+
+
+@dataclass(frozen=True)
+class LockOutcome:
+    """The result of ``infralens lock``, for the command to report."""
+
+    action: LockAction
+    display: str
+    """The lock's path as messages show it."""
+    diagnostics: tuple[Diagnostic, ...] = ()
+    """Problems to show: why annotations do not resolve."""
+    unresolved: tuple[str, ...] = ()
+    """Annotations that do not resolve, sorted: all of them when refused; with ``--update``, the chosen
+    ones whose entries were kept as they were."""
+    annotations: int = 0
+    """Annotation entries written (whole lock)."""
+    steps: int = 0
+    """Step entries written (whole lock)."""
+    rewritten: int = 0
+    """Entries rewritten or added (``--update``)."""
+    removed: int = 0
+    """Entries removed (``--update``)."""
+
+    @property
+    def complete(self) -> bool:
+        """Everything asked for is in the lock."""
+        return self.action is not LockAction.REFUSED and not self.unresolved
+
+
+def write_lock(project: Project, resolver: Resolver, *, update: bool, ids: Collection[str] = ()) -> LockOutcome:
+    """Write the whole lock, or with ``update`` only the entries of ``ids`` (default: of everything drifted)."""
+    built = build_entries(project, resolver)
+    display = project.relative(project.lock_path)
+    with writer_lock(project.lock_path):
+        if update:
+            old = read_lock_text(project.lock_path, display)  # a missing or broken lock cannot be updated
+            return _update(project, resolver, old, built, ids, display)
+        return _write_whole(project.lock_path, display, built)
+
+
+def _write_whole(path: Path, display: str, built: BuiltEntries) -> LockOutcome:
+    if built.diagnostics:
+        return LockOutcome(LockAction.REFUSED, display, built.diagnostics, tuple(sorted(built.failed)))
+    old: LockText | None = None
+    if path.exists():
+        try:
+            old = read_lock_text(path, display)  # keeps its preamble and entry comments
+        except LockfileError:
+            old = None  # a whole lock replaces a broken file
+    write_atomically(path, compose(old, list(built.entries), None, set()))
+    steps = sum(1 for e in built.entries if isinstance(e, StepLock))
+    return LockOutcome(LockAction.WROTE, display, annotations=len(built.entries) - steps, steps=steps)
+
+
+def _update(project: Project, resolver: Resolver, old: LockText, built: BuiltEntries, ids: Collection[str], display: str) -> LockOutcome:
+    chosen = select(ids, old.lock, built, lambda: run_check(project, resolver, old.lock))
+    blocked = tuple(sorted(i for i in chosen.annotations if i in built.failed))
+    shown = built.diagnostics if blocked else ()
+    plan = plan_rewrite(chosen, old.lock, built)
+    if not plan.replace and not plan.remove:
+        return LockOutcome(LockAction.UNCHANGED, display, shown, blocked)
+    write_atomically(project.lock_path, compose(old, list(plan.entries), plan.replace, plan.remove))
+    return LockOutcome(LockAction.UPDATED, display, shown, blocked, rewritten=len(plan.replace), removed=len(plan.remove))
+
+
+# --------------------------------------------------------------------------
+# Which entries to rewrite
+# --------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Selection:
+    """What ``lock --update`` accepts: whole annotations, or single steps of them."""
+
+    annotations: frozenset[str]
+    """Every annotation concerned (those of single steps included)."""
+    steps: frozenset[str]
+    """Single steps named; an annotation with none here is accepted whole."""
+
+    def steps_of(self, annotation_id: str) -> frozenset[str]:
+        """The single steps named for one annotation."""
+        return frozenset(s for s in self.steps if annotation_of(s) == annotation_id)
+
+
+def select(ids: Collection[str], lock: Lock, built: BuiltEntries, check: Callable[[], CheckReport]) -> Selection:
+    """Which annotations/steps to accept: the named ones, or every drifted one (``check`` runs the drift check)."""
+    if not ids:
+        report = check()
+        drifted = {s.entry.annotation for s in report.drifted_steps}
+        drifted |= {t.entry.id for t in report.target_findings}
+        drifted |= {annotation_of(f.id) for f in report.lock_findings}
+        return Selection(frozenset(drifted), frozenset())
+    current = {e.id for e in built.entries if isinstance(e, AnnotationLock)} | set(built.failed)
+    current_steps = {e.step_id for e in built.entries if isinstance(e, StepLock)}
+    annotations: set[str] = set()
+    steps: set[str] = set()
+    for item in ids:
+        if "/" in item:
+            if item not in lock.steps and item not in current_steps:
+                raise InfralensError(f"{item}: no such step in the lock or the annotations")
+            steps.add(item)
+            annotations.add(annotation_of(item))
+        else:
+            if item not in lock.annotations and item not in current:
+                raise InfralensError(f"{item}: no such annotation in the lock or the annotations")
+            annotations.add(item)
+    return Selection(frozenset(annotations), frozenset(steps))
+
+
+@dataclass(frozen=True)
+class Rewrite:
+    """A partial rewrite of the lock: keys (``kind:id``) to rewrite or add, keys to remove, and the entries to write."""
+
+    replace: frozenset[str]
+    remove: frozenset[str]
+    entries: tuple[LockEntry, ...]
+    """The built entries, where accepting single steps must not accept the rest of their annotation."""
+
+
+def plan_rewrite(chosen: Selection, lock: Lock, built: BuiltEntries) -> Rewrite:
+    """The lock keys to rewrite/add and to remove for the chosen annotations (or single steps)."""
+    rewrite: set[str] = set()
+    remove: set[str] = set()
+    overrides: dict[str, LockEntry] = {}
+    new_by_annotation: dict[str, list[LockEntry]] = {}
+    for entry in built.entries:
+        new_by_annotation.setdefault(entry.owner, []).append(entry)
+    for annotation_id in chosen.annotations:
+        if annotation_id in built.failed:
+            continue
+        fresh = new_by_annotation.get(annotation_id, [])
+        fresh_keys = {e.key for e in fresh}
+        only_steps = chosen.steps_of(annotation_id)
+        previous = lock.annotations.get(annotation_id)
+        if only_steps and previous is not None:
+            # Single steps: rewrite those and the annotation entry (its step list and file hash).
+            step_keys = {lock_key(EntryKind.STEP, s) for s in only_steps}
+            rewrite.update(step_keys & fresh_keys)
+            remove.update(step_keys - fresh_keys)
+            head = next((e for e in fresh if isinstance(e, AnnotationLock)), None)
+            if head is not None:
+                kept = tuple(s for s in head.steps if s in previous.steps or s in only_steps)
+                # The old file hash stays: steps not accepted here are still reported until accepted.
+                overrides[head.key] = replace(head, steps=kept, file_sha256=previous.file_sha256)
+                rewrite.add(head.key)
+            continue
+        rewrite.update(fresh_keys)
+        if previous is not None:
+            remove.update({lock_key(EntryKind.STEP, s) for s in previous.steps} - fresh_keys)
+            if not fresh:
+                remove.add(previous.key)
+    entries = tuple(overrides.get(e.key, e) for e in built.entries)
+    return Rewrite(frozenset(rewrite), frozenset(remove), entries)
