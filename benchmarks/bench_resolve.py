@@ -48,7 +48,7 @@ def phase_resolve(jobs: int | None) -> dict:
     resolver.prefetch(loaded.annotations, jobs=jobs)  # what `infralens validate` does
     failures = 0
     for annotation in loaded.annotations:
-        resolved, problems = resolver.resolve_annotation(annotation)
+        resolved, _problems = resolver.resolve_annotation(annotation)
         failures += resolved is None
     seconds, cpu = time.perf_counter() - start, cpu_seconds() - cpu_start
     files = sorted({(source.origin, source.relpath) for source in resolver._files.values()})
@@ -118,10 +118,10 @@ def main() -> None:
         f"in {len(info['files'])} upstream files ({size / 1e6:.2f} MB); median of {args.repeat} runs; "
         f"{os.cpu_count()} CPUs, load average {load:.1f}"
     )
-    f_wall, f_cpu = (statistics.median(x) for x in zip(*floor))
+    f_wall = statistics.median(run[0] for run in floor)
     print(f"{'':36}{'wall':>9} {'cpu':>9}   wall vs floor")
     for label, runs in (("cold  (empty cache, libcst parse)", cold), ("warm  (cache hit, JSON read)", warm), ("floor (read + ast.parse)", floor)):
-        wall, cpu = (statistics.median(x) for x in zip(*runs))
+        wall, cpu = (statistics.median(x) for x in zip(*runs, strict=True))
         print(f"{label:36}{wall * 1000:7.0f}ms {cpu * 1000:7.0f}ms   {wall / f_wall:5.1f}x")
 
 
