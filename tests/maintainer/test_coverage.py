@@ -16,6 +16,7 @@ from infralens.maintainer.coverage import CallRecorder, annotation_marks, build_
 from infralens.maintainer.coverage_format import format_tree, from_dict, read_json, to_dict, write_json
 from infralens.maintainer.coverage_render import render_html
 from infralens.project import find_project, load_annotations
+from infralens.reports import ScenarioStatus
 from infralens.resolve.resolver import Resolver
 from infralens.source.cache import IndexCache
 from infralens.source.distributions import DirectoryTree
@@ -72,7 +73,9 @@ def marks_for(project: Path):
 
 
 def coverage_of(project, recorder):
-    return build_map(recorder, marks_for(project), scenario="fake", status="passed", error=None, seconds=0.1, device="cpu", versions={"fakedist": "1.0"})
+    return build_map(
+        recorder, marks_for(project), scenario="fake", status=ScenarioStatus.PASSED, error=None, seconds=0.1, device="cpu", versions={"fakedist": "1.0"}
+    )
 
 
 def test_tree_has_callers_callees_and_counts_through_foreign_frames(project, scenario):
@@ -117,7 +120,7 @@ def test_json_round_trip_and_errors(project, scenario, tmp_path):
     data = json.loads(path.read_text())
     data["tree"][0]["f"] = 99
     path.write_text(json.dumps(data))
-    with pytest.raises(InfralensError, match="coverage-fake.json: not a coverage file"):
+    with pytest.raises(InfralensError, match=r"coverage-fake\.json: not a coverage file"):
         read_json(path)
     path.write_text("{")
     with pytest.raises(InfralensError, match=r"coverage-fake.json:1:2: not valid JSON"):
@@ -144,6 +147,7 @@ def test_cli_on_a_real_scenario(tmp_path):
     out = tmp_path / "cov.json"
     result = subprocess.run(
         [sys.executable, "-c", "from infralens.cli import run; run()", "coverage", "scheduler-spacing", "--json", str(out)],
+        check=False,
         capture_output=True,
         text=True,
         timeout=300,

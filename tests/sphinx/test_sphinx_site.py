@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import re
 from io import StringIO
 from pathlib import Path
@@ -86,6 +87,62 @@ def test_permalink_per_note_and_upstream_link(app: SphinxTestApp) -> None:
     assert "toypkg 1.2.3" in html
 
 
+def verify_report(statuses: dict[str, str]) -> str:
+    """A complete verification report (reports must follow the reports schema) with these step statuses."""
+    steps = {step: {"status": status, "times_ran": 1, "file": "annotations/toypkg/blend.yaml", "line": 1, "expects": []} for step, status in statuses.items()}
+    document = {
+        "format": 1,
+        "created": "2026-11-21T12:00:00Z",
+        "device": "cpu",
+        "device_name": None,
+        "versions": {},
+        "stubbed_modules": [],
+        "scenarios": {},
+        "steps": steps,
+    }
+    return json.dumps(document)
+
+
+def drift_report(kinds: dict[str, str]) -> str:
+    """A complete drift report (as ``infralens check --format json`` writes it) with these step kinds."""
+    old = {"distribution": "toypkg", "version": "1.2.3", "source": "toypkg/mixing.py", "module": "toypkg.mixing", "target": "blend", "lines": [6, 6]}
+    steps = {
+        step: {
+            "annotation": step.split("/")[0],
+            "file": "annotations/toypkg/blend.yaml",
+            "line": 1,
+            "kind": kind,
+            "severity": "none" if kind == "unchanged" else "warning",
+            "layer": 0,
+            "message": "",
+            "ambiguous": False,
+            "old": old,
+            "new": None,
+            "scores": None,
+            "diff": [],
+            "candidates": [],
+        }
+        for step, kind in kinds.items()
+    }
+    counts = {name: sum(kind == name for kind in kinds.values()) for name in ("unchanged", "moved", "changed", "deleted")}
+    targets = dict.fromkeys(("unchanged", "body-changed", "moved", "renamed", "deleted"), 0)
+    clean = counts["unchanged"] == len(kinds)
+    document = {
+        "format": 1,
+        "created": "2026-11-21T12:00:00Z",
+        "infralens": "0.1.0",
+        "lock": "annotations/annotations.lock",
+        "checked": [],
+        "clean": clean,
+        "exit_code": 0 if clean else 1,
+        "summary": {"steps": counts, "targets": targets, "lock": 0},
+        "steps": steps,
+        "targets": {},
+        "lock_findings": [],
+    }
+    return json.dumps(document)
+
+
 @pytest.mark.sphinx("html", testroot="basic")
 def test_badges_say_not_checked_without_reports(app: SphinxTestApp) -> None:
     app.build()
@@ -97,13 +154,8 @@ def test_badges_say_not_checked_without_reports(app: SphinxTestApp) -> None:
 def test_badges_read_the_reports(fresh_root) -> None:
     root = fresh_root()
     (root / "reports").mkdir()
-    (root / "reports" / "verify-cpu.json").write_text(
-        '{"format": 1, "created": "2026-11-21T12:00:00Z", "device": "cpu", "versions": {}, "scenarios": {},'
-        ' "steps": {"toy-blend/signal": {"status": "passed"}, "toy-blend/result": {"status": "failed"}}}'
-    )
-    (root / "reports" / "check.json").write_text(
-        '{"steps": [{"step_id": "toy-blend/signal", "status": "unchanged"}, {"step_id": "toy-blend/result", "status": "changed"}]}'
-    )
+    (root / "reports" / "verify-cpu.json").write_text(verify_report({"toy-blend/signal": "passed", "toy-blend/result": "failed"}))
+    (root / "reports" / "check.json").write_text(drift_report({"toy-blend/signal": "unchanged", "toy-blend/result": "changed"}))
     app, warnings = build(root)
     assert warnings == ""
     text = HTML_TAG.sub(" ", html_of(app, "index"))
@@ -215,9 +267,7 @@ def test_a_new_report_updates_the_badges(fresh_root) -> None:
     app, _ = build(root)
     assert "verification: not checked" in HTML_TAG.sub(" ", html_of(app, "index"))
     (root / "reports").mkdir()
-    (root / "reports" / "verify-cpu.json").write_text(
-        '{"device": "cpu", "steps": {"toy-blend/signal": {"status": "passed"}, "toy-blend/result": {"status": "passed"}}}'
-    )
+    (root / "reports" / "verify-cpu.json").write_text(verify_report({"toy-blend/signal": "passed", "toy-blend/result": "passed"}))
     app, warnings = build(root)
     assert warnings == ""
     assert "cpu: 2/2 verified" in HTML_TAG.sub(" ", html_of(app, "index"))

@@ -58,7 +58,7 @@ def test_verify_reports_unknown_scenarios_and_unassigned_steps_with_file_and_lin
     yaml_path = root / "annotations/fakedist/add.yaml"
     report = tmp_path / "report.json"
     code = main(["--project", str(root), "--source", f"fakedist={root / 'site'}", "--no-cache", "verify", "--device", "cpu", "--report", str(report)])
-    out, err = capsys.readouterr()
+    _out, err = capsys.readouterr()
     assert code == 1
     assert f"annotations/fakedist/add.yaml:{line_of(yaml_path, 'return doubled')}" in err
     assert "unknown scenario 'no-such-scenario'" in err

@@ -80,7 +80,7 @@ def test_a_false_expect_fails_with_its_file_line_and_observed_value(write_projec
     yaml_path = root / "annotations/diffusers/test-add-noise.yaml"
     report = tmp_path / "verify.json"
     code = main(["--project", str(root), "verify", "--device", DEVICE, "--scenario", "forward-noise", "--report", str(report)])
-    out, err = capsys.readouterr()
+    _out, err = capsys.readouterr()
     false_line = line_of(yaml_path, "noisy_samples.shape[0] == 99")
     assert code == 1
     assert f"annotations/diffusers/test-add-noise.yaml:{false_line}: error: expect failed" in err

@@ -7,13 +7,12 @@ Handlers import their machinery lazily: this module is imported on every
 from __future__ import annotations
 
 import argparse
-import sys
 
-from infralens.commands import EXIT_FINDINGS, EXIT_OK, command, extension, open_context
+from infralens.commands import command, extension, open_context
 
 
 @extension
-def _add_parsers(sub: argparse._SubParsersAction) -> None:
+def _add_parsers(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     add = sub.add_parser(
         "add",
         help="scaffold an annotation (or more steps) for a target or for lines of an upstream file",
@@ -48,71 +47,25 @@ def _add_parsers(sub: argparse._SubParsersAction) -> None:
 
 @command("add")
 def _add(args: argparse.Namespace) -> int:
-    from infralens.maintainer.scaffold import MAX_KEY_STATEMENTS, parse_selection, plan_scaffold
-    from infralens.maintainer.scaffold_yaml import add_to_project
+    from infralens.maintainer.actions import AddOptions, add_annotation
 
-    project, resolver = open_context(args)
-    selection = parse_selection(args.selection, args.dist)
-    limit = MAX_KEY_STATEMENTS if args.max_steps is None else args.max_steps
-    plan = plan_scaffold(resolver, selection, max_steps=limit)
-    result = add_to_project(project, resolver, plan, annotation_id=args.annotation_id, lab=args.lab, dry_run=args.dry_run)
-    where = project.relative(result.path)
-    for step in result.already:
-        print(f"already annotated: line {step.statement.start_line}: {step.selector.describe()}", file=sys.stderr)
-    if args.dry_run:
-        sys.stdout.write(result.text)
-        return EXIT_OK
-    if not result.added:
-        print(f"{where}: nothing to add — every chosen statement is already annotated in {result.annotation_id!r}", file=sys.stderr)
-        return EXIT_FINDINGS
-    verb = "created" if result.created else "extended"
-    print(f"{verb} {where} ({result.annotation_id}): {len(result.added)} step(s) for {plan.dotted_target}")
-    for step in result.added:
-        print(f"  line {step.statement.start_line}: {step.selector.describe()}")
-    print(f"next: write the TODO notes and summary, then 'infralens validate {where}' and 'infralens show {result.annotation_id}'")
-    return EXIT_OK
+    options = AddOptions(args.selection, args.lab, args.annotation_id, args.dist, args.max_steps, args.dry_run)
+    return add_annotation(options, lambda: open_context(args))
 
 
 @command("coverage")
 def _coverage(args: argparse.Namespace) -> int:
-    from pathlib import Path
+    from infralens.maintainer.actions import CoverageOptions, map_coverage
 
-    from infralens.commands import EXIT_USAGE, print_diagnostics
-    from infralens.project import load_annotations
-    from infralens.verify import SCENARIOS
-
-    if args.list or not args.scenario:
-        for spec in SCENARIOS:
-            print(f"{spec.name:22} {spec.summary}")
-        return EXIT_OK if args.list else EXIT_USAGE
-    from infralens.maintainer.coverage import run_scenario_coverage
-    from infralens.maintainer.coverage_format import format_tree, write_json
-
-    project, resolver = open_context(args)
-    loaded = load_annotations(project)
-    print_diagnostics(d for d in loaded.diagnostics if d.severity.value == "error" and d.code != "todo")
-    coverage = run_scenario_coverage(args.scenario, resolver, loaded.annotations, device=args.device)
-    sys.stdout.write(format_tree(coverage, depth=args.depth))
-    if args.json:
-        write_json(coverage, Path(args.json))
-        print(f"wrote {args.json}")
-    return EXIT_OK if coverage.status == "passed" else EXIT_FINDINGS
+    options = CoverageOptions(args.scenario, args.list, args.json, args.depth, args.device)
+    return map_coverage(options, lambda: open_context(args))
 
 
 @command("preview")
 def _preview(args: argparse.Namespace) -> int:
     from pathlib import Path
 
-    from infralens.maintainer.preview import build_preview, choose_page, serve
+    from infralens.maintainer.actions import PreviewOptions, preview_page
 
-    project, _resolver = open_context(args)
-    page = choose_page(project, args.what)
-    sources = dict(item.partition("=")[::2] for item in args.source)
-    build = build_preview(project, page, Path(args.out) if args.out else None, sources=sources)
-    for line in build.warnings:
-        print(line, file=sys.stderr)
-    print(f"built the {page.kind} page for {page.name} in {build.seconds:.2f} s ({len(build.warnings)} warnings): {build.index_html}")
-    if args.no_serve:
-        return EXIT_OK
-    serve(build.out_dir, args.port)
-    return EXIT_OK
+    options = PreviewOptions(args.what, not args.no_serve, args.port, Path(args.out) if args.out else None, tuple(args.source))
+    return preview_page(options, lambda: open_context(args))

@@ -19,9 +19,20 @@ from __future__ import annotations
 import sys
 import threading
 import time
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
-from types import CodeType, FrameType
+from types import CodeType, FrameType, TracebackType
+from typing import TYPE_CHECKING
+
+from infralens.reports import ScenarioStatus
+
+if TYPE_CHECKING:
+    from _typeshed import TraceFunction
+
+    from infralens.annotations import Annotation
+    from infralens.resolve import Resolver
+    from infralens.source import Statement
 
 _FUNCTION_FLAGS = 0x0001  # CO_OPTIMIZED: functions, not module or class bodies
 
@@ -76,7 +87,7 @@ class CoverageMap:
     """The call tree of one scenario run."""
 
     scenario: str
-    status: str
+    status: ScenarioStatus
     """``passed``, ``failed`` (its own checks) or ``error`` (it raised)."""
     error: str | None
     seconds: float
@@ -115,7 +126,7 @@ class CallRecorder:
         self._codes: dict[CodeType, FunctionRef | None] = {}
         self._live: dict[int, _Node] = {}
         self.root = _Node()
-        self._previous = None
+        self._previous: TraceFunction | None = None
         self._boundary: FrameType | None = None
 
     def __enter__(self) -> CallRecorder:
@@ -125,9 +136,9 @@ class CallRecorder:
         sys.settrace(self._on_call)
         return self
 
-    def __exit__(self, *exc) -> None:
+    def __exit__(self, kind: type[BaseException] | None, error: BaseException | None, traceback: TracebackType | None) -> None:
         sys.settrace(self._previous)
-        threading.settrace(self._previous)  # type: ignore[arg-type]
+        threading.settrace(self._previous)
         self._boundary = None
 
     def _classify(self, code: CodeType) -> FunctionRef | None:
@@ -192,7 +203,7 @@ def freeze(recorder_root: _Node) -> tuple[tuple[FunctionRef, ...], tuple[CallNod
 # ---------------------------------------------------------------------------
 
 
-def annotation_marks(resolver, annotations) -> dict[tuple[str, str, int], AnnotationMark]:
+def annotation_marks(resolver: Resolver, annotations: Iterable[Annotation]) -> dict[tuple[str, str, int], AnnotationMark]:
     """``(distribution, file, first line)`` of each annotated function → its mark.
 
     Statements counted are those inside the definition except its own ``def`` header and
@@ -200,7 +211,7 @@ def annotation_marks(resolver, annotations) -> dict[tuple[str, str, int], Annota
     """
     from infralens.source import StatementKind
 
-    selected: dict[tuple[str, str, int], set] = {}
+    selected: dict[tuple[str, str, int], set[Statement]] = {}
     ids: dict[tuple[str, str, int], list[str]] = {}
     totals: dict[tuple[str, str, int], int] = {}
     for annotation in annotations:
@@ -221,12 +232,22 @@ def annotation_marks(resolver, annotations) -> dict[tuple[str, str, int], Annota
     return {key: AnnotationMark(tuple(sorted(ids[key])), len(selected[key]), totals[key]) for key in totals}
 
 
-def build_map(recorder: CallRecorder, marks: dict[tuple[str, str, int], AnnotationMark], **run) -> CoverageMap:
-    """Combine a finished recording with annotation marks (``run``: scenario, status, error, seconds, device, versions)."""
+def build_map(
+    recorder: CallRecorder,
+    marks: dict[tuple[str, str, int], AnnotationMark],
+    *,
+    scenario: str,
+    status: ScenarioStatus,
+    error: str | None,
+    seconds: float,
+    device: str,
+    versions: dict[str, str],
+) -> CoverageMap:
+    """Combine a finished recording with annotation marks and how the run went."""
     refs, roots, totals = freeze(recorder.root)
     functions = tuple(FunctionInfo(ref, totals[ref], marks.get((ref.distribution, ref.file, ref.line))) for ref in refs)
     created = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
-    return CoverageMap(functions=functions, roots=roots, created=created, **run)
+    return CoverageMap(scenario, status, error, seconds, device, versions, functions, roots, created)
 
 
 # ---------------------------------------------------------------------------
@@ -237,9 +258,10 @@ def build_map(recorder: CallRecorder, marks: dict[tuple[str, str, int], Annotati
 UPSTREAM = ("diffusers", "diffsynth")
 
 
-def upstream_roots(resolver, distributions: tuple[str, ...] = UPSTREAM) -> dict[str, list[Path]]:
-    """Package directories of the installed (or ``--source``) distributions; missing ones are skipped."""
+def upstream_roots(resolver: Resolver, distributions: tuple[str, ...] = UPSTREAM) -> dict[str, list[Path]]:
+    """Package directories of the installed (or ``--source``) distributions; missing ones and wheels are skipped."""
     from infralens.errors import InfralensError
+    from infralens.source import DirectoryTree
 
     roots: dict[str, list[Path]] = {}
     for dist in distributions:
@@ -247,43 +269,33 @@ def upstream_roots(resolver, distributions: tuple[str, ...] = UPSTREAM) -> dict[
             tree = resolver.tree(dist)
         except InfralensError:
             continue
-        base = getattr(tree, "root", None)
-        if base is not None:
-            roots[dist] = [Path(base) / package for package in tree.packages]
+        if isinstance(tree, DirectoryTree):
+            roots[dist] = [tree.root / package for package in tree.packages]
     return roots
 
 
-def run_scenario_coverage(name: str, resolver, annotations, *, device: str = "cpu") -> CoverageMap:
-    """Run the verifier's scenario ``name`` under a :class:`CallRecorder` and mark annotated functions."""
+def run_scenario_coverage(name: str, resolver: Resolver, annotations: Iterable[Annotation], *, device: str = "cpu") -> CoverageMap:
+    """Run the verifier's scenario ``name`` (through :func:`infralens.verify.execute`) under a :class:`CallRecorder`."""
     from infralens.errors import InfralensError
-    from infralens.verify import ScenarioCheckError, ScenarioContext, get_scenario, scenario_names
-
-    spec = get_scenario(name)
-    if spec is None:
-        raise InfralensError(f"unknown scenario {name!r}; known: {', '.join(scenario_names())}")
     from infralens.tiny import pick_device
+    from infralens.verify import ScenarioContext, execute, scenario_spec
 
+    spec = scenario_spec(name)
     try:
         device = pick_device(device)
     except ValueError as error:
         raise InfralensError(str(error)) from error
-    function = spec.load()
-    context = ScenarioContext(device)
-    status, error = "passed", None
-    started = time.perf_counter()
-    with CallRecorder(upstream_roots(resolver)) as recorder:
-        try:
-            function(context)
-        except ScenarioCheckError as failure:
-            status, error = "failed", str(failure)
-        except Exception as failure:  # upstream or the scenario broke: the partial tree is still worth showing
-            status, error = "error", f"{type(failure).__name__}: {failure}"
-    seconds = round(time.perf_counter() - started, 3)
+    recorder = CallRecorder(upstream_roots(resolver))
+    run = execute(spec.load(), ScenarioContext(device), recorder)
+    failure = run.failure
+    problem = None if failure is None else str(failure) if run.status is ScenarioStatus.FAILED else f"{type(failure).__name__}: {failure}"
     marks = annotation_marks(resolver, annotations)
-    return build_map(recorder, marks, scenario=name, status=status, error=error, seconds=seconds, device=device, versions=_versions(resolver))
+    return build_map(
+        recorder, marks, scenario=name, status=run.status, error=problem, seconds=round(run.seconds, 3), device=device, versions=_versions(resolver)
+    )
 
 
-def _versions(resolver) -> dict[str, str]:
+def _versions(resolver: Resolver) -> dict[str, str]:
     import platform
 
     from infralens import __version__

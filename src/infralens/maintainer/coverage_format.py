@@ -18,6 +18,7 @@ from pathlib import Path
 
 from infralens.errors import InfralensError
 from infralens.maintainer.coverage import AnnotationMark, CallNode, CoverageMap, FunctionInfo, FunctionRef
+from infralens.reports import ScenarioStatus
 
 FORMAT = 1
 STAR = "★"
@@ -33,7 +34,7 @@ def to_dict(coverage: CoverageMap) -> dict:
     return {
         "format": FORMAT,
         "scenario": coverage.scenario,
-        "status": coverage.status,
+        "status": coverage.status.value,
         "error": coverage.error,
         "seconds": coverage.seconds,
         "device": coverage.device,
@@ -90,7 +91,7 @@ def from_dict(data: dict) -> CoverageMap:
 
     return CoverageMap(
         scenario=str(data["scenario"]),
-        status=str(data["status"]),
+        status=ScenarioStatus(data["status"]),
         error=data.get("error"),
         seconds=float(data["seconds"]),
         device=str(data.get("device", "cpu")),
@@ -120,8 +121,8 @@ def summary_line(coverage: CoverageMap) -> str:
         f"{coverage.scenario}: {len(coverage.functions)} upstream functions ran ({calls} calls, {', '.join(dists) or 'no upstream code'}) "
         f"in {coverage.seconds:.2f} s on {coverage.device}; {len(coverage.annotated)} annotated ({STAR})"
     )
-    if coverage.status != "passed":
-        text += f"\n  scenario {coverage.status}: {coverage.error}"
+    if coverage.status is not ScenarioStatus.PASSED:
+        text += f"\n  scenario {coverage.status.value}: {coverage.error}"
     return text
 
 

@@ -204,6 +204,8 @@ def render_table(coverage: CoverageMap) -> str:
     rows = ["<table class='docutils'><thead><tr><th>annotated function</th><th>calls</th><th>statements annotated</th><th>annotations</th></tr></thead><tbody>"]
     for info in sorted(coverage.annotated, key=lambda f: f.ref.qualname):
         mark = info.mark
+        if mark is None:  # not annotated (coverage.annotated holds marked functions only)
+            continue
         rows.append(
             f"<tr><td><code>{html.escape(info.ref.qualname)}</code></td><td>{info.calls}</td>"
             f"<td>{mark.annotated_statements}/{mark.statements}</td><td>{html.escape(', '.join(mark.annotation_ids))}</td></tr>"

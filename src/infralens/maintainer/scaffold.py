@@ -44,6 +44,12 @@ class Selection:
             return self.target
         return f"{self.relpath}:L{self.first_line}-L{self.last_line}"
 
+    def line_range(self) -> tuple[str, int, int]:
+        """``(relpath, first line, last line)`` of a line selection."""
+        if self.relpath is None or self.first_line is None or self.last_line is None:
+            raise InfralensError(f"{self.describe()}: not a PATH:Lx-Ly selection")
+        return self.relpath, self.first_line, self.last_line
+
 
 @dataclass(frozen=True)
 class PlannedStep:
@@ -93,15 +99,16 @@ def parse_selection(spec: str, distribution: str | None = None) -> Selection:
 def plan_scaffold(resolver: Resolver, selection: Selection, *, max_steps: int = MAX_KEY_STATEMENTS) -> ScaffoldPlan:
     """Resolve the selection and compute a proven selector for each chosen statement."""
     if selection.target:
-        target = _resolve_dotted(resolver, selection)
+        target = _resolve_dotted(resolver, selection.distribution, selection.target)
         index = resolver.index(target.source)
         chosen = key_statements(index, target.definition, max_steps)
     else:
+        relpath, _first, _last = selection.line_range()
         tree = resolver.tree(selection.distribution)
-        source = resolver.source_file(tree, selection.relpath)
+        source = resolver.source_file(tree, relpath)
         index = resolver.index(source)
         if index.syntax_error:
-            raise InfralensError(f"{selection.relpath} is not valid Python for this parser ({index.syntax_error})")
+            raise InfralensError(f"{relpath} is not valid Python for this parser ({index.syntax_error})")
         chosen = _statements_in_lines(index, selection)
         definition = _innermost_definition(index, chosen, selection)
         target = ResolvedTarget(source, module_name_of(source.relpath), definition)
@@ -230,7 +237,7 @@ def _is_key(text: str) -> bool:
 
 def _statements_in_lines(index: ModuleIndex, selection: Selection) -> tuple[Statement, ...]:
     """Statements whose own text starts inside the range (nested statements included)."""
-    first, last = selection.first_line, selection.last_line
+    _relpath, first, last = selection.line_range()
     chosen = tuple(s for s in index.statements if first <= s.start_line <= last)
     if not chosen:
         raise InfralensError(f"{selection.describe()}: no statement starts on these lines (blank lines, comments or the middle of a statement?)")
@@ -248,13 +255,13 @@ def _innermost_definition(index: ModuleIndex, chosen: tuple[Statement, ...], sel
     return min(around, key=lambda d: d.end_line - d.start_line)
 
 
-def _resolve_dotted(resolver: Resolver, selection: Selection) -> ResolvedTarget:
+def _resolve_dotted(resolver: Resolver, distribution: str, target: str) -> ResolvedTarget:
     try:
-        return resolver.resolve_target(selection.distribution, selection.target)
+        return resolver.resolve_target(distribution, target)
     except ResolutionError as error:
         detail = ("; candidates: " + " | ".join(error.candidates)) if error.candidates else ""
         hint = " (several definitions: select one by lines, path.py:L10-L24)" if "definition: N" in str(error) else ""
-        raise InfralensError(f"{selection.target}: {error}{detail}{hint}") from error
+        raise InfralensError(f"{target}: {error}{detail}{hint}") from error
 
 
 def _definition_pick(resolver: Resolver, distribution: str, dotted: str, index: ModuleIndex, definition: Definition) -> int | None:

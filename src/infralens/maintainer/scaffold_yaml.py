@@ -80,13 +80,13 @@ def _existing_annotation(annotations: tuple[Annotation, ...], plan: ScaffoldPlan
 def _create(
     project: Project, resolver: Resolver, plan: ScaffoldPlan, annotation_id: str, lab: str | None, annotations: tuple[Annotation, ...], dry_run: bool
 ) -> AddResult:
+    slugs = project.lab_slugs()
     if not lab:
-        labs = sorted(project.lab_slugs() or ())
+        labs = sorted(slugs or ())
         known = f" (labs: {', '.join(labs)})" if labs else ""
         raise InfralensError(f"{plan.dotted_target} has no annotation yet: pass --lab SLUG to create one{known}")
-    labs = project.lab_slugs()
-    if labs is not None and lab not in labs:
-        raise InfralensError(f"--lab {lab!r}: no folder labs/lab-{lab}/ (labs: {', '.join(sorted(labs)) or 'none yet'})")
+    if slugs is not None and lab not in slugs:
+        raise InfralensError(f"--lab {lab!r}: no folder labs/lab-{lab}/ (labs: {', '.join(sorted(slugs)) or 'none yet'})")
     if not re.fullmatch(r"[a-z0-9][a-z0-9._-]*", annotation_id):
         raise InfralensError(f"--id {annotation_id!r}: use lower-case letters, digits, '.', '_' or '-'")
     if any(a.id == annotation_id for a in annotations):
@@ -262,6 +262,6 @@ def _check_written(project: Project, resolver: Resolver, path: Path, annotation_
     if resolved is None:
         raise InfralensError(f"{project.relative(path)}: the new steps do not resolve ({problems[0] if problems else '?'}); file left unchanged")
     written = resolved.steps[-len(steps) :] if steps else ()
-    for planned, got in zip(steps, written):
+    for planned, got in zip(steps, written, strict=False):
         if got.statements != (planned.statement,):
             raise InfralensError(f"{project.relative(path)}: the step for line {planned.statement.start_line} did not round-trip; file left unchanged")

@@ -7,20 +7,28 @@ report is shown honestly as "not checked"; an unreadable one is a warning.
 
 from __future__ import annotations
 
-import json
 from collections import Counter
 from dataclasses import dataclass, field
-from enum import Enum
 from pathlib import Path
 
+from infralens.reports import (
+    BadgeTier,
+    DriftKind,
+    DriftReport,
+    LockFindingKind,
+    ReportError,
+    StepStatus,
+    VerifyReport,
+    load_drift_report,
+    load_verify_report,
+)
 from infralens.sphinx.warnings import Subtype, warn
 
+BadgeState = BadgeTier
+"""The badge tiers (:class:`infralens.reports.BadgeTier`), under the name the HTML writer uses."""
 
-class BadgeState(str, Enum):
-    OK = "ok"
-    WARN = "warn"
-    BAD = "bad"
-    UNKNOWN = "unknown"
+DriftStatus = DriftKind | LockFindingKind
+"""What the drift report says about a step or an annotation: its kind, or a lock finding's."""
 
 
 @dataclass(frozen=True)
@@ -28,31 +36,40 @@ class Badge:
     """One small label: what was checked, how it came out, and a longer tooltip."""
 
     kind: str
-    state: BadgeState
+    state: BadgeTier
     label: str
     title: str
 
 
-@dataclass(frozen=True)
-class VerifyReport:
-    device: str
-    created: str
-    versions: dict[str, str]
-    steps: dict[str, str]
-    """step id → passed | failed | not-run | static."""
+def describe(report: VerifyReport) -> str:
+    """Where and when the verification ran: device, versions, date."""
+    versions = ", ".join(f"{name} {report.versions[name]}" for name in ("torch", "diffusers", "diffsynth", "python") if name in report.versions)
+    return f"{report.device}; {versions}; {report.created}" if versions else f"{report.device}; {report.created}"
 
-    def describe(self) -> str:
-        """Where and when the verification ran: device, versions, date."""
-        versions = ", ".join(f"{name} {self.versions[name]}" for name in ("torch", "diffusers", "diffsynth", "python") if name in self.versions)
-        return f"{self.device}; {versions}; {self.created}" if versions else f"{self.device}; {self.created}"
+
+def drift_statuses(report: DriftReport) -> dict[str, DriftStatus]:
+    """``{id: status}``: each step id → its kind, each annotation id → the kind of its first step,
+    and an id only a lock finding names (an unlocked or stale annotation) → the finding's kind."""
+    found: dict[str, DriftStatus] = {}
+    for step_id, step in report.steps.items():
+        found.setdefault(step_id, step.kind)
+        found.setdefault(step.annotation, step.kind)
+    for finding in report.lock_findings:
+        found.setdefault(finding.id, finding.kind)
+    return found
+
+
+def _counted(counts: Counter[DriftStatus] | Counter[StepStatus]) -> list[tuple[str, int]]:
+    """``(status word, count)`` pairs in the words' order, as the titles list them."""
+    return sorted((status.value, n) for status, n in counts.items())
 
 
 @dataclass(frozen=True)
 class Reports:
     """What the reports folder holds; empty fields mean the report is missing."""
 
-    drift: dict[str, str] | None = None
-    """step id (or annotation id) → unchanged | moved | changed | deleted | …"""
+    drift: dict[str, DriftStatus] | None = None
+    """step id (or annotation id) → its drift status (see :func:`drift_statuses`)."""
     verify: tuple[VerifyReport, ...] = ()
     files: tuple[str, ...] = field(default=())
 
@@ -63,120 +80,67 @@ class Reports:
         """Per-note chips: the verification status on each device that ran."""
         chips = []
         for report in self.verify:
-            status = report.steps.get(step_id, "not-run")
+            status = report.status_of(step_id)
             chips.append(
-                Badge(
-                    f"verify-{report.device}",
-                    _VERIFY_STATE.get(status, BadgeState.UNKNOWN),
-                    f"{report.device}: {status}",
-                    f"verification: {status} ({report.describe()})",
-                )
+                Badge(f"verify-{report.device}", status.tier, f"{report.device}: {status.value}", f"verification: {status.value} ({describe(report)})")
             )
         return chips
 
     def _drift_badge(self, step_ids: list[str], annotation_ids: list[str]) -> Badge:
         if self.drift is None:
-            return Badge("drift", BadgeState.UNKNOWN, "drift: not checked", "no reports/check.json: run 'infralens check --format json'")
+            return Badge("drift", BadgeTier.UNKNOWN, "drift: not checked", "no reports/check.json: run 'infralens check --format json'")
         found = [self.drift[s] for s in step_ids if s in self.drift] or [self.drift[a] for a in annotation_ids if a in self.drift]
         if not found:
-            return Badge("drift", BadgeState.UNKNOWN, "drift: not checked", "this function is not in reports/check.json")
-        counts = Counter(found)
-        if set(counts) == {"unchanged"}:
-            return Badge("drift", BadgeState.OK, "drift: unchanged", f"all {len(found)} annotated statements match the lock")
-        worst = BadgeState.BAD if counts.keys() & {"changed", "deleted"} else BadgeState.WARN
-        summary = ", ".join(f"{n} {kind}" for kind, n in sorted(counts.items()) if kind != "unchanged")
-        return Badge("drift", worst, f"drift: {summary}", "from reports/check.json: " + ", ".join(f"{n} {k}" for k, n in sorted(counts.items())))
+            return Badge("drift", BadgeTier.UNKNOWN, "drift: not checked", "this function is not in reports/check.json")
+        counts: Counter[DriftStatus] = Counter(found)
+        if set(counts) == {DriftKind.UNCHANGED}:
+            return Badge("drift", BadgeTier.OK, "drift: unchanged", f"all {len(found)} annotated statements match the lock")
+        worst = BadgeTier.BAD if counts.keys() & {DriftKind.CHANGED, DriftKind.DELETED} else BadgeTier.WARN
+        pairs = _counted(counts)
+        summary = ", ".join(f"{n} {kind}" for kind, n in pairs if kind != DriftKind.UNCHANGED.value)
+        return Badge("drift", worst, f"drift: {summary}", "from reports/check.json: " + ", ".join(f"{n} {kind}" for kind, n in pairs))
 
     def _verify_badges(self, step_ids: list[str]) -> list[Badge]:
         if not self.verify:
-            return [Badge("verify", BadgeState.UNKNOWN, "verification: not checked", "no reports/verify-*.json: run 'infralens verify --report'")]
+            return [Badge("verify", BadgeTier.UNKNOWN, "verification: not checked", "no reports/verify-*.json: run 'infralens verify --report'")]
         badges = []
         for report in self.verify:
-            counts = Counter(report.steps.get(s, "not-run") for s in step_ids)
-            traced = counts["passed"] + counts["failed"]
-            title = ", ".join(f"{n} {k}" for k, n in sorted(counts.items())) + f" ({report.describe()})"
-            if counts["failed"]:
-                badge = Badge(f"verify-{report.device}", BadgeState.BAD, f"{report.device}: {counts['failed']} failed", title)
-            elif traced == 0:
-                badge = Badge(f"verify-{report.device}", BadgeState.UNKNOWN, f"{report.device}: not run", title)
+            counts: Counter[StepStatus] = Counter(report.status_of(s) for s in step_ids)
+            failed, passed, static = counts[StepStatus.FAILED], counts[StepStatus.PASSED], counts[StepStatus.STATIC]
+            title = ", ".join(f"{n} {status}" for status, n in _counted(counts)) + f" ({describe(report)})"
+            kind = f"verify-{report.device}"
+            if failed:
+                badge = Badge(kind, BadgeTier.BAD, f"{report.device}: {failed} failed", title)
+            elif passed == 0:
+                badge = Badge(kind, BadgeTier.UNKNOWN, f"{report.device}: not run", title)
             else:
-                state = BadgeState.OK if counts["not-run"] == 0 else BadgeState.WARN
-                traceable = len(step_ids) - counts["static"]
-                extra = f" (+{counts['static']} read only)" if counts["static"] else ""
-                badge = Badge(f"verify-{report.device}", state, f"{report.device}: {counts['passed']}/{traceable} verified{extra}", title)
+                state = BadgeTier.OK if counts[StepStatus.NOT_RUN] == 0 else BadgeTier.WARN
+                extra = f" (+{static} read only)" if static else ""
+                badge = Badge(kind, state, f"{report.device}: {passed}/{len(step_ids) - static} verified{extra}", title)
             badges.append(badge)
         return badges
 
 
-_VERIFY_STATE = {"passed": BadgeState.OK, "failed": BadgeState.BAD, "static": BadgeState.UNKNOWN, "not-run": BadgeState.WARN}
-_DRIFT_KEYS = ("step_id", "step", "id", "annotation_id", "annotation")
-_STATUS_KEYS = ("status", "kind", "classification", "state", "drift")
-
-
 def load_reports(folder: Path) -> Reports:
-    """Read whatever reports exist in ``folder``; warn about any that cannot be read."""
+    """Read whatever reports exist in ``folder`` through :mod:`infralens.reports`; warn about any that cannot be read."""
     files: list[str] = []
     drift = None
     check = folder / "check.json"
     if check.is_file():
         files.append(str(check))
-        data = _read_json(check)
-        if data is not None:
-            drift = _drift_statuses(data)
+        try:
+            drift = drift_statuses(load_drift_report(check))
+        except ReportError as error:
+            _unreadable(error)
     verify = []
     for path in sorted(folder.glob("verify-*.json")) if folder.is_dir() else ():
         files.append(str(path))
-        data = _read_json(path)
-        report = _verify_report(data, path) if data is not None else None
-        if report is not None:
-            verify.append(report)
+        try:
+            verify.append(load_verify_report(path))
+        except ReportError as error:
+            _unreadable(error)
     return Reports(drift, tuple(verify), tuple(files))
 
 
-def _read_json(path: Path) -> object | None:
-    try:
-        return json.loads(path.read_text("utf-8"))
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as error:
-        warn(f"cannot read report: {error}; badges show 'not checked'", Subtype.REPORT, (str(path), getattr(error, "lineno", 0)))
-        return None
-
-
-def _drift_statuses(data: object) -> dict[str, str]:
-    """Collect ``{step or annotation id: status}`` from the report.
-
-    Accepts entries that carry their id (``{"step_id": ..., "status": ...}``)
-    and mappings keyed by id (``{"ddim-step/3f2a": {"status": ...}}``).
-    """
-    found: dict[str, str] = {}
-
-    def status_of(entry: dict) -> str | None:
-        value = next((entry[k] for k in _STATUS_KEYS if isinstance(entry.get(k), str)), None)
-        return value.lower().split()[0] if value else None
-
-    def walk(value: object) -> None:
-        if isinstance(value, list):
-            for item in value:
-                walk(item)
-        if not isinstance(value, dict):
-            return
-        ident = next((value[k] for k in _DRIFT_KEYS if isinstance(value.get(k), str)), None)
-        status = status_of(value)
-        if ident and status:
-            found.setdefault(ident, status)
-        for key, child in value.items():
-            if isinstance(child, dict) and "/" in str(key) and (child_status := status_of(child)):
-                found.setdefault(str(key), child_status)
-            walk(child)
-
-    walk(data)
-    return found
-
-
-def _verify_report(data: object, path: Path) -> VerifyReport | None:
-    if not isinstance(data, dict) or not isinstance(data.get("steps"), dict):
-        warn("not a verification report (no 'steps' mapping); badges show 'not checked'", Subtype.REPORT, (str(path), 1))
-        return None
-    device = str(data.get("device") or path.stem.removeprefix("verify-"))
-    steps = {sid: str(entry.get("status", "not-run")) for sid, entry in data["steps"].items() if isinstance(entry, dict)}
-    versions = {str(k): str(v) for k, v in (data.get("versions") or {}).items()}
-    return VerifyReport(device, str(data.get("created", "")), versions, steps)
+def _unreadable(error: ReportError) -> None:
+    warn(f"cannot read report: {error.reason}; badges show 'not checked'", Subtype.REPORT, (str(error.path), error.line))

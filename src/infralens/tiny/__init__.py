@@ -12,7 +12,8 @@ Usage::
 
 Functions:
 
-- ``pick_device(name="auto") -> str`` and ``generator(device, seed)`` (:mod:`.device`).
+- ``pick_device(name="auto") -> str`` (the one device chooser, :func:`choose_device`, plus one torch thread)
+  and ``generator(device, seed)`` (:mod:`.device`).
 - ``tiny_clip_tokenizer(max_length=77)``: an offline character-level CLIP tokenizer (:mod:`.tokenizer`).
 - :mod:`.diffusers_models`: ``tiny_unet(seed)``, ``tiny_vae(seed)``, ``tiny_text_encoder(seed)``,
   ``tiny_ddim_scheduler()``, ``tiny_sd_components(seed, scheduler=None)`` (the keyword arguments of
@@ -22,7 +23,8 @@ Functions:
   one module file without the package ``__init__``), ``import_full_diffsynth()`` (the whole package
   with stub modules for torchvision/imageio/pandas/modelscope). Use one mode per process.
 - :mod:`.diffsynth_models`: ``ds_tiny_unet(module, seed)``, ``ds_tiny_vae(module, seed)``,
-  ``ds_tiny_text_encoder(module, seed)`` — DiffSynth's own SD classes from tiny configs.
+  ``ds_tiny_text_encoder(module, seed)`` — DiffSynth's own SD classes from tiny configs;
+  ``vram_config(device, stored_dtype)`` for ``enable_vram_management``.
 - :mod:`.labkit` (the lab starters' shared plumbing): ``lab_arguments(doc, steps=, steps_help=)``
   (``--device/--steps/--check`` parser), ``setup_torch(device) -> str``,
   ``report_answers(expected, computed, style="count"|"verdict", tolerance=0.0) -> int`` (number wrong),
@@ -36,13 +38,18 @@ from typing import TYPE_CHECKING
 from infralens._exports import lazy_exports
 
 if TYPE_CHECKING:
-    from .device import generator as generator, pick_device as pick_device
+    from .device import choose_device as choose_device, generator as generator, pick_device as pick_device
     from .diffsynth_loader import (
         diffsynth_root as diffsynth_root,
         import_full_diffsynth as import_full_diffsynth,
         load_diffsynth_module as load_diffsynth_module,
     )
-    from .diffsynth_models import ds_tiny_text_encoder as ds_tiny_text_encoder, ds_tiny_unet as ds_tiny_unet, ds_tiny_vae as ds_tiny_vae
+    from .diffsynth_models import (
+        ds_tiny_text_encoder as ds_tiny_text_encoder,
+        ds_tiny_unet as ds_tiny_unet,
+        ds_tiny_vae as ds_tiny_vae,
+        vram_config as vram_config,
+    )
     from .diffusers_models import (
         LORA_TARGETS as LORA_TARGETS,
         lora_donor_state_dict as lora_donor_state_dict,
@@ -68,6 +75,7 @@ __all__, __getattr__ = lazy_exports(
     __name__,
     {
         "LORA_TARGETS": "diffusers_models",
+        "choose_device": "device",
         "diffsynth_root": "diffsynth_loader",
         "diffsynth_sd_pipeline": "labkit",
         "ds_tiny_text_encoder": "diffsynth_models",
@@ -91,5 +99,6 @@ __all__, __getattr__ = lazy_exports(
         "tiny_text_encoder": "diffusers_models",
         "tiny_unet": "diffusers_models",
         "tiny_vae": "diffusers_models",
+        "vram_config": "diffsynth_models",
     },
 )

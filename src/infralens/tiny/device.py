@@ -1,4 +1,4 @@
-"""Pick the device for tiny runs and keep CPU runs single-threaded.
+"""The one device chooser: ``auto`` → CUDA when torch sees it, else CPU; torch kept to one CPU thread.
 
 On a 2-core machine torch's default thread pool oversubscribes the cores as soon as anything
 else runs; a 0.14 s tiny pipeline call then takes 5 s. One thread is always fast enough for
@@ -7,29 +7,48 @@ these model sizes.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    import torch
+
 DEVICES = ("auto", "cpu", "cuda")
 
 
-def pick_device(name: str = "auto") -> str:
-    """Return ``"cpu"`` or ``"cuda"`` for *name* (``auto``: CUDA when available).
+def choose_device(name: str = "auto") -> str:
+    """``"cpu"`` or ``"cuda"`` for *name*, without setting anything up (torch is imported only when needed).
 
     Raises:
-        ValueError: unknown name, or ``cuda`` asked for but not available.
+        ValueError: unknown name, torch missing, or ``cuda`` asked for but not available.
     """
-    import torch
-
     if name not in DEVICES:
         raise ValueError(f"unknown device {name!r}: use one of {', '.join(DEVICES)}")
-    if name == "auto":
-        name = "cuda" if torch.cuda.is_available() else "cpu"
-    if name == "cuda" and not torch.cuda.is_available():
-        raise ValueError("device 'cuda' asked for, but torch sees no CUDA device (torch " + torch.__version__ + ")")
     if name == "cpu":
-        torch.set_num_threads(1)
-    return name
+        return "cpu"
+    try:
+        import torch
+    except ModuleNotFoundError:
+        raise ValueError("torch is not installed: pip install 'infralens[verify]'") from None
+    available = torch.cuda.is_available()
+    if name == "cuda" and not available:
+        raise ValueError(f"device 'cuda' asked for, but torch sees no CUDA device (torch {torch.__version__})")
+    return "cuda" if available else "cpu"
 
 
-def generator(device: str, seed: int = 0):
+def pick_device(name: str = "auto") -> str:
+    """:func:`choose_device`, then torch on one CPU thread; returns ``"cpu"`` or ``"cuda"``.
+
+    Raises:
+        ValueError: as :func:`choose_device`.
+    """
+    device = choose_device(name)
+    import torch
+
+    torch.set_num_threads(1)
+    return device
+
+
+def generator(device: str, seed: int = 0) -> torch.Generator:
     """A seeded ``torch.Generator`` on *device* (pipelines want it on the latents' device)."""
     import torch
 

@@ -65,7 +65,7 @@ def diffsynth_root() -> Path:
     spec = importlib.util.find_spec("diffsynth")
     if spec is None or not spec.submodule_search_locations:
         raise ModuleNotFoundError("diffsynth is not installed: pip install --no-deps diffsynth==2.1.12", name="diffsynth")
-    return Path(list(spec.submodule_search_locations)[0])
+    return Path(next(iter(spec.submodule_search_locations)))
 
 
 def _current_mode() -> str | None:
@@ -120,6 +120,8 @@ def load_diffsynth_module(dotted: str) -> types.ModuleType:
             return importlib.import_module(dotted)
         raise ModuleNotFoundError(f"no diffsynth module file {path}", name=dotted)
     spec = importlib.util.spec_from_file_location(dotted, path)
+    if spec is None or spec.loader is None:
+        raise ModuleNotFoundError(f"cannot load {path} as {dotted}", name=dotted)
     module = importlib.util.module_from_spec(spec)
     sys.modules[dotted] = module
     try:
@@ -130,12 +132,11 @@ def load_diffsynth_module(dotted: str) -> types.ModuleType:
     return module
 
 
-def _stub(name: str, **attributes) -> None:
+def _stub(name: str, **attributes: object) -> None:
     module = types.ModuleType(name)
-    module.__dict__.update(attributes)
+    module.__dict__.update(attributes, __infralens_stub__=True)
     module.__path__ = []
     module.__spec__ = importlib.machinery.ModuleSpec(name, None, is_package=True)
-    module.__infralens_stub__ = True
     sys.modules[name] = module
 
 
@@ -166,7 +167,7 @@ def import_full_diffsynth() -> types.ModuleType:
         else:
             _stub(name)
     if not hasattr(torch.cpu, "empty_cache"):
-        torch.cpu.empty_cache = lambda: None
+        setattr(torch.cpu, "empty_cache", lambda: None)  # noqa: B010  (torch.cpu declares no such attribute: adding it is the point)
     package = importlib.import_module("diffsynth")
     setattr(package, _MODE_ATTRIBUTE, "full")
     return package

@@ -8,6 +8,10 @@ Each builder takes the already-loaded DiffSynth module (path-based or full-packa
 from __future__ import annotations
 
 import types
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    import torch
 
 
 def ds_tiny_unet(module: types.ModuleType, seed: int = 0, layers_per_block: int = 2):
@@ -35,6 +39,7 @@ def ds_tiny_vae(module: types.ModuleType, seed: int = 0, levels: int = 2):
     import torch
 
     torch.manual_seed(seed)
+    channels: tuple[int, ...]
     if levels == 2:
         channels, groups = (32, 64), 32
     else:
@@ -55,3 +60,20 @@ def ds_tiny_text_encoder(module: types.ModuleType, seed: int = 0):
 
     torch.manual_seed(seed)
     return module.SDTextEncoder(hidden_size=32, intermediate_size=37, num_hidden_layers=2, num_attention_heads=4, vocab_size=1000).eval()
+
+
+def vram_config(device: str, stored: torch.dtype) -> dict[str, object]:
+    """The ``vram_config`` of DiffSynth's ``enable_vram_management``: weights kept on the CPU in *stored*,
+    loaded to *device* in *stored*, prepared and computed in float32 there."""
+    import torch
+
+    return {
+        "offload_dtype": stored,
+        "offload_device": "cpu",
+        "onload_dtype": stored,
+        "onload_device": device,
+        "preparing_dtype": torch.float32,
+        "preparing_device": device,
+        "computation_dtype": torch.float32,
+        "computation_device": device,
+    }

@@ -114,36 +114,30 @@ def tiny_controlnet(unet, seed: int = 0):
     return ControlNetModel.from_unet(unet, conditioning_embedding_out_channels=(16, 32))
 
 
-def tiny_dit(seed: int = 0):
+_TINY_TRANSFORMER = {"sample_size": 8, "patch_size": 2, "in_channels": 4, "num_layers": 2, "attention_head_dim": 8}
+"""What the tiny transformers share: 2 layers, 8-wide heads, 2x2 patches over 8x8x4 latents."""
+
+
+def _tiny_transformer(class_name: str, seed: int, **config: Any) -> Any:
+    """``diffusers.<class_name>`` with the shared tiny sizes and *config*, built after seeding torch."""
+    import diffusers
+
+    _seed(seed)
+    return getattr(diffusers, class_name)(**_TINY_TRANSFORMER, **config)
+
+
+def tiny_dit(seed: int = 0) -> Any:
     """A 2-layer class-conditional ``DiTTransformer2DModel`` on 8x8x4 latents (1000 classes)."""
-    from diffusers import DiTTransformer2DModel
-
-    _seed(seed)
-    return DiTTransformer2DModel(
-        num_attention_heads=2,
-        attention_head_dim=8,
-        in_channels=4,
-        out_channels=8,
-        num_layers=2,
-        sample_size=8,
-        patch_size=2,
-        num_embeds_ada_norm=1000,
-    )
+    return _tiny_transformer("DiTTransformer2DModel", seed, num_attention_heads=2, out_channels=8, num_embeds_ada_norm=1000)
 
 
-def tiny_pixart(seed: int = 0):
+def tiny_pixart(seed: int = 0) -> Any:
     """A 2-layer text-conditional ``PixArtTransformer2DModel`` (caption width 32) on 8x8x4 latents."""
-    from diffusers import PixArtTransformer2DModel
-
-    _seed(seed)
-    return PixArtTransformer2DModel(
-        sample_size=8,
-        num_layers=2,
-        patch_size=2,
-        attention_head_dim=8,
+    return _tiny_transformer(
+        "PixArtTransformer2DModel",
+        seed,
         num_attention_heads=3,
         caption_channels=32,
-        in_channels=4,
         cross_attention_dim=24,
         out_channels=8,
         attention_bias=True,
@@ -155,17 +149,11 @@ def tiny_pixart(seed: int = 0):
     )
 
 
-def tiny_sd3(seed: int = 0):
+def tiny_sd3(seed: int = 0) -> Any:
     """A 2-layer ``SD3Transformer2DModel`` (MM-DiT; text width 32, pooled width 64) on 8x8x4 latents."""
-    from diffusers import SD3Transformer2DModel
-
-    _seed(seed)
-    return SD3Transformer2DModel(
-        sample_size=8,
-        patch_size=2,
-        in_channels=4,
-        num_layers=2,
-        attention_head_dim=8,
+    return _tiny_transformer(
+        "SD3Transformer2DModel",
+        seed,
         num_attention_heads=4,
         joint_attention_dim=32,
         caption_projection_dim=32,

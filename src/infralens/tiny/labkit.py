@@ -40,16 +40,12 @@ def lab_arguments(doc: str, *, steps: int, steps_help: str) -> argparse.Argument
 def setup_torch(device: str) -> str:
     """Resolve *device* (``cpu``, ``cuda`` or ``auto``) and run torch on one CPU thread.
 
-    One thread keeps tiny models fast on small CI machines (see :mod:`infralens.tiny.device`).
+    The starters' name for :func:`infralens.tiny.device.pick_device`, the one device chooser.
     Returns ``"cpu"`` or ``"cuda"``; raises ``ValueError`` when CUDA is asked for but absent.
     """
-    import torch
-
     from infralens.tiny.device import pick_device
 
-    resolved = pick_device(device)
-    torch.set_num_threads(1)
-    return resolved
+    return pick_device(device)
 
 
 def answer_matches(expected, computed, tolerance: float = 0.0) -> bool:

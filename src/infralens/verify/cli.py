@@ -7,13 +7,12 @@ module costs nothing when ``infralens --version`` loads the extensions.
 from __future__ import annotations
 
 import argparse
-import sys
 
-from infralens.commands import EXIT_FINDINGS, EXIT_OK, EXIT_USAGE, command, extension
+from infralens.commands import command, extension, open_context
 
 
 @extension
-def add_verify_parser(sub: argparse._SubParsersAction) -> None:
+def add_verify_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser = sub.add_parser(
         "verify",
         help="run tiny-model scenarios, trace the annotated statements and check their expects",
@@ -39,75 +38,19 @@ def add_verify_parser(sub: argparse._SubParsersAction) -> None:
 
 @command("verify")
 def verify_command(args: argparse.Namespace) -> int:
-    from infralens.verify.registry import SCENARIOS, scenario_names
+    from pathlib import Path
 
-    if args.list:
-        width = max(len(spec.name) for spec in SCENARIOS)
-        for spec in SCENARIOS:
-            print(f"{spec.name.ljust(width)}  [{spec.process}]  {spec.summary}")
-        return EXIT_OK
-    unknown = [name for name in args.scenario if name not in scenario_names()]
-    if unknown:
-        print(f"infralens verify: unknown scenario(s) {', '.join(unknown)}; see 'infralens verify --list'", file=sys.stderr)
-        return EXIT_USAGE
-    device = _device(args.device)
-    if device is None:
-        return EXIT_USAGE
+    from infralens.verify.command import VerifyOptions, run_verify
 
-    from infralens.commands import open_context
-    from infralens.project import load_annotations
-    from infralens.verify.plan import build_plan
-
-    project, resolver = open_context(args)
-    loaded = load_annotations(project, args.paths or None)
-    plan = build_plan(project, resolver, loaded.annotations, loaded.diagnostics)
-    if args.scenario and not args.list_static:
-        plan = plan.only(set(args.scenario))
-    for diagnostic in plan.diagnostics:
-        print(diagnostic, file=sys.stderr)
-    if args.list_static:
-        return _list_static(plan)
-
-    from infralens.verify.progress import Progress
-    from infralens.verify.report import findings, summary_table, write_report
-    from infralens.verify.runner import run_plan
-
-    progress = Progress(len(args.scenario) if args.scenario else len(plan.scenarios()), sys.stderr)
-    names = tuple(dict.fromkeys(args.scenario)) if args.scenario else None
-    result = run_plan(plan, device, jobs=args.jobs, backend=args.backend, progress=progress, timeout=args.timeout, scenarios=names)
-    progress.close()
-    print(summary_table(result))
-    problems = findings(result)
-    for line in problems:
-        print(line, file=sys.stderr)
-    if args.report:
-        path = write_report(result, args.report)
-        print(f"report written to {path}")
-    if plan.diagnostics and any(d.severity.value == "error" for d in plan.diagnostics):
-        return EXIT_FINDINGS
-    return EXIT_OK if result.ok and not problems else EXIT_FINDINGS
-
-
-def _device(name: str) -> str | None:
-    """Resolve --device in this process without importing torch when the answer is clear."""
-    if name == "cpu":
-        return "cpu"
-    try:
-        import torch
-    except ModuleNotFoundError:
-        print("infralens verify: torch is not installed: pip install 'infralens[verify]'", file=sys.stderr)
-        return None
-    available = torch.cuda.is_available()
-    if name == "cuda" and not available:
-        print(f"infralens verify: --device cuda, but torch {torch.__version__} sees no CUDA device", file=sys.stderr)
-        return None
-    return "cuda" if name == "cuda" or available else "cpu"
-
-
-def _list_static(plan) -> int:
-    statics = plan.static_steps()
-    for step in statics:
-        print(f"{step.where}: {step.step_id}: static: {step.static}")
-    unassigned = [step for step in plan.steps if not step.static and step.problem]
-    print(f"{len(statics)} static step(s) of {len(plan.steps)}")
-    return EXIT_FINDINGS if unassigned else EXIT_OK
+    options = VerifyOptions(
+        device=args.device,
+        scenarios=tuple(args.scenario),
+        report=Path(args.report) if args.report else None,
+        list_static=args.list_static,
+        list_catalog=args.list,
+        jobs=args.jobs,
+        backend=args.backend,
+        timeout=args.timeout,
+        paths=tuple(args.paths),
+    )
+    return run_verify(options, lambda: open_context(args))

@@ -3,6 +3,10 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    import torch
 
 
 class ScenarioCheckError(AssertionError):
@@ -32,7 +36,7 @@ class ScenarioContext:
 
         self.facts[name] = short_repr(value)
 
-    def generator(self, seed: int = 0):
+    def generator(self, seed: int = 0) -> torch.Generator:
         from infralens.tiny import generator
 
         return generator(self.device, seed)

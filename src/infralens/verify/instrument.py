@@ -18,9 +18,14 @@ import gc
 import os
 import sys
 import weakref
-from types import CodeType, FunctionType
+from collections.abc import Callable
+from types import CodeType, FrameType, FunctionType
+from typing import ClassVar
 
-from bytecode import Bytecode, Instr, Label
+from bytecode import Bytecode, Instr, Label, SetLineno, TryBegin, TryEnd
+from bytecode.instr import InstrLocation
+
+from infralens.verify.watch import CodeWatch, FrameState, WatchTable
 
 _SKIP_BEFORE = {"CACHE", "RESUME", "EXTENDED_ARG"}
 
@@ -32,11 +37,10 @@ class _FunctionIndex:
     imported since the last one, so back-to-back tracers in one process start quickly.
     """
 
-    by_file: dict[str, list[weakref.ref]] = {}
-    modules_seen: int = -1
-    real: dict[str, str] = {}
-
-    missed: set[str] = set()
+    by_file: ClassVar[dict[str, list[weakref.ref[FunctionType]]]] = {}
+    modules_seen: ClassVar[int] = -1
+    real: ClassVar[dict[str, str]] = {}
+    missed: ClassVar[set[str]] = set()
 
     @classmethod
     def functions(cls, path: str) -> list[FunctionType]:
@@ -52,7 +56,7 @@ class _FunctionIndex:
 
     @classmethod
     def _scan(cls) -> None:
-        by_file: dict[str, list[weakref.ref]] = {}
+        by_file: dict[str, list[weakref.ref[FunctionType]]] = {}
         real = cls.real
         for obj in gc.get_objects():
             if type(obj) is FunctionType:
@@ -91,7 +95,7 @@ class CodeHooks:
             watch = backend.watch(self.key)
             if watch is None:
                 return
-            state = backend.states[frame] = backend.new_state(watch)
+            state = backend.states[frame] = FrameState(watch)
         if state.watch.lines.get(lineno) is not state.current:
             backend.busy = True  # expects may call watched code: that must not count
             try:
@@ -113,16 +117,18 @@ class CodeHooks:
                 backend.busy = False
 
 
-_REWRITTEN: dict[tuple, tuple[CodeType, CodeType]] = {}
+_REWRITTEN: dict[tuple[int, bool, tuple[int, ...]], tuple[CodeType, CodeType]] = {}
 """(id of the original code, watched?, ids of the nested replacements) → (original, rewritten).
 
 Keyed by identity, not equality: code objects compare equal across files. Kept for the life of
 the process (rewriting is the slow part); the original is held so its id is never reused."""
 
 
-def _hook_call(target, argument, location) -> list[Instr]:
+def _hook_call(target: Callable[..., None], argument: int | None, location: InstrLocation | None) -> list[Instr]:
     """``target(argument)`` with its result dropped: stack neutral."""
-    sequence = [Instr("PUSH_NULL", location=location), Instr("LOAD_CONST", target, location=location)]
+    # LOAD_CONST takes any constant at run time; bytecode's annotations list only the usual kinds.
+    load_hook = Instr("LOAD_CONST", target, location=location)  # type: ignore[arg-type]
+    sequence = [Instr("PUSH_NULL", location=location), load_hook]
     if argument is None:
         sequence += [Instr("PRECALL", 0, location=location), Instr("CALL", 0, location=location)]
     else:
@@ -140,12 +146,13 @@ def rewrite(code: CodeType, hooks: CodeHooks | None, nested: dict[CodeType, Code
         consts = tuple(nested.get(c, c) if isinstance(c, CodeType) else c for c in code.co_consts)
         return code.replace(co_consts=consts)
     source = Bytecode.from_code(code)
-    out: list = []
+    out: list[Instr | Label | TryBegin | TryEnd | SetLineno] = []
     started = False
     previous_line = None
     after_label = False
     previous_name = None
-    for item in source:
+    for original in source:
+        item = original
         if isinstance(item, Instr) and isinstance(item.arg, CodeType) and item.arg in nested:
             item = Instr(item.name, nested[item.arg], location=item.location)
         if not isinstance(item, Instr):
@@ -176,16 +183,15 @@ def rewrite(code: CodeType, hooks: CodeHooks | None, nested: dict[CodeType, Code
 class InstrumentBackend:
     """Tracer backend: rewrite watched code objects while active."""
 
-    def __init__(self, tracer, new_state) -> None:
-        self.tracer = tracer
-        self.new_state = new_state
+    def __init__(self, table: WatchTable) -> None:
+        self.table = table
         self.busy = False
-        self.states: dict = {}
+        self.states: dict[FrameType, FrameState] = {}
         self.swapped: list[tuple[FunctionType, CodeType]] = []
         self._real: dict[str, str] = {}
 
-    def watch(self, key: tuple[str, str]):
-        scopes = self.tracer._files.get(key[0])
+    def watch(self, key: tuple[str, str]) -> CodeWatch | None:
+        scopes = self.table.files.get(key[0])
         return scopes.get(key[1]) if scopes else None
 
     def _realpath(self, filename: str) -> str:
@@ -196,9 +202,9 @@ class InstrumentBackend:
 
     def _convert(self, code: CodeType) -> CodeType:
         """The rewritten *code* if it, or a code object nested in it, is watched; else *code*."""
-        nested = {}
+        nested: dict[CodeType, CodeType] = {}
         for const in code.co_consts:
-            if isinstance(const, CodeType) and self._realpath(const.co_filename) in self.tracer._files:
+            if isinstance(const, CodeType) and self._realpath(const.co_filename) in self.table.files:
                 new = self._convert(const)
                 if new is not const:
                     nested[const] = new
@@ -217,7 +223,7 @@ class InstrumentBackend:
     def start(self) -> None:
         if _Active.backend is not None:
             raise RuntimeError("another instrumenting tracer is active in this process")
-        for path in self.tracer._files:
+        for path in self.table.files:
             for function in _FunctionIndex.functions(path):
                 code = function.__code__
                 new = self._convert(code)

@@ -17,9 +17,12 @@ def _describe(value: object) -> str:
     if module.startswith("torch") and kind.__name__ in ("Tensor", "Parameter"):
         return _tensor(value)
     if module.startswith("numpy") and hasattr(value, "shape") and hasattr(value, "dtype"):
-        if getattr(value, "ndim", 1) == 0:
-            return repr(value.item())
-        return f"ndarray(shape={tuple(value.shape)}, dtype={value.dtype})"
+        import numpy
+
+        array = numpy.asarray(value)
+        if array.ndim == 0:
+            return repr(array.item())
+        return f"ndarray(shape={tuple(array.shape)}, dtype={array.dtype})"
     if isinstance(value, dict):
         items = list(value.items())
         inner = ", ".join(f"{key!r}: {_describe(item)}" for key, item in items[:3] if isinstance(key, (str, int)))

@@ -6,13 +6,16 @@ Pure data: loads and resolves annotations statically (libcst, no upstream import
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
+from pathlib import Path
 
 from infralens.annotations import Annotation, Step
 from infralens.errors import Diagnostic, Location
-from infralens.resolve import ResolvedStep
+from infralens.project import Project
+from infralens.resolve import ResolvedStep, Resolver
+from infralens.source import DirectoryTree, SourceTree
+from infralens.verify.probes import Probe
 from infralens.verify.registry import scenario_names
-from infralens.verify.tracer import Probe
 
 
 @dataclass(frozen=True)
@@ -50,6 +53,8 @@ class Plan:
     steps: tuple[PlannedStep, ...]
     diagnostics: tuple[Diagnostic, ...]
     """Load and resolution problems (the affected steps are in *steps* with a problem)."""
+    untraceable: tuple[str, ...] = ()
+    """Why traced steps cannot run in this session: distributions read from a wheel (one line each)."""
 
     def scenarios(self) -> tuple[str, ...]:
         """Scenario names that have at least one traced step, in catalog order."""
@@ -67,34 +72,60 @@ class Plan:
         kept = tuple(step for step in self.steps if step.scenario in scenarios)
         places = {(step.file, step.line) for step in kept}
         diagnostics = tuple(d for d in self.diagnostics if d.code != "verify" or (d.location.path, d.location.line) in places)
-        return Plan(kept, diagnostics)
+        return Plan(kept, diagnostics, self.untraceable)
 
 
-def build_plan(project, resolver, annotations: tuple[Annotation, ...], diagnostics: tuple[Diagnostic, ...] = ()) -> Plan:
+def wheel_reason(tree: SourceTree) -> str | None:
+    """Why steps of *tree* cannot be traced (it is not a folder on disk), or None when they can."""
+    if isinstance(tree, DirectoryTree):
+        return None
+    return (
+        f"{tree.distribution} is read from {tree.origin}: scenarios run the installed package, so a wheel cannot be traced "
+        f"(drop '--source {tree.distribution}=...' to verify, or use --list-static)"
+    )
+
+
+def build_plan(project: Project, resolver: Resolver, annotations: tuple[Annotation, ...], diagnostics: tuple[Diagnostic, ...] = ()) -> Plan:
     """Resolve every annotation and plan each of its steps."""
     known = set(scenario_names())
     steps: list[PlannedStep] = []
     found: list[Diagnostic] = list(diagnostics)
+    untraceable: list[str] = []
     for annotation in annotations:
         resolved, problems = resolver.resolve_annotation(annotation)
         found.extend(problems)
         resolved_steps: dict[str, ResolvedStep] = {}
-        root = None
-        relpath = module = ""
+        place: _Place | None = None
         if resolved is not None:
             resolved_steps = {item.step.key: item for item in resolved.steps}
-            relpath = resolved.target.source.relpath
-            module = resolved.target.module
-            root = resolver.tree(annotation.source).root
+            tree = resolver.tree(annotation.source)
+            root = tree.root if isinstance(tree, DirectoryTree) else None
+            place = _Place(root, resolved.target.source.relpath, resolved.target.module, wheel_reason(tree))
         for step in annotation.steps:
-            steps.append(_plan_step(annotation, step, resolved_steps.get(step.key), root, relpath, known, found, module))
-    return Plan(tuple(steps), tuple(found))
+            planned = _plan_step(annotation, step, resolved_steps.get(step.key), place, known, found)
+            if place is not None and place.untraceable and planned.problem == place.untraceable and place.untraceable not in untraceable:
+                untraceable.append(place.untraceable)
+            steps.append(planned)
+    return Plan(tuple(steps), tuple(found), tuple(untraceable))
 
 
-def _plan_step(annotation, step: Step, resolved: ResolvedStep | None, root, relpath, known, found, resolved_module="") -> PlannedStep:
+@dataclass(frozen=True)
+class _Place:
+    """Where a resolved annotation's statements live: the folder on disk (None for a wheel), file and module."""
+
+    root: Path | None
+    relpath: str
+    module: str
+    untraceable: str | None
+    """Why statements here cannot be traced (see :func:`wheel_reason`)."""
+
+
+def _plan_step(
+    annotation: Annotation, step: Step, resolved: ResolvedStep | None, place: _Place | None, known: set[str], found: list[Diagnostic]
+) -> PlannedStep:
     where = step.location or annotation.location or Location(annotation.path)
     scenario = step.scenario or annotation.scenario
-    base = dict(
+    planned = PlannedStep(
         step_id=annotation.step_id(step),
         annotation_id=annotation.id,
         file=where.path,
@@ -103,29 +134,32 @@ def _plan_step(annotation, step: Step, resolved: ResolvedStep | None, root, relp
         static=step.static,
         expects=tuple(step.expect),
         expect_lines=tuple(location.line for location in step.expect_locations),
+        probe=None,
     )
     if step.static:
-        return PlannedStep(**base, probe=None)
-    if resolved is None:
-        return PlannedStep(**base, probe=None, problem="the step did not resolve (see the diagnostics above)")
+        return planned
+    if resolved is None or place is None:
+        return replace(planned, problem="the step did not resolve (see the diagnostics above)")
     first, last = resolved.statements[0], max(resolved.statements, key=lambda s: s.start_line)
-    source = f"{relpath}:{first.start_line}"
+    planned = replace(planned, source=f"{place.relpath}:{first.start_line}")
     if not scenario:
         problem = "no scenario: add 'scenario:' (to the step or the annotation) or mark it 'static: <reason>'"
-        found.append(Diagnostic(where, f"step {base['step_id']} is neither traced nor static", problem, code="verify"))
-        return PlannedStep(**base, probe=None, problem=problem, source=source)
+        found.append(Diagnostic(where, f"step {planned.step_id} is neither traced nor static", problem, code="verify"))
+        return replace(planned, problem=problem)
     if scenario not in known:
         problem = f"unknown scenario {scenario!r} (known: {', '.join(sorted(known))})"
         found.append(Diagnostic(where, problem, "use a scenario from the catalog (infralens verify --list) or add one", code="verify"))
-        return PlannedStep(**base, probe=None, problem=problem, source=source)
+        return replace(planned, problem=problem)
+    if place.root is None:
+        return replace(planned, problem=place.untraceable)
     probe = Probe(
-        key=base["step_id"],
-        file=str(root / relpath),
+        key=planned.step_id,
+        file=str(place.root / place.relpath),
         scope=first.scope or "<module>",
         entry=(first.start_line, first.header_end_line),
         exit=(last.start_line, last.header_end_line),
         exit_scope=last.scope or "<module>",
         expects=tuple(step.expect),
-        module=resolved_module,
+        module=place.module,
     )
-    return PlannedStep(**base, probe=probe, source=source)
+    return replace(planned, probe=probe)

@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 import time
-from typing import TextIO
+from typing import TYPE_CHECKING, TextIO
+
+if TYPE_CHECKING:
+    from infralens.verify.protocol import ScenarioOutcome
 
 
 class Progress:
@@ -16,15 +19,15 @@ class Progress:
         self.tty = bool(getattr(stream, "isatty", lambda: False)())
         self.running: list[str] = []
 
-    def __call__(self, event: str, name: str, outcome) -> None:
+    def __call__(self, event: str, name: str, outcome: ScenarioOutcome | None) -> None:
         if event == "start":
             self.running.append(name)
         else:
             self.done += 1
             if name in self.running:
                 self.running.remove(name)
-            if not self.tty:
-                print(f"verify [{self.done}/{self.total}] {name}: {outcome.status} ({outcome.seconds:.2f} s)", file=self.stream, flush=True)
+            if not self.tty and outcome is not None:
+                print(f"verify [{self.done}/{self.total}] {name}: {outcome.status.value} ({outcome.seconds:.2f} s)", file=self.stream, flush=True)
         if self.tty:
             self._draw()
 

@@ -1,102 +1,80 @@
-"""The verification report: JSON for the site (format 1) and the terminal summary."""
+"""The verification report: the typed record written through :mod:`infralens.reports`, and the terminal summary."""
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
-from infralens.verify.runner import StepOutcome, VerifyResult
-
-FORMAT = 1
-
-
-def to_json(result: VerifyResult) -> dict:
-    """The report as a JSON-ready dict (see docs/guide/verification.md for the fields)."""
-    return {
-        "format": FORMAT,
-        "created": result.created,
-        "device": result.device,
-        "device_name": result.device_name,
-        "versions": result.versions,
-        "stubbed_modules": list(result.stubbed),
-        "scenarios": {
-            outcome.name: _without_none(
-                {
-                    "status": outcome.status,
-                    "seconds": round(outcome.seconds, 3),
-                    "cpu_seconds": None if outcome.cpu_seconds is None else round(outcome.cpu_seconds, 3),
-                    "error": outcome.error,
-                    "facts": outcome.facts or None,
-                }
-            )
-            for outcome in result.scenarios
-        },
-        "steps": {outcome.step.step_id: _step(outcome) for outcome in result.steps},
-    }
+from infralens.reports import ExpectRecord, ScenarioRecord, ScenarioStatus, StepRecord, StepStatus, VerifyReport, write_report as write_any_report
+from infralens.verify.protocol import ScenarioOutcome
+from infralens.verify.runner import ExpectOutcome, StepOutcome, VerifyResult
 
 
-def _step(outcome: StepOutcome) -> dict:
+def to_record(result: VerifyResult) -> VerifyReport:
+    """The report for *result* (see docs/guide/verification.md for the fields)."""
+    return VerifyReport(
+        created=result.created,
+        device=result.device,
+        device_name=result.device_name,
+        versions=dict(result.versions),
+        stubbed_modules=tuple(result.stubbed),
+        scenarios={outcome.scenario: _scenario(outcome) for outcome in result.scenarios},
+        steps={outcome.step.step_id: _step(outcome) for outcome in result.steps},
+    )
+
+
+def _scenario(outcome: ScenarioOutcome) -> ScenarioRecord:
+    cpu = None if outcome.cpu_seconds is None else round(outcome.cpu_seconds, 3)
+    return ScenarioRecord(outcome.status, round(outcome.seconds, 3), cpu, outcome.error, dict(outcome.facts))
+
+
+def _step(outcome: StepOutcome) -> StepRecord:
     step = outcome.step
-    entry = {
-        "status": outcome.status,
-        "times_ran": outcome.times_ran,
-        "scenario": step.scenario,
-        "file": step.file,
-        "line": step.line,
-        "source": step.source or None,
-        "expects": [
-            _without_none(
-                {
-                    "expr": expect.expr,
-                    "passed": expect.passed,
-                    "observed": expect.observed,
-                    "line": int(expect.where.rsplit(":", 1)[1]),
-                    "evaluations": expect.evaluations,
-                    "error": expect.error,
-                }
-            )
-            for expect in outcome.expects
-        ],
-        "reason": outcome.reason,
-    }
-    return _without_none(entry)
+    return StepRecord(
+        status=outcome.status,
+        times_ran=outcome.times_ran,
+        scenario=step.scenario,
+        file=step.file,
+        line=step.line,
+        source=step.source or None,
+        expects=tuple(_expect(expect) for expect in outcome.expects),
+        reason=outcome.reason,
+    )
 
 
-def _without_none(mapping: dict) -> dict:
-    return {key: value for key, value in mapping.items() if value is not None}
+def _expect(expect: ExpectOutcome) -> ExpectRecord:
+    line = int(expect.where.rsplit(":", 1)[1])
+    return ExpectRecord(expect.expr, expect.passed, expect.observed, line, expect.evaluations, expect.error)
 
 
 def write_report(result: VerifyResult, path: str | Path) -> Path:
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(json.dumps(to_json(result), indent=1, sort_keys=False) + "\n", encoding="utf-8")
-    return path
+    """Write the JSON report for *result* to *path*; returns the path."""
+    return write_any_report(to_record(result), path)
 
 
 def summary_table(result: VerifyResult) -> str:
-    """One row per scenario: status, seconds, steps passed/failed/not run."""
+    """One row per scenario: status, seconds, steps passed/failed/not run; then the totals."""
     rows = [("scenario", "status", "seconds", "steps ok", "failed", "not run")]
     for outcome in result.scenarios:
-        steps = [s for s in result.steps if s.step.scenario == outcome.name and s.status != "static"]
+        steps = [s for s in result.steps if s.step.scenario == outcome.scenario and s.status is not StepStatus.STATIC]
         rows.append(
             (
-                outcome.name,
-                outcome.status,
+                outcome.scenario,
+                outcome.status.value,
                 f"{outcome.seconds:.2f}",
-                f"{sum(s.status == 'passed' for s in steps)}/{len(steps)}",
-                str(sum(s.status == "failed" for s in steps)),
-                str(sum(s.status == "not-run" for s in steps)),
+                f"{sum(s.status is StepStatus.PASSED for s in steps)}/{len(steps)}",
+                str(sum(s.status is StepStatus.FAILED for s in steps)),
+                str(sum(s.status is StepStatus.NOT_RUN for s in steps)),
             )
         )
     widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
-    lines = ["  ".join(cell.ljust(width) if i == 0 else cell.rjust(width) for i, (cell, width) in enumerate(zip(row, widths))) for row in rows]
+    lines = ["  ".join(cell.ljust(width) if i == 0 else cell.rjust(width) for i, (cell, width) in enumerate(zip(row, widths, strict=True))) for row in rows]
     lines.insert(1, "  ".join("-" * width for width in widths))
-    counts = {status: sum(s.status == status for s in result.steps) for status in ("passed", "failed", "not-run", "static")}
+    counts = {status: sum(s.status is status for s in result.steps) for status in StepStatus}
     total = sum(outcome.seconds for outcome in result.scenarios)
     lines.append("")
     lines.append(
-        f"{len(result.steps)} steps: {counts['passed']} passed, {counts['failed']} failed, "
-        f"{counts['not-run']} not run, {counts['static']} static; scenarios {total:.1f} s on {result.device}"
+        f"{len(result.steps)} steps: {counts[StepStatus.PASSED]} passed, {counts[StepStatus.FAILED]} failed, "
+        f"{counts[StepStatus.NOT_RUN]} not run, {counts[StepStatus.STATIC]} static; scenarios {total:.1f} s on {result.device}"
         + (f" ({result.device_name})" if result.device_name else "")
     )
     return "\n".join(lines)
@@ -105,12 +83,12 @@ def summary_table(result: VerifyResult) -> str:
 def findings(result: VerifyResult) -> list[str]:
     """``file:line: error: ...`` lines for every failed expect, step that did not run, broken scenario."""
     found = []
-    for outcome in result.scenarios:
-        if outcome.status != "passed":
-            found.append(f"scenario {outcome.name}: {outcome.status}: {outcome.error}")
+    for scenario in result.scenarios:
+        if scenario.status is not ScenarioStatus.PASSED:
+            found.append(f"scenario {scenario.scenario}: {scenario.status.value}: {scenario.error}")
     for outcome in result.steps:
         step = outcome.step
-        if outcome.status == "failed":
+        if outcome.status is StepStatus.FAILED:
             for expect in outcome.expects:
                 if not expect.passed:
                     detail = f"observed {expect.observed}" if expect.observed else "observed nothing"
@@ -118,8 +96,8 @@ def findings(result: VerifyResult) -> list[str]:
                         detail += f"; raised {expect.error}"
                     found.append(
                         f"{expect.where}: error: expect failed in scenario {step.scenario}: {expect.expr} — {detail} "
-                        f"({expect.evaluations - 0} evaluation(s); step {step.step_id} at {step.source})"
+                        f"({expect.evaluations} evaluation(s); step {step.step_id} at {step.source})"
                     )
-        elif outcome.status == "not-run":
+        elif outcome.status is StepStatus.NOT_RUN:
             found.append(f"{step.where}: error: step {step.step_id} did not run: {outcome.reason}")
     return found

@@ -7,9 +7,7 @@ scenario, which drives the progress display. Groups may run in parallel (``jobs`
 
 from __future__ import annotations
 
-import dataclasses
 import datetime as _dt
-import json
 import os
 import subprocess
 import sys
@@ -19,24 +17,18 @@ from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 
+from infralens.reports import ScenarioStatus, StepStatus
+from infralens.verify.execute import scenario_spec
 from infralens.verify.plan import Plan, PlannedStep
-from infralens.verify.registry import PROCESS_ORDER, get_scenario
-
-
-@dataclass(frozen=True)
-class ScenarioOutcome:
-    name: str
-    status: str
-    """``passed``, ``failed`` (its own check failed), ``error`` (it raised) or ``not-run``."""
-    seconds: float
-    error: str | None = None
-    facts: dict[str, str] = field(default_factory=dict)
-    cpu_seconds: float | None = None
-    """CPU time of the worker during the scenario (robust to other load on the machine)."""
+from infralens.verify.probes import ProbeResult
+from infralens.verify.protocol import Finished, Ready, ScenarioJob, ScenarioOutcome, Started, WorkerRequest, decode
+from infralens.verify.registry import PROCESS_ORDER
 
 
 @dataclass(frozen=True)
 class ExpectOutcome:
+    """One expect of a step, judged."""
+
     expr: str
     passed: bool
     observed: str
@@ -48,9 +40,10 @@ class ExpectOutcome:
 
 @dataclass(frozen=True)
 class StepOutcome:
+    """The verify step result: one planned step, its status and the evidence."""
+
     step: PlannedStep
-    status: str
-    """``passed``, ``failed``, ``not-run`` or ``static``."""
+    status: StepStatus
     times_ran: int = 0
     expects: tuple[ExpectOutcome, ...] = ()
     reason: str | None = None
@@ -58,6 +51,8 @@ class StepOutcome:
 
 @dataclass(frozen=True)
 class VerifyResult:
+    """Everything one ``infralens verify`` run found."""
+
     device: str
     device_name: str | None
     created: str
@@ -68,7 +63,7 @@ class VerifyResult:
 
     @property
     def ok(self) -> bool:
-        return all(s.status == "passed" for s in self.scenarios) and all(s.status in ("passed", "static") for s in self.steps)
+        return all(s.status is ScenarioStatus.PASSED for s in self.scenarios) and all(s.status in (StepStatus.PASSED, StepStatus.STATIC) for s in self.steps)
 
 
 ProgressCallback = Callable[[str, str, ScenarioOutcome | None], None]
@@ -89,6 +84,15 @@ def versions() -> dict[str, str]:
     return found
 
 
+@dataclass
+class _Collected:
+    """What the worker threads gather (guarded by one lock)."""
+
+    done: dict[str, ScenarioOutcome] = field(default_factory=dict)
+    stubbed: set[str] = field(default_factory=set)
+    device_name: str | None = None
+
+
 def run_plan(
     plan: Plan,
     device: str,
@@ -103,50 +107,42 @@ def run_plan(
     names = plan.scenarios() if scenarios is None else tuple(scenarios)
     groups: dict[str, list[str]] = {}
     for name in names:
-        groups.setdefault(get_scenario(name).process, []).append(name)
-    ordered = [(process, groups[process]) for process in PROCESS_ORDER if process in groups]
+        groups.setdefault(scenario_spec(name).process, []).append(name)
+    ordered = [groups[process] for process in PROCESS_ORDER if process in groups]
     lock = threading.Lock()
+    collected = _Collected()
 
     def report(event: str, name: str, outcome: ScenarioOutcome | None) -> None:
         if progress is not None:
             with lock:
                 progress(event, name, outcome)
 
-    results: dict[str, dict] = {}
-    meta: dict[str, object] = {"stubbed": set(), "device_name": None}
-
-    def run_group(item: tuple[str, list[str]]) -> None:
-        process, scenario_names = item
-        group_results, info = _run_worker(plan, scenario_names, device, backend, report, timeout)
+    def run_group(group: list[str]) -> None:
+        request = WorkerRequest(device, backend, tuple(ScenarioJob(name, plan.probes_for(name)) for name in group))
+        done, ready, finished = _run_worker(request, report, timeout)
         with lock:
-            results.update(group_results)
-            meta["stubbed"].update(info.get("stubbed", ()))
-            meta["device_name"] = meta["device_name"] or info.get("device_name")
+            collected.done.update(done)
+            collected.stubbed.update(finished.stubbed if finished else ())
+            collected.device_name = collected.device_name or (ready.device_name if ready else None)
 
     with ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
         list(pool.map(run_group, ordered))
 
-    outcomes = tuple(_scenario_outcome(name, results.get(name)) for name in names)
-    by_name = {outcome.name: outcome for outcome in outcomes}
-    steps = tuple(_judge(step, by_name.get(step.scenario or ""), results.get(step.scenario or "")) for step in plan.steps)
+    outcomes = tuple(_scenario_outcome(name, collected.done.get(name)) for name in names)
+    by_name = {outcome.scenario: outcome for outcome in outcomes}
+    steps = tuple(_judge(step, by_name.get(step.scenario or "")) for step in plan.steps)
     return VerifyResult(
         device=device,
-        device_name=meta["device_name"],
+        device_name=collected.device_name,
         created=_dt.datetime.now(_dt.UTC).replace(microsecond=0).isoformat().replace("+00:00", "Z"),
         versions=versions(),
         scenarios=outcomes,
         steps=steps,
-        stubbed=tuple(sorted(meta["stubbed"])),
+        stubbed=tuple(sorted(collected.stubbed)),
     )
 
 
-def _run_worker(plan: Plan, names: list[str], device: str, backend: str, report, timeout: float) -> tuple[dict[str, dict], dict]:
-    """One worker process for *names*; returns per-scenario results and the worker's info."""
-    request = {
-        "device": device,
-        "backend": backend,
-        "scenarios": [{"name": name, "probes": [dataclasses.asdict(p) for p in plan.probes_for(name)]} for name in names],
-    }
+def _worker_env(device: str) -> dict[str, str]:
     env = dict(os.environ)
     if device == "cpu":
         env.update(OMP_NUM_THREADS="1", MKL_NUM_THREADS="1", OPENBLAS_NUM_THREADS="1")
@@ -154,90 +150,84 @@ def _run_worker(plan: Plan, names: list[str], device: str, backend: str, report,
     env.setdefault("HF_HUB_OFFLINE", "1")
     env.setdefault("TRANSFORMERS_VERBOSITY", "error")
     env.setdefault("DIFFUSERS_VERBOSITY", "error")
-    results: dict[str, dict] = {}
-    info: dict = {}
+    return env
+
+
+def _run_worker(request: WorkerRequest, report: ProgressCallback, timeout: float) -> tuple[dict[str, ScenarioOutcome], Ready | None, Finished | None]:
+    """One worker process for the request's scenarios; a scenario it never finished is an ``error``."""
+    done: dict[str, ScenarioOutcome] = {}
+    ready: Ready | None = None
+    finished: Finished | None = None
     with tempfile.TemporaryFile(mode="w+", encoding="utf-8", errors="replace") as stderr:
         worker = subprocess.Popen(
             [sys.executable, "-m", "infralens.verify.worker"],
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             stderr=stderr,
-            env=env,
+            env=_worker_env(request.device),
             text=True,
             encoding="utf-8",
         )
+        assert worker.stdin is not None and worker.stdout is not None  # both are pipes
         timer = threading.Timer(timeout, worker.kill)
         timer.start()
         try:
-            worker.stdin.write(json.dumps(request))
+            worker.stdin.write(request.encode())
             worker.stdin.close()
             for line in worker.stdout:
-                try:
-                    message = json.loads(line)
-                except json.JSONDecodeError:
-                    continue
-                event = message.get("event")
-                if event == "start":
-                    report("start", message["scenario"], None)
-                elif event == "done":
-                    results[message["scenario"]] = message
-                    report("done", message["scenario"], _scenario_outcome(message["scenario"], message))
-                elif event in ("ready", "finished"):
-                    info.update({k: v for k, v in message.items() if k != "event"})
+                message = decode(line)
+                if isinstance(message, Started):
+                    report("start", message.scenario, None)
+                elif isinstance(message, ScenarioOutcome):
+                    done[message.scenario] = message
+                    report("done", message.scenario, message)
+                elif isinstance(message, Ready):
+                    ready = message
+                elif isinstance(message, Finished):
+                    finished = message
             code = worker.wait()
         finally:
             timer.cancel()
-        if len(results) < len(names):
+        if len(done) < len(request.scenarios):
             stderr.seek(0)
             tail = stderr.read()[-1500:].strip()
             why = f"worker exited with status {code}" + (f": {tail}" if tail else "")
-            for name in names:
-                if name not in results:
-                    results[name] = {"status": "error", "error": why, "seconds": 0.0, "probes": {}, "facts": {}}
-                    report("done", name, _scenario_outcome(name, results[name]))
-    return results, info
+            for job in request.scenarios:
+                if job.name not in done:
+                    done[job.name] = ScenarioOutcome(job.name, ScenarioStatus.ERROR, 0.0, why)
+                    report("done", job.name, done[job.name])
+    return done, ready, finished
 
 
-def _scenario_outcome(name: str, result: dict | None) -> ScenarioOutcome:
-    if result is None:
-        return ScenarioOutcome(name, "not-run", 0.0, "the scenario was not run")
-    cpu = result.get("cpu_seconds")
-    return ScenarioOutcome(
-        name,
-        result["status"],
-        float(result.get("seconds", 0.0)),
-        result.get("error"),
-        dict(result.get("facts") or {}),
-        None if cpu is None else float(cpu),
-    )
+def _scenario_outcome(name: str, done: ScenarioOutcome | None) -> ScenarioOutcome:
+    return ScenarioOutcome(name, ScenarioStatus.NOT_RUN, 0.0, "the scenario was not run") if done is None else done
 
 
-def _judge(step: PlannedStep, scenario: ScenarioOutcome | None, result: dict | None) -> StepOutcome:
+def _judge(step: PlannedStep, scenario: ScenarioOutcome | None) -> StepOutcome:
     if step.static:
-        return StepOutcome(step, "static", reason=step.static)
+        return StepOutcome(step, StepStatus.STATIC, reason=step.static)
     if step.problem:
-        return StepOutcome(step, "not-run", reason=step.problem)
-    probe = (result or {}).get("probes", {}).get(step.step_id)
+        return StepOutcome(step, StepStatus.NOT_RUN, reason=step.problem)
+    probe: ProbeResult | None = scenario.probes.get(step.step_id) if scenario is not None else None
     if probe is None:
         why = scenario.error if scenario and scenario.error else f"scenario {step.scenario!r} did not run"
-        return StepOutcome(step, "not-run", reason=why)
+        return StepOutcome(step, StepStatus.NOT_RUN, reason=why)
     expects = tuple(
         ExpectOutcome(
-            expr=item["expr"],
-            passed=item["evaluations"] > 0 and item["failures"] == 0,
-            observed=item["observed"] if item["evaluations"] else "never evaluated (the statement's frame never moved past it)",
+            expr=item.expr,
+            passed=item.passed,
+            observed=item.observed if item.evaluations else "never evaluated (the statement's frame never moved past it)",
             where=step.expect_where(index),
-            evaluations=item["evaluations"],
-            error=item.get("error"),
+            evaluations=item.evaluations,
+            error=item.error,
         )
-        for index, item in enumerate(probe["expects"])
+        for index, item in enumerate(probe.expects)
     )
-    times = int(probe["times_ran"])
-    if times == 0:
+    if probe.times_ran == 0:
         why = f"{step.source} never ran during scenario {step.scenario!r}"
-        if scenario is not None and scenario.status != "passed" and scenario.error:
+        if scenario is not None and scenario.status is not ScenarioStatus.PASSED and scenario.error:
             why += f" (the scenario stopped: {scenario.error})"
-        return StepOutcome(step, "not-run", times, expects, reason=why)
+        return StepOutcome(step, StepStatus.NOT_RUN, probe.times_ran, expects, reason=why)
     if not all(expect.passed for expect in expects):
-        return StepOutcome(step, "failed", times, expects)
-    return StepOutcome(step, "passed", times, expects)
+        return StepOutcome(step, StepStatus.FAILED, probe.times_ran, expects)
+    return StepOutcome(step, StepStatus.PASSED, probe.times_ran, expects)

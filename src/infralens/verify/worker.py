@@ -1,28 +1,27 @@
-"""Run scenarios in this process with the tracer on; stream one JSON line per scenario.
+"""Run scenarios in this process with the tracer on; stream one protocol line per event.
 
-Started by :mod:`.runner` as ``python -m infralens.verify.worker`` with a JSON request on stdin::
-
-    {"device": "cpu", "backend": "auto", "scenarios": [{"name": "tiny-sd-ddim", "probes": [...]}]}
-
-Protocol lines go to the original stdout; anything the scenario code prints goes to stderr.
+Started by :mod:`.runner` as ``python -m infralens.verify.worker`` with a
+:class:`~.protocol.WorkerRequest` on stdin; answers with :mod:`.protocol` messages. Protocol
+lines go to the original stdout; anything the scenario code prints goes to stderr.
 """
 
 from __future__ import annotations
 
-import dataclasses
 import importlib
-import json
 import os
 import sys
 import time
-import traceback
+from typing import TextIO
 
-from infralens.verify.context import ScenarioCheckError, ScenarioContext
-from infralens.verify.registry import get_scenario
-from infralens.verify.tracer import Probe, Tracer
+from infralens.reports import ScenarioStatus
+from infralens.verify.context import ScenarioContext
+from infralens.verify.execute import error_text, execute, scenario_spec
+from infralens.verify.probes import Probe
+from infralens.verify.protocol import Finished, Message, Ready, ScenarioOutcome, Started, WorkerRequest, encode
+from infralens.verify.tracer import Tracer
 
 
-def _protocol_stream():
+def _protocol_stream() -> TextIO:
     """Keep the real stdout for protocol lines; send fd 1 (prints, C-level output) to stderr."""
     protocol = os.fdopen(os.dup(1), "w", buffering=1, encoding="utf-8")
     os.dup2(2, 1)
@@ -30,16 +29,9 @@ def _protocol_stream():
     return protocol
 
 
-def _emit(stream, payload: dict) -> None:
-    stream.write(json.dumps(payload) + "\n")
+def _emit(stream: TextIO, message: Message) -> None:
+    stream.write(encode(message) + "\n")
     stream.flush()
-
-
-def _error_text(error: BaseException) -> str:
-    """The exception and the innermost frames, short enough for a report."""
-    frames = traceback.extract_tb(error.__traceback__)[-4:]
-    where = " <- ".join(f"{os.path.basename(f.filename)}:{f.lineno} {f.name}" for f in reversed(frames))
-    return f"{type(error).__name__}: {error} [at {where}]" if where else f"{type(error).__name__}: {error}"
 
 
 def import_probe_modules(process: str, probes: tuple[Probe, ...]) -> None:
@@ -53,78 +45,61 @@ def import_probe_modules(process: str, probes: tuple[Probe, ...]) -> None:
         if module in sys.modules:
             continue
         if module.split(".")[0] == "diffsynth":
-            from infralens.tiny import diffsynth_loader
+            from infralens.tiny import import_full_diffsynth, load_diffsynth_module
 
             if process == "diffsynth-path":
-                diffsynth_loader.load_diffsynth_module(module)
+                load_diffsynth_module(module)
                 continue
-            diffsynth_loader.import_full_diffsynth()
+            import_full_diffsynth()
         importlib.import_module(module)
 
 
-def run_scenario(name: str, probes: tuple[Probe, ...], device: str, backend: str = "auto") -> dict:
-    """Run one scenario under the tracer; return its result as a JSON-ready dict."""
-    spec = get_scenario(name)
-    context = ScenarioContext(device)
-    status, error = "passed", None
+def run_scenario(name: str, probes: tuple[Probe, ...], device: str, backend: str = "auto") -> ScenarioOutcome:
+    """Run one scenario under the tracer; a scenario that does not even load is an ``error``."""
+    spec = scenario_spec(name)
     try:
         function = spec.load()
         import_probe_modules(spec.process, probes)
         tracer = Tracer(probes, backend=backend)
     except Exception as failure:  # a scenario module that does not import is a broken scenario
-        return {"event": "done", "scenario": name, "status": "error", "error": _error_text(failure), "seconds": 0.0, "facts": {}, "probes": {}}
-    started, cpu_started = time.perf_counter(), time.process_time()
-    try:
-        with tracer:
-            function(context)
-    except ScenarioCheckError as failure:
-        status, error = "failed", f"scenario check failed: {failure}"
-    except Exception as failure:  # the upstream code or the scenario broke: report it, keep going
-        status, error = "error", _error_text(failure)
-    seconds, cpu_seconds = time.perf_counter() - started, time.process_time() - cpu_started
-    return {
-        "event": "done",
-        "scenario": name,
-        "status": status,
-        "error": error,
-        "seconds": round(seconds, 4),
-        "cpu_seconds": round(cpu_seconds, 4),
-        "facts": context.facts,
-        "probes": {key: dataclasses.asdict(result) for key, result in tracer.results().items()},
-    }
+        return ScenarioOutcome(name, ScenarioStatus.ERROR, 0.0, error_text(failure))
+    run = execute(function, ScenarioContext(device), tracer)
+    error = None
+    if run.status is ScenarioStatus.FAILED:
+        error = f"scenario check failed: {run.failure}"
+    elif run.failure is not None:
+        error = error_text(run.failure)
+    return ScenarioOutcome(name, run.status, round(run.seconds, 4), error, round(run.cpu_seconds, 4), run.facts, tracer.results())
 
 
 def main() -> int:
     protocol = _protocol_stream()
-    request = json.loads(sys.stdin.read())
+    request = WorkerRequest.decode(sys.stdin.read())
     started = time.perf_counter()
     from infralens.tiny import pick_device
 
-    device = pick_device(request["device"])
-    info = {"event": "ready", "device": device, "pid": os.getpid()}
+    device = pick_device(request.device)
+    device_name = None
     if device == "cuda":
         import torch
 
-        info["device_name"] = torch.cuda.get_device_name(0)
-    for item in request["scenarios"]:
-        for module in get_scenario(item["name"]).imports:
+        device_name = torch.cuda.get_device_name(0)
+    for job in request.scenarios:
+        for module in scenario_spec(job.name).imports:
             importlib.import_module(module)
-    info["setup_seconds"] = round(time.perf_counter() - started, 3)
-    _emit(protocol, info)
-    for item in request["scenarios"]:
-        probes = tuple(
-            Probe(**{**probe, "entry": tuple(probe["entry"]), "exit": tuple(probe["exit"]), "expects": tuple(probe["expects"])}) for probe in item["probes"]
-        )
-        _emit(protocol, {"event": "start", "scenario": item["name"]})
-        _emit(protocol, run_scenario(item["name"], probes, device, request.get("backend", "auto")))
-    _emit(protocol, {"event": "finished", "seconds": round(time.perf_counter() - started, 3), "stubbed": _stubbed()})
+    _emit(protocol, Ready(device, os.getpid(), round(time.perf_counter() - started, 3), device_name))
+    for job in request.scenarios:
+        _emit(protocol, Started(job.name))
+        _emit(protocol, run_scenario(job.name, job.probes, device, request.backend))
+    _emit(protocol, Finished(round(time.perf_counter() - started, 3), _stubbed()))
     return 0
 
 
-def _stubbed() -> list[str]:
-    if "infralens.tiny.diffsynth_loader" not in sys.modules:
-        return []
-    return sys.modules["infralens.tiny.diffsynth_loader"].stubbed_modules()
+def _stubbed() -> tuple[str, ...]:
+    loader = sys.modules.get("infralens.tiny.diffsynth_loader")
+    if loader is None:
+        return ()
+    return tuple(loader.stubbed_modules())
 
 
 if __name__ == "__main__":

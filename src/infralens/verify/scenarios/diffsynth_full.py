@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import torch
 
-from infralens.tiny import import_full_diffsynth
+from infralens.tiny import import_full_diffsynth, vram_config
 from infralens.verify.context import ScenarioContext
 
 
@@ -66,16 +66,7 @@ def run_diffsynth_pipeline(ctx: ScenarioContext) -> None:
     pipe.unet.load_state_dict(base_state)
 
     module_map = {torch.nn.Linear: AutoWrappedLinear, torch.nn.Conv2d: AutoWrappedModule, torch.nn.GroupNorm: AutoWrappedModule}
-    config = dict(
-        offload_dtype=torch.float32,
-        offload_device="cpu",
-        onload_dtype=torch.float32,
-        onload_device=device,
-        preparing_dtype=torch.float32,
-        preparing_device=device,
-        computation_dtype=torch.float32,
-        computation_device=device,
-    )
+    config = vram_config(device, torch.float32)
     pipe.unet = enable_vram_management(pipe.unet, module_map, config)
     pipe.vae = enable_vram_management(pipe.vae, module_map, config)
     pipe.vram_management_enabled = pipe.check_vram_management_state()

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import torch
 
-from infralens.tiny import ds_tiny_unet, ds_tiny_vae, load_diffsynth_module
+from infralens.tiny import ds_tiny_unet, ds_tiny_vae, load_diffsynth_module, vram_config
 from infralens.verify.context import ScenarioContext
 
 
@@ -47,7 +47,7 @@ def run_diffsynth_flow_match(ctx: ScenarioContext) -> None:
 
 def run_diffsynth_ddim(ctx: ScenarioContext) -> None:
     """DiffSynth DDIM against diffusers' DDPM forward process; an oracle loop lands on x0."""
-    from diffusers import DDPMScheduler
+    from diffusers.schedulers.scheduling_ddpm import DDPMScheduler
 
     ddim = load_diffsynth_module("diffsynth.diffusion.ddim_scheduler")
     scheduler = ddim.DDIMScheduler()
@@ -204,16 +204,7 @@ def run_diffsynth_lora(ctx: ScenarioContext) -> None:
         torch.nn.GroupNorm: layers.AutoWrappedModule,
         torch.nn.LayerNorm: layers.AutoWrappedModule,
     }
-    config = dict(
-        offload_dtype=torch.bfloat16,
-        offload_device="cpu",
-        onload_dtype=torch.bfloat16,
-        onload_device=device,
-        preparing_dtype=torch.float32,
-        preparing_device=device,
-        computation_dtype=torch.float32,
-        computation_device=device,
-    )
+    config = vram_config(device, torch.bfloat16)
     managed = layers.enable_vram_management(managed, module_map, config)
     wrapped = [m for m in managed.modules() if isinstance(m, (layers.AutoWrappedLinear, layers.AutoWrappedModule))]
     ctx.fact("wrapped modules", len(wrapped))

@@ -52,10 +52,11 @@ def run_ip_adapter(ctx: ScenarioContext) -> None:
     hidden = _randn(1, 16, 32, seed=7, device=ctx.device)
     text = _randn(1, 77, 32, seed=8, device=ctx.device)
     image_tokens = _randn(1, 4, 32, seed=9, device=ctx.device)
+    # diffusers annotates set_processor's argument as AttnProcessor, but it takes every processor class.
     with torch.no_grad():
-        attention.set_processor(AttnProcessor2_0())
+        attention.set_processor(AttnProcessor2_0())  # type: ignore[arg-type]
         plain = attention(hidden, encoder_hidden_states=text)
-        attention.set_processor(processor)
+        attention.set_processor(processor)  # type: ignore[arg-type]
         off = attention(hidden, encoder_hidden_states=(text, [image_tokens]))
         processor.scale = [1.0]
         on = attention(hidden, encoder_hidden_states=(text, [image_tokens]))
@@ -67,7 +68,7 @@ def run_ip_adapter(ctx: ScenarioContext) -> None:
 
 def run_lora(ctx: ScenarioContext) -> None:
     """peft LoRA on the tiny SD UNet: load, scale through cross_attention_kwargs, fuse, unfuse, unload."""
-    from diffusers import StableDiffusionPipeline
+    from diffusers.pipelines.stable_diffusion.pipeline_stable_diffusion import StableDiffusionPipeline
 
     pipe = StableDiffusionPipeline(**tiny_sd_components(seed=0), requires_safety_checker=False)
     pipe.set_progress_bar_config(disable=True)
@@ -134,7 +135,7 @@ def run_dit_forward(ctx: ScenarioContext) -> None:
 
 
 def _tiny_flux(device: str):
-    from diffusers import FluxTransformer2DModel
+    from diffusers.models.transformers.transformer_flux import FluxTransformer2DModel
 
     torch.manual_seed(16)
     return FluxTransformer2DModel(
@@ -153,8 +154,8 @@ def _tiny_flux(device: str):
 def run_memory_options(ctx: ScenarioContext) -> None:
     """Same numbers through sliced and classic attention, group offload and a native attention backend;
     close numbers with fp8 weight storage; a working pipeline with model CPU offload on an explicit device."""
-    from diffusers import StableDiffusionPipeline
     from diffusers.models.attention_processor import AttnProcessor, AttnProcessor2_0
+    from diffusers.pipelines.stable_diffusion.pipeline_stable_diffusion import StableDiffusionPipeline
 
     device = ctx.device
     pipe = StableDiffusionPipeline(**tiny_sd_components(seed=0), requires_safety_checker=False)

@@ -113,7 +113,7 @@ def run_pipeline_save_load(ctx: ScenarioContext) -> None:
 
 def run_controlnet(ctx: ScenarioContext) -> None:
     """A fresh ControlNet adds exactly zero (zero convs); made non-zero it changes the UNet; the pipeline runs."""
-    from diffusers import StableDiffusionControlNetPipeline
+    from diffusers.pipelines.controlnet.pipeline_controlnet import StableDiffusionControlNetPipeline
 
     components = tiny_sd_components(seed=0)
     unet = components["unet"]

@@ -13,7 +13,8 @@ def _max_diff(a: torch.Tensor, b: torch.Tensor) -> float:
 
 def run_forward_noise(ctx: ScenarioContext) -> None:
     """DDPM q(x_t | x_0) in closed form, the v target, and the rectified-flow interpolation."""
-    from diffusers import DDPMScheduler, FlowMatchEulerDiscreteScheduler
+    from diffusers.schedulers.scheduling_ddpm import DDPMScheduler
+    from diffusers.schedulers.scheduling_flow_match_euler_discrete import FlowMatchEulerDiscreteScheduler
 
     device = ctx.device
     scheduler = DDPMScheduler()  # linear betas 1e-4 -> 0.02, 1000 steps
@@ -44,7 +45,8 @@ def run_forward_noise(ctx: ScenarioContext) -> None:
 
 def run_scheduler_spacing(ctx: ScenarioContext) -> None:
     """DDIM's three timestep spacings on a 4-step grid; Euler's input scaling."""
-    from diffusers import DDIMScheduler, EulerDiscreteScheduler
+    from diffusers.schedulers.scheduling_ddim import DDIMScheduler
+    from diffusers.schedulers.scheduling_euler_discrete import EulerDiscreteScheduler
 
     expected = {
         "linspace": [999, 666, 333, 0],
@@ -76,7 +78,7 @@ def run_scheduler_spacing(ctx: ScenarioContext) -> None:
 
 def run_flow_match_euler(ctx: ScenarioContext) -> None:
     """Euler steps on the velocity ODE; the exact velocity (eps - x0) must land on x0."""
-    from diffusers import FlowMatchEulerDiscreteScheduler
+    from diffusers.schedulers.scheduling_flow_match_euler_discrete import FlowMatchEulerDiscreteScheduler
 
     scheduler = FlowMatchEulerDiscreteScheduler(shift=3.0)
     scheduler.set_timesteps(4, device=ctx.device)

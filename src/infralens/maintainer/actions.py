@@ -1,0 +1,119 @@
+"""What ``infralens add``, ``coverage`` and ``preview`` do, from parsed options to an exit code.
+
+:mod:`.cli` only parses; each command here takes its options and a way to open the project
+and resolver (called only when the command needs them).
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from infralens.commands import EXIT_FINDINGS, EXIT_OK, EXIT_USAGE, print_diagnostics
+from infralens.errors import Severity
+
+if TYPE_CHECKING:
+    from infralens.project import Project
+    from infralens.resolve import Resolver
+
+OpenContext = Callable[[], "tuple[Project, Resolver]"]
+
+
+@dataclass(frozen=True)
+class AddOptions:
+    selection: str
+    lab: str | None = None
+    annotation_id: str | None = None
+    dist: str | None = None
+    max_steps: int | None = None
+    dry_run: bool = False
+
+
+def add_annotation(options: AddOptions, open_context: OpenContext) -> int:
+    """Scaffold steps for a target or a line range into a new or existing annotation file."""
+    from infralens.maintainer.scaffold import MAX_KEY_STATEMENTS, parse_selection, plan_scaffold
+    from infralens.maintainer.scaffold_yaml import add_to_project
+
+    project, resolver = open_context()
+    selection = parse_selection(options.selection, options.dist)
+    limit = MAX_KEY_STATEMENTS if options.max_steps is None else options.max_steps
+    plan = plan_scaffold(resolver, selection, max_steps=limit)
+    result = add_to_project(project, resolver, plan, annotation_id=options.annotation_id, lab=options.lab, dry_run=options.dry_run)
+    where = project.relative(result.path)
+    for step in result.already:
+        print(f"already annotated: line {step.statement.start_line}: {step.selector.describe()}", file=sys.stderr)
+    if options.dry_run:
+        sys.stdout.write(result.text)
+        return EXIT_OK
+    if not result.added:
+        print(f"{where}: nothing to add — every chosen statement is already annotated in {result.annotation_id!r}", file=sys.stderr)
+        return EXIT_FINDINGS
+    verb = "created" if result.created else "extended"
+    print(f"{verb} {where} ({result.annotation_id}): {len(result.added)} step(s) for {plan.dotted_target}")
+    for step in result.added:
+        print(f"  line {step.statement.start_line}: {step.selector.describe()}")
+    print(f"next: write the TODO notes and summary, then 'infralens validate {where}' and 'infralens show {result.annotation_id}'")
+    return EXIT_OK
+
+
+@dataclass(frozen=True)
+class CoverageOptions:
+    scenario: str | None
+    list_catalog: bool = False
+    json: str | None = None
+    """Where to write the call tree as JSON, as given."""
+    depth: int | None = None
+    device: str = "cpu"
+
+
+def map_coverage(options: CoverageOptions, open_context: OpenContext) -> int:
+    """Run a scenario under the call recorder; print the tree, optionally write it as JSON."""
+    from infralens.project import load_annotations
+    from infralens.reports import ScenarioStatus
+    from infralens.verify import SCENARIOS
+
+    if options.list_catalog or not options.scenario:
+        for spec in SCENARIOS:
+            print(f"{spec.name:22} {spec.summary}")
+        return EXIT_OK if options.list_catalog else EXIT_USAGE
+    from infralens.maintainer.coverage import run_scenario_coverage
+    from infralens.maintainer.coverage_format import format_tree, write_json
+
+    project, resolver = open_context()
+    loaded = load_annotations(project)
+    print_diagnostics(d for d in loaded.diagnostics if d.severity is Severity.ERROR and d.code != "todo")
+    coverage = run_scenario_coverage(options.scenario, resolver, loaded.annotations, device=options.device)
+    sys.stdout.write(format_tree(coverage, depth=options.depth))
+    if options.json:
+        write_json(coverage, Path(options.json))
+        print(f"wrote {options.json}")
+    return EXIT_OK if coverage.status is ScenarioStatus.PASSED else EXIT_FINDINGS
+
+
+@dataclass(frozen=True)
+class PreviewOptions:
+    what: str
+    serve: bool = True
+    port: int = 8000
+    out: Path | None = None
+    sources: tuple[str, ...] = ()
+    """The global ``--source DIST=PATH`` options, passed on to the preview's ``conf.py``."""
+
+
+def preview_page(options: PreviewOptions, open_context: OpenContext) -> int:
+    """Build one function or lab page in a throwaway Sphinx project; serve it unless told not to."""
+    from infralens.maintainer.preview import build_preview, choose_page, serve
+
+    project, _resolver = open_context()
+    page = choose_page(project, options.what)
+    sources = dict(item.partition("=")[::2] for item in options.sources)
+    build = build_preview(project, page, options.out, sources=sources)
+    for line in build.warnings:
+        print(line, file=sys.stderr)
+    print(f"built the {page.kind} page for {page.name} in {build.seconds:.2f} s ({len(build.warnings)} warnings): {build.index_html}")
+    if options.serve:
+        serve(build.out_dir, options.port)
+    return EXIT_OK

@@ -1,0 +1,84 @@
+"""The committed reports: typed records, the shipped JSON Schema, one loader and one writer.
+
+Owns the verification report (:mod:`.verify_report`, written by ``infralens verify --report``),
+the drift report (:mod:`.drift_report`, written by ``infralens check --format json``), the words
+both use (:mod:`.vocabulary`: verify statuses, drift kinds, badge tiers), the schema
+(``schema/reports.schema.json``) and :mod:`.load` (``load_report``, ``dumps_report``).
+Sits below drift, verify and sphinx, which read and write reports only through it.
+May import: :mod:`infralens.errors`, the standard library and jsonschema.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from infralens._exports import lazy_exports
+
+if TYPE_CHECKING:
+    from .drift_report import (
+        Candidate as Candidate,
+        CheckedTree as CheckedTree,
+        DriftReport as DriftReport,
+        DriftStep as DriftStep,
+        DriftTarget as DriftTarget,
+        LockedPlace as LockedPlace,
+        LockFindingRecord as LockFindingRecord,
+        Place as Place,
+        Scores as Scores,
+        TargetPlace as TargetPlace,
+    )
+    from .json_values import as_int as as_int, as_list as as_list, as_object as as_object, strings as strings
+    from .load import (
+        Report as Report,
+        ReportError as ReportError,
+        ReportKind as ReportKind,
+        dumps_report as dumps_report,
+        load_drift_report as load_drift_report,
+        load_report as load_report,
+        load_verify_report as load_verify_report,
+        report_schema as report_schema,
+        validate_report as validate_report,
+        write_report as write_report,
+    )
+    from .verify_report import ExpectRecord as ExpectRecord, ScenarioRecord as ScenarioRecord, StepRecord as StepRecord, VerifyReport as VerifyReport
+    from .vocabulary import (
+        BadgeTier as BadgeTier,
+        DriftKind as DriftKind,
+        DriftSeverity as DriftSeverity,
+        LockFindingKind as LockFindingKind,
+        MatchQuality as MatchQuality,
+        ScenarioStatus as ScenarioStatus,
+        StepStatus as StepStatus,
+        TargetDriftKind as TargetDriftKind,
+    )
+
+__all__, __getattr__ = lazy_exports(
+    __name__,
+    {
+        **dict.fromkeys(
+            ("Candidate", "CheckedTree", "DriftReport", "DriftStep", "DriftTarget", "LockedPlace", "LockFindingRecord", "Place", "Scores", "TargetPlace"),
+            "drift_report",
+        ),
+        **dict.fromkeys(
+            (
+                "Report",
+                "ReportError",
+                "ReportKind",
+                "dumps_report",
+                "load_drift_report",
+                "load_report",
+                "load_verify_report",
+                "report_schema",
+                "validate_report",
+                "write_report",
+            ),
+            "load",
+        ),
+        **dict.fromkeys(("as_int", "as_list", "as_object", "strings"), "json_values"),
+        **dict.fromkeys(("ExpectRecord", "ScenarioRecord", "StepRecord", "VerifyReport"), "verify_report"),
+        **dict.fromkeys(
+            ("BadgeTier", "DriftKind", "DriftSeverity", "LockFindingKind", "MatchQuality", "ScenarioStatus", "StepStatus", "TargetDriftKind"),
+            "vocabulary",
+        ),
+    },
+)

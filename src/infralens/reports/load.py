@@ -1,0 +1,137 @@
+"""Read and write the reports: one loader that validates against the shipped schema, one writer.
+
+``load_report(path)`` reads a verification or a drift report, checks it against
+``schema/reports.schema.json`` and returns the typed record; every problem is a
+:class:`ReportError` naming the file (and the line, for JSON syntax) and what is wrong.
+``dumps_report(record)`` is the text each report is written as.
+"""
+
+from __future__ import annotations
+
+import json
+from enum import Enum
+from functools import cache
+from importlib import resources
+from pathlib import Path
+
+from infralens.errors import InfralensError
+from infralens.reports.drift_report import DriftReport
+from infralens.reports.json_values import JsonObject
+from infralens.reports.verify_report import VerifyReport
+
+Report = VerifyReport | DriftReport
+
+
+class ReportKind(str, Enum):
+    """Which report a document is, and the name of its definition in the schema."""
+
+    VERIFY = "verifyReport"
+    DRIFT = "checkReport"
+
+    @property
+    def label(self) -> str:
+        """How messages name the report."""
+        return "verification report" if self is ReportKind.VERIFY else "drift report"
+
+
+class ReportError(InfralensError):
+    """A report file is missing, is not JSON, or does not follow the schema."""
+
+    def __init__(self, path: Path, message: str, line: int = 0) -> None:
+        super().__init__(f"{path}{f':{line}' if line else ''}: {message}")
+        self.path = path
+        self.reason = message
+        """What is wrong, without the file name."""
+        self.line = line
+        """Line of a JSON syntax error, else 0."""
+
+
+@cache
+def report_schema() -> JsonObject:
+    """The shipped JSON Schema describing both reports."""
+    text = resources.files("infralens.reports").joinpath("schema/reports.schema.json").read_text("utf-8")
+    schema: JsonObject = json.loads(text)
+    return schema
+
+
+def kind_of(data: object) -> ReportKind | None:
+    """Tell the reports apart by a key only one of them has: ``device`` (verify) or ``lock`` (drift)."""
+    if isinstance(data, dict):
+        if "device" in data:
+            return ReportKind.VERIFY
+        if "lock" in data:
+            return ReportKind.DRIFT
+    return None
+
+
+def validate_report(data: object, kind: ReportKind) -> str | None:
+    """What is wrong with *data* as a report of *kind* (the most relevant schema error), or None."""
+    from jsonschema import Draft202012Validator
+    from jsonschema.exceptions import best_match
+
+    schema = {key: value for key, value in report_schema().items() if key != "oneOf"}
+    schema["$ref"] = f"#/$defs/{kind.value}"
+    error = best_match(Draft202012Validator(schema).iter_errors(data))
+    if error is None:
+        return None
+    where = "/".join(str(part) for part in error.absolute_path)
+    return f"{error.message} (at {where})" if where else error.message
+
+
+def load_report(path: str | Path) -> Report:
+    """Read, validate and type the report at *path*; its kind is told from its keys.
+
+    Raises:
+        ReportError: unreadable, not JSON, neither report, or not valid for its kind.
+    """
+    path = Path(path)
+    data = _read(path)
+    kind = kind_of(data)
+    if kind is None:
+        raise ReportError(path, "neither a verification report (no 'device') nor a drift report (no 'lock')")
+    valid = _valid(path, data, kind)
+    return VerifyReport.from_json(valid) if kind is ReportKind.VERIFY else DriftReport.from_json(valid)
+
+
+def load_verify_report(path: str | Path) -> VerifyReport:
+    """:func:`load_report` for a file that must be a verification report."""
+    path = Path(path)
+    return VerifyReport.from_json(_valid(path, _read(path), ReportKind.VERIFY))
+
+
+def load_drift_report(path: str | Path) -> DriftReport:
+    """:func:`load_report` for a file that must be a drift report."""
+    path = Path(path)
+    return DriftReport.from_json(_valid(path, _read(path), ReportKind.DRIFT))
+
+
+def _read(path: Path) -> object:
+    try:
+        return json.loads(path.read_text("utf-8"))
+    except json.JSONDecodeError as error:
+        raise ReportError(path, f"not valid JSON ({error.msg}, column {error.colno})", error.lineno) from error
+    except (OSError, UnicodeDecodeError) as error:
+        raise ReportError(path, f"cannot read the report ({error})") from error
+
+
+def _valid(path: Path, data: object, kind: ReportKind) -> JsonObject:
+    problem = validate_report(data, kind)
+    if problem is not None:
+        raise ReportError(path, f"not a valid {kind.label}: {problem}")
+    assert isinstance(data, dict)  # the schema asks for an object
+    return data
+
+
+def dumps_report(report: Report) -> str:
+    """The report's text as written: verify with one-space indents (ASCII), drift with two (UTF-8)."""
+    if isinstance(report, VerifyReport):
+        return json.dumps(report.to_json(), indent=1) + "\n"
+    return json.dumps(report.to_json(), indent=2, ensure_ascii=False) + "\n"
+
+
+def write_report(report: Report, path: str | Path) -> Path:
+    """Write :func:`dumps_report` to *path* (parent folders created); returns the path."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(dumps_report(report), encoding="utf-8")
+    return path

@@ -1,0 +1,124 @@
+"""Evaluate ``expect`` expressions in a real frame and describe what the frame held.
+
+An expression is evaluated with the frame's globals and locals (merged into one namespace when
+a comprehension needs to see locals). Exceptions count as failures, with the exception observed.
+"""
+
+from __future__ import annotations
+
+import ast
+from types import CodeType, FrameType
+
+from infralens.verify.observe import short_repr
+from infralens.verify.probes import ExpectResult
+
+MAX_EVALUATIONS = 200
+"""Expects are evaluated at most this many times per expect (runs are still all counted)."""
+
+
+class Expect:
+    """Mutable evaluation state of one expect expression."""
+
+    __slots__ = ("code", "compile_error", "error", "evaluations", "expr", "failures", "names", "observed")
+
+    def __init__(self, expr: str, where: str) -> None:
+        self.expr = expr
+        self.evaluations = 0
+        self.failures = 0
+        self.observed = ""
+        self.error: str | None = None
+        self.compile_error: str | None = None
+        self.code: CodeType | None
+        try:
+            self.code = compile(expr, f"<expect at {where}>", "eval")
+        except SyntaxError as error:
+            self.code = None
+            self.compile_error = f"SyntaxError: {error.msg}"
+        self.names = _observable_names(expr) if self.code is not None else ()
+
+    def evaluate(self, frame: FrameType) -> None:
+        if self.evaluations >= MAX_EVALUATIONS:
+            return
+        self.evaluations += 1
+        if self.code is None:
+            self._fail(_namespace(frame), self.compile_error)
+            return
+        try:
+            try:
+                ok = bool(eval(self.code, frame.f_globals, frame.f_locals))
+            except NameError:
+                # Comprehensions and generator expressions cannot see a separate locals mapping:
+                # evaluate again in one merged namespace.
+                ok = bool(eval(self.code, _namespace(frame)))
+        except Exception as error:  # an expect that raises is a failed expect, with the error observed
+            self._fail(_namespace(frame), f"{type(error).__name__}: {error}")
+            return
+        if not ok:
+            self._fail(_namespace(frame), None)
+        elif self.evaluations == 1:
+            self.observed = _observe(self.names, _namespace(frame))
+
+    def _fail(self, namespace: dict[str, object], error: str | None) -> None:
+        self.failures += 1
+        if self.failures == 1:
+            self.observed = _observe(self.names, namespace)
+            self.error = error
+
+    def result(self) -> ExpectResult:
+        return ExpectResult(self.expr, self.evaluations, self.failures, self.observed, self.error)
+
+
+def _namespace(frame: FrameType) -> dict[str, object]:
+    namespace = dict(frame.f_globals)
+    namespace.update(frame.f_locals)
+    return namespace
+
+
+def _observable_names(expr: str) -> tuple[str, ...]:
+    """Names and dotted attribute chains in *expr* worth showing (``latents``, ``self.config.x``)."""
+    try:
+        tree = ast.parse(expr, mode="eval")
+    except SyntaxError:
+        return ()
+    found: list[str] = []
+    builtins = set(dir(__builtins__)) if not isinstance(__builtins__, dict) else set(__builtins__)
+
+    def chain(node: ast.AST) -> str | None:
+        if isinstance(node, ast.Name):
+            return node.id
+        if isinstance(node, ast.Attribute):
+            head = chain(node.value)
+            return f"{head}.{node.attr}" if head else None
+        return None
+
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.Attribute, ast.Name)):
+            text = chain(node)
+            if text and text.split(".")[0] not in builtins and text not in found and text.count(".") <= 3:
+                found.append(text)
+    # Drop prefixes already covered by a longer chain (show self.config.x, not self and self.config).
+    longest = [name for name in found if not any(other.startswith(name + ".") for other in found)]
+    return tuple(name for name in longest if not _is_module_like(name))
+
+
+def _is_module_like(name: str) -> bool:
+    return name.split(".", maxsplit=1)[0] in {"torch", "math", "np", "numpy"}
+
+
+def _observe(names: tuple[str, ...], namespace: dict[str, object]) -> str:
+    parts = []
+    for name in names:
+        head, *rest = name.split(".")
+        if head not in namespace:
+            continue
+        value, reached = namespace[head], head
+        try:
+            for attr in rest:
+                value = getattr(value, attr)
+                reached += "." + attr
+        except Exception as error:  # show how far the chain got, and why it stopped
+            parts.append(f"{reached}={short_repr(value)}")
+            parts.append(f"{name}=<{type(error).__name__}>")
+            continue
+        parts.append(f"{name}={short_repr(value)}")
+    return "; ".join(parts)
