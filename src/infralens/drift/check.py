@@ -10,7 +10,6 @@ from __future__ import annotations
 
 from collections.abc import Collection
 from dataclasses import dataclass
-from enum import Enum
 from pathlib import Path
 
 from infralens.drift.entries import AnnotationLock, Lock, StepLock, annotation_of
@@ -19,19 +18,9 @@ from infralens.drift.results import StepKind, StepResult, TargetKind, TargetResu
 from infralens.errors import InfralensError, Location, Severity
 from infralens.hashing import sha256_file
 from infralens.project import Project
+from infralens.reports import LockFindingKind
 from infralens.resolve import Resolver, still_picks
 from infralens.source import SourceTree
-
-
-class LockFindingKind(str, Enum):
-    """How the lock and the annotation files disagree."""
-
-    UNLOCKED = "unlocked"
-    """In the annotations but not in the lock."""
-    STALE = "stale"
-    """In the lock but no longer in the annotations."""
-    EDITED = "edited"
-    """The annotation changed since it was locked (selector, target or file)."""
 
 
 @dataclass(frozen=True)

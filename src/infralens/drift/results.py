@@ -6,9 +6,24 @@ Places (where a statement is) are :class:`~infralens.drift.entries.Place`, share
 from __future__ import annotations
 
 from dataclasses import dataclass
-from enum import Enum
 
 from infralens.drift.entries import AnnotationLock, Place, StepLock
+from infralens.reports import DriftKind as StepKind, MatchQuality, TargetDriftKind as TargetKind
+
+# The kinds are the reports' vocabulary (one spelling for the check, its JSON and the site's badges);
+# drift calls them by what they classify.
+__all__ = [
+    "CHANGED_SIMILARITY",
+    "CHANGED_SIMILARITY_CONFIDENT",
+    "MOVED_CONTEXT",
+    "MOVED_LOCALITY",
+    "Candidate",
+    "Scores",
+    "StepKind",
+    "StepResult",
+    "TargetKind",
+    "TargetResult",
+]
 
 CHANGED_SIMILARITY = 0.6
 """Minimum text similarity for *changed* inside the target (with some neighbour agreement)."""
@@ -16,25 +31,6 @@ CHANGED_SIMILARITY_CONFIDENT = 0.8
 MOVED_LOCALITY = 0.6
 """Minimum function similarity (Jaccard of statement fingerprints) for *moved* elsewhere."""
 MOVED_CONTEXT = 0.5
-
-
-class StepKind(str, Enum):
-    """What became of a locked step's statement."""
-
-    UNCHANGED = "unchanged"
-    MOVED = "moved"
-    CHANGED = "changed"
-    DELETED = "deleted"
-
-
-class TargetKind(str, Enum):
-    """What became of a locked annotation's target definition."""
-
-    UNCHANGED = "unchanged"
-    BODY_CHANGED = "body-changed"
-    MOVED = "moved"
-    RENAMED = "renamed"
-    DELETED = "deleted"
 
 
 @dataclass(frozen=True)
@@ -49,13 +45,13 @@ class Scores:
     """1.0 same target; 0.9 same qualname in another module; else function similarity."""
 
     @property
-    def quality(self) -> str:
-        """``exact``, ``strong`` or ``weak``: how sure the match is, from the three scores together."""
+    def quality(self) -> MatchQuality:
+        """How sure the match is (exact, strong or weak), from the three scores together."""
         if self.similarity == 1.0 and self.locality >= 0.9 and self.context >= 0.5:
-            return "exact"
+            return MatchQuality.EXACT
         if self.similarity >= CHANGED_SIMILARITY_CONFIDENT and self.context >= 0.5 and self.locality >= MOVED_LOCALITY:
-            return "strong"
-        return "weak"
+            return MatchQuality.STRONG
+        return MatchQuality.WEAK
 
 
 @dataclass(frozen=True)

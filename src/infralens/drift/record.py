@@ -1,0 +1,109 @@
+"""A finished check as the drift report's typed record (:class:`infralens.reports.DriftReport`).
+
+``infralens check --format json`` and the committed ``reports/check.json`` are this record written
+by :func:`infralens.reports.dumps_report`; the site reads it back through the same package.
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+
+from infralens import __version__
+from infralens.drift.check import CheckReport, LockFinding
+from infralens.drift.diffs import statement_diff
+from infralens.drift.entries import Place
+from infralens.drift.results import StepKind, StepResult, TargetKind, TargetResult
+from infralens.reports import (
+    Candidate as CandidateRecord,
+    CheckedTree,
+    DriftReport,
+    DriftSeverity,
+    DriftStep,
+    DriftTarget,
+    LockedPlace,
+    LockFindingRecord,
+    Place as PlaceRecord,
+    Scores as ScoresRecord,
+    TargetPlace,
+)
+
+STEP_SEVERITY = {
+    StepKind.UNCHANGED: DriftSeverity.NONE,
+    StepKind.MOVED: DriftSeverity.WARNING,
+    StepKind.CHANGED: DriftSeverity.WARNING,
+    StepKind.DELETED: DriftSeverity.ERROR,
+}
+TARGET_SEVERITY = {
+    TargetKind.UNCHANGED: DriftSeverity.NONE,
+    TargetKind.BODY_CHANGED: DriftSeverity.NOTICE,
+    TargetKind.MOVED: DriftSeverity.WARNING,
+    TargetKind.RENAMED: DriftSeverity.WARNING,
+    TargetKind.DELETED: DriftSeverity.ERROR,
+}
+
+
+def drift_record(report: CheckReport, exit_code: int) -> DriftReport:
+    """The report of *report*, stamped now, with the exit code ``infralens check`` returns for it."""
+    versions = {t.distribution: t.version for t in report.trees}
+    return DriftReport(
+        created=datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ"),
+        infralens=__version__,
+        lock=report.lock.display,
+        checked=tuple(CheckedTree(t.distribution, t.version, t.origin) for t in report.trees),
+        clean=report.clean,
+        exit_code=exit_code,
+        step_counts={kind: sum(1 for s in report.steps if s.kind is kind) for kind in StepKind},
+        target_counts={kind: sum(1 for t in report.targets if t.kind is kind) for kind in TargetKind},
+        steps={s.entry.step_id: _step(report, s, versions) for s in report.steps},
+        targets={t.entry.id: _target(t) for t in report.targets},
+        lock_findings=tuple(_lock_finding(f) for f in report.lock_findings),
+    )
+
+
+def _place(place: Place, version: str | None = None) -> PlaceRecord:
+    return PlaceRecord(place.relpath, place.module, place.target, place.scope, place.lines, place.texts, version)
+
+
+def _step(report: CheckReport, step: StepResult, versions: dict[str, str]) -> DriftStep:
+    e = step.entry
+    scores = None
+    if step.scores is not None:
+        s = step.scores
+        scores = ScoresRecord(round(s.similarity, 4), round(s.context, 4), round(s.locality, 4), s.quality)
+    diff: tuple[str, ...] = ()
+    if step.kind is StepKind.CHANGED and step.new is not None:
+        diff = statement_diff(e.texts, step.new.texts, "reviewed", "now")
+    return DriftStep(
+        annotation=e.annotation,
+        file=report.annotation_path(e.annotation),
+        line=e.yaml_line,
+        kind=step.kind,
+        severity=STEP_SEVERITY[step.kind],
+        layer=step.layer,
+        message=step.message,
+        ambiguous=step.ambiguous,
+        old=LockedPlace(e.distribution, e.version, e.relpath, e.module, e.target, e.lines, e.scope, e.texts),
+        new=None if step.new is None else _place(step.new, versions.get(e.distribution, "unknown")),
+        scores=scores,
+        diff=diff,
+        candidates=tuple(CandidateRecord(_place(c.place), c.scores.similarity, c.scores.context, c.scores.locality) for c in step.candidates),
+    )
+
+
+def _target(target: TargetResult) -> DriftTarget:
+    e = target.entry
+    new = target.new
+    return DriftTarget(
+        file=e.path,
+        line=e.yaml_line,
+        kind=target.kind,
+        severity=TARGET_SEVERITY[target.kind],
+        message=target.message,
+        similarity=round(target.similarity, 4),
+        old=LockedPlace(e.distribution, e.version, e.relpath, e.module, e.target, e.span),
+        new=None if new is None else TargetPlace(new.relpath, new.module, new.target, new.lines),
+    )
+
+
+def _lock_finding(item: LockFinding) -> LockFindingRecord:
+    return LockFindingRecord(item.kind, item.id, item.path, item.line, item.message)
