@@ -20,6 +20,7 @@ SRC = Path(__file__).resolve().parents[2] / "src" / "infralens"
 LAYERS: dict[str, int] = {
     "_exports": 0,
     "errors": 0,
+    "cachedir": 0,
     "hashing": 0,
     "annotations": 1,
     "reports": 1,

@@ -68,6 +68,28 @@ def test_errors_name_the_file_and_what_is_wrong(tmp_path: Path) -> None:
         load_report(tmp_path / "missing.json")
 
 
+def test_a_valid_text_is_validated_once_and_an_edit_is_validated_again(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from infralens.reports import load as loader
+
+    monkeypatch.setenv("INFRALENS_CACHE_DIR", str(tmp_path / "cache"))
+    calls: list[object] = []
+    real = loader.validate_report
+    monkeypatch.setattr(loader, "validate_report", lambda data, kind: calls.append(kind) or real(data, kind))
+    path = tmp_path / "check.json"
+    text = (ROOT / "reports" / "check.json").read_text("utf-8")
+    path.write_text(text)
+    first = load_report(path)
+    assert load_report(path) == first and len(calls) == 1  # remembered by content hash
+    data = json.loads(text)
+    data["clean"] = "yes"
+    path.write_text(json.dumps(data))
+    with pytest.raises(ReportError, match="not a valid drift report"):
+        load_report(path)
+    with pytest.raises(ReportError, match="not a valid drift report"):  # an invalid text is never remembered
+        load_report(path)
+    assert len(calls) == 3
+
+
 def test_worker_protocol_round_trips() -> None:
     probe = Probe("a/b", "/x/mod.py", "f", (3, 4), (5, 5), "f", ("x > 0",), "pkg.mod")
     request = WorkerRequest("cpu", "auto", (ScenarioJob("forward-noise", (probe,)),))

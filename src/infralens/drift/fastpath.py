@@ -19,6 +19,7 @@ import time
 import zlib
 from typing import TYPE_CHECKING
 
+from infralens.cachedir import cache_root
 from infralens.drift.request import CheckRequest, OutputFormat
 
 if TYPE_CHECKING:
@@ -33,12 +34,7 @@ RACY_NS = 2_000_000_000
 
 
 def _cache_dir() -> str:
-    """Like :func:`infralens.source.cache.default_cache_dir` (without importing pathlib: this is the warm path)."""
-    explicit = os.environ.get("INFRALENS_CACHE_DIR")
-    if explicit:
-        return os.path.join(explicit, "check-v2")
-    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
-    return os.path.join(base, "infralens", "check-v2")
+    return os.path.join(cache_root(), "check-v2")
 
 
 def _key(request: CheckRequest, version: str) -> str:

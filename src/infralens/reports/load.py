@@ -8,13 +8,17 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
+import os
 from enum import Enum
 from functools import cache
 from importlib import resources
 from pathlib import Path
 
+from infralens.cachedir import cache_root
 from infralens.errors import InfralensError
+from infralens.hashing import sha256_text
 from infralens.reports.drift_report import DriftReport
 from infralens.reports.json_values import JsonObject
 from infralens.reports.verify_report import VerifyReport
@@ -47,10 +51,14 @@ class ReportError(InfralensError):
 
 
 @cache
+def _schema_text() -> str:
+    return resources.files("infralens.reports").joinpath("schema/reports.schema.json").read_text("utf-8")
+
+
+@cache
 def report_schema() -> JsonObject:
     """The shipped JSON Schema describing both reports."""
-    text = resources.files("infralens.reports").joinpath("schema/reports.schema.json").read_text("utf-8")
-    schema: JsonObject = json.loads(text)
+    schema: JsonObject = json.loads(_schema_text())
     return schema
 
 
@@ -85,41 +93,60 @@ def load_report(path: str | Path) -> Report:
         ReportError: unreadable, not JSON, neither report, or not valid for its kind.
     """
     path = Path(path)
-    data = _read(path)
+    text, data = _read(path)
     kind = kind_of(data)
     if kind is None:
         raise ReportError(path, "neither a verification report (no 'device') nor a drift report (no 'lock')")
-    valid = _valid(path, data, kind)
-    return VerifyReport.from_json(valid) if kind is ReportKind.VERIFY else DriftReport.from_json(valid)
+    return _typed(path, text, data, kind)
 
 
 def load_verify_report(path: str | Path) -> VerifyReport:
     """:func:`load_report` for a file that must be a verification report."""
     path = Path(path)
-    return VerifyReport.from_json(_valid(path, _read(path), ReportKind.VERIFY))
+    report = _typed(path, *_read(path), ReportKind.VERIFY)
+    assert isinstance(report, VerifyReport)
+    return report
 
 
 def load_drift_report(path: str | Path) -> DriftReport:
     """:func:`load_report` for a file that must be a drift report."""
     path = Path(path)
-    return DriftReport.from_json(_valid(path, _read(path), ReportKind.DRIFT))
+    report = _typed(path, *_read(path), ReportKind.DRIFT)
+    assert isinstance(report, DriftReport)
+    return report
 
 
-def _read(path: Path) -> object:
+def _read(path: Path) -> tuple[str, object]:
     try:
-        return json.loads(path.read_text("utf-8"))
+        text = path.read_text("utf-8")
+        return text, json.loads(text)
     except json.JSONDecodeError as error:
         raise ReportError(path, f"not valid JSON ({error.msg}, column {error.colno})", error.lineno) from error
     except (OSError, UnicodeDecodeError) as error:
         raise ReportError(path, f"cannot read the report ({error})") from error
 
 
-def _valid(path: Path, data: object, kind: ReportKind) -> JsonObject:
-    problem = validate_report(data, kind)
-    if problem is not None:
-        raise ReportError(path, f"not a valid {kind.label}: {problem}")
-    assert isinstance(data, dict)  # the schema asks for an object
-    return data
+def _typed(path: Path, text: str, data: object, kind: ReportKind) -> Report:
+    """The record of a document that follows the schema for *kind*.
+
+    Validating a large report takes a few tenths of a second, so a text once found valid under this
+    exact schema is remembered by content hash in the InfraLens cache (``reports-valid/``); any
+    other text, or another schema, is validated again.
+    """
+    marker = os.path.join(cache_root(), "reports-valid", sha256_text(f"{kind.value}\0{_schema_text()}\0{text}"))
+    if not os.path.exists(marker):
+        problem = validate_report(data, kind)
+        if problem is not None:
+            raise ReportError(path, f"not a valid {kind.label}: {problem}")
+        with contextlib.suppress(OSError):  # a read-only cache only costs the next load the validation
+            os.makedirs(os.path.dirname(marker), exist_ok=True)
+            open(marker, "a").close()
+    if not isinstance(data, dict):
+        raise ReportError(path, f"not a valid {kind.label}: not a JSON object")
+    try:
+        return VerifyReport.from_json(data) if kind is ReportKind.VERIFY else DriftReport.from_json(data)
+    except (KeyError, ValueError, TypeError) as error:  # only if a remembered marker lies
+        raise ReportError(path, f"not a valid {kind.label}: {error!r}") from error
 
 
 def dumps_report(report: Report) -> str:

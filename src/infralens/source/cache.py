@@ -17,6 +17,7 @@ from collections.abc import Iterable
 from functools import lru_cache
 from pathlib import Path
 
+from infralens.cachedir import cache_root
 from infralens.source.models import Definition, DefinitionKind, ModuleIndex, Statement, StatementKind
 
 INDEX_FORMAT = 5
@@ -26,12 +27,8 @@ PARALLEL_MIN_MISSES = 4
 
 
 def default_cache_dir() -> Path:
-    """``$INFRALENS_CACHE_DIR``, else ``$XDG_CACHE_HOME/infralens``, else ``~/.cache/infralens``."""
-    explicit = os.environ.get("INFRALENS_CACHE_DIR")
-    if explicit:
-        return Path(explicit)
-    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
-    return Path(base) / "infralens"
+    """The cache root (:func:`infralens.cachedir.cache_root`) as a path."""
+    return Path(cache_root())
 
 
 FINGERPRINTED_MODULES = ("infralens.source.normalize", "infralens.source.index", "infralens.source.models")
