@@ -5,7 +5,12 @@
 * :mod:`.coverage` records the upstream calls a scenario makes and marks annotated
   functions; :mod:`.coverage_render` draws that as static HTML/SVG.
 * :mod:`.preview` builds a one-page Sphinx site for a target or a lab.
-* :mod:`.cli` registers ``infralens add``, ``infralens coverage`` and ``infralens preview``.
+* :mod:`.actions` is what ``infralens add``, ``infralens coverage`` and ``infralens preview`` do;
+  :mod:`.cli` only registers and parses them.
+
+May import: :mod:`infralens.verify` (coverage runs scenarios through it), :mod:`infralens.resolve`,
+:mod:`infralens.source`, :mod:`infralens.annotations`, :mod:`infralens.project`, :mod:`infralens.tiny`,
+:mod:`infralens.commands`, :mod:`infralens.errors`.
 """
 
 from __future__ import annotations
