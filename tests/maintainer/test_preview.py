@@ -123,3 +123,28 @@ def test_preview_server_answers_on_localhost_only(project, cli, capsys):
                 assert response.status == 200 and b"one below the current" in response.read()
         finally:
             server.shutdown()
+
+
+def _preview_temp_dirs() -> set[str]:
+    import tempfile
+
+    return {p.name for p in Path(tempfile.gettempdir()).glob("infralens-preview-*")}
+
+
+def test_a_preview_leaves_no_temporary_folder(project, cli, capsys, monkeypatch, tmp_path):
+    monkeypatch.setenv("INFRALENS_CACHE_DIR", str(tmp_path / "cache"))
+    written_annotation(project, cli)
+    before = _preview_temp_dirs()
+    for _ in range(2):
+        assert main(cli("preview", "sched-step", "--no-serve")) == 0
+        page = built_path(capsys.readouterr().out)
+        assert page.is_file() and page.is_relative_to(tmp_path / "cache")  # one reused folder in the cache
+    assert _preview_temp_dirs() <= before
+
+
+@pytest.mark.parametrize("port", ["70000", "-1", "http"])
+def test_a_port_out_of_range_is_a_usage_error(project, cli, capsys, port):
+    with pytest.raises(SystemExit) as stop:
+        main(cli("preview", "sched-step", "--port", port))
+    assert stop.value.code == 2
+    assert "--port" in capsys.readouterr().err

@@ -4,11 +4,27 @@ from __future__ import annotations
 
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 from _device import requires_torch
 
 pytestmark = [requires_torch]
+
+
+def test_the_tokenizer_vocabulary_lives_in_the_cache_not_in_new_temp_folders(tmp_path, monkeypatch):
+    import tempfile
+
+    from infralens.tiny import tokenizer
+
+    monkeypatch.setenv("INFRALENS_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.setattr(tokenizer, "_VOCAB_DIR", None)
+    before = set(Path(tempfile.gettempdir()).glob("infralens-tokenizer-*"))
+    folder = tokenizer._vocab_dir()
+    monkeypatch.setattr(tokenizer, "_VOCAB_DIR", None)  # a new process: same folder, nothing new
+    assert tokenizer._vocab_dir() == folder and folder.is_relative_to(tmp_path / "cache")
+    assert set(Path(tempfile.gettempdir()).glob("infralens-tokenizer-*")) <= before
+    assert sorted(p.name for p in folder.iterdir()) == ["merges.txt", "vocab.json"]
 
 
 def test_tokenizer_is_offline_and_character_level():

@@ -41,7 +41,7 @@ def _add_parsers(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> No
     preview = sub.add_parser("preview", help="build one annotated function or lab page quickly and serve it on 127.0.0.1")
     preview.add_argument("what", metavar="TARGET|LAB", help="a target, an annotation id, or a lab slug (03-scheduler-reading)")
     preview.add_argument("--no-serve", action="store_true", help="build only and print the page's path")
-    preview.add_argument("--port", type=int, default=8000, help="port for the local server (0 picks a free one)")
+    preview.add_argument("--port", type=port_number, default=8000, help="port for the local server, 0-65535 (0 picks a free one)")
     preview.add_argument("--out", metavar="DIR", help="build into DIR (default: a temporary directory)")
 
 
@@ -69,3 +69,14 @@ def _preview(args: argparse.Namespace) -> int:
 
     options = PreviewOptions(args.what, not args.no_serve, args.port, Path(args.out) if args.out else None, tuple(args.source))
     return preview_page(options, lambda: open_context(args))
+
+
+def port_number(text: str) -> int:
+    """An argparse type: a TCP port, 0-65535 (anything else is a usage error, exit 2)."""
+    try:
+        port = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a port number") from None
+    if not 0 <= port <= 65535:
+        raise argparse.ArgumentTypeError(f"{port} is out of range: use 0-65535 (0 picks a free port)")
+    return port

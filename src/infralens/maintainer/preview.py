@@ -15,6 +15,7 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
+from infralens.cachedir import cache_root
 from infralens.errors import InfralensError
 from infralens.project import Project, load_annotations
 
@@ -79,30 +80,43 @@ def choose_page(project: Project, what: str) -> PreviewPage:
     return PreviewPage("function", target, markdown)
 
 
-def build_preview(project: Project, page: PreviewPage, out_dir: Path | None = None, *, sources: dict[str, str] | None = None) -> PreviewBuild:
-    """Write the temporary Sphinx project and build it to HTML (warnings collected, never fatal).
+def default_preview_dir() -> Path:
+    """Where a preview is written without ``--out``: one folder in the InfraLens cache, replaced by each preview."""
+    return Path(cache_root()) / "preview" / "html"
 
-    ``sources``: distribution → directory or wheel read instead of the installed one (``--source``).
+
+def build_preview(project: Project, page: PreviewPage, out_dir: Path | None = None, *, sources: dict[str, str] | None = None) -> PreviewBuild:
+    """Write a throwaway Sphinx project, build it to HTML (warnings collected, never fatal), remove the project.
+
+    The HTML goes to *out_dir*, or to :func:`default_preview_dir` (cleared first), so previews never
+    accumulate temporary folders. ``sources``: distribution → directory or wheel read instead of the
+    installed one (``--source``).
     """
     from sphinx.application import Sphinx
     from sphinx.util.docutils import docutils_namespace
 
-    work = Path(tempfile.mkdtemp(prefix="infralens-preview-"))
-    source = work / "src"
-    if page.lab_folder is not None:
-        shutil.copytree(page.lab_folder, source, ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
-    source.mkdir(parents=True, exist_ok=True)
-    (source / "index.md").write_text(page.markdown, "utf-8")
-    (source / "conf.py").write_text(CONF.format(root=str(project.root), sources={k: str(Path(v).resolve()) for k, v in (sources or {}).items()}), "utf-8")
-    out = Path(out_dir).resolve() if out_dir else work / "html"
+    if out_dir is None:
+        out = default_preview_dir()
+        shutil.rmtree(out, ignore_errors=True)
+    else:
+        out = Path(out_dir).resolve()
     warnings = io.StringIO()
-    started = time.perf_counter()
-    # docutils_namespace: undo the global node/directive registrations when done, so this build
-    # leaves no state behind in a process that builds other Sphinx projects afterwards.
-    with docutils_namespace():
-        app = Sphinx(str(source), str(source), str(out), str(work / "doctrees"), "html", status=None, warning=warnings, freshenv=True, verbosity=0)
-        app.build(force_all=True)
-    seconds = time.perf_counter() - started
+    with tempfile.TemporaryDirectory(prefix="infralens-preview-") as folder:
+        work = Path(folder)
+        source = work / "src"
+        if page.lab_folder is not None:
+            shutil.copytree(page.lab_folder, source, ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
+        source.mkdir(parents=True, exist_ok=True)
+        (source / "index.md").write_text(page.markdown, "utf-8")
+        conf = CONF.format(root=str(project.root), sources={k: str(Path(v).resolve()) for k, v in (sources or {}).items()})
+        (source / "conf.py").write_text(conf, "utf-8")
+        started = time.perf_counter()
+        # docutils_namespace: undo the global node/directive registrations when done, so this build
+        # leaves no state behind in a process that builds other Sphinx projects afterwards.
+        with docutils_namespace():
+            app = Sphinx(str(source), str(source), str(out), str(work / "doctrees"), "html", status=None, warning=warnings, freshenv=True, verbosity=0)
+            app.build(force_all=True)
+        seconds = time.perf_counter() - started
     index = out / "index.html"
     if not index.is_file():
         raise InfralensError(f"the preview build wrote no page ({warnings.getvalue().strip()[:500]})")

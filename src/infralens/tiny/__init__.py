@@ -30,7 +30,7 @@ Functions:
   ``report_answers(expected, computed, style="count"|"verdict", tolerance=0.0) -> int`` (number wrong),
   ``diffsynth_sd_pipeline(device)`` (DiffSynth's SD pipeline with tiny models; full-package mode).
 
-May import: only :mod:`infralens._exports` from InfraLens (lab starters use it on its own); torch, diffusers and
+May import: only :mod:`infralens._exports` and :mod:`infralens.cachedir` from InfraLens (lab starters use it on its own); torch, diffusers and
 DiffSynth only inside the functions that build models.
 """
 
