@@ -165,3 +165,12 @@ def test_usage_errors(project, capsys):
 def test_schema_command(capsys):
     assert main(["schema"]) == 0
     assert capsys.readouterr().out.strip().endswith("annotation.schema.json")
+
+
+@pytest.mark.parametrize("target", ["..", "a..b", "../etc/passwd", "fakedist.mod-x", "fake\x1b[31mred"])
+def test_show_of_something_that_is_not_a_dotted_name_is_a_clear_error(project, capsys, target):
+    # '..' used to reach importlib.metadata and end as "internal error: ValueError".
+    assert main(["--project", str(project), "show", target]) == 2
+    err = capsys.readouterr().err
+    assert "is not a dotted target (module.qualname) or an annotation id" in err or "is neither a dotted target nor an annotation id" in err
+    assert "internal error" not in err and "\x1b" not in err

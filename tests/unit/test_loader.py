@@ -198,3 +198,19 @@ def test_too_large_file_is_refused_before_parsing(tmp_path):
 def test_deep_nesting_is_refused():
     (message,) = messages("x: " + "[" * 5000 + "]" * 5000 + "\n")
     assert message.startswith("f.yaml:1:") and "too deeply nested" in message
+
+
+@pytest.mark.parametrize(
+    ("nth", "expected"),
+    [
+        ("1.0", "f.yaml:7:30: error: steps.0.at.nth must be an integer, got a number — write steps.0.at.nth as an integer"),
+        ("true", "f.yaml:7:30: error: steps.0.at.nth must be an integer, got a boolean — write steps.0.at.nth as an integer"),
+        ("100001", "f.yaml:7:30: error: steps.0.at.nth must be at most 100000 — count the matches again"),
+        ("9" * 400, "f.yaml:7:30: error: steps.0.at.nth must be at most 100000 — count the matches again"),
+        ("9" * 5000, "f.yaml:7:30: error: cannot read this value: the number is too long — write a small whole number (or quote it as a string)"),
+    ],
+)
+def test_nth_is_a_small_whole_number(nth, expected):
+    # Each used to be an internal error (a float index; a 5,000-digit integer that cannot be printed) or a
+    # message thousands of characters long; none may print the number itself.
+    assert messages(BASE.replace("  - at: x = 1", f'  - at: {{text: "x = 1", nth: {nth}}}')) == [expected]

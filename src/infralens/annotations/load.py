@@ -33,11 +33,22 @@ def annotation_schema() -> dict[str, Any]:
     return json.loads(text)
 
 
+def _is_whole_number(checker: object, value: object) -> bool:
+    """YAML integers only: JSON Schema would also take ``1.0`` (and Python ``True``) as an integer."""
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
 @lru_cache(maxsize=1)
-def _single_annotation_validator() -> jsonschema.Draft202012Validator:
+def _validator_class() -> type[jsonschema.protocols.Validator]:
+    """Draft 2020-12 with YAML's idea of an integer."""
+    strict_types = jsonschema.Draft202012Validator.TYPE_CHECKER.redefine("integer", _is_whole_number)
+    return jsonschema.validators.extend(jsonschema.Draft202012Validator, type_checker=strict_types)
+
+
+@lru_cache(maxsize=1)
+def _single_annotation_validator() -> jsonschema.protocols.Validator:
     schema = annotation_schema()
-    single = {"$defs": schema["$defs"], "$ref": "#/$defs/annotation"}
-    return jsonschema.Draft202012Validator(single)
+    return _validator_class()({"$defs": schema["$defs"], "$ref": "#/$defs/annotation"})
 
 
 @dataclass(frozen=True)
@@ -143,7 +154,7 @@ def _selector_errors(error: jsonschema.ValidationError) -> list[jsonschema.Valid
         schema = single[1]
     else:
         return [error]
-    validator = jsonschema.Draft202012Validator({"$defs": defs, **schema})
+    validator = _validator_class()({"$defs": defs, **schema})
     found = []
     for sub in validator.iter_errors(value):
         if sub.validator == "anyOf" and sub.context:
@@ -189,6 +200,8 @@ def _describe_schema_error(error: jsonschema.ValidationError, prefix: tuple, doc
         return Diagnostic(where, f"{field} is too long", "shorten it", code="schema")
     if error.validator == "minimum":
         return Diagnostic(where, f"{field} must be at least {error.validator_value}", "use a 1-based count", code="schema")
+    if error.validator == "maximum":  # never print the value: it may be too long to print
+        return Diagnostic(where, f"{field} must be at most {error.validator_value}", "count the matches again", code="schema")
     return Diagnostic(where, f"{field}: {error.message}", "see the annotation schema (infralens schema)", code="schema")
 
 

@@ -99,6 +99,9 @@ class _Builder:
         except yaml.YAMLError as error:
             problem = getattr(error, "problem", None) or str(error).splitlines()[0]
             raise YamlProblem(Diagnostic(_location(self.path, node), f"cannot read this value: {problem}", "quote it as a string", code="yaml")) from error
+        except ValueError as error:  # e.g. an integer with more digits than Python converts
+            hint = "write a small whole number (or quote it as a string)"
+            raise YamlProblem(Diagnostic(_location(self.path, node), "cannot read this value: the number is too long", hint, code="yaml")) from error
 
     def _mapping(self, node: yaml.MappingNode, at: PathKey, depth: int) -> dict[str, Any]:
         result: dict[str, Any] = {}

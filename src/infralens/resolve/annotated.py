@@ -31,6 +31,8 @@ def annotated_target(project: Project | None, resolver: Resolver, target: str, d
         if target not in by_id:
             raise InfralensError(f"{target!r} is neither a dotted target nor an annotation id")
         target = by_id[target].target
+    if not all(part.isidentifier() for part in target.split(".")):
+        raise InfralensError(f"{target!r} is not a dotted target (module.qualname) or an annotation id")
     distribution = distribution or target.split(".")[0]
     try:
         resolved_target = resolver.resolve_target(distribution, target)
