@@ -214,3 +214,21 @@ def test_nth_is_a_small_whole_number(nth, expected):
     # Each used to be an internal error (a float index; a 5,000-digit integer that cannot be printed) or a
     # message thousands of characters long; none may print the number itself.
     assert messages(BASE.replace("  - at: x = 1", f'  - at: {{text: "x = 1", nth: {nth}}}')) == [expected]
+
+
+@pytest.mark.parametrize(
+    ("summary", "where", "code"),
+    [('"x\u2028y"', "5:12", "2028"), ("x\u2029y", "5:11", "2029"), ('"x\x85y"', "5:12", "0085"), ('"x\x1b[31my"', "5:12", "001B"), ("x\x07", "5:11", "0007")],
+)
+def test_invisible_characters_are_refused_at_their_real_position(summary, where, code):
+    # YAML counts U+2028, U+2029 and U+0085 as line breaks, so they used to shift every later line number;
+    # control characters were a YAML error at "position N of <unicode string>", line 1.
+    text = BASE.replace("summary: s", f"summary: {summary}") + "    bogus: 1\n"
+    assert messages(text) == [
+        f"f.yaml:{where}: error: the invisible character U+{code} is not allowed in annotation files — delete it (in a double-quoted string, an escape such as \\u2028 is fine)"
+    ]
+
+
+def test_an_escaped_line_separator_keeps_line_numbers_right():
+    text = BASE.replace("summary: s", 'summary: "x\\u2028y"') + "    bogus: 1\n"
+    assert messages(text) == ["f.yaml:9:5: error: unknown key 'bogus' in steps.0 — use one of: at, expect, key, note, scenario, static"]

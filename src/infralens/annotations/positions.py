@@ -8,6 +8,7 @@ alias expansion bombs are reported instead of silently accepted.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -135,8 +136,30 @@ def _char_at(text: str, line: int, column: int) -> str:
     return lines[line][column : column + 1] if line < len(lines) else ""
 
 
+_UNSEEN = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\u2028\u2029]")
+"""Control characters, and the separators YAML counts as line breaks but editors and git do not."""
+
+
+def _unseen_character(text: str, path: str) -> Diagnostic | None:
+    """The first invisible character that would hide text or shift every later line number, if any."""
+    found = _UNSEEN.search(text)
+    if found is None:
+        return None
+    line = text.count("\n", 0, found.start()) + 1
+    column = found.start() - (text.rfind("\n", 0, found.start()) + 1) + 1
+    return Diagnostic(
+        Location(path, line, column),
+        f"the invisible character U+{ord(found.group()):04X} is not allowed in annotation files",
+        "delete it (in a double-quoted string, an escape such as \\u2028 is fine)",
+        code="yaml",
+    )
+
+
 def load_positioned(text: str, path: str) -> PositionedDocument:
     """Parse one YAML document, raising :class:`YamlProblem` with a location on any error."""
+    unseen = _unseen_character(text, path)
+    if unseen is not None:
+        raise YamlProblem(unseen)
     try:
         node = yaml.compose(text, Loader=_LOADER)
     except yaml.MarkedYAMLError as error:
