@@ -79,9 +79,13 @@ def _settings(pyproject: Path) -> dict | None:
 
 @dataclass(frozen=True)
 class LoadedAnnotations:
+    """Every well-formed annotation of the project, every diagnostic, and the files read."""
+
     annotations: tuple[Annotation, ...]
     diagnostics: tuple[Diagnostic, ...]
     files: tuple[str, ...]
+    recovered: tuple[Annotation, ...] = ()
+    """Annotations with broken steps, rebuilt from their good ones: for ``validate`` only (see ``LoadResult``)."""
 
 
 def load_annotations(project: Project, paths: list[str] | None = None) -> LoadedAnnotations:
@@ -89,14 +93,16 @@ def load_annotations(project: Project, paths: list[str] | None = None) -> Loaded
     from infralens.annotations import load_file  # YAML + JSON Schema: imported only when annotations are loaded
 
     annotations: list[Annotation] = []
+    recovered: list[Annotation] = []
     diagnostics: list[Diagnostic] = []
     files = project.annotation_files(paths)
     for file in files:
         result = load_file(file, display_path=project.relative(file))
         annotations.extend(result.annotations)
+        recovered.extend(result.recovered)
         diagnostics.extend(result.diagnostics)
     diagnostics.extend(_cross_file_checks(project, annotations))
-    return LoadedAnnotations(tuple(annotations), tuple(diagnostics), tuple(project.relative(f) for f in files))
+    return LoadedAnnotations(tuple(annotations), tuple(diagnostics), tuple(project.relative(f) for f in files), tuple(recovered))
 
 
 def _cross_file_checks(project: Project, annotations: list[Annotation]) -> list[Diagnostic]:

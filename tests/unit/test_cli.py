@@ -174,3 +174,14 @@ def test_show_of_something_that_is_not_a_dotted_name_is_a_clear_error(project, c
     err = capsys.readouterr().err
     assert "is not a dotted target (module.qualname) or an annotation id" in err or "is neither a dotted target nor an annotation id" in err
     assert "internal error" not in err and "\x1b" not in err
+
+
+def test_validate_reports_schema_and_selector_errors_of_one_file_in_one_pass(project, capsys):
+    broken = GOOD.replace("  - at: size = size + 1\n", "  - at: size = size + 1\n    colour: red\n").replace('"for _ in range(2)"', '"for _ in range(3)"')
+    (project / "annotations" / "fakedist" / "box.yaml").write_text(broken)
+    assert cli(project, "validate") == 1
+    err = capsys.readouterr().err.splitlines()
+    # The unknown key used to hide the selector that matches nothing until the key was fixed.
+    assert err[0].startswith("annotations/fakedist/box.yaml:8:5: error: unknown key 'colour' in steps.0")
+    assert err[1].startswith("annotations/fakedist/box.yaml:10:9: error: 'for _ in range(3)' matches no statement in the target")
+    assert len(err) == 2

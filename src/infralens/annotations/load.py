@@ -58,6 +58,9 @@ class LoadResult:
     path: str
     annotations: tuple[Annotation, ...]
     diagnostics: tuple[Diagnostic, ...]
+    recovered: tuple[Annotation, ...] = ()
+    """Annotations with schema errors in some steps, rebuilt from their other steps. Only ``validate``
+    uses them (to report selector problems in the same pass); they are never locked, checked or shown."""
 
 
 def load_file(path: str | Path, *, display_path: str | None = None) -> LoadResult:
@@ -93,16 +96,33 @@ def load_text(text: str, path: str) -> LoadResult:
     else:
         items = [(document.value, ())]
     annotations: list[Annotation] = []
+    recovered: list[Annotation] = []
     diagnostics: list[Diagnostic] = []
     for value, prefix in items:
         problems = _schema_problems(value, prefix, document)
         if problems:
-            diagnostics.extend(problems)
+            diagnostics.extend(diagnostic for _, diagnostic in problems)
+            partial = _without_broken_steps(value, prefix, document, [where for where, _ in problems])
+            if partial is not None:
+                annotation, more = partial
+                diagnostics.extend(more)
+                recovered.append(annotation)
             continue
         annotation, more = _build_annotation(value, prefix, document)
         diagnostics.extend(more)
         annotations.append(annotation)
-    return LoadResult(path, tuple(annotations), tuple(diagnostics))
+    return LoadResult(path, tuple(annotations), tuple(diagnostics), tuple(recovered))
+
+
+def _without_broken_steps(value: Any, prefix: tuple, document: PositionedDocument, broken: list[tuple]) -> tuple[Annotation, list[Diagnostic]] | None:
+    """The annotation built from its well-formed steps, when every schema error lies inside some step."""
+    bad_steps = {path[1] for path in broken if len(path) >= 2 and path[0] == "steps" and isinstance(path[1], int)}
+    if not bad_steps or any(len(path) < 2 or path[0] != "steps" or not isinstance(path[1], int) for path in broken):
+        return None
+    kept = {**value, "steps": [step for index, step in enumerate(value["steps"]) if index not in bad_steps]}
+    if not kept["steps"] or _schema_problems(kept, prefix, document):
+        return None
+    return _build_annotation(value, prefix, document, skip=frozenset(bad_steps))
 
 
 # --------------------------------------------------------------------------
@@ -110,10 +130,11 @@ def load_text(text: str, path: str) -> LoadResult:
 # --------------------------------------------------------------------------
 
 
-def _schema_problems(value: Any, prefix: tuple, document: PositionedDocument) -> list[Diagnostic]:
+def _schema_problems(value: Any, prefix: tuple, document: PositionedDocument) -> list[tuple[tuple, Diagnostic]]:
+    """Each schema error as (its path inside *value*, the diagnostic at its YAML position)."""
     validator = _single_annotation_validator()
     errors = sorted(validator.iter_errors(value), key=lambda e: (list(map(str, e.absolute_path)), e.message))
-    return [_describe_schema_error(error, prefix, document) for error in _most_specific(errors)]
+    return [(tuple(error.absolute_path), _describe_schema_error(error, prefix, document)) for error in _most_specific(errors)]
 
 
 def _most_specific(errors: list[jsonschema.ValidationError]) -> list[jsonschema.ValidationError]:
@@ -237,11 +258,15 @@ def _pattern_hint(field: str) -> str:
 # --------------------------------------------------------------------------
 
 
-def _build_annotation(value: dict[str, Any], prefix: tuple, document: PositionedDocument) -> tuple[Annotation, list[Diagnostic]]:
+def _build_annotation(
+    value: dict[str, Any], prefix: tuple, document: PositionedDocument, skip: frozenset[int] = frozenset()
+) -> tuple[Annotation, list[Diagnostic]]:
     diagnostics: list[Diagnostic] = []
     steps: list[Step] = []
     seen_keys: dict[str, Location] = {}
     for index, raw_step in enumerate(value["steps"]):
+        if index in skip:
+            continue
         step_path = prefix + ("steps", index)
         selector = _build_selector(raw_step["at"], step_path + ("at",), document)
         key = raw_step.get("key") or selector_key(selector)

@@ -31,11 +31,15 @@ class Validation:
 
 
 def validate_project(project: Project, resolver: Resolver, paths: list[str] | None = None) -> Validation:
-    """Schema, cross-file checks and resolution of the annotation files under *paths* (default: all)."""
+    """Schema, cross-file checks and resolution of the annotation files under *paths* (default: all).
+
+    Every error of a file comes in one pass: an annotation whose schema errors all lie inside some
+    steps still has its other steps resolved, so their selector problems are reported too.
+    """
     loaded = load_annotations(project, paths)
     diagnostics = list(loaded.diagnostics)
     resolver.prefetch(loaded.annotations)  # parse cache misses on every core
-    for annotation in loaded.annotations:
+    for annotation in loaded.annotations + loaded.recovered:  # recovered: selector problems in the same pass
         diagnostics.extend(resolver.resolve_annotation(annotation)[1])
     diagnostics.sort(key=lambda d: (d.location.path, d.location.line, d.location.col))
     steps = sum(len(annotation.steps) for annotation in loaded.annotations)
