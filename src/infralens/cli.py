@@ -71,10 +71,10 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 def _report_failure(error: Exception) -> int:
     """Expected errors print their diagnostics; anything else is a bug, said briefly."""
-    from infralens.errors import InfralensError  # imported only on failure: keeps the warm paths light
+    from infralens.errors import InfralensError, printable  # imported only on failure: keeps the warm paths light
 
     if isinstance(error, InfralensError):
-        print(f"infralens: error: {error}", file=sys.stderr)
+        print(f"infralens: error: {printable(str(error))}", file=sys.stderr)
         for diagnostic in error.diagnostics:
             print(diagnostic, file=sys.stderr)
         return EXIT_USAGE

@@ -7,8 +7,17 @@ carry diagnostics so the CLI can print them without a traceback.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from enum import Enum
+
+_CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u2028\u2029]")
+
+
+def printable(text: str) -> str:
+    """*text* with control characters written as escapes (``\\x1b``), so a file name or a value can never
+    drive the terminal (colour codes, cursor moves) or split a message line."""
+    return _CONTROL.sub(lambda found: ascii(found.group())[1:-1], text)
 
 
 class Severity(str, Enum):
@@ -27,7 +36,7 @@ class Location:
     col: int = 1
 
     def __str__(self) -> str:
-        return f"{self.path}:{self.line}:{self.col}"
+        return f"{printable(self.path)}:{self.line}:{self.col}"
 
 
 @dataclass(frozen=True)
@@ -42,9 +51,9 @@ class Diagnostic:
     """A short machine-readable kind, e.g. ``yaml``, ``schema``, ``selector``."""
 
     def __str__(self) -> str:
-        text = f"{self.location}: {self.severity.value}: {self.message}"
+        text = f"{self.location}: {self.severity.value}: {printable(self.message)}"
         if self.hint:
-            text += f" — {self.hint}"
+            text += f" — {printable(self.hint)}"
         return text
 
 

@@ -6,6 +6,7 @@ Settings come from ``[tool.infralens]`` in ``pyproject.toml`` (all optional):
 
 from __future__ import annotations
 
+import os
 import tomllib
 from dataclasses import dataclass
 from pathlib import Path
@@ -96,13 +97,29 @@ def load_annotations(project: Project, paths: list[str] | None = None) -> Loaded
     recovered: list[Annotation] = []
     diagnostics: list[Diagnostic] = []
     files = project.annotation_files(paths)
+    root = project.root.resolve()
     for file in files:
+        real = file.resolve()
+        if real != root and root not in real.parents:
+            shown = _as_given(project, file)
+            hint = "copy the file into the project instead of linking to it"
+            diagnostics.append(Diagnostic(Location(shown), "this annotation file is a link to a file outside the project; it was not read", hint, code="io"))
+            continue
         result = load_file(file, display_path=project.relative(file))
         annotations.extend(result.annotations)
         recovered.extend(result.recovered)
         diagnostics.extend(result.diagnostics)
     diagnostics.extend(_cross_file_checks(project, annotations))
     return LoadedAnnotations(tuple(annotations), tuple(diagnostics), tuple(project.relative(f) for f in files), tuple(recovered))
+
+
+def _as_given(project: Project, path: Path) -> str:
+    """The path as found in the project (a link's own name, not where it points), for messages."""
+    absolute = Path(os.path.abspath(path))
+    try:
+        return absolute.relative_to(Path(os.path.abspath(project.root))).as_posix()
+    except ValueError:
+        return str(absolute)
 
 
 def _cross_file_checks(project: Project, annotations: list[Annotation]) -> list[Diagnostic]:

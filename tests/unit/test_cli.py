@@ -185,3 +185,20 @@ def test_validate_reports_schema_and_selector_errors_of_one_file_in_one_pass(pro
     assert err[0].startswith("annotations/fakedist/box.yaml:8:5: error: unknown key 'colour' in steps.0")
     assert err[1].startswith("annotations/fakedist/box.yaml:10:9: error: 'for _ in range(3)' matches no statement in the target")
     assert len(err) == 2
+
+
+def test_an_annotation_file_linking_outside_the_project_is_not_read(project, tmp_path, capsys):
+    secret = tmp_path / "secret.yaml"
+    secret.write_text("password: hunter2\n")
+    (project / "annotations" / "fakedist" / "evil.yaml").symlink_to(secret)
+    assert cli(project, "validate") == 1
+    err = capsys.readouterr().err
+    assert "annotations/fakedist/evil.yaml:1:1: error: this annotation file is a link to a file outside the project; it was not read" in err
+    assert "hunter2" not in err and "password" not in err
+
+
+def test_a_file_name_with_terminal_escapes_is_printed_escaped(project, capsys):
+    (project / "annotations" / "fakedist" / "box\x1b[2J.yaml").write_text("id: [\n")
+    assert cli(project, "validate") == 1
+    err = capsys.readouterr().err
+    assert "box\\x1b[2J.yaml" in err and "\x1b" not in err
