@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import os
 import signal
+import stat
 import subprocess
 import sys
 import textwrap
@@ -234,3 +235,87 @@ def test_a_writer_that_cannot_get_the_lock_refuses_clearly(project, monkeypatch,
     err = capsys.readouterr().err
     assert "could not be acquired" in err and "another infralens process is writing; nothing was changed, try again" in err
     assert path.read_bytes() == before
+
+
+# -- issue 18, point 3: modes, per-user writer locks, read-only projects --
+
+
+def test_lock_writes_keep_the_file_mode(project):
+    path = lock_path(project)
+    path.chmod(0o640)
+    (project / "site" / "fakedist" / "mod.py").write_text("# moved\n" + MOD)
+    code, _, err = run(project, "lock")
+    assert code == 0, err
+    assert stat.S_IMODE(path.stat().st_mode) == 0o640
+    path.chmod(0o644)
+    (project / "site" / "fakedist" / "mod.py").write_text("# moved\n# again\n" + MOD)
+    code, out, err = run(project, "lock", "--update", "ann-f")
+    assert code == 0 and out.startswith("updated"), out + err
+    assert stat.S_IMODE(path.stat().st_mode) == 0o644
+
+
+def test_a_new_lock_gets_the_umask_mode(project):
+    path = lock_path(project)
+    path.unlink()
+    for umask, expected in ((0o022, 0o644), (0o027, 0o640)):
+        process = infralens(project, "lock", umask=umask)
+        _, err = process.communicate(timeout=300)
+        assert process.returncode == 0, err
+        assert stat.S_IMODE(path.stat().st_mode) == expected
+        path.unlink()
+
+
+def test_the_writer_lock_is_private_to_the_user(tmp_path):
+    lock_file = Path(drift.writer_lock(tmp_path / "annotations.lock").lock_file)
+    folder = lock_file.parent
+    info = folder.lstat()
+    assert stat.S_ISDIR(info.st_mode) and info.st_uid == os.getuid()
+    assert stat.S_IMODE(info.st_mode) & 0o077 == 0, "the writer-lock folder is shared with other users"
+    assert str(os.getuid()) in folder.name
+
+
+def test_a_planted_writer_lock_folder_is_refused(tmp_path, monkeypatch):
+    import tempfile
+
+    from infralens.errors import LockfileError
+
+    monkeypatch.setattr(tempfile, "gettempdir", lambda: str(tmp_path))
+    planted = tmp_path / f"infralens-writers-{os.getuid()}"
+    planted.mkdir()
+    planted.chmod(0o777)  # as another user would leave it for us
+    with pytest.raises(LockfileError, match="not a private folder"):
+        drift.writer_lock(tmp_path / "annotations.lock")
+
+
+def _deny_replace(monkeypatch):
+    def denied(src, dst):
+        raise PermissionError(13, "Permission denied", str(dst))
+
+    monkeypatch.setattr(os, "replace", denied)
+
+
+@pytest.mark.parametrize("how", ["chmod", "simulated"])
+@pytest.mark.parametrize("update", [False, True])
+def test_a_read_only_project_gives_a_clear_error(project, monkeypatch, capsys, how, update):
+    from infralens.cli import main
+
+    path = lock_path(project)
+    folder = path.parent
+    before = {p.name: p.read_bytes() for p in folder.iterdir() if p.is_file()}
+    (project / "site" / "fakedist" / "mod.py").write_text("# moved\n" + MOD)
+    monkeypatch.setenv("INFRALENS_CACHE_DIR", str(project / "cache"))
+    if how == "chmod":
+        if os.geteuid() == 0:
+            pytest.skip("root ignores file modes; the simulated case covers it")
+        folder.chmod(0o555)
+    else:
+        _deny_replace(monkeypatch)
+    try:
+        code = main(["--project", str(project), "--source", f"fakedist={project / 'site'}", "lock", *(["--update", "ann-f"] if update else [])])
+    finally:
+        folder.chmod(0o755)
+    err = capsys.readouterr().err
+    assert code == 2, err
+    assert err.count("\n") == 1 and err.startswith("infralens: error: ") and "Traceback" not in err
+    assert str(path) in err and "cannot write the lock" in err and "nothing was changed" in err and "writable" in err
+    assert {p.name: p.read_bytes() for p in folder.iterdir() if p.is_file()} == before  # no temp file left either

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import json
 
+import pytest
+
 from infralens.annotations.models import ExactSelector
 from infralens.source.cache import INDEX_FORMAT, IndexCache
 
@@ -144,9 +146,63 @@ def test_fingerprint_keys_by_import_path_and_content(tmp_path, monkeypatch):
 
 
 def test_a_fingerprinted_module_that_is_gone_is_an_error():
-    import pytest
-
     from infralens.source.cache import code_fingerprint
 
     with pytest.raises(RuntimeError, match=r"infralens\.source\.indexer"):
         code_fingerprint(("infralens.source.indexer",))
+
+
+# -- entries that are not what they should be (issue 18, point 3): discarded with a message, rebuilt, never a hang --
+
+
+def _replace_with_fifo(entry):
+    import os
+
+    entry.unlink()
+    os.mkfifo(entry)
+
+
+def _replace_with_folder(entry):
+    entry.unlink()
+    (entry / "inner").mkdir(parents=True)
+
+
+def _truncate(entry):
+    entry.write_bytes(entry.read_bytes()[:20])
+
+
+def _write(text):
+    return lambda entry: entry.write_text(text, encoding="utf-8")
+
+
+@pytest.mark.parametrize(
+    "spoil",
+    [_write("[]"), _write('"x"'), _write("3"), _write("null"), _truncate, _replace_with_fifo, _replace_with_folder],
+    ids=["array", "string", "number", "null", "truncated", "fifo", "folder"],
+)
+def test_a_bad_entry_is_discarded_with_a_message_and_rebuilt(temporary_pypackage, tmp_path, capsys, spoil):
+    import os
+    import signal
+
+    if spoil is _replace_with_fifo and not hasattr(os, "mkfifo"):
+        pytest.skip("no FIFOs here")
+    folder = tmp_path / "cache"
+    resolve_once(temporary_pypackage, IndexCache(folder))
+    (entry,) = folder.rglob("*.json")
+    spoil(entry)
+    capsys.readouterr()
+    cache = IndexCache(folder)
+    previous = signal.signal(signal.SIGALRM, lambda *_: pytest.fail("reading the cache entry hung"))
+    signal.alarm(20)
+    try:
+        (statement,) = resolve_once(temporary_pypackage, cache)
+    finally:
+        signal.alarm(0)
+        signal.signal(signal.SIGALRM, previous)
+    assert statement.start_line == 2 and cache.misses == 1 and cache.discarded == 1
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "infralens: index cache: discarded" in err and str(entry) in err
+    assert entry.is_file() and json.loads(entry.read_text("utf-8"))["sha256"] == entry.stem  # rebuilt whole
+    again = IndexCache(folder)
+    resolve_once(temporary_pypackage, again)
+    assert again.misses == 0 and again.discarded == 0

@@ -9,7 +9,10 @@ The text format itself is :mod:`.lockformat`; the entries are :mod:`.entries`.
 from __future__ import annotations
 
 import contextlib
+import errno
+import getpass
 import os
+import stat
 import tempfile
 from collections.abc import Collection
 from pathlib import Path
@@ -109,31 +112,89 @@ def _insert(parts: list[tuple[str, str]], entry: LockEntry) -> list[tuple[str, s
 
 
 def write_atomically(path: Path, text: str) -> None:
-    """Write ``text`` to ``path`` through a temporary file in the same folder and ``os.replace``."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    """Write ``text`` to ``path`` through a temporary file in the same folder and ``os.replace``.
+
+    The new file keeps the old one's permission bits (a new lock gets the umask's
+    default, as ``open`` would give it). A folder or file that cannot be written
+    raises :class:`LockfileError` naming the path; the old file is then untouched.
+    """
+    _check_writable(path)
+    mode = _mode_for(path)
+    tmp: str | None = None
     try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
         with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as handle:
             handle.write(text)
             handle.flush()
+            os.chmod(tmp, mode)
             os.fsync(handle.fileno())
         os.replace(tmp, path)
+    except OSError as error:
+        _discard(tmp)
+        denied = error.errno in (errno.EACCES, errno.EPERM, errno.EROFS)
+        raise _unwritable(path, error.strerror or str(error), permissions=denied) from None
     except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(tmp)
+        _discard(tmp)
         raise
 
 
-def writer_lock(path: Path, timeout: float = 60.0) -> FileLock:
-    """A cross-process lock serialising writers of ``path``.
+def _discard(tmp: str | None) -> None:
+    if tmp is not None:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
 
-    The lock file lives in the temporary folder, named by a hash of the lock's
-    absolute path, so every writer of the same lock agrees on it and the
-    project folder stays clean.
+
+def _unwritable(path: Path, reason: str, *, permissions: bool = True) -> LockfileError:
+    """The error for a lock that could not be written; ``permissions``: say how to make it writable."""
+    hint = " — make the file and its folder writable, or work in a writable checkout" if permissions else ""
+    return LockfileError(f"{path}: cannot write the lock ({reason}); nothing was changed{hint}")
+
+
+def _check_writable(path: Path) -> None:
+    """Refuse before writing when the lock file or its folder is read-only."""
+    if path.exists() and not os.access(path, os.W_OK):
+        raise _unwritable(path, "the file is read-only")
+    folder = next((p for p in (path.parent, *path.parent.parents) if p.exists()), None)
+    if folder is not None and not os.access(folder, os.W_OK | os.X_OK):
+        raise _unwritable(path, f"{folder} is read-only")
+
+
+def _mode_for(path: Path) -> int:
+    """Permission bits for the rewritten ``path``: the existing file's, else ``0o666`` less the umask."""
+    try:
+        return stat.S_IMODE(path.stat().st_mode) & 0o777
+    except OSError:
+        umask = os.umask(0o022)
+        os.umask(umask)
+        return 0o666 & ~umask
+
+
+def writer_lock(path: Path, timeout: float = 60.0) -> FileLock:
+    """A cross-process lock serialising one user's writers of ``path``.
+
+    The lock file lives in a private folder of the current user in the temporary
+    folder (``infralens-writers-<uid>``, mode 0700), named by a hash of the lock's
+    absolute path, so every writer of the same lock agrees on it, the project folder
+    stays clean, and users never share (or block each other with) a lock file.
     """
     from filelock import FileLock
 
-    folder = Path(tempfile.gettempdir()) / "infralens-writers"
-    folder.mkdir(parents=True, exist_ok=True)
     digest = sha256_text(str(path.resolve()))[:24]
-    return FileLock(str(folder / f"{digest}.lock"), timeout=timeout)
+    return FileLock(str(_private_folder() / f"{digest}.lock"), timeout=timeout)
+
+
+def _private_folder() -> Path:
+    """``<tmp>/infralens-writers-<uid>``, created 0700; refused unless it is a folder only this user can write."""
+    user = str(os.getuid()) if hasattr(os, "getuid") else getpass.getuser()
+    folder = Path(tempfile.gettempdir()) / f"infralens-writers-{user}"
+    try:
+        with contextlib.suppress(FileExistsError):
+            folder.mkdir(mode=0o700)
+        info = folder.lstat()
+    except OSError as error:
+        raise LockfileError(f"{folder}: cannot create the folder for writer locks ({error.strerror}); set TMPDIR to a writable folder") from None
+    owned = not hasattr(os, "getuid") or info.st_uid == os.getuid()
+    if not stat.S_ISDIR(info.st_mode) or not owned or info.st_mode & 0o022:
+        raise LockfileError(f"{folder}: not a private folder of this user (writer locks live there); remove it and try again")
+    return folder

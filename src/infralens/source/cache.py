@@ -2,16 +2,22 @@
 
 Entries are keyed by the SHA-256 of the source text and the index format, so
 a changed file is simply a different entry. Entries are JSON, written
-atomically; a corrupt or unreadable entry is ignored and rebuilt.
+atomically. An entry that is not what it should be (not a regular file, not a
+JSON object, truncated, for another file) is removed with a one-line message on
+stderr, counted in :attr:`IndexCache.discarded`, and rebuilt; reads never block.
 libcst is imported only when something actually has to be parsed.
 """
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import importlib.util
 import json
 import os
+import shutil
+import stat
+import sys
 import tempfile
 from collections.abc import Iterable
 from functools import lru_cache
@@ -75,6 +81,62 @@ def _decode(data: dict) -> ModuleIndex:
     return ModuleIndex(data["sha256"], definitions, statements, data.get("syntax_error"))
 
 
+class _BadEntry(Exception):
+    """An entry file that is not what the cache writes; ``reason`` says how."""
+
+    def __init__(self, reason: str) -> None:
+        super().__init__(reason)
+        self.reason = reason
+
+
+def _read(entry: Path) -> bytes | None:
+    """The bytes of ``entry`` if it is a regular file; None if absent or unreadable.
+
+    Opened non-blocking and checked with ``fstat``, so a FIFO or device where
+    an entry should be is reported, never waited on.
+    """
+    flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0)
+    try:
+        fd = os.open(entry, flags)
+    except IsADirectoryError:
+        raise _BadEntry("a folder, not a file") from None
+    except OSError:
+        return None  # absent, or unreadable: a plain miss
+    try:
+        mode = os.fstat(fd).st_mode
+        if stat.S_ISDIR(mode):
+            raise _BadEntry("a folder, not a file")
+        if not stat.S_ISREG(mode):
+            raise _BadEntry("not a regular file")
+        chunks = []
+        while chunk := os.read(fd, 1 << 20):
+            chunks.append(chunk)
+        return b"".join(chunks)
+    except OSError:
+        return None
+    finally:
+        os.close(fd)
+
+
+def _load(entry: Path, sha256: str) -> ModuleIndex | None:
+    """The index stored at ``entry``; None if there is none; :class:`_BadEntry` if it is broken."""
+    raw = _read(entry)
+    if raw is None:
+        return None
+    try:
+        data = json.loads(raw)
+    except ValueError:
+        raise _BadEntry("not valid JSON, e.g. truncated") from None
+    if not isinstance(data, dict):
+        raise _BadEntry("JSON that is not an object")
+    if data.get("format") != INDEX_FORMAT or data.get("sha256") != sha256:
+        raise _BadEntry("written for another file or format")
+    try:
+        return _decode(data)
+    except (KeyError, TypeError, ValueError):
+        raise _BadEntry("fields missing or malformed") from None
+
+
 class IndexCache:
     """In-memory memo for this run, backed by a directory shared across runs."""
 
@@ -84,6 +146,8 @@ class IndexCache:
         self._memory: dict[str, ModuleIndex] = {}
         self.hits = 0
         self.misses = 0
+        self.discarded = 0
+        """Entries found broken and removed in this run (each also named on stderr)."""
 
     def _entry(self, sha256: str) -> Path:
         return self.directory / f"index-v{INDEX_FORMAT}-{code_fingerprint()}" / sha256[:2] / f"{sha256}.json"
@@ -93,29 +157,42 @@ class IndexCache:
             return self._memory[sha256]
         if not self.persistent:
             return None
+        entry = self._entry(sha256)
         try:
-            data = json.loads(self._entry(sha256).read_text("utf-8"))
-            if data.get("format") != INDEX_FORMAT or data.get("sha256") != sha256:
-                return None
-            index = _decode(data)
-        except (OSError, ValueError, KeyError, TypeError):
+            index = _load(entry, sha256)
+        except _BadEntry as bad:
+            self._discard(entry, bad.reason)
             return None
-        self._memory[sha256] = index
+        if index is not None:
+            self._memory[sha256] = index
         return index
+
+    def _discard(self, entry: Path, reason: str) -> None:
+        """Remove a bad entry (so :meth:`put` can replace it) and say so once."""
+        self.discarded += 1
+        with contextlib.suppress(OSError):
+            if entry.is_dir() and not entry.is_symlink():
+                shutil.rmtree(entry)
+            else:
+                entry.unlink()
+        print(f"infralens: index cache: discarded {entry} ({reason}); rebuilding it", file=sys.stderr)
 
     def put(self, index: ModuleIndex) -> None:
         self._memory[index.sha256] = index
         if not self.persistent:
             return
         entry = self._entry(index.sha256)
+        tmp: str | None = None
         try:
             entry.parent.mkdir(parents=True, exist_ok=True)
             fd, tmp = tempfile.mkstemp(dir=entry.parent, prefix=".tmp-", suffix=".json")
             with os.fdopen(fd, "w", encoding="utf-8") as handle:
                 json.dump(_encode(index), handle, separators=(",", ":"))
             os.replace(tmp, entry)
-        except OSError:
-            pass  # a read-only cache directory only costs speed
+        except OSError:  # a read-only cache directory only costs speed
+            if tmp is not None:
+                with contextlib.suppress(OSError):
+                    os.unlink(tmp)
 
     def index_of(self, text: str, sha256: str) -> ModuleIndex:
         """The index of ``text`` (whose hash is ``sha256``), parsing only on a miss."""
