@@ -114,3 +114,96 @@ def test_terminal_output_escapes_control_characters(tmp_path, capsys, monkeypatc
     assert not re.search(r"[\x00-\x08\x0b-\x1f\x7f\x80-\x9f]", out), repr(out)
     for shown in ("◀ clear \\x1b[2J\\x1b]0;pwned\\x07 screen", "\\x9b31m", "\\x0d"):
         assert shown in out
+
+
+# Point 1 of the hardening issue: each attack below got through before; now it is refused with an
+# infralens.note warning at the annotation's file and line, and nothing of it reaches the site.
+
+OS_RELEASE = Path("/etc/os-release")
+NESTED = "```{note}\n" * 300 + "deep"
+ATTACKS = {
+    "eval-rst-link": ("```{eval-rst}\n`click <javascript:alert('rst')>`_\n```", "{eval-rst} is refused in notes"),
+    "vbscript-link": ("[v](VBScript:msgbox(1)) and <vbscript:msgbox(2)>", "a link with the 'vbscript' scheme is refused"),
+    "data-link": ("[d](data:text/html;base64,PHNjcmlwdD5hbGVydCgxKTwvc2NyaXB0Pg==)", "a link with the 'data' scheme is refused"),
+    "disguised-links": (
+        "[a]( JaVaScRiPt:alert(1)) [b](java%0Ascript:alert(2)) [c](&#106;avascript:alert(3)) [d](file:///etc/passwd)",
+        "a link with the 'javascript' scheme is refused",
+    ),
+    "meta-refresh": ("```{eval-rst}\n.. meta::\n   :http-equiv=refresh: 0; url=https://evil.example\n```", "{eval-rst} is refused in notes"),
+    "meta-directive": ("```{meta}\n:http-equiv=refresh: 0; url=https://evil.example\n```", "the 'meta' directive is refused in notes"),
+    "download": ("{download}`{secret}` and [p](path:{secret}) and [rel]({secret})", "the {download} role is refused in notes"),
+    "image": ("```{image} {secret}\n```\n\n![pic]({secret})", "the 'image' directive is refused in notes"),
+    "figure": ("```{figure} {secret}\ncaption\n```", "the 'figure' directive is refused in notes"),
+    "raw-html-link": ('<a href="javascript:alert(1)">x</a> <meta http-equiv="refresh" content="0">', "raw HTML is refused in notes"),
+    "nested": (NESTED, "the note nests markup too deeply to be read"),
+}
+
+
+def attack_root(tmp_path: Path, notes: dict[str, str], summary: str = "s") -> Path:
+    """The test root with one more annotation whose notes (and summary) are ``notes`` (and ``summary``)."""
+    root = tmp_path / "site"
+    shutil.copytree(ROOT, root)
+    secret = tmp_path / "secret.txt"
+    secret.write_text(SECRET + "\n")
+    relative = Path("..") / secret.name  # from the site's source dir, where Sphinx resolves file paths
+
+    def block(text: str, indent: str) -> str:
+        return "\n".join(indent + line for line in text.replace("{secret}", str(relative)).splitlines())
+
+    steps = "".join(f'  - at: {{contains: "spread = "}}\n    key: {key}\n    note: |\n{block(note, "      ")}\n' for key, note in notes.items())
+    (root / "annotations" / "toypkg" / "hostile.yaml").write_text(
+        f"id: toy-hostile\nlab: 01-toy\nsource: toypkg\ntarget: toypkg.mixing.blend\nsummary: |\n{block(summary, '  ')}\nsteps:\n{steps}"
+    )
+    return root
+
+
+def build_site(root: Path) -> tuple[str, str, Path]:
+    """The text of every page and of every file copied into the site, the warnings, and the output dir."""
+    warnings = StringIO()
+    app = SphinxTestApp("html", srcdir=root, warning=warnings)
+    try:
+        app.build()
+    finally:
+        app.cleanup()
+    outdir = Path(app.outdir)
+    copied = [p for folder in ("_downloads", "_images") for p in (outdir / folder).rglob("*") if p.is_file()]
+    text = "\n".join(p.read_text("utf-8", errors="replace") for p in [*sorted(outdir.rglob("*.html")), *copied])
+    return text, re.sub(r"\x1b\[[0-9;]*m", "", warnings.getvalue()), outdir
+
+
+FORBIDDEN = ("javascript:", "vbscript:", "data:text/html", "http-equiv", "evil.example", "file:///", SECRET)
+
+
+@pytest.mark.parametrize("attack", list(ATTACKS))
+def test_each_attack_is_refused_with_a_warning_and_left_out(tmp_path, attack):
+    note, message = ATTACKS[attack]
+    html, warnings, outdir = build_site(attack_root(tmp_path, {attack: note, "kept": "A harmless [link](https://ok.example/) stays."}))
+    assert re.search(rf"hostile\.yaml:\d+: WARNING: {re.escape(message)}.*\[infralens\.note\]", warnings), warnings
+    for forbidden in FORBIDDEN:
+        assert forbidden not in html, forbidden
+    assert not list(outdir.glob("_downloads/**/secret*")) and not list(outdir.glob("_images/secret*"))
+    assert 'href="https://ok.example/"' in html  # the allowed link and the rest of the page survive
+
+
+def test_a_summary_cannot_carry_a_javascript_link(tmp_path):
+    summary = "[s](javascript:alert('summary'))\n\n```{eval-rst}\n`t <javascript:alert('rst')>`_\n```"
+    html, warnings, _ = build_site(attack_root(tmp_path, {"kept": "fine"}, summary=summary))
+    assert "javascript:" not in html
+    assert re.search(r"hostile\.yaml:\d+: WARNING: a link with the 'javascript' scheme is refused", warnings), warnings
+    assert re.search(r"hostile\.yaml:\d+: WARNING: \{eval-rst\} is refused in notes", warnings), warnings
+
+
+def test_a_site_built_from_every_attack_contains_none_of_them(tmp_path):
+    notes = {key: note for key, (note, _) in ATTACKS.items()}
+    if OS_RELEASE.is_file():  # a real file of the build machine, by a path relative to the source dir
+        notes["os-release"] = f"```{{image}} {'../' * 12}etc/os-release\n```\n\n{{download}}`{'../' * 12}etc/os-release`"
+    summary = "[s](javascript:alert('summary')) [t](vbscript:x) [u](data:text/html,<b>x</b>)"
+    html, warnings, outdir = build_site(attack_root(tmp_path, notes, summary=summary))
+    assert "RecursionError" not in warnings
+    for forbidden in (*FORBIDDEN, 'http-equiv="refresh"', "<iframe", "<script>alert"):
+        assert forbidden.lower() not in html.lower(), forbidden
+    if OS_RELEASE.is_file():
+        secret_lines = [line for line in OS_RELEASE.read_text().splitlines() if len(line) > 12]
+        assert not any(line in html for line in secret_lines)
+        assert not [p for p in outdir.rglob("*os-release*")]
+    assert len(re.findall(r"hostile\.yaml:\d+: WARNING: .*\[infralens\.note\]", warnings)) >= len(ATTACKS)

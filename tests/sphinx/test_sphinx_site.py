@@ -164,15 +164,17 @@ def test_badges_read_the_reports(fresh_root) -> None:
     assert re.search(r"il-badge-ok[^>]*>cpu: passed", html_of(app, "index"))
 
 
-def test_script_in_a_note_is_escaped_never_executed(fresh_root) -> None:
+def test_raw_markup_in_a_note_is_refused_and_left_out(fresh_root) -> None:
     root = fresh_root()
     path = root / "annotations" / "toypkg" / "blend.yaml"
-    path.write_text(path.read_text() + '\n      ```{raw} html\n      <script>alert("raw directive")</script>\n      ```\n')
+    hostile = 'Raw markup: <script>alert("owned")</script> and <b>bold</b>.\n\n```{raw} html\n<script>alert("raw directive")</script>\n```'
+    path.write_text(path.read_text() + "".join(f"      {line}\n" for line in hostile.splitlines()))
     app, warnings = build(root)
     html = html_of(app, "index")
-    assert "&lt;script&gt;alert(“owned”)&lt;/script&gt;" in html
-    assert "<script>alert" not in html and "<b>bold</b>" not in html
-    assert "blend.yaml:13" in warnings and "[infralens.note]" in warnings
+    assert "The sum." in html and "Raw markup:" in html
+    assert "<script>alert" not in html and "<b>" not in html and "raw directive" not in html
+    assert "blend.yaml:13: WARNING: raw HTML is refused in notes" in warnings
+    assert "blend.yaml:13: WARNING: the 'raw' directive is refused in notes" in warnings and "[infralens.note]" in warnings
 
 
 def test_warnings_name_file_and_line_and_can_be_suppressed(fresh_root) -> None:

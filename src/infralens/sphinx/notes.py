@@ -1,8 +1,10 @@
 """Turn notes' MyST Markdown into docutils nodes, safely.
 
-Raw HTML is switched off in the Markdown parser (so ``<script>`` stays text),
-the ``raw`` and ``include`` directives are disabled, and any raw node that
-slips through is replaced by its escaped text. Formulas become
+What a note may contain is :mod:`.note_policy`'s to decide: raw HTML,
+``{eval-rst}``, file-inserting directives, images and links with schemes other
+than ``http``, ``https`` and ``mailto`` are refused with an ``infralens.note``
+warning at the note's annotation file and line, and left out of the page; so is
+a note nested too deeply to parse. Formulas become
 :class:`~infralens.sphinx.nodes.infralens_math` so they render as MathML.
 
 All notes of one function are parsed in one MyST render (each inside its own
@@ -24,6 +26,7 @@ from docutils import nodes
 from docutils.utils import new_document
 
 from infralens.sphinx import nodes as il_nodes
+from infralens.sphinx.note_policy import NoteRenderer, accept_every_link, scrub
 from infralens.sphinx.warnings import Subtype, warn
 
 if TYPE_CHECKING:
@@ -47,12 +50,12 @@ class _Problem:
 @lru_cache(maxsize=1)
 def _parser() -> MarkdownIt:
     from myst_parser.config.main import MdParserConfig
-    from myst_parser.mdit_to_docutils.sphinx_ import SphinxRenderer
     from myst_parser.parsers.mdit import create_md_parser
 
     config = MdParserConfig(enable_extensions={"dollarmath"})
-    markdown = create_md_parser(config, SphinxRenderer)
-    markdown.disable(["html_block", "html_inline"])
+    markdown = create_md_parser(config, NoteRenderer)
+    # Every link becomes a link token, so the renderer refuses a bad one by name instead of leaving its text.
+    markdown.validateLink = accept_every_link  # type: ignore[method-assign]  # markdown-it's documented hook
     return markdown
 
 
@@ -77,6 +80,20 @@ def parse_notes(texts: list[str], document: nodes.document, locations: list[Loca
 
 
 def _parse(texts: list[str], document: nodes.document, locations: list[Location], problems: list[_Problem]) -> list[list[nodes.Node]]:
+    """Render ``texts`` together; when that recurses too deeply, each alone, refusing the ones that still do."""
+    found: list[_Problem] = []
+    try:
+        parsed = _render(texts, document, locations, found)
+    except RecursionError:
+        if len(texts) == 1:
+            problems.append(_Problem("the note nests markup too deeply to be read and is left out of the page", Subtype.NOTE, locations[0]))
+            return [[]]
+        return [body for text, location in zip(texts, locations, strict=True) for body in _parse([text], document, [location], problems)]
+    problems.extend(found)
+    return parsed
+
+
+def _render(texts: list[str], document: nodes.document, locations: list[Location], problems: list[_Problem]) -> list[list[nodes.Node]]:
     settings = copy.copy(document.settings)
     settings.file_insertion_enabled = False
     settings.raw_enabled = False
@@ -107,9 +124,7 @@ def _note_index(node: nodes.container) -> int | None:
 
 
 def _sanitise(root: nodes.Element, location: Location, problems: list[_Problem]) -> None:
-    for raw in list(root.findall(nodes.raw)):
-        problems.append(_Problem("raw markup in a note is shown as text, never executed", Subtype.NOTE, location))
-        raw.replace_self(nodes.literal_block(raw.astext(), raw.astext()))
+    problems.extend(_Problem(reason, Subtype.NOTE, location) for reason in scrub(root))
     for message in list(root.findall(nodes.system_message)):
         if message.get("level", 0) >= 2:
             first = message.children[0].astext().strip() if message.children else message.astext().strip()
