@@ -156,6 +156,16 @@ _HOSTILE_YAML = st.one_of(
 )
 
 
+_WELL_FORMED = "id: a\nlab: 01-lab\nsource: fakedist\ntarget: fakedist.mod.f\nsummary: {summary}\nsteps:\n  - at: {{text: x = 1, nth: {nth}}}\n    note: n\n"
+_HOSTILE_NUMBERS = ["1", "1.0", "2.5", "true", "1e3", "-0", "0x10", ".inf", "100001", "9" * 400, "9" * 5000]
+_HOSTILE_SUMMARIES = ["s", "a\u2028b", '"a\u2029b"', "a\x85b", "a\x1b[2Jb", '"a\x07b"', '"a\\u2028b"', "\u202eevil"]
+# Round 2 of the hardening issue: numbers that are not small whole numbers, and invisible characters
+# that used to shift line numbers or reach the terminal.
+_HOSTILE_FIELDS = st.builds(
+    lambda summary, nth: _WELL_FORMED.format(summary=summary, nth=nth), st.sampled_from(_HOSTILE_SUMMARIES), st.sampled_from(_HOSTILE_NUMBERS)
+)
+
+
 def _dump(value) -> str:
     import yaml
 
@@ -170,6 +180,7 @@ ANNOTATION_BYTES = st.one_of(
     _ANNOTATIONS.map(_dump).map(lambda s: s.encode("utf-8", "surrogatepass")),
     st.lists(_ANNOTATIONS, min_size=0, max_size=3).map(_dump).map(lambda s: s.encode("utf-8", "surrogatepass")),
     _HOSTILE_YAML.map(lambda s: s.encode("utf-8", "surrogatepass")),
+    _HOSTILE_FIELDS.map(lambda s: s.encode("utf-8", "surrogatepass")),
     st.binary(max_size=300),
     st.builds(lambda head, junk: head + junk, st.sampled_from([b"id: a\n", b"\xef\xbb\xbf", b""]), st.binary(min_size=1, max_size=20)),
 )
