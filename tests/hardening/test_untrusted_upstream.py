@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
+import signal
 import stat
 import subprocess
 import sys
 import textwrap
+import tracemalloc
 import zipfile
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -16,7 +20,7 @@ from infralens.cli import main
 from infralens.errors import ResolutionError, SourceNotFoundError, UnsafePathError
 from infralens.resolve.resolver import Resolver
 from infralens.source.cache import IndexCache
-from infralens.source.distributions import DirectoryTree, WheelTree
+from infralens.source.distributions import MAX_METADATA_BYTES, MAX_SOURCE_BYTES, DirectoryTree, InstalledTree, WheelTree
 
 CANARY_CODE = "import pathlib; pathlib.Path({canary!r}).write_text('pwned')\n"
 CORE = """
@@ -210,3 +214,143 @@ def test_upstream_files_that_do_not_parse_are_reported_not_fatal(tmp_path, capsy
         err
         == "infralens: note: skipped pkg/py2.py: not valid Python for this parser (line 2, column 5: Missing parentheses in call to 'print'. Did you mean print(...)?)\n"
     )
+
+
+# -- bounded reads, damaged archives, special files, top_level.txt traversal --------------------
+
+
+@contextlib.contextmanager
+def deadline(seconds: int) -> Iterator[None]:
+    """Fail instead of hanging (opening a FIFO blocks until a writer appears)."""
+
+    def expired(signum: int, frame: object) -> None:
+        raise TimeoutError(f"still running after {seconds}s")
+
+    previous = signal.signal(signal.SIGALRM, expired)
+    signal.alarm(seconds)
+    try:
+        yield
+    finally:
+        signal.alarm(0)
+        signal.signal(signal.SIGALRM, previous)
+
+
+def small_wheel(folder: Path, entries: dict[str, bytes], name: str = "pkg-1.0-py3-none-any.whl") -> Path:
+    wheel = folder / name
+    with zipfile.ZipFile(wheel, "w", compression=zipfile.ZIP_DEFLATED) as archive:
+        archive.writestr("pkg-1.0.dist-info/METADATA", "Metadata-Version: 2.1\nName: pkg\nVersion: 1.0\n")
+        for relpath, data in entries.items():
+            archive.writestr(relpath, data)
+    return wheel
+
+
+def test_a_source_file_over_the_cap_is_refused_before_it_is_read(tmp_path):
+    big = b"x = 1\n" * (MAX_SOURCE_BYTES // 6 + 1)  # just over the cap, far under the old 8 MB limit
+    root = tmp_path / "site"
+    (root / "pkg").mkdir(parents=True)
+    (root / "pkg" / "__init__.py").write_text("")
+    (root / "pkg" / "big.py").write_bytes(big)
+    message = f"larger than {MAX_SOURCE_BYTES} bytes; not read"
+    with pytest.raises(SourceNotFoundError, match=f"pkg/big.py: {message}"):
+        DirectoryTree(root, "pkg", "1.0").read_source("pkg/big.py")
+    tree = WheelTree(small_wheel(tmp_path, {"pkg/__init__.py": b"", "pkg/big.py": big}))
+    with pytest.raises(SourceNotFoundError, match=f"pkg-1.0-py3-none-any.whl: pkg/big.py: {message}"):
+        tree.read_source("pkg/big.py")
+
+
+def test_a_zip_bomb_is_never_decompressed(tmp_path):
+    """Entries that inflate to 40 MB from a few KB: refused on their declared size, memory stays small."""
+    padding = b" " * 40_000_000
+    wheel = tmp_path / "bomb-1.0-py3-none-any.whl"
+    with zipfile.ZipFile(wheel, "w", compression=zipfile.ZIP_DEFLATED, compresslevel=9) as archive:
+        archive.writestr("bomb-1.0.dist-info/METADATA", b"Metadata-Version: 2.1\nName: bomb\nVersion: 1.0\n" + padding)
+        archive.writestr("bomb/core.py", b"x = 1\n" + padding)
+    del padding
+    assert wheel.stat().st_size < 200_000
+    tracemalloc.start()
+    try:
+        with pytest.raises(SourceNotFoundError, match=f"METADATA: larger than {MAX_METADATA_BYTES} bytes; not read"):
+            WheelTree(wheel)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert peak < 5_000_000
+    source_bomb = small_wheel(tmp_path, {"bomb/core.py": b"x = 1\n" + b" " * 40_000_000}, "bomb-2.0-py3-none-any.whl")
+    with pytest.raises(SourceNotFoundError, match=f"bomb/core.py: larger than {MAX_SOURCE_BYTES} bytes; not read"):
+        WheelTree(source_bomb).read_source("bomb/core.py")
+
+
+def damage(wheel: Path, entry: str, how: str) -> None:
+    """Edit ``entry``'s central-directory record (or its compressed bytes) in place."""
+    data = bytearray(wheel.read_bytes())
+    record = data.find(b"PK\x01\x02")
+    while data[record + 46 : record + 46 + int.from_bytes(data[record + 28 : record + 30], "little")] != entry.encode():
+        record = data.find(b"PK\x01\x02", record + 4)
+    if how == "crc":
+        data[record + 16 : record + 20] = bytes(b ^ 0xFF for b in data[record + 16 : record + 20])
+    elif how == "truncated":
+        size = int.from_bytes(data[record + 20 : record + 24], "little")
+        data[record + 20 : record + 24] = (size // 2).to_bytes(4, "little")
+    elif how == "compression":
+        data[record + 10 : record + 12] = (99).to_bytes(2, "little")
+    else:  # garbage where the deflate stream starts
+        local = int.from_bytes(data[record + 42 : record + 46], "little")
+        start = local + 30 + int.from_bytes(data[local + 26 : local + 28], "little") + int.from_bytes(data[local + 28 : local + 30], "little")
+        data[start : start + 8] = b"\xff" * 8
+    wheel.write_bytes(bytes(data))
+
+
+@pytest.mark.parametrize("how", ["crc", "truncated", "compression", "garbage"])
+def test_damaged_wheel_entries_are_clear_errors(tmp_path, how):
+    body = "".join(f"def f{i}():\n    return {i} * {i}\n\n" for i in range(400)).encode()
+    wheel = small_wheel(tmp_path, {"pkg/__init__.py": b"", "pkg/core.py": body})
+    damage(wheel, "pkg/core.py", how)
+    tree = WheelTree(wheel)
+    with pytest.raises(SourceNotFoundError, match=r"pkg-1\.0-py3-none-any\.whl: entry pkg/core\.py is damaged \(.+\)"):
+        tree.read_source("pkg/core.py")
+    resolver = Resolver({"pkg": tree}, cache=IndexCache(persistent=False))
+    assert resolver.locate("pkg", "f1") == []
+    assert resolver.skipped[0].startswith("pkg/core.py: ") and "is damaged" in resolver.skipped[0]
+    damage(wheel, "pkg-1.0.dist-info/METADATA", how)
+    with pytest.raises(SourceNotFoundError, match=r"entry pkg-1\.0\.dist-info/METADATA is damaged"):
+        WheelTree(wheel)
+
+
+def test_fifos_in_a_directory_tree_are_never_opened(tmp_path):
+    root = tmp_path / "site"
+    (root / "pkg").mkdir(parents=True)
+    (root / "pkg" / "__init__.py").write_text("")
+    (root / "pkg" / "ok.py").write_text("def fine():\n    x = 1\n")
+    os.mkfifo(root / "pkg" / "pipe.py")
+    tree = DirectoryTree(root, "pkg", "1.0")
+    resolver = Resolver({"pkg": tree}, cache=IndexCache(persistent=False))
+    with deadline(10):
+        assert list(tree.iter_python_files()) == ["pkg/__init__.py", "pkg/ok.py"]
+        assert [item.dotted for item in resolver.locate("pkg", "fine")] == ["pkg.ok.fine"]
+        assert tree.module_file("pkg.pipe") == "pkg/pipe.py"  # asked for by name: refused with a reason
+        with pytest.raises(SourceNotFoundError, match=r"pkg/pipe\.py: a FIFO, not a regular file; not read"):
+            tree.read_source("pkg/pipe.py")
+        with pytest.raises(SourceNotFoundError, match="a FIFO, not a regular file"):
+            resolver.resolve_target("pkg", "pkg.pipe.anything")
+
+
+def test_top_level_and_record_cannot_point_outside_the_site(tmp_path, monkeypatch):
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (outside / "__init__.py").write_text("")
+    (outside / "secret.py").write_text("def secret():\n    token = 'hunter2'\n")
+    site = tmp_path / "site"
+    (site / "fakepkg").mkdir(parents=True)
+    (site / "fakepkg" / "__init__.py").write_text("")
+    (site / "fakepkg" / "core.py").write_text("def run():\n    x = 1\n")
+    info = site / "fakepkg-1.0.dist-info"
+    info.mkdir()
+    (info / "METADATA").write_text("Metadata-Version: 2.1\nName: fakepkg\nVersion: 1.0\n")
+    (info / "top_level.txt").write_text(f"../outside\n{outside}\nfakepkg/../../outside\n..\n")
+    (info / "RECORD").write_text(f"../outside/__init__.py,,\n{outside}/__init__.py,,\n")
+    monkeypatch.syspath_prepend(str(site))
+    tree = InstalledTree("fakepkg")
+    assert tree.packages == ("fakepkg",)
+    assert list(tree.iter_python_files()) == ["fakepkg/__init__.py", "fakepkg/core.py"]
+    assert Resolver({"fakepkg": tree}, cache=IndexCache(persistent=False)).locate("fakepkg", "secret") == []
+    assert DirectoryTree(site, "fakepkg", "1.0", packages=("../outside", str(outside))).packages == ("fakepkg",)

@@ -9,7 +9,9 @@ Three kinds of source trees, one interface (:class:`SourceTree`):
 * :class:`DirectoryTree` — a directory holding the package (``src/`` layout
   or a site-packages-like folder).
 
-Paths are checked so nothing outside the tree is ever read.
+Paths are checked so nothing outside the tree is ever read, and every read is
+bounded: sizes are checked before a byte is read or decompressed, and only
+regular files are opened.
 """
 
 from __future__ import annotations
@@ -19,9 +21,11 @@ import importlib.util
 import os
 import posixpath
 import re
+import stat
 import zipfile
+import zlib
 from abc import ABC, abstractmethod
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from email.parser import HeaderParser
 from functools import cached_property
 from pathlib import Path
@@ -30,7 +34,15 @@ from infralens.errors import SourceNotFoundError, UnsafePathError
 from infralens.hashing import sha256_text
 from infralens.source.models import SourceFile
 
-MAX_SOURCE_BYTES = 8_000_000
+MAX_SOURCE_BYTES = 2_000_000
+"""Largest source file read. The largest ``.py`` in diffusers 0.42.1 is 327 KB
+(``loaders/lora_pipeline.py``) and in diffsynth 2.1.12 239 KB, so 2 MB leaves a 6x margin
+while bounding libcst (about 800 bytes of memory per source byte: a 7.9 MB file took 6.35 GB)."""
+
+MAX_METADATA_BYTES = 1_000_000
+"""Largest wheel ``METADATA`` read (diffsynth's, long description included, is 176 KB)."""
+
+_DAMAGED_ENTRY = (zipfile.BadZipFile, zlib.error, EOFError, NotImplementedError, RuntimeError, ValueError, OSError)
 
 
 _MODULE_PART = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
@@ -49,6 +61,15 @@ def check_relpath(relpath: str) -> str:
     if any(part in ("..", "") for part in parts) or "\x00" in relpath:
         raise UnsafePathError(f"unsafe path {relpath!r}: '..' or empty segments are not allowed")
     return posixpath.normpath(relpath)
+
+
+def package_names(names: Iterable[str]) -> tuple[str, ...]:
+    """The plain top-level module names among ``names``; paths, ``..`` and anything else are dropped."""
+    return tuple(name.strip() for name in names if _MODULE_PART.match(name.strip()))
+
+
+def too_large(what: str, cap: int) -> SourceNotFoundError:
+    return SourceNotFoundError(f"{what}: larger than {cap} bytes; not read")
 
 
 def module_candidates(module: str) -> tuple[str, str]:
@@ -111,8 +132,6 @@ class SourceTree(ABC):
     def read_source(self, relpath: str) -> SourceFile:
         """Read and decode one file into a :class:`SourceFile`."""
         data = self.read_bytes(relpath)
-        if len(data) > MAX_SOURCE_BYTES:
-            raise SourceNotFoundError(f"{relpath}: larger than {MAX_SOURCE_BYTES} bytes; refusing to read")
         text = decode_source(data, relpath)
         return SourceFile(
             distribution=self.distribution,
@@ -144,7 +163,7 @@ class DirectoryTree(SourceTree):
         self.distribution = distribution
         self.version = version or _version_from_dist_info_dir(self.root, distribution) or "unknown"
         self.origin = str(self.root)
-        self._packages = packages
+        self._packages = package_names(packages) if packages else None
 
     def _inside(self, relpath: str) -> Path:
         path = (self.root / relpath).resolve()
@@ -156,24 +175,39 @@ class DirectoryTree(SourceTree):
         return self._inside(check_relpath(relpath))
 
     def _exists(self, relpath: str) -> bool:
+        """Anything but a directory: a FIFO or device "exists" so that reading it says why it is refused."""
         try:
-            return self._inside(check_relpath(relpath)).is_file()
-        except UnsafePathError:
+            return not stat.S_ISDIR(self._inside(check_relpath(relpath)).stat().st_mode)
+        except (UnsafePathError, OSError):
             return False
 
     def _read(self, relpath: str) -> bytes:
         path = self._inside(relpath)
         try:
-            return path.read_bytes()
+            kind = _not_regular(path.stat().st_mode)  # never open a FIFO (it blocks) or a device
+            if kind:
+                raise SourceNotFoundError(f"{relpath}: {kind}, not a regular file; not read")
+            descriptor = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOFOLLOW", 0))
+            with os.fdopen(descriptor, "rb") as handle:
+                opened = os.fstat(handle.fileno())  # the file may have been swapped since the stat
+                kind = _not_regular(opened.st_mode)
+                if kind:
+                    raise SourceNotFoundError(f"{relpath}: {kind}, not a regular file; not read")
+                if opened.st_size > MAX_SOURCE_BYTES:
+                    raise too_large(relpath, MAX_SOURCE_BYTES)
+                data = handle.read(MAX_SOURCE_BYTES + 1)
         except OSError as error:
             raise SourceNotFoundError(f"{path}: cannot read ({error.strerror})") from error
+        if len(data) > MAX_SOURCE_BYTES:
+            raise too_large(relpath, MAX_SOURCE_BYTES)
+        return data
 
     @cached_property
     def packages(self) -> tuple[str, ...]:
         if self._packages:
             return self._packages
         guess = self.distribution.replace("-", "_")
-        if (self.root / guess).is_dir():
+        if _MODULE_PART.match(guess) and (self.root / guess).is_dir():
             return (guess,)
         return tuple(sorted(p.name for p in self.root.iterdir() if p.is_dir() and (p / "__init__.py").is_file()))
 
@@ -185,8 +219,11 @@ class DirectoryTree(SourceTree):
                 for filename in sorted(filenames):
                     if filename.endswith(".py"):
                         full = Path(dirpath) / filename
-                        if full.is_symlink():
-                            continue
+                        try:
+                            if _not_regular(full.lstat().st_mode):
+                                continue  # symlinks, FIFOs, sockets, devices: listed nowhere, opened never
+                        except OSError:
+                            continue  # vanished since the directory was listed
                         yield full.relative_to(self.root).as_posix()
 
 
@@ -201,7 +238,7 @@ class InstalledTree(DirectoryTree):
         packages: tuple[str, ...] = ()
         if dist is not None:
             top_level = dist.read_text("top_level.txt") or ""
-            packages = tuple(line.strip() for line in top_level.splitlines() if line.strip())
+            packages = package_names(top_level.splitlines())  # '../x', '/etc', 'a/b' are never followed
             if not packages:
                 packages = _packages_from_record(dist)
             root = Path(str(dist.locate_file("")))
@@ -233,6 +270,14 @@ def _packages_from_record(dist: importlib.metadata.Distribution) -> tuple[str, .
         if len(parts) > 1 and parts[-1] == "__init__.py" and _MODULE_PART.match(parts[0]):
             names.add(parts[0])
     return tuple(sorted(names))
+
+
+def _not_regular(mode: int) -> str:
+    """What a non-regular file is ("" for a regular file)."""
+    if stat.S_ISREG(mode):
+        return ""
+    kinds = ((stat.S_ISFIFO, "a FIFO"), (stat.S_ISSOCK, "a socket"), (stat.S_ISCHR, "a device"), (stat.S_ISBLK, "a device"), (stat.S_ISLNK, "a symlink"))
+    return next((name for test, name in kinds if test(mode)), "a special file")
 
 
 def _version_from_dist_info_dir(root: Path, distribution: str) -> str | None:
@@ -275,7 +320,8 @@ class WheelTree(SourceTree):
     def _metadata(self) -> tuple[str, str]:
         for relpath in self._names:
             if relpath.count("/") == 1 and relpath.endswith(".dist-info/METADATA"):
-                headers = HeaderParser().parsestr(self._zip.read(self._names[relpath]).decode("utf-8", "replace"))
+                data = self._read_entry(relpath, MAX_METADATA_BYTES)
+                headers = HeaderParser().parsestr(data.decode("utf-8", "replace"))
                 if headers.get("Name") and headers.get("Version"):
                     return headers["Name"], headers["Version"]
         parts = self.path.name.split("-")
@@ -287,12 +333,23 @@ class WheelTree(SourceTree):
         return relpath in self._names
 
     def _read(self, relpath: str) -> bytes:
-        info = self._names.get(relpath)
-        if info is None:
+        if relpath not in self._names:
             raise SourceNotFoundError(f"{self.path}: no file {relpath}")
-        if info.file_size > MAX_SOURCE_BYTES:
-            raise SourceNotFoundError(f"{self.path}: {relpath} is too large")
-        return self._zip.read(info)
+        return self._read_entry(relpath, MAX_SOURCE_BYTES)
+
+    def _read_entry(self, relpath: str, cap: int) -> bytes:
+        """At most ``cap`` bytes of one entry; the header's size is checked first, then the bytes (it can lie)."""
+        info = self._names[relpath]
+        if info.file_size > cap:
+            raise too_large(f"{self.path}: {relpath}", cap)
+        try:
+            with self._zip.open(info) as handle:
+                data = handle.read(cap + 1)
+        except _DAMAGED_ENTRY as error:
+            raise SourceNotFoundError(f"{self.path}: entry {relpath} is damaged ({error or type(error).__name__})") from error
+        if len(data) > cap:
+            raise too_large(f"{self.path}: {relpath}", cap)
+        return data
 
     def iter_python_files(self) -> Iterator[str]:
         for relpath in sorted(self._names):
