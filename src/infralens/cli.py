@@ -58,8 +58,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     if not args.command:
         parser.print_help()
         return EXIT_USAGE
+    from infralens.stops import sigterm_interrupts
+
     try:
-        return COMMANDS[args.command](args)
+        with sigterm_interrupts():  # SIGTERM stops a command like Ctrl-C: its cleanup runs, exit 2
+            return COMMANDS[args.command](args)
     except KeyboardInterrupt:
         print("infralens: interrupted", file=sys.stderr)
         return EXIT_USAGE

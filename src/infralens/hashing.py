@@ -1,4 +1,4 @@
-"""The one content-hash helper: SHA-256 hex digests of text, bytes and files.
+"""The one content-hash helper: SHA-256 hex digests of text, bytes and files (no pathlib: the warm check uses it).
 
 Text is encoded as UTF-8 with ``surrogatepass``, so any ``str`` (even one holding a lone surrogate
 decoded from a damaged file) hashes without an error and equal texts always give equal digests.
@@ -7,7 +7,7 @@ decoded from a damaged file) hashes without an error and equal texts always give
 from __future__ import annotations
 
 import hashlib
-from pathlib import Path
+import os
 
 _CHUNK = 1 << 20
 
@@ -22,7 +22,7 @@ def sha256_text(text: str) -> str:
     return sha256_bytes(text.encode("utf-8", "surrogatepass"))
 
 
-def sha256_file(path: str | Path) -> str:
+def sha256_file(path: str | os.PathLike[str]) -> str:
     """Hex SHA-256 of a file's bytes, read in chunks."""
     digest = hashlib.sha256()
     with open(path, "rb") as handle:

@@ -22,6 +22,7 @@ LAYERS: dict[str, int] = {
     "errors": 0,
     "cachedir": 0,
     "hashing": 0,
+    "stops": 0,
     "annotations": 1,
     "reports": 1,
     "tiny": 1,

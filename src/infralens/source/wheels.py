@@ -12,14 +12,19 @@ import re
 import subprocess
 import sys
 import tempfile
+import zipfile
 from pathlib import Path
 
 from infralens.errors import InfralensError, SourceNotFoundError
 from infralens.source.cache import default_cache_dir
 from infralens.source.distributions import DirectoryTree, SourceTree, WheelTree, canonical_name
+from infralens.stops import sigterm_interrupts
 
 _PIN = re.compile(r"^([A-Za-z0-9][A-Za-z0-9._-]*)==([A-Za-z0-9][A-Za-z0-9.+!_-]*)$")
-PIP_TIMEOUT_S = 300
+PIP_COMMAND: tuple[str, ...] = (sys.executable, "-m", "pip")
+PIP_TIMEOUT_S: float = 300
+STOP_GRACE_S = 1.0
+"""Seconds pip gets to exit after SIGTERM before it is killed."""
 
 
 def wheel_cache_dir() -> Path:
@@ -40,17 +45,21 @@ def cached_wheel(distribution: str, version: str, folder: Path | None = None) ->
 
 
 def fetch_wheel(distribution: str, version: str, folder: Path | None = None) -> Path:
-    """The wheel of ``distribution==version``, downloaded with pip into the cache on first use."""
+    """The wheel of ``distribution==version``, downloaded with pip into the cache on first use.
+
+    pip writes into a temporary folder inside the cache; only a complete wheel (pip succeeded
+    and the file reads as a zip) is moved into place. Ctrl-C or SIGTERM stops pip and removes
+    the temporary folder.
+    """
     folder = folder or wheel_cache_dir()
     found = cached_wheel(distribution, version, folder)
     if found is not None:
         return found
     folder.mkdir(parents=True, exist_ok=True)
+    release = f"{distribution}=={version}"
     with tempfile.TemporaryDirectory(dir=folder, prefix=".download-") as tmp:
         command = [
-            sys.executable,
-            "-m",
-            "pip",
+            *PIP_COMMAND,
             "download",
             "--no-deps",
             "--only-binary",
@@ -59,21 +68,46 @@ def fetch_wheel(distribution: str, version: str, folder: Path | None = None) -> 
             "--quiet",
             "--dest",
             tmp,
-            f"{distribution}=={version}",
+            release,
         ]
-        try:
-            done = subprocess.run(command, capture_output=True, text=True, timeout=PIP_TIMEOUT_S, check=False)
-        except (OSError, subprocess.TimeoutExpired) as error:
-            raise SourceNotFoundError(f"cannot run pip to download {distribution}=={version}: {error}") from error
-        wheels = sorted(Path(tmp).glob("*.whl"))
-        if done.returncode != 0 or not wheels:
-            last = (done.stderr.strip().splitlines() or ["pip found no wheel"])[-1]
-            raise SourceNotFoundError(
-                f"cannot download a wheel of {distribution}=={version}: {last} — check the version, or pass a wheel file or directory to --against"
-            )
+        returncode, stderr = _run_pip(command, release)
+        wheels = [path for path in sorted(Path(tmp).glob("*.whl")) if zipfile.is_zipfile(path)]
+        if returncode != 0 or not wheels:
+            last = (stderr.strip().splitlines() or ["pip found no wheel"])[-1]
+            raise SourceNotFoundError(f"cannot download a wheel of {release}: {last} — check the version, or pass a wheel file or directory to --against")
         target = folder / wheels[0].name
         os.replace(wheels[0], target)
         return target
+
+
+def _run_pip(command: list[str], release: str) -> tuple[int, str]:
+    """pip's exit code and stderr; on a timeout, Ctrl-C or SIGTERM pip is stopped before this returns."""
+    with sigterm_interrupts():
+        try:
+            pip = subprocess.Popen(command, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+        except OSError as error:
+            raise SourceNotFoundError(f"cannot run pip to download {release}: {error}") from error
+        try:
+            _, stderr = pip.communicate(timeout=PIP_TIMEOUT_S)
+        except subprocess.TimeoutExpired:
+            _stop(pip)
+            raise SourceNotFoundError(
+                f"pip timed out after {PIP_TIMEOUT_S:g} s downloading {release}; nothing was cached — try again, or pass a wheel file or directory to --against"
+            ) from None
+        except BaseException:  # KeyboardInterrupt (Ctrl-C or SIGTERM): pip must not outlive us
+            _stop(pip)
+            raise
+    return pip.returncode, stderr
+
+
+def _stop(process: subprocess.Popen[str]) -> None:
+    """Terminate *process*, and kill it if it is still there after a short grace."""
+    process.terminate()
+    try:
+        process.wait(STOP_GRACE_S)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        process.wait()
 
 
 def open_against(spec: str, known: set[str]) -> SourceTree:

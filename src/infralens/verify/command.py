@@ -38,7 +38,10 @@ class VerifyOptions:
 
 
 def run_verify(options: VerifyOptions, open_context: Callable[[], tuple[Project, Resolver]]) -> int:
-    """Plan, run and judge the scenarios; print the summary and findings; write the report."""
+    """Plan, run and judge the scenarios; print the summary and findings; write the report.
+
+    Ctrl-C and SIGTERM (which the CLI turns into Ctrl-C) end the workers on the way out.
+    """
     if options.list_catalog:
         width = max(len(spec.name) for spec in SCENARIOS)
         for spec in SCENARIOS:
@@ -82,8 +85,10 @@ def _run(plan: Plan, device: str, options: VerifyOptions) -> int:
 
     progress = Progress(len(options.scenarios) if options.scenarios else len(plan.scenarios()), sys.stderr)
     names = tuple(dict.fromkeys(options.scenarios)) if options.scenarios else None
-    result = run_plan(plan, device, jobs=options.jobs, backend=options.backend, progress=progress, timeout=options.timeout, scenarios=names)
-    progress.close()
+    try:
+        result = run_plan(plan, device, jobs=options.jobs, backend=options.backend, progress=progress, timeout=options.timeout, scenarios=names)
+    finally:
+        progress.close()
     print(summary_table(result))
     problems = findings(result)
     for line in problems:

@@ -13,9 +13,11 @@ import subprocess
 import sys
 import tempfile
 import threading
+import time
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
+from typing import IO
 
 from infralens.reports import ScenarioStatus, StepStatus
 from infralens.verify.execute import scenario_spec
@@ -23,6 +25,10 @@ from infralens.verify.plan import Plan, PlannedStep
 from infralens.verify.probes import ProbeResult
 from infralens.verify.protocol import Finished, Ready, ScenarioJob, ScenarioOutcome, Started, WorkerRequest, decode
 from infralens.verify.registry import PROCESS_ORDER
+
+WORKER_COMMAND: tuple[str, ...] = (sys.executable, "-m", "infralens.verify.worker")
+STOP_GRACE_S = 0.5
+"""Seconds a worker gets to exit after SIGTERM before it is killed."""
 
 
 @dataclass(frozen=True)
@@ -111,6 +117,7 @@ def run_plan(
     ordered = [groups[process] for process in PROCESS_ORDER if process in groups]
     lock = threading.Lock()
     collected = _Collected()
+    workers = _Workers()
 
     def report(event: str, name: str, outcome: ScenarioOutcome | None) -> None:
         if progress is not None:
@@ -119,14 +126,20 @@ def run_plan(
 
     def run_group(group: list[str]) -> None:
         request = WorkerRequest(device, backend, tuple(ScenarioJob(name, plan.probes_for(name)) for name in group))
-        done, ready, finished = _run_worker(request, report, timeout)
+        done, ready, finished = _run_worker(workers, request, report, timeout)
         with lock:
             collected.done.update(done)
             collected.stubbed.update(finished.stubbed if finished else ())
             collected.device_name = collected.device_name or (ready.device_name if ready else None)
 
-    with ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
+    pool = ThreadPoolExecutor(max_workers=max(1, jobs))
+    try:
         list(pool.map(run_group, ordered))
+    except BaseException:  # Ctrl-C (or SIGTERM made one): no worker may outlive the run
+        workers.stop()
+        raise
+    finally:
+        pool.shutdown(wait=True, cancel_futures=True)
 
     outcomes = tuple(_scenario_outcome(name, collected.done.get(name)) for name in names)
     by_name = {outcome.scenario: outcome for outcome in outcomes}
@@ -153,23 +166,84 @@ def _worker_env(device: str) -> dict[str, str]:
     return env
 
 
-def _run_worker(request: WorkerRequest, report: ProgressCallback, timeout: float) -> tuple[dict[str, ScenarioOutcome], Ready | None, Finished | None]:
-    """One worker process for the request's scenarios; a scenario it never finished is an ``error``."""
+class _Workers:
+    """The worker processes now running, so that a stop ends every one of them."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._running: set[subprocess.Popen[str]] = set()
+        self.stopping = False
+
+    def start(self, device: str, stderr: IO[str]) -> subprocess.Popen[str] | None:
+        """A new worker, or None once the run is stopping.
+
+        Each worker gets a session of its own, so a Ctrl-C at the terminal reaches only the
+        runner, which then ends its workers itself.
+        """
+        with self._lock:
+            if self.stopping:
+                return None
+            worker = subprocess.Popen(
+                list(WORKER_COMMAND),
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                stderr=stderr,
+                env=_worker_env(device),
+                text=True,
+                encoding="utf-8",
+                start_new_session=True,
+            )
+            self._running.add(worker)
+            return worker
+
+    def ended(self, worker: subprocess.Popen[str]) -> None:
+        with self._lock:
+            self._running.discard(worker)
+
+    def stop(self) -> None:
+        """Stop for good: end the running workers and start no more."""
+        with self._lock:
+            self.stopping = True
+            running = list(self._running)
+        end_processes(running)
+
+
+def end_processes(processes: list[subprocess.Popen[str]], grace: float = STOP_GRACE_S) -> None:
+    """Terminate *processes*, then kill those still there after *grace* seconds."""
+    for process in processes:
+        if process.poll() is None:
+            process.terminate()
+    deadline = time.monotonic() + grace
+    for process in processes:
+        try:
+            process.wait(max(0.0, deadline - time.monotonic()))
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait()
+
+
+def _run_worker(
+    workers: _Workers, request: WorkerRequest, report: ProgressCallback, timeout: float
+) -> tuple[dict[str, ScenarioOutcome], Ready | None, Finished | None]:
+    """One worker process for the request's scenarios.
+
+    A scenario it never finished is ``not-run`` when the worker ran past *timeout*, else an ``error``.
+    """
     done: dict[str, ScenarioOutcome] = {}
     ready: Ready | None = None
     finished: Finished | None = None
     with tempfile.TemporaryFile(mode="w+", encoding="utf-8", errors="replace") as stderr:
-        worker = subprocess.Popen(
-            [sys.executable, "-m", "infralens.verify.worker"],
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            stderr=stderr,
-            env=_worker_env(request.device),
-            text=True,
-            encoding="utf-8",
-        )
+        worker = workers.start(request.device, stderr)
+        if worker is None:
+            return done, ready, finished
         assert worker.stdin is not None and worker.stdout is not None  # both are pipes
-        timer = threading.Timer(timeout, worker.kill)
+        timed_out = threading.Event()
+
+        def on_timeout() -> None:
+            timed_out.set()
+            end_processes([worker])
+
+        timer = threading.Timer(timeout, on_timeout)
         timer.start()
         try:
             worker.stdin.write(request.encode())
@@ -186,16 +260,23 @@ def _run_worker(request: WorkerRequest, report: ProgressCallback, timeout: float
                 elif isinstance(message, Finished):
                     finished = message
             code = worker.wait()
+        except BrokenPipeError:  # the worker died before it read its request
+            code = worker.wait()
         finally:
             timer.cancel()
-        if len(done) < len(request.scenarios):
-            stderr.seek(0)
-            tail = stderr.read()[-1500:].strip()
-            why = f"worker exited with status {code}" + (f": {tail}" if tail else "")
-            for job in request.scenarios:
-                if job.name not in done:
-                    done[job.name] = ScenarioOutcome(job.name, ScenarioStatus.ERROR, 0.0, why)
-                    report("done", job.name, done[job.name])
+            workers.ended(worker)
+        if workers.stopping or len(done) == len(request.scenarios):
+            return done, ready, finished
+        status, why = ScenarioStatus.ERROR, f"worker exited with status {code}"
+        if timed_out.is_set():
+            status, why = ScenarioStatus.NOT_RUN, f"timed out after {timeout:g} s"
+        stderr.seek(0)
+        tail = stderr.read()[-1500:].strip()
+        why += f": {tail}" if tail and status is ScenarioStatus.ERROR else ""
+        for job in request.scenarios:
+            if job.name not in done:
+                done[job.name] = ScenarioOutcome(job.name, status, 0.0, why)
+                report("done", job.name, done[job.name])
     return done, ready, finished
 
 

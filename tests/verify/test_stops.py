@@ -1,0 +1,80 @@
+"""Clean stops: Ctrl-C or SIGTERM ends ``infralens verify`` and its workers quickly; a timeout is named as one."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from infralens.reports import ScenarioStatus
+from infralens.verify.plan import Plan
+from infralens.verify.runner import run_plan
+
+# A stand-in worker: records its pid, ignores SIGTERM (so only a kill ends it) and hangs.
+_HANGING_WORKER = """
+import pathlib, signal, sys, time
+signal.signal(signal.SIGTERM, signal.SIG_IGN)
+pathlib.Path(sys.argv[1]).write_text(str(__import__("os").getpid()))
+time.sleep(60)
+"""
+
+
+@pytest.mark.slow
+def test_a_worker_past_the_timeout_is_reported_as_timed_out_and_its_scenarios_as_not_run():
+    # The real worker cannot import torch and run a scenario in 0.2 s.
+    result = run_plan(Plan((), ()), "cpu", timeout=0.2, scenarios=("forward-noise", "guider"))
+    assert [(s.scenario, s.status, s.error) for s in result.scenarios] == [
+        ("forward-noise", ScenarioStatus.NOT_RUN, "timed out after 0.2 s"),
+        ("guider", ScenarioStatus.NOT_RUN, "timed out after 0.2 s"),
+    ]
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    return True
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM], ids=["ctrl-c", "sigterm"])
+def test_verify_stops_within_two_seconds_ends_its_workers_and_exits_2(tmp_path: Path, signum: int):
+    project = tmp_path / "project"
+    (project / "annotations").mkdir(parents=True)
+    worker, started = tmp_path / "worker.py", tmp_path / "worker.pid"
+    worker.write_text(_HANGING_WORKER)
+    driver = (
+        "import sys\n"
+        "from infralens.verify import runner\n"
+        f"runner.WORKER_COMMAND = (sys.executable, {str(worker)!r}, {str(started)!r})\n"
+        "from infralens.cli import main\n"
+        f"sys.exit(main(['--project', {str(project)!r}, '--no-cache', 'verify', '--device', 'cpu', '--scenario', 'forward-noise']))\n"
+    )
+    process = subprocess.Popen([sys.executable, "-c", driver], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        deadline = time.monotonic() + 15
+        while not started.exists() or not started.read_text():
+            assert process.poll() is None and time.monotonic() < deadline, "the worker never started"
+            time.sleep(0.05)
+        pid = int(started.read_text())
+        sent = time.monotonic()
+        process.send_signal(signum)
+        _, stderr = process.communicate(timeout=10)
+        took = time.monotonic() - sent
+    finally:
+        process.kill()
+        process.wait()
+    assert process.returncode == 2, stderr
+    assert took < 2.0
+    assert "Traceback" not in stderr
+    assert "infralens: interrupted" in stderr
+    deadline = time.monotonic() + 1
+    while _alive(pid) and time.monotonic() < deadline:  # a killed orphan is reaped by init
+        time.sleep(0.05)
+    assert not _alive(pid), "a worker outlived verify"
