@@ -1,4 +1,4 @@
-"""Stopping cleanly: SIGTERM handled like Ctrl-C, so every ``finally`` and ``except KeyboardInterrupt`` runs.
+"""Stopping cleanly: SIGTERM handled like Ctrl-C, and child processes ended (terminate, then kill).
 
 The CLI wraps every command in :func:`sigterm_interrupts`; a command stopped by Ctrl-C or SIGTERM
 ends child processes and temporary files on its way out and exits 2 ("infralens: interrupted").
@@ -7,8 +7,10 @@ ends child processes and temporary files on its way out and exits 2 ("infralens:
 from __future__ import annotations
 
 import signal
+import subprocess
 import threading
-from collections.abc import Iterator
+import time
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from types import FrameType
 
@@ -28,3 +30,17 @@ def sigterm_interrupts() -> Iterator[None]:
         yield
     finally:
         signal.signal(signal.SIGTERM, previous)
+
+
+def end_processes(processes: Sequence[subprocess.Popen[str]], grace: float) -> None:
+    """Terminate *processes*, then kill those still there after *grace* seconds."""
+    for process in processes:
+        if process.poll() is None:
+            process.terminate()
+    deadline = time.monotonic() + grace
+    for process in processes:
+        try:
+            process.wait(max(0.0, deadline - time.monotonic()))
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait()

@@ -18,7 +18,7 @@ from pathlib import Path
 from infralens.errors import InfralensError, SourceNotFoundError
 from infralens.source.cache import default_cache_dir
 from infralens.source.distributions import DirectoryTree, SourceTree, WheelTree, canonical_name
-from infralens.stops import sigterm_interrupts
+from infralens.stops import end_processes, sigterm_interrupts
 
 _PIN = re.compile(r"^([A-Za-z0-9][A-Za-z0-9._-]*)==([A-Za-z0-9][A-Za-z0-9.+!_-]*)$")
 PIP_COMMAND: tuple[str, ...] = (sys.executable, "-m", "pip")
@@ -90,24 +90,14 @@ def _run_pip(command: list[str], release: str) -> tuple[int, str]:
         try:
             _, stderr = pip.communicate(timeout=PIP_TIMEOUT_S)
         except subprocess.TimeoutExpired:
-            _stop(pip)
+            end_processes([pip], STOP_GRACE_S)
             raise SourceNotFoundError(
                 f"pip timed out after {PIP_TIMEOUT_S:g} s downloading {release}; nothing was cached — try again, or pass a wheel file or directory to --against"
             ) from None
         except BaseException:  # KeyboardInterrupt (Ctrl-C or SIGTERM): pip must not outlive us
-            _stop(pip)
+            end_processes([pip], STOP_GRACE_S)
             raise
     return pip.returncode, stderr
-
-
-def _stop(process: subprocess.Popen[str]) -> None:
-    """Terminate *process*, and kill it if it is still there after a short grace."""
-    process.terminate()
-    try:
-        process.wait(STOP_GRACE_S)
-    except subprocess.TimeoutExpired:
-        process.kill()
-        process.wait()
 
 
 def open_against(spec: str, known: set[str]) -> SourceTree:

@@ -13,13 +13,13 @@ import subprocess
 import sys
 import tempfile
 import threading
-import time
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import IO
 
 from infralens.reports import ScenarioStatus, StepStatus
+from infralens.stops import end_processes
 from infralens.verify.execute import scenario_spec
 from infralens.verify.plan import Plan, PlannedStep
 from infralens.verify.probes import ProbeResult
@@ -205,21 +205,7 @@ class _Workers:
         with self._lock:
             self.stopping = True
             running = list(self._running)
-        end_processes(running)
-
-
-def end_processes(processes: list[subprocess.Popen[str]], grace: float = STOP_GRACE_S) -> None:
-    """Terminate *processes*, then kill those still there after *grace* seconds."""
-    for process in processes:
-        if process.poll() is None:
-            process.terminate()
-    deadline = time.monotonic() + grace
-    for process in processes:
-        try:
-            process.wait(max(0.0, deadline - time.monotonic()))
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait()
+        end_processes(running, STOP_GRACE_S)
 
 
 def _run_worker(
@@ -241,7 +227,7 @@ def _run_worker(
 
         def on_timeout() -> None:
             timed_out.set()
-            end_processes([worker])
+            end_processes([worker], STOP_GRACE_S)
 
         timer = threading.Timer(timeout, on_timeout)
         timer.start()
