@@ -99,7 +99,12 @@ def main() -> None:
 
     files = locked_files(None)
     print(f"lock points to {len(files)} upstream files; annotations in {ROOT / 'annotations'}")
-    scratch = Path(tempfile.mkdtemp(prefix="infralens-bench-"))
+    with tempfile.TemporaryDirectory(prefix="infralens-bench-") as folder:  # every cache of the run, removed after
+        measure_all(args, files, Path(folder))
+
+
+def measure_all(args: argparse.Namespace, files: list[str], scratch: Path) -> None:
+    """Time --version, the floor, cold and warm checks (and --against), with caches under *scratch*."""
     warm_env = {**os.environ, "INFRALENS_CACHE_DIR": str(scratch / "warm")}
 
     def cold_env(index: int) -> dict:

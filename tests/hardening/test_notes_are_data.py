@@ -58,17 +58,23 @@ def all_html(outdir: Path) -> str:
     return "\n".join(p.read_text("utf-8") for p in sorted(outdir.rglob("*.html")))
 
 
-@pytest.fixture(scope="module")
-def built(tmp_path_factory):
-    tmp_path = tmp_path_factory.mktemp("notes")
-    root, _ = hostile_root(tmp_path)
+def sphinx_build(root: Path) -> tuple[Path, str]:
+    """Build *root* to HTML; the output folder and the warnings (colour codes removed)."""
     warnings = StringIO()
     app = SphinxTestApp("html", srcdir=root, warning=warnings)
     try:
         app.build()
     finally:
         app.cleanup()
-    return all_html(Path(app.outdir)), re.sub(r"\x1b\[[0-9;]*m", "", warnings.getvalue())
+    return Path(app.outdir), re.sub(r"\x1b\[[0-9;]*m", "", warnings.getvalue())
+
+
+@pytest.fixture(scope="module")
+def built(tmp_path_factory):
+    tmp_path = tmp_path_factory.mktemp("notes")
+    root, _ = hostile_root(tmp_path)
+    outdir, warnings = sphinx_build(root)
+    return all_html(outdir), warnings
 
 
 def test_every_hostile_note_is_on_the_page(built):
@@ -159,16 +165,10 @@ def attack_root(tmp_path: Path, notes: dict[str, str], summary: str = "s") -> Pa
 
 def build_site(root: Path) -> tuple[str, str, Path]:
     """The text of every page and of every file copied into the site, the warnings, and the output dir."""
-    warnings = StringIO()
-    app = SphinxTestApp("html", srcdir=root, warning=warnings)
-    try:
-        app.build()
-    finally:
-        app.cleanup()
-    outdir = Path(app.outdir)
+    outdir, warnings = sphinx_build(root)
     copied = [p for folder in ("_downloads", "_images") for p in (outdir / folder).rglob("*") if p.is_file()]
     text = "\n".join(p.read_text("utf-8", errors="replace") for p in [*sorted(outdir.rglob("*.html")), *copied])
-    return text, re.sub(r"\x1b\[[0-9;]*m", "", warnings.getvalue()), outdir
+    return text, warnings, outdir
 
 
 FORBIDDEN = ("javascript:", "vbscript:", "data:text/html", "http-equiv", "evil.example", "file:///", SECRET)

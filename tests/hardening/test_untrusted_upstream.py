@@ -2,19 +2,17 @@
 
 from __future__ import annotations
 
-import contextlib
 import os
-import signal
 import stat
 import subprocess
 import sys
 import textwrap
 import tracemalloc
 import zipfile
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from _deadline import deadline
 
 from infralens.cli import main
 from infralens.errors import ResolutionError, SourceNotFoundError, UnsafePathError
@@ -217,22 +215,6 @@ def test_upstream_files_that_do_not_parse_are_reported_not_fatal(tmp_path, capsy
 
 
 # -- bounded reads, damaged archives, special files, top_level.txt traversal --------------------
-
-
-@contextlib.contextmanager
-def deadline(seconds: int) -> Iterator[None]:
-    """Fail instead of hanging (opening a FIFO blocks until a writer appears)."""
-
-    def expired(signum: int, frame: object) -> None:
-        raise TimeoutError(f"still running after {seconds}s")
-
-    previous = signal.signal(signal.SIGALRM, expired)
-    signal.alarm(seconds)
-    try:
-        yield
-    finally:
-        signal.alarm(0)
-        signal.signal(signal.SIGALRM, previous)
 
 
 def small_wheel(folder: Path, entries: dict[str, bytes], name: str = "pkg-1.0-py3-none-any.whl") -> Path:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 
 import pytest
+from _deadline import deadline
 
 from infralens.annotations.models import ExactSelector
 from infralens.source.cache import INDEX_FORMAT, IndexCache
@@ -182,7 +183,6 @@ def _write(text):
 )
 def test_a_bad_entry_is_discarded_with_a_message_and_rebuilt(temporary_pypackage, tmp_path, capsys, spoil):
     import os
-    import signal
 
     if spoil is _replace_with_fifo and not hasattr(os, "mkfifo"):
         pytest.skip("no FIFOs here")
@@ -192,13 +192,8 @@ def test_a_bad_entry_is_discarded_with_a_message_and_rebuilt(temporary_pypackage
     spoil(entry)
     capsys.readouterr()
     cache = IndexCache(folder)
-    previous = signal.signal(signal.SIGALRM, lambda *_: pytest.fail("reading the cache entry hung"))
-    signal.alarm(20)
-    try:
+    with deadline(20):  # reading a FIFO entry must not hang
         (statement,) = resolve_once(temporary_pypackage, cache)
-    finally:
-        signal.alarm(0)
-        signal.signal(signal.SIGALRM, previous)
     assert statement.start_line == 2 and cache.misses == 1 and cache.discarded == 1
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "infralens: index cache: discarded" in err and str(entry) in err

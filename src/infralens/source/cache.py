@@ -11,7 +11,6 @@ libcst is imported only when something actually has to be parsed.
 from __future__ import annotations
 
 import contextlib
-import hashlib
 import importlib.util
 import json
 import os
@@ -24,6 +23,7 @@ from functools import lru_cache
 from pathlib import Path
 
 from infralens.cachedir import cache_root
+from infralens.hashing import sha256_bytes
 from infralens.source.models import Definition, DefinitionKind, ModuleIndex, Statement, StatementKind
 
 INDEX_FORMAT = 5
@@ -51,15 +51,13 @@ def code_fingerprint(modules: tuple[str, ...] = FINGERPRINTED_MODULES) -> str:
     are named by import path, not file name, and a module that cannot be found is an
     error: after a move, a stale name must fail loudly rather than hash nothing.
     """
-    digest = hashlib.sha256()
+    parts = []
     for name in modules:
         spec = importlib.util.find_spec(name)
         if spec is None or not spec.origin or not os.path.isfile(spec.origin):
             raise RuntimeError(f"index cache: cannot find the source of {name} to fingerprint it")
-        digest.update(f"{name}\0".encode())
-        digest.update(Path(spec.origin).read_bytes())
-        digest.update(b"\0")
-    return digest.hexdigest()[:12]
+        parts += [f"{name}\0".encode(), Path(spec.origin).read_bytes(), b"\0"]
+    return sha256_bytes(b"".join(parts))[:12]
 
 
 def _encode(index: ModuleIndex) -> dict:
