@@ -294,6 +294,16 @@ def _build_annotation(
                         code="expect",
                     )
                 )
+        if raw_step.get("unchecked") and (expects or raw_step.get("static")):
+            other = "expect" if expects else "static"
+            diagnostics.append(
+                Diagnostic(
+                    document.where(step_path + ("unchecked",)),
+                    f"a step cannot be both 'unchecked' and '{other}'",
+                    "keep 'unchecked: <reason>' only for a traced step with no expect",
+                    code="schema",
+                )
+            )
         if TODO_MARK.search(raw_step["note"]):
             diagnostics.append(Diagnostic(document.where(step_path + ("note",)), "note still says TODO", "write the note, then remove TODO", code="todo"))
         steps.append(
@@ -304,6 +314,7 @@ def _build_annotation(
                 expect=expects,
                 scenario=raw_step.get("scenario"),
                 static=raw_step.get("static"),
+                unchecked=raw_step.get("unchecked"),
                 location=where,
                 expect_locations=expect_locations,
             )

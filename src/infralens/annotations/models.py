@@ -81,6 +81,8 @@ class Step:
     scenario: str | None = None
     static: str | None = None
     """If set, the step is static-only (never traced) and this is the reason."""
+    unchecked: str | None = None
+    """If set, the step is traced but deliberately has no expect; this says why no strong check is possible."""
     location: Location | None = field(default=None, compare=False)
     expect_locations: tuple[Location, ...] = field(default=(), compare=False)
 

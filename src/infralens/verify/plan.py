@@ -38,6 +38,8 @@ class PlannedStep:
     """Why the step cannot be verified (unresolved, no scenario, unknown scenario)."""
     source: str = ""
     """Upstream ``relpath:line`` of the step's first statement, for messages."""
+    unchecked: str | None = None
+    """Why the step is traced but carries no expect (the annotation's ``unchecked:``)."""
 
     @property
     def where(self) -> str:
@@ -132,6 +134,7 @@ def _plan_step(
         line=where.line,
         scenario=scenario,
         static=step.static,
+        unchecked=step.unchecked,
         expects=tuple(step.expect),
         expect_lines=tuple(location.line for location in step.expect_locations),
         probe=None,
