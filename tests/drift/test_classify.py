@@ -106,6 +106,12 @@ CASES = {
         {"alpha": ("moved", 2), "sigma": ("moved", 2), "guided": ("moved", 2), "out": ("changed", 2)},
         "moved",
     ),
+    "file-no-longer-parses": (
+        # A syntax error anywhere in the file: nothing can be said about its steps, and they are not "deleted".
+        {"core.py": OLD_CORE + "\n\ndef broken(:\n    pass\n"},
+        {"alpha": ("unreadable", 3), "sigma": ("unreadable", 3), "guided": ("unreadable", 3), "out": ("unreadable", 3)},
+        "unreadable",
+    ),
 }
 
 
@@ -214,3 +220,25 @@ steps:
     text = render_text(report)
     assert "demo-block/scales: changed:" in text
     assert "+sigma = math.sin(t / self.steps) + 0.1" in text
+
+
+def test_unreadable_file_says_why(demo):
+    old = demo.write_source("1.0", {"core.py": OLD_CORE})
+    demo.write_annotation("sampler.yaml", ANNOTATION)
+    demo.lock(old)
+    new = demo.write_source("2.0", {"core.py": OLD_CORE + "\n\ndef broken(:\n    pass\n"})
+    report = demo.check(new)
+    assert {s.kind.value for s in report.steps} == {"unreadable"}
+    assert "does not parse" in report.steps[0].message and "core.py" in report.steps[0].message
+
+
+def test_undecodable_file_is_unreadable_not_deleted(demo):
+    old = demo.write_source("1.0", {"core.py": OLD_CORE})
+    demo.write_annotation("sampler.yaml", ANNOTATION)
+    demo.lock(old)
+    new = demo.write_source("2.0", {"core.py": OLD_CORE})
+    path = new / "demo" / "core.py"
+    path.write_bytes(path.read_bytes() + b"\n# \xff\xfe\n")
+    report = demo.check(new)
+    assert {s.kind.value for s in report.steps} == {"unreadable"}
+    assert [t.kind.value for t in report.targets] == ["unreadable"]

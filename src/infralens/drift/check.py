@@ -76,9 +76,10 @@ class CheckReport:
         return not (self.drifted_steps or serious_targets or self.lock_findings)
 
     def counts(self) -> dict[str, int]:
-        counts = {kind.value: 0 for kind in StepKind}
+        """Steps per kind; ``unreadable`` only appears when some step is."""
+        counts = {kind.value: 0 for kind in StepKind if kind is not StepKind.UNREADABLE}
         for step in self.steps:
-            counts[step.kind.value] += 1
+            counts[step.kind.value] = counts.get(step.kind.value, 0) + 1
         return counts
 
 

@@ -20,7 +20,7 @@ def _add_parsers(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> No
     lock.add_argument("ids", nargs="*", help="with --update: annotation or step ids to accept (default: everything that drifted)")
     lock.add_argument("--update", action="store_true", help="rewrite only the entries of IDS (or of everything drifted), keeping the rest byte for byte")
 
-    check = sub.add_parser("check", help="classify every locked step against the sources: unchanged, moved, changed, deleted")
+    check = sub.add_parser("check", help="classify every locked step against the sources: unchanged, moved, changed, deleted, unreadable")
     check.add_argument("ids", nargs="*", help="annotation or step ids to check (default: all)")
     check.add_argument(
         "--against",

@@ -97,6 +97,9 @@ class DistributionMatcher:
         if source is not None and source.sha256 == entry.source_sha256:
             definition_place = Place(entry.relpath, entry.module, entry.target, entry.target, entry.span, ())
             return TargetResult(entry, TargetKind.UNCHANGED, definition_place, 1.0, "source file unchanged"), None
+        problem = self.reader.problem(entry.relpath)
+        if problem is not None:
+            return TargetResult(entry, TargetKind.UNREADABLE, None, 0.0, f"cannot tell: {problem}", 3), None
         here = self._same_qualname_here(entry)
         if here is not None:
             similarity = here.overlap(entry)
@@ -187,6 +190,9 @@ class DistributionMatcher:
         if source is not None and source.sha256 == entry.file_sha256:
             return StepResult(entry, StepKind.UNCHANGED, 0, entry.place, Scores(1.0, 1.0, 1.0), (), "source file unchanged")
         target_result, found = self.target(annotation, siblings)
+        if target_result.kind is TargetKind.UNREADABLE or (problem := self.reader.problem(entry.relpath)) is not None:
+            message = target_result.message if target_result.kind is TargetKind.UNREADABLE else f"cannot tell: {problem}"
+            return StepResult(entry, StepKind.UNREADABLE, 3, None, None, (), message)
         if found is None and target_result.kind is TargetKind.UNCHANGED:
             found = self._in_place(annotation)
         similar: Candidate | None = None

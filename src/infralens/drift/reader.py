@@ -50,18 +50,28 @@ class TreeReader:
         self.tree = tree
         self._bytes: dict[str, bytes | None] = {}
         self._sources: dict[str, SourceFile | None] = {}
+        self._problems: dict[str, str] = {}
 
     def source(self, relpath: str) -> SourceFile | None:
-        """The file at ``relpath``, or None when it does not exist or cannot be read."""
+        """The file at ``relpath``, or None when it does not exist or cannot be read (see :meth:`problem`)."""
         if relpath not in self._sources:
             found = None
             if self._exists(relpath):
                 try:
                     found = self.resolver.source_file(self.tree, relpath)
-                except InfralensError:
-                    found = None
+                except InfralensError as error:
+                    self._problems[relpath] = str(error)
             self._sources[relpath] = found
         return self._sources[relpath]
+
+    def problem(self, relpath: str) -> str | None:
+        """Why ``relpath`` exists but cannot be used (unreadable, too big, does not parse); None when fine or absent."""
+        source = self.source(relpath)
+        if source is not None:
+            index = self.resolver.index(source)
+            if index.syntax_error:
+                return f"{self.tree.describe()}/{relpath} does not parse: {index.syntax_error}"
+        return self._problems.get(relpath)
 
     def indexed(self, relpath: str) -> tuple[SourceFile, ModuleIndex] | None:
         """The file at ``relpath`` with its index, or None when it is missing or does not parse."""

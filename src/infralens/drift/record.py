@@ -32,6 +32,7 @@ STEP_SEVERITY = {
     StepKind.MOVED: DriftSeverity.WARNING,
     StepKind.CHANGED: DriftSeverity.WARNING,
     StepKind.DELETED: DriftSeverity.ERROR,
+    StepKind.UNREADABLE: DriftSeverity.ERROR,
 }
 TARGET_SEVERITY = {
     TargetKind.UNCHANGED: DriftSeverity.NONE,
@@ -39,6 +40,7 @@ TARGET_SEVERITY = {
     TargetKind.MOVED: DriftSeverity.WARNING,
     TargetKind.RENAMED: DriftSeverity.WARNING,
     TargetKind.DELETED: DriftSeverity.ERROR,
+    TargetKind.UNREADABLE: DriftSeverity.ERROR,
 }
 
 

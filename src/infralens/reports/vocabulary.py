@@ -58,6 +58,8 @@ class DriftKind(str, Enum):
     MOVED = "moved"
     CHANGED = "changed"
     DELETED = "deleted"
+    UNREADABLE = "unreadable"
+    """The file the step was in is still there but cannot be read or parsed: nothing can be said."""
 
 
 class TargetDriftKind(str, Enum):
@@ -68,6 +70,7 @@ class TargetDriftKind(str, Enum):
     MOVED = "moved"
     RENAMED = "renamed"
     DELETED = "deleted"
+    UNREADABLE = "unreadable"
 
 
 class LockFindingKind(str, Enum):

@@ -95,7 +95,7 @@ class Reports:
         counts: Counter[DriftStatus] = Counter(found)
         if set(counts) == {DriftKind.UNCHANGED}:
             return Badge("drift", BadgeTier.OK, "drift: unchanged", f"all {len(found)} annotated statements match the lock")
-        worst = BadgeTier.BAD if counts.keys() & {DriftKind.CHANGED, DriftKind.DELETED} else BadgeTier.WARN
+        worst = BadgeTier.BAD if counts.keys() & {DriftKind.CHANGED, DriftKind.DELETED, DriftKind.UNREADABLE} else BadgeTier.WARN
         pairs = _counted(counts)
         summary = ", ".join(f"{n} {kind}" for kind, n in pairs if kind != DriftKind.UNCHANGED.value)
         return Badge("drift", worst, f"drift: {summary}", "from reports/check.json: " + ", ".join(f"{n} {kind}" for kind, n in pairs))
