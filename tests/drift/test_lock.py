@@ -143,15 +143,27 @@ def test_annotations_that_do_not_resolve_block_a_lock_and_keep_their_entries(dem
     out, err = capsys.readouterr()
     assert out == ""
     assert "'no_such_statement = 1' matches no statement in the target" in err
-    assert err.endswith("infralens lock: 1 annotation(s) do not resolve; nothing written (fix them: infralens validate)\n")
+    assert err.endswith("infralens lock: 1 annotation(s) have errors (above); nothing written (fix them: infralens validate)\n")
     for args in (("lock", "--update"), ("lock", "--update", "demo-step")):
         assert _cli(demo, locked, *args) == 1
         out, err = capsys.readouterr()
         assert out == "annotations/annotations.lock: nothing to update\n"
-        assert err.endswith("infralens lock --update: demo-step do not resolve against the installed sources; their entries are kept as they were\n")
+        assert err.endswith("infralens lock --update: demo-step have errors (above); their entries are kept as they were\n")
     assert demo.lock_path.read_bytes() == before
     assert _cli(demo, locked, "lock", "demo-step") == 2
     assert "ids are only accepted with --update" in capsys.readouterr().err
+
+
+def test_duplicate_ids_block_a_lock_with_a_message_that_says_so(demo, locked, capsys):
+    before = demo.lock_path.read_bytes()
+    demo.write_annotation("copy.yaml", ANNOTATION)
+    capsys.readouterr()
+    assert _cli(demo, locked, "lock") == 1
+    _, err = capsys.readouterr()
+    assert "is already used at annotations/demo/copy.yaml" in err
+    assert "do not resolve" not in err
+    assert err.endswith("have errors (above); nothing written (fix them: infralens validate)\n")
+    assert demo.lock_path.read_bytes() == before
 
 
 def test_annotation_edits_are_reported_against_the_lock(demo, locked, capsys):

@@ -66,11 +66,11 @@ def _lock(args: argparse.Namespace) -> int:
     outcome = write_lock(project, resolver, update=args.update, ids=args.ids)
     print_diagnostics(outcome.diagnostics)
     if outcome.action is LockAction.REFUSED:
-        print(f"infralens lock: {len(outcome.unresolved)} annotation(s) do not resolve; nothing written (fix them: infralens validate)", file=sys.stderr)
+        print(f"infralens lock: {len(outcome.unresolved)} annotation(s) have errors (above); nothing written (fix them: infralens validate)", file=sys.stderr)
         return EXIT_FINDINGS
     if outcome.unresolved:
         print(
-            f"infralens lock --update: {', '.join(outcome.unresolved)} do not resolve against the installed sources; their entries are kept as they were",
+            f"infralens lock --update: {', '.join(outcome.unresolved)} have errors (above); their entries are kept as they were",
             file=sys.stderr,
         )
     if outcome.action is LockAction.WROTE:

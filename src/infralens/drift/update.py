@@ -62,7 +62,7 @@ class LockAction(Enum):
     WROTE = "wrote"
     """Wrote the whole lock."""
     REFUSED = "refused"
-    """Wrote nothing: some annotations do not resolve (a whole lock needs all of them)."""
+    """Wrote nothing: some annotations have errors (do not load or resolve) (a whole lock needs all of them)."""
     UPDATED = "updated"
     """Rewrote, added or removed the chosen entries."""
     UNCHANGED = "unchanged"
@@ -77,7 +77,7 @@ class LockOutcome:
     display: str
     """The lock's path as messages show it."""
     diagnostics: tuple[Diagnostic, ...] = ()
-    """Problems to show: why annotations do not resolve."""
+    """Problems to show: why annotations have errors."""
     unresolved: tuple[str, ...] = ()
     """Annotations that do not resolve, sorted: all of them when refused; with ``--update``, the chosen
     ones whose entries were kept as they were."""
