@@ -235,3 +235,33 @@ def test_clean_result_cache_never_hides_a_change(demo, locked, capsys):
     assert _cli(demo, locked, "check") == 1
     assert "demo-step/guided: changed:" in capsys.readouterr().out
     assert _cli(demo, locked, "check") == 1  # drift is never cached
+
+
+def test_a_hand_edited_value_is_reported_at_its_lock_line_and_repaired_by_update(demo, locked, capsys):
+    text = demo.lock_path.read_text()
+    edited = text.replace("lines = [", "lines = [1", 1)  # a reviewed line range changed by hand
+    assert edited != text
+    demo.lock_path.write_text(edited)
+    capsys.readouterr()
+    assert _cli(demo, locked, "check") == 1
+    out, _ = capsys.readouterr()
+    header = next(number for number, line in enumerate(edited.splitlines(), 1) if line.startswith("[step "))
+    assert f"annotations/annotations.lock:{header}: demo-step/" in out
+    assert "hand-edited" in out and "values differ from what its seal records" in out
+    assert _cli(demo, locked, "lock", "--update") == 0
+    assert _cli(demo, locked, "check") == 0
+
+
+def test_comment_and_layout_edits_keep_the_seal(demo, locked, capsys):
+    text = demo.lock_path.read_text()
+    edited = text.replace("[step ", "# reviewed by hand, fine\n[step ", 1).replace('version = "1.0"', 'version =  "1.0"', 1)
+    demo.lock_path.write_text(edited)
+    assert demo.lock_text().lock.hand_edited == ()
+    assert _cli(demo, locked, "check") == 0
+
+
+def test_a_removed_seal_line_is_reported(demo, locked, capsys):
+    lines = demo.lock_path.read_text().splitlines(keepends=True)
+    first_seal = next(i for i, line in enumerate(lines) if line.startswith("seal = "))
+    demo.lock_path.write_text("".join(lines[:first_seal] + lines[first_seal + 1 :]))
+    assert [e.message.split(": ")[0] for e in demo.lock_text().lock.hand_edited] == ["lock entry 'demo-step' has no seal line"]

@@ -110,7 +110,7 @@ def compare_with_annotations(project: Project, lock: Lock) -> _Consistency:
         entries = recorded.get(relative, [])
         if not entries or any(e.file_sha256 != digest for e in entries):
             changed.append(path)
-    findings: list[LockFinding] = []
+    findings: list[LockFinding] = [LockFinding(LockFindingKind.HAND_EDITED, e.id, lock.display, e.line, e.message) for e in lock.hand_edited]
     active: list[AnnotationLock] = []
     live: set[str] = set()
     changed_relative = {project.relative(p) for p in changed}

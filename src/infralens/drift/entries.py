@@ -181,6 +181,17 @@ LockEntry = StepLock | AnnotationLock
 
 
 @dataclass(frozen=True)
+class HandEdit:
+    """A lock entry whose values do not match its seal (see :func:`~infralens.drift.lockformat.entry_seal`)."""
+
+    id: str
+    """Annotation or step id of the entry."""
+    line: int
+    """Line of the entry's header in the lock."""
+    message: str
+
+
+@dataclass(frozen=True)
 class Lock:
     """A parsed lock file: its entries by id."""
 
@@ -189,6 +200,8 @@ class Lock:
     """The path as messages show it (relative to the project root)."""
     annotations: dict[str, AnnotationLock]
     steps: dict[str, StepLock]
+    hand_edited: tuple[HandEdit, ...] = ()
+    """Entries whose values were changed without ``infralens lock`` (their seal disagrees)."""
 
     def steps_of(self, annotation_id: str) -> list[StepLock]:
         """The locked steps of one annotation, in its order."""

@@ -27,11 +27,14 @@ from dataclasses import dataclass
 from enum import Enum
 from pathlib import Path
 
-from infralens.drift.entries import AnnotationLock, EntryKind, Lock, LockEntry, StepLock, annotation_of, lock_key
+from infralens.drift.entries import AnnotationLock, EntryKind, HandEdit, Lock, LockEntry, StepLock, annotation_of, lock_key
 from infralens.errors import LockfileError
+from infralens.hashing import sha256_text
 from infralens.source import DefinitionKind
 
 LOCK_FORMAT = 1
+SEAL_KEY = "seal"
+SEAL_LENGTH = 16
 MAGIC = f"infralens-lock {LOCK_FORMAT}"
 _HEADER = re.compile(r"^\[(annotation|step) ([^\]\s]+)\]\s*$")
 _KEY_VALUE = re.compile(r"^([a-z][a-z0-9-]*) = (.*)$")
@@ -115,12 +118,25 @@ def _encode(value: object, codec: Codec) -> str:
     return json.dumps(value, ensure_ascii=False)  # a tuple is written as a JSON list
 
 
-def render_entry(entry: LockEntry, comments: tuple[str, ...] = ()) -> str:
-    """The text of one entry: header, kept comment lines, ``key = value`` lines, a blank line."""
+def _value_lines(entry: LockEntry) -> list[str]:
+    """The entry's ``key = value`` lines, in field order (what its seal covers)."""
+    return [f"{key} = {_encode(getattr(entry, attribute), codec)}" for key, (attribute, codec) in _FIELDS[entry.entry_kind].items()]
+
+
+def entry_seal(entry: LockEntry) -> str:
+    """A short digest of the entry's header and values, written as its last line.
+
+    Comments and layout are not covered, so editing them is fine; changing a value by hand makes the
+    seal disagree, and ``check`` reports the entry as hand-edited.
+    """
     name = entry.step_id if isinstance(entry, StepLock) else entry.id
-    lines = [f"[{entry.entry_kind} {name}]", *comments]
-    for key, (attribute, codec) in _FIELDS[entry.entry_kind].items():
-        lines.append(f"{key} = {_encode(getattr(entry, attribute), codec)}")
+    return sha256_text("\n".join([f"[{entry.entry_kind} {name}]", *_value_lines(entry)]))[:SEAL_LENGTH]
+
+
+def render_entry(entry: LockEntry, comments: tuple[str, ...] = ()) -> str:
+    """The text of one entry: header, kept comment lines, ``key = value`` lines, its seal, a blank line."""
+    name = entry.step_id if isinstance(entry, StepLock) else entry.id
+    lines = [f"[{entry.entry_kind} {name}]", *comments, *_value_lines(entry), f'{SEAL_KEY} = "{entry_seal(entry)}"']
     return "\n".join(lines) + "\n\n"
 
 
@@ -269,9 +285,13 @@ def parse_lock(text: str, path: Path, display: str | None = None) -> LockText:
     annotations: dict[str, AnnotationLock] = {}
     steps: dict[str, StepLock] = {}
     blocks: list[RawBlock] = []
+    hand_edited: list[HandEdit] = []
     for block in raw_blocks:
         comments = tuple(line.rstrip("\n") for line in block.lines[1:] if line.lstrip().startswith("#"))
-        entry = _parse_entry(display, block)
+        entry, seal = _parse_entry(display, block)
+        if seal != entry_seal(entry):
+            why = "has no seal line" if seal is None else "values differ from what its seal records"
+            hand_edited.append(HandEdit(block.id, block.start, f"lock entry {block.id!r} {why}: it was edited by hand or by an older infralens"))
         first = annotations.get(block.id) if block.kind is EntryKind.ANNOTATION else steps.get(block.id)
         if first is not None:
             raise problem(display, block.start, f"duplicate {block.kind} entry {block.id!r} (first at line {first.line})")
@@ -284,13 +304,15 @@ def parse_lock(text: str, path: Path, display: str | None = None) -> LockText:
         for step_id in annotation.steps:
             if step_id not in steps:
                 raise problem(display, annotation.line, f"annotation {annotation.id!r} lists step {step_id!r} but the lock has no entry for it")
-    return LockText(preamble, tuple(blocks), Lock(path, display, annotations, steps))
+    return LockText(preamble, tuple(blocks), Lock(path, display, annotations, steps, tuple(hand_edited)))
 
 
-def _parse_entry(display: str, block: _Block) -> LockEntry:
+def _parse_entry(display: str, block: _Block) -> tuple[LockEntry, str | None]:
+    """The entry and its recorded seal (None when it has none)."""
     fields = _FIELDS[block.kind]
     described = f"{block.kind} entry {block.id!r}"
     values: dict[str, object] = {}
+    seal: str | None = None
     for number, line in enumerate(block.lines[1:], block.start + 1):
         stripped = line.strip()
         if not stripped or stripped.startswith("#"):
@@ -299,6 +321,9 @@ def _parse_entry(display: str, block: _Block) -> LockEntry:
         if not match:
             raise problem(display, number, f"expected 'key = value' in {described}, found {stripped[:40]!r}")
         key, raw = match.groups()
+        if key == SEAL_KEY and seal is None:
+            seal = str(_decode(display, number, key, raw, Codec.STR))
+            continue
         if key not in fields:
             raise problem(display, number, f"unknown key {key!r} in {described}")
         attribute, codec = fields[key]
@@ -310,5 +335,5 @@ def _parse_entry(display: str, block: _Block) -> LockEntry:
         raise problem(display, block.start, f"{described} lacks {', '.join(missing)}")
     # Every value was type-checked against the field table above, which names each attribute once.
     if block.kind is EntryKind.STEP:
-        return StepLock(step_id=block.id, line=block.start, **values)  # type: ignore[arg-type]
-    return AnnotationLock(id=block.id, line=block.start, **values)  # type: ignore[arg-type]
+        return StepLock(step_id=block.id, line=block.start, **values), seal  # type: ignore[arg-type]
+    return AnnotationLock(id=block.id, line=block.start, **values), seal  # type: ignore[arg-type]

@@ -79,6 +79,8 @@ class LockFindingKind(str, Enum):
     UNLOCKED = "unlocked"
     STALE = "stale"
     EDITED = "edited"
+    HAND_EDITED = "hand-edited"
+    """A lock entry's values no longer match its seal: someone changed the lock without ``infralens lock``."""
 
 
 class DriftSeverity(str, Enum):
