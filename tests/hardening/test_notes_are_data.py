@@ -207,3 +207,19 @@ def test_a_site_built_from_every_attack_contains_none_of_them(tmp_path):
         assert not any(line in html for line in secret_lines)
         assert not [p for p in outdir.rglob("*os-release*")]
     assert len(re.findall(r"hostile\.yaml:\d+: WARNING: .*\[infralens\.note\]", warnings)) >= len(ATTACKS)
+
+
+def test_sphinx_warnings_inside_a_note_name_that_notes_file_and_step(tmp_path):
+    """Notes of one function from two annotation files are parsed together; a later Sphinx warning
+    (an unknown ``{ref}`` label) must still point at the file and step that wrote it."""
+    root = tmp_path / "site"
+    shutil.copytree(ROOT, root)
+    (root / "annotations" / "toypkg" / "second.yaml").write_text(
+        "id: toy-second\nlab: 01-toy\nsource: toypkg\ntarget: toypkg.mixing.blend\nsummary: s\nsteps:\n"
+        "  - at: {contains: 'spread = '}\n    key: first\n    note: fine\n"
+        "  - at: {contains: 'spread = '}\n    key: second\n    note: |\n      see {ref}`no-such-label-xyz` here\n"
+    )
+    _, warnings = sphinx_build(root)
+    lines = [line for line in warnings.splitlines() if "no-such-label-xyz" in line]
+    assert lines, warnings
+    assert all(line.startswith(f"{root}/annotations/toypkg/second.yaml:10: ") for line in lines), lines

@@ -109,10 +109,18 @@ def _render(texts: list[str], document: nodes.document, locations: list[Location
         if not isinstance(child, nodes.container) or (index := _note_index(child)) is None:
             continue
         _sanitise(child, locations[index], problems)
+        _place(child, locations[index])
         parsed[index] = list(child.children)
         for node in parsed[index]:
             node.parent = None
     return parsed
+
+
+def _place(root: nodes.Element, location: Location) -> None:
+    """Point every node at its own note's file and line, so Sphinx's later warnings (an unknown
+    ``{ref}`` target, say) name that note rather than the first note of the render."""
+    for node in root.findall(nodes.Element):
+        node.source, node.line = location
 
 
 def _note_index(node: nodes.container) -> int | None:
