@@ -19,6 +19,7 @@ from infralens.sphinx.config import CONFIG_VALUES, Settings
 from infralens.sphinx.directives import BacklinksTransform, CompareDirective, FunctionDirective
 from infralens.sphinx.domain import InfralensDomain
 from infralens.sphinx.events import on_builder_inited, on_config_inited, on_env_get_outdated, on_env_get_updated
+from infralens.sphinx.lab_policy import DOCTREE_PRIORITY, on_doctree_read, on_source_read
 from infralens.sphinx.mathml import visit_math_block_html, visit_math_html
 from infralens.sphinx.nodes import VISITORS
 
@@ -47,4 +48,6 @@ def setup(app: Sphinx) -> ExtensionMetadata:
     app.connect("builder-inited", on_builder_inited)  # events: load the catalog, write generated pages
     app.connect("env-get-outdated", on_env_get_outdated)  # events: a report came or went
     app.connect("env-get-updated", on_env_get_updated)  # events: function pages whose backlinks changed
+    app.connect("source-read", on_source_read)  # lab_policy: refused blocks of untrusted lab pages
+    app.connect("doctree-read", on_doctree_read, priority=DOCTREE_PRIORITY)  # lab_policy: refused inline nodes
     return {"version": __version__, "env_version": 1, "parallel_read_safe": True, "parallel_write_safe": True}

@@ -27,7 +27,9 @@ class ConfigValue:
 
     def fresh_default(self) -> object:
         """The default, copied when mutable, so no build can change another's."""
-        return dict(self.default) if isinstance(self.default, dict) else self.default
+        if isinstance(self.default, dict | list):
+            return type(self.default)(self.default)
+        return self.default
 
 
 CONFIG_VALUES = (
@@ -40,6 +42,12 @@ CONFIG_VALUES = (
     ConfigValue("infralens_generate_pages", True, bool, "generate the source browser, function pages and lab pages"),
     ConfigValue("infralens_generated_dir", "_infralens", str, "folder inside the source dir that receives generated pages"),
     ConfigValue("infralens_fold_min_lines", 12, int, "unannotated stretches at least this long are folded"),
+    ConfigValue(
+        "infralens_trusted_labs",
+        [],
+        list,
+        "lab slugs (or '*') whose pages may use raw HTML, file-inserting directives and any link; the others follow the notes' rules",
+    ),
 )
 """Every setting; paths are relative to ``conf.py``'s folder."""
 
@@ -57,6 +65,7 @@ class Settings:
     generate_pages: bool = True
     generated_dir: str = "_infralens"
     fold_min_lines: int = 12
+    trusted_labs: tuple[str, ...] = ()
 
 
 def settings_of(config: Config, confdir: Path) -> Settings:
@@ -86,6 +95,7 @@ def settings_of(config: Config, confdir: Path) -> Settings:
         generate_pages=bool(config.infralens_generate_pages),
         generated_dir=generated,
         fold_min_lines=max(3, int(config.infralens_fold_min_lines)),
+        trusted_labs=tuple(str(slug) for slug in config.infralens_trusted_labs or ()),
     )
 
 

@@ -37,6 +37,8 @@ class Subtype(str, Enum):
     """A directive names a function that no annotation targets."""
     NOTE = "note"
     """A note's Markdown had raw HTML or a construct notes do not allow."""
+    LAB_TEXT = "lab-text"
+    """A lab page had a construct lab text does not allow (see ``infralens_trusted_labs``)."""
     MATH = "math"
     """A formula could not be converted to MathML."""
     REPORT = "report"
