@@ -100,7 +100,9 @@ def test_each_refusal_names_the_lab_file_and_line(untrusted):
     lines = {n: line for n, line in enumerate(text.splitlines(), 1)}
     found = [w for w in warnings.splitlines() if "[infralens.lab-text]" in w]
     where = {int(w.split(f"{page}:", 1)[1].split(":", 1)[0]) for w in found if f"{page}:" in w}
-    expected = {n for n, line in lines.items() if line.startswith(("<div", "```{include}", "```{literalinclude}", "```{csv-table}", "```{eval-rst}", "```{raw}"))}
+    expected = {
+        n for n, line in lines.items() if line.startswith(("<div", "```{include}", "```{literalinclude}", "```{csv-table}", "```{eval-rst}", "```{raw}"))
+    }
     assert expected <= where, (sorted(expected - where), found)
     assert len(found) >= len(expected) + 4  # + the inline html, the javascript: link, the download and the outside image
     assert all(f"{page}:" in w for w in found), found

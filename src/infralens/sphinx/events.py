@@ -12,6 +12,7 @@ from infralens.sphinx.catalog import catalog_for, load_catalog, store_catalog
 from infralens.sphinx.config import settings_of
 from infralens.sphinx.domain import docs_to_rewrite, domain_of
 from infralens.sphinx.pages import function_pages, generate
+from infralens.sphinx.staging import choose_base, serve_from
 
 STATIC_DIR = Path(__file__).parent / "static"
 
@@ -38,7 +39,10 @@ def on_builder_inited(app: Sphinx) -> None:
     catalog = load_catalog(settings)
     store_catalog(app.env, catalog)
     if settings.generate_pages:
-        generate(catalog, Path(app.srcdir))
+        base = choose_base(app, settings.generated_dir)
+        generate(catalog, base)
+        if base != Path(app.srcdir):
+            serve_from(app, base, settings.generated_dir)
 
 
 def on_env_get_outdated(app: Sphinx, env: BuildEnvironment, added: set[str], changed: set[str], removed: set[str]) -> list[str]:

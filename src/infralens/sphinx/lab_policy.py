@@ -26,6 +26,7 @@ from sphinx import addnodes
 
 from infralens.sphinx.catalog import catalog_for
 from infralens.sphinx.note_policy import REFUSED_DIRECTIVES, refused_scheme
+from infralens.sphinx.staging import pages_base
 from infralens.sphinx.warnings import Subtype, warn
 
 if TYPE_CHECKING:
@@ -117,7 +118,7 @@ def on_doctree_read(app: Sphinx, doctree: nodes.document) -> None:
     if found is None:
         return
     slug, path, inner = found
-    folder = Path(app.srcdir) / catalog_for(app.env).settings.generated_dir / "labs" / f"lab-{slug}"
+    folder = pages_base(app.env) / catalog_for(app.env).settings.generated_dir / "labs" / f"lab-{slug}"
     here = (folder / inner).parent
     for node in list(doctree.findall(nodes.Element)):
         reason = _node_refusal(node, Path(app.srcdir), here, folder)
