@@ -93,7 +93,11 @@ def test_todo_notes_are_flagged_by_validate_until_written(project, capsys, cli):
     assert main(cli("validate")) == 1
     err = capsys.readouterr().err
     assert err.count("note still says TODO") == 2 and "sched-other.yaml" in err
+    assert "summary still says TODO" in err
     path.write_text(path.read_text().replace("TODO: explain", "Explains"))
+    assert main(cli("validate")) == 1
+    assert "summary still says TODO" in capsys.readouterr().err
+    path.write_text(path.read_text().replace("TODO: say", "Says"))
     assert main(cli("validate")) == 0
 
 

@@ -319,6 +319,8 @@ def _build_annotation(
                 expect_locations=expect_locations,
             )
         )
+    if TODO_MARK.search(value["summary"]):
+        diagnostics.append(Diagnostic(document.where(prefix + ("summary",)), "summary still says TODO", "write the summary, then remove TODO", code="todo"))
     annotation = Annotation(
         id=value["id"],
         lab=value["lab"],

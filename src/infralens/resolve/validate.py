@@ -4,8 +4,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from infralens.errors import Diagnostic, Severity
+from infralens.errors import Diagnostic, Location, Severity
 from infralens.project import Project, load_annotations
+from infralens.resolve.frame_names import unknown_names
+from infralens.resolve.models import ResolvedAnnotation
 from infralens.resolve.resolver import Resolver
 
 
@@ -40,7 +42,49 @@ def validate_project(project: Project, resolver: Resolver, paths: list[str] | No
     diagnostics = list(loaded.diagnostics)
     resolver.prefetch(loaded.annotations)  # parse cache misses on every core
     for annotation in loaded.annotations + loaded.recovered:  # recovered: selector problems in the same pass
-        diagnostics.extend(resolver.resolve_annotation(annotation)[1])
+        resolved, found = resolver.resolve_annotation(annotation)
+        diagnostics.extend(found)
+        if resolved is not None:
+            diagnostics.extend(step_warnings(resolved))
     diagnostics.sort(key=lambda d: (d.location.path, d.location.line, d.location.col))
     steps = sum(len(annotation.steps) for annotation in loaded.annotations)
     return Validation(tuple(diagnostics), len(loaded.annotations), steps, len(loaded.files))
+
+
+def step_warnings(resolved: ResolvedAnnotation) -> list[Diagnostic]:
+    """Warnings about how a resolved annotation's steps will be verified.
+
+    A step with neither a scenario nor a ``static:`` reason will never be verified; an expect that
+    names something the statement's frame does not have can only fail (or pass vacuously inside a
+    short-circuit).
+    """
+    annotation = resolved.annotation
+    where = annotation.location or Location(annotation.path)
+    found: list[Diagnostic] = []
+    text = resolved.target.source.text
+    for step in resolved.steps:
+        if step.step.static:
+            continue
+        if not (step.step.scenario or annotation.scenario):
+            found.append(
+                Diagnostic(
+                    step.step.location or where,
+                    f"step {step.step.key!r} has no scenario and is not static, so it is never verified",
+                    "add 'scenario:' (to the step or the annotation) or mark it 'static: <reason>'",
+                    Severity.WARNING,
+                    code="verify",
+                )
+            )
+        for expression, location in zip(step.step.expect, step.step.expect_locations, strict=False):
+            unknown = unknown_names(expression, text, step.start_line)
+            if unknown:
+                found.append(
+                    Diagnostic(
+                        location,
+                        f"expect names {', '.join(unknown)}, which the frame of {resolved.target.definition.qualname} does not have",
+                        "use the function's parameters and locals, the module's globals or builtins",
+                        Severity.WARNING,
+                        code="expect",
+                    )
+                )
+    return found
