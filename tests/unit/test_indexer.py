@@ -86,3 +86,14 @@ def test_nesting_too_deep_for_libcst_is_reported_not_raised():
     idx = index_source("x = " + "[" * 150 + "]" * 150 + "\n")
     assert idx.syntax_error == "cannot parse: brackets or blocks are nested too deeply for libcst (RecursionError)"
     assert idx.statements == ()
+
+
+def test_a_file_ending_in_a_line_continuation_parses_as_cpython_does():
+    """CPython accepts a final backslash + CRLF; libcst alone refused it (found by tools/fuzz.py)."""
+    import ast
+
+    text = "def f():\n    y = 2\\\r\n"
+    ast.parse(text)
+    index = index_source(text)
+    assert index.syntax_error is None
+    assert [(s.text, s.start_line) for s in index.statements] == [("def f ( ) :", 1), ("y = 2", 2)]

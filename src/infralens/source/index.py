@@ -27,7 +27,7 @@ def index_source(text: str) -> ModuleIndex:
     """Index one module's source text. Syntax errors give an index with ``syntax_error`` set."""
     digest = sha256_text(text)
     try:
-        module = cst.parse_module(text)
+        module = _parse(text)
         wrapper = MetadataWrapper(module, unsafe_skip_copy=True)
         visitor = _IndexVisitor(text)
         wrapper.visit(visitor)
@@ -39,6 +39,24 @@ def index_source(text: str) -> ModuleIndex:
         return ModuleIndex(digest, (), (), syntax_error=f"cannot parse: {type(error).__name__}: {error}")
     statements = tuple(sorted(visitor.statements, key=lambda s: (s.start_line, -s.end_line)))
     return ModuleIndex(digest, tuple(visitor.definitions), statements)
+
+
+_TRAILING_CONTINUATION = re.compile(r"\\(\r\n|\r|\n)\Z")
+
+
+def _parse(text: str) -> cst.Module:
+    """``libcst.parse_module``, also for a file that ends in a line continuation.
+
+    CPython accepts a final ``\\`` + CRLF that libcst's tokenizer refuses; one more line end after it
+    (which moves no line) makes libcst agree.
+    """
+    try:
+        return cst.parse_module(text)
+    except cst.ParserSyntaxError:
+        ending = _TRAILING_CONTINUATION.search(text)
+        if ending is None:
+            raise
+        return cst.parse_module(text + ending.group(1))
 
 
 def _syntax_error_message(text: str, error: cst.ParserSyntaxError) -> str:
