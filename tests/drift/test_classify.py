@@ -106,6 +106,33 @@ CASES = {
         {"alpha": ("moved", 2), "sigma": ("moved", 2), "guided": ("moved", 2), "out": ("changed", 2)},
         "moved",
     ),
+    "decoy-copied-from-clone-keeps-the-line": (
+        # Like the DDIMParallelScheduler case: a "# Copied from" clone class still has sigma's line and its
+        # neighbours; Sampler.step lost it and does not call the clone, so it is deleted, not moved.
+        {
+            "core.py": _without(OLD_CORE, "        sigma = math.sin(t / self.steps)")
+            + "\n\n# Copied from demo.core.Sampler\nclass ParallelSampler:\n"
+            + STEP_OF_SAMPLER.replace("    def step", "    def step", 1)
+            + "\n"
+        },
+        {"alpha": ("unchanged", 1), "sigma": ("deleted", 3), "guided": ("unchanged", 2), "out": ("unchanged", 2)},
+        "body-changed",
+    ),
+    "moved-into-a-helper-the-target-calls": (
+        {
+            "core.py": _edit(
+                OLD_CORE,
+                "        sigma = math.sin(t / self.steps)\n",
+                "        sigma, _ = self._noise_level(t)\n",
+            ).replace(
+                "\n\ndef other",
+                "\n\n    def _noise_level(self, t):\n        sigma = math.sin(t / self.steps)\n        return sigma, None\n\n\ndef other",
+                1,
+            )
+        },
+        {"alpha": ("unchanged", 1), "sigma": ("moved", 3), "guided": ("unchanged", 1), "out": ("unchanged", 1)},
+        "body-changed",
+    ),
     "file-no-longer-parses": (
         # A syntax error anywhere in the file: nothing can be said about its steps, and they are not "deleted".
         {"core.py": OLD_CORE + "\n\ndef broken(:\n    pass\n"},

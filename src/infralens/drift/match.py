@@ -214,9 +214,15 @@ class DistributionMatcher:
                 ranked = self._same_assignment(found, pool, entry, claimed)
             if ranked:
                 similar, others = ranked[0], ranked[1:4]
-                if confident_change(similar):
-                    return _changed(entry, similar, others)
         moved, rivals = self._search_elsewhere(entry, annotation, found)
+        if found is not None:
+            # The reviewed target is still there and lost the statement: a copy of the text elsewhere (a
+            # "# Copied from" clone, a sibling class) is a decoy; only a place the target now calls is a move.
+            everywhere = [moved, *rivals] if moved is not None else rivals
+            moved = next((candidate for candidate in everywhere if _reaches(found, candidate.place)), None)
+            rivals = [candidate for candidate in everywhere if candidate is not moved]
+        if moved is None and similar is not None and confident_change(similar):
+            return _changed(entry, similar, others)
         if moved is not None:
             return StepResult(entry, StepKind.MOVED, 3, moved.place, moved.scores, tuple(rivals), f"found in {moved.place.target or moved.place.module}")
         if similar is not None:
@@ -284,6 +290,22 @@ class DistributionMatcher:
 
     def _files_with_text(self, text: str, annotation: AnnotationLock) -> list[str]:
         return self.reader.files_with_text(text, near=annotation.relpath, hints=annotation.target.split("."))
+
+
+def _reaches(found: _Found, place: Place) -> bool:
+    """Whether the (re)found target calls, or is decorated by, the definition holding ``place``.
+
+    A statement that left the target for a helper, a decorator or another module is a real move only
+    when the target now leads there: its body calls the new home by name, or a decorator names it.
+    """
+    name = (place.target or place.scope).rsplit(".", 1)[-1]
+    if not name or place.target == found.definition.qualname:
+        return False
+    if any(decorator.rsplit(".", 1)[-1] == name for decorator in found.definition.decorators):
+        return True
+    body = found.index.statements_within(found.definition.start_line, found.definition.end_line)
+    call = re.compile(rf"(?<!\w)(?<!def ){re.escape(name)} \(")  # normalised text: ``self . helper ( x )``; not a ``def``
+    return any(call.search(statement.text) for statement in body)
 
 
 def _definitions_named(index: ModuleIndex, qualname: str) -> list[Definition]:
