@@ -17,9 +17,9 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests" / "drift"))
 
-from test_history_corpus import run_corpus  # noqa: E402  # the corpus runner the test uses
+from test_history_corpus import run_corpus  # the corpus runner the test uses
 
-from infralens.source.cache import default_cache_dir  # noqa: E402
+from infralens.source.cache import default_cache_dir
 
 
 def main() -> int:

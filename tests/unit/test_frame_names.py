@@ -52,7 +52,27 @@ def line_of(text: str) -> int:
 def test_a_method_sees_its_locals_parameters_and_module_globals_but_not_its_class_body():
     names = frame_names(MODULE, line_of("return alpha * sample"))
     assert names is not None
-    for name in ("self", "sample", "args", "t", "kwargs", "alpha", "i", "a", "b", "handle", "squares", "inner", "math", "nn", "ospath", "SCALE", "numpy", "helper", "Sampler"):
+    for name in (
+        "self",
+        "sample",
+        "args",
+        "t",
+        "kwargs",
+        "alpha",
+        "i",
+        "a",
+        "b",
+        "handle",
+        "squares",
+        "inner",
+        "math",
+        "nn",
+        "ospath",
+        "SCALE",
+        "numpy",
+        "helper",
+        "Sampler",
+    ):
         assert name in names, name
     for name in ("class_level", "k", "y", "z", "torch"):
         assert name not in names, name

@@ -41,15 +41,15 @@ def test_an_expect_naming_a_variable_the_frame_lacks_is_a_warning(tmp_path, caps
 
 def test_a_step_with_no_scenario_and_no_static_reason_is_a_warning(tmp_path, capsys, monkeypatch):
     monkeypatch.setenv("INFRALENS_CACHE_DIR", str(tmp_path / "cache"))
-    code, out, err = run(tmp_path, capsys, BASE.format(summary="s", scenario=""))
+    code, _, err = run(tmp_path, capsys, BASE.format(summary="s", scenario=""))
     assert code == 0
     assert "has no scenario and is not static, so it is never verified" in err
-    code, out, err = run(tmp_path, capsys, BASE.format(summary="s", scenario="") + "    static: read only, never run\n")
+    _, _, err = run(tmp_path, capsys, BASE.format(summary="s", scenario="") + "    static: read only, never run\n")
     assert "never verified" not in err
 
 
 def test_a_todo_summary_is_an_error(tmp_path, capsys, monkeypatch):
     monkeypatch.setenv("INFRALENS_CACHE_DIR", str(tmp_path / "cache"))
-    code, out, err = run(tmp_path, capsys, BASE.format(summary="TODO explain", scenario="scenario: demo\n"))
+    code, _, err = run(tmp_path, capsys, BASE.format(summary="TODO explain", scenario="scenario: demo\n"))
     assert code == 1
     assert "annotations/pkg/a.yaml:5:10: error: summary still says TODO" in err
