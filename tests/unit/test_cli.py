@@ -25,9 +25,10 @@ class Box:
         return size
 '''
 
-GOOD = annotation_yaml(
-    "fakedist.mod.Box.grow",
-    """
+GOOD = (
+    annotation_yaml(
+        "fakedist.mod.Box.grow",
+        """
     - at: size = size + 1
       note: One more.
     - at: "for _ in range(2)"
@@ -36,7 +37,9 @@ GOOD = annotation_yaml(
 
         Second paragraph.
     """,
-)
+    )
+    + "scenario: fake-scenario\n"
+)  # so validate has no "never verified" warning to give
 
 
 @pytest.fixture(autouse=True)

@@ -67,7 +67,7 @@ BASE = "id: a\nlab: 01-lab\nsource: fakedist\ntarget: fakedist.mod.f\nsummary: s
             BASE + "colour: red\n",
             "f.yaml:9:1: error: unknown key 'colour' in annotation — use one of: definition, id, lab, scenario, source, steps, summary, target",
         ),
-        (BASE + "    nte: y\n", "f.yaml:9:5: error: unknown key 'nte' in steps.0 — use one of: at, expect, key, note, scenario, static, unchecked"),
+        (BASE + "    nte: y\n", "f.yaml:9:5: error: unknown key 'nte' in steps.0 — use one of: at, expect, key, note, review, scenario, static, unchecked"),
         (BASE.replace("summary: s\n", ""), "f.yaml:1:1: error: missing required key 'summary' in annotation — add 'summary:'"),
         (BASE.replace("    note: n\n", ""), "f.yaml:7:5: error: missing required key 'note' in steps.0 — add 'note:'"),
         (BASE.replace("steps:\n  - at: x = 1\n    note: n\n", "steps: 3\n"), "f.yaml:6:8: error: steps must be a list, got an integer — write steps as a list"),
@@ -231,7 +231,7 @@ def test_invisible_characters_are_refused_at_their_real_position(summary, where,
 
 def test_an_escaped_line_separator_keeps_line_numbers_right():
     text = BASE.replace("summary: s", 'summary: "x\\u2028y"') + "    bogus: 1\n"
-    assert messages(text) == ["f.yaml:9:5: error: unknown key 'bogus' in steps.0 — use one of: at, expect, key, note, scenario, static, unchecked"]
+    assert messages(text) == ["f.yaml:9:5: error: unknown key 'bogus' in steps.0 — use one of: at, expect, key, note, review, scenario, static, unchecked"]
 
 
 def test_unchecked_with_an_expect_is_refused() -> None:

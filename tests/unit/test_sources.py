@@ -52,7 +52,7 @@ def make_canary_site(root: Path, canary: Path, *, top_level: bool = True, record
     (project / "annotations" / "fakecanary").mkdir(parents=True)
     (project / "annotations" / "fakecanary" / "thing.yaml").write_text(
         "id: thing-run\nlab: 01-lab\nsource: fakecanary\ntarget: fakecanary.core.Thing.run\nsummary: s\n"
-        "steps:\n  - at: doubled = value * 2\n    note: Twice the value.\n"
+        "steps:\n  - at: doubled = value * 2\n    note: Twice the value.\nscenario: demo\n"
     )
     (project / "labs" / "lab-01-lab").mkdir(parents=True)
     return site

@@ -315,6 +315,7 @@ def _build_annotation(
                 scenario=raw_step.get("scenario"),
                 static=raw_step.get("static"),
                 unchecked=raw_step.get("unchecked"),
+                review=raw_step.get("review"),
                 location=where,
                 expect_locations=expect_locations,
             )

@@ -83,6 +83,8 @@ class Step:
     """If set, the step is static-only (never traced) and this is the reason."""
     unchecked: str | None = None
     """If set, the step is traced but deliberately has no expect; this says why no strong check is possible."""
+    review: str | None = None
+    """If set, a human must re-read the note: ``infralens fix`` re-anchored or flagged the step, and says why."""
     location: Location | None = field(default=None, compare=False)
     expect_locations: tuple[Location, ...] = field(default=(), compare=False)
 

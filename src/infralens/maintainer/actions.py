@@ -117,3 +117,37 @@ def preview_page(options: PreviewOptions, open_context: OpenContext) -> int:
     if options.serve:
         serve(build.out_dir, options.port)
     return EXIT_OK
+
+
+@dataclass(frozen=True)
+class FixOptions:
+    ids: tuple[str, ...] = ()
+    dry_run: bool = False
+
+
+def fix_drift(options: FixOptions, open_context: OpenContext) -> int:
+    """Re-anchor moved and changed steps in the YAML and flag every drifted step for review."""
+    from infralens.drift import read_lock, run_check
+    from infralens.maintainer.repair import apply_fixes, plan_fixes
+
+    project, resolver = open_context()
+    lock = read_lock(project.lock_path, project.relative(project.lock_path))
+    report = run_check(project, resolver, lock, ids=options.ids or None)
+    fixes = plan_fixes(project, resolver, report)
+    if not fixes:
+        print("nothing to fix: every locked step is unchanged")
+        return EXIT_OK
+    if options.dry_run:
+        for fix in fixes:
+            sys.stdout.write(fix.diff(project.relative(fix.path)))
+        return EXIT_OK
+    apply_fixes(project, resolver, fixes)
+    for fix in fixes:
+        where = project.relative(fix.path)
+        if fix.target:
+            print(f"{where}: target -> {fix.target}")
+        for step in fix.steps:
+            done = "re-anchored" if step.selector else "flagged"
+            print(f"{where}: {step.step_id}: {step.kind.value}: {done} (review: set)")
+    print("next: re-read each note marked 'review:', edit or delete it, remove 'review:', then 'infralens lock --update'")
+    return EXIT_OK

@@ -1,4 +1,4 @@
-"""``infralens add``, ``infralens coverage`` and ``infralens preview``.
+"""``infralens add``, ``infralens fix``, ``infralens coverage`` and ``infralens preview``.
 
 Handlers import their machinery lazily: this module is imported on every
 ``infralens`` run and must stay cheap.
@@ -31,6 +31,19 @@ def _add_parsers(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> No
     add.add_argument("--max-steps", type=int, default=None, help="how many statements to scaffold for a bare TARGET (default 8)")
     add.add_argument("--dry-run", action="store_true", help="print the resulting file instead of writing it")
 
+    fix = sub.add_parser(
+        "fix",
+        help="re-anchor moved and changed steps in the annotation YAML and flag every drifted step with 'review:'",
+        description=(
+            "Runs the drift check against the sources (use --source DIST=PATH for another tree), rewrites the selector "
+            "(and the target, when it moved) of every moved or changed step, and sets 'review: <why>' on each drifted "
+            "step; deleted steps are kept, flagged with the closest candidates. Comments and notes are kept. Then "
+            "re-read the notes, remove 'review:' and run 'infralens lock --update'."
+        ),
+    )
+    fix.add_argument("ids", nargs="*", help="annotation or step ids (default: everything that drifted)")
+    fix.add_argument("--dry-run", action="store_true", help="print the YAML diff instead of writing")
+
     coverage = sub.add_parser("coverage", help="run a scenario and print the tree of upstream functions it called, annotated ones marked")
     coverage.add_argument("scenario", help="scenario name (see 'infralens coverage --list')", nargs="?")
     coverage.add_argument("--list", action="store_true", help="list the scenarios that can be mapped")
@@ -51,6 +64,13 @@ def _add(args: argparse.Namespace) -> int:
 
     options = AddOptions(args.selection, args.lab, args.annotation_id, args.dist, args.max_steps, args.dry_run)
     return add_annotation(options, lambda: open_context(args))
+
+
+@command("fix")
+def _fix(args: argparse.Namespace) -> int:
+    from infralens.maintainer.actions import FixOptions, fix_drift
+
+    return fix_drift(FixOptions(tuple(args.ids), args.dry_run), lambda: open_context(args))
 
 
 @command("coverage")

@@ -133,13 +133,13 @@ def render_new_file(plan: ScaffoldPlan, annotation_id: str, lab: str) -> str:
 def render_step(step: PlannedStep, indent: str) -> str:
     """One ``- at: ... / note: |`` item whose dash sits at ``indent``."""
     inner = indent + "  "
-    out = indent + "- at:" + _selector_text(step.selector, inner)
+    out = indent + "- at:" + selector_text(step.selector, inner)
     what = _short(step.source_text)
     out += f"{inner}note: |\n{inner}  {TODO_NOTE.format(what=what)}\n"
     return out
 
 
-def _selector_text(selector: SingleSelector, inner: str) -> str:
+def selector_text(selector: SingleSelector, inner: str) -> str:
     if isinstance(selector, ContainsSelector):
         if "\n" not in selector.text:
             nth = f", nth: {selector.nth}" if selector.nth else ""

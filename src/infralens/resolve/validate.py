@@ -63,6 +63,16 @@ def step_warnings(resolved: ResolvedAnnotation) -> list[Diagnostic]:
     found: list[Diagnostic] = []
     text = resolved.target.source.text
     for step in resolved.steps:
+        if step.step.review:
+            found.append(
+                Diagnostic(
+                    step.step.location or where,
+                    f"step {step.step.key!r} needs review: {step.step.review}",
+                    "re-read the note against the code, then remove 'review:'",
+                    Severity.WARNING,
+                    code="review",
+                )
+            )
         if step.step.static:
             continue
         if not (step.step.scenario or annotation.scenario):
