@@ -520,16 +520,29 @@ def lock_entries(draw) -> list:
 
 
 @st.composite
-def lock_files(draw) -> tuple[bytes, bool]:
-    """(bytes, pristine): a rendered lock, maybe mutated line by line or byte by byte."""
+def lock_files(draw) -> tuple[bytes, str]:
+    """(bytes, what): a rendered lock, maybe mutated line by line or byte by byte.
+
+    ``what``: ``pristine`` (as rendered), ``comment`` (a comment line added: still sealed), ``value``
+    (one integer value changed by hand: its entry must be reported hand-edited) or ``damaged``.
+    """
     entries = draw(lock_entries())
     comments = draw(st.lists(st.text(alphabet="abc #é", max_size=10), max_size=3))
     text = _lock_text(entries, comments)
     lines = text.split("\n")
-    operation = draw(st.sampled_from(["none", "none", "delete", "duplicate", "insert", "deep-json", "bytes", "crlf"]))
+    operation = draw(st.sampled_from(["none", "none", "comment", "value", "delete", "duplicate", "insert", "deep-json", "bytes", "crlf"]))
     if operation == "none":
-        return text.encode("utf-8"), True
+        return text.encode("utf-8"), "pristine"
     at = draw(st.integers(0, max(0, len(lines) - 1)))
+    if operation == "comment":
+        lines.insert(at, "# " + draw(st.text(alphabet='abc =[]"é', max_size=12)))
+        return "\n".join(lines).encode("utf-8"), "comment"
+    numbers = [i for i, line in enumerate(lines) if re.match(r"^(yaml-line|occurrence) = \d+$", line)]
+    if operation == "value" and numbers:
+        i = draw(st.sampled_from(numbers))
+        key, value = lines[i].split(" = ")
+        lines[i] = f"{key} = {int(value) + draw(st.integers(1, 1000))}"
+        return "\n".join(lines).encode("utf-8"), "value"
     if operation == "delete":
         del lines[at]
     elif operation == "duplicate":
@@ -549,19 +562,23 @@ def lock_files(draw) -> tuple[bytes, bool]:
     elif operation == "deep-json":
         lines.insert(at, "text = " + "[" * draw(st.integers(500, 100_000)))
     elif operation == "crlf":
-        return "\r\n".join(lines).encode("utf-8"), False
+        return "\r\n".join(lines).encode("utf-8"), "damaged"
     data = "\n".join(lines).encode("utf-8", "surrogatepass")
     if operation == "bytes":
         where = draw(st.integers(0, len(data)))
         data = data[:where] + draw(st.binary(min_size=1, max_size=8)) + data[where:]
-    return data, False
+    return data, "damaged"
 
 
-def check_lock_file(case: tuple[bytes, bool]) -> None:
-    """Any lock bytes: a parsed lock or ``LockfileError('path:line: ... — hint')``; a pristine one round-trips."""
+def check_lock_file(case: tuple[bytes, str]) -> None:
+    """Any lock bytes: a parsed lock or ``LockfileError('path:line: ... — hint')``; a pristine one round-trips.
+
+    Seals: a pristine or comment-edited lock has no hand-edited entry; a hand-changed value is reported.
+    """
     from infralens import drift as lock
 
-    data, pristine = case
+    data, what = case
+    pristine = what == "pristine"
     with tempfile.TemporaryDirectory(prefix="infralens-fuzz-") as folder:
         path = Path(folder) / "annotations.lock"
         path.write_bytes(data)
@@ -573,6 +590,10 @@ def check_lock_file(case: tuple[bytes, bool]) -> None:
             assert match, str(error)
             assert 1 <= int(match.group(1)) <= _line_count(data) + 1
             return
+        if what in ("pristine", "comment"):
+            assert parsed.lock.hand_edited == (), f"an untouched entry is reported hand-edited: {parsed.lock.hand_edited}"
+        if what == "value":
+            assert parsed.lock.hand_edited, "a value changed by hand is not reported"
         if not pristine:
             return
         entries = list(parsed.lock.annotations.values()) + list(parsed.lock.steps.values())
