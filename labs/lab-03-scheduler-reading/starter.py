@@ -5,8 +5,8 @@ Run:  python labs/lab-03-scheduler-reading/starter.py [--device cpu|cuda] [--ste
 Prints, for N inference steps (default 4): the timesteps DDIM visits under each
 ``timestep_spacing``; Euler's sigmas, ``init_noise_sigma`` and input scale factor; the
 flow-matching sigma grid with and without a shift; DiffSynth's FlowMatchScheduler templates
-(and what an unknown template name gives); DiffSynth's DDIM grid. Also shows that
-``from_config`` carries the spacing across a scheduler swap.
+(and what an unknown template name gives); DiffSynth's DDIM grid. Also shows which spacing
+``from_config`` carries across a scheduler swap (only one that was passed explicitly).
 ``--check`` recomputes the answers to the exercises in index.md (always for 4 steps); exit 1 if wrong.
 """
 

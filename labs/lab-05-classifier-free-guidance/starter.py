@@ -1,4 +1,4 @@
-"""Lab 05 starter: classifier-free guidance as batch doubling (diffusers) vs two passes (DiffSynth).
+"""Lab 05 starter: classifier-free guidance as batch doubling (diffusers SD pipeline) vs two passes (DiffSynth).
 
 Run:  python labs/lab-05-classifier-free-guidance/starter.py [--device cpu|cuda] [--steps N] [--check]
 

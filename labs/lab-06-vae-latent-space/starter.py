@@ -3,9 +3,9 @@
 Run:  python labs/lab-06-vae-latent-space/starter.py [--device cpu|cuda] [--steps N] [--check]
 
 Builds the tiny random-weight AutoencoderKL from ``infralens.tiny`` and shows: pixel vs latent
-shapes and the scaling factor; that slicing gives identical numbers; how tiling cuts the largest
-activation (and changes the output); what img2img's ``strength`` does to the schedule; and
-DiffSynth's SD VAE (loaded from source) running the same weights. ``--check`` recomputes the
+shapes and the scaling factor; that slicing gives the same numbers up to float rounding; how
+tiling cuts the largest activation (and changes the output); what img2img's ``strength`` does to
+the schedule; and DiffSynth's SD VAE (loaded from source) running the same weights. ``--check`` recomputes the
 answers to the exercises in index.md and exits 1 if one of them is wrong.
 """
 

@@ -87,6 +87,7 @@ def show_swap(pipe) -> dict:
     shares = swapped.unet is pipe.unet and swapped.vae is pipe.vae
     print(f"  scheduler {type(pipe.scheduler).__name__} -> {type(swapped.scheduler).__name__}; unet and vae shared: {shares}")
     print(f"  scheduler config carried over: beta_schedule={euler.config.beta_schedule}, steps_offset={euler.config.steps_offset}")
+    print(f"  not carried (DDIM's value was a default): timestep_spacing={euler.config.timestep_spacing}")
     return {"swapped_pipeline_shares_unet": shares}
 
 

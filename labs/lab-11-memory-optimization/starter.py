@@ -113,10 +113,12 @@ def show_layerwise_casting(unet, device) -> dict:
     casted.enable_layerwise_casting(storage_dtype=torch.float8_e4m3fn, compute_dtype=torch.float32)
     after = sum(p.numel() * p.element_size() for p in casted.parameters())
     kept = sum(p.numel() for p in casted.parameters() if p.dtype == torch.float32)
+    kept_kinds = sorted({type(m).__name__ for m in casted.modules() if any(p.dtype == torch.float32 for p in m.parameters(recurse=False))})
     change = float((run_unet(casted, inputs) - base).abs().max())
     print(
         f"  weight bytes {before // 1024} KiB -> {after // 1024} KiB ({after / before:.2f}x); "
-        f"{kept} parameters stay float32 (norms, proj_in/proj_out, embeddings)"
+        f"{kept} parameters stay float32, all in {', '.join(kept_kinds)} layers "
+        "(the time embedding and the nested proj_in/proj_out are cast)"
     )
     print(f"  output max |change| = {change:.3f} (every weight was rounded once to float8)")
     return {"fp8_weight_bytes_below_half": after < before / 2, "fp8_output_changed": change > 0}
@@ -137,7 +139,7 @@ def show_offload(pipe, steps: int, device) -> dict:
         generator=torch.Generator(device).manual_seed(0),
     ).images
     print(f"  order {pipe.model_cpu_offload_seq!r}: {len(pipe._all_hooks)} hooks {hooked}; {steps}-step image {image.shape}")
-    print("  (on a GPU each model moves to the device only while it runs; on CPU the moves are no-ops)")
+    print("  (on a GPU each model moves to the device when it runs and back when the next one starts; on CPU the moves are no-ops)")
     return {"offload_hooks": len(pipe._all_hooks)}
 
 
