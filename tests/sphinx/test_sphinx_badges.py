@@ -8,14 +8,21 @@ from pathlib import Path
 
 import pytest
 
-from infralens.reports import DriftKind, LockFindingKind, ScenarioStatus, StepRecord, StepStatus, VerifyReport, load_drift_report
+from infralens.reports import DriftKind, ExpectRecord, LockFindingKind, ScenarioStatus, StepRecord, StepStatus, VerifyReport, load_drift_report
 from infralens.sphinx.badges import BadgeState, Reports, drift_statuses, load_reports
 
 ROOT = Path(__file__).resolve().parents[2]
 
 
-def _verify(steps: dict[str, StepStatus], device: str = "cpu") -> VerifyReport:
-    records = {step_id: StepRecord(status, 0, None, "a.yaml", 1, None) for step_id, status in steps.items()}
+def _verify(steps: dict[str, StepStatus | str], device: str = "cpu") -> VerifyReport:
+    """A report; a step given as the string ``"checked"`` passed with one expect, ``"ran"`` passed with none."""
+    records = {}
+    for step_id, status in steps.items():
+        expects = (ExpectRecord("x > 0", True, "x=1", 3, 1),) if status == "checked" else ()
+        real = StepStatus.PASSED if status in ("checked", "ran") else StepStatus(status)
+        records[step_id] = StepRecord(
+            real, 0 if real is StepStatus.STATIC else 1, None, "a.yaml", 1, None, expects, "read by hand" if real is StepStatus.STATIC else None
+        )
     return VerifyReport("2026-11-21T00:00:00Z", device, None, {}, (), {}, records)
 
 
@@ -30,13 +37,15 @@ def test_drift_statuses_from_the_committed_check_report() -> None:
 def test_function_badges_summarise_steps() -> None:
     reports = Reports(
         drift={"a/1": DriftKind.UNCHANGED, "a/2": DriftKind.MOVED},
-        verify=(_verify({"a/1": StepStatus.PASSED, "a/2": StepStatus.STATIC}),),
+        verify=(_verify({"a/1": "checked", "a/2": StepStatus.STATIC}),),
     )
     drift, cpu = reports.function_badges(["a/1", "a/2", "a/3"], ["a"])
     assert (drift.state, drift.label) == (BadgeState.WARN, "drift: 1 moved")
     assert drift.title == "from reports/check.json: 1 moved, 1 unchanged"
-    assert (cpu.state, cpu.label) == (BadgeState.WARN, "cpu: 1/2 verified (+1 read only)")  # a/3 never ran
-    assert cpu.title.startswith("1 not-run, 1 passed, 1 static (cpu; ")
+    assert (cpu.state, cpu.label) == (BadgeState.WARN, "cpu: 1/2 checked (+1 read)")  # a/3 never ran: not green
+    assert cpu.title.startswith("1 checked, 1 read, 1 unverified (cpu; ")
+    all_checked = Reports(verify=(_verify({"a/1": "checked", "a/2": StepStatus.STATIC}),)).function_badges(["a/1", "a/2"], ["a"])[1]
+    assert (all_checked.state, all_checked.label) == (BadgeState.OK, "cpu: 1/1 checked (+1 read)")
     clean = Reports(drift={"a/1": DriftKind.UNCHANGED}).function_badges(["a/1"], ["a"])[0]
     assert (clean.state, clean.label) == (BadgeState.OK, "drift: unchanged")
     unlocked = Reports(drift={"b": LockFindingKind.UNLOCKED}).function_badges(["b/1"], ["b"])[0]
@@ -45,12 +54,25 @@ def test_function_badges_summarise_steps() -> None:
     assert [b.label for b in missing] == ["drift: not checked", "verification: not checked"]
 
 
-def test_step_chips_use_the_status_words() -> None:
-    reports = Reports(verify=(_verify({"a/1": StepStatus.FAILED}),))
+def test_a_step_that_only_ran_is_never_green() -> None:
+    reports = Reports(verify=(_verify({"a/1": "ran", "a/2": "ran"}),))
+    [cpu] = reports.function_badges(["a/1", "a/2"], ["a"])[1:]
+    assert (cpu.state, cpu.label) == (BadgeState.WARN, "cpu: 0 checked")
+    [chip] = reports.step_status("a/1")
+    assert (chip.state, chip.label) == (BadgeState.WARN, "cpu: ran")
+    assert chip.title.startswith("ran: no expect")
+
+
+def test_step_chips_use_the_tier_words() -> None:
+    reports = Reports(verify=(_verify({"a/1": StepStatus.FAILED, "a/2": "checked", "a/3": StepStatus.STATIC}),))
     [chip] = reports.step_status("a/1")
     assert (chip.state, chip.label) == (BadgeState.BAD, "cpu: failed")
+    [checked] = reports.step_status("a/2")
+    assert (checked.state, checked.label) == (BadgeState.OK, "cpu: checked")
+    [read] = reports.step_status("a/3")
+    assert (read.state, read.label) == (BadgeState.INFO, "cpu: read") and "read by hand" in read.title
     [unknown] = reports.step_status("a/9")
-    assert (unknown.state, unknown.label) == (BadgeState.WARN, "cpu: not-run")
+    assert (unknown.state, unknown.label) == (BadgeState.UNKNOWN, "cpu: unverified")
 
 
 def test_load_reports_reads_both_committed_reports(tmp_path: Path) -> None:

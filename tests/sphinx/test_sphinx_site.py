@@ -89,7 +89,11 @@ def test_permalink_per_note_and_upstream_link(app: SphinxTestApp) -> None:
 
 def verify_report(statuses: dict[str, str]) -> str:
     """A complete verification report (reports must follow the reports schema) with these step statuses."""
-    steps = {step: {"status": status, "times_ran": 1, "file": "annotations/toypkg/blend.yaml", "line": 1, "expects": []} for step, status in statuses.items()}
+    held = [{"expr": "x > 0", "passed": True, "observed": "x=1", "line": 2, "evaluations": 1}]
+    steps = {
+        step: {"status": status, "times_ran": 1, "file": "annotations/toypkg/blend.yaml", "line": 1, "expects": held if status == "passed" else []}
+        for step, status in statuses.items()
+    }
     document = {
         "format": 1,
         "created": "2026-11-21T12:00:00Z",
@@ -161,7 +165,7 @@ def test_badges_read_the_reports(fresh_root) -> None:
     text = HTML_TAG.sub(" ", html_of(app, "index"))
     assert "cpu: 1 failed" in text
     assert "drift: 1 changed" in text
-    assert re.search(r"il-badge-ok[^>]*>cpu: passed", html_of(app, "index"))
+    assert re.search(r"il-badge-ok[^>]*>cpu: checked", html_of(app, "index"))
 
 
 def test_raw_markup_in_a_note_is_refused_and_left_out(fresh_root) -> None:
@@ -272,8 +276,12 @@ def test_a_new_report_updates_the_badges(fresh_root) -> None:
     (root / "reports" / "verify-cpu.json").write_text(verify_report({"toy-blend/signal": "passed", "toy-blend/result": "passed"}))
     app, warnings = build(root)
     assert warnings == ""
-    assert "cpu: 2/2 verified" in HTML_TAG.sub(" ", html_of(app, "index"))
-    assert "cpu: 2/2 verified" in HTML_TAG.sub(" ", html_of(app, "_infralens/source/toypkg/toypkg.mixing.blend"))
+    assert "cpu: 2/2 checked" in HTML_TAG.sub(" ", html_of(app, "index"))
+    assert "cpu: 2/2 checked" in HTML_TAG.sub(" ", html_of(app, "_infralens/source/toypkg/toypkg.mixing.blend"))
+    labs = HTML_TAG.sub(" ", html_of(app, "_infralens/labs/index"))
+    assert "How the notes of each lab were verified (cpu;" in labs and "what the words mean" in labs
+    assert re.search(r"Lab 01: Toy blending\s+2\s+2\s+0\s+0\s+0\s+0", labs), labs
+    assert "only *checked* is green" not in html_of(app, "_infralens/verified") and "mutant" in html_of(app, "_infralens/verified")
 
 
 @pytest.mark.parametrize(("builder", "suffix"), [("text", "txt"), ("man", "1"), ("texinfo", "texi")])

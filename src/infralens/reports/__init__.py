@@ -2,7 +2,7 @@
 
 Owns the verification report (:mod:`.verify_report`, written by ``infralens verify --report``),
 the drift report (:mod:`.drift_report`, written by ``infralens check --format json``), the words
-both use (:mod:`.vocabulary`: verify statuses, drift kinds, badge tiers), the schema
+both use (:mod:`.vocabulary`: verify statuses and step tiers, drift kinds, badge tiers), the tier rule (:mod:`.tiers`), the schema
 (``schema/reports.schema.json``) and :mod:`.load` (``load_report``, ``dumps_report``).
 Sits below drift, verify and sphinx, which read and write reports only through it.
 May import: :mod:`infralens.errors`, the standard library and jsonschema.
@@ -40,7 +40,14 @@ if TYPE_CHECKING:
         validate_report as validate_report,
         write_report as write_report,
     )
-    from .verify_report import ExpectRecord as ExpectRecord, ScenarioRecord as ScenarioRecord, StepRecord as StepRecord, VerifyReport as VerifyReport
+    from .tiers import step_tier as step_tier
+    from .verify_report import (
+        ExpectRecord as ExpectRecord,
+        MutantsRecord as MutantsRecord,
+        ScenarioRecord as ScenarioRecord,
+        StepRecord as StepRecord,
+        VerifyReport as VerifyReport,
+    )
     from .vocabulary import (
         BadgeTier as BadgeTier,
         DriftKind as DriftKind,
@@ -49,6 +56,7 @@ if TYPE_CHECKING:
         MatchQuality as MatchQuality,
         ScenarioStatus as ScenarioStatus,
         StepStatus as StepStatus,
+        StepTier as StepTier,
         TargetDriftKind as TargetDriftKind,
     )
 
@@ -75,9 +83,10 @@ __all__, __getattr__ = lazy_exports(
             "load",
         ),
         **dict.fromkeys(("as_int", "as_list", "as_object", "strings"), "json_values"),
-        **dict.fromkeys(("ExpectRecord", "ScenarioRecord", "StepRecord", "VerifyReport"), "verify_report"),
+        **dict.fromkeys(("ExpectRecord", "MutantsRecord", "ScenarioRecord", "StepRecord", "VerifyReport"), "verify_report"),
+        "step_tier": "tiers",
         **dict.fromkeys(
-            ("BadgeTier", "DriftKind", "DriftSeverity", "LockFindingKind", "MatchQuality", "ScenarioStatus", "StepStatus", "TargetDriftKind"),
+            ("BadgeTier", "DriftKind", "DriftSeverity", "LockFindingKind", "MatchQuality", "ScenarioStatus", "StepStatus", "StepTier", "TargetDriftKind"),
             "vocabulary",
         ),
     },

@@ -1,4 +1,4 @@
-"""The words the committed reports use, as enums: verify statuses, drift kinds, badge tiers.
+"""The words the committed reports use, as enums: verify statuses and step tiers, drift kinds, badge tiers.
 
 Values are spelled exactly as the JSON reports spell them; ``.value`` is what goes on disk and
 into messages (``str(member)`` would print the class name).
@@ -15,6 +15,8 @@ class BadgeTier(str, Enum):
     OK = "ok"
     WARN = "warn"
     BAD = "bad"
+    INFO = "info"
+    """Neither good nor bad: a step checked by reading (static)."""
     UNKNOWN = "unknown"
 
 
@@ -37,6 +39,34 @@ _STEP_TIERS = {
     StepStatus.FAILED: BadgeTier.BAD,
     StepStatus.NOT_RUN: BadgeTier.WARN,
     StepStatus.STATIC: BadgeTier.UNKNOWN,
+}
+
+
+class StepTier(str, Enum):
+    """How much a verified step is worth: the words the report, ``verify``'s table and the site share.
+
+    *checked*: the statement ran in a scenario and an expect about its values held (and, under
+    ``--mutate``, some wrong version of the statement failed an expect); *ran*: it ran but nothing
+    about its values is asserted; *read*: static, checked by reading (with the reason);
+    *unverified*: none of these (not run, failed, or not resolved).
+    """
+
+    CHECKED = "checked"
+    RAN = "ran"
+    READ = "read"
+    UNVERIFIED = "unverified"
+
+    @property
+    def badge(self) -> BadgeTier:
+        """The badge colour the site shows for this tier: only *checked* is green."""
+        return _TIER_BADGES[self]
+
+
+_TIER_BADGES = {
+    StepTier.CHECKED: BadgeTier.OK,
+    StepTier.RAN: BadgeTier.WARN,
+    StepTier.READ: BadgeTier.INFO,
+    StepTier.UNVERIFIED: BadgeTier.UNKNOWN,
 }
 
 

@@ -18,6 +18,7 @@ from infralens.reports import (
     LockFindingKind,
     ReportError,
     StepStatus,
+    StepTier,
     VerifyReport,
     load_drift_report,
     load_verify_report,
@@ -77,14 +78,25 @@ class Reports:
         return [self._drift_badge(step_ids, annotation_ids), *self._verify_badges(step_ids)]
 
     def step_status(self, step_id: str) -> list[Badge]:
-        """Per-note chips: the verification status on each device that ran."""
+        """Per-note chips: the step's tier (checked, ran, read, unverified) or *failed*, on each device that ran."""
         chips = []
         for report in self.verify:
-            status = report.status_of(step_id)
-            chips.append(
-                Badge(f"verify-{report.device}", status.tier, f"{report.device}: {status.value}", f"verification: {status.value} ({describe(report)})")
-            )
+            tier, reason = report.tier_of(step_id)
+            if report.status_of(step_id) is StepStatus.FAILED:
+                label, state = "failed", BadgeTier.BAD
+            else:
+                label, state = tier.value, tier.badge
+            chips.append(Badge(f"verify-{report.device}", state, f"{report.device}: {label}", f"{label}: {reason} ({describe(report)})"))
         return chips
+
+    def tier_counts(self, step_ids: list[str]) -> tuple[str, dict[StepTier, int], int] | None:
+        """``(device, steps per tier, failed)`` from the first verification report (cpu sorts first); None without one."""
+        if not self.verify:
+            return None
+        report = self.verify[0]
+        counts: Counter[StepTier] = Counter(report.tier_of(s)[0] for s in step_ids)
+        failed = sum(report.status_of(s) is StepStatus.FAILED for s in step_ids)
+        return report.device, {tier: counts[tier] for tier in StepTier}, failed
 
     def _drift_badge(self, step_ids: list[str], annotation_ids: list[str]) -> Badge:
         if self.drift is None:
@@ -105,18 +117,20 @@ class Reports:
             return [Badge("verify", BadgeTier.UNKNOWN, "verification: not checked", "no reports/verify-*.json: run 'infralens verify --report'")]
         badges = []
         for report in self.verify:
-            counts: Counter[StepStatus] = Counter(report.status_of(s) for s in step_ids)
-            failed, passed, static = counts[StepStatus.FAILED], counts[StepStatus.PASSED], counts[StepStatus.STATIC]
-            title = ", ".join(f"{n} {status}" for status, n in _counted(counts)) + f" ({describe(report)})"
+            tiers: Counter[StepTier] = Counter(report.tier_of(s)[0] for s in step_ids)
+            failed = sum(report.status_of(s) is StepStatus.FAILED for s in step_ids)
+            words = [f"{tiers[tier]} {tier.value}" for tier in StepTier if tiers[tier]]
+            title = ", ".join(words + ([f"{failed} failed"] if failed else [])) + f" ({describe(report)}); see 'What the verification words mean'"
             kind = f"verify-{report.device}"
+            checked, read = tiers[StepTier.CHECKED], tiers[StepTier.READ]
             if failed:
                 badge = Badge(kind, BadgeTier.BAD, f"{report.device}: {failed} failed", title)
-            elif passed == 0:
-                badge = Badge(kind, BadgeTier.UNKNOWN, f"{report.device}: not run", title)
+            elif checked == 0:
+                badge = Badge(kind, BadgeTier.WARN if tiers[StepTier.RAN] else BadgeTier.UNKNOWN, f"{report.device}: 0 checked", title)
             else:
-                state = BadgeTier.OK if counts[StepStatus.NOT_RUN] == 0 else BadgeTier.WARN
-                extra = f" (+{static} read only)" if static else ""
-                badge = Badge(kind, state, f"{report.device}: {passed}/{len(step_ids) - static} verified{extra}", title)
+                state = BadgeTier.OK if checked + read == len(step_ids) else BadgeTier.WARN
+                extra = f" (+{read} read)" if read else ""
+                badge = Badge(kind, state, f"{report.device}: {checked}/{len(step_ids) - read} checked{extra}", title)
             badges.append(badge)
         return badges
 

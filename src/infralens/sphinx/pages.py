@@ -10,9 +10,13 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from infralens.sphinx.catalog import AnnotatedFunction, Catalog
+from infralens.reports import StepTier
+from infralens.sphinx.catalog import AnnotatedFunction, Catalog, Lab
 from infralens.sphinx.config import Settings
 from infralens.sphinx.generated import output_dir, write_generated
+
+GLOSSARY = Path(__file__).parent / "templates" / "verified.md"
+"""What checked, ran, read and unverified mean: written as ``<generated>/verified.md`` for every project."""
 
 MAX_COPIED_BYTES = 5_000_000
 
@@ -43,7 +47,12 @@ def generate(catalog: Catalog, srcdir: Path) -> list[Path]:
 
 
 def _pages(catalog: Catalog) -> dict[str, str]:
-    pages = {"source/index.md": _browser_index(catalog), "labs/index.md": _labs_index(catalog), "compare/index.md": _compare_index(catalog)}
+    pages = {
+        "source/index.md": _browser_index(catalog),
+        "labs/index.md": _labs_index(catalog),
+        "compare/index.md": _compare_index(catalog),
+        "verified.md": GLOSSARY.read_text("utf-8"),
+    }
     for dist, modules in catalog.by_distribution().items():
         pages[f"source/{dist}/index.md"] = _distribution_page(catalog, dist, modules)
         for functions in modules.values():
@@ -119,7 +128,32 @@ def _labs_index(catalog: Catalog) -> str:
     lines += ["```{toctree}", ":maxdepth: 1", ""] + [f"lab-{lab.slug}/index" for lab in with_pages] + ["```", ""]
     if missing:
         lines += ["Still being written: " + ", ".join(f"`{lab.slug}`" for lab in missing) + ".", ""]
-    return "\n".join(lines)
+    return "\n".join(lines + _lab_tiers(catalog, with_pages))
+
+
+def _lab_tiers(catalog: Catalog, labs: list[Lab]) -> list[str]:
+    """A table: how many of each lab's notes are checked, ran, read or unverified (see the glossary)."""
+    rows = []
+    device = ""
+    for lab in labs:
+        step_ids = [
+            annotated.annotation.step_id(step.step)
+            for function in catalog.functions_of_lab(lab.slug)
+            for annotated in function.resolved
+            if annotated.annotation.lab == lab.slug
+            for step in annotated.steps
+        ]
+        counted = catalog.reports.tier_counts(step_ids)
+        if counted is None or not step_ids:
+            continue
+        device, tiers, failed = counted
+        cells = " | ".join(str(tiers[tier]) for tier in StepTier)
+        rows.append(f"| {{doc}}`lab-{lab.slug}/index` | {len(step_ids)} | {cells} | {failed} |")
+    if not rows:
+        return []
+    header = " | ".join(tier.value for tier in StepTier)
+    intro = f"How the notes of each lab were verified ({device}; {{doc}}`what the words mean <../verified>`):"
+    return [intro, "", f"| lab | notes | {header} | failed |", "| --- | ---: |" + " ---: |" * (len(StepTier) + 1), *rows, ""]
 
 
 def _pairs(catalog: Catalog) -> dict[str, tuple[AnnotatedFunction, AnnotatedFunction]]:

@@ -8,6 +8,9 @@ group), :mod:`.execute` (runs one scenario under an observer: the tracer here, t
 worker↔runner messages), :mod:`.worker` (runs one scenario group in its own process),
 :mod:`.runner` (orchestrates workers, judges steps), :mod:`.report` (the report record, the
 summary), :mod:`.command` (what ``infralens verify`` does) and :mod:`.cli` (its arguments).
+``--mutate``: :mod:`.mutants` (wrong versions of a statement, libcst), :mod:`.codeswap` (compile one
+in memory and swap it into the live function), :mod:`.mutate` (run and classify them in the worker)
+and :mod:`.timings` (last CPU times per scenario, to balance the work).
 May import: :mod:`infralens.annotations`, :mod:`infralens.source`, :mod:`infralens.resolve`,
 :mod:`infralens.project`, :mod:`infralens.reports`, :mod:`infralens.tiny`, :mod:`infralens.errors`.
 """

@@ -33,6 +33,13 @@ def add_verify_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) 
         help="tracer backend (auto: monitoring on 3.12+, instrument on 3.11 when the bytecode package is installed, else settrace)",
     )
     parser.add_argument("--timeout", type=float, default=900.0, help="seconds a worker process may take (default 900)")
+    parser.add_argument(
+        "--mutate",
+        action="store_true",
+        help="also mutation-test the expects: run each step's scenario again with wrong versions of its statement and "
+        "report which an expect caught (killed), missed (survived) or could not tell apart (equivalent)",
+    )
+    parser.add_argument("--max-mutants", type=int, default=4, metavar="N", help="mutants tried per step with --mutate (default 4)")
     parser.add_argument("paths", nargs="*", help="annotation files or folders (default: the annotations folder)")
 
 
@@ -52,5 +59,7 @@ def verify_command(args: argparse.Namespace) -> int:
         backend=args.backend,
         timeout=args.timeout,
         paths=tuple(args.paths),
+        mutate=args.mutate,
+        max_mutants=args.max_mutants,
     )
     return run_verify(options, lambda: open_context(args))

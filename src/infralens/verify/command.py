@@ -35,6 +35,8 @@ class VerifyOptions:
     backend: str = "auto"
     timeout: float = 900.0
     paths: tuple[str, ...] = ()
+    mutate: bool = False
+    max_mutants: int = 4
 
 
 def run_verify(options: VerifyOptions, open_context: Callable[[], tuple[Project, Resolver]]) -> int:
@@ -71,6 +73,9 @@ def run_verify(options: VerifyOptions, open_context: Callable[[], tuple[Project,
         print(diagnostic, file=sys.stderr)
     if options.list_static:
         return _list_static(plan)
+    if options.mutate and options.max_mutants < 1:
+        print("infralens verify: --max-mutants must be at least 1", file=sys.stderr)
+        return EXIT_USAGE
     if plan.untraceable:
         for reason in plan.untraceable:
             print(f"infralens verify: {reason}", file=sys.stderr)
@@ -81,12 +86,18 @@ def run_verify(options: VerifyOptions, open_context: Callable[[], tuple[Project,
 def _run(plan: Plan, device: str, options: VerifyOptions) -> int:
     from infralens.verify.progress import Progress
     from infralens.verify.report import findings, summary_table, write_report
-    from infralens.verify.runner import run_plan
+    from infralens.verify.runner import run_plan, work_units
 
-    progress = Progress(len(options.scenarios) if options.scenarios else len(plan.scenarios()), sys.stderr)
     names = tuple(dict.fromkeys(options.scenarios)) if options.scenarios else None
+    max_mutants = options.max_mutants if options.mutate else 0
+    units = work_units(plan, names if names is not None else plan.scenarios(), options.jobs, max_mutants)
+    progress = Progress(sum(len(unit) for unit in units), sys.stderr)
+    # A mutating worker runs each scenario up to 1 + max_mutants times per step: its time limit grows with that.
+    timeout = options.timeout * (1 + max_mutants)
     try:
-        result = run_plan(plan, device, jobs=options.jobs, backend=options.backend, progress=progress, timeout=options.timeout, scenarios=names)
+        result = run_plan(
+            plan, device, jobs=options.jobs, backend=options.backend, progress=progress, timeout=timeout, scenarios=names, max_mutants=max_mutants
+        )
     finally:
         progress.close()
     print(summary_table(result))

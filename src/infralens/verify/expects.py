@@ -7,9 +7,10 @@ a comprehension needs to see locals). Exceptions count as failures, with the exc
 from __future__ import annotations
 
 import ast
+from collections.abc import Callable
 from types import CodeType, FrameType
 
-from infralens.verify.observe import short_repr
+from infralens.verify.observe import Fingerprint, short_repr
 from infralens.verify.probes import ExpectResult
 
 MAX_EVALUATIONS = 200
@@ -19,9 +20,9 @@ MAX_EVALUATIONS = 200
 class Expect:
     """Mutable evaluation state of one expect expression."""
 
-    __slots__ = ("code", "compile_error", "error", "evaluations", "expr", "failures", "names", "observed")
+    __slots__ = ("code", "compile_error", "digest", "error", "evaluations", "expr", "failures", "names", "observed", "on_fail")
 
-    def __init__(self, expr: str, where: str) -> None:
+    def __init__(self, expr: str, where: str, *, fingerprint: bool = False) -> None:
         self.expr = expr
         self.evaluations = 0
         self.failures = 0
@@ -35,6 +36,10 @@ class Expect:
             self.code = None
             self.compile_error = f"SyntaxError: {error.msg}"
         self.names = _observable_names(expr) if self.code is not None else ()
+        self.digest: Fingerprint | None = Fingerprint() if fingerprint else None
+        """The exact values the names held at each evaluation (``verify --mutate`` compares runs with it)."""
+        self.on_fail: Callable[[str | None], None] | None = None
+        """Called with the error (None: the expression was false) after a failed evaluation (``verify --mutate``)."""
 
     def evaluate(self, frame: FrameType) -> None:
         if self.evaluations >= MAX_EVALUATIONS:
@@ -53,6 +58,8 @@ class Expect:
         except Exception as error:  # an expect that raises is a failed expect, with the error observed
             self._fail(_namespace(frame), f"{type(error).__name__}: {error}")
             return
+        if self.digest is not None:
+            self.digest.add(ok, self.names, _namespace(frame))
         if not ok:
             self._fail(_namespace(frame), None)
         elif self.evaluations == 1:
@@ -63,6 +70,10 @@ class Expect:
         if self.failures == 1:
             self.observed = _observe(self.names, namespace)
             self.error = error
+        if error is not None and self.digest is not None:
+            self.digest.add(error, self.names, namespace)
+        if self.on_fail is not None:
+            self.on_fail(error)
 
     def result(self) -> ExpectResult:
         return ExpectResult(self.expr, self.evaluations, self.failures, self.observed, self.error)

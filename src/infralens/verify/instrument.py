@@ -6,7 +6,7 @@ objects (with the ``bytecode`` package): before every instruction that starts a 
 ``for`` loop heads) it inserts a call ``hooks.line(lineno)``, and before every ``return`` a call
 ``hooks.leave()``. The inserted sequences leave the value stack as they found it. The rewritten code
 is swapped into the live function objects (``function.__code__``), found with one scan of the
-garbage collector's objects (repeated only after new imports); code objects nested in a rewritten function's constants are rewritten
+garbage collector's objects (repeated only after imports of watched files); code objects nested in a rewritten function's constants are rewritten
 too, so closures created later are watched as well. Everything is swapped back when tracing stops.
 
 Watched modules must be imported before tracing starts (the worker imports each probe's module).
@@ -33,18 +33,24 @@ _SKIP_BEFORE = {"CACHE", "RESUME", "EXTENDED_ARG"}
 class _FunctionIndex:
     """Function objects by real file path, from one scan of the garbage collector's objects.
 
-    The scan (about 0.1-0.2 s with torch and diffusers loaded) is repeated only when modules were
-    imported since the last one, so back-to-back tracers in one process start quickly.
+    The scan (about 0.1-0.2 s with torch and diffusers loaded) is repeated only when a module whose
+    file is asked for was imported since the last one (or the file was never seen), so back-to-back
+    tracers in one process start quickly even when scenarios import other modules as they run.
     """
 
     by_file: ClassVar[dict[str, list[weakref.ref[FunctionType]]]] = {}
     modules_seen: ClassVar[int] = -1
+    module_names: ClassVar[set[str]] = set()
+    fresh: ClassVar[set[str]] = set()
+    """Real paths of modules imported since the last scan."""
     real: ClassVar[dict[str, str]] = {}
     missed: ClassVar[set[str]] = set()
 
     @classmethod
     def functions(cls, path: str) -> list[FunctionType]:
-        if len(sys.modules) != cls.modules_seen or (path not in cls.by_file and path not in cls.missed):
+        if len(sys.modules) != cls.modules_seen:
+            cls._note_imports()
+        if path in cls.fresh or (path not in cls.by_file and path not in cls.missed):
             cls._scan()
             if path not in cls.by_file:
                 cls.missed.add(path)
@@ -53,6 +59,16 @@ class _FunctionIndex:
             cls._scan()
             alive = [function for function in (ref() for ref in cls.by_file.get(path, ())) if function is not None]
         return alive
+
+    @classmethod
+    def _note_imports(cls) -> None:
+        names = set(sys.modules)
+        for name in names - cls.module_names:
+            filename = getattr(sys.modules.get(name), "__file__", None)
+            if isinstance(filename, str):
+                cls.fresh.add(os.path.realpath(filename))
+                cls.missed.discard(os.path.realpath(filename))
+        cls.module_names, cls.modules_seen = names, len(sys.modules)
 
     @classmethod
     def _scan(cls) -> None:
@@ -66,7 +82,8 @@ class _FunctionIndex:
                     path = real[filename] = os.path.realpath(filename)
                 by_file.setdefault(path, []).append(weakref.ref(obj))
         cls.by_file = by_file
-        cls.modules_seen = len(sys.modules)
+        cls.module_names, cls.modules_seen = set(sys.modules), len(sys.modules)
+        cls.fresh = set()
         cls.missed = set()
 
 

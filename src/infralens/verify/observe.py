@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import re
+from collections.abc import Callable
+
 MAX_LENGTH = 120
 
 
@@ -57,3 +60,79 @@ def _tensor(tensor) -> str:
         values = ", ".join(f"{v:.4g}" if isinstance(v, float) else str(v) for v in tensor.detach().flatten().tolist())
         return f"Tensor({head}, values=[{values}])"
     return f"Tensor({head})"
+
+
+class Fingerprint:
+    """A running hash of exact values (tensor and array bytes, not their short text): equal runs give equal digests."""
+
+    __slots__ = ("_hash",)
+
+    def __init__(self) -> None:
+        import hashlib
+
+        self._hash = hashlib.blake2b(digest_size=16)
+
+    def add(self, outcome: object, names: tuple[str, ...], namespace: dict[str, object]) -> None:
+        """Fold in the outcome of one evaluation and the exact values of *names* (dotted chains) in *namespace*."""
+        update = self._hash.update
+        update(repr(outcome).encode())
+        for name in names:
+            head, *rest = name.split(".")
+            value = namespace.get(head, _MISSING)
+            try:
+                for attr in rest:
+                    value = getattr(value, attr)
+            except Exception as error:  # how far the chain got is part of what was observed
+                value = f"<{type(error).__name__}>"
+            update(name.encode())
+            _fold(value, update, 0)
+
+    def hexdigest(self) -> str:
+        return self._hash.hexdigest()
+
+
+_MISSING = object()
+_MAX_ITEMS = 1000
+
+
+def _fold(value: object, update: Callable[[bytes], object], depth: int) -> None:
+    """Feed *value*'s exact content to *update* (bounded: collections to 1000 items, nesting to 4 levels)."""
+    kind = type(value)
+    module = kind.__module__ or ""
+    if module.startswith("torch") and kind.__name__ in ("Tensor", "Parameter"):
+        tensor = value.detach()  # type: ignore[attr-defined]
+        update(f"T{tuple(tensor.shape)}{tensor.dtype}".encode())
+        if tensor.device.type != "meta":
+            import torch
+
+            try:
+                flat = tensor.to("cpu").contiguous().reshape(-1)
+                update(flat.view(torch.uint8).numpy().tobytes() if flat.numel() else b"")
+            except Exception:  # sparse, quantized and the like: their text then
+                update(repr(tensor).encode())
+        return
+    if module.startswith("numpy") and hasattr(value, "tobytes"):
+        update(f"N{getattr(value, 'shape', ())}{getattr(value, 'dtype', '')}".encode())
+        update(value.tobytes())
+        return
+    if depth < 4 and isinstance(value, (list, tuple)):
+        update(f"{kind.__name__}{len(value)}[".encode())
+        for item in value[:_MAX_ITEMS]:
+            _fold(item, update, depth + 1)
+        update(b"]")
+        return
+    if depth < 4 and isinstance(value, dict):
+        update(f"dict{len(value)}{{".encode())
+        for key, item in list(value.items())[:_MAX_ITEMS]:
+            update(repr(key).encode())
+            _fold(item, update, depth + 1)
+        update(b"}")
+        return
+    if hasattr(value, "named_parameters") and hasattr(value, "forward"):  # a module: its class (its weights are not one value)
+        update(f"<{kind.__name__} module>".encode())
+        return
+    try:
+        text = repr(value)
+    except Exception as error:  # a repr that raises must not break the run
+        text = f"<{kind.__name__}: repr failed ({type(error).__name__})>"
+    update(re.sub(r" at 0x[0-9a-f]+", "", text[:4000]).encode())

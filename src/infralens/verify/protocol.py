@@ -11,7 +11,7 @@ import json
 from dataclasses import dataclass, field
 
 from infralens.reports import ScenarioStatus, as_int, as_list, as_object, strings
-from infralens.verify.probes import ExpectResult, Probe, ProbeResult
+from infralens.verify.probes import ExpectResult, MutationResult, Probe, ProbeResult
 
 
 def probe_to_json(probe: Probe) -> dict[str, object]:
@@ -39,28 +39,35 @@ class ScenarioJob:
 
     name: str
     probes: tuple[Probe, ...]
+    mutate: tuple[str, ...] = ()
+    """Keys of the probes whose statements to mutate after the plain run (``verify --mutate``)."""
 
 
 @dataclass(frozen=True)
 class WorkerRequest:
-    """What the runner sends: the device, the tracer backend, the scenarios in order."""
+    """What the runner sends: the device, the tracer backend, the scenarios in order, mutants per step (0: none)."""
 
     device: str
     backend: str
     scenarios: tuple[ScenarioJob, ...]
+    max_mutants: int = 0
 
     def encode(self) -> str:
-        jobs = [{"name": job.name, "probes": [probe_to_json(probe) for probe in job.probes]} for job in self.scenarios]
-        return json.dumps({"device": self.device, "backend": self.backend, "scenarios": jobs})
+        jobs = [{"name": job.name, "probes": [probe_to_json(probe) for probe in job.probes], "mutate": list(job.mutate)} for job in self.scenarios]
+        return json.dumps({"device": self.device, "backend": self.backend, "scenarios": jobs, "max_mutants": self.max_mutants})
 
     @classmethod
     def decode(cls, text: str) -> WorkerRequest:
         data = as_object(json.loads(text))
         jobs = tuple(
-            ScenarioJob(str(job["name"]), tuple(probe_from_json(as_object(probe)) for probe in as_list(job["probes"])))
+            ScenarioJob(
+                str(job["name"]),
+                tuple(probe_from_json(as_object(probe)) for probe in as_list(job["probes"])),
+                tuple(str(key) for key in as_list(job.get("mutate", []))),
+            )
             for job in (as_object(item) for item in as_list(data["scenarios"]))
         )
-        return cls(str(data["device"]), str(data.get("backend", "auto")), jobs)
+        return cls(str(data["device"]), str(data.get("backend", "auto")), jobs, as_int(data.get("max_mutants", 0)))
 
 
 @dataclass(frozen=True)
@@ -92,6 +99,8 @@ class ScenarioOutcome:
     """CPU time of the worker during the scenario (robust to other load on the machine)."""
     facts: dict[str, str] = field(default_factory=dict)
     probes: dict[str, ProbeResult] = field(default_factory=dict)
+    mutants: dict[str, MutationResult] = field(default_factory=dict)
+    """Per probe key, what mutating its statement found (``verify --mutate`` only)."""
 
 
 @dataclass(frozen=True)
@@ -122,6 +131,7 @@ def encode(message: Message) -> str:
             "cpu_seconds": message.cpu_seconds,
             "facts": message.facts,
             "probes": {key: _result_to_json(result) for key, result in message.probes.items()},
+            "mutants": {key: _mutation_to_json(result) for key, result in message.mutants.items()},
         }
     else:
         data = {"event": "finished", "seconds": message.seconds, "stubbed": list(message.stubbed)}
@@ -152,6 +162,7 @@ def decode(line: str) -> Message | None:
             cpu_seconds=None if cpu is None else float(cpu),
             facts={str(k): str(v) for k, v in as_object(data["facts"]).items()},
             probes={str(key): _result_from_json(as_object(value)) for key, value in as_object(data["probes"]).items()},
+            mutants={str(key): _mutation_from_json(as_object(value)) for key, value in as_object(data.get("mutants", {})).items()},
         )
     if event == "finished":
         return Finished(float(data["seconds"]), tuple(str(name) for name in as_list(data["stubbed"])))
@@ -169,6 +180,28 @@ def _result_from_json(data: dict[str, object]) -> ProbeResult:
         for e in (as_object(item) for item in as_list(data["expects"]))
     )
     return ProbeResult(str(data["key"]), as_int(data["times_ran"]), expects)
+
+
+def _mutation_to_json(result: MutationResult) -> dict[str, object]:
+    return {
+        "tried": result.tried,
+        "killed": result.killed,
+        "survived": list(result.survived),
+        "equivalent": list(result.equivalent),
+        "killed_by": result.killed_by,
+        "past_expects": list(result.past_expects),
+    }
+
+
+def _mutation_from_json(data: dict[str, object]) -> MutationResult:
+    return MutationResult(
+        as_int(data["tried"]),
+        as_int(data["killed"]),
+        tuple(str(item) for item in as_list(data["survived"])),
+        tuple(str(item) for item in as_list(data["equivalent"])),
+        {str(key): as_int(value) for key, value in as_object(data["killed_by"]).items()},
+        tuple(str(item) for item in as_list(data.get("past_expects", []))),
+    )
 
 
 def _pair(value: object) -> tuple[int, int]:

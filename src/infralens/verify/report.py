@@ -4,7 +4,18 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from infralens.reports import ExpectRecord, ScenarioRecord, ScenarioStatus, StepRecord, StepStatus, VerifyReport, write_report as write_any_report
+from infralens.reports import (
+    ExpectRecord,
+    MutantsRecord,
+    ScenarioRecord,
+    ScenarioStatus,
+    StepRecord,
+    StepStatus,
+    StepTier,
+    VerifyReport,
+    step_tier,
+    write_report as write_any_report,
+)
 from infralens.verify.protocol import ScenarioOutcome
 from infralens.verify.runner import ExpectOutcome, StepOutcome, VerifyResult
 
@@ -27,8 +38,23 @@ def _scenario(outcome: ScenarioOutcome) -> ScenarioRecord:
     return ScenarioRecord(outcome.status, round(outcome.seconds, 3), cpu, outcome.error, dict(outcome.facts))
 
 
+def tier(outcome: StepOutcome) -> tuple[StepTier, str]:
+    """The step's tier and reason (see :func:`infralens.reports.step_tier`)."""
+    mutants = outcome.mutants
+    return step_tier(
+        outcome.status,
+        len(outcome.expects) if outcome.expects else len(outcome.step.expects),
+        outcome.reason,
+        unchecked=outcome.step.unchecked,
+        caught=None if mutants is None else mutants.killed_by.get("expect", 0),
+        missed=0 if mutants is None else len(mutants.past_expects),
+    )
+
+
 def _step(outcome: StepOutcome) -> StepRecord:
     step = outcome.step
+    grade, why = tier(outcome)
+    mutants = outcome.mutants
     return StepRecord(
         status=outcome.status,
         times_ran=outcome.times_ran,
@@ -38,6 +64,11 @@ def _step(outcome: StepOutcome) -> StepRecord:
         source=step.source or None,
         expects=tuple(_expect(expect) for expect in outcome.expects),
         reason=outcome.reason,
+        tier=grade,
+        tier_reason=why,
+        mutants=None
+        if mutants is None
+        else MutantsRecord(mutants.tried, mutants.killed, mutants.survived, mutants.equivalent, dict(mutants.killed_by), mutants.past_expects),
     )
 
 
@@ -52,32 +83,53 @@ def write_report(result: VerifyResult, path: str | Path) -> Path:
 
 
 def summary_table(result: VerifyResult) -> str:
-    """One row per scenario: status, seconds, steps passed/failed/not run; then the totals."""
-    rows = [("scenario", "status", "seconds", "steps ok", "failed", "not run")]
-    for outcome in result.scenarios:
-        steps = [s for s in result.steps if s.step.scenario == outcome.scenario and s.status is not StepStatus.STATIC]
-        rows.append(
-            (
-                outcome.scenario,
-                outcome.status.value,
-                f"{outcome.seconds:.2f}",
-                f"{sum(s.status is StepStatus.PASSED for s in steps)}/{len(steps)}",
-                str(sum(s.status is StepStatus.FAILED for s in steps)),
-                str(sum(s.status is StepStatus.NOT_RUN for s in steps)),
-            )
-        )
-    widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
+    """One row per scenario: status, seconds, its steps per tier (checked, ran, read, unverified) and failed; then totals."""
+    graded = [(outcome, tier(outcome)[0]) for outcome in result.steps]
+    mutating = any(outcome.mutants is not None for outcome in result.steps)
+    header = ("scenario", "status", "seconds", "checked", "ran", "read", "unverified", "failed") + (("caught by expects",) if mutating else ())
+    rows = [header]
+    for scenario in result.scenarios:
+        mine = [(outcome, grade) for outcome, grade in graded if outcome.step.scenario == scenario.scenario]
+        row = (scenario.scenario, scenario.status.value, f"{scenario.seconds:.2f}", *_tier_cells(mine))
+        rows.append(row + ((_killed_cell([outcome for outcome, _ in mine]),) if mutating else ()))
+    widths = [max(len(row[i]) for row in rows) for i in range(len(header))]
     lines = ["  ".join(cell.ljust(width) if i == 0 else cell.rjust(width) for i, (cell, width) in enumerate(zip(row, widths, strict=True))) for row in rows]
     lines.insert(1, "  ".join("-" * width for width in widths))
-    counts = {status: sum(s.status is status for s in result.steps) for status in StepStatus}
+    counts = {grade: sum(g is grade for _, g in graded) for grade in StepTier}
+    failed = sum(outcome.status is StepStatus.FAILED for outcome, _ in graded)
     total = sum(outcome.seconds for outcome in result.scenarios)
     lines.append("")
     lines.append(
-        f"{len(result.steps)} steps: {counts[StepStatus.PASSED]} passed, {counts[StepStatus.FAILED]} failed, "
-        f"{counts[StepStatus.NOT_RUN]} not run, {counts[StepStatus.STATIC]} static; scenarios {total:.1f} s on {result.device}"
+        f"{len(result.steps)} steps: {counts[StepTier.CHECKED]} checked, {counts[StepTier.RAN]} ran, {counts[StepTier.READ]} read, "
+        f"{counts[StepTier.UNVERIFIED]} unverified ({failed} failed); scenarios {total:.1f} s on {result.device}"
         + (f" ({result.device_name})" if result.device_name else "")
     )
+    if mutating:
+        lines.append(_mutation_line([outcome for outcome, _ in graded]))
     return "\n".join(lines)
+
+
+def _tier_cells(graded: list[tuple[StepOutcome, StepTier]]) -> tuple[str, ...]:
+    counts = [str(sum(grade is wanted for _, grade in graded)) for wanted in StepTier]
+    return (*counts, str(sum(outcome.status is StepStatus.FAILED for outcome, _ in graded)))
+
+
+def _killed_cell(outcomes: list[StepOutcome]) -> str:
+    mutated = [outcome.mutants for outcome in outcomes if outcome.mutants is not None and outcome.mutants.tried]
+    return f"{sum(m.killed_by.get('expect', 0) for m in mutated)}/{sum(m.tried for m in mutated)}" if mutated else "-"
+
+
+def _mutation_line(outcomes: list[StepOutcome]) -> str:
+    mutated = [outcome.mutants for outcome in outcomes if outcome.mutants is not None and outcome.mutants.tried]
+    caught = sum(m.killed_by.get("expect", 0) > 0 for m in mutated)
+    share = f"{100 * caught / len(mutated):.0f}%" if mutated else "-"
+    others = sum(m.killed - m.killed_by.get("expect", 0) for m in mutated)
+    return (
+        f"mutants: {sum(m.tried for m in mutated)} tried on {len(mutated)} steps; {sum(m.killed_by.get('expect', 0) for m in mutated)} caught by "
+        f"an expect, {others} stopped only by the scenario (its check, an error or the time limit), {sum(len(m.survived) for m in mutated)} survived, "
+        f"{sum(len(m.equivalent) for m in mutated)} equivalent; {sum(len(m.past_expects) for m in mutated)} got past the expects; "
+        f"{caught}/{len(mutated)} steps ({share}) have an expect that catches one"
+    )
 
 
 def findings(result: VerifyResult) -> list[str]:

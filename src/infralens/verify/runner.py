@@ -15,16 +15,17 @@ import tempfile
 import threading
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import IO
 
 from infralens.reports import ScenarioStatus, StepStatus
 from infralens.stops import end_processes
 from infralens.verify.execute import scenario_spec
 from infralens.verify.plan import Plan, PlannedStep
-from infralens.verify.probes import ProbeResult
+from infralens.verify.probes import MutationResult, ProbeResult
 from infralens.verify.protocol import Finished, Ready, ScenarioJob, ScenarioOutcome, Started, WorkerRequest, decode
 from infralens.verify.registry import PROCESS_ORDER
+from infralens.verify.timings import DEFAULT_S, load_timings, save_timings
 
 WORKER_COMMAND: tuple[str, ...] = (sys.executable, "-m", "infralens.verify.worker")
 STOP_GRACE_S = 0.5
@@ -53,6 +54,8 @@ class StepOutcome:
     times_ran: int = 0
     expects: tuple[ExpectOutcome, ...] = ()
     reason: str | None = None
+    mutants: MutationResult | None = None
+    """What ``--mutate`` found (None without it, or when the step was not mutated)."""
 
 
 @dataclass(frozen=True)
@@ -108,13 +111,15 @@ def run_plan(
     progress: ProgressCallback | None = None,
     timeout: float = 900.0,
     scenarios: tuple[str, ...] | None = None,
+    max_mutants: int = 0,
 ) -> VerifyResult:
-    """Run every scenario the plan needs (or *scenarios*) on *device* (``cpu``/``cuda``) and judge each step."""
+    """Run every scenario the plan needs (or *scenarios*) on *device* (``cpu``/``cuda``) and judge each step.
+
+    With *max_mutants* > 0 each step whose expects held is also mutation-tested (``--mutate``): the
+    work is split into units of a few steps, spread over *jobs* workers per process group.
+    """
     names = plan.scenarios() if scenarios is None else tuple(scenarios)
-    groups: dict[str, list[str]] = {}
-    for name in names:
-        groups.setdefault(scenario_spec(name).process, []).append(name)
-    ordered = [groups[process] for process in PROCESS_ORDER if process in groups]
+    ordered = work_units(plan, names, jobs, max_mutants, load_timings(device))
     lock = threading.Lock()
     collected = _Collected()
     workers = _Workers()
@@ -124,11 +129,13 @@ def run_plan(
             with lock:
                 progress(event, name, outcome)
 
-    def run_group(group: list[str]) -> None:
-        request = WorkerRequest(device, backend, tuple(ScenarioJob(name, plan.probes_for(name)) for name in group))
+    def run_group(group: tuple[ScenarioJob, ...]) -> None:
+        request = WorkerRequest(device, backend, group, max_mutants)
         done, ready, finished = _run_worker(workers, request, report, timeout)
         with lock:
-            collected.done.update(done)
+            for name, outcome in done.items():
+                earlier = collected.done.get(name)
+                collected.done[name] = outcome if earlier is None else replace(earlier, mutants={**earlier.mutants, **outcome.mutants})
             collected.stubbed.update(finished.stubbed if finished else ())
             collected.device_name = collected.device_name or (ready.device_name if ready else None)
 
@@ -142,6 +149,7 @@ def run_plan(
         pool.shutdown(wait=True, cancel_futures=True)
 
     outcomes = tuple(_scenario_outcome(name, collected.done.get(name)) for name in names)
+    save_timings(device, {o.scenario: o.cpu_seconds for o in outcomes if o.status is ScenarioStatus.PASSED and o.cpu_seconds})
     by_name = {outcome.scenario: outcome for outcome in outcomes}
     steps = tuple(_judge(step, by_name.get(step.scenario or "")) for step in plan.steps)
     return VerifyResult(
@@ -153,6 +161,48 @@ def run_plan(
         steps=steps,
         stubbed=tuple(sorted(collected.stubbed)),
     )
+
+
+MUTATION_UNIT = 8
+"""Steps per unit of mutation work (a scenario with more is split, so that workers finish together)."""
+
+
+def work_units(plan: Plan, names: tuple[str, ...], jobs: int, max_mutants: int = 0, timings: dict[str, float] | None = None) -> list[tuple[ScenarioJob, ...]]:
+    """The worker requests' scenario jobs, in process-group order.
+
+    Without mutation: one worker per process group, its scenarios in catalog order. With it: each
+    scenario's steps with expects are cut into units of :data:`MUTATION_UNIT`, and each process group's
+    units are dealt to *jobs* workers, heaviest first. A unit weighs its steps times the scenario's CPU
+    seconds last time (*timings*, see :mod:`.timings`; one second when unknown).
+    """
+    timings = timings or {}
+    groups: dict[str, list[str]] = {}
+    for name in names:
+        groups.setdefault(scenario_spec(name).process, []).append(name)
+    if max_mutants <= 0:
+        return [tuple(ScenarioJob(name, plan.probes_for(name)) for name in groups[process]) for process in PROCESS_ORDER if process in groups]
+    requests: list[tuple[ScenarioJob, ...]] = []
+    for process in (p for p in PROCESS_ORDER if p in groups):
+        units: list[tuple[float, str, tuple[str, ...]]] = []
+        for name in groups[process]:
+            probes = plan.probes_for(name)
+            keys = tuple(probe.key for probe in probes if probe.expects)
+            chunks = [keys[i : i + MUTATION_UNIT] for i in range(0, len(keys), MUTATION_UNIT)] or [()]
+            cost = timings.get(name, DEFAULT_S)
+            units.extend((len(chunk) * cost + cost, name, chunk) for chunk in chunks)
+        bins: list[tuple[float, dict[str, list[str]]]] = [(0.0, {}) for _ in range(max(1, jobs))]
+        for weight, name, chunk in sorted(units, key=lambda unit: -unit[0]):
+            index = min(range(len(bins)), key=lambda i: bins[i][0])
+            load, jobs_of = bins[index]
+            jobs_of.setdefault(name, []).extend(chunk)
+            bins[index] = (load + weight, jobs_of)
+        order = {name: position for position, name in enumerate(groups[process])}
+        for _, jobs_of in bins:
+            if jobs_of:
+                requests.append(
+                    tuple(ScenarioJob(name, plan.probes_for(name), tuple(keys)) for name, keys in sorted(jobs_of.items(), key=lambda item: order[item[0]]))
+                )
+    return requests
 
 
 def _worker_env(device: str) -> dict[str, str]:
@@ -297,4 +347,5 @@ def _judge(step: PlannedStep, scenario: ScenarioOutcome | None) -> StepOutcome:
         return StepOutcome(step, StepStatus.NOT_RUN, probe.times_ran, expects, reason=why)
     if not all(expect.passed for expect in expects):
         return StepOutcome(step, StepStatus.FAILED, probe.times_ran, expects)
-    return StepOutcome(step, StepStatus.PASSED, probe.times_ran, expects)
+    mutants = scenario.mutants.get(step.step_id) if scenario is not None else None
+    return StepOutcome(step, StepStatus.PASSED, probe.times_ran, expects, mutants=mutants)

@@ -58,12 +58,13 @@ class Tracer:
     Parameters:
         probes: the steps to watch.
         backend: ``"auto"``, ``"settrace"``, ``"instrument"`` (3.11) or ``"monitoring"`` (3.12+).
+        fingerprint: also hash the exact values each expect observed (see :meth:`~.watch.WatchTable.fingerprints`).
     """
 
-    def __init__(self, probes: list[Probe] | tuple[Probe, ...], *, backend: str = "auto") -> None:
+    def __init__(self, probes: list[Probe] | tuple[Probe, ...], *, backend: str = "auto", fingerprint: bool = False) -> None:
         self.probes = tuple(probes)
         self.backend = choose_backend(backend)
-        self.table = WatchTable(self.probes)
+        self.table = WatchTable(self.probes, fingerprint=fingerprint)
         self._active = False
         self._impl: Backend
         if self.backend == "instrument":

@@ -74,7 +74,8 @@ class FrameState:
 class WatchTable:
     """Every probe's statements by real file path and ``co_qualname``, and the lookup backends use."""
 
-    def __init__(self, probes: tuple[Probe, ...]) -> None:
+    def __init__(self, probes: tuple[Probe, ...], *, fingerprint: bool = False) -> None:
+        self.fingerprint = fingerprint
         self.files: dict[str, dict[str, CodeWatch]] = {}
         self.entries: dict[str, Statement] = {}
         self.expects: dict[str, list[Expect]] = {}
@@ -90,7 +91,7 @@ class WatchTable:
         self.entries[probe.key] = entry_watch.statement(*probe.entry)
         exit_watch = scopes.setdefault(probe.exit_scope or probe.scope or "<module>", CodeWatch())
         exit_statement = exit_watch.statement(*probe.exit)
-        expects = [Expect(expr, probe.key) for expr in probe.expects]
+        expects = [Expect(expr, probe.key, fingerprint=self.fingerprint) for expr in probe.expects]
         exit_statement.expects.extend(expects)
         self.expects[probe.key] = expects
 
@@ -107,6 +108,13 @@ class WatchTable:
         watch = scopes.get(code.co_qualname) if scopes else None
         self.code_cache[id(code)] = (code, watch)
         return watch
+
+    def fingerprints(self) -> dict[str, tuple[str, ...]]:
+        """Per probe key: its run count and each expect's digest of exact observed values (with *fingerprint* on)."""
+        return {
+            key: (str(self.entries[key].runs), *(expect.digest.hexdigest() if expect.digest else "" for expect in expects))
+            for key, expects in self.expects.items()
+        }
 
     def results(self, probes: tuple[Probe, ...]) -> dict[str, ProbeResult]:
         """Per probe key: how many times its entry statement ran and each expect's outcome."""

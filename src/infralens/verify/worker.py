@@ -11,6 +11,7 @@ import importlib
 import os
 import sys
 import time
+from dataclasses import replace
 from typing import TextIO
 
 from infralens.reports import ScenarioStatus
@@ -54,13 +55,20 @@ def import_probe_modules(process: str, probes: tuple[Probe, ...]) -> None:
         importlib.import_module(module)
 
 
-def run_scenario(name: str, probes: tuple[Probe, ...], device: str, backend: str = "auto") -> ScenarioOutcome:
-    """Run one scenario under the tracer; a scenario that does not even load is an ``error``."""
+def run_scenario(
+    name: str, probes: tuple[Probe, ...], device: str, backend: str = "auto", mutate: tuple[str, ...] = (), max_mutants: int = 0
+) -> ScenarioOutcome:
+    """Run one scenario under the tracer; a scenario that does not even load is an ``error``.
+
+    With *mutate* keys and *max_mutants* > 0, each of those steps that passed is then mutation-tested
+    (see :mod:`.mutate`) and the outcome carries the results.
+    """
     spec = scenario_spec(name)
+    mutating = bool(mutate) and max_mutants > 0
     try:
         function = spec.load()
         import_probe_modules(spec.process, probes)
-        tracer = Tracer(probes, backend=backend)
+        tracer = Tracer(probes, backend=backend, fingerprint=mutating)
     except Exception as failure:  # a scenario module that does not import is a broken scenario
         return ScenarioOutcome(name, ScenarioStatus.ERROR, 0.0, error_text(failure))
     run = execute(function, ScenarioContext(device), tracer)
@@ -69,7 +77,14 @@ def run_scenario(name: str, probes: tuple[Probe, ...], device: str, backend: str
         error = f"scenario check failed: {run.failure}"
     elif run.failure is not None:
         error = error_text(run.failure)
-    return ScenarioOutcome(name, run.status, round(run.seconds, 4), error, round(run.cpu_seconds, 4), run.facts, tracer.results())
+    outcome = ScenarioOutcome(name, run.status, round(run.seconds, 4), error, round(run.cpu_seconds, 4), run.facts, tracer.results())
+    if mutating and run.status is ScenarioStatus.PASSED:
+        from infralens.verify.mutate import Baseline, mutable_keys, mutate_steps
+
+        baseline = Baseline(run.seconds, tracer.table.fingerprints(), dict(run.facts))
+        keys = mutable_keys(mutate, outcome.probes)
+        outcome = replace(outcome, mutants=mutate_steps(function, probes, keys, device, backend, baseline, max_mutants))
+    return outcome
 
 
 def main() -> int:
@@ -90,7 +105,7 @@ def main() -> int:
     _emit(protocol, Ready(device, os.getpid(), round(time.perf_counter() - started, 3), device_name))
     for job in request.scenarios:
         _emit(protocol, Started(job.name))
-        _emit(protocol, run_scenario(job.name, job.probes, device, request.backend))
+        _emit(protocol, run_scenario(job.name, job.probes, device, request.backend, job.mutate, request.max_mutants))
     _emit(protocol, Finished(round(time.perf_counter() - started, 3), _stubbed()))
     return 0
 

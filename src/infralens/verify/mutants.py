@@ -1,0 +1,302 @@
+"""Plausible wrong versions of one annotated statement, made with libcst (``infralens verify --mutate``).
+
+Pure text in, text out: :func:`statement_mutants` takes the lines of an upstream file and the line
+range of a statement (the header only, for a compound statement) and returns :class:`Mutant`
+values, each the same number of lines as the original (padded with blank lines when a mutation
+shortens it), so every later line of the file keeps its number and the tracer still finds it.
+
+Kinds, in the order a mutant of each kind is taken (then a second of each kind, and so on):
+``operator`` (``+``↔``-``, ``*``↔``/``, ``**``→``*``, augmented ``+=``↔``-=``…), ``comparison``
+(``<``↔``<=``, ``==``↔``!=``, ``is``↔``is not``, ``in``↔``not in``), ``negate`` (a condition, ``and``↔``or``),
+``constant`` (0↔1, n→n+1), ``drop-term`` (a sum or product loses one operand), ``operand`` (a local
+name replaced by another local of the function) and ``return`` (the statement becomes ``return None``).
+"""
+
+from __future__ import annotations
+
+import difflib
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import libcst as cst
+from libcst.metadata import ExpressionContext, ExpressionContextProvider, MetadataWrapper
+
+KINDS = ("operator", "comparison", "negate", "constant", "drop-term", "operand", "return")
+OPERAND_CHOICES = 2
+"""Replacement names tried per operand (the names the statement itself loads come first)."""
+
+_SWAP: dict[type[cst.CSTNode], type[cst.CSTNode]] = {
+    cst.Add: cst.Subtract,
+    cst.Subtract: cst.Add,
+    cst.Multiply: cst.Divide,
+    cst.Divide: cst.Multiply,
+    cst.FloorDivide: cst.Multiply,
+    cst.Power: cst.Multiply,
+    cst.AddAssign: cst.SubtractAssign,
+    cst.SubtractAssign: cst.AddAssign,
+    cst.MultiplyAssign: cst.DivideAssign,
+    cst.PowerAssign: cst.MultiplyAssign,
+    cst.DivideAssign: cst.MultiplyAssign,
+    cst.LessThan: cst.LessThanEqual,
+    cst.LessThanEqual: cst.LessThan,
+    cst.GreaterThan: cst.GreaterThanEqual,
+    cst.GreaterThanEqual: cst.GreaterThan,
+    cst.Equal: cst.NotEqual,
+    cst.NotEqual: cst.Equal,
+    cst.Is: cst.IsNot,
+    cst.IsNot: cst.Is,
+    cst.In: cst.NotIn,
+    cst.NotIn: cst.In,
+    cst.And: cst.Or,
+    cst.Or: cst.And,
+}
+_DROPPABLE = (cst.Add, cst.Subtract, cst.Multiply, cst.Divide)
+_NEVER_REPLACED = frozenset({"self", "cls", "__class__"})
+_COMPOUND = re.compile(r"\s*(async\s+)?(if|elif|while|for|with)\b")
+
+
+@dataclass(frozen=True)
+class Mutant:
+    """One wrong version of a statement: lines *start*.. of the file replaced by *lines* (same count)."""
+
+    kind: str
+    start: int
+    original: tuple[str, ...]
+    lines: tuple[str, ...]
+    relpath: str = ""
+
+    @property
+    def diff(self) -> str:
+        """Unified diff of the statement (padding lines left out)."""
+        new = [line for line in self.lines if line.strip()]
+        where = f"{self.relpath}:{self.start}" if self.relpath else f"line {self.start}"
+        found = difflib.unified_diff(
+            [line.rstrip("\n") for line in self.original], [line.rstrip("\n") for line in new], f"{where}", f"{where} ({self.kind})", n=0, lineterm=""
+        )
+        return "\n".join(found)
+
+    def apply(self, text_lines: Sequence[str]) -> str:
+        """The whole file's text with this mutant in place."""
+        begin = self.start - 1
+        return "".join([*text_lines[:begin], *self.lines, *text_lines[begin + len(self.lines) :]])
+
+
+def statement_mutants(
+    text_lines: Sequence[str], start: int, end: int, *, local_names: Sequence[str] = (), limit: int | None = None, relpath: str = ""
+) -> list[Mutant]:
+    """Mutants of the statement on lines *start*..*end* (1-based, header only for a compound statement).
+
+    *text_lines* are the file's lines with their line endings; *local_names* the function's local
+    variables (``co_varnames``), candidates for ``operand`` mutants. At most *limit* mutants, taken
+    round-robin over :data:`KINDS` so that a small limit still tries several kinds; deduplicated by text.
+    """
+    original = tuple(line if line.endswith("\n") else line + "\n" for line in text_lines[start - 1 : end])
+    if not original:
+        return []
+    parsed = _parse(original)
+    if parsed is None:
+        return []
+    by_kind: dict[str, list[tuple[cst.CSTNode, cst.CSTNode]]] = {kind: [] for kind in KINDS}
+    _Sites(by_kind, _loaded_names(parsed.header), tuple(local_names)).collect(parsed)
+    seen = {"".join(original)}
+    found: list[Mutant] = []
+    queues = {kind: list(sites) for kind, sites in by_kind.items()}
+    if not isinstance(parsed.statement, cst.BaseCompoundStatement):
+        queues["return"] = [(parsed.statement, parsed.statement)]
+    while any(queues.values()) and (limit is None or len(found) < limit):
+        for kind in KINDS:
+            while queues[kind]:
+                old, new = queues[kind].pop(0)
+                lines = _return_lines(original) if kind == "return" else _render(parsed, old, new, len(original))
+                if lines is None or "".join(lines) in seen:
+                    continue
+                seen.add("".join(lines))
+                found.append(Mutant(kind, start, original, lines, relpath))
+                break
+            if limit is not None and len(found) >= limit:
+                break
+    return found
+
+
+@dataclass(frozen=True)
+class _Parsed:
+    """The statement inside a wrapper that parses on its own."""
+
+    wrapper: cst.Module
+    statement: cst.CSTNode
+    header: tuple[cst.CSTNode, ...]
+    """The parts to mutate: the whole simple statement, or a compound statement's test/iterable/items."""
+    wrapped: bool
+    """Inside ``if True:`` (an indented statement)."""
+    compound: bool
+    """A header followed by the ``pass`` body added to parse it."""
+    elif_: bool
+
+
+def _parse(original: tuple[str, ...]) -> _Parsed | None:
+    first = original[0]
+    indent = first[: len(first) - len(first.lstrip())]
+    compound = _COMPOUND.match(first) is not None
+    elif_ = first.lstrip().startswith("elif")
+    lines = list(original)
+    if elif_:
+        lines[0] = first.replace("elif", "if", 1)
+    body = "".join(lines) + (f"{indent}    pass\n" if compound else "")
+    try:
+        wrapper = cst.parse_module(f"if True:\n{body}" if indent else body)
+    except cst.ParserSyntaxError:
+        return None
+    block = wrapper.body[0]
+    if indent:
+        if not isinstance(block, cst.If) or not isinstance(block.body, cst.IndentedBlock) or not block.body.body:
+            return None
+        statement: cst.CSTNode = block.body.body[0]
+    else:
+        statement = block
+    if isinstance(statement, (cst.If, cst.While)):
+        header: tuple[cst.CSTNode, ...] = (statement.test,)
+    elif isinstance(statement, cst.For):
+        header = (statement.iter,)
+    elif isinstance(statement, cst.With):
+        header = tuple(item.item for item in statement.items)
+    elif isinstance(statement, cst.BaseCompoundStatement):
+        return None
+    else:
+        header = (statement,)
+    return _Parsed(wrapper, statement, header, bool(indent), compound, elif_)
+
+
+def _loaded_names(header: tuple[cst.CSTNode, ...]) -> tuple[str, ...]:
+    """Names the statement loads, in order of appearance."""
+    names: list[str] = []
+
+    class Visitor(cst.CSTVisitor):
+        def visit_Name(self, node: cst.Name) -> None:
+            if node.value not in names:
+                names.append(node.value)
+
+    for part in header:
+        part.visit(Visitor())
+    return tuple(names)
+
+
+class _Sites:
+    """Collects (node, replacement) pairs per kind inside the parts of the statement to mutate."""
+
+    def __init__(self, by_kind: dict[str, list[tuple[cst.CSTNode, cst.CSTNode]]], loaded: tuple[str, ...], local_names: tuple[str, ...]) -> None:
+        self.by_kind = by_kind
+        self.candidates = tuple(dict.fromkeys([*(n for n in loaded if n in local_names), *local_names]))
+        self.local_names = set(local_names)
+
+    def collect(self, parsed: _Parsed) -> None:
+        contexts = MetadataWrapper(parsed.wrapper, unsafe_skip_copy=True).resolve(ExpressionContextProvider)
+        skip: set[int] = set()
+        sites = self
+
+        class Visitor(cst.CSTVisitor):
+            def visit_Attribute(self, node: cst.Attribute) -> None:
+                skip.add(id(node.attr))
+
+            def visit_Call(self, node: cst.Call) -> None:
+                skip.add(id(node.func))
+
+            def visit_Arg(self, node: cst.Arg) -> None:
+                if node.keyword is not None:
+                    skip.add(id(node.keyword))
+
+            def visit_BinaryOperation(self, node: cst.BinaryOperation) -> None:
+                sites.operator(node, node.operator, "operator")
+                if isinstance(node.operator, _DROPPABLE):
+                    sites.add("drop-term", node, node.left.with_changes(lpar=node.lpar, rpar=node.rpar) if node.lpar else node.left)
+                    sites.add("drop-term", node, node.right.with_changes(lpar=node.lpar, rpar=node.rpar) if node.lpar else node.right)
+
+            def visit_AugAssign(self, node: cst.AugAssign) -> None:
+                sites.operator(node, node.operator, "operator")
+
+            def visit_Comparison(self, node: cst.Comparison) -> None:
+                for index, target in enumerate(node.comparisons):
+                    new_op = _swapped(target.operator)
+                    if new_op is not None:
+                        comparisons = list(node.comparisons)
+                        comparisons[index] = target.with_changes(operator=new_op)
+                        sites.add("comparison", node, node.with_changes(comparisons=comparisons))
+
+            def visit_BooleanOperation(self, node: cst.BooleanOperation) -> None:
+                sites.operator(node, node.operator, "negate")
+
+            def visit_Assert(self, node: cst.Assert) -> None:
+                sites.negate(node.test)
+
+            def visit_IfExp(self, node: cst.IfExp) -> None:
+                sites.negate(node.test)
+
+            def visit_Integer(self, node: cst.Integer) -> None:
+                value = node.evaluated_value
+                sites.add("constant", node, node.with_changes(value="1" if value == 0 else "0" if value == 1 else str(value + 1)))
+
+            def visit_Float(self, node: cst.Float) -> None:
+                value = node.evaluated_value
+                sites.add("constant", node, node.with_changes(value="1.0" if value == 0 else "0.0" if value == 1 else repr(value + 1)))
+
+            def visit_Name(self, node: cst.Name) -> None:
+                if id(node) in skip or node.value not in sites.local_names or node.value in _NEVER_REPLACED:
+                    return
+                if contexts.get(node) is not ExpressionContext.LOAD:
+                    return
+                others = [name for name in sites.candidates if name != node.value and name not in _NEVER_REPLACED][:OPERAND_CHOICES]
+                for name in others:
+                    sites.add("operand", node, node.with_changes(value=name))
+
+        if isinstance(parsed.statement, (cst.If, cst.While)):
+            self.negate(parsed.statement.test)
+        for part in parsed.header:
+            part.visit(Visitor())
+
+    def add(self, kind: str, old: cst.CSTNode, new: cst.CSTNode) -> None:
+        self.by_kind[kind].append((old, new))
+
+    def operator(self, node: cst.CSTNode, operator: cst.CSTNode, kind: str) -> None:
+        new_op = _swapped(operator)
+        if new_op is not None:
+            self.add(kind, node, node.with_changes(operator=new_op))
+
+    def negate(self, test: cst.BaseExpression) -> None:
+        operand = test if not test.lpar else test.with_changes(lpar=(), rpar=())
+        wrapped = operand.with_changes(lpar=[cst.LeftParen()], rpar=[cst.RightParen()])
+        self.add("negate", test, cst.UnaryOperation(operator=cst.Not(), expression=wrapped, lpar=test.lpar, rpar=test.rpar))
+
+
+def _swapped(operator: cst.CSTNode) -> cst.CSTNode | None:
+    new_type = _SWAP.get(type(operator))
+    if new_type is None:
+        return None
+    fields = {name: getattr(operator, name) for name in ("whitespace_before", "whitespace_after", "whitespace_between") if hasattr(operator, name)}
+    if isinstance(operator, (cst.IsNot, cst.NotIn)) and new_type in (cst.Is, cst.In):
+        fields.pop("whitespace_between", None)
+    if new_type in (cst.IsNot, cst.NotIn):
+        fields["whitespace_between"] = cst.SimpleWhitespace(" ")
+    return new_type(**fields)
+
+
+def _render(parsed: _Parsed, old: cst.CSTNode, new: cst.CSTNode, count: int) -> tuple[str, ...] | None:
+    """The statement's lines with *old* replaced by *new*, padded to *count* lines; None when it grew."""
+    replaced = parsed.wrapper.deep_replace(old, new)
+    if not isinstance(replaced, cst.Module):
+        return None
+    lines = replaced.code.splitlines(keepends=True)
+    if parsed.wrapped:
+        lines = lines[1:]
+    if parsed.compound:
+        lines = lines[:-1]
+    if parsed.elif_:
+        lines[0] = lines[0].replace("if", "elif", 1)
+    if not lines or len(lines) > count:
+        return None
+    return tuple(lines) + ("\n",) * (count - len(lines))
+
+
+def _return_lines(original: tuple[str, ...]) -> tuple[str, ...]:
+    first = original[0]
+    indent = first[: len(first) - len(first.lstrip())]
+    return (f"{indent}return None\n",) + ("\n",) * (len(original) - 1)

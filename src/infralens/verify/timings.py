@@ -1,0 +1,43 @@
+"""How long each scenario took last time (CPU seconds), kept in the cache to balance ``--mutate`` work.
+
+A hint only: a missing or unreadable file gives no hints, and a write that fails is ignored.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+
+from infralens.cachedir import cache_root
+
+DEFAULT_S = 1.0
+"""CPU seconds assumed for a scenario with no recorded time."""
+
+
+def _path(device: str) -> str:
+    return os.path.join(cache_root(), "verify-timings", f"{device}.json")
+
+
+def load_timings(device: str) -> dict[str, float]:
+    """Scenario name → CPU seconds of its last plain run on *device* (empty when unknown)."""
+    try:
+        with open(_path(device), encoding="utf-8") as handle:
+            data = json.load(handle)
+    except (OSError, ValueError):
+        return {}
+    if not isinstance(data, dict):
+        return {}
+    return {str(name): float(value) for name, value in data.items() if isinstance(value, (int, float)) and value > 0}
+
+
+def save_timings(device: str, seconds: dict[str, float]) -> None:
+    """Merge *seconds* into the recorded times (atomically; failures are ignored)."""
+    merged = {**load_timings(device), **{name: round(value, 3) for name, value in seconds.items() if value > 0}}
+    path = _path(device)
+    with contextlib.suppress(OSError):
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        temporary = f"{path}.{os.getpid()}.tmp"
+        with open(temporary, "w", encoding="utf-8") as handle:
+            json.dump(merged, handle, indent=1, sort_keys=True)
+        os.replace(temporary, path)

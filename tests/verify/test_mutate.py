@@ -1,0 +1,190 @@
+"""``verify --mutate``: killed / survived / equivalent on a synthetic module, and a weakened expect on real diffusers."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import sys
+import textwrap
+
+import pytest
+from _device import DEVICE, requires_test_device, requires_torch
+
+from infralens.cli import main
+from infralens.verify.context import ScenarioContext
+from infralens.verify.execute import execute
+from infralens.verify.mutate import Baseline, mutate_steps
+from infralens.verify.probes import Probe
+from infralens.verify.tracer import Tracer
+
+UPSTREAM = textwrap.dedent(
+    """\
+    def total(a, b):
+        summed = a + b
+        return summed
+
+
+    def clamp(a):
+        kept = max(a, 0)
+        return kept
+
+
+    def countdown(n):
+        while n > 0:
+            n -= 1
+        return n
+
+
+    def shape_of(a, b):
+        product = a * b
+        return product
+    """
+)
+
+
+@pytest.fixture
+def upstream(tmp_path):
+    path = tmp_path / "mutatee.py"
+    path.write_text(UPSTREAM)
+    spec = importlib.util.spec_from_file_location("mutatee", path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules["mutatee"] = module
+    spec.loader.exec_module(module)
+    yield module, str(path)
+    sys.modules.pop("mutatee", None)
+
+
+def _probe(path: str, key: str, scope: str, line: int, *expects: str) -> Probe:
+    return Probe(key=f"t/{key}", file=path, scope=scope, entry=(line, line), exit=(line, line), expects=expects, module="mutatee")
+
+
+def _run(module, probes, scenario, keys, limit=8):
+    tracer = Tracer(probes, fingerprint=True)
+    context = ScenarioContext("cpu")
+    run = execute(scenario, context, tracer)
+    assert run.status.value == "passed", run.failure
+    assert all(result.expects and all(e.passed for e in result.expects) for result in tracer.results().values())
+    baseline = Baseline(run.seconds, tracer.table.fingerprints(), dict(context.facts))
+    return mutate_steps(scenario, probes, keys, "cpu", "auto", baseline, limit, timeout=1.0)
+
+
+def test_a_strong_expect_kills_and_a_weak_one_lets_mutants_survive(upstream):
+    module, path = upstream
+    probes = (
+        _probe(path, "strong", "total", 2, "summed == a + b"),
+        _probe(path, "weak", "shape_of", 18, "product is not None"),
+    )
+
+    def scenario(ctx):
+        module.total(2, 3)
+        module.shape_of(2, 3)
+
+    found = _run(module, probes, scenario, ("t/strong", "t/weak"))
+    strong, weak = found["t/strong"], found["t/weak"]
+    assert strong.tried >= 3 and strong.killed_by.get("expect", 0) >= 2
+    assert weak.tried >= 3 and weak.killed_by.get("expect", 0) == 0 and weak.survived and set(weak.survived) <= set(weak.past_expects)
+    assert all(diff.startswith("--- ") and "product" in diff for diff in weak.survived)
+    assert module.total.__code__.co_filename == path and module.total(2, 3) == 5  # restored
+
+
+def test_a_mutant_that_changes_no_observed_value_is_equivalent(upstream):
+    module, path = upstream
+    probes = (_probe(path, "clamp", "clamp", 7, "kept >= 0"),)
+
+    def scenario(ctx):
+        ctx.fact("clamped", module.clamp(5))
+
+    found = _run(module, probes, scenario, ("t/clamp",))["t/clamp"]
+    # max(5, 1) observes kept == 5 exactly as max(5, 0) did; max(a, 1)... all other mutants change a value
+    assert any("max(a, 1)" in diff for diff in found.equivalent)
+    assert not any("max(a, 1)" in diff for diff in found.survived)
+
+
+def test_a_scenario_check_and_a_hang_kill_but_do_not_count_as_an_expect(upstream):
+    module, path = upstream
+    probes = (_probe(path, "down", "countdown", 13, "isinstance(n, int)"),)
+
+    def scenario(ctx):
+        ctx.check(module.countdown(3) == 0, "countdown must end at 0")
+
+    found = _run(module, probes, scenario, ("t/down",))["t/down"]
+    assert found.killed_by.get("timeout", 0) >= 1  # n += 1 never ends
+    assert found.killed_by.get("check", 0) >= 1  # n -= 2 ends at -1
+    assert found.killed_by.get("expect", 0) == 0 and len(found.past_expects) >= 2
+    assert module.countdown(3) == 0
+
+
+WEAK = """
+id: test-weak-expect
+lab: 01-forward-noise
+source: diffusers
+target: diffusers.schedulers.scheduling_ddpm.DDPMScheduler.add_noise
+summary: A weakened copy of the forward-equation claim (and, in a copy, a strong claim on an earlier line).
+scenario: forward-noise
+steps:
+  - key: weak
+    at: "noisy_samples = sqrt_alpha_prod * original_samples + sqrt_one_minus_alpha_prod * noise"
+    note: The closed-form forward process, with a claim that holds whatever the line computes.
+    expect:
+      - "noisy_samples.shape == noisy_samples.shape"
+"""
+STRONG_AT = "sqrt_alpha_prod = alphas_cumprod[timesteps] ** 0.5"
+STRONG_EXPECT = "torch.allclose(sqrt_alpha_prod.cpu(), torch.cumprod(1.0 - self.betas, dim=0)[timesteps.cpu()].sqrt(), rtol=1e-6, atol=0)"
+
+
+@pytest.mark.slow
+@requires_torch
+@requires_test_device
+def test_a_weakened_expect_makes_its_step_lose_checked(write_project, tmp_path, capsys):
+    # The strong step sits on an earlier statement: its expect is not a "later step" for the weak one.
+    strong = WEAK.replace("test-weak-expect", "test-strong-expect").replace("key: weak", "key: strong")
+    strong = strong.replace('"noisy_samples.shape == noisy_samples.shape"', json.dumps(STRONG_EXPECT))
+    strong = strong.replace('"noisy_samples = sqrt_alpha_prod * original_samples + sqrt_one_minus_alpha_prod * noise"', json.dumps(STRONG_AT))
+    root = write_project(
+        {"annotations/diffusers/weak.yaml": WEAK, "annotations/diffusers/strong.yaml": strong},
+        labs=("01-forward-noise",),
+    )
+    report = tmp_path / "verify.json"
+    args = ["--project", str(root), "verify", "--device", DEVICE, "--scenario", "forward-noise", "--mutate", "--max-mutants", "3", "--report", str(report)]
+    main(args)
+    out = capsys.readouterr().out
+    steps = json.loads(report.read_text())["steps"]
+    weak, strong_step = steps["test-weak-expect/weak"], steps["test-strong-expect/strong"]
+    assert weak["status"] == "passed" and weak["tier"] == "ran", weak
+    assert weak["tier_reason"].startswith("no mutant of the statement failed an expect")
+    assert weak["mutants"]["tried"] == 3 and weak["mutants"].get("killed_by", {}).get("expect", 0) == 0
+    assert strong_step["tier"] == "checked" and strong_step["mutants"]["killed_by"]["expect"] >= 1, strong_step
+    assert "caught by expects" in out
+
+
+def test_mutation_results_and_settings_cross_the_worker_protocol():
+    from infralens.reports import ScenarioStatus
+    from infralens.verify.probes import MutationResult
+    from infralens.verify.protocol import ScenarioJob, ScenarioOutcome, WorkerRequest, decode, encode
+
+    request = WorkerRequest("cpu", "auto", (ScenarioJob("forward-noise", (), ("a/b", "a/c")),), max_mutants=3)
+    assert WorkerRequest.decode(request.encode()) == request
+    outcome = ScenarioOutcome(
+        "forward-noise", ScenarioStatus.PASSED, 1.0, mutants={"a/b": MutationResult(3, 2, ("-x\n+y",), ("-p\n+q",), {"expect": 2}, ("-x\n+y",))}
+    )
+    assert decode(encode(outcome)) == outcome
+
+
+def test_mutation_work_is_split_into_units_dealt_to_the_jobs():
+    from infralens.verify.plan import Plan, PlannedStep
+    from infralens.verify.runner import MUTATION_UNIT, work_units
+
+    def step(index: int, scenario: str) -> PlannedStep:
+        probe = Probe(f"a/{scenario}{index}", "/x.py", "f", (index, index), (index, index), expects=("True",))
+        return PlannedStep(probe.key, "a", "a.yaml", index, scenario, None, ("True",), (1,), probe)
+
+    plan = Plan(tuple(step(i, "forward-noise") for i in range(20)) + tuple(step(i, "guider") for i in range(3)), ())
+    names = ("forward-noise", "guider")
+    assert [[job.name for job in unit] for unit in work_units(plan, names, 2)] == [["forward-noise", "guider"]]
+    units = work_units(plan, names, 2, max_mutants=3)
+    assert len(units) == 2
+    keys = sorted(key for unit in units for job in unit for key in job.mutate)
+    assert keys == sorted(s.step_id for s in plan.steps)
+    assert all(len(job.probes) == len(plan.probes_for(job.name)) for unit in units for job in unit)
+    assert max(len(job.mutate) for unit in units for job in unit) >= MUTATION_UNIT
