@@ -143,3 +143,15 @@ def test_a_stop_during_the_download_ends_pip_and_leaves_no_partial_cache_entry(t
     assert process.returncode == 130, stderr
     assert all(_gone(pid) for pid in pips), "pip outlived the stop"
     assert list(cache.iterdir()) == []
+
+
+def test_the_package_directory_itself_is_understood(tmp_path):
+    """``--against …/site-packages/demo`` (the package, not its parent) reads the same tree as its parent."""
+    package = tmp_path / "unpacked" / "demo"
+    (package / "sub").mkdir(parents=True)
+    (package / "__init__.py").write_text("")
+    (package / "sub" / "mod.py").write_text("def f():\n    return 1\n")
+    for spec in (str(package), f"demo={package}"):
+        tree = open_against(spec, {"demo", "other"})
+        assert isinstance(tree, DirectoryTree) and tree.distribution == "demo"
+        assert "demo/sub/mod.py" in set(tree.iter_python_files())

@@ -120,6 +120,9 @@ def open_against(spec: str, known: set[str]) -> SourceTree:
     folder = Path(path)
     if not folder.is_dir():
         raise SourceNotFoundError(f"--against {spec}: expected DIST==VERSION, a .whl file or a directory")
+    package = _package_folder(folder, [name] if name else sorted(known))
+    if package is not None:  # the package itself (…/diffusers, with __init__.py): its parent is the tree's root
+        name, folder = name or package, folder.parent
     if not name:
         roots = (folder, folder / "src")
         matches = [d for d in sorted(known) if any((root / d.replace("-", "_")).is_dir() for root in roots)]
@@ -127,3 +130,12 @@ def open_against(spec: str, known: set[str]) -> SourceTree:
             raise InfralensError(f"--against {spec}: cannot tell which distribution this directory holds; write DIST={spec}")
         name = matches[0]
     return DirectoryTree(folder, name)
+
+
+def _package_folder(folder: Path, candidates: list[str]) -> str | None:
+    """The distribution whose top-level package ``folder`` is (named like it, with ``__init__.py``), if any."""
+    for candidate in candidates:
+        package = candidate.replace("-", "_").lower()
+        if folder.name.lower() == package and (folder / "__init__.py").is_file() and not (folder / package).is_dir():
+            return candidate
+    return None
