@@ -26,7 +26,7 @@ $(STAMP): pyproject.toml Makefile
 install: $(STAMP)
 
 site: $(STAMP)
-	$(PY) -m sphinx -W --keep-going -b html docs docs/_build/html
+	$(PY) -m sphinx -W --keep-going -b html -d docs/_build/doctrees docs docs/_build/html
 
 serve: $(STAMP)
 	$(VENV)/bin/sphinx-autobuild docs docs/_build/html --watch annotations --watch labs --watch reports \

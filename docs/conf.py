@@ -4,6 +4,7 @@ from infralens import __version__
 
 project = "InfraLens"
 author = "InfraLens contributors"
+copyright = "2026, InfraLens contributors; annotated code: diffusers (Apache-2.0) and DiffSynth-Studio (Apache-2.0)"
 release = version = __version__
 
 extensions = ["myst_parser", "infralens.sphinx", "infralens.sphinx.coverage"]
