@@ -265,3 +265,18 @@ def test_a_removed_seal_line_is_reported(demo, locked, capsys):
     first_seal = next(i for i, line in enumerate(lines) if line.startswith("seal = "))
     demo.lock_path.write_text("".join(lines[:first_seal] + lines[first_seal + 1 :]))
     assert [e.message.split(": ")[0] for e in demo.lock_text().lock.hand_edited] == ["lock entry 'demo-step' has no seal line"]
+
+
+def test_findings_cite_the_current_yaml_line_after_the_file_was_edited(demo, locked, capsys):
+    """Lines added above a step since the lock: the finding points where the step is now, not where it was locked."""
+    path = demo.root / "annotations" / "demo" / "sampler.yaml"
+    path.write_text("# a comment\n# and another\n# and a third\n" + path.read_text())
+    new = demo.write_source("2.0", {"core.py": OLD_CORE.replace("alpha = math.cos(t / self.steps)", "alpha = math.cos(t / self.steps) ** 2")})
+    capsys.readouterr()
+    assert _cli(demo, new, "check") == 1
+    out = capsys.readouterr().out
+    now = next(n for n, line in enumerate(path.read_text().splitlines(), 1) if "alpha = math.cos" in line)
+    assert f"annotations/demo/sampler.yaml:{now}: demo-step/alpha: changed" in out, out
+    assert _cli(demo, new, "check", "--format", "json") == 1
+    document = json.loads(capsys.readouterr().out)
+    assert document["steps"]["demo-step/alpha"]["line"] == now

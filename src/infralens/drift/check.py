@@ -9,7 +9,7 @@ then classifies each locked step and target with
 from __future__ import annotations
 
 from collections.abc import Collection
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from infralens.drift.entries import AnnotationLock, Lock, StepLock, annotation_of
@@ -57,6 +57,12 @@ class CheckReport:
     lock_findings: tuple[LockFinding, ...]
     strict: bool = False
     """Whether a target whose body changed around unchanged steps counts as drift."""
+    lines: dict[str, int] = field(default_factory=dict)
+    """Current YAML lines of ids in annotation files edited since the lock (others are as locked)."""
+
+    def yaml_line(self, ident: str, locked: int) -> int:
+        """Where annotation or step ``ident`` is in its YAML file now (``locked``: the line the lock recorded)."""
+        return self.lines.get(ident, locked)
 
     def annotation_path(self, annotation_id: str) -> str:
         entry = self.lock.annotations.get(annotation_id)
@@ -95,6 +101,8 @@ class _Consistency:
     live_steps: frozenset[str]
     """Locked step ids that still exist in the annotations."""
     findings: tuple[LockFinding, ...]
+    lines: dict[str, int] = field(default_factory=dict)
+    """Current YAML line of each annotation and step id in an annotation file edited since the lock."""
 
 
 def compare_with_annotations(project: Project, lock: Lock) -> _Consistency:
@@ -132,12 +140,15 @@ def compare_with_annotations(project: Project, lock: Lock) -> _Consistency:
         active.extend(entries)
         for entry in entries:
             live.update(entry.steps)
+    lines: dict[str, int] = {}
     if changed:
-        _compare_loaded(project, lock, changed, findings, active, live)
-    return _Consistency(tuple(active), frozenset(live), tuple(findings))
+        _compare_loaded(project, lock, changed, findings, active, live, lines)
+    return _Consistency(tuple(active), frozenset(live), tuple(findings), lines)
 
 
-def _compare_loaded(project: Project, lock: Lock, changed: list[Path], findings: list[LockFinding], active: list[AnnotationLock], live: set[str]) -> None:
+def _compare_loaded(
+    project: Project, lock: Lock, changed: list[Path], findings: list[LockFinding], active: list[AnnotationLock], live: set[str], lines: dict[str, int]
+) -> None:
     from infralens.project import load_annotations  # YAML + JSON Schema: only when an annotation file changed
 
     loaded = load_annotations(project, [str(p) for p in changed])
@@ -151,6 +162,8 @@ def _compare_loaded(project: Project, lock: Lock, changed: list[Path], findings:
             findings.append(LockFinding(LockFindingKind.STALE, old.id, old.path, old.yaml_line, f"annotation {old.id!r} is no longer in {old.path}"))
     for annotation in loaded.annotations:
         where = annotation.location or Location(annotation.path)
+        lines[annotation.id] = where.line
+        lines.update({annotation.step_id(step): (step.location or where).line for step in annotation.steps})
         entry = lock.annotations.get(annotation.id)
         if entry is None:
             findings.append(
@@ -240,7 +253,7 @@ def run_check(
             steps.append(matcher.step(step, entry, siblings))
     trees = tuple(CheckedTree(d, m.tree.version, m.tree.origin) for d, m in sorted(matchers.items()))
     findings = tuple(f for f in consistency.findings if not wanted or f.id in wanted or annotation_of(f.id) in wanted)
-    return CheckReport(lock, trees, tuple(targets), tuple(steps), findings, strict)
+    return CheckReport(lock, trees, tuple(targets), tuple(steps), findings, strict, consistency.lines)
 
 
 def _index_changed_files(resolver: Resolver, matchers: dict[str, DistributionMatcher], entries: list[AnnotationLock]) -> None:

@@ -57,7 +57,7 @@ def drift_record(report: CheckReport, exit_code: int) -> DriftReport:
         step_counts={kind: sum(1 for s in report.steps if s.kind is kind) for kind in StepKind},
         target_counts={kind: sum(1 for t in report.targets if t.kind is kind) for kind in TargetKind},
         steps={s.entry.step_id: _step(report, s, versions) for s in report.steps},
-        targets={t.entry.id: _target(t) for t in report.targets},
+        targets={t.entry.id: _target(report, t) for t in report.targets},
         lock_findings=tuple(_lock_finding(f) for f in report.lock_findings),
     )
 
@@ -78,7 +78,7 @@ def _step(report: CheckReport, step: StepResult, versions: dict[str, str]) -> Dr
     return DriftStep(
         annotation=e.annotation,
         file=report.annotation_path(e.annotation),
-        line=e.yaml_line,
+        line=report.yaml_line(e.step_id, e.yaml_line),
         kind=step.kind,
         severity=STEP_SEVERITY[step.kind],
         layer=step.layer,
@@ -92,12 +92,12 @@ def _step(report: CheckReport, step: StepResult, versions: dict[str, str]) -> Dr
     )
 
 
-def _target(target: TargetResult) -> DriftTarget:
+def _target(report: CheckReport, target: TargetResult) -> DriftTarget:
     e = target.entry
     new = target.new
     return DriftTarget(
         file=e.path,
-        line=e.yaml_line,
+        line=report.yaml_line(e.id, e.yaml_line),
         kind=target.kind,
         severity=TARGET_SEVERITY[target.kind],
         message=target.message,

@@ -61,7 +61,7 @@ def findings(report: CheckReport, *, everything: bool = False) -> list[Finding]:
         found.append(
             Finding(
                 t.path,
-                t.yaml_line,
+                report.yaml_line(t.id, t.yaml_line),
                 t.id,
                 f"target {target.kind.value}",
                 TARGET_SEVERITY[target.kind].value,
@@ -90,7 +90,7 @@ def findings(report: CheckReport, *, everything: bool = False) -> list[Finding]:
         found.append(
             Finding(
                 report.annotation_path(e.annotation),
-                e.yaml_line,
+                report.yaml_line(e.step_id, e.yaml_line),
                 e.step_id,
                 step.kind.value,
                 STEP_SEVERITY[step.kind].value,
