@@ -18,7 +18,8 @@ pytest.importorskip("myst_parser")
 def written_annotation(project: Path, cli) -> Path:
     assert main(cli("add", "fakedist.sched.Sched.step", "--lab", "01-lab", "--max-steps", "1")) == 0
     path = project / "annotations" / "fakedist" / "sched-step.yaml"
-    path.write_text(path.read_text().replace("TODO: explain `prev = t - 1`.", "The previous timestep is one below the current one."))
+    text = path.read_text().replace("TODO: explain `prev = t - 1`.", "The previous timestep is one below the current one.")
+    path.write_text(re.sub(r"summary: .*", 'summary: "One step of a made-up sampler."', text, count=1))
     return path
 
 
@@ -33,6 +34,7 @@ def test_function_preview_builds_html_with_the_notes(project, cli, capsys):
     assert main(cli("preview", "fakedist.sched.Sched.step", "--no-serve")) == 0
     page = built_path(capsys.readouterr().out).read_text()
     assert "The previous timestep is one below the current one." in page
+    assert "One step of a made-up sampler." in page  # the annotation's summary, as on the function's own page
     assert "prev" in page and "combine" in page  # the real source is on the page
 
 

@@ -76,7 +76,7 @@ def choose_page(project: Project, what: str) -> PreviewPage:
         raise InfralensError(f"{what!r} is not a lab, an annotation id, or the target of an annotation; 'infralens add {what} --lab SLUG' creates one")
     title = target.rsplit(".", 2)
     heading = ".".join(title[-2:]) if len(title) >= 2 else target
-    markdown = f"# {heading}\n\n```{{infralens-function}} {target}\n```\n"
+    markdown = f"# {heading}\n\n```{{infralens-function}} {target}\n:canonical:\n```\n"  # canonical: with the summary
     return PreviewPage("function", target, markdown)
 
 
