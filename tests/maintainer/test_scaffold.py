@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -181,3 +182,18 @@ def test_conditional_definitions_get_definition_n(tmp_path, cli, project):
     assert "definition: 2\n" in path.read_text()
     assert resolved_lines(project, path) == [8]
     assert main(cli("add", "fakedist.cond.pick", "--lab", "01-lab", "--id", "other")) == 2  # ambiguous by name alone
+
+
+def test_the_scenario_comes_from_the_committed_reports(project, capsys, cli):
+    """A coverage map that reaches the target gives 'scenario:'; without one, a comment says how to find one."""
+    assert main(cli("add", "fakedist.sched.Sched.other", "--lab", "01-lab", "--dry-run")) == 0
+    text = capsys.readouterr().out
+    assert "# scenario: NAME   # no committed report shows a scenario reaching this function" in text
+    (project / "reports").mkdir(exist_ok=True)
+    functions = [{"dist": DIST, "file": "fakedist/sched.py", "qualname": "Sched.other", "line": 1, "calls": 2}]
+    for name, calls in (("slow-one", 1), ("fast-one", 5)):
+        document = {"format": 1, "scenario": name, "functions": [dict(functions[0], calls=calls)]}
+        (project / "reports" / f"coverage-{name}.json").write_text(json.dumps(document))
+    assert main(cli("add", "fakedist.sched.Sched.other", "--lab", "01-lab", "--dry-run")) == 0
+    text = capsys.readouterr().out
+    assert "\nscenario: fast-one   # reaches this function, per reports/ (also reached by: slow-one)\n" in text

@@ -17,6 +17,7 @@ import yaml
 
 from infralens.annotations import Annotation, ContainsSelector, SingleSelector, load_file
 from infralens.errors import InfralensError
+from infralens.maintainer.reach import scenarios_reaching
 from infralens.maintainer.scaffold import PlannedStep, ScaffoldPlan
 from infralens.project import Project, load_annotations
 from infralens.resolve import Resolver
@@ -94,7 +95,12 @@ def _create(
     path = project.annotations_dir / plan.selection.distribution / f"{annotation_id}.yaml"
     if path.exists():
         raise InfralensError(f"{project.relative(path)} already exists and holds no annotation of {plan.dotted_target}; pass another --id")
-    text = render_new_file(plan, annotation_id, lab)
+    definition = plan.target.definition
+    source = plan.target.source
+    reached = scenarios_reaching(
+        project.root / "reports", source.distribution, source.relpath, definition.qualname, (definition.start_line, definition.end_line)
+    )
+    text = render_new_file(plan, annotation_id, lab, reached)
     result = AddResult(path, annotation_id, True, plan.steps, (), text)
     if not dry_run:
         path.parent.mkdir(parents=True, exist_ok=True)
@@ -102,8 +108,8 @@ def _create(
     return result
 
 
-def render_new_file(plan: ScaffoldPlan, annotation_id: str, lab: str) -> str:
-    """The text of a fresh annotation file for ``plan``."""
+def render_new_file(plan: ScaffoldPlan, annotation_id: str, lab: str, scenarios: list[str] | None = None) -> str:
+    """The text of a fresh annotation file for ``plan``; ``scenarios``: those known to reach the target, best first."""
     qualname = plan.target.definition.qualname
     source = plan.target.source
     lines = [
@@ -119,10 +125,21 @@ def render_new_file(plan: ScaffoldPlan, annotation_id: str, lab: str) -> str:
         lines.append(f"definition: {plan.definition_pick}")
     lines += [
         f"summary: {_quoted('TODO: say in one or two sentences what ' + qualname + ' does and why the lab reads it.')}",
-        "# scenario: tiny-sd-ddim   # the scenario that runs this code, so 'infralens verify' can check expect: lines",
+        *_scenario_lines(scenarios or []),
         "steps:",
     ]
     return "\n".join(lines) + "\n" + "".join(render_step(step, "  ") for step in plan.steps)
+
+
+def _scenario_lines(scenarios: list[str]) -> list[str]:
+    """``scenario:`` from the committed reports when one reaches the target; else a comment saying how to find one."""
+    if not scenarios:
+        return [
+            "# scenario: NAME   # no committed report shows a scenario reaching this function: 'infralens verify --list' names them,",
+            "#                  # 'infralens coverage NAME' shows what one runs; or mark each step 'static: <reason>'",
+        ]
+    others = f" (also reached by: {', '.join(scenarios[1:4])})" if len(scenarios) > 1 else ""
+    return [f"scenario: {scenarios[0]}   # reaches this function, per reports/{others}"]
 
 
 # ---------------------------------------------------------------------------
