@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import shutil
 from io import StringIO
 from pathlib import Path
 
@@ -79,3 +80,25 @@ def test_an_unmarked_folder_of_an_older_builds_pages_is_adopted(fresh_root) -> N
     build(root)
     assert (root / "_infralens" / MARKER).is_file()
     assert (root / "_infralens" / "source" / "toypkg" / "toypkg.mixing.blend.md").is_file()
+
+
+def test_a_fresh_project_with_one_directive_builds_without_warnings(tmp_path: Path) -> None:
+    """Only the extension and one directive: the generated entry pages are orphans, so nothing warns under -W."""
+    basic = Path(__file__).parent / "roots" / "test-basic"
+    root = tmp_path / "fresh"
+    root.mkdir()
+    for folder in ("src", "annotations", "labs"):
+        shutil.copytree(basic / folder, root / folder, ignore=shutil.ignore_patterns("__pycache__"))
+    (root / "conf.py").write_text(
+        'extensions = ["infralens.sphinx"]\nexclude_patterns = ["src", "labs", "annotations"]\ninfralens_project_root = "."\n'
+        'infralens_sources = {"toypkg": "src"}\nmyst_enable_extensions = ["dollarmath"]\n'
+    )
+    (root / "index.md").write_text("# Only one directive\n\n```{infralens-function} toypkg.mixing.blend\n```\n")
+    warnings = StringIO()
+    app = SphinxTestApp("html", srcdir=root, warning=warnings)
+    try:
+        app.build()
+    finally:
+        app.cleanup()
+    assert warnings.getvalue() == ""
+    assert (Path(app.outdir) / "_infralens" / "labs" / "index.html").is_file()

@@ -15,6 +15,7 @@ from infralens.sphinx.catalog import AnnotatedFunction, Catalog, Lab
 from infralens.sphinx.config import Settings
 from infralens.sphinx.generated import output_dir, write_generated
 
+ORPHAN = "---\norphan: true\n---\n\n"
 GLOSSARY = Path(__file__).parent / "templates" / "verified.md"
 """What checked, ran, read and unverified mean: written as ``<generated>/verified.md`` for every project."""
 
@@ -47,10 +48,10 @@ def generate(catalog: Catalog, srcdir: Path) -> list[Path]:
 
 
 def _pages(catalog: Catalog) -> dict[str, str]:
-    pages = {
-        "source/index.md": _browser_index(catalog),
-        "labs/index.md": _labs_index(catalog),
-        "compare/index.md": _compare_index(catalog),
+    pages = {  # entry pages are orphans: a project links them from its own toctree, or not at all (builds under -W either way)
+        "source/index.md": ORPHAN + _browser_index(catalog),
+        "labs/index.md": ORPHAN + _labs_index(catalog),
+        "compare/index.md": ORPHAN + _compare_index(catalog),
         "verified.md": GLOSSARY.read_text("utf-8"),
     }
     for dist, modules in catalog.by_distribution().items():
