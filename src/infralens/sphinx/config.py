@@ -12,8 +12,11 @@ from infralens.project import Project, find_project
 
 DEFAULT_UPSTREAM_URLS = {
     "diffusers": "https://github.com/huggingface/diffusers/blob/v{version}/src/{relpath}#L{start}-L{end}",
-    "diffsynth": "https://github.com/modelscope/DiffSynth-Studio/blob/v{version}/{relpath}#L{start}-L{end}",
 }
+"""Upstream links by distribution. DiffSynth-Studio has no ``v2.*`` release tags (its repository's tags stop at
+v1.1.9 while PyPI ships 2.1.x; checked 2026-11-23), so a tag link would be a 404: its functions link to nothing
+upstream, and their own page on the site is the source page for the installed version. Configure
+``infralens_upstream_urls`` to add a template for any distribution."""
 
 
 @dataclass(frozen=True)
