@@ -89,7 +89,7 @@ def test_permalink_per_note_and_upstream_link(app: SphinxTestApp) -> None:
 
 def verify_report(statuses: dict[str, str]) -> str:
     """A complete verification report (reports must follow the reports schema) with these step statuses."""
-    held = [{"expr": "x > 0", "passed": True, "observed": "x=1", "line": 2, "evaluations": 1}]
+    held = [{"expr": "signal >= 0", "passed": True, "observed": "signal=0.4472, clean=0.5", "line": 12, "evaluations": 1}]
     steps = {
         step: {"status": status, "times_ran": 1, "file": "annotations/toypkg/blend.yaml", "line": 1, "expects": held if status == "passed" else []}
         for step, status in statuses.items()
@@ -166,6 +166,9 @@ def test_badges_read_the_reports(fresh_root) -> None:
     assert "cpu: 1 failed" in text
     assert "drift: 1 changed" in text
     assert re.search(r"il-badge-ok[^>]*>cpu: checked", html_of(app, "index"))
+    # What the verification run observed sits under the expect it was observed for.
+    page = html_of(app, "index")
+    assert re.search(r'&gt;=</span> <span class="pre">0</span></code></p>\s*<p class="il-observed">cpu: signal=0.4472, clean=0.5</p>', page), page
 
 
 def test_raw_markup_in_a_note_is_refused_and_left_out(fresh_root) -> None:

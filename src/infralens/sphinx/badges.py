@@ -89,6 +89,15 @@ class Reports:
             chips.append(Badge(f"verify-{report.device}", state, f"{report.device}: {label}", f"{label}: {reason} ({describe(report)})"))
         return chips
 
+    def observations(self, step_id: str, expression: str) -> list[tuple[str, str | None]]:
+        """``(device, what the frame held)`` for one expect of a step, per report; None where it was not evaluated."""
+        found: list[tuple[str, str | None]] = []
+        for report in self.verify:
+            record = report.steps.get(step_id)
+            expect = next((e for e in record.expects if e.expr == expression), None) if record else None
+            found.append((report.device, expect.observed if expect is not None and expect.evaluations else None))
+        return found
+
     def tier_counts(self, step_ids: list[str]) -> tuple[str, dict[StepTier, int], int] | None:
         """``(device, steps per tier, failed)`` from the first verification report (cpu sorts first); None without one."""
         if not self.verify:

@@ -107,7 +107,7 @@ def _note(note: NoteView, context: RenderContext, body: list[nodes.Node]) -> il.
     }
     lines = f"line {note.first_line}" if note.first_line == note.last_line else f"lines {note.first_line}–{note.last_line}"
     chips = "".join(_badge_html(chip) for chip in context.reports.step_status(note.step_id))
-    if note.static:
+    if note.static and not context.reports.verify:  # with a report, its chip already says "read"
         chips += _badge_html(Badge("static", BadgeState.UNKNOWN, "read only", f"not traced: {note.static}"))
     head = (
         f'<div class="il-note-head"><a class="il-permalink headerlink" href="#{note_id}" title="Permalink to this note">#</a>'
@@ -118,12 +118,24 @@ def _note(note: NoteView, context: RenderContext, body: list[nodes.Node]) -> il.
     if note.expect:
         claims = nodes.bullet_list(classes=["il-claims"])
         for expression in note.expect:
-            claims += nodes.list_item("", nodes.paragraph("", "", nodes.literal(expression, expression)))
+            item = nodes.list_item("", nodes.paragraph("", "", nodes.literal(expression, expression)))
+            for device, observed in context.reports.observations(note.step_id, expression):
+                seen = _clip(observed, OBSERVED_CHARS) if observed else "not run"
+                item += nodes.paragraph("", f"{device}: {seen}", classes=["il-observed"])
+            claims += item
         box += nodes.paragraph("", "Checked in the real frame:", classes=["il-claims-title"])
         box += claims
     if note.static:
         box += nodes.paragraph("", f"Not traced: {note.static}", classes=["il-static"])
     return box
+
+
+OBSERVED_CHARS = 240
+"""How much of what the verification run observed is shown under an expect."""
+
+
+def _clip(text: str, limit: int) -> str:
+    return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
 def _badge_html(badge: Badge) -> str:
