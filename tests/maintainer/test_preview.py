@@ -150,3 +150,14 @@ def test_a_port_out_of_range_is_a_usage_error(project, cli, capsys, port):
         main(cli("preview", "sched-step", "--port", port))
     assert stop.value.code == 2
     assert "--port" in capsys.readouterr().err
+
+
+def test_annotated_functions_in_a_coverage_map_link_to_their_pages(tmp_path):
+    from infralens.maintainer import read_json, render_html
+
+    path = tmp_path / "coverage-fake.json"
+    path.write_text(json.dumps(COVERAGE))
+    page = render_html(read_json(path), links={("fakedist", "fakedist/sched.py", "Sched.step"): "../fn/Sched.step.html"})
+    assert page.count('<a class="reference internal" href="../fn/Sched.step.html">Sched.step</a>') == 2  # the tree and the table
+    assert ">denoise</a>" not in page and "denoise" in page  # not annotated: no link
+    assert render_html(read_json(path)).count("<a class=") == 0

@@ -13,6 +13,7 @@ annotated; the rest are grey. Boxes narrower than a pixel and a half are not dra
 from __future__ import annotations
 
 import html
+from collections.abc import Mapping
 from dataclasses import dataclass
 
 from infralens.maintainer.coverage import CallNode, CoverageMap, FunctionInfo
@@ -55,8 +56,16 @@ class Box:
     node: CallNode
 
 
-def render_html(coverage: CoverageMap, *, title: str | None = None) -> str:
-    """The whole block: summary, legend, icicle chart, collapsible tree, annotated-function table."""
+Links = Mapping[tuple[str, str, str], str]
+"""``(distribution, file, qualname)`` → the URL of that function's annotated page."""
+
+
+def render_html(coverage: CoverageMap, *, title: str | None = None, links: Links | None = None) -> str:
+    """The whole block: summary, legend, icicle chart, collapsible tree, annotated-function table.
+
+    With ``links``, each annotated function in the tree and the table links to its page.
+    """
+    links = links or {}
     parts = [f'<div class="infralens-coverage"><style>{STYLE}</style>']
     if title:
         parts.append(f"<p><strong>{html.escape(title)}</strong></p>")
@@ -73,8 +82,8 @@ def render_html(coverage: CoverageMap, *, title: str | None = None) -> str:
     )
     parts.append(render_icicles(coverage))
     parts.append("<p>The call tree (children in the order they were first called; click to fold):</p>")
-    parts.append(render_tree(coverage))
-    parts.append(render_table(coverage))
+    parts.append(render_tree(coverage, links))
+    parts.append(render_table(coverage, links))
     parts.append("</div>")
     return "\n".join(parts)
 
@@ -169,12 +178,12 @@ def _tooltip(info: FunctionInfo, node: CallNode) -> str:
 # ---------------------------------------------------------------------------
 
 
-def render_tree(coverage: CoverageMap) -> str:
+def render_tree(coverage: CoverageMap, links: Links | None = None) -> str:
     out = ['<ul class="ilc-tree">']
 
     def item(node: CallNode, level: int) -> None:
         info = coverage.functions[node.function]
-        line = _tree_line(info, node)
+        line = _tree_line(info, node, links or {})
         if not node.children:
             out.append(f'<li class="ilc-leaf">{line}</li>')
             return
@@ -190,15 +199,22 @@ def render_tree(coverage: CoverageMap) -> str:
     return "".join(out)
 
 
-def _tree_line(info: FunctionInfo, node: CallNode) -> str:
-    text = f'{html.escape(info.ref.qualname)} <span class="ilc-calls">×{node.calls}</span>'
+def _name(info: FunctionInfo, links: Links) -> str:
+    """The function's qualname, linked to its annotated page when there is one."""
+    url = links.get((info.ref.distribution, info.ref.file, info.ref.qualname))
+    name = html.escape(info.ref.qualname)
+    return f'<a class="reference internal" href="{html.escape(url)}">{name}</a>' if url else name
+
+
+def _tree_line(info: FunctionInfo, node: CallNode, links: Links) -> str:
+    text = f'{_name(info, links)} <span class="ilc-calls">×{node.calls}</span>'
     if info.mark:
         mark = info.mark
         text += f' <span class="ilc-star">{STAR} {mark.annotated_statements}/{mark.statements} statements annotated</span>'
     return text + f' <span class="ilc-where">{html.escape(info.ref.file)}:{info.ref.line}</span>'
 
 
-def render_table(coverage: CoverageMap) -> str:
+def render_table(coverage: CoverageMap, links: Links | None = None) -> str:
     if not coverage.annotated:
         return "<p>No annotated function ran in this scenario.</p>"
     rows = ["<table class='docutils'><thead><tr><th>annotated function</th><th>calls</th><th>statements annotated</th><th>annotations</th></tr></thead><tbody>"]
@@ -207,7 +223,7 @@ def render_table(coverage: CoverageMap) -> str:
         if mark is None:  # not annotated (coverage.annotated holds marked functions only)
             continue
         rows.append(
-            f"<tr><td><code>{html.escape(info.ref.qualname)}</code></td><td>{info.calls}</td>"
+            f"<tr><td><code>{_name(info, links or {})}</code></td><td>{info.calls}</td>"
             f"<td>{mark.annotated_statements}/{mark.statements}</td><td>{html.escape(', '.join(mark.annotation_ids))}</td></tr>"
         )
     rows.append("</tbody></table>")

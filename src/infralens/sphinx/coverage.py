@@ -1,6 +1,7 @@
 """A small Sphinx extension: ``extensions = [..., "infralens.sphinx.coverage"]``.
 
-It adds one directive that embeds the coverage map of a scenario, drawn at build time
+It adds one directive that embeds the coverage map of a scenario, drawn at build time (with
+``infralens.sphinx`` generating pages, each annotated function in it links to its page)
 from committed JSON (``infralens coverage SCENARIO --json reports/coverage-SCENARIO.json``)::
 
     ```{infralens-coverage} tiny-sd-ddim
@@ -22,6 +23,7 @@ from docutils import nodes
 from docutils.parsers.rst import directives
 from sphinx.util import logging
 from sphinx.util.docutils import SphinxDirective
+from sphinx.util.osutil import relative_uri
 
 from infralens import __version__
 from infralens.errors import InfralensError
@@ -52,7 +54,26 @@ class CoverageDirective(SphinxDirective):
             return [nodes.paragraph(text=f"No coverage data for {scenario}: {path.name} is missing or unreadable.")]
         if coverage.scenario != scenario:
             logger.warning(f"{path} holds scenario {coverage.scenario!r}, not {scenario!r}", type="infralens", subtype="coverage", location=self.get_location())
-        return [nodes.raw("", render_html(coverage, title=self.options.get("title")), format="html")]
+        return [nodes.raw("", render_html(coverage, title=self.options.get("title"), links=self._links()), format="html")]
+
+    def _links(self) -> dict[tuple[str, str, str], str]:
+        """Where each annotated function's page is, relative to this page (none without the main extension's pages)."""
+        from infralens.sphinx.catalog import catalog_for
+        from infralens.sphinx.pages import function_docname
+
+        try:
+            catalog = catalog_for(self.env)
+        except InfralensError:
+            return {}
+        if not catalog.settings.generate_pages:
+            return {}
+        suffix = self.config.html_file_suffix or ".html"
+        here = self.env.docname + suffix
+        found = {}
+        for function in catalog.functions.values():
+            key = (function.distribution, function.source.relpath, function.qualname)
+            found[key] = relative_uri(here, function_docname(catalog.settings, function) + suffix)
+        return found
 
     def _data_path(self, scenario: str) -> Path:
         if "file" in self.options:
