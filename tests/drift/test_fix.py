@@ -80,3 +80,36 @@ def test_nothing_to_fix_when_clean(demo, locked, capsys):
     capsys.readouterr()
     assert _cli(demo, locked, "fix") == 0
     assert capsys.readouterr().out == "nothing to fix: every locked step is unchanged\n"
+
+
+BLOCK = """
+id: demo-block
+lab: 01-demo
+source: demo
+target: demo.core.Sampler.step
+summary: A block step.
+steps:
+  - at:
+      from: "alpha = math.cos(t / self.steps)"
+      to: "sigma = math.sin(t / self.steps)"
+    key: scales
+    note: both scales
+"""
+
+
+def test_a_changed_block_step_gets_a_new_from_to_selector(demo, capsys):
+    base = demo.write_source("1.0", {"core.py": OLD_CORE})
+    demo.write_annotation("block.yaml", BLOCK)
+    assert _cli(demo, base, "lock") == 0
+    moved = OLD_CORE.replace("    def step(self, x, t):\n", "    def step(self, x, t):\n        x = x + 0\n")
+    new = demo.write_source("2.0", {"core.py": moved})
+    capsys.readouterr()
+    assert _cli(demo, new, "check") == 0  # lines shifted only: nothing to fix
+    changed = OLD_CORE.replace("alpha = math.cos(t / self.steps)", "alpha = math.cos(t / self.steps) * 1.0")
+    new = demo.write_source("3.0", {"core.py": changed})
+    assert _cli(demo, new, "fix") == 0
+    text = (demo.root / "annotations" / "demo" / "block.yaml").read_text()
+    assert '  - at:\n      from: "alpha = math.cos(t / self.steps) * 1.0"\n      to: "sigma = math.sin(t / self.steps)"\n    review: ' in text, text
+    assert _cli(demo, new, "validate") == 0, text
+    out = capsys.readouterr()
+    assert "demo-block/scales" in out.out

@@ -157,36 +157,40 @@ def rewrite(text: str, annotation_id: str, fixes: list[StepFix], target: str | N
         step_fields = {key.value: (key, value) for key, value in node.value if isinstance(key, yaml.ScalarNode)}
         at_key, at_value = step_fields["at"]
         if fix.selector:
-            edits.append(_replace_value(text, at_value, _render_selector(fix.selector, at_key.start_mark.column)))
+            edits.append(_replace_value(text, at_key, at_value, _render_selector(fix.selector, at_key.start_mark.column)))
         indent = " " * at_key.start_mark.column
         review = f"{indent}review: {json.dumps(fix.review, ensure_ascii=False)}\n"
         if "review" in step_fields:
-            edits.append(_replace_value(text, step_fields["review"][1], " " + json.dumps(fix.review, ensure_ascii=False)))
+            edits.append(_replace_value(text, *step_fields["review"], " " + json.dumps(fix.review, ensure_ascii=False)))
         else:
             position = _line_after(text, at_value)
             edits.append((position, position, review))
     if target is not None and "target" in fields:
-        edits.append(_replace_value(text, fields["target"][1], " " + target))
+        edits.append(_replace_value(text, *fields["target"], " " + target))
     for start, end, new in sorted(edits, reverse=True):
         text = text[:start] + new + text[end:]
     return text
 
 
-def _replace_value(text: str, value: yaml.Node, new: str) -> tuple[int, int, str]:
-    """An edit replacing a value node (``new`` starts with a space, or a newline for block style)."""
-    start, end = value.start_mark.index, value.end_mark.index
-    while start > 0 and text[start - 1] == " ":
-        start -= 1  # the space after the colon is part of ``new``
-    if value.end_mark.column == 0:
-        return start, end, new if new.endswith("\n") else new + "\n"
-    return start, end, new.rstrip("\n")
+def _replace_value(text: str, key: yaml.Node, value: yaml.Node, new: str) -> tuple[int, int, str]:
+    """An edit replacing ``key``'s value, from just after its colon to the value's last character.
+
+    ``new`` starts with a space (a value on the key's line) or a newline (a block on the lines below).
+    """
+    start = key.end_mark.index
+    while start < len(text) and text[start] != ":":
+        start += 1
+    return start + 1, _value_end(text, value), new.rstrip("\n")
+
+
+def _value_end(text: str, value: yaml.Node) -> int:
+    """Where the value's text ends (a block node's end mark runs on to the next key's indentation)."""
+    return len(text[: value.end_mark.index].rstrip())
 
 
 def _line_after(text: str, value: yaml.Node) -> int:
     """The offset of the first line after ``value``."""
-    if value.end_mark.column == 0:
-        return value.end_mark.index
-    newline = text.find("\n", value.end_mark.index)
+    newline = text.find("\n", _value_end(text, value))
     return len(text) if newline < 0 else newline + 1
 
 
