@@ -184,6 +184,16 @@ def test_raw_markup_in_a_note_is_refused_and_left_out(fresh_root) -> None:
     assert "blend.yaml:13: WARNING: the 'raw' directive is refused in notes" in warnings and "[infralens.note]" in warnings
 
 
+def test_tex_that_did_not_become_math_is_a_warning(fresh_root) -> None:
+    """A build check: ``$$`` math inside a list item (MyST leaves it as text) must not reach readers silently."""
+    root = fresh_root()
+    path = root / "annotations" / "toypkg" / "blend.yaml"
+    path.write_text(path.read_text() + "      - the layer computes\n        $$y = W x + \\frac{a}{b} \\, B A x,$$\n        where a is alpha.\n")
+    _, warnings = build(root)
+    assert "blend.yaml:13: WARNING: a '$' left beside a formula" in warnings and "[infralens.math]" in warnings, warnings
+    # Real math on the same page ($\\sqrt{\\alpha}$ in the summary and notes) gives no warning: other tests build it with none.
+
+
 def test_warnings_name_file_and_line_and_can_be_suppressed(fresh_root) -> None:
     root = fresh_root()
     path = root / "annotations" / "toypkg" / "blend.yaml"

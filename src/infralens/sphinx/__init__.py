@@ -22,6 +22,7 @@ from infralens.sphinx.events import on_builder_inited, on_config_inited, on_env_
 from infralens.sphinx.lab_policy import DOCTREE_PRIORITY, on_doctree_read, on_source_read
 from infralens.sphinx.mathml import visit_math_block_html, visit_math_html
 from infralens.sphinx.nodes import VISITORS
+from infralens.sphinx.tex_check import LeftoverTexCheck
 
 if TYPE_CHECKING:
     from sphinx.application import Sphinx
@@ -41,6 +42,7 @@ def setup(app: Sphinx) -> ExtensionMetadata:
     app.add_directive("infralens-function", FunctionDirective, override=True)  # directives
     app.add_directive("infralens-compare", CompareDirective, override=True)
     app.add_post_transform(BacklinksTransform)  # directives: "Shown on" links of function pages
+    app.add_post_transform(LeftoverTexCheck)  # tex_check: TeX that did not become math is a warning
     app.add_html_math_renderer("infralens_mathml", (visit_math_html, None), (visit_math_block_html, None))  # mathml
     app.add_css_file("infralens.css")  # static/
 

@@ -33,6 +33,7 @@ if TYPE_CHECKING:
     from markdown_it import MarkdownIt
     from markdown_it.token import Token
     from sphinx.application import Sphinx
+    from sphinx.environment import BuildEnvironment
 
 DOCTREE_PRIORITY = 400
 """Before Sphinx's image and download collectors (priority 500) see the tree."""
@@ -41,15 +42,15 @@ _FILE_OPTION = re.compile(r"(?m)^\s*:(file|url):")
 _IMAGE_DIRECTIVES = frozenset({"image", "figure"})
 
 
-def lab_source(app: Sphinx, docname: str) -> tuple[str, Path, PurePosixPath] | None:
+def lab_source(env: BuildEnvironment, docname: str) -> tuple[str, Path, PurePosixPath] | None:
     """``(slug, original file, path inside the lab)`` when ``docname`` is an untrusted lab page, else None."""
-    settings = catalog_for(app.env).settings
+    settings = catalog_for(env).settings
     parts = PurePosixPath(docname).parts
     prefix = PurePosixPath(settings.generated_dir).parts + ("labs",)
     if len(parts) < len(prefix) + 2 or parts[: len(prefix)] != prefix or not parts[len(prefix)].startswith("lab-"):
         return None
     slug = parts[len(prefix)][len("lab-") :]
-    lab = catalog_for(app.env).labs.get(slug)
+    lab = catalog_for(env).labs.get(slug)
     if lab is None or "*" in settings.trusted_labs or slug in settings.trusted_labs:
         return None
     inner = PurePosixPath(*parts[len(prefix) + 1 :])
@@ -58,7 +59,7 @@ def lab_source(app: Sphinx, docname: str) -> tuple[str, Path, PurePosixPath] | N
 
 def on_source_read(app: Sphinx, docname: str, source: list[str]) -> None:
     """Blank refused directives and raw HTML blocks of an untrusted lab page before MyST parses it."""
-    found = lab_source(app, docname)
+    found = lab_source(app.env, docname)
     if found is None:
         return
     _, path, _ = found
@@ -114,7 +115,7 @@ def _markdown(app: Sphinx) -> MarkdownIt:
 
 def on_doctree_read(app: Sphinx, doctree: nodes.document) -> None:
     """Remove inline raw markup, metadata, downloads, refused links and outside images from an untrusted lab page."""
-    found = lab_source(app, app.env.docname)
+    found = lab_source(app.env, app.env.docname)
     if found is None:
         return
     slug, path, inner = found
