@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from urllib.parse import urlparse
 
@@ -110,3 +111,17 @@ def test_real_ddim_step_page(browser, docs_site: Path, serve, width: int) -> Non
     lab = docs_site / "_infralens/labs/lab-02-denoising-step/index.html"
     if lab.is_file() and "infralens-function" in lab.read_text("utf-8"):
         visit_and_check(browser, f"{base}/_infralens/labs/lab-02-denoising-step/index.html", width, "lab-02").close()
+
+
+def test_search_snippets_are_prose_not_code_tables(browser, docs_site: Path, serve) -> None:
+    """A search for a name in annotated code shows the notes' prose, not line numbers run into code."""
+    base = serve(docs_site)
+    page = browser.new_page()
+    page.goto(f"{base}/search.html?q=prev_timestep")
+    page.wait_for_selector("#search-results .context", timeout=60_000)
+    snippets = [element.text_content() or "" for element in page.query_selector_all("#search-results .context")]
+    page.close()
+    assert snippets
+    for snippet in snippets:
+        assert not re.search(r"\d{3}\s{4,}\S", snippet), snippet  # "445        prev_timestep = ...": a code table's line
+        assert "cpu: checked" not in snippet and "Checked in the real frame" not in snippet, snippet
