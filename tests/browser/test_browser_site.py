@@ -125,3 +125,35 @@ def test_search_snippets_are_prose_not_code_tables(browser, docs_site: Path, ser
     for snippet in snippets:
         assert not re.search(r"\d{3}\s{4,}\S", snippet), snippet  # "445        prev_timestep = ...": a code table's line
         assert "cpu: checked" not in snippet and "Checked in the real frame" not in snippet, snippet
+
+
+def test_a_dotted_page_title_breaks_only_after_a_dot_on_a_phone(browser, docs_site: Path, serve) -> None:
+    """A long dotted name in a page title wraps after a dot (titles.py adds <wbr>) and the page never scrolls sideways."""
+    long_name = (
+        "_infralens/source/diffusers/diffusers.pipelines.stable_diffusion.pipeline_stable_diffusion.StableDiffusionPipeline.do_classifier_free_guidance.html"
+    )
+    if not (docs_site / long_name).is_file():
+        pytest.skip("no annotation of StableDiffusionPipeline.do_classifier_free_guidance")
+    title = (docs_site / long_name).read_text("utf-8").split("<h1>", 1)[1].split("</h1>", 1)[0]
+    assert '<span class="pre">.</span><wbr>' in title, title
+    page = browser.new_page(viewport={"width": PHONE, "height": 800})
+    page.goto(f"{serve(docs_site)}/{long_name}")
+    lines = page.evaluate(
+        """() => {
+            const code = document.querySelector('h1 code');
+            const walker = document.createTreeWalker(code, NodeFilter.SHOW_TEXT);
+            const tops = [];
+            for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+                for (let i = 0; i < node.length; i++) {
+                    const range = document.createRange(); range.setStart(node, i); range.setEnd(node, i + 1);
+                    tops.push([node.data[i], Math.round(range.getBoundingClientRect().top)]);
+                }
+            }
+            return tops;
+        }"""
+    )
+    width = page.evaluate("() => document.documentElement.scrollWidth")
+    page.close()
+    breaks = [index for index in range(1, len(lines)) if lines[index][1] > lines[index - 1][1]]
+    assert all(lines[index - 1][0] == "." for index in breaks), "".join(c for c, _ in lines)
+    assert width <= PHONE

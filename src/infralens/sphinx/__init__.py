@@ -23,6 +23,7 @@ from infralens.sphinx.lab_policy import DOCTREE_PRIORITY, on_doctree_read, on_so
 from infralens.sphinx.mathml import visit_math_block_html, visit_math_html
 from infralens.sphinx.nodes import VISITORS
 from infralens.sphinx.tex_check import LeftoverTexCheck
+from infralens.sphinx.titles import BreakableTitles
 
 if TYPE_CHECKING:
     from sphinx.application import Sphinx
@@ -43,6 +44,7 @@ def setup(app: Sphinx) -> ExtensionMetadata:
     app.add_directive("infralens-compare", CompareDirective, override=True)
     app.add_post_transform(BacklinksTransform)  # directives: "Shown on" links of function pages
     app.add_post_transform(LeftoverTexCheck)  # tex_check: TeX that did not become math is a warning
+    app.add_post_transform(BreakableTitles)  # titles: dotted names in titles break after a dot, not inside a name
     app.add_html_math_renderer("infralens_mathml", (visit_math_html, None), (visit_math_block_html, None))  # mathml
     app.add_css_file("infralens.css")  # static/
     app.add_js_file("infralens-search.js", loading_method="defer")  # static/: search snippets from prose, not code
