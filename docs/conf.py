@@ -22,6 +22,7 @@ infralens_reports_dir = "../reports"
 html_theme = "furo"
 html_title = f"InfraLens {version}"
 html_static_path = ["_static"]
+html_favicon = "_static/favicon.svg"
 # Readable highlighting in both of furo's modes.
 pygments_style = "friendly"
 pygments_dark_style = "monokai"
