@@ -18,6 +18,7 @@ bit-identical to the plain run; otherwise it *survived*.
 
 from __future__ import annotations
 
+import functools
 import os
 import signal
 from collections.abc import Callable, Iterator
@@ -235,24 +236,30 @@ def _one_run(
     and, with *fingerprint*, what it observed."""
     tracer = Tracer(probes, backend=backend, fingerprint=fingerprint)
     caught: list[str | None] = []
+    skipped: list[str] = []
+    own_key = key
 
-    def stop(error: str | None) -> None:
-        # A name the frame no longer has (the statement was skipped) says nothing about its values.
-        if error is None or not error.startswith(_MISSING_NAME):
-            caught.append(error)
-            raise MutantStopped("expect")
+    def stop(error: str | None, owner: str) -> None:
+        # A name the frame no longer has (the statement was skipped, e.g. by an early return) says nothing
+        # about its values: not a catch, and the step's expects could not judge this mutant at all.
+        if error is not None and error.startswith(_MISSING_NAME):
+            if owner == own_key:
+                skipped.append(error)
+            return
+        caught.append(error)
+        raise MutantStopped("expect")
 
-    for killer in kill_keys:
+    for killer in kill_keys | {key}:
         for expect in tracer.table.expects.get(killer, ()):
-            expect.on_fail = stop
+            expect.on_fail = functools.partial(stop, owner=killer) if killer in kill_keys else functools.partial(_note_skip, skipped)
     context = ScenarioContext(device)
     own = tracer.table.expects.get(key, [])
     try:
         with swapped_with_closures(*swap), _time_limit(timeout):
             run = execute(function, context, tracer)
     except MutantStopped as stopped:
-        return stopped.reason, any(expect.evaluations for expect in own), None
-    reached = any(expect.evaluations for expect in own)
+        return stopped.reason, any(expect.evaluations for expect in own) and not skipped, None
+    reached = any(expect.evaluations for expect in own) and not skipped
     if caught:  # upstream code swallowed the stop
         return "expect", reached, None
     if run.status is ScenarioStatus.FAILED:
@@ -260,6 +267,12 @@ def _one_run(
     if run.status is not ScenarioStatus.PASSED:
         return "error", reached, None
     return "passed", reached, ((tracer.table.fingerprints(), dict(context.facts)) if fingerprint else None)
+
+
+def _note_skip(skipped: list[str], error: str | None) -> None:
+    """``on_fail`` of the mutated step's own expects when they cannot kill: remember a missing-name failure."""
+    if error is not None and error.startswith(_MISSING_NAME):
+        skipped.append(error)
 
 
 @contextmanager
