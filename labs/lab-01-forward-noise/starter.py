@@ -1,6 +1,7 @@
 """Lab 01 starter: the forward noise process on real schedulers (no model needed).
 
-Run:  python labs/lab-01-forward-noise/starter.py [--device cpu|cuda] [--steps N] [--check]
+Run:  .venv/bin/python labs/lab-01-forward-noise/starter.py [--device cpu|cuda|auto] [--steps N] [--check]
+Fill in ANSWERS below first (it ships with every answer None); --check exits 1 while one is wrong or empty.
 
 Prints the noise schedule (alpha-bar_t and SNR at N evenly spaced t), noises a batch with
 diffusers' DDPMScheduler.add_noise and checks it against the closed form, shows the v target
@@ -15,14 +16,15 @@ import sys
 
 from infralens.tiny.labkit import lab_arguments, report_answers, setup_torch
 
-# The exercise answers written in index.md; --check recomputes each from the real code.
+# Your answers to the exercises in index.md: replace each None, then run with --check,
+# which recomputes every answer from the real code (exit 1 while one is wrong or empty).
 ANSWERS = {
-    "abar_500_sd": 0.276,  # SD scaled_linear alpha-bar at t=500, 3 decimals
-    "first_t_below_half_sd": 354,  # first t with alpha-bar_t < 0.5 (SD schedule)
-    "first_t_below_half_linear": 259,  # same for DDPM's linear schedule
-    "snr_999_sd": 0.0047,  # alpha-bar / (1 - alpha-bar) at t=999, 4 decimals
-    "diffsynth_level_of_second_sample": 10,  # DiffSynth add_noise with timesteps [10, 999]
-    "flow_x0_coefficient_at_sigma_0.25": 0.75,
+    "abar_500_sd": None,  # SD scaled_linear alpha-bar at t=500, 3 decimals
+    "first_t_below_half_sd": None,  # first t with alpha-bar_t < 0.5 (SD schedule)
+    "first_t_below_half_linear": None,  # same for DDPM's linear schedule
+    "snr_999_sd": None,  # alpha-bar / (1 - alpha-bar) at t=999, 4 decimals
+    "diffsynth_level_of_second_sample": None,  # DiffSynth add_noise with timesteps [10, 999]
+    "flow_x0_coefficient_at_sigma_0.25": None,
 }
 
 
@@ -142,7 +144,7 @@ def check(device: str) -> int:
 
 
 def main(argv: list[str] | None = None) -> int:
-    args = lab_arguments(__doc__, steps=5, steps_help="how many evenly spaced t values to print").parse_args(argv)
+    args = lab_arguments(__doc__, ANSWERS, steps=5, steps_help="how many evenly spaced t values to print").parse_args(argv)
     device = setup_torch(args.device)
     print(f"lab 01 forward noise on {device}")
     show_schedules(args.steps)

@@ -1,6 +1,7 @@
 """Lab 02 starter: one reverse step, model output in, previous latent out.
 
-Run:  python labs/lab-02-denoising-step/starter.py [--device cpu|cuda] [--steps N] [--check]
+Run:  .venv/bin/python labs/lab-02-denoising-step/starter.py [--device cpu|cuda|auto] [--steps N] [--check]
+Fill in ANSWERS below first (it ships with every answer None); --check exits 1 while one is wrong or empty.
 
 1. Oracle steps: give DDIMScheduler.step the *true* epsilon / v / x0 and watch it recover x0,
    for each prediction_type; give the wrong one and watch it fail silently.
@@ -18,14 +19,16 @@ import sys
 
 from infralens.tiny.labkit import lab_arguments, report_answers, setup_torch
 
+# Your answers to the exercises in index.md: replace each None, then run with --check,
+# which recomputes every answer from the real code (exit 1 while one is wrong or empty).
 ANSWERS = {
-    "last_prev_timestep_3_steps": -332,  # tiny DDIM (leading, offset 1), 3 steps, last step t=1
-    "final_alpha_cumprod_sd": 0.99915,  # set_alpha_to_one=False, SD schedule, 5 decimals
-    "x0_error_true_eps_below_1e-4": True,
-    "x0_error_eps_config_fed_v_above_0.1": True,  # prediction_type mismatch: silent, large error
-    "linspace_4_steps_first_step_lands_at": 749,  # diffusers DDIM, linspace, t=999 -> ?
-    "diffsynth_weight_x_999_to_666": 4.749,  # sqrt(abar_666 / abar_999), 3 decimals
-    "flow_euler_true_velocity_error_below_1e-5": True,
+    "last_prev_timestep_3_steps": None,  # tiny DDIM (leading, offset 1), 3 steps, last step t=1
+    "final_alpha_cumprod_sd": None,  # set_alpha_to_one=False, SD schedule, 5 decimals
+    "x0_error_true_eps_below_1e-4": None,
+    "x0_error_eps_config_fed_v_above_0.1": None,  # prediction_type mismatch: silent, large error
+    "linspace_4_steps_first_step_lands_at": None,  # diffusers DDIM, linspace, t=999 -> ?
+    "diffsynth_weight_x_999_to_666": None,  # sqrt(abar_666 / abar_999), 3 decimals
+    "flow_euler_true_velocity_error_below_1e-5": None,
 }
 
 SD_SCHEDULE = dict(beta_schedule="scaled_linear", beta_start=0.00085, beta_end=0.012)
@@ -172,7 +175,7 @@ def check(device: str) -> int:
 
 
 def main(argv: list[str] | None = None) -> int:
-    args = lab_arguments(__doc__, steps=3, steps_help="inference grid size for the real step").parse_args(argv)
+    args = lab_arguments(__doc__, ANSWERS, steps=3, steps_help="inference grid size for the real step").parse_args(argv)
     device = setup_torch(args.device)
     print(f"lab 02 denoising step on {device}")
     show_oracle(device)

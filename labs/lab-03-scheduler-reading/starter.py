@@ -1,6 +1,7 @@
 """Lab 03 starter: read a scheduler's config as the time axis of inference.
 
-Run:  python labs/lab-03-scheduler-reading/starter.py [--device cpu|cuda] [--steps N] [--check]
+Run:  .venv/bin/python labs/lab-03-scheduler-reading/starter.py [--device cpu|cuda|auto] [--steps N] [--check]
+Fill in ANSWERS below first (it ships with every answer None); --check exits 1 while one is wrong or empty.
 
 Prints, for N inference steps (default 4): the timesteps DDIM visits under each
 ``timestep_spacing``; Euler's sigmas, ``init_noise_sigma`` and input scale factor; the
@@ -16,18 +17,20 @@ import sys
 
 from infralens.tiny.labkit import lab_arguments, report_answers, setup_torch
 
+# Your answers to the exercises in index.md: replace each None, then run with --check,
+# which recomputes every answer from the real code (exit 1 while one is wrong or empty).
 ANSWERS = {
-    "ddim_linspace_4": [999, 666, 333, 0],
-    "ddim_leading_offset1_4": [751, 501, 251, 1],
-    "ddim_trailing_4": [999, 749, 499, 249],
-    "euler_init_noise_sigma_linspace": 14.615,  # 3 decimals
-    "euler_init_noise_sigma_leading": 4.236,  # sqrt(sigma_751^2 + 1): leading starts at t=751
-    "euler_first_input_scale_linspace": 0.068,  # 1 / sqrt(sigma_max^2 + 1), 3 decimals
-    "diffsynth_flux_sigmas_4": [1.0, 0.8577, 0.6022, 0.0089],  # 4 decimals
-    "diffsynth_unknown_template_uses": "set_timesteps_flux",
-    "diffsynth_ddim_4": [999, 666, 333, 0],
-    "euler_from_ddim_config_spacing": "linspace",  # DDIM's spacing was a default: Euler's own default wins
-    "euler_from_explicit_leading_config_spacing": "leading",  # passed explicitly: carried over
+    "ddim_linspace_4": None,
+    "ddim_leading_offset1_4": None,
+    "ddim_trailing_4": None,
+    "euler_init_noise_sigma_linspace": None,  # 3 decimals
+    "euler_init_noise_sigma_leading": None,  # sqrt(sigma_751^2 + 1): leading starts at t=751
+    "euler_first_input_scale_linspace": None,  # 1 / sqrt(sigma_max^2 + 1), 3 decimals
+    "diffsynth_flux_sigmas_4": None,  # 4 decimals
+    "diffsynth_unknown_template_uses": None,
+    "diffsynth_ddim_4": None,
+    "euler_from_ddim_config_spacing": None,  # DDIM's spacing was a default: Euler's own default wins
+    "euler_from_explicit_leading_config_spacing": None,  # passed explicitly: carried over
 }
 
 SD_SCHEDULE = dict(beta_schedule="scaled_linear", beta_start=0.00085, beta_end=0.012)
@@ -139,7 +142,7 @@ def check(device: str) -> int:
 
 
 def main(argv: list[str] | None = None) -> int:
-    args = lab_arguments(__doc__, steps=4, steps_help="number of inference steps").parse_args(argv)
+    args = lab_arguments(__doc__, ANSWERS, steps=4, steps_help="number of inference steps").parse_args(argv)
     device = setup_torch(args.device)
     print(f"lab 03 scheduler reading on {device}")
     show(device, args.steps)

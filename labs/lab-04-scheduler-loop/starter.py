@@ -1,6 +1,7 @@
 """Lab 04 starter: the denoising loop as the spine of inference, traced on tiny pipelines.
 
-Run:  python labs/lab-04-scheduler-loop/starter.py [--device cpu|cuda] [--steps N] [--check]
+Run:  .venv/bin/python labs/lab-04-scheduler-loop/starter.py [--device cpu|cuda|auto] [--steps N] [--check]
+Fill in ANSWERS below first (it ships with every answer None); --check exits 1 while one is wrong or empty.
 
 Runs the real diffusers StableDiffusionPipeline (tiny random weights, DDIM, CFG 6.0) for N steps
 (default 3) and records, with a forward hook on the UNet and a step-end callback, every UNet call
@@ -17,16 +18,18 @@ from dataclasses import dataclass
 
 from infralens.tiny.labkit import diffsynth_sd_pipeline, lab_arguments, report_answers, setup_torch
 
+# Your answers to the exercises in index.md: replace each None, then run with --check,
+# which recomputes every answer from the real code (exit 1 while one is wrong or empty).
 ANSWERS = {
-    "diffusers_unet_calls_3_steps": 3,
-    "diffusers_unet_batch_cfg": 2,
-    "diffusers_timesteps_3_steps": [667, 334, 1],
-    "diffusers_latents_shape_64px": [1, 4, 32, 32],
-    "euler_init_noise_sigma": 14.615,  # from_config -> linspace spacing, sigma at t=999, 3 decimals
-    "diffsynth_timesteps_3_steps": [999, 500, 0],
-    "diffsynth_unet_calls_3_steps_cfg": 6,
-    "diffsynth_unet_batch": 1,
-    "diffsynth_latents_shape_64px": [1, 4, 8, 8],  # height // 8 is hard-coded in SDUnit_NoiseInitializer
+    "diffusers_unet_calls_3_steps": None,
+    "diffusers_unet_batch_cfg": None,
+    "diffusers_timesteps_3_steps": None,
+    "diffusers_latents_shape_64px": None,
+    "euler_init_noise_sigma": None,  # from_config -> linspace spacing, sigma at t=999, 3 decimals
+    "diffsynth_timesteps_3_steps": None,
+    "diffsynth_unet_calls_3_steps_cfg": None,
+    "diffsynth_unet_batch": None,
+    "diffsynth_latents_shape_64px": None,  # height // 8 is hard-coded in SDUnit_NoiseInitializer
 }
 
 
@@ -124,7 +127,7 @@ def check(device: str) -> int:
 
 
 def main(argv: list[str] | None = None) -> int:
-    args = lab_arguments(__doc__, steps=3, steps_help="number of inference steps").parse_args(argv)
+    args = lab_arguments(__doc__, ANSWERS, steps=3, steps_help="number of inference steps").parse_args(argv)
     device = setup_torch(args.device)
     print(f"lab 04 scheduler loop on {device}")
     show(device, args.steps)

@@ -1,6 +1,7 @@
 """Lab 05 starter: classifier-free guidance as batch doubling (diffusers SD pipeline) vs two passes (DiffSynth).
 
-Run:  python labs/lab-05-classifier-free-guidance/starter.py [--device cpu|cuda] [--steps N] [--check]
+Run:  .venv/bin/python labs/lab-05-classifier-free-guidance/starter.py [--device cpu|cuda|auto] [--steps N] [--check]
+Fill in ANSWERS below first (it ships with every answer None); --check exits 1 while one is wrong or empty.
 
 Runs the tiny diffusers StableDiffusionPipeline at guidance 6.0, 1.0 and 0.5 and DiffSynth's SD
 pipeline at cfg_scale 7.5, 1.0 and 0.5 (N steps each, default 2), recording every UNet call.
@@ -17,19 +18,21 @@ from dataclasses import dataclass, field
 
 from infralens.tiny.labkit import diffsynth_sd_pipeline, lab_arguments, report_answers, setup_torch
 
+# Your answers to the exercises in index.md: replace each None, then run with --check,
+# which recomputes every answer from the real code (exit 1 while one is wrong or empty).
 ANSWERS = {
-    "diffusers_calls_per_step_scale_6": 1,
-    "diffusers_unet_batch_scale_6": 2,
-    "diffusers_text_batch_scale_6": 2,  # encoder_hidden_states rows: [negative; positive]
-    "diffusers_unet_batch_scale_1": 1,
-    "diffusers_unet_batch_scale_0.5": 1,  # do_classifier_free_guidance needs scale > 1
-    "diffsynth_calls_per_step_cfg_7.5": 2,
-    "diffsynth_unet_batch_cfg_7.5": 1,
-    "diffsynth_calls_per_step_cfg_1": 1,
-    "diffsynth_calls_per_step_cfg_0.5": 2,  # only exactly 1.0 switches CFG off
-    "formula_reproduced": True,  # |guided - (uncond + 6 (cond - uncond))| < 1e-5
-    "rescale_phi1_matches_cond_std": True,
-    "original_formulation_w_for_s_5": 4.0,
+    "diffusers_calls_per_step_scale_6": None,
+    "diffusers_unet_batch_scale_6": None,
+    "diffusers_text_batch_scale_6": None,  # encoder_hidden_states rows: [negative; positive]
+    "diffusers_unet_batch_scale_1": None,
+    "diffusers_unet_batch_scale_0.5": None,  # do_classifier_free_guidance needs scale > 1
+    "diffsynth_calls_per_step_cfg_7.5": None,
+    "diffsynth_unet_batch_cfg_7.5": None,
+    "diffsynth_calls_per_step_cfg_1": None,
+    "diffsynth_calls_per_step_cfg_0.5": None,  # only exactly 1.0 switches CFG off
+    "formula_reproduced": None,  # |guided - (uncond + 6 (cond - uncond))| < 1e-5
+    "rescale_phi1_matches_cond_std": None,
+    "original_formulation_w_for_s_5": None,
 }
 
 
@@ -169,7 +172,7 @@ def check(runs: dict) -> int:
 
 
 def main(argv: list[str] | None = None) -> int:
-    args = lab_arguments(__doc__, steps=2, steps_help="number of inference steps per run").parse_args(argv)
+    args = lab_arguments(__doc__, ANSWERS, steps=2, steps_help="number of inference steps per run").parse_args(argv)
     device = setup_torch(args.device)
     print(f"lab 05 classifier-free guidance on {device}, {args.steps} steps per run")
     runs = collect(device, args.steps)

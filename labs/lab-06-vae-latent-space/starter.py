@@ -1,6 +1,7 @@
 """Lab 06 starter: the VAE around the denoising loop — latent shapes, scaling, slicing and tiling.
 
-Run:  python labs/lab-06-vae-latent-space/starter.py [--device cpu|cuda] [--steps N] [--check]
+Run:  .venv/bin/python labs/lab-06-vae-latent-space/starter.py [--device cpu|cuda|auto] [--steps N] [--check]
+Fill in ANSWERS below first (it ships with every answer None); --check exits 1 while one is wrong or empty.
 
 Builds the tiny random-weight AutoencoderKL from ``infralens.tiny`` and shows: pixel vs latent
 shapes and the scaling factor; that slicing gives the same numbers up to float rounding; how
@@ -15,18 +16,19 @@ import sys
 
 from infralens.tiny.labkit import lab_arguments, report_answers, setup_torch
 
-# The exercise answers written in index.md; --check recomputes each one from the real code.
+# Your answers to the exercises in index.md: replace each None, then run with --check,
+# which recomputes every answer from the real code (exit 1 while one is wrong or empty).
 ANSWERS = {
-    "latent_shape_64px": (1, 4, 32, 32),  # tiny VAE, one 64x64 RGB image
-    "sd_factor": 8,  # 2 ** (levels - 1) for SD's 4-level VAE
-    "scaling_factor": 0.18215,
-    "tile_latent_min_size": 16,
-    "tile_stride_latent": 12,  # int(16 * 0.75)
-    "blend_extent_px": 8,  # int(32 * 0.25)
-    "tiles_for_64x64_latent": 36,  # range(0, 64, 12) has 6 origins per axis
-    "slicing_matches_to_1e-4": True,  # same numbers up to float rounding
-    "img2img_first_timestep_strength_0.5": 251,
-    "img2img_steps_run_strength_0.5": 2,
+    "latent_shape_64px": None,  # tiny VAE, one 64x64 RGB image
+    "sd_factor": None,  # 2 ** (levels - 1) for SD's 4-level VAE
+    "scaling_factor": None,
+    "tile_latent_min_size": None,
+    "tile_stride_latent": None,  # int(16 * 0.75)
+    "blend_extent_px": None,  # int(32 * 0.25)
+    "tiles_for_64x64_latent": None,  # range(0, 64, 12) has 6 origins per axis
+    "slicing_matches_to_1e-4": None,  # same numbers up to float rounding
+    "img2img_first_timestep_strength_0.5": None,
+    "img2img_steps_run_strength_0.5": None,
 }
 
 
@@ -203,7 +205,7 @@ def check(answers: dict) -> int:
 
 
 def main(argv: list[str] | None = None) -> int:
-    args = lab_arguments(__doc__, steps=4, steps_help="img2img inference steps").parse_args(argv)
+    args = lab_arguments(__doc__, ANSWERS, steps=4, steps_help="img2img inference steps").parse_args(argv)
     from infralens.tiny import tiny_vae
 
     device = setup_torch(args.device)

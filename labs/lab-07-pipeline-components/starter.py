@@ -1,6 +1,7 @@
 """Lab 07 starter: a pipeline is a set of components plus a manifest (model_index.json).
 
-Run:  python labs/lab-07-pipeline-components/starter.py [--device cpu|cuda] [--steps N] [--check]
+Run:  .venv/bin/python labs/lab-07-pipeline-components/starter.py [--device cpu|cuda|auto] [--steps N] [--check]
+Fill in ANSWERS below first (it ships with every answer None); --check exits 1 while one is wrong or empty.
 
 Builds the tiny Stable Diffusion pipeline from ``infralens.tiny``, lists its components as
 ``register_modules`` recorded them, saves it and prints model_index.json and the folder layout,
@@ -19,17 +20,18 @@ import tempfile
 
 from infralens.tiny.labkit import lab_arguments, report_answers, setup_torch
 
-# The exercise answers written in index.md; --check recomputes each one from the real code.
+# Your answers to the exercises in index.md: replace each None, then run with --check,
+# which recomputes every answer from the real code (exit 1 while one is wrong or empty).
 ANSWERS = {
-    "registered_components": 8,  # vae, text_encoder, tokenizer, unet, scheduler, safety_checker, feature_extractor, image_encoder
-    "null_entries_in_model_index": 3,  # safety_checker, feature_extractor, image_encoder
-    "saved_subfolders": 5,
-    "unet_entry": ["diffusers", "UNet2DConditionModel"],
-    "vae_scale_factor": 2,
-    "round_trip_max_diff": 0.0,
-    "swapped_pipeline_shares_unet": True,
-    "diffsynth_units": 4,
-    "diffsynth_in_iteration_models": ("unet",),
+    "registered_components": None,  # vae, text_encoder, tokenizer, unet, scheduler, safety_checker, feature_extractor, image_encoder
+    "null_entries_in_model_index": None,  # safety_checker, feature_extractor, image_encoder
+    "saved_subfolders": None,
+    "unet_entry": None,
+    "vae_scale_factor": None,
+    "round_trip_max_diff": None,
+    "swapped_pipeline_shares_unet": None,
+    "diffsynth_units": None,
+    "diffsynth_in_iteration_models": None,
 }
 
 
@@ -113,7 +115,7 @@ def check(answers: dict) -> int:
 
 
 def main(argv: list[str] | None = None) -> int:
-    args = lab_arguments(__doc__, steps=2, steps_help="denoising steps for the round-trip comparison").parse_args(argv)
+    args = lab_arguments(__doc__, ANSWERS, steps=2, steps_help="denoising steps for the round-trip comparison").parse_args(argv)
     from infralens.tiny import tiny_sd_components
 
     device = setup_torch(args.device)

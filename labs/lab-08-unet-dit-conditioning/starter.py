@@ -1,6 +1,7 @@
 """Lab 08 starter: how time and text reach the denoiser — UNet (SD), DiT, SD3 and DiffSynth.
 
-Run:  python labs/lab-08-unet-dit-conditioning/starter.py [--device cpu|cuda] [--steps N] [--check]
+Run:  .venv/bin/python labs/lab-08-unet-dit-conditioning/starter.py [--device cpu|cuda|auto] [--steps N] [--check]
+Fill in ANSWERS below first (it ships with every answer None); --check exits 1 while one is wrong or empty.
 
 Prints the sinusoidal timestep embedding, the tiny UNet's conditioning shapes (time vector,
 text tokens, attention processors) and how much its output moves when only the text or only
@@ -15,17 +16,18 @@ import sys
 
 from infralens.tiny.labkit import lab_arguments, report_answers, setup_torch
 
-# The exercise answers written in index.md; --check recomputes each one from the real code.
+# Your answers to the exercises in index.md: replace each None, then run with --check,
+# which recomputes every answer from the real code (exit 1 while one is wrong or empty).
 ANSWERS = {
-    "first_channel_is_cos_t": True,  # flip_sin_to_cos=True puts cos(t * 1) first
-    "unet_time_embed_dim": 128,  # 4 * block_out_channels[0]
-    "unet_attention_processors": 12,  # 2 transformer layers x 2 attns (down) + 3 x 2 (up) + 1 x 2 (mid)
-    "unet_processor_type": "AttnProcessor2_0",
-    "dit_tokens_8x8_p2": 16,
-    "sd3_tokens_32x32_p2": 256,
-    "adaln_zero_vectors": 6,
-    "dit_out_channels": 8,  # noise + variance (learn_sigma)
-    "diffsynth_unet_matches_1e-4": True,
+    "first_channel_is_cos_t": None,  # flip_sin_to_cos=True puts cos(t * 1) first
+    "unet_time_embed_dim": None,  # 4 * block_out_channels[0]
+    "unet_attention_processors": None,  # 2 transformer layers x 2 attns (down) + 3 x 2 (up) + 1 x 2 (mid)
+    "unet_processor_type": None,
+    "dit_tokens_8x8_p2": None,
+    "sd3_tokens_32x32_p2": None,
+    "adaln_zero_vectors": None,
+    "dit_out_channels": None,  # noise + variance (learn_sigma)
+    "diffsynth_unet_matches_1e-4": None,
 }
 
 
@@ -159,7 +161,7 @@ def check(answers: dict) -> int:
 
 
 def main(argv: list[str] | None = None) -> int:
-    args = lab_arguments(__doc__, steps=3, steps_help="how many timesteps to embed in part 1").parse_args(argv)
+    args = lab_arguments(__doc__, ANSWERS, steps=3, steps_help="how many timesteps to embed in part 1").parse_args(argv)
     device = setup_torch(args.device)
     answers = show_timestep_embedding(args.steps)
     answers.update(show_unet(device))

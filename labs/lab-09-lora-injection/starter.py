@@ -1,6 +1,7 @@
 """Lab 09 starter: LoRA injection — load, scale, fuse, unfuse, unload; and DiffSynth's fuse.
 
-Run:  python labs/lab-09-lora-injection/starter.py [--device cpu|cuda] [--steps N] [--check]
+Run:  .venv/bin/python labs/lab-09-lora-injection/starter.py [--device cpu|cuda|auto] [--steps N] [--check]
+Fill in ANSWERS below first (it ships with every answer None); --check exits 1 while one is wrong or empty.
 
 Builds the tiny SD pipeline, makes a random (non-zero) rank-4 peft LoRA for its attention
 projections, loads it with ``pipe.load_lora_weights``, and prints: which layers were wrapped,
@@ -16,18 +17,19 @@ import sys
 
 from infralens.tiny.labkit import lab_arguments, report_answers, setup_torch
 
-# The exercise answers written in index.md; --check recomputes each one from the real code.
+# Your answers to the exercises in index.md: replace each None, then run with --check,
+# which recomputes every answer from the real code (exit 1 while one is wrong or empty).
 ANSWERS = {
-    "lora_tensors": 96,
-    "wrapped_layers": 48,
-    "rank": 4,
-    "scaling_alpha_over_r": 1.0,
-    "delta_at_scale_0": 0.0,
-    "layer_delta_ratio_scale_half": 0.5,
-    "lora_params_one_64x64_layer": 512,  # r * (d_in + d_out) = 4 * (64 + 64)
-    "fused_matches_adapter_1e-4": True,
-    "unfuse_restores_base_1e-4": True,
-    "diffsynth_fused_matches_1e-4": True,
+    "lora_tensors": None,
+    "wrapped_layers": None,
+    "rank": None,
+    "scaling_alpha_over_r": None,
+    "delta_at_scale_0": None,
+    "layer_delta_ratio_scale_half": None,
+    "lora_params_one_64x64_layer": None,  # r * (d_in + d_out) = 4 * (64 + 64)
+    "fused_matches_adapter_1e-4": None,
+    "unfuse_restores_base_1e-4": None,
+    "diffsynth_fused_matches_1e-4": None,
 }
 
 
@@ -150,7 +152,7 @@ def check(answers: dict) -> int:
 
 
 def main(argv: list[str] | None = None) -> int:
-    args = lab_arguments(__doc__, steps=3, steps_help="how many LoRA scales to sweep between 0 and 1").parse_args(argv)
+    args = lab_arguments(__doc__, ANSWERS, steps=3, steps_help="how many LoRA scales to sweep between 0 and 1").parse_args(argv)
     from infralens.tiny import lora_donor_state_dict, tiny_sd_components
 
     device = setup_torch(args.device)

@@ -1,6 +1,7 @@
 """Lab 10 starter: ControlNet residuals (zero at init) and IP-Adapter's decoupled attention.
 
-Run:  python labs/lab-10-controlnet-conditioning/starter.py [--device cpu|cuda] [--steps N] [--check]
+Run:  .venv/bin/python labs/lab-10-controlnet-conditioning/starter.py [--device cpu|cuda|auto] [--steps N] [--check]
+Fill in ANSWERS below first (it ships with every answer None); --check exits 1 while one is wrong or empty.
 
 Builds a ControlNet from the tiny UNet (``ControlNetModel.from_unet``) and prints: the residuals
 it returns (one per skip connection plus the mid block) and that they are exactly zero at
@@ -17,17 +18,18 @@ import sys
 
 from infralens.tiny.labkit import lab_arguments, report_answers, setup_torch
 
-# The exercise answers written in index.md; --check recomputes each one from the real code.
+# Your answers to the exercises in index.md: replace each None, then run with --check,
+# which recomputes every answer from the real code (exit 1 while one is wrong or empty).
 ANSWERS = {
-    "down_residuals": 6,
-    "total_residual_tensors": 7,  # 6 skip connections + the mid block
-    "fresh_residual_max": 0.0,
-    "unet_change_with_fresh_controlnet": 0.0,
-    "residual_ratio_at_scale_half": 0.5,
-    "controlnet_calls_per_step": 1,
-    "controlnet_batch_under_cfg": 2,
-    "ip_adapter_scale_0_change": 0.0,
-    "diffsynth_sd_unet_takes_residuals": False,
+    "down_residuals": None,
+    "total_residual_tensors": None,  # 6 skip connections + the mid block
+    "fresh_residual_max": None,
+    "unet_change_with_fresh_controlnet": None,
+    "residual_ratio_at_scale_half": None,
+    "controlnet_calls_per_step": None,
+    "controlnet_batch_under_cfg": None,
+    "ip_adapter_scale_0_change": None,
+    "diffsynth_sd_unet_takes_residuals": None,
 }
 
 
@@ -159,7 +161,7 @@ def check(answers: dict) -> int:
 
 
 def main(argv: list[str] | None = None) -> int:
-    args = lab_arguments(__doc__, steps=2, steps_help="steps of the ControlNet pipeline run").parse_args(argv)
+    args = lab_arguments(__doc__, ANSWERS, steps=2, steps_help="steps of the ControlNet pipeline run").parse_args(argv)
     from infralens.tiny import tiny_controlnet, tiny_sd_components
 
     device = setup_torch(args.device)

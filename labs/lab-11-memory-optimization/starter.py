@@ -1,7 +1,8 @@
 """Lab 11 starter: what each memory option changes — attention slicing, model CPU offload,
 layerwise casting in diffusers; VRAM management in DiffSynth.
 
-Run:  python labs/lab-11-memory-optimization/starter.py [--device cpu|cuda] [--steps N] [--check]
+Run:  .venv/bin/python labs/lab-11-memory-optimization/starter.py [--device cpu|cuda|auto] [--steps N] [--check]
+Fill in ANSWERS below first (it ships with every answer None); --check exits 1 while one is wrong or empty.
 
 Measures the largest attention-score tensor with classic and sliced attention (and CUDA peak
 memory on a GPU), checks that SDPA, classic and sliced attention agree, counts the hooks model
@@ -17,17 +18,18 @@ import sys
 
 from infralens.tiny.labkit import lab_arguments, report_answers, setup_torch
 
-# The exercise answers written in index.md; --check recomputes each one from the real code.
+# Your answers to the exercises in index.md: replace each None, then run with --check,
+# which recomputes every answer from the real code (exit 1 while one is wrong or empty).
 ANSWERS = {
-    "score_tensor_full_kib": 4096,  # (2 samples * 8 heads) x 256 x 256 float32
-    "score_tensor_sliced_kib": 256,  # one (sample, head) row at a time
-    "attention_variants_agree_1e-4": True,
-    "offload_hooks": 3,  # text_encoder, unet, vae (image_encoder is None)
-    "fp8_weight_bytes_below_half": True,
-    "fp8_output_changed": True,
-    "diffsynth_wrapped_modules": 170,  # Linear + Conv2d + GroupNorm + LayerNorm layers of the tiny UNet
-    "diffsynth_state_after_offload": 0,
-    "diffsynth_state_after_onload": 1,
+    "score_tensor_full_kib": None,  # (2 samples * 8 heads) x 256 x 256 float32
+    "score_tensor_sliced_kib": None,  # one (sample, head) row at a time
+    "attention_variants_agree_1e-4": None,
+    "offload_hooks": None,  # text_encoder, unet, vae (image_encoder is None)
+    "fp8_weight_bytes_below_half": None,
+    "fp8_output_changed": None,
+    "diffsynth_wrapped_modules": None,  # Linear + Conv2d + GroupNorm + LayerNorm layers of the tiny UNet
+    "diffsynth_state_after_offload": None,
+    "diffsynth_state_after_onload": None,
 }
 
 
@@ -202,7 +204,7 @@ def check(answers: dict) -> int:
 
 
 def main(argv: list[str] | None = None) -> int:
-    args = lab_arguments(__doc__, steps=2, steps_help="steps of the offloaded pipeline run").parse_args(argv)
+    args = lab_arguments(__doc__, ANSWERS, steps=2, steps_help="steps of the offloaded pipeline run").parse_args(argv)
     from infralens.tiny import tiny_sd_components
 
     device = setup_torch(args.device)

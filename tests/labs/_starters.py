@@ -1,7 +1,8 @@
 """Helpers the lab tests share: run a starter script, load its answer key, read pages and annotations.
 
 Starters run in a subprocess exactly as a learner runs them (``--steps 2 --check``), with torch
-on one thread; :func:`run_starters` runs two at a time (CI has two cores).
+on one thread; :func:`run_starters` runs two at a time (CI has two cores). The starters ship with
+every answer ``None``; :func:`solved_starter` writes a copy with the answers of ``solutions.py``.
 """
 
 from __future__ import annotations
@@ -16,9 +17,12 @@ from pathlib import Path
 from types import ModuleType
 
 import yaml
+from solutions import SOLUTIONS
 
 ROOT = Path(__file__).resolve().parents[2]
 # The targets a lab page embeds: ```{infralens-function} T``` and :diffusers:/:diffsynth: T lines.
+# The ANSWERS = {...} block of a starter, one key per line, closed by a "}" line.
+ANSWERS_BLOCK = re.compile(r"^ANSWERS = \{\n.*?^\}$", re.M | re.S)
 DIRECTIVE = re.compile(r"^```\{infralens-function\}\s+(\S+)|^:(?:diffusers|diffsynth):\s+(\S+)", re.M)
 STARTER_TIMEOUT_S = 300
 
@@ -36,13 +40,25 @@ def embedded_targets(page: str) -> set[str]:
     return {a or b for a, b in DIRECTIVE.findall(page)}
 
 
-def run_starter(lab: str, script: Path | None = None) -> subprocess.CompletedProcess:
-    """Run *lab*'s starter (or *script*, e.g. an edited copy) with ``--steps 2 --check`` from the repo root."""
+def write_starter(lab: str, answers: dict, script: Path) -> Path:
+    """Write a copy of *lab*'s starter to *script* with ``ANSWERS`` replaced by *answers*; return *script*."""
+    source = starter_path(lab).read_text("utf-8")
+    edited, count = ANSWERS_BLOCK.subn(lambda _: f"ANSWERS = {answers!r}", source)
+    assert count == 1, f"{lab}: no single ANSWERS block in the starter"
+    script.write_text(edited, "utf-8")
+    return script
+
+
+def solved_starter(lab: str, directory: Path) -> Path:
+    """A copy of *lab*'s starter in *directory* with the correct answers (``solutions.SOLUTIONS``) filled in."""
+    return write_starter(lab, SOLUTIONS[lab], directory / f"starter_{lab[:2]}.py")
+
+
+def run_starter(lab: str, script: Path | None = None, args: tuple[str, ...] = ("--steps", "2", "--check")) -> subprocess.CompletedProcess:
+    """Run *lab*'s starter (or *script*, e.g. an edited copy) with *args* (``--steps 2 --check``) from the repo root."""
     env = dict(os.environ, OMP_NUM_THREADS="1", MKL_NUM_THREADS="1", PYTHONWARNINGS="ignore")
     script = script or starter_path(lab)
-    return subprocess.run(
-        [sys.executable, str(script), "--steps", "2", "--check"], check=False, cwd=ROOT, env=env, capture_output=True, text=True, timeout=STARTER_TIMEOUT_S
-    )
+    return subprocess.run([sys.executable, str(script), *args], check=False, cwd=ROOT, env=env, capture_output=True, text=True, timeout=STARTER_TIMEOUT_S)
 
 
 def assert_ran_and_printed(result: subprocess.CompletedProcess, lab: str, facts: list[str]) -> None:
@@ -52,10 +68,11 @@ def assert_ran_and_printed(result: subprocess.CompletedProcess, lab: str, facts:
         assert fact in result.stdout, f"{lab}: expected {fact!r} in the output:\n{result.stdout}"
 
 
-def run_starters(labs: tuple[str, ...]) -> dict[str, subprocess.CompletedProcess]:
-    """Run every starter in *labs*, two at a time (every starter is single-threaded)."""
+def run_starters(labs: tuple[str, ...], directory: Path) -> dict[str, subprocess.CompletedProcess]:
+    """Run a solved copy (in *directory*) of every starter in *labs*, two at a time (each is single-threaded)."""
+    scripts = [solved_starter(lab, directory) for lab in labs]
     with ThreadPoolExecutor(max_workers=2) as pool:
-        return dict(zip(labs, pool.map(run_starter, labs), strict=True))
+        return dict(zip(labs, pool.map(run_starter, labs, scripts), strict=True))
 
 
 def load_starter(lab: str) -> ModuleType:
@@ -72,7 +89,7 @@ def load_starter(lab: str) -> ModuleType:
 
 
 def starter_answers(lab: str) -> dict:
-    """The answer key (``ANSWERS``) that *lab*'s ``--check`` compares with."""
+    """The ``ANSWERS`` dict *lab*'s starter ships with (its keys are the exercises; every value is ``None``)."""
     return load_starter(lab).ANSWERS
 
 

@@ -9,6 +9,6 @@ from _starters import run_starters
 
 
 @pytest.fixture(scope="module")
-def starter_runs(request) -> dict[str, subprocess.CompletedProcess]:
-    """Each starter of the requesting test module's ``LABS``, run once per module with ``--steps 2 --check``."""
-    return run_starters(request.module.LABS)
+def starter_runs(request, tmp_path_factory) -> dict[str, subprocess.CompletedProcess]:
+    """A solved copy of each starter of the requesting module's ``LABS``, run once per module with ``--steps 2 --check``."""
+    return run_starters(request.module.LABS, tmp_path_factory.mktemp("solved"))

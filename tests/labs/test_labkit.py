@@ -57,9 +57,38 @@ def test_lab_arguments_have_the_shared_flags_and_the_lab_default():
     assert (args.device, args.steps, args.check) == ("cpu", 4, False)
     args = parser.parse_args(["--device", "auto", "--steps", "2", "--check"])
     assert (args.device, args.steps, args.check) == ("auto", 2, True)
-    assert "img2img steps (default 4)" in " ".join(parser.format_help().split())
+    assert "img2img steps, at least 1 (default 4)" in " ".join(parser.format_help().split())
     with pytest.raises(SystemExit):
         parser.parse_args(["--device", "tpu"])
+
+
+@pytest.mark.parametrize("steps", ["0", "-1", "1.5"])
+def test_steps_below_one_is_an_argparse_error(steps, capsys):
+    parser = lab_arguments("Lab 99 starter.", steps=4, steps_help="steps")
+    with pytest.raises(SystemExit) as exit_info:
+        parser.parse_args(["--steps", steps])
+    assert exit_info.value.code == 2
+    assert "error: argument --steps:" in capsys.readouterr().err.splitlines()[-1]
+    assert parser.parse_args(["--steps", "1"]).steps == 1
+
+
+def test_check_stops_at_once_while_every_answer_is_empty(capsys):
+    parser = lab_arguments("Lab 99 starter.", {"a": None, "b": None}, steps=1, steps_help="steps")
+    with pytest.raises(SystemExit) as exit_info:
+        parser.parse_args(["--check"])
+    assert exit_info.value.code == 1
+    assert "all 2 answers are still empty (a, b)" in capsys.readouterr().err
+    assert parser.parse_args([]).check is False
+    partly = lab_arguments("Lab 99 starter.", {"a": 1, "b": None}, steps=1, steps_help="steps")
+    assert partly.parse_args(["--check"]).check is True  # the report marks b as [EMPTY]
+
+
+def test_empty_answers_are_wrong_and_do_not_show_the_computed_value(capsys):
+    assert report_answers({"a": 1, "b": None}, {"a": 1, "b": 42}, style="verdict") == 1
+    out = capsys.readouterr().out
+    assert "  [EMPTY] b: not answered yet" in out.splitlines()
+    assert "42" not in out
+    assert out.splitlines()[-1] == "still empty: b (fill them in ANSWERS at the top of the starter)"
 
 
 @requires_torch
@@ -72,3 +101,15 @@ def test_setup_torch_picks_cpu_and_one_thread():
         assert torch.get_num_threads() == 1
     finally:
         torch.set_num_threads(1)
+
+
+@requires_torch
+def test_setup_torch_without_cuda_is_one_line_and_exit_2(monkeypatch, capsys):
+    import torch
+
+    monkeypatch.setattr(torch.cuda, "is_available", lambda: False)
+    with pytest.raises(SystemExit) as exit_info:
+        setup_torch("cuda")
+    assert exit_info.value.code == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "error: device 'cuda' asked for, but torch sees no CUDA device" in err[0]

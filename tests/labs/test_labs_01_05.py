@@ -4,7 +4,8 @@ every lab page embeds only annotated targets and lists every exercise the starte
 from __future__ import annotations
 
 import pytest
-from _starters import annotated_targets, annotation_files, assert_ran_and_printed, embedded_targets, page_text, run_starter, starter_answers, starter_path
+from _starters import annotated_targets, annotation_files, assert_ran_and_printed, embedded_targets, page_text, run_starter, starter_answers, write_starter
+from solutions import SOLUTIONS
 
 LABS = (
     "01-forward-noise",
@@ -36,12 +37,9 @@ def test_starter_runs_and_checks(starter_runs, lab):
 
 
 def test_check_fails_on_a_wrong_answer(tmp_path):
-    """--check is a real check: a starter whose answer key is wrong exits 1."""
-    source = starter_path("03-scheduler-reading").read_text("utf-8")
-    broken = source.replace('"diffsynth_ddim_4": [999, 666, 333, 0]', '"diffsynth_ddim_4": [999, 750, 500, 250]')
-    assert broken != source
-    script = tmp_path / "starter.py"
-    script.write_text(broken, "utf-8")
+    """--check is a real check: a starter with one wrong answer exits 1 and names it."""
+    answers = dict(SOLUTIONS["03-scheduler-reading"], diffsynth_ddim_4=[999, 750, 500, 250])
+    script = write_starter("03-scheduler-reading", answers, tmp_path / "starter.py")
     result = run_starter("03-scheduler-reading", script)
     assert result.returncode == 1
     assert "[WRONG] diffsynth_ddim_4" in result.stdout

@@ -8,32 +8,70 @@ Usage (in a starter)::
 
     from infralens.tiny.labkit import lab_arguments, report_answers, setup_torch
 
-    args = lab_arguments(__doc__, steps=3, steps_help="number of inference steps").parse_args(argv)
+    ANSWERS = {"steps_taken": None}  # the learner fills these in; None = not answered yet
+    args = lab_arguments(__doc__, ANSWERS, steps=3, steps_help="number of inference steps").parse_args(argv)
     device = setup_torch(args.device)          # "cpu" or "cuda", torch on one CPU thread
     ...
-    wrong = report_answers(ANSWERS, computed)  # prints one [ok]/[WRONG] line per answer
+    wrong = report_answers(ANSWERS, computed)  # prints one [ok]/[WRONG]/[EMPTY] line per answer
     return 1 if wrong else 0
+
+Bad arguments end in one line and exit 2, never a traceback: ``--steps`` below 1 is an
+argparse error, and ``--device cuda`` without CUDA is reported by :func:`setup_torch`.
 """
 
 from __future__ import annotations
 
 import argparse
 import numbers
-from typing import Literal
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any, Literal
 
 ReportStyle = Literal["count", "verdict"]
 
 
-def lab_arguments(doc: str, *, steps: int, steps_help: str) -> argparse.ArgumentParser:
-    """The parser every starter uses: ``--device cpu|cuda|auto``, ``--steps N``, ``--check``.
+def positive_int(text: str) -> int:
+    """An argparse ``type``: an integer ≥ 1 (``--steps 0`` is an error, not a ZeroDivisionError later)."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"invalid int value: {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be at least 1, got {value}")
+    return value
+
+
+def empty_answers(answers: dict) -> list[str]:
+    """The keys of *answers* whose value is still ``None`` (not answered yet)."""
+    return [key for key, value in answers.items() if value is None]
+
+
+class _CheckAction(argparse.Action):
+    """``--check``: set the flag, but stop at once (exit 1) when no answer is filled in yet."""
+
+    def __init__(self, option_strings: Sequence[str], dest: str, answers: dict | None = None, **kwargs: Any) -> None:
+        super().__init__(option_strings, dest, nargs=0, default=False, **kwargs)
+        self.answers = answers
+
+    def __call__(self, parser: argparse.ArgumentParser, namespace: argparse.Namespace, values: Any, option_string: str | None = None) -> None:
+        empty = empty_answers(self.answers or {})
+        if self.answers and len(empty) == len(self.answers):
+            parser.exit(1, f"check: all {len(empty)} answers are still empty ({', '.join(empty)}): fill in ANSWERS at the top of the starter\n")
+        setattr(namespace, self.dest, True)
+
+
+def lab_arguments(doc: str, answers: dict | None = None, *, steps: int, steps_help: str) -> argparse.ArgumentParser:
+    """The parser every starter uses: ``--device cpu|cuda|auto``, ``--steps N`` (N ≥ 1), ``--check``.
 
     *doc* is the starter's module docstring (its first line is the description); *steps_help*
-    says what ``--steps`` counts in this lab, and the default is appended to it.
+    says what ``--steps`` counts in this lab, and the default is appended to it. With the
+    starter's *answers*, ``--check`` exits 1 at once while every answer is still ``None``.
     """
     parser = argparse.ArgumentParser(description=doc.splitlines()[0])
     parser.add_argument("--device", default="cpu", choices=("cpu", "cuda", "auto"))
-    parser.add_argument("--steps", type=int, default=steps, help=f"{steps_help} (default %(default)s)")
-    parser.add_argument("--check", action="store_true", help="verify the exercise answers; exit 1 if one is wrong")
+    parser.add_argument("--steps", type=positive_int, default=steps, help=f"{steps_help}, at least 1 (default %(default)s)")
+    parser.add_argument("--check", action=_CheckAction, answers=answers, help="verify your ANSWERS; exit 1 if one is wrong or empty")
     return parser
 
 
@@ -41,11 +79,16 @@ def setup_torch(device: str) -> str:
     """Resolve *device* (``cpu``, ``cuda`` or ``auto``) and run torch on one CPU thread.
 
     The starters' name for :func:`infralens.tiny.device.pick_device`, the one device chooser.
-    Returns ``"cpu"`` or ``"cuda"``; raises ``ValueError`` when CUDA is asked for but absent.
+    Returns ``"cpu"`` or ``"cuda"``. When CUDA is asked for but absent (or torch is missing)
+    it prints one line to stderr and exits 2, like an argparse error.
     """
     from infralens.tiny.device import pick_device
 
-    return pick_device(device)
+    try:
+        return pick_device(device)
+    except ValueError as exc:
+        print(f"{Path(sys.argv[0]).name}: error: {exc}", file=sys.stderr)
+        raise SystemExit(2) from None
 
 
 def answer_matches(expected, computed, tolerance: float = 0.0) -> bool:
@@ -70,7 +113,9 @@ def report_answers(expected: dict, computed: dict, *, style: ReportStyle = "coun
           [WRONG] key: expected 8, computed 2
         1 answer(s) wrong          (or: all answers correct)
 
-    A key missing from *computed* counts as wrong (computed shows as ``<missing>``).
+    A key missing from *computed* counts as wrong (computed shows as ``<missing>``). An answer
+    still ``None`` counts as wrong too: its line says ``[EMPTY]`` without the computed value
+    (that would give the answer away), and a last line lists the empty keys.
     """
     if style not in ("count", "verdict"):
         raise ValueError(f"unknown report style {style!r}: use 'count' or 'verdict'")
@@ -79,6 +124,10 @@ def report_answers(expected: dict, computed: dict, *, style: ReportStyle = "coun
         print("== exercise answers")
     wrong = 0
     for key, answer in expected.items():
+        if answer is None:
+            print(f"  [EMPTY] {key}: not answered yet")
+            wrong += 1
+            continue
         got = computed.get(key, "<missing>")
         ok = key in computed and answer_matches(answer, got, tolerance)
         print(f"  [{'ok' if ok else 'WRONG'}] {key}: {label} {answer}, computed {got}")
@@ -87,6 +136,8 @@ def report_answers(expected: dict, computed: dict, *, style: ReportStyle = "coun
         print(f"check: {len(expected) - wrong}/{len(expected)} answers correct")
     else:
         print("all answers correct" if not wrong else f"{wrong} answer(s) wrong")
+    if empty := empty_answers(expected):
+        print(f"still empty: {', '.join(empty)} (fill them in ANSWERS at the top of the starter)")
     return wrong
 
 
