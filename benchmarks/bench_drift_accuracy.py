@@ -1,15 +1,18 @@
-"""Drift classification accuracy on the real-history corpus (tests/data/history_corpus.yaml).
+"""Drift classification accuracy on a real-history corpus (default tests/data/history_corpus.yaml).
 
 Each statement was locked from an older diffusers wheel and its truth decided by reading the
-installed 0.42.1 sources. Prints accuracy per expected class and the confusion matrix.
+installed 0.42.1 sources. Prints accuracy per expected class, the confusion matrix, the false
+unchanged / false moved counts and every wrong row.
 
     .venv/bin/python benchmarks/bench_drift_accuracy.py
+    .venv/bin/python benchmarks/bench_drift_accuracy.py --corpus tests/data/drift_benchmark.yaml
 
 Needs the old wheels in the InfraLens cache (fetched with pip on first use).
 """
 
 from __future__ import annotations
 
+import argparse
 import sys
 import time
 from collections import Counter
@@ -17,15 +20,26 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests" / "drift"))
 
-from test_history_corpus import run_corpus  # the corpus runner the test uses
+from test_history_corpus import CORPUS, run_corpus  # the corpus runner the test uses
 
 from infralens.source.cache import default_cache_dir
 
 
-def main() -> int:
+def _home(statement: dict) -> str:
+    """The function a moved statement's ``now:`` names ('' when it is prose)."""
+    now = str(statement.get("now", ""))
+    return now.split(":", maxsplit=1)[0] if now.startswith("diffusers.") else ""
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--corpus", type=Path, default=CORPUS, help="corpus YAML (default: %(default)s)")
+    args = parser.parse_args(argv)
     started = time.perf_counter()
-    rows = run_corpus(default_cache_dir())
+    rows = run_corpus(default_cache_dir(), args.corpus.resolve())
     seconds = time.perf_counter() - started
+    releases = Counter(r[0] for r in rows)
+    print(f"corpus {args.corpus}: {len(rows)} statements; by release: {dict(sorted(releases.items()))}")
     kinds = ["unchanged", "moved", "changed", "deleted", "unreadable"]
     confusion = Counter((want, got) for _, want, got, _, _ in rows)
     right = sum(n for (want, got), n in confusion.items() if want == got)
@@ -42,9 +56,16 @@ def main() -> int:
     false_unchanged = sum(n for (want, got), n in confusion.items() if got == "unchanged" and want != "unchanged")
     false_moved = sum(n for (want, got), n in confusion.items() if got == "moved" and want != "moved")
     print(f"false unchanged: {false_unchanged}; false moved: {false_moved}")
-    for release, want, got, statement, result in rows:
-        if want != got:
-            print(f"  wrong: {release} {want} -> {got}: {statement['text'][:80]!r} ({result.message})")
+    misplaced = [row for row in rows if row[1] == row[2] == "moved" and _home(row[3]) and _home(row[3]) != f"{row[4].new.module}.{row[4].new.target}"]
+    print(f"moved to the wrong place: {len(misplaced)}")
+    for release, _, _, statement, result in misplaced:
+        print(f"  misplaced: {release} {statement['text'][:80]!r} -> {result.new.module}.{result.new.target} (true: {_home(statement)})")
+    wrong = [row for row in rows if row[1] != row[2]]
+    print(f"wrong rows: {len(wrong)}")
+    for release, want, got, statement, result in wrong:
+        nth = f" nth={statement['nth']}" if "nth" in statement else ""
+        print(f"  wrong: {release} {want} -> {got}:{nth} {statement['text'][:100]!r}")
+        print(f"         {result.message}")
     return 0
 
 

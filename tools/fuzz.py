@@ -514,6 +514,7 @@ def lock_entries(draw) -> list:
                     "4" * 64,
                     "5" * 64,
                     draw(st.integers(1, 3)),
+                    draw(st.integers(1, 4)),
                 )
             )
     return entries

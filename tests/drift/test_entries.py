@@ -55,7 +55,7 @@ def test_a_step_entry_is_the_place_it_was_reviewed_at():
 
 
 def test_positional_fields_keep_the_lock_order():
-    """tools/fuzz.py builds entries positionally: origin, place, facts, then the optional occurrence and line."""
+    """tools/fuzz.py builds entries positionally: origin, place, facts, then the optional occurrence, copies and line."""
     names = [f.name for f in dataclasses.fields(StepLock)]
     assert names == [
         "step_id",
@@ -75,6 +75,7 @@ def test_positional_fields_keep_the_lock_order():
         "function_sha256",
         "file_sha256",
         "occurrence",
+        "copies",
         "line",
     ]
     assert STEP.occurrence == 2 and STEP.line == 0

@@ -43,9 +43,9 @@ def _annotations(groups: list[dict], release: str) -> list[tuple[Annotation, lis
     return result
 
 
-def run_corpus(cache_dir: Path) -> list[tuple[str, str, str, dict, object]]:
-    """(release, expected, got, statement, result) for every corpus statement."""
-    groups = yaml.safe_load(CORPUS.read_text("utf-8"))
+def run_corpus(cache_dir: Path, corpus: Path = CORPUS) -> list[tuple[str, str, str, dict, object]]:
+    """(release, expected, got, statement, result) for every statement of ``corpus``."""
+    groups = yaml.safe_load(corpus.read_text("utf-8"))
     installed = InstalledTree("diffusers")
     rows = []
     for release in sorted({g["release"] for g in groups}):
@@ -55,7 +55,7 @@ def run_corpus(cache_dir: Path) -> list[tuple[str, str, str, dict, object]]:
         for annotation, statements in _annotations(groups, release):
             resolved, problems = old.resolve_annotation(annotation)
             assert resolved is not None, [str(p) for p in problems]
-            entries.extend(entries_for(resolved, old.index(resolved.target.source), "tests/data/history_corpus.yaml", "0" * 64))
+            entries.extend(entries_for(resolved, old.index(resolved.target.source), f"tests/data/{corpus.name}", "0" * 64))
             for step, statement in zip(annotation.steps, statements, strict=True):
                 expected[annotation.step_id(step)] = statement
         lock = parse_lock(compose(None, entries, None, set()), Path("history.lock")).lock  # through the real file format

@@ -105,6 +105,8 @@ class _StepFacts:
     """Hash of the whole source file: when it is unchanged nothing needs parsing."""
     occurrence: int = 1
     """Which occurrence of this text inside the target it is (1-based)."""
+    copies: int = 1
+    """How many statements of this text the target held when it was locked (a lost copy is then noticed)."""
     line: int = field(default=0, compare=False)
     """Line of the entry's header in the lock file (0 for an entry not read from a file)."""
 

@@ -117,6 +117,7 @@ def entries_for(resolved: ResolvedAnnotation, index: ModuleIndex, annotation_pat
                 function_sha256=around.function_sha256,
                 file_sha256=source.sha256,
                 occurrence=occurrence_in(target_pool, statements[0]),
+                copies=sum(1 for s in target_pool if s.text == statements[0].text),
             )
         )
     where = annotation.location

@@ -77,6 +77,7 @@ _STEP_FIELDS: dict[str, tuple[str, Codec]] = {
     "text": ("texts", Codec.TEXTS),
     "text-sha256": ("text_sha256", Codec.STR),
     "occurrence": ("occurrence", Codec.INT),
+    "copies": ("copies", Codec.INT),
     "before": ("before", Codec.STRS),
     "after": ("after", Codec.STRS),
     "function-sha256": ("function_sha256", Codec.STR),
@@ -101,7 +102,9 @@ _ANNOTATION_FIELDS: dict[str, tuple[str, Codec]] = {
 }
 """Keys of an annotation entry, in the order they are written."""
 _FIELDS = {EntryKind.STEP: _STEP_FIELDS, EntryKind.ANNOTATION: _ANNOTATION_FIELDS}
-_OPTIONAL = {"occurrence"}
+_OPTIONAL = {"occurrence", "copies"}
+_DEFAULTS = {"copies": 1}
+"""Optional fields left out of the text when they hold their default (so unique statements get no ``copies`` line)."""
 
 
 # --------------------------------------------------------------------------
@@ -120,7 +123,11 @@ def _encode(value: object, codec: Codec) -> str:
 
 def _value_lines(entry: LockEntry) -> list[str]:
     """The entry's ``key = value`` lines, in field order (what its seal covers)."""
-    return [f"{key} = {_encode(getattr(entry, attribute), codec)}" for key, (attribute, codec) in _FIELDS[entry.entry_kind].items()]
+    return [
+        f"{key} = {_encode(getattr(entry, attribute), codec)}"
+        for key, (attribute, codec) in _FIELDS[entry.entry_kind].items()
+        if key not in _DEFAULTS or getattr(entry, attribute) != _DEFAULTS[key]
+    ]
 
 
 def entry_seal(entry: LockEntry) -> str:

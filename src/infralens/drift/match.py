@@ -38,6 +38,7 @@ from infralens.drift.scoring import (
     pick_exact,
     pick_moved,
     ratio,
+    same_copy,
 )
 from infralens.resolve import Resolver
 from infralens.source import Definition, DefinitionKind, ModuleIndex, SourceFile, SourceTree, Statement
@@ -200,6 +201,11 @@ class DistributionMatcher:
         if found is not None:
             pool = found.index.statements_within(found.definition.start_line, found.definition.end_line)
             exact = self._units(found, pool, entry, exact=True)
+            if exact and len(exact) < entry.copies and not same_copy(exact, entry):
+                # A copy of a repeated statement went, and the neighbours do not say the annotated one stayed:
+                # never "unchanged" on text alone; the remaining copies are not candidates for an edit either.
+                pool = tuple(s for s in pool if s.text != entry.texts[0])
+                exact = []
             if exact:
                 chosen, ambiguous = pick_exact(exact, entry)
                 if found.in_place:

@@ -87,6 +87,16 @@ def pick_exact(candidates: list[Candidate], entry: StepLock) -> tuple[Candidate,
     return min(top, key=lambda c: abs(c.place.lines[0] - entry.lines[0])), True
 
 
+SAME_COPY_CONTEXT = 0.5
+"""Context agreement above which a surviving copy of a repeated statement is taken for the annotated one."""
+
+
+def same_copy(candidates: list[Candidate], entry: StepLock) -> bool:
+    """Whether the neighbours single out one surviving copy as the annotated one (after some copies went)."""
+    best = max(c.scores.context for c in candidates)
+    return best >= SAME_COPY_CONTEXT and sum(1 for c in candidates if c.scores.context == best) == 1
+
+
 def pick_moved(candidates: list[Candidate]) -> tuple[Candidate | None, list[Candidate]]:
     """The one clearly best home for a statement found outside its target, and the other places (best first).
 
