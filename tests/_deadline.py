@@ -21,3 +21,9 @@ def deadline(seconds: int) -> Iterator[None]:
     finally:
         signal.alarm(0)
         signal.signal(signal.SIGALRM, previous)
+
+
+CTRL_C_REACHES_PYTHON = "import signal\nsignal.signal(signal.SIGINT, signal.default_int_handler)\n"
+"""First lines of a child script that a test stops with SIGINT. A shell that starts a job in the background
+(``cmd &`` in a script, some CI runners) makes it ignore SIGINT, and Python then never raises
+KeyboardInterrupt; this gives the child Python's own Ctrl-C handling back, so Ctrl-C is tested, not the runner."""

@@ -11,6 +11,7 @@ import zipfile
 from pathlib import Path
 
 import pytest
+from _deadline import CTRL_C_REACHES_PYTHON
 
 from infralens.errors import InfralensError, SourceNotFoundError
 from infralens.source.distributions import DirectoryTree, WheelTree
@@ -117,7 +118,7 @@ def test_a_pip_past_its_timeout_is_stopped_and_reported_as_a_timeout(tmp_path, m
 def test_a_stop_during_the_download_ends_pip_and_leaves_no_partial_cache_entry(tmp_path, signum):
     cache = tmp_path / "wheels"
     driver = (
-        "import sys\n"
+        CTRL_C_REACHES_PYTHON + "import sys\n"
         "from infralens.source import wheels\n"
         f"wheels.PIP_COMMAND = {_slow_pip(tmp_path)!r}\n"
         "try:\n"

@@ -10,6 +10,7 @@ import time
 from pathlib import Path
 
 import pytest
+from _deadline import CTRL_C_REACHES_PYTHON
 
 from infralens.reports import ScenarioStatus
 from infralens.verify.plan import Plan
@@ -50,7 +51,7 @@ def test_verify_stops_within_two_seconds_ends_its_workers_and_exits_2(tmp_path: 
     worker, started = tmp_path / "worker.py", tmp_path / "worker.pid"
     worker.write_text(_HANGING_WORKER)
     driver = (
-        "import sys\n"
+        CTRL_C_REACHES_PYTHON + "import sys\n"
         "from infralens.verify import runner\n"
         f"runner.WORKER_COMMAND = (sys.executable, {str(worker)!r}, {str(started)!r})\n"
         "from infralens.cli import main\n"
