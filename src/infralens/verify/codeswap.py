@@ -66,11 +66,11 @@ def live_functions(path: str, qualname: str) -> list[FunctionType]:
     return alive
 
 
-def find_code(code: CodeType, qualname: str, firstlineno: int) -> CodeType | None:
-    """The code object for *qualname* starting at *firstlineno* among *code*'s nested constants."""
+def find_code(code: CodeType, qualname: str, firstlineno: int | None = None) -> CodeType | None:
+    """The code object for *qualname* (starting at *firstlineno*, when given) among *code*'s nested constants."""
     for const in code.co_consts:
         if isinstance(const, CodeType):
-            if const.co_qualname == qualname and const.co_firstlineno == firstlineno:
+            if const.co_qualname == qualname and firstlineno in (None, const.co_firstlineno):
                 return const
             nested = find_code(const, qualname, firstlineno)
             if nested is not None:
@@ -210,19 +210,8 @@ def swapped_with_closures(functions: list[FunctionType], code: CodeType, closure
     with ExitStack() as stack:
         stack.enter_context(swapped(functions, code))
         for live, qualname in closures:
-            inner = _by_qualname(code, qualname)
+            inner = find_code(code, qualname)
             fitting = [function for function in live if inner is not None and function.__code__.co_freevars == inner.co_freevars]
             if inner is not None and fitting:
                 stack.enter_context(swapped(fitting, inner))
         yield
-
-
-def _by_qualname(code: CodeType, qualname: str) -> CodeType | None:
-    for const in code.co_consts:
-        if isinstance(const, CodeType):
-            if const.co_qualname == qualname:
-                return const
-            inner = _by_qualname(const, qualname)
-            if inner is not None:
-                return inner
-    return None

@@ -27,7 +27,7 @@ from dataclasses import dataclass
 from types import CodeType, FrameType, FunctionType
 
 from infralens.reports import ScenarioStatus
-from infralens.verify.codeswap import compile_function, live_functions, nested_scopes, outer_scope, swapped_with_closures
+from infralens.verify.codeswap import compile_function, find_code, live_functions, nested_scopes, outer_scope, swapped_with_closures
 from infralens.verify.context import ScenarioContext
 from infralens.verify.execute import execute
 from infralens.verify.mutants import Mutant, statement_mutants
@@ -97,7 +97,7 @@ def mutate_steps(
             with open(probe.file, encoding="utf-8") as handle:
                 lines[probe.file] = handle.readlines()
         text = lines[probe.file]
-        scope_code = original if original.co_qualname == probe.scope else _nested(original, probe.scope)
+        scope_code = original if original.co_qualname == probe.scope else find_code(original, probe.scope)
         local_names = scope_code.co_varnames if scope_code is not None else original.co_varnames
         relpath = _short(probe.file, probe.module)
         spans = [probe.entry] + ([probe.exit] if probe.exit != probe.entry and (probe.exit_scope or probe.scope) == probe.scope else [])
@@ -115,7 +115,8 @@ def mutate_steps(
             if code is None:
                 continue
             tried += 1
-            verdict, reached = _run_mutant(function, probes, key, kill_keys, device, backend, (functions, code, closures), timeout, baseline)
+            run = MutantRun(function, probes, key, kill_keys, device, backend, (functions, code, closures), timeout)
+            verdict, reached = _run_mutant(run, baseline)
             if reached and verdict not in ("expect", "equivalent"):
                 past.append(mutant.diff)
             if verdict == "equivalent":
@@ -147,22 +148,11 @@ def _target(probe: Probe) -> tuple[list[FunctionType], CodeType, Closures] | Non
     original = functions[0].__code__
     closures: Closures = []
     for qualname in nested_scopes(probe.scope):
-        inner = _nested(original, qualname)
+        inner = find_code(original, qualname)
         live = [function for function in live_functions(probe.file, qualname) if function.__code__ is inner] if inner is not None else []
         if live:
             closures.append((live, qualname))
     return [function for function in functions if function.__code__ is original], original, closures
-
-
-def _nested(code: CodeType, qualname: str) -> CodeType | None:
-    for const in code.co_consts:
-        if isinstance(const, CodeType):
-            if const.co_qualname == qualname:
-                return const
-            inner = _nested(const, qualname)
-            if inner is not None:
-                return inner
-    return None
 
 
 def _short(path: str, module: str) -> str:
@@ -193,78 +183,70 @@ def _kill_keys(probe: Probe, probes: tuple[Probe, ...]) -> set[str]:
     }
 
 
-def _run_mutant(
-    function: Callable[[ScenarioContext], None],
-    probes: tuple[Probe, ...],
-    key: str,
-    kill_keys: set[str],
-    device: str,
-    backend: str,
-    swap: Swap,
-    timeout: float,
-    baseline: Baseline,
-) -> tuple[str, bool]:
+@dataclass(frozen=True)
+class MutantRun:
+    """One mutant of step *key*, ready to run: the scenario, what to watch, where, and the code to swap in."""
+
+    function: Callable[[ScenarioContext], None]
+    probes: tuple[Probe, ...]
+    key: str
+    kill_keys: set[str]
+    device: str
+    backend: str
+    swap: Swap
+    timeout: float
+
+
+def _run_mutant(run: MutantRun, baseline: Baseline) -> tuple[str, bool]:
     """How the mutant ended: ``expect``, ``check``, ``error`` or ``timeout`` (killed that way), ``survived`` or
     ``equivalent``; and whether the expects of step *key* were evaluated on it (it got as far as them).
 
     The first run watches only the steps that can kill the mutant (cheap: most mutants die there);
     a mutant that lives through it runs again with every step watched and fingerprinted.
     """
-    killers = tuple(probe for probe in probes if probe.key in kill_keys)
-    verdict, reached, _ = _one_run(function, killers, key, kill_keys, device, backend, swap, timeout, fingerprint=False)
+    killers = tuple(probe for probe in run.probes if probe.key in run.kill_keys)
+    verdict, reached, _ = _one_run(run, killers, fingerprint=False)
     if verdict != "passed":
         return verdict, reached
-    verdict, reached, prints = _one_run(function, probes, key, kill_keys, device, backend, swap, timeout, fingerprint=True)
+    verdict, reached, prints = _one_run(run, run.probes, fingerprint=True)
     if verdict != "passed":
         return verdict, reached
     return ("equivalent" if prints == (baseline.fingerprints, baseline.facts) else "survived"), reached
 
 
-def _one_run(
-    function: Callable[[ScenarioContext], None],
-    probes: tuple[Probe, ...],
-    key: str,
-    kill_keys: set[str],
-    device: str,
-    backend: str,
-    swap: Swap,
-    timeout: float,
-    *,
-    fingerprint: bool,
-) -> tuple[str, bool, tuple[dict[str, tuple[str, ...]], dict[str, str]] | None]:
-    """How one run of the mutant ended (a kill, or ``passed``), whether step *key*'s expects were evaluated,
+def _one_run(run: MutantRun, probes: tuple[Probe, ...], *, fingerprint: bool) -> tuple[str, bool, tuple[dict[str, tuple[str, ...]], dict[str, str]] | None]:
+    """How one run of the mutant ended (a kill, or ``passed``), whether the step's own expects were evaluated,
     and, with *fingerprint*, what it observed."""
-    tracer = Tracer(probes, backend=backend, fingerprint=fingerprint)
+    tracer = Tracer(probes, backend=run.backend, fingerprint=fingerprint)
     caught: list[str | None] = []
     skipped: list[str] = []
-    own_key = key
 
     def stop(error: str | None, owner: str) -> None:
         # A name the frame no longer has (the statement was skipped, e.g. by an early return) says nothing
         # about its values: not a catch, and the step's expects could not judge this mutant at all.
         if error is not None and error.startswith(_MISSING_NAME):
-            if owner == own_key:
+            if owner == run.key:
                 skipped.append(error)
             return
         caught.append(error)
         raise MutantStopped("expect")
 
-    for killer in kill_keys | {key}:
+    for killer in run.kill_keys | {run.key}:
         for expect in tracer.table.expects.get(killer, ()):
-            expect.on_fail = functools.partial(stop, owner=killer) if killer in kill_keys else functools.partial(_note_skip, skipped)
-    context = ScenarioContext(device)
-    own = tracer.table.expects.get(key, [])
+            expect.on_fail = functools.partial(stop, owner=killer) if killer in run.kill_keys else functools.partial(_note_skip, skipped)
+    context = ScenarioContext(run.device)
+    own = tracer.table.expects.get(run.key, [])
     try:
-        with swapped_with_closures(*swap), _time_limit(timeout):
-            run = execute(function, context, tracer)
+        with swapped_with_closures(*run.swap), _time_limit(run.timeout):
+            outcome = execute(run.function, context, tracer)
     except MutantStopped as stopped:
         return stopped.reason, any(expect.evaluations for expect in own) and not skipped, None
     reached = any(expect.evaluations for expect in own) and not skipped
     if caught:  # upstream code swallowed the stop
         return "expect", reached, None
-    if run.status is ScenarioStatus.FAILED:
+    if outcome.status is ScenarioStatus.FAILED:
         return "check", reached, None
-    if run.status is not ScenarioStatus.PASSED:
+    if outcome.status is not ScenarioStatus.PASSED:
         return "error", reached, None
     return "passed", reached, ((tracer.table.fingerprints(), dict(context.facts)) if fingerprint else None)
 
