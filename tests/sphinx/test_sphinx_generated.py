@@ -94,11 +94,6 @@ def test_a_fresh_project_with_one_directive_builds_without_warnings(tmp_path: Pa
         'infralens_sources = {"toypkg": "src"}\nmyst_enable_extensions = ["dollarmath"]\n'
     )
     (root / "index.md").write_text("# Only one directive\n\n```{infralens-function} toypkg.mixing.blend\n```\n")
-    warnings = StringIO()
-    app = SphinxTestApp("html", srcdir=root, warning=warnings)
-    try:
-        app.build()
-    finally:
-        app.cleanup()
-    assert warnings.getvalue() == ""
+    app = build(root)
+    assert app.warning.getvalue() == ""
     assert (Path(app.outdir) / "_infralens" / "labs" / "index.html").is_file()
