@@ -191,9 +191,8 @@ class DistributionMatcher:
         if source is not None and source.sha256 == entry.file_sha256:
             return StepResult(entry, StepKind.UNCHANGED, 0, entry.place, Scores(1.0, 1.0, 1.0), (), "source file unchanged")
         target_result, found = self.target(annotation, siblings)
-        if target_result.kind is TargetKind.UNREADABLE or (problem := self.reader.problem(entry.relpath)) is not None:
-            message = target_result.message if target_result.kind is TargetKind.UNREADABLE else f"cannot tell: {problem}"
-            return StepResult(entry, StepKind.UNREADABLE, 3, None, None, (), message)
+        if target_result.kind is TargetKind.UNREADABLE:  # the step's file is its target's: already judged once
+            return StepResult(entry, StepKind.UNREADABLE, 3, None, None, (), target_result.message)
         if found is None and target_result.kind is TargetKind.UNCHANGED:
             found = self._in_place(annotation)
         similar: Candidate | None = None
