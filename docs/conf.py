@@ -7,7 +7,7 @@ author = "InfraLens contributors"
 copyright = "2026, InfraLens contributors; annotated code: diffusers (Apache-2.0) and DiffSynth-Studio (Apache-2.0)"
 release = version = __version__
 
-extensions = ["myst_parser", "infralens.sphinx", "infralens.sphinx.coverage"]
+extensions = ["myst_parser", "sphinx_design", "infralens.sphinx", "infralens.sphinx.coverage"]
 myst_enable_extensions = ["dollarmath", "colon_fence", "deflist"]
 myst_heading_anchors = 3
 myst_update_mathjax = False  # no MathJax here; leaving it on changes the config on every build

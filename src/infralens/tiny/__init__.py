@@ -19,6 +19,9 @@ Functions:
   ``tiny_ddim_scheduler()``, ``tiny_sd_components(seed, scheduler=None)`` (the keyword arguments of
   ``StableDiffusionPipeline``), ``tiny_controlnet(unet)``, ``tiny_dit(seed)``, ``tiny_pixart(seed)``,
   ``tiny_sd3(seed)``, ``lora_donor_state_dict(unet, rank=4, prefix="unet.", seed=0)``.
+- :mod:`.flux`: ``tiny_flux_transformer(seed)``, ``tiny_flux_vae(seed)``, ``tiny_clip_text_encoder(seed, hidden_size,
+  projection_dim)``, ``tiny_t5_encoder(seed)``, ``tiny_t5_tokenizer(max_length)``, ``tiny_flux_components(seed, scheduler)``
+  (the keyword arguments of ``FluxPipeline``).
 - :mod:`.diffsynth_loader`: ``diffsynth_root()``, ``load_diffsynth_module(dotted)`` (path-based: runs
   one module file without the package ``__init__``), ``import_full_diffsynth()`` (the whole package
   with stub modules for torchvision/imageio/pandas/modelscope). Use one mode per process.
@@ -66,6 +69,14 @@ if TYPE_CHECKING:
         tiny_unet as tiny_unet,
         tiny_vae as tiny_vae,
     )
+    from .flux import (
+        tiny_clip_text_encoder as tiny_clip_text_encoder,
+        tiny_flux_components as tiny_flux_components,
+        tiny_flux_transformer as tiny_flux_transformer,
+        tiny_flux_vae as tiny_flux_vae,
+        tiny_t5_encoder as tiny_t5_encoder,
+        tiny_t5_tokenizer as tiny_t5_tokenizer,
+    )
     from .labkit import (
         diffsynth_sd_pipeline as diffsynth_sd_pipeline,
         lab_arguments as lab_arguments,
@@ -92,7 +103,13 @@ __all__, __getattr__ = lazy_exports(
         "pick_device": "device",
         "report_answers": "labkit",
         "setup_torch": "labkit",
+        "tiny_clip_text_encoder": "flux",
         "tiny_clip_tokenizer": "tokenizer",
+        "tiny_flux_components": "flux",
+        "tiny_flux_transformer": "flux",
+        "tiny_flux_vae": "flux",
+        "tiny_t5_encoder": "flux",
+        "tiny_t5_tokenizer": "flux",
         "tiny_controlnet": "diffusers_models",
         "tiny_ddim_scheduler": "diffusers_models",
         "tiny_dit": "diffusers_models",
