@@ -1,7 +1,8 @@
 """Stage 1, load: what annotation files say.
 
 Owns the annotation format (:mod:`.models`: selectors, steps, annotations), reading YAML with real
-positions (:mod:`.positions`) and validating it against the shipped JSON Schema (:mod:`.load`).
+positions (:mod:`.positions`) and validating it against the shipped JSON Schema (:mod:`.load`); the concept
+map that pairs diffusers and DiffSynth functions (:mod:`.concepts`).
 May import: :mod:`infralens.errors` only.
 """
 
@@ -12,6 +13,12 @@ from typing import TYPE_CHECKING
 from infralens._exports import lazy_exports
 
 if TYPE_CHECKING:
+    from .concepts import (
+        CONCEPTS_FILE as CONCEPTS_FILE,
+        ConceptMap as ConceptMap,
+        ConceptPair as ConceptPair,
+        load_concepts as load_concepts,
+    )
     from .load import LoadResult as LoadResult, annotation_schema as annotation_schema, load_file as load_file, load_text as load_text
     from .models import (
         Annotation as Annotation,
@@ -28,6 +35,10 @@ __all__, __getattr__ = lazy_exports(
     __name__,
     {
         "Annotation": "models",
+        "CONCEPTS_FILE": "concepts",
+        "ConceptMap": "concepts",
+        "ConceptPair": "concepts",
+        "load_concepts": "concepts",
         "BlockSelector": "models",
         "ContainsSelector": "models",
         "ExactSelector": "models",

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING
 from infralens import __version__
 from infralens.sphinx.catalog import load_catalog
 from infralens.sphinx.config import CONFIG_VALUES, Settings
-from infralens.sphinx.directives import BacklinksTransform, CompareDirective, FunctionDirective
+from infralens.sphinx.directives import BacklinksTransform, CompareDirective, ConceptDirective, FunctionDirective
 from infralens.sphinx.domain import InfralensDomain
 from infralens.sphinx.events import on_builder_inited, on_config_inited, on_env_get_outdated, on_env_get_updated
 from infralens.sphinx.lab_policy import DOCTREE_PRIORITY, on_doctree_read, on_source_read
@@ -42,6 +42,7 @@ def setup(app: Sphinx) -> ExtensionMetadata:
     app.add_domain(InfralensDomain)  # domain: which page embeds which function
     app.add_directive("infralens-function", FunctionDirective, override=True)  # directives
     app.add_directive("infralens-compare", CompareDirective, override=True)
+    app.add_directive("infralens-concept", ConceptDirective, override=True)  # concept map pairs with their prose
     app.add_post_transform(BacklinksTransform)  # directives: "Shown on" links of function pages
     app.add_post_transform(LeftoverTexCheck)  # tex_check: TeX that did not become math is a warning
     app.add_post_transform(BreakableTitles)  # titles: dotted names in titles break after a dot, not inside a name

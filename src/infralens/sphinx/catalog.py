@@ -15,6 +15,7 @@ from pathlib import Path
 
 from sphinx.environment import BuildEnvironment
 
+from infralens.annotations import CONCEPTS_FILE, ConceptMap, load_concepts
 from infralens.errors import InfralensError
 from infralens.project import Project, load_annotations
 from infralens.render import FunctionView, function_view
@@ -81,11 +82,15 @@ class Lab:
 class Catalog:
     """Loaded annotations grouped by target, plus the labs on disk."""
 
-    def __init__(self, settings: Settings, functions: dict[str, AnnotatedFunction], labs: dict[str, Lab], reports: Reports) -> None:
+    def __init__(
+        self, settings: Settings, functions: dict[str, AnnotatedFunction], labs: dict[str, Lab], reports: Reports, concepts: ConceptMap | None = None
+    ) -> None:
         self.settings = settings
         self.functions = functions
         self.labs = labs
         self.reports = reports
+        self.concepts = concepts if concepts is not None else ConceptMap((), ())
+        """The concept map, holding only pairs whose two functions are both annotated."""
 
     def function(self, target: str) -> AnnotatedFunction | None:
         return self.functions.get(target)
@@ -126,7 +131,27 @@ def load_catalog(settings: Settings) -> Catalog:
         files = {str(_absolute(settings.project_root, r.annotation.path)) for r in resolved_list}
         files.add(_source_path(tree, first.target.source.relpath))
         functions[target] = AnnotatedFunction(first.annotation.source, target, tuple(resolved_list), tuple(sorted(files)))
-    return Catalog(settings, functions, labs, reports)
+    return Catalog(settings, functions, labs, reports, _concepts(settings, functions, labs))
+
+
+def _concepts(settings: Settings, functions: dict[str, AnnotatedFunction], labs: dict[str, Lab]) -> ConceptMap:
+    """The concept map with its problems warned about; a pair naming a function nobody annotated is dropped."""
+    path = settings.concepts_file or settings.labs_dir / CONCEPTS_FILE
+    loaded = load_concepts(path, str(path))
+    for diagnostic in loaded.diagnostics:
+        warn_diagnostic(diagnostic, settings.project_root)
+    kept = []
+    for pair in loaded.pairs:
+        where = (str(path), pair.location.line or 0)
+        unknown = [t for t in pair.targets if t not in functions]
+        if unknown:
+            warn(f"concept pair {pair.slug!r}: no annotation targets {', '.join(unknown)}", Subtype.CONCEPTS, where)
+            continue
+        if pair.lab is not None and pair.lab not in labs:
+            warn(f"concept pair {pair.slug!r}: lab {pair.lab!r} has no folder in the labs directory", Subtype.CONCEPTS, where)
+            continue
+        kept.append(pair)
+    return ConceptMap(tuple(kept), loaded.diagnostics, loaded.path)
 
 
 def _override_trees(settings: Settings) -> dict[str, SourceTree]:

@@ -7,6 +7,7 @@ from pathlib import Path
 
 from sphinx.config import Config
 
+from infralens.annotations import CONCEPTS_FILE
 from infralens.errors import InfralensError
 from infralens.project import Project, find_project
 
@@ -39,6 +40,7 @@ CONFIG_VALUES = (
     ConfigValue("infralens_project_root", "", str, "folder holding annotations/ and labs/ (default: found upwards from conf.py)"),
     ConfigValue("infralens_annotations_dir", "", str, "annotation YAML folder (default: the project's)"),
     ConfigValue("infralens_labs_dir", "", str, "labs folder with lab-*/index.md (default: the project's)"),
+    ConfigValue("infralens_concepts", "", str, "concept map pairing diffusers and DiffSynth functions (default: <labs>/concepts.yaml)"),
     ConfigValue("infralens_sources", {}, dict, "distribution -> directory or .whl read instead of the installed one"),
     ConfigValue("infralens_reports_dir", "", str, "folder with check.json and verify-*.json (default: <project>/reports)"),
     ConfigValue("infralens_upstream_urls", DEFAULT_UPSTREAM_URLS, dict, "distribution -> URL template with {version} {relpath} {start} {end}"),
@@ -63,6 +65,8 @@ class Settings:
     annotations_dir: Path
     labs_dir: Path
     reports_dir: Path
+    concepts_file: Path | None = None
+    """The concept map (:mod:`infralens.annotations.concepts`); None: ``<labs_dir>/concepts.yaml``."""
     sources: dict[str, str] = field(default_factory=dict)
     upstream_urls: dict[str, str] = field(default_factory=dict)
     generate_pages: bool = True
@@ -88,11 +92,13 @@ def settings_of(config: Config, confdir: Path) -> Settings:
     urls.update(config.infralens_upstream_urls or {})
     sources = {dist: _source_spec(confdir, str(spec)) for dist, spec in (config.infralens_sources or {}).items()}
     generated = config.infralens_generated_dir.strip("/") or "_infralens"
+    labs_dir = path(config.infralens_labs_dir, project.labs_dir)
     return Settings(
         project_root=project.root,
         annotations_dir=path(config.infralens_annotations_dir, project.annotations_dir),
-        labs_dir=path(config.infralens_labs_dir, project.labs_dir),
+        labs_dir=labs_dir,
         reports_dir=path(config.infralens_reports_dir, project.root / "reports"),
+        concepts_file=path(config.infralens_concepts, labs_dir / CONCEPTS_FILE),
         sources=sources,
         upstream_urls=urls,
         generate_pages=bool(config.infralens_generate_pages),

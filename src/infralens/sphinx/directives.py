@@ -1,4 +1,4 @@
-"""``infralens-function`` and ``infralens-compare``: annotated upstream code on any page."""
+"""``infralens-function``, ``infralens-compare`` and ``infralens-concept``: annotated upstream code on any page."""
 
 from __future__ import annotations
 
@@ -17,7 +17,7 @@ from infralens.sphinx.domain import domain_of
 from infralens.sphinx.html import RenderContext, build_function, slug
 from infralens.sphinx.links import add_joined, doc_link
 from infralens.sphinx.notes import parse_notes
-from infralens.sphinx.pages import function_docname, lab_docname
+from infralens.sphinx.pages import compare_docname, function_docname, lab_docname
 from infralens.sphinx.warnings import Subtype, warn
 
 if TYPE_CHECKING:
@@ -25,6 +25,7 @@ if TYPE_CHECKING:
     from sphinx.util.typing import OptionSpec
 
 _PREFIXES = "infralens_prefixes"
+_SHOWN = "infralens_shown"
 """Per-document set of id prefixes already used, in ``env.temp_data`` (dropped after each read)."""
 
 
@@ -59,7 +60,57 @@ class CompareDirective(SphinxDirective):
             if rendered is not None:
                 column += rendered
                 root += column
-        return [root] if root.children else []
+        if not root.children:
+            return []
+        return [root, *self._concept_link()]
+
+    def _concept_link(self) -> list[nodes.Node]:
+        """A line to the concept map's page for this pair, when the map has it (its prose says how they relate)."""
+        catalog = catalog_for(self.env)
+        left, right = (self.options.get(dist, "").strip() for dist in ("diffusers", "diffsynth"))
+        pair = next((p for p in catalog.concepts.pairs if p.targets == (left, right)), None)
+        if pair is None or not catalog.settings.generate_pages:
+            return []
+        para = nodes.paragraph("", "How the two relate: ", classes=["il-concept-link"])
+        para += doc_link(compare_docname(catalog.settings, pair.slug), pair.title)
+        return [para]
+
+
+class ConceptDirective(SphinxDirective):
+    """One pair of the concept map: its prose (same, differs, read first), then both functions side by side."""
+
+    required_arguments = 1
+    has_content = False
+
+    def run(self) -> list[nodes.Node]:
+        catalog = catalog_for(self.env)
+        name = self.arguments[0].strip()
+        pair = next((p for p in catalog.concepts.pairs if p.slug == name), None)
+        if pair is None:
+            known = [p.slug for p in catalog.concepts.pairs]
+            close = difflib.get_close_matches(name, known, n=3, cutoff=0.5)
+            hint = f"; did you mean {', '.join(close)}?" if close else "; add it to the concept map (labs/concepts.yaml)"
+            warn(f"no concept pair {name!r}{hint}", Subtype.CONCEPTS, self.get_location())
+            return []
+        if catalog.concepts.path:
+            self.env.note_dependency(catalog.concepts.path)
+        box = il.infralens_block(classes=["il-concept"])
+        where = (catalog.concepts.path or "", pair.location.line or 0)
+        bodies = parse_notes([pair.same, pair.differs, pair.read_first], self.state.document, [where, where, where])
+        for heading, body in zip(CONCEPT_HEADINGS, bodies, strict=True):
+            box += nodes.rubric(heading, heading)
+            box.extend(body)
+        compare = il.infralens_compare(classes=["infralens-compare"])
+        for dist, target in (("diffusers", pair.diffusers), ("diffsynth", pair.diffsynth)):
+            rendered = render_function(self, target, compact=True)
+            if rendered is not None:
+                column = il.infralens_block(classes=["il-compare-column", f"il-compare-{dist}"])
+                column += rendered
+                compare += column
+        return [box, compare]
+
+
+CONCEPT_HEADINGS = ("What is the same", "What differs", "Which to read first")
 
 
 def render_function(directive: SphinxDirective, target: str, *, canonical: bool = False, compact: bool = False) -> nodes.Node | None:
@@ -74,7 +125,11 @@ def render_function(directive: SphinxDirective, target: str, *, canonical: bool 
     for path in (*function.dependencies, *catalog.reports.files):
         env.note_dependency(path)
     domain_of(env).note_use(env.docname, target)
+    shown = _shown_on_page(env)
+    if target in shown:
+        return _shown_above(function, shown[target])
     prefix, suffix = _unique_prefix(env, "il-" + slug(function.qualname))
+    shown[target] = prefix
     settings = catalog.settings
     step_locations = {r.annotation.step_id(s.step): s.step.location or r.annotation.location for r in function.resolved for s in r.steps}
 
@@ -105,6 +160,24 @@ def render_function(directive: SphinxDirective, target: str, *, canonical: bool 
     return view
 
 
+def _shown_on_page(env: BuildEnvironment) -> dict[str, str]:
+    """Targets already drawn on the page being read, with the id of their block (dropped after each read)."""
+    shown = env.temp_data.get(_SHOWN)
+    if not isinstance(shown, dict):
+        shown = env.temp_data[_SHOWN] = {}
+    return shown
+
+
+def _shown_above(function: AnnotatedFunction, anchor: str) -> nodes.Node:
+    """A later mention of a function already drawn on this page: one line linking up to it, not a second copy."""
+    para = nodes.paragraph("", "", classes=["il-shown-above"])
+    para += nodes.literal(function.qualname, function.qualname)
+    para += nodes.Text(" is shown ")
+    para += nodes.reference("", "above on this page", internal=True, refid=anchor)
+    para += nodes.Text(".")
+    return para
+
+
 def _unique_prefix(env: BuildEnvironment, base: str) -> tuple[str, str]:
     """``(prefix, suffix)``: ``base`` the first time on a page, then ``base-2``, ``base-3``…"""
     used = env.temp_data.get(_PREFIXES)
@@ -127,10 +200,15 @@ def _canonical_extras(directive: SphinxDirective, function: AnnotatedFunction, c
     for body in parse_notes([a.summary for a in with_summary], directive.state.document, locations):
         box.extend(body)
     settings = catalog.settings
-    siblings = [f for lab in function.labs for f in catalog.functions_of_lab(lab) if f.distribution != function.distribution]
-    if siblings and settings.generate_pages:
+    partners = catalog.concepts.partners(function.target)
+    if partners and settings.generate_pages:
         para = nodes.paragraph("", "Same concept elsewhere: ", classes=["il-siblings"])
-        box += add_joined(para, (doc_link(function_docname(settings, s), f"{s.distribution}: {s.qualname}") for s in dict.fromkeys(siblings)))
+        links = []
+        for pair, other in partners:
+            partner = catalog.functions[other]
+            links.append(doc_link(function_docname(settings, partner), f"{partner.distribution}: {partner.qualname}"))
+            links.append(doc_link(compare_docname(settings, pair.slug), f"how they compare: {pair.title}"))
+        box += add_joined(para, links)
     box += il.infralens_backlinks(target=function.target)
     return box
 

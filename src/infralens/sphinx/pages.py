@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from infralens.annotations import ConceptPair
 from infralens.reports import StepTier
 from infralens.sphinx.catalog import AnnotatedFunction, Catalog, Lab
 from infralens.sphinx.config import Settings
@@ -24,6 +25,10 @@ MAX_COPIED_BYTES = 5_000_000
 
 def function_docname(settings: Settings, function: AnnotatedFunction) -> str:
     return f"{settings.generated_dir}/source/{function.distribution}/{function.target}"
+
+
+def compare_docname(settings: Settings, pair: str) -> str:
+    return f"{settings.generated_dir}/compare/{pair}"
 
 
 def lab_docname(settings: Settings, slug: str) -> str:
@@ -59,8 +64,8 @@ def _pages(catalog: Catalog) -> dict[str, str]:
         for functions in modules.values():
             for function in functions:
                 pages[f"source/{dist}/{function.target}.md"] = _function_page(function)
-    for slug, pair in _pairs(catalog).items():
-        pages[f"compare/{slug}.md"] = _compare_page(catalog, slug, *pair)
+    for pair in catalog.concepts.pairs:
+        pages[f"compare/{pair.slug}.md"] = _compare_page(catalog, pair)
     return pages
 
 
@@ -157,42 +162,43 @@ def _lab_tiers(catalog: Catalog, labs: list[Lab]) -> list[str]:
     return [intro, "", f"| lab | notes | {header} | failed |", "| --- | ---: |" + " ---: |" * (len(StepTier) + 1), *rows, ""]
 
 
-def _pairs(catalog: Catalog) -> dict[str, tuple[AnnotatedFunction, AnnotatedFunction]]:
-    """Labs where both diffusers and DiffSynth have an annotated function: the first of each."""
-    pairs = {}
-    for slug in sorted(catalog.labs):
-        functions = sorted(catalog.functions_of_lab(slug), key=lambda f: f.target)
-        diffusers = [f for f in functions if f.distribution == "diffusers"]
-        diffsynth = [f for f in functions if f.distribution == "diffsynth"]
-        if diffusers and diffsynth:
-            pairs[slug] = (diffusers[0], diffsynth[0])
-    return pairs
+def _pair_lab(catalog: Catalog, pair: ConceptPair) -> str | None:
+    """The pair's lab: as given, else the first lab both functions appear in, else the diffusers function's first."""
+    if pair.lab:
+        return pair.lab
+    left, right = catalog.functions[pair.diffusers], catalog.functions[pair.diffsynth]
+    shared = [slug for slug in left.labs if slug in right.labs]
+    candidates = shared or list(left.labs)
+    return candidates[0] if candidates else None
 
 
 def _compare_index(catalog: Catalog) -> str:
-    pairs = _pairs(catalog)
-    lines = ["# Side by side", "", "Concepts that both diffusers and DiffSynth implement, shown next to each other.", ""]
-    if not pairs:
-        lines += ["No concept has annotations in both distributions yet.", ""]
-    lines += ["```{toctree}", ":maxdepth: 1", ""] + list(pairs) + ["```", ""]
+    lines = [
+        "# Side by side",
+        "",
+        "Ideas that diffusers and DiffSynth both implement, each pair with a note on what is the same, what differs and which to read first.",
+        "",
+    ]
+    if not catalog.concepts.pairs:
+        lines += ["No concept pair is mapped yet: add one to the concept map (`labs/concepts.yaml`).", ""]
+    by_lab: dict[str | None, list[ConceptPair]] = {}
+    for pair in catalog.concepts.pairs:
+        by_lab.setdefault(_pair_lab(catalog, pair), []).append(pair)
+    for lab in sorted(by_lab, key=lambda slug: slug or "~"):
+        title = catalog.labs[lab].title if lab in catalog.labs else "Other"
+        lines += [f"## {title}", ""]
+        lines += [f"- {{doc}}`{pair.title} <{pair.slug}>`" for pair in by_lab[lab]] + [""]
+    lines += ["```{toctree}", ":hidden:", ""] + [pair.slug for pair in catalog.concepts.pairs] + ["```", ""]
     return "\n".join(lines)
 
 
-def _compare_page(catalog: Catalog, slug: str, left: AnnotatedFunction, right: AnnotatedFunction) -> str:
-    lab = catalog.labs[slug]
-    return "\n".join(
-        [
-            f"# {lab.title}: diffusers and DiffSynth",
-            "",
-            f"The same concept in two codebases. Lab: {_lab_ref(catalog, slug)}.",
-            "",
-            "```{infralens-compare}",
-            f":diffusers: {left.target}",
-            f":diffsynth: {right.target}",
-            "```",
-            "",
-        ]
-    )
+def _compare_page(catalog: Catalog, pair: ConceptPair) -> str:
+    lab = _pair_lab(catalog, pair)
+    left, right = catalog.functions[pair.diffusers], catalog.functions[pair.diffsynth]
+    context = f"`{left.qualname}` in diffusers {left.source.version} and `{right.qualname}` in DiffSynth {right.source.version}."
+    if lab is not None:
+        context += f" Lab: {_lab_ref(catalog, lab)}."
+    return "\n".join([f"# {pair.title}", "", context, "", f"```{{infralens-concept}} {pair.slug}", "```", ""])
 
 
 def _lab_files(catalog: Catalog) -> dict[str, bytes]:

@@ -41,6 +41,8 @@ class Subtype(str, Enum):
     """A lab page had a construct lab text does not allow (see ``infralens_trusted_labs``)."""
     MATH = "math"
     """A formula could not be converted to MathML."""
+    CONCEPTS = "concepts"
+    """The concept map is malformed or pairs functions that have no annotation."""
     REPORT = "report"
     """A drift or verification report exists but cannot be read."""
 
@@ -52,6 +54,7 @@ _CODE_TO_SUBTYPE = {
     "lab": Subtype.LAB,
     "layout": Subtype.LAYOUT,
     "duplicate": Subtype.LAYOUT,
+    "concepts": Subtype.CONCEPTS,
 }
 
 

@@ -1,0 +1,177 @@
+"""The concept map: which diffusers and DiffSynth functions implement the same idea, and how they differ.
+
+One YAML file (``labs/concepts.yaml`` by default) holds a list of pairs. Each pair names one
+annotated function per distribution and carries prose written for that pair: what the two share,
+where they differ, and which to read first. Comparison pages and "Same concept elsewhere" links come
+only from this file, so no two functions are paired because of where they happen to sort.
+
+A pair looks like::
+
+    - pair: ddim-step
+      title: One DDIM step
+      lab: 02-denoising-step
+      diffusers: diffusers.schedulers.scheduling_ddim.DDIMScheduler.step
+      diffsynth: diffsynth.diffusion.ddim_scheduler.DDIMScheduler.step
+      same: |
+        A paragraph: what the two compute alike.
+      differs: |
+        A paragraph: where they part ways.
+      read-first: A sentence or two: which to open first, and why.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+from infralens.annotations.positions import PositionedDocument, YamlProblem, load_positioned
+from infralens.errors import Diagnostic, Location
+
+CONCEPTS_FILE = "concepts.yaml"
+"""The map's file name inside the labs folder."""
+
+REQUIRED = ("pair", "title", "diffusers", "diffsynth", "same", "differs", "read-first")
+OPTIONAL = ("lab",)
+MIN_PARAGRAPH_WORDS = 25
+"""``same`` and ``differs`` are paragraphs, not labels: fewer words than this is an error."""
+SLUG = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*$")
+DOTTED = re.compile(r"^[A-Za-z_][\w]*(?:\.[A-Za-z_][\w]*)+$")
+
+
+@dataclass(frozen=True)
+class ConceptPair:
+    """Two functions, one per distribution, that implement the same idea, with the prose that relates them."""
+
+    slug: str
+    title: str
+    diffusers: str
+    diffsynth: str
+    same: str
+    differs: str
+    read_first: str
+    lab: str | None
+    location: Location
+
+    @property
+    def targets(self) -> tuple[str, str]:
+        return (self.diffusers, self.diffsynth)
+
+    def other(self, target: str) -> str | None:
+        """The partner of *target* in this pair, or None when *target* is not in it."""
+        if target == self.diffusers:
+            return self.diffsynth
+        if target == self.diffsynth:
+            return self.diffusers
+        return None
+
+
+@dataclass(frozen=True)
+class ConceptMap:
+    """Every well-formed pair of the file, in file order, and what was wrong with the others."""
+
+    pairs: tuple[ConceptPair, ...]
+    diagnostics: tuple[Diagnostic, ...]
+    path: str | None = None
+
+    def partners(self, target: str) -> list[tuple[ConceptPair, str]]:
+        """``(pair, partner target)`` for each pair that contains *target*."""
+        found = []
+        for pair in self.pairs:
+            other = pair.other(target)
+            if other is not None:
+                found.append((pair, other))
+        return found
+
+
+EMPTY = ConceptMap((), ())
+
+
+def load_concepts(path: Path, display_path: str | None = None) -> ConceptMap:
+    """Read the map at *path*; a missing file is an empty map, every problem a diagnostic at its line."""
+    shown = display_path or str(path)
+    if not path.is_file():
+        return ConceptMap((), (), shown)
+    try:
+        document = load_positioned(path.read_text("utf-8"), shown)
+    except YamlProblem as problem:
+        return ConceptMap((), (problem.diagnostic,), shown)
+    except (OSError, UnicodeDecodeError) as error:
+        return ConceptMap((), (Diagnostic(Location(shown), f"cannot read the concept map: {error}", "save it as UTF-8 text", code="io"),), shown)
+    return _pairs_of(document, shown)
+
+
+def _pairs_of(document: PositionedDocument, shown: str) -> ConceptMap:
+    if document.value is None:
+        return ConceptMap((), (), shown)
+    if not isinstance(document.value, list):
+        return ConceptMap((), (_problem(document, (), "the concept map must be a list of pairs", "start each pair with '- pair: <slug>'"),), shown)
+    pairs: list[ConceptPair] = []
+    diagnostics: list[Diagnostic] = []
+    seen: dict[str, Location] = {}
+    for index, entry in enumerate(document.value):
+        pair, problems = _pair(document, index, entry)
+        diagnostics.extend(problems)
+        if pair is None:
+            continue
+        if pair.slug in seen:
+            diagnostics.append(_problem(document, (index, "pair"), f"pair {pair.slug!r} is defined twice (first at line {seen[pair.slug].line})", "rename one"))
+            continue
+        seen[pair.slug] = pair.location
+        pairs.append(pair)
+    return ConceptMap(tuple(pairs), tuple(diagnostics), shown)
+
+
+def _pair(document: PositionedDocument, index: int, entry: object) -> tuple[ConceptPair | None, list[Diagnostic]]:
+    if not isinstance(entry, dict):
+        return None, [_problem(document, (index,), "each entry of the concept map must be a mapping", f"give it the keys {', '.join(REQUIRED)}")]
+    problems = [
+        _problem(document, (index, key), f"unknown key {key!r}", f"allowed: {', '.join(REQUIRED + OPTIONAL)}")
+        for key in entry
+        if key not in REQUIRED + OPTIONAL
+    ]
+    missing = [key for key in REQUIRED if not isinstance(entry.get(key), str) or not entry[key].strip()]
+    if missing:
+        problems.append(
+            _problem(document, (index,), f"pair is missing {', '.join(missing)} (each a non-empty string)", "see the format at the top of this module")
+        )
+        return None, problems
+    slug = entry["pair"].strip()
+    if not SLUG.match(slug):
+        problems.append(_problem(document, (index, "pair"), f"pair name {slug!r} is not a slug", "use lower-case words joined by '-'"))
+    for key in ("diffusers", "diffsynth"):
+        if not DOTTED.match(entry[key].strip()) or not entry[key].strip().startswith(key + "."):
+            problems.append(
+                _problem(
+                    document, (index, key), f"{key}: {entry[key]!r} is not a dotted path in {key}", f"write the full target, e.g. {key}.module.Class.method"
+                )
+            )
+    for key in ("same", "differs"):
+        words = len(entry[key].split())
+        if words < MIN_PARAGRAPH_WORDS:
+            problems.append(
+                _problem(
+                    document, (index, key), f"{key}: {words} words is a label, not a paragraph", f"write at least {MIN_PARAGRAPH_WORDS} words for this pair"
+                )
+            )
+    lab = entry.get("lab")
+    if lab is not None and not isinstance(lab, str):
+        problems.append(_problem(document, (index, "lab"), "lab must be a lab slug such as 02-denoising-step", "quote it"))
+    if problems:
+        return None, problems
+    pair = ConceptPair(
+        slug=slug,
+        title=entry["title"].strip(),
+        diffusers=entry["diffusers"].strip(),
+        diffsynth=entry["diffsynth"].strip(),
+        same=entry["same"].strip(),
+        differs=entry["differs"].strip(),
+        read_first=entry["read-first"].strip(),
+        lab=lab.strip() if isinstance(lab, str) else None,
+        location=document.where((index,)),
+    )
+    return pair, []
+
+
+def _problem(document: PositionedDocument, path: tuple[str | int, ...], message: str, hint: str) -> Diagnostic:
+    return Diagnostic(document.where(path), message, hint, code="concepts")
