@@ -54,7 +54,7 @@ def check_layout(visit: Visit, width: int) -> int:
     notes = visit.page.evaluate(MEASURE)
     assert notes, "the page shows no note"
     for n in notes:
-        beside = width == DESKTOP and not n["compact"]
+        beside = width == DESKTOP  # comparisons stack their two functions below 150em, each with notes beside
         if beside:
             assert n["note"]["left"] >= n["code"]["right"] - 1, f"{n['id']} is not to the right of its code"
             assert n["block"]["top"] - 1 <= n["note"]["top"] < n["block"]["bottom"], f"{n['id']} is not on its lines' row"
@@ -157,3 +157,48 @@ def test_a_dotted_page_title_breaks_only_after_a_dot_on_a_phone(browser, docs_si
     breaks = [index for index in range(1, len(lines)) if lines[index][1] > lines[index - 1][1]]
     assert all(lines[index - 1][0] == "." for index in breaks), "".join(c for c, _ in lines)
     assert width <= PHONE
+
+
+WRAPPED = """() => {
+  const lines = [...document.querySelectorAll('.il-line')];
+  const wrapped = lines.filter(l => l.getBoundingClientRect().height > parseFloat(getComputedStyle(l).lineHeight) * 1.5);
+  const root = document.scrollingElement;
+  return {lines: lines.length, wrapped: wrapped.length, longest_wrapped: Math.min(...wrapped.map(l => l.textContent.length), 999),
+          sideways: root.scrollWidth > root.clientWidth + 1};
+}"""
+
+
+@pytest.mark.parametrize("width", [1440, PHONE])
+def test_lab_pages_fit_the_window_and_119_character_lines_stay_whole_at_1440(browser, docs_site: Path, serve, width: int) -> None:
+    """No lab page scrolls sideways; at 1440 px at most 2% of code lines wrap, and only lines longer than diffusers' 119."""
+    base = serve(docs_site)
+    pages = sorted(p.relative_to(docs_site).as_posix() for p in (docs_site / "_infralens" / "labs").glob("lab-*/index.html"))
+    assert pages
+    page = browser.new_page(viewport={"width": width, "height": 900})
+    total = wrapped = 0
+    for relative in pages:
+        page.goto(f"{base}/{relative}")
+        measured = page.evaluate(WRAPPED)
+        assert not measured["sideways"], f"{relative} scrolls sideways at {width} px"
+        total += measured["lines"]
+        wrapped += measured["wrapped"]
+        if width == 1440:
+            assert measured["longest_wrapped"] > 119 + 4, f"{relative}: a line of {measured['longest_wrapped']} characters (number included) wraps"
+    page.close()
+    if width == 1440:
+        assert wrapped <= 0.02 * total, f"{wrapped} of {total} code lines wrap at 1440 px"
+
+
+def test_answers_stay_folded_until_clicked(browser, docs_site: Path, serve) -> None:
+    """Each lab's answers are a closed sphinx-design dropdown; a click opens it."""
+    lab = "_infralens/labs/lab-02-denoising-step/index.html"
+    if not (docs_site / lab).is_file():
+        pytest.skip("lab 02 is not in this site")
+    page = browser.new_page(viewport={"width": PHONE, "height": 900})
+    page.goto(f"{serve(docs_site)}/{lab}")
+    dropdown = page.locator("details.sd-dropdown").first
+    answer = page.get_by_text("so the last step uses").first
+    assert answer.count() == 1 and dropdown.get_attribute("open") is None and not answer.is_visible()
+    dropdown.locator("summary").click()
+    assert dropdown.get_attribute("open") is not None and answer.is_visible()
+    page.close()

@@ -49,7 +49,7 @@ def test_note_sits_beside_its_line(app: SphinxTestApp) -> None:
     block = block_with_line(html_of(app, "index"), 16)
     assert "il-annotated" in block.split(">")[0]
     code, notes = block.split('<div class="il-notes">')
-    assert re.search(r'<span class="il-line il-marked" id="il-blend-L16">.*signal', code)
+    assert re.search(r'<span class="il-line il-marked" id="il-blend-L16" style="--il-indent:4ch">.*signal', code)
     assert 'data-first-line="16"' in notes and "The clean part keeps weight" in notes
     # Real line numbers from the file, not counted from 1.
     assert '<a class="il-ln" href="#il-blend-L6" aria-hidden="true">6</a>' in html_of(app, "index")
@@ -62,7 +62,8 @@ def test_doctree_structure(app: SphinxTestApp) -> None:
     [view] = list(doctree.findall(il.infralens_function))
     notes = list(view.findall(il.infralens_note))
     assert [n["ids"] for n in notes] == [["toy-blend-signal"], ["toy-blend-result"]]
-    assert len(list(view.findall(il.infralens_fold))) == 1
+    assert len([f for f in view.findall(il.infralens_fold) if "il-fold" in f["classes"]]) == 1  # one unannotated stretch
+    assert len([f for f in view.findall(il.infralens_fold) if "il-claims-fold" in f["classes"]]) == 1  # the one note with expects
     assert any(isinstance(m, il.infralens_math) for m in notes[0].findall(il.infralens_math))
 
 

@@ -8,6 +8,7 @@ code on narrow screens). A folded stretch goes into ``<details>``.
 
 from __future__ import annotations
 
+import html as htmllib
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -92,9 +93,29 @@ def _lines(code: dict[int, str], segment: Segment, marked: set[int], prefix: str
     for number in range(segment.first, segment.last + 1):
         html = code.get(number, "")
         css = "il-line il-marked" if number in marked else "il-line"
-        rows.append(f'<span class="{css}" id="{prefix}-L{number}"><a class="il-ln" href="#{prefix}-L{number}" aria-hidden="true">{number}</a>{html}</span>')
+        indent = _indent_of(html)
+        style = f' style="--il-indent:{indent}ch"' if indent else ""
+        rows.append(
+            f'<span class="{css}" id="{prefix}-L{number}"{style}><a class="il-ln" href="#{prefix}-L{number}" aria-hidden="true">{number}</a>'
+            f"{_BREAK_AFTER.sub(_add_break, html)}</span>"
+        )
     markup = '<div class="highlight il-code"><pre>' + "".join(rows) + "</pre></div>"
     return il.infralens_html(html=markup)
+
+
+_TAG = re.compile(r"<[^>]*>")
+_BREAK_AFTER = re.compile(r'(<span class="(?:p|o)">[.,(\[{]+</span>)')
+"""Punctuation tokens after which a long line may break (pygments' punctuation and operator spans)."""
+
+
+def _add_break(match: re.Match[str]) -> str:
+    return match.group(1) + "<wbr>"
+
+
+def _indent_of(html: str) -> int:
+    """Leading spaces of a highlighted line: its continuation lines hang 4 columns right of them."""
+    text = htmllib.unescape(_TAG.sub("", html))
+    return len(text) - len(text.lstrip(" "))
 
 
 def _note(note: NoteView, context: RenderContext, body: list[nodes.Node]) -> il.infralens_note:
@@ -123,8 +144,13 @@ def _note(note: NoteView, context: RenderContext, body: list[nodes.Node]) -> il.
                 seen = _clip(observed, OBSERVED_CHARS) if observed else "not run"
                 item += nodes.paragraph("", f"{device}: {seen}", classes=["il-observed"])
             claims += item
-        box += nodes.paragraph("", "Checked in the real frame:", classes=["il-claims-title"])
-        box += claims
+        fold = il.infralens_fold(classes=["il-claims-fold"])  # folded: the claims would push the code apart
+        summary = il.infralens_fold_summary(classes=["il-claims-title"])
+        count = len(note.expect)
+        summary += nodes.Text(f"Checked in the real frame: {count} claim{'s' if count != 1 else ''}")
+        fold += summary
+        fold += claims
+        box += fold
     if note.static:
         box += nodes.paragraph("", f"Not traced: {note.static}", classes=["il-static"])
     return box

@@ -39,7 +39,8 @@ def tiny_flux_transformer(seed: int = 0, **overrides: Any):
         guidance_embeds=True,
     )
     config.update(overrides)
-    return FluxTransformer2DModel(**config).eval()
+    model: Any = FluxTransformer2DModel(**config)
+    return model.eval()
 
 
 def tiny_flux_vae(seed: int = 0):
@@ -47,7 +48,7 @@ def tiny_flux_vae(seed: int = 0):
     from diffusers import AutoencoderKL
 
     _seed(seed)
-    return AutoencoderKL(
+    model: Any = AutoencoderKL(
         block_out_channels=[4],
         in_channels=3,
         out_channels=3,
@@ -59,7 +60,8 @@ def tiny_flux_vae(seed: int = 0):
         use_post_quant_conv=False,
         shift_factor=0.0609,
         scaling_factor=1.5035,
-    ).eval()
+    )
+    return model.eval()
 
 
 def tiny_clip_text_encoder(seed: int = 0, hidden_size: int = 32, projection_dim: int | None = None):
