@@ -29,3 +29,15 @@ def test_plain_values_and_long_text():
     assert short_repr(0.1 + 0.2) == "0.3"
     assert short_repr(list(range(100))).startswith("list(len=100: 0, 1, 2, …)")
     assert len(short_repr("x" * 500)) == 120
+
+
+def test_methods_and_plain_objects_are_shown_without_memory_addresses():
+    import torch
+
+    assert short_repr(torch.zeros(2).tolist) == "<builtin_function_or_method Tensor.tolist>"
+    assert short_repr([].append) == "<builtin_function_or_method list.append>"
+
+    class Plain:
+        pass
+
+    assert "0x" not in short_repr(Plain()) and short_repr(Plain()).endswith("Plain>")

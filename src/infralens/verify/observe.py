@@ -8,9 +8,13 @@ from collections.abc import Callable
 MAX_LENGTH = 120
 
 
+_ADDRESS = re.compile(r" (?:object )?at 0x[0-9a-fA-F]+")
+"""Memory addresses in reprs: different on every run, so they would make committed reports churn."""
+
+
 def short_repr(value: object, limit: int = MAX_LENGTH) -> str:
-    """``Tensor(shape=(1, 4, 32, 32), dtype=float32, device=cpu)``; small tensors also show values."""
-    text = _describe(value)
+    """``Tensor(shape=(1, 4, 32, 32), dtype=float32, device=cpu)``; small tensors also show values; no memory addresses."""
+    text = _ADDRESS.sub("", _describe(value))
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
@@ -42,6 +46,8 @@ def _describe(value: object) -> str:
         return f"{value:.6g}"
     if hasattr(value, "named_parameters") and hasattr(value, "forward"):  # an nn.Module: its class, not its tree
         return f"<{kind.__name__} module>"
+    if callable(value) and not isinstance(value, type) and hasattr(value, "__qualname__"):  # a function or bound method: its name
+        return f"<{kind.__name__} {value.__qualname__}>"
     try:
         return repr(value)[: MAX_LENGTH * 2]
     except Exception as error:  # a repr that raises must not break tracing
