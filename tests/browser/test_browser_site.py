@@ -202,3 +202,44 @@ def test_answers_stay_folded_until_clicked(browser, docs_site: Path, serve) -> N
     dropdown.locator("summary").click()
     assert dropdown.get_attribute("open") is not None and answer.is_visible()
     page.close()
+
+
+def test_a_comparison_page_shows_both_functions_and_the_prose_that_relates_them(browser, docs_site: Path, serve) -> None:
+    compare = "_infralens/compare/ddim-step.html"
+    if not (docs_site / compare).is_file():
+        pytest.skip("no 'ddim-step' pair in the concept map")
+    page = browser.new_page(viewport={"width": 1440, "height": 900})
+    page.goto(f"{serve(docs_site)}/{compare}")
+    assert page.locator(".infralens-function").count() == 2
+    for heading in ("What is the same", "What differs", "Which to read first"):
+        assert page.get_by_text(heading, exact=True).is_visible()
+    page.close()
+
+
+def test_a_coverage_node_opens_its_function_page(browser, docs_site: Path, serve) -> None:
+    coverage = docs_site / "coverage" / "tiny-sd-ddim.html"
+    if not coverage.is_file():
+        pytest.skip("no coverage map for tiny-sd-ddim")
+    page = browser.new_page(viewport={"width": 1440, "height": 900})
+    page.goto(f"{serve(docs_site)}/coverage/tiny-sd-ddim.html")
+    link = page.locator("article a[href*='_infralens/source/diffusers/diffusers.']").first
+    target = link.get_attribute("href") or ""
+    link.click()
+    page.wait_for_load_state("load")
+    assert "_infralens/source/" in page.url and target.split("/")[-1].split("#")[0] in page.url
+    assert page.locator(".infralens-function").count() >= 1
+    page.close()
+
+
+def test_observed_values_show_under_a_claim_once_opened(browser, docs_site: Path, serve) -> None:
+    lab = "_infralens/labs/lab-02-denoising-step/index.html"
+    if not (docs_site / lab).is_file():
+        pytest.skip("lab 02 is not in this site")
+    page = browser.new_page(viewport={"width": 1440, "height": 900})
+    page.goto(f"{serve(docs_site)}/{lab}")
+    fold = page.locator("details.il-claims-fold").first
+    observed = fold.locator(".il-observed").first
+    assert not observed.is_visible()
+    fold.locator("summary").click()
+    assert observed.is_visible() and (observed.text_content() or "").startswith("cpu: ")
+    page.close()
