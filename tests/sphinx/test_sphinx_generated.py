@@ -97,3 +97,26 @@ def test_a_fresh_project_with_one_directive_builds_without_warnings(tmp_path: Pa
     app = build(root)
     assert app.warning.getvalue() == ""
     assert (Path(app.outdir) / "_infralens" / "labs" / "index.html").is_file()
+
+
+def test_a_fresh_project_annotating_transformers_links_its_repository_from_metadata(tmp_path: Path) -> None:
+    """Any installed distribution works, and with no template configured its upstream link comes from its METADATA."""
+    import importlib.metadata
+
+    pytest.importorskip("transformers")
+    version = importlib.metadata.version("transformers")
+    root = tmp_path / "fresh"
+    (root / "annotations" / "transformers").mkdir(parents=True)
+    (root / "annotations" / "transformers" / "gelu.yaml").write_text(
+        "id: new-gelu\nlab: 01-gelu\nsource: transformers\ntarget: transformers.activations.NewGELUActivation.forward\n"
+        "summary: The tanh approximation of GELU.\nsteps:\n"
+        '  - at: {contains: "torch.tanh("}\n    key: tanh\n    note: The tanh approximation.\n    static: read only in this test\n'
+    )
+    (root / "labs" / "lab-01-gelu").mkdir(parents=True)
+    (root / "labs" / "lab-01-gelu" / "index.md").write_text("# Lab 01: GELU\n")
+    (root / "conf.py").write_text('extensions = ["infralens.sphinx"]\nexclude_patterns = ["annotations", "labs"]\ninfralens_project_root = "."\n')
+    (root / "index.md").write_text("# One transformers function\n\n```{infralens-function} transformers.activations.NewGELUActivation.forward\n```\n")
+    app = build(root)
+    assert app.warning.getvalue() == ""
+    page = (Path(app.outdir) / "index.html").read_text("utf-8")
+    assert f'href="https://github.com/huggingface/transformers/tree/v{version.split("+")[0]}"' in page

@@ -146,6 +146,10 @@ class SourceTree(ABC):
     def describe(self) -> str:
         return f"{self.distribution} {self.version} ({self.origin})"
 
+    def metadata_text(self) -> str | None:
+        """The distribution's ``METADATA`` (its project URLs live there), or None when the tree has none."""
+        return None
+
     @abstractmethod
     def file_on_disk(self, relpath: str) -> Path:
         """The file whose changes change *relpath*: the file itself in a directory, the archive for a wheel."""
@@ -225,6 +229,15 @@ class DirectoryTree(SourceTree):
                         except OSError:
                             continue  # vanished since the directory was listed
                         yield full.relative_to(self.root).as_posix()
+
+    def metadata_text(self) -> str | None:
+        wanted = canonical_name(self.distribution)
+        for info in sorted(self.root.glob("*.dist-info")):
+            name = info.name[: -len(".dist-info")].partition("-")[0]
+            path = info / "METADATA"
+            if canonical_name(name) == wanted and path.is_file() and path.stat().st_size <= MAX_METADATA_BYTES:
+                return path.read_text("utf-8", errors="replace")
+        return None
 
 
 class InstalledTree(DirectoryTree):
@@ -316,6 +329,12 @@ class WheelTree(SourceTree):
         self.distribution = name
         self.version = version
         self.origin = str(self.path)
+
+    def metadata_text(self) -> str | None:
+        for relpath in self._names:
+            if relpath.count("/") == 1 and relpath.endswith(".dist-info/METADATA"):
+                return self._read_entry(relpath, MAX_METADATA_BYTES).decode("utf-8", "replace")
+        return None
 
     def _metadata(self) -> tuple[str, str]:
         for relpath in self._names:

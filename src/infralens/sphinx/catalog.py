@@ -23,6 +23,7 @@ from infralens.resolve import ResolvedAnnotation, Resolver
 from infralens.source import Definition, SourceFile, SourceTree, open_tree
 from infralens.sphinx.badges import Reports, load_reports
 from infralens.sphinx.config import Settings
+from infralens.sphinx.upstream import upstream_templates
 from infralens.sphinx.warnings import Subtype, warn, warn_diagnostic
 
 
@@ -91,6 +92,8 @@ class Catalog:
         self.reports = reports
         self.concepts = concepts if concepts is not None else ConceptMap((), ())
         """The concept map, holding only pairs whose two functions are both annotated."""
+        self.upstream_urls: dict[str, str] = dict(settings.upstream_urls)
+        """Upstream link templates by distribution: configured, or found in the distribution's metadata."""
 
     def function(self, target: str) -> AnnotatedFunction | None:
         return self.functions.get(target)
@@ -131,7 +134,10 @@ def load_catalog(settings: Settings) -> Catalog:
         files = {str(_absolute(settings.project_root, r.annotation.path)) for r in resolved_list}
         files.add(_source_path(tree, first.target.source.relpath))
         functions[target] = AnnotatedFunction(first.annotation.source, target, tuple(resolved_list), tuple(sorted(files)))
-    return Catalog(settings, functions, labs, reports, _concepts(settings, functions, labs))
+    catalog = Catalog(settings, functions, labs, reports, _concepts(settings, functions, labs))
+    trees = {function.distribution: resolver.tree(function.distribution) for function in functions.values()}
+    catalog.upstream_urls = upstream_templates(settings.upstream_urls, trees)
+    return catalog
 
 
 def _concepts(settings: Settings, functions: dict[str, AnnotatedFunction], labs: dict[str, Lab]) -> ConceptMap:

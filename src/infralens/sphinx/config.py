@@ -14,10 +14,11 @@ from infralens.project import Project, find_project
 DEFAULT_UPSTREAM_URLS = {
     "diffusers": "https://github.com/huggingface/diffusers/blob/v{version}/src/{relpath}#L{start}-L{end}",
 }
-"""Upstream links by distribution. DiffSynth-Studio has no ``v2.*`` release tags (its repository's tags stop at
-v1.1.9 while PyPI ships 2.1.x; checked 2026-11-23), so a tag link would be a 404: its functions link to nothing
-upstream, and their own page on the site is the source page for the installed version. Configure
-``infralens_upstream_urls`` to add a template for any distribution."""
+"""Upstream links by distribution that point at the exact lines. Other distributions link to their repository at
+the release tag when their metadata names one (:mod:`.upstream`). DiffSynth-Studio has no ``v2.*`` release tags
+(its repository's tags stop at v1.1.9 while PyPI ships 2.1.x; checked 2026-11-23) and its metadata names no
+repository: its functions link to nothing upstream, and their own page on the site is the source page for the
+installed version. Configure ``infralens_upstream_urls`` to add a template for any distribution, or ``""`` for none."""
 
 
 @dataclass(frozen=True)
@@ -43,7 +44,12 @@ CONFIG_VALUES = (
     ConfigValue("infralens_concepts", "", str, "concept map pairing diffusers and DiffSynth functions (default: <labs>/concepts.yaml)"),
     ConfigValue("infralens_sources", {}, dict, "distribution -> directory or .whl read instead of the installed one"),
     ConfigValue("infralens_reports_dir", "", str, "folder with check.json and verify-*.json (default: <project>/reports)"),
-    ConfigValue("infralens_upstream_urls", DEFAULT_UPSTREAM_URLS, dict, "distribution -> URL template with {version} {relpath} {start} {end}"),
+    ConfigValue(
+        "infralens_upstream_urls",
+        DEFAULT_UPSTREAM_URLS,
+        dict,
+        "distribution -> URL template with {version} {public_version} {relpath} {start} {end} ('' for no link)",
+    ),
     ConfigValue("infralens_generate_pages", True, bool, "generate the source browser, function pages and lab pages"),
     ConfigValue("infralens_generated_dir", "_infralens", str, "folder inside the source dir that receives generated pages"),
     ConfigValue("infralens_fold_min_lines", 12, int, "unannotated stretches at least this long are folded"),

@@ -18,6 +18,7 @@ from infralens.sphinx.html import RenderContext, build_function, slug
 from infralens.sphinx.links import add_joined, doc_link
 from infralens.sphinx.notes import parse_notes
 from infralens.sphinx.pages import compare_docname, function_docname, lab_docname
+from infralens.sphinx.upstream import public_version
 from infralens.sphinx.warnings import Subtype, warn
 
 if TYPE_CHECKING:
@@ -141,7 +142,7 @@ def render_function(directive: SphinxDirective, target: str, *, canonical: bool 
     context = RenderContext(
         prefix=prefix,
         reports=catalog.reports,
-        upstream_url=_upstream_url(settings.upstream_urls, function),
+        upstream_url=_upstream_url(catalog.upstream_urls, function),
         fold_min=settings.fold_min_lines,
         parse_notes=lambda notes: parse_notes([n.note for n in notes], directive.state.document, [note_location(n) for n in notes]),
         note_id=lambda note: slug(note.step_id) + suffix,
@@ -219,7 +220,11 @@ def _upstream_url(templates: dict[str, str], function: AnnotatedFunction) -> str
         return None
     try:
         return template.format(
-            version=function.source.version, relpath=function.source.relpath, start=function.definition.start_line, end=function.definition.end_line
+            version=function.source.version,
+            public_version=public_version(function.source.version),
+            relpath=function.source.relpath,
+            start=function.definition.start_line,
+            end=function.definition.end_line,
         )
     except (KeyError, IndexError, ValueError):
         return None
