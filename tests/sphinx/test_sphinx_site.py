@@ -49,7 +49,7 @@ def test_note_sits_beside_its_line(app: SphinxTestApp) -> None:
     block = block_with_line(html_of(app, "index"), 16)
     assert "il-annotated" in block.split(">")[0]
     code, notes = block.split('<div class="il-notes">')
-    assert re.search(r'<span class="il-line il-marked" id="il-blend-L16" style="--il-indent:4ch">.*signal', code)
+    assert re.search(r'<span class="il-line il-marked" id="il-blend-L16" style="--il-hang:23ch">.*signal', code)
     assert 'data-first-line="16"' in notes and "The clean part keeps weight" in notes
     # Real line numbers from the file, not counted from 1.
     assert '<a class="il-ln" href="#il-blend-L6" aria-hidden="true">6</a>' in html_of(app, "index")

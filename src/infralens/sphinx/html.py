@@ -93,8 +93,7 @@ def _lines(code: dict[int, str], segment: Segment, marked: set[int], prefix: str
     for number in range(segment.first, segment.last + 1):
         html = code.get(number, "")
         css = "il-line il-marked" if number in marked else "il-line"
-        indent = _indent_of(html)
-        style = f' style="--il-indent:{indent}ch"' if indent else ""
+        style = f' style="--il-hang:{_hang_of(html)}ch"'
         rows.append(
             f'<span class="{css}" id="{prefix}-L{number}"{style}><a class="il-ln" href="#{prefix}-L{number}" aria-hidden="true">{number}</a>'
             f"{_BREAK_AFTER.sub(_add_break, html)}</span>"
@@ -112,10 +111,16 @@ def _add_break(match: re.Match[str]) -> str:
     return match.group(1) + "<wbr>"
 
 
-def _indent_of(html: str) -> int:
-    """Leading spaces of a highlighted line: its continuation lines hang 4 columns right of them."""
+def _hang_of(html: str) -> int:
+    """Where a highlighted line's continuations start: after its first open bracket, else 4 columns past its indent."""
     text = htmllib.unescape(_TAG.sub("", html))
-    return len(text) - len(text.lstrip(" "))
+    indent = len(text) - len(text.lstrip(" "))
+    for column, char in enumerate(text):
+        if char in "([{":
+            return column + 1
+        if char in "'\"#":  # a string or comment before any bracket: no bracket to follow
+            break
+    return indent + 4
 
 
 def _note(note: NoteView, context: RenderContext, body: list[nodes.Node]) -> il.infralens_note:
