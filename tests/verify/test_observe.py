@@ -41,3 +41,30 @@ def test_methods_and_plain_objects_are_shown_without_memory_addresses():
         pass
 
     assert "0x" not in short_repr(Plain()) and short_repr(Plain()).endswith("Plain>")
+
+
+def test_a_value_whose_attributes_raise_is_described_not_fatal():
+    class Placeholder:  # like diffusers' dummy classes for back ends that are not installed
+        def __getattr__(self, name):
+            raise ImportError("onnxruntime is not installed")
+
+        def __repr__(self):
+            return "<Placeholder>"
+
+    assert short_repr(Placeholder()) == "<Placeholder>"
+
+
+def test_a_fingerprint_folds_a_value_whose_attributes_raise():
+    from infralens.verify.observe import Fingerprint
+
+    class Placeholder:
+        def __getattr__(self, name):
+            raise ImportError("onnxruntime is not installed")
+
+        def __repr__(self):
+            return "<Placeholder>"
+
+    first, second = Fingerprint(), Fingerprint()
+    first.add(True, ("value",), {"value": Placeholder()})
+    second.add(True, ("value",), {"value": Placeholder()})
+    assert first.hexdigest() == second.hexdigest()

@@ -44,7 +44,7 @@ def _describe(value: object) -> str:
         return f"[{inner}]" if isinstance(value, list) else f"({inner}{',' if len(value) == 1 else ''})"
     if isinstance(value, float):
         return f"{value:.6g}"
-    if hasattr(value, "named_parameters") and hasattr(value, "forward"):  # an nn.Module: its class, not its tree
+    if _is_module(value):  # an nn.Module: its class, not its tree
         return f"<{kind.__name__} module>"
     if callable(value) and not isinstance(value, type) and hasattr(value, "__qualname__"):  # a function or bound method: its name
         return f"<{kind.__name__} {value.__qualname__}>"
@@ -134,7 +134,7 @@ def _fold(value: object, update: Callable[[bytes], object], depth: int) -> None:
             _fold(item, update, depth + 1)
         update(b"}")
         return
-    if hasattr(value, "named_parameters") and hasattr(value, "forward"):  # a module: its class (its weights are not one value)
+    if _is_module(value):  # a module: its class (its weights are not one value)
         update(f"<{kind.__name__} module>".encode())
         return
     try:
@@ -142,3 +142,12 @@ def _fold(value: object, update: Callable[[bytes], object], depth: int) -> None:
     except Exception as error:  # a repr that raises must not break the run
         text = f"<{kind.__name__}: repr failed ({type(error).__name__})>"
     update(re.sub(r" at 0x[0-9a-f]+", "", text[:4000]).encode())
+
+
+def _is_module(value: object) -> bool:
+    """Whether *value* looks like an ``nn.Module``; an attribute lookup that raises (diffusers' placeholder classes for
+    missing back ends raise ImportError on any attribute) means no."""
+    try:
+        return hasattr(value, "named_parameters") and hasattr(value, "forward")
+    except Exception:
+        return False
