@@ -79,3 +79,22 @@ def test_verify_stops_within_two_seconds_ends_its_workers_and_exits_2(tmp_path: 
     while _alive(pid) and time.monotonic() < deadline:  # a killed orphan is reaped by init
         time.sleep(0.05)
     assert not _alive(pid), "a worker outlived verify"
+
+
+def test_a_worker_runs_in_a_folder_of_its_own_that_is_removed_after(tmp_path, monkeypatch):
+    """Upstream code (or a mutant) writing to a relative path must not litter the folder verify was started from."""
+    from infralens.verify import runner
+
+    monkeypatch.chdir(tmp_path)
+    script = "import os, sys; open('stray.txt', 'w').write('x'); print(os.getcwd()); sys.stdout.flush()"
+    monkeypatch.setattr(runner, "WORKER_COMMAND", (sys.executable, "-c", script))
+    workers = runner._Workers()
+    with open(tmp_path / "stderr.txt", "w") as stderr:
+        worker = workers.start("cpu", stderr)
+    assert worker is not None
+    out, _ = worker.communicate(timeout=60)
+    folder = out.strip()
+    assert folder != str(tmp_path) and (Path(folder) / "stray.txt").is_file()
+    workers.ended(worker)
+    assert not Path(folder).exists() and not (tmp_path / "stray.txt").exists()
+    assert (tmp_path / "stderr.txt").read_text() == ""

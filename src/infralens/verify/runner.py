@@ -207,6 +207,11 @@ def work_units(plan: Plan, names: tuple[str, ...], jobs: int, max_mutants: int =
 
 def _worker_env(device: str) -> dict[str, str]:
     env = dict(os.environ)
+    # The worker runs in a folder of its own: relative paths given to this process must stay right there.
+    if env.get("PYTHONPATH"):
+        env["PYTHONPATH"] = os.pathsep.join(os.path.abspath(part) if part else part for part in env["PYTHONPATH"].split(os.pathsep))
+    if env.get("INFRALENS_CACHE_DIR"):
+        env["INFRALENS_CACHE_DIR"] = os.path.abspath(env["INFRALENS_CACHE_DIR"])
     if device == "cpu":
         env.update(OMP_NUM_THREADS="1", MKL_NUM_THREADS="1", OPENBLAS_NUM_THREADS="1")
     env.setdefault("TOKENIZERS_PARALLELISM", "false")
@@ -221,34 +226,40 @@ class _Workers:
 
     def __init__(self) -> None:
         self._lock = threading.Lock()
-        self._running: set[subprocess.Popen[str]] = set()
+        self._running: dict[subprocess.Popen[str], tempfile.TemporaryDirectory[str]] = {}
         self.stopping = False
 
     def start(self, device: str, stderr: IO[str]) -> subprocess.Popen[str] | None:
         """A new worker, or None once the run is stopping.
 
         Each worker gets a session of its own, so a Ctrl-C at the terminal reaches only the
-        runner, which then ends its workers itself.
+        runner, which then ends its workers itself. It runs in an empty folder of its own, removed
+        when it ends: upstream code (or a mutant of it) that writes to a relative path writes there,
+        never into the folder ``verify`` was started from.
         """
         with self._lock:
             if self.stopping:
                 return None
+            folder = tempfile.TemporaryDirectory(prefix="infralens-worker-", ignore_cleanup_errors=True)
             worker = subprocess.Popen(
                 list(WORKER_COMMAND),
                 stdin=subprocess.PIPE,
                 stdout=subprocess.PIPE,
                 stderr=stderr,
                 env=_worker_env(device),
+                cwd=folder.name,
                 text=True,
                 encoding="utf-8",
                 start_new_session=True,
             )
-            self._running.add(worker)
+            self._running[worker] = folder
             return worker
 
     def ended(self, worker: subprocess.Popen[str]) -> None:
         with self._lock:
-            self._running.discard(worker)
+            folder = self._running.pop(worker, None)
+        if folder is not None:
+            folder.cleanup()
 
     def stop(self) -> None:
         """Stop for good: end the running workers and start no more."""
@@ -256,6 +267,8 @@ class _Workers:
             self.stopping = True
             running = list(self._running)
         end_processes(running, STOP_GRACE_S)
+        for worker in running:
+            self.ended(worker)
 
 
 def _run_worker(
