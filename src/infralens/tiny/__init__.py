@@ -22,6 +22,14 @@ Functions:
 - :mod:`.flux`: ``tiny_flux_transformer(seed)``, ``tiny_flux_vae(seed)``, ``tiny_clip_text_encoder(seed, hidden_size,
   projection_dim)``, ``tiny_t5_encoder(seed)``, ``tiny_t5_tokenizer(max_length)``, ``tiny_flux_components(seed, scheduler)``
   (the keyword arguments of ``FluxPipeline``).
+- :mod:`.flux_convert`: ``tiny_ds_flux_dit(module, transformer)`` (DiffSynth's FluxDiT around blocks converted from a
+  tiny diffusers Flux transformer), ``joint_block_from_diffusers``, ``single_block_from_diffusers``.
+- :mod:`.sdxl`: ``tiny_sdxl_unet(seed)``, ``tiny_sdxl_components(seed, refiner=False)`` (two text encoders, micro-
+  conditioning sizes that fit the UNet's add-embedding), ``ds_tiny_sdxl_unet``, ``ds_tiny_sdxl_text_encoder_2``, ``SDXL_TOKENS``.
+- :mod:`.gaussian_ode`: ``GaussianODE`` (Gaussian data: the ideal ε/v prediction and the exact ODE end point in closed
+  form), ``solve``, ``solver_error``, ``SD_BETAS`` — schedulers measured against an exact answer.
+- :mod:`.ip_adapter`: ``sd_adapter_state_dict``, ``flux_adapter_state_dict``, ``write_adapter`` (tiny IP-Adapter files in the
+  original key layout), ``StandInImageEncoder``, ``IMAGE_EMBED_DIM``.
 - :mod:`.diffsynth_loader`: ``diffsynth_root()``, ``load_diffsynth_module(dotted)`` (path-based: runs
   one module file without the package ``__init__``), ``import_full_diffsynth()`` (the whole package
   with stub modules for torchvision/imageio/pandas/modelscope). Use one mode per process.
@@ -77,18 +85,55 @@ if TYPE_CHECKING:
         tiny_t5_encoder as tiny_t5_encoder,
         tiny_t5_tokenizer as tiny_t5_tokenizer,
     )
+    from .flux_convert import (
+        joint_block_from_diffusers as joint_block_from_diffusers,
+        single_block_from_diffusers as single_block_from_diffusers,
+        tiny_ds_flux_dit as tiny_ds_flux_dit,
+    )
+    from .gaussian_ode import SD_BETAS as SD_BETAS, GaussianODE as GaussianODE, solve as solve, solver_error as solver_error
+    from .ip_adapter import (
+        IMAGE_EMBED_DIM as IMAGE_EMBED_DIM,
+        StandInImageEncoder as StandInImageEncoder,
+        flux_adapter_state_dict as flux_adapter_state_dict,
+        sd_adapter_state_dict as sd_adapter_state_dict,
+        write_adapter as write_adapter,
+    )
     from .labkit import (
         diffsynth_sd_pipeline as diffsynth_sd_pipeline,
         lab_arguments as lab_arguments,
         report_answers as report_answers,
         setup_torch as setup_torch,
     )
+    from .sdxl import (
+        SDXL_TOKENS as SDXL_TOKENS,
+        ds_tiny_sdxl_text_encoder_2 as ds_tiny_sdxl_text_encoder_2,
+        ds_tiny_sdxl_unet as ds_tiny_sdxl_unet,
+        tiny_sdxl_components as tiny_sdxl_components,
+        tiny_sdxl_unet as tiny_sdxl_unet,
+    )
     from .tokenizer import tiny_clip_tokenizer as tiny_clip_tokenizer
 
 __all__, __getattr__ = lazy_exports(
     __name__,
     {
+        "GaussianODE": "gaussian_ode",
+        "IMAGE_EMBED_DIM": "ip_adapter",
         "LORA_TARGETS": "diffusers_models",
+        "SDXL_TOKENS": "sdxl",
+        "SD_BETAS": "gaussian_ode",
+        "StandInImageEncoder": "ip_adapter",
+        "ds_tiny_sdxl_text_encoder_2": "sdxl",
+        "ds_tiny_sdxl_unet": "sdxl",
+        "flux_adapter_state_dict": "ip_adapter",
+        "joint_block_from_diffusers": "flux_convert",
+        "sd_adapter_state_dict": "ip_adapter",
+        "single_block_from_diffusers": "flux_convert",
+        "solve": "gaussian_ode",
+        "solver_error": "gaussian_ode",
+        "tiny_ds_flux_dit": "flux_convert",
+        "tiny_sdxl_components": "sdxl",
+        "tiny_sdxl_unet": "sdxl",
+        "write_adapter": "ip_adapter",
         "choose_device": "device",
         "diffsynth_root": "diffsynth_loader",
         "diffsynth_sd_pipeline": "labkit",
