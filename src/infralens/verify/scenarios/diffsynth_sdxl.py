@@ -1,0 +1,73 @@
+"""DiffSynth's SDXL pipeline on tiny models (the whole package, imported with stubs, in its own process).
+
+The SDXL UNet is built from the layout of :func:`infralens.tiny.sdxl.tiny_sdxl_unet` and given the diffusers
+UNet's weights, so the two forwards can be compared on one input.
+"""
+
+from __future__ import annotations
+
+import torch
+
+from infralens.verify.context import ScenarioContext
+
+
+def _pipeline(device: str):
+    from diffsynth.models import stable_diffusion_text_encoder, stable_diffusion_vae, stable_diffusion_xl_text_encoder, stable_diffusion_xl_unet
+    from diffsynth.pipelines.stable_diffusion_xl import StableDiffusionXLPipeline
+
+    from infralens.tiny import (
+        SDXL_TOKENS,
+        ds_tiny_sdxl_text_encoder_2,
+        ds_tiny_sdxl_unet,
+        ds_tiny_text_encoder,
+        ds_tiny_vae,
+        tiny_clip_tokenizer,
+        tiny_sdxl_unet,
+    )
+
+    pipe = StableDiffusionXLPipeline(device=device, torch_dtype=torch.float32)
+    pipe.unet = ds_tiny_sdxl_unet(stable_diffusion_xl_unet)
+    pipe.unet.load_state_dict(tiny_sdxl_unet(seed=0).state_dict(), strict=True)
+    pipe.unet.to(device)
+    pipe.vae = ds_tiny_vae(stable_diffusion_vae, levels=4).to(device)
+    pipe.text_encoder = ds_tiny_text_encoder(stable_diffusion_text_encoder).to(device)
+    pipe.text_encoder_2 = ds_tiny_sdxl_text_encoder_2(stable_diffusion_xl_text_encoder, seed=1).to(device)
+    pipe.tokenizer = tiny_clip_tokenizer(SDXL_TOKENS)
+    pipe.tokenizer_2 = tiny_clip_tokenizer(SDXL_TOKENS)
+    return pipe
+
+
+def run_diffsynth_sdxl(ctx: ScenarioContext) -> None:
+    """``__call__`` with CFG 5.0 (two UNet passes per step), 2 steps, 32x32; the UNet against diffusers'; guidance_rescale."""
+    from infralens.tiny import import_full_diffsynth, tiny_sdxl_unet
+
+    import_full_diffsynth()
+    device = ctx.device
+    pipe = _pipeline(device)
+    seen: list[tuple[int, list[float]]] = []
+    handle = pipe.unet.register_forward_pre_hook(lambda m, a, k: seen.append((a[0].shape[0], k["added_cond_kwargs"]["time_ids"].tolist())), with_kwargs=True)
+    image = pipe("a cat", cfg_scale=5.0, height=32, width=32, seed=0, num_inference_steps=2, progress_bar_cmd=lambda steps: steps)
+    handle.remove()
+    ctx.check(image.size == (32, 32), f"image size {image.size}")
+    ctx.fact("unet calls (batch, time_ids)", seen)
+    ctx.check(seen == [(1, [[32.0, 32.0, 0.0, 0.0, 32.0, 32.0]])] * 4, f"expected 4 batch-1 calls with time ids 32,32,0,0,32,32: {seen}")
+
+    reference = tiny_sdxl_unet(seed=0).to(device)
+    generator = torch.Generator().manual_seed(14)
+    sample = torch.randn(2, 4, 8, 8, generator=generator).to(device)
+    context = torch.randn(2, 5, 64, generator=generator).to(device)
+    added = {
+        "text_embeds": torch.randn(2, 32, generator=generator).to(device),
+        "time_ids": torch.tensor([[64.0, 64.0, 0, 0, 64, 64], [32, 48, 4, 2, 64, 64]]).to(device),
+    }
+    with torch.no_grad():
+        ours = pipe.unet(sample, torch.tensor([500.0, 20.0]).to(device), context, added_cond_kwargs=added, return_dict=False)[0]
+        theirs = reference(sample, torch.tensor([500.0, 20.0]).to(device), context, added_cond_kwargs=added).sample
+    ctx.fact("DiffSynth SDXL UNet vs diffusers, max |diff|", float((ours - theirs).abs().max()))
+    ctx.check(torch.allclose(ours, theirs, atol=1e-4), "DiffSynth's SDXL UNet should match diffusers' with the same weights")
+
+    try:
+        pipe("a cat", cfg_scale=5.0, height=32, width=32, seed=0, num_inference_steps=1, guidance_rescale=0.5, progress_bar_cmd=lambda steps: steps)
+        ctx.fact("guidance_rescale", "ran")
+    except KeyError as error:
+        ctx.fact("guidance_rescale 0.5", f"KeyError {error}: add_time_ids lives in inputs_shared, not inputs_posi")
