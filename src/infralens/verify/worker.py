@@ -79,11 +79,16 @@ def run_scenario(
         error = error_text(run.failure)
     outcome = ScenarioOutcome(name, run.status, round(run.seconds, 4), error, round(run.cpu_seconds, 4), run.facts, tracer.results())
     if mutating and run.status is ScenarioStatus.PASSED:
+        from infralens.verify.isolate import ChildFailed, in_child
         from infralens.verify.mutate import Baseline, mutable_keys, mutate_steps
 
         baseline = Baseline(run.seconds, tracer.table.fingerprints(), dict(run.facts))
         keys = mutable_keys(mutate, outcome.probes)
-        outcome = replace(outcome, mutants=mutate_steps(function, probes, keys, device, backend, baseline, max_mutants))
+        try:  # in a forked child: a mutant that breaks global state must not break the scenarios after this one
+            mutants = in_child(lambda: mutate_steps(function, probes, keys, device, backend, baseline, max_mutants), device)
+        except ChildFailed as failure:
+            return replace(outcome, error=f"mutation testing stopped: {failure}")
+        outcome = replace(outcome, mutants=mutants)
     return outcome
 
 
