@@ -2,8 +2,8 @@
 """Count the curriculum: labs, annotated functions and line notes, overall and per framework.
 
 Reads ``annotations/`` (through InfraLens' own loader) and ``labs/`` of the project at or above
-``--project`` (default: this repository). Nothing is hard-coded but the targets of the curriculum
-issue: at least 35 annotated functions and 250 notes.
+``--project`` (default: this repository). Nothing is hard-coded but the targets of the modern-curriculum
+issue: at least 17 labs, 160 annotated functions (55 of them DiffSynth's) and 800 notes.
 
 Exit codes: 0 targets met, 1 below target, 2 the annotations could not be loaded.
 
@@ -20,8 +20,10 @@ from collections import Counter
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
-MIN_FUNCTIONS = 35
-MIN_NOTES = 250
+MIN_LABS = 17
+MIN_FUNCTIONS = 160
+MIN_DIFFSYNTH_FUNCTIONS = 55
+MIN_NOTES = 800
 
 
 @dataclass(frozen=True)
@@ -44,10 +46,12 @@ class CurriculumCounts:
     notes_per_lab: dict[str, int] = field(default_factory=dict)
     meets_functions: bool = False
     meets_notes: bool = False
+    meets_labs: bool = False
+    meets_diffsynth: bool = False
 
     @property
     def meets_targets(self) -> bool:
-        return self.meets_functions and self.meets_notes
+        return self.meets_functions and self.meets_notes and self.meets_labs and self.meets_diffsynth
 
 
 def count(project_root: Path) -> CurriculumCounts:
@@ -99,6 +103,8 @@ def count(project_root: Path) -> CurriculumCounts:
         notes_per_lab=dict(sorted(per_lab.items())),
         meets_functions=total_functions >= MIN_FUNCTIONS,
         meets_notes=total_notes >= MIN_NOTES,
+        meets_labs=len(complete) >= MIN_LABS,
+        meets_diffsynth=frameworks.get("diffsynth", FrameworkCounts(0, 0, 0)).functions >= MIN_DIFFSYNTH_FUNCTIONS,
     )
 
 
@@ -107,7 +113,7 @@ def render(counts: CurriculumCounts) -> str:
         return "yes" if ok else "NO"
 
     lines = [
-        f"labs:                 {counts.labs} ({counts.labs_complete} with index.md and starter.py)",
+        f"labs:                 {counts.labs} ({counts.labs_complete} with index.md and starter.py; target >= {MIN_LABS}: {mark(counts.meets_labs)})",
         f"annotations:          {counts.annotations}",
         f"annotated functions:  {counts.functions}  (target >= {MIN_FUNCTIONS}: {mark(counts.meets_functions)})",
         f"notes:                {counts.notes}  (target >= {MIN_NOTES}: {mark(counts.meets_notes)})",
@@ -117,6 +123,7 @@ def render(counts: CurriculumCounts) -> str:
     ]
     for source, fw in counts.frameworks.items():
         lines.append(f"  {source:<12} functions {fw.functions:>3}   notes {fw.notes:>4}   static {fw.static_notes:>3}")
+    lines.append(f"DiffSynth functions target >= {MIN_DIFFSYNTH_FUNCTIONS}: {mark(counts.meets_diffsynth)}")
     lines.append("notes per lab:")
     for lab, n in counts.notes_per_lab.items():
         lines.append(f"  {lab:<32} {n:>4}")
