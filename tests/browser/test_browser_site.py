@@ -20,9 +20,11 @@ MEASURE = """() => [...document.querySelectorAll('.il-note')].map(note => {
   const block = note.closest('.il-block');
   const code = block.querySelector('.il-code');
   const line = document.getElementById(note.dataset.lineAnchor);
-  const first = note.parentElement.firstElementChild === note;
+  const fn = note.closest('.infralens-function');
+  const functions = [...document.querySelectorAll('.infralens-function')];
+  const first = fn.querySelector('.il-note') === note;
   const box = el => { const r = el.getBoundingClientRect(); return {left: r.left, right: r.right, top: r.top + scrollY, bottom: r.bottom + scrollY}; };
-  return {id: note.id, first, compact: !!note.closest('.il-compact'), note: box(note), code: box(code), line: box(line), block: box(block)};
+  return {id: note.id, first, fn: functions.indexOf(fn), compact: !!note.closest('.il-compact'), note: box(note), code: box(code), line: box(line), block: box(block)};
 })"""
 
 
@@ -51,13 +53,18 @@ class Visit:
 
 
 def check_layout(visit: Visit, width: int) -> int:
+    """Wide: margin notes beside the code, never above their line, never overlapping, and the code one block
+    (a block is as tall as its code). Narrow: each note right under its lines."""
     notes = visit.page.evaluate(MEASURE)
     assert notes, "the page shows no note"
-    for n in notes:
-        beside = width == DESKTOP  # comparisons stack their two functions below 150em, each with notes beside
-        if beside:
+    previous: dict[int, float] = {}
+    for n in sorted(notes, key=lambda n: (n["fn"], n["note"]["top"])):
+        if width == DESKTOP:
             assert n["note"]["left"] >= n["code"]["right"] - 1, f"{n['id']} is not to the right of its code"
-            assert n["block"]["top"] - 1 <= n["note"]["top"] < n["block"]["bottom"], f"{n['id']} is not on its lines' row"
+            assert n["note"]["top"] >= n["line"]["top"] - 1, f"{n['id']} sits above its line"
+            assert n["note"]["top"] >= previous.get(n["fn"], float("-inf")) - 1, f"{n['id']} overlaps the note above it"
+            previous[n["fn"]] = n["note"]["bottom"]
+            assert n["block"]["bottom"] - n["code"]["bottom"] <= 2, f"the notes of {n['id']} push the code below apart"
             if n["first"]:
                 assert abs(n["note"]["top"] - n["line"]["top"]) <= 16, f"{n['id']} does not start on its line's row"
         else:

@@ -49,6 +49,7 @@ def setup(app: Sphinx) -> ExtensionMetadata:
     app.add_html_math_renderer("infralens_mathml", (visit_math_html, None), (visit_math_block_html, None))  # mathml
     app.add_css_file("infralens.css")  # static/
     app.add_js_file("infralens-search.js", loading_method="defer")  # static/: search snippets from prose, not code
+    app.add_js_file("infralens-margin.js", loading_method="defer")  # static/: notes beside their lines, code in one block
 
     app.connect("config-inited", on_config_inited)  # events: theme, static path, no MathJax
     app.connect("builder-inited", on_builder_inited)  # events: load the catalog, write generated pages
