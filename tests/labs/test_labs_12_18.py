@@ -1,0 +1,160 @@
+"""Labs 12-18 (the modern inference path): every starter runs on CPU with ``--steps 2 --check`` and prints the
+facts a learner should see; every page embeds only annotated targets, once each, and asks every exercise the
+starter checks."""
+
+from __future__ import annotations
+
+import pytest
+from _starters import annotated_targets, annotation_files, assert_ran_and_printed, embedded_targets, load_starter, page_text, starter_answers
+from solutions import SOLUTIONS
+
+# Facts each starter must print. They are computed by the real upstream code (diffusers, DiffSynth, torchao,
+# gguf, quanto), so a change in their behaviour (or a broken starter) shows up here.
+FACTS = {
+    "12-multistep-solvers": [
+        "DDIM and Euler (same trailing grid, 10 steps) land on the same sample: True",
+        "Heun with 10 steps calls the model 19 times",
+        "DPM-Solver++ timesteps for 20 steps: [999, 949, 899] ... [100, 50]",
+        "DPM-Solver++ 3M,  8 steps: [1, 2, 3, 3, 3, 3, 2, 1]",
+        "UniPC order 3,     8 steps: [1, 2, 3, 3, 3, 3, 2, 1]",
+        "UniPC bh1, final_sigmas_type='zero': error nan",
+        "Qwen-Image           1.000, 0.922, 0.832, 0.726, 0.600, 0.447, 0.259, 0.020",
+        "compute_empirical_mu(4096 tokens, 8 steps) = 2.268",
+    ],
+    "13-flux": [
+        "latent (1, 1, 16, 16) -> tokens (1, 64, 4); ids (64, 3), token 9 has ids [0.0, 1.0, 1.0]",
+        "unpack(pack(x)) == x: True",
+        "64 tokens: mu = 0.4675",
+        "4096 tokens: mu = 1.1500",
+        "2 steps at 64 tokens: sigmas [1.0, 0.5] -> timesteps [1000.0, 614.8]",
+        "guidance_scale 3.5 reaches the embedding as 3500.0; 2 transformer calls for 2 steps",
+        "true_cfg_scale 4.0 + negative_prompt: 4 calls, batch sizes [1, 1, 1, 1]",
+        "text ids (16, 3), all zero: True",
+        "diffusers RoPE cos (80, 16) (axes [4, 4, 8]); DiffSynth rotation matrices (1, 1, 80, 8, 2, 2)",
+        "to_qkv_mlp out_features = 224",
+    ],
+    "14-sdxl": [
+        "prompt_embeds (1, 16, 64) = encoder 1 width 32 + encoder 2 width 32",
+        "pooled (1, 32) equals text_encoder_2's text_embeds: True",
+        "time ids [24.0, 20.0, 2.0, 3.0, 16.0, 16.0]; add_embedding takes 80 = 6 x 8 + 32",
+        "projection dim 16 -> ValueError",
+        "VAE dtype after the call: float16",
+        "time ids (negative, positive): [[24, 20, 0, 0, 2], [24, 20, 2, 3, 7]]",
+        "4 UNet calls for 2 steps with CFG, batch sizes [1, 1, 1, 1]",
+        "clip_skip=2 picks hidden_states[-3] of encoder 1",
+        "pooled vector for 'a cat' == for 'a red house': True",
+        "guidance_rescale=0.5 -> KeyError 'add_time_ids'",
+    ],
+    "15-attention-backends-compile": [
+        "active backend: native;",
+        "TypeError: 'NoneType' object is not callable",
+        "RuntimeError: Flash Attention backend 'flash' is not usable",
+        "ValueError: Query, key, and value must be either bfloat16 or float16.",
+        "Flux: 4 of 4 processors (FluxAttnProcessor) hold a backend",
+        "active backend _native_math",
+        "classic Attention with AttnProcessor2_0: has _attention_backend = False",
+        "1 graph(s) for 2 blocks",
+        "graphs 1 -> 2",
+        "ATTENTION_IMPLEMENTATION = 'torch' (chosen at import), TORCH_SUPPORT_GQA = False",
+    ],
+    "16-quantization": [
+        "TorchAoConfig('int8wo') -> TypeError: quant_type must be an AOBaseConfig instance, got str",
+        "BitsAndBytesConfig(load_in_8bit=True) -> BnB8BitDiffusersQuantizer",
+        "Linear weights still float: 3 ['single_transformer_blocks.0.proj_out', 'single_transformer_blocks.1.proj_out', 'proj_out']",
+        "49 tensors stored as Q8_0; a block = 32 values in 34 bytes",
+        "GGUFLinear weight: torch.uint8 (32, 136) -> dequantized torch.float16 (32, 128)",
+        "Linears kept in float32 by the default patterns: 8",
+        "tiny SD UNet (1 layer per block): 42 of 50 nn.Linear quantized",
+        "activation scale 1.0",
+    ],
+    "17-offload-caching": [
+        "after removing 'double' the output is layer(x) + 1, negate bypassed: True",
+        "block level on disk: 5 safetensors files",
+        "use_stream=True with a CPU onload device -> ValueError",
+        "cached model called outside cache_context -> ValueError",
+        "t=0.90: 4 block bodies ran, max difference from the uncached call 0",
+        "t=0.85: 1 block bodies ran",
+        "after disable_cache the output equals the uncached run exactly: True",
+        "AutoWrappedModule: offloaded as torch.bfloat16, state 2 after one call, stored dtype now float32",
+    ],
+    "18-ip-adapter": [
+        "IP-Adapter processors: 6 of 12; checkpoint entry per layer, in attn_processors order:",
+        "ip_adapter.5  -> up_blocks.0.attentions.0.transformer_blocks.0.attn2",
+        "ip_adapter.11 -> mid_block.attentions.0.transformer_blocks.0.attn2",
+        "image embeds (2, 1, 16) -> image tokens (2, 1, 4, 32)",
+        "scale 0: max |diff| vs no adapter = 0.0",
+        "-> [0.0, 0.0, 0.0, 1.0, 0.0, 0.0]",
+        "after unload_ip_adapter: max |diff| vs no adapter = 0.0",
+        "IP-Adapter processors: 2 of 4: ['transformer_blocks.0', 'transformer_blocks.1']",
+        "ip_adapter_image_embeds without negative_ip_adapter_image_embeds -> AttributeError",
+        "K/V for blocks [0, 1]; ip_k (1, 2, 8, 32); scale 0.6 (negative pass: 1.0)",
+    ],
+}
+LABS = tuple(FACTS)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("lab", LABS)
+def test_starter_runs_and_checks(starter_runs, lab):
+    result = starter_runs[lab]
+    assert_ran_and_printed(result, lab, FACTS[lab])
+    assert "all answers correct" in result.stdout
+    assert result.stdout.count("[ok]") == len(starter_answers(lab))
+
+
+@pytest.mark.parametrize("lab", LABS)
+def test_check_counts_a_wrong_answer(lab, capsys):
+    """--check is a real check: the comparison the starter exits with flags a wrong value by name."""
+    module = load_starter(lab)
+    module.ANSWERS = dict(SOLUTIONS[lab])
+    computed = dict(SOLUTIONS[lab])
+    assert module.check(computed) == 0
+    key = next(iter(computed))
+    computed[key] = "something else"
+    assert module.check(computed) == 1
+    assert f"[WRONG] {key}:" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("lab", LABS)
+def test_page_embeds_only_annotated_targets(lab):
+    page = page_text(lab)
+    assert page.startswith(f"# Lab {lab[:2]}:"), "the first heading is the lab title"
+    embedded = embedded_targets(page)
+    assert embedded, f"{lab}: the page embeds no annotated function"
+    missing = embedded - annotated_targets()
+    assert not missing, f"{lab}: directives name targets no annotation covers: {sorted(missing)}"
+
+
+@pytest.mark.parametrize("lab", LABS)
+def test_page_asks_every_checked_exercise(lab):
+    page = page_text(lab)
+    for key in starter_answers(lab):
+        assert f"`{key}`" in page, f"{lab}: exercise answer {key!r} is checked by the starter but not asked on the page"
+    for heading in (
+        "## Goal",
+        "## Mental model",
+        "## Run it",
+        "## Reading checkpoints",
+        "## The code, annotated",
+        "## Common misunderstandings",
+        "## Say it in an interview",
+        "## Exercises",
+        "## Further reading",
+    ):
+        assert heading in page, f"{lab}: missing section {heading!r}"
+
+
+@pytest.mark.parametrize("lab", LABS)
+def test_page_embeds_each_function_once(lab):
+    page = page_text(lab)
+    lines = [line.strip() for line in page.splitlines()]
+    named = [line.split("}", 1)[1].strip() for line in lines if line.startswith("```{infralens-function}")]
+    named += [line.split(":", 2)[2].strip() for line in lines if line.startswith((":diffusers:", ":diffsynth:"))]
+    assert len(named) == len(set(named)), f"{lab}: a function is embedded twice"
+
+
+@pytest.mark.parametrize("lab", LABS)
+def test_annotations_point_at_existing_labs(lab):
+    """Every annotation of this lab names it by its folder slug (so the site can link both ways)."""
+    for path, annotation in annotation_files(f"{lab[:2]}-*.yaml"):
+        assert annotation["lab"] == lab, f"{path.name}: annotation {annotation['id']} names lab {annotation['lab']!r}"
