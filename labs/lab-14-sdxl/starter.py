@@ -109,24 +109,10 @@ def show_refiner(device: str, steps: int) -> dict:
 def show_diffsynth(device: str, steps: int) -> dict:
     import torch
 
-    from infralens.tiny import import_full_diffsynth
-    from infralens.tiny.diffsynth_models import ds_tiny_text_encoder, ds_tiny_vae
-    from infralens.tiny.sdxl import SDXL_TOKENS, ds_tiny_sdxl_text_encoder_2, ds_tiny_sdxl_unet, tiny_sdxl_unet
-    from infralens.tiny.tokenizer import tiny_clip_tokenizer
+    from infralens.tiny import ds_tiny_sdxl_pipeline
 
     print("== 5. DiffSynth's StableDiffusionXLPipeline on the same UNet weights")
-    import_full_diffsynth()
-    from diffsynth.models import stable_diffusion_text_encoder, stable_diffusion_vae, stable_diffusion_xl_text_encoder, stable_diffusion_xl_unet
-    from diffsynth.pipelines.stable_diffusion_xl import StableDiffusionXLPipeline
-
-    pipe = StableDiffusionXLPipeline(device=device, torch_dtype=torch.float32)
-    pipe.unet = ds_tiny_sdxl_unet(stable_diffusion_xl_unet)
-    pipe.unet.load_state_dict(tiny_sdxl_unet(seed=0).state_dict(), strict=True)
-    pipe.unet.to(device)
-    pipe.vae = ds_tiny_vae(stable_diffusion_vae, levels=4).to(device)
-    pipe.text_encoder = ds_tiny_text_encoder(stable_diffusion_text_encoder).to(device)
-    pipe.text_encoder_2 = ds_tiny_sdxl_text_encoder_2(stable_diffusion_xl_text_encoder, seed=1).to(device)
-    pipe.tokenizer, pipe.tokenizer_2 = tiny_clip_tokenizer(SDXL_TOKENS), tiny_clip_tokenizer(SDXL_TOKENS)
+    pipe = ds_tiny_sdxl_pipeline(device)
     quiet = dict(height=64, width=64, seed=0, progress_bar_cmd=lambda steps: steps)
     calls = []
     handle = pipe.unet.register_forward_pre_hook(lambda m, a: calls.append(a[0].shape[0]))

@@ -110,35 +110,17 @@ def show_torchao(folder: str, probe: FluxProbe, reference, device: str) -> dict:
     return {"torchao_float_linears": len(kept), "int8_weight_class": type(weight).__name__, "int8_error": error}
 
 
-def write_gguf(model, path: Path) -> int:
-    import gguf
-
-    writer = gguf.GGUFWriter(str(path), "flux")
-    count = 0
-    for name, tensor in model.state_dict().items():
-        array = tensor.detach().float().cpu().numpy()
-        if array.ndim == 2 and array.shape[-1] % 32 == 0:
-            blocks = gguf.quants.quantize(array, gguf.GGMLQuantizationType.Q8_0)
-            writer.add_tensor(name, blocks, raw_shape=blocks.shape, raw_dtype=gguf.GGMLQuantizationType.Q8_0)
-            count += 1
-        else:
-            writer.add_tensor(name, array)
-    writer.write_header_to_file()
-    writer.write_kv_data_to_file()
-    writer.write_tensors_to_file()
-    writer.close()
-    return count
-
-
 def show_gguf(folder: str, float_model, probe: FluxProbe, reference, device: str) -> dict:
     import gguf
     import torch
     from diffusers import FluxTransformer2DModel, GGUFQuantizationConfig
     from diffusers.quantizers.gguf.utils import dequantize_gguf_tensor
 
+    from infralens.tiny import write_q8_0_gguf
+
     print("== 3. GGUF Q8_0 written with gguf.GGUFWriter, loaded with from_single_file")
     path = Path(folder) / "tiny-flux-Q8_0.gguf"
-    count = write_gguf(float_model, path)
+    count = write_q8_0_gguf(float_model, path)
     config = GGUFQuantizationConfig(compute_dtype=torch.float32)
     model = FluxTransformer2DModel.from_single_file(str(path), config=folder, quantization_config=config).to(device).eval()
     layer = model.transformer_blocks[0].ff.net[2]

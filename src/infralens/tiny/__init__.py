@@ -25,9 +25,11 @@ Functions:
 - :mod:`.flux_convert`: ``tiny_ds_flux_dit(module, transformer)`` (DiffSynth's FluxDiT around blocks converted from a
   tiny diffusers Flux transformer), ``joint_block_from_diffusers``, ``single_block_from_diffusers``.
 - :mod:`.sdxl`: ``tiny_sdxl_unet(seed)``, ``tiny_sdxl_components(seed, refiner=False)`` (two text encoders, micro-
-  conditioning sizes that fit the UNet's add-embedding), ``ds_tiny_sdxl_unet``, ``ds_tiny_sdxl_text_encoder_2``, ``SDXL_TOKENS``.
+  conditioning sizes that fit the UNet's add-embedding), ``ds_tiny_sdxl_unet``, ``ds_tiny_sdxl_text_encoder_2``, ``ds_tiny_sdxl_pipeline(device)`` (DiffSynth's
+  SDXL pipeline on those models, full-package mode), ``SDXL_TOKENS``.
 - :mod:`.gaussian_ode`: ``GaussianODE`` (Gaussian data: the ideal ε/v prediction and the exact ODE end point in closed
   form), ``solve``, ``solver_error``, ``SD_BETAS`` — schedulers measured against an exact answer.
+- :mod:`.gguf_file`: ``write_q8_0_gguf(model, path)`` (a tiny GGUF checkpoint, Q8_0 where the shape allows).
 - :mod:`.ip_adapter`: ``sd_adapter_state_dict``, ``flux_adapter_state_dict``, ``write_adapter`` (tiny IP-Adapter files in the
   original key layout), ``StandInImageEncoder``, ``IMAGE_EMBED_DIM``.
 - :mod:`.diffsynth_loader`: ``diffsynth_root()``, ``load_diffsynth_module(dotted)`` (path-based: runs
@@ -91,6 +93,7 @@ if TYPE_CHECKING:
         tiny_ds_flux_dit as tiny_ds_flux_dit,
     )
     from .gaussian_ode import SD_BETAS as SD_BETAS, GaussianODE as GaussianODE, solve as solve, solver_error as solver_error
+    from .gguf_file import write_q8_0_gguf as write_q8_0_gguf
     from .ip_adapter import (
         IMAGE_EMBED_DIM as IMAGE_EMBED_DIM,
         StandInImageEncoder as StandInImageEncoder,
@@ -106,6 +109,7 @@ if TYPE_CHECKING:
     )
     from .sdxl import (
         SDXL_TOKENS as SDXL_TOKENS,
+        ds_tiny_sdxl_pipeline as ds_tiny_sdxl_pipeline,
         ds_tiny_sdxl_text_encoder_2 as ds_tiny_sdxl_text_encoder_2,
         ds_tiny_sdxl_unet as ds_tiny_sdxl_unet,
         tiny_sdxl_components as tiny_sdxl_components,
@@ -122,6 +126,7 @@ __all__, __getattr__ = lazy_exports(
         "SDXL_TOKENS": "sdxl",
         "SD_BETAS": "gaussian_ode",
         "StandInImageEncoder": "ip_adapter",
+        "ds_tiny_sdxl_pipeline": "sdxl",
         "ds_tiny_sdxl_text_encoder_2": "sdxl",
         "ds_tiny_sdxl_unet": "sdxl",
         "flux_adapter_state_dict": "ip_adapter",
@@ -134,6 +139,7 @@ __all__, __getattr__ = lazy_exports(
         "tiny_sdxl_components": "sdxl",
         "tiny_sdxl_unet": "sdxl",
         "write_adapter": "ip_adapter",
+        "write_q8_0_gguf": "gguf_file",
         "choose_device": "device",
         "diffsynth_root": "diffsynth_loader",
         "diffsynth_sd_pipeline": "labkit",

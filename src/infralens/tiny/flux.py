@@ -12,13 +12,9 @@ from __future__ import annotations
 
 from typing import Any
 
+from infralens.tiny.diffusers_models import _seed
+
 _T5_ALPHABET = "abcdefghijklmnopqrstuvwxyz0123456789.,!?'-"
-
-
-def _seed(seed: int) -> None:
-    import torch
-
-    torch.manual_seed(seed)
 
 
 def tiny_flux_transformer(seed: int = 0, **overrides: Any):

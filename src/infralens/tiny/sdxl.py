@@ -13,6 +13,8 @@ from __future__ import annotations
 import types
 from typing import Any
 
+from infralens.tiny.diffusers_models import _seed
+
 TEXT_WIDTH = 32
 POOLED_DIM = 32
 ADD_TIME_DIM = 8
@@ -35,12 +37,6 @@ _UNET = dict(
     addition_time_embed_dim=ADD_TIME_DIM,
     projection_class_embeddings_input_dim=PROJECTION_INPUT_DIM,
 )
-
-
-def _seed(seed: int) -> None:
-    import torch
-
-    torch.manual_seed(seed)
 
 
 def tiny_sdxl_unet(seed: int = 0, **overrides: Any):
@@ -101,3 +97,31 @@ def ds_tiny_sdxl_text_encoder_2(module: types.ModuleType, seed: int = 0):
     return module.SDXLTextEncoder2(
         hidden_size=TEXT_WIDTH, intermediate_size=37, num_hidden_layers=2, num_attention_heads=4, vocab_size=1000, projection_dim=POOLED_DIM
     ).eval()
+
+
+def ds_tiny_sdxl_pipeline(device: str):
+    """DiffSynth's own ``StableDiffusionXLPipeline`` on *device*: its SDXL UNet carrying :func:`tiny_sdxl_unet`'s weights
+    (seed 0, loaded strictly), a 4-level VAE, both text encoders and two 16-token tokenizers.
+
+    Loads the full DiffSynth package with stubs (:func:`infralens.tiny.import_full_diffsynth`), so use it only in
+    a process that does not also load DiffSynth modules path-based.
+    """
+    import torch
+
+    from infralens.tiny.diffsynth_loader import import_full_diffsynth
+    from infralens.tiny.diffsynth_models import ds_tiny_text_encoder, ds_tiny_vae
+    from infralens.tiny.tokenizer import tiny_clip_tokenizer
+
+    import_full_diffsynth()
+    from diffsynth.models import stable_diffusion_text_encoder, stable_diffusion_vae, stable_diffusion_xl_text_encoder, stable_diffusion_xl_unet
+    from diffsynth.pipelines.stable_diffusion_xl import StableDiffusionXLPipeline
+
+    pipe = StableDiffusionXLPipeline(device=device, torch_dtype=torch.float32)
+    pipe.unet = ds_tiny_sdxl_unet(stable_diffusion_xl_unet)
+    pipe.unet.load_state_dict(tiny_sdxl_unet(seed=0).state_dict(), strict=True)
+    pipe.unet.to(device)
+    pipe.vae = ds_tiny_vae(stable_diffusion_vae, levels=4).to(device)
+    pipe.text_encoder = ds_tiny_text_encoder(stable_diffusion_text_encoder).to(device)
+    pipe.text_encoder_2 = ds_tiny_sdxl_text_encoder_2(stable_diffusion_xl_text_encoder, seed=1).to(device)
+    pipe.tokenizer, pipe.tokenizer_2 = tiny_clip_tokenizer(SDXL_TOKENS), tiny_clip_tokenizer(SDXL_TOKENS)
+    return pipe

@@ -11,39 +11,13 @@ import torch
 from infralens.verify.context import ScenarioContext
 
 
-def _pipeline(device: str):
-    from diffsynth.models import stable_diffusion_text_encoder, stable_diffusion_vae, stable_diffusion_xl_text_encoder, stable_diffusion_xl_unet
-    from diffsynth.pipelines.stable_diffusion_xl import StableDiffusionXLPipeline
-
-    from infralens.tiny import (
-        SDXL_TOKENS,
-        ds_tiny_sdxl_text_encoder_2,
-        ds_tiny_sdxl_unet,
-        ds_tiny_text_encoder,
-        ds_tiny_vae,
-        tiny_clip_tokenizer,
-        tiny_sdxl_unet,
-    )
-
-    pipe = StableDiffusionXLPipeline(device=device, torch_dtype=torch.float32)
-    pipe.unet = ds_tiny_sdxl_unet(stable_diffusion_xl_unet)
-    pipe.unet.load_state_dict(tiny_sdxl_unet(seed=0).state_dict(), strict=True)
-    pipe.unet.to(device)
-    pipe.vae = ds_tiny_vae(stable_diffusion_vae, levels=4).to(device)
-    pipe.text_encoder = ds_tiny_text_encoder(stable_diffusion_text_encoder).to(device)
-    pipe.text_encoder_2 = ds_tiny_sdxl_text_encoder_2(stable_diffusion_xl_text_encoder, seed=1).to(device)
-    pipe.tokenizer = tiny_clip_tokenizer(SDXL_TOKENS)
-    pipe.tokenizer_2 = tiny_clip_tokenizer(SDXL_TOKENS)
-    return pipe
-
-
 def run_diffsynth_sdxl(ctx: ScenarioContext) -> None:
     """``__call__`` with CFG 5.0 (two UNet passes per step), 2 steps, 32x32; the UNet against diffusers'; guidance_rescale."""
-    from infralens.tiny import import_full_diffsynth, tiny_sdxl_unet
+    from infralens.tiny import ds_tiny_sdxl_pipeline, import_full_diffsynth, tiny_sdxl_unet
 
     import_full_diffsynth()
     device = ctx.device
-    pipe = _pipeline(device)
+    pipe = ds_tiny_sdxl_pipeline(device)
     seen: list[tuple[int, list[float]]] = []
     handle = pipe.unet.register_forward_pre_hook(lambda m, a, k: seen.append((a[0].shape[0], k["added_cond_kwargs"]["time_ids"].tolist())), with_kwargs=True)
     image = pipe("a cat", cfg_scale=5.0, height=32, width=32, seed=0, num_inference_steps=2, progress_bar_cmd=lambda steps: steps)

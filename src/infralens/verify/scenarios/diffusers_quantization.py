@@ -122,37 +122,18 @@ def run_quant_torchao(ctx: ScenarioContext) -> None:
         ctx.fact("quantized .to(float16)", str(error).split(".")[0])
 
 
-def _write_gguf(model: Any, path: Path) -> int:
-    """Every tensor of *model*'s state dict into one GGUF file: Q8_0 where the last dim is a multiple of 32, else F32."""
-    import gguf
-
-    writer = gguf.GGUFWriter(str(path), "flux")
-    quantized = 0
-    for name, tensor in model.state_dict().items():
-        array = tensor.detach().float().cpu().numpy()
-        if array.ndim == 2 and array.shape[-1] % 32 == 0:
-            blocks = gguf.quants.quantize(array, gguf.GGMLQuantizationType.Q8_0)
-            writer.add_tensor(name, blocks, raw_shape=blocks.shape, raw_dtype=gguf.GGMLQuantizationType.Q8_0)
-            quantized += 1
-        else:
-            writer.add_tensor(name, array)
-    writer.write_header_to_file()
-    writer.write_kv_data_to_file()
-    writer.write_tensors_to_file()
-    writer.close()
-    return quantized
-
-
 def run_quant_gguf(ctx: ScenarioContext) -> None:
     """A Q8_0 GGUF file written here, loaded with from_single_file; GGUFLinear dequantizes per forward."""
     from diffusers import FluxTransformer2DModel, GGUFQuantizationConfig
+
+    from infralens.tiny import write_q8_0_gguf
 
     device = ctx.device
     model, reference = _float_model(device)
     with tempfile.TemporaryDirectory() as folder:
         model.save_config(folder)
         path = Path(folder) / "tiny-flux-Q8_0.gguf"
-        count = _write_gguf(model, path)
+        count = write_q8_0_gguf(model, path)
         ctx.fact("Q8_0 tensors", count)
         config = GGUFQuantizationConfig(compute_dtype=torch.float32)
         quantized = FluxTransformer2DModel.from_single_file(str(path), config=folder, quantization_config=config).to(device).eval()
