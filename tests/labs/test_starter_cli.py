@@ -1,7 +1,7 @@
 """Every starter ships with empty answers, and its command line fails in one line, not a traceback.
 
 These runs stop at argument parsing (or at device setup), so they are fast; the solved starters
-are run in full by ``test_labs_01_05.py`` and ``test_labs_06_11.py``.
+are run in full by ``test_labs_01_05.py`` and ``test_labs_06_18.py``.
 """
 
 from __future__ import annotations
