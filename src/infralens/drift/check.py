@@ -243,7 +243,7 @@ def run_check(
                 continue
         if entry.distribution not in matchers:
             tree = against.get(entry.distribution) or resolver.tree(entry.distribution)
-            matchers[entry.distribution] = DistributionMatcher(resolver, tree)
+            matchers[entry.distribution] = DistributionMatcher(resolver, tree, fast=entry.distribution in against)
         chosen.append((entry, siblings))
     _index_changed_files(resolver, matchers, [entry for entry, _ in chosen])
     for entry, siblings in chosen:
@@ -262,9 +262,11 @@ def _index_changed_files(resolver: Resolver, matchers: dict[str, DistributionMat
     Files identical to what was locked are classified without parsing, so they are left alone;
     this only pays off for ``--against`` another release or after an upgrade.
     """
-    changed: list[tuple[str, str]] = []
+    changed: dict[bool, list[tuple[str, str]]] = {False: [], True: []}
     for entry in entries:
-        source = matchers[entry.distribution].source(entry.relpath)
+        matcher = matchers[entry.distribution]
+        source = matcher.source(entry.relpath)
         if source is not None and source.sha256 != entry.source_sha256:
-            changed.append((source.text, source.sha256))
-    resolver.cache.index_many(changed)
+            changed[matcher.reader.fast].append((source.text, source.sha256))
+    for fast, sources in changed.items():
+        resolver.cache.index_many(sources, fast=fast)

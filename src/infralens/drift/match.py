@@ -76,8 +76,8 @@ class _Found:
 class DistributionMatcher:
     """Classifies locked annotations and steps against one source tree."""
 
-    def __init__(self, resolver: Resolver, tree: SourceTree) -> None:
-        self.reader = TreeReader(resolver, tree)
+    def __init__(self, resolver: Resolver, tree: SourceTree, *, fast: bool = False) -> None:
+        self.reader = TreeReader(resolver, tree, fast=fast)
         self.tree = tree
         self._targets: dict[str, tuple[TargetResult, _Found | None]] = {}
 
@@ -146,7 +146,8 @@ class DistributionMatcher:
         """The best definition of the target's qualname in another file (its module moved)."""
         patterns = [re.compile(rb"(?m)^\s*(?:async\s+def|def|class)\s+" + re.escape(n.encode()) + rb"\b") for n in entry.target.split(".")]
         best: tuple[float, _Found] | None = None
-        for relpath in self.reader.files_matching(patterns, skip=entry.relpath):
+        needles = [n.encode() for n in entry.target.split(".")]
+        for relpath in self.reader.files_matching(patterns, needles=needles, skip=entry.relpath):
             indexed = self.reader.indexed(relpath)
             if indexed is None:
                 continue

@@ -2,13 +2,15 @@
 
 A :class:`TreeReader` remembers what it read (bytes, parsed files) for the length of a check. Its
 search (:meth:`TreeReader.files_with_text`) prefilters files by tokens of a statement (a bytes
-search) and a whitespace-tolerant regex before anything is parsed.
+search over all files joined into one buffer) and a whitespace-tolerant regex before anything is parsed.
 """
 
 from __future__ import annotations
 
+import bisect
 import re
 from collections.abc import Iterator
+from functools import lru_cache
 
 from infralens.errors import InfralensError
 from infralens.resolve import Resolver
@@ -45,12 +47,16 @@ _COMMON = {
 class TreeReader:
     """The files of one source tree, read and indexed at most once."""
 
-    def __init__(self, resolver: Resolver, tree: SourceTree) -> None:
+    def __init__(self, resolver: Resolver, tree: SourceTree, *, fast: bool = False) -> None:
         self.resolver = resolver
         self.tree = tree
+        self.fast = fast
+        """Index with the ``ast`` twin (another release than the one the lock was made from)."""
         self._bytes: dict[str, bytes | None] = {}
         self._sources: dict[str, SourceFile | None] = {}
         self._problems: dict[str, str] = {}
+        self._joined: tuple[bytes, list[int], list[str]] | None = None
+        self._containing: dict[bytes, frozenset[str]] = {}
 
     def source(self, relpath: str) -> SourceFile | None:
         """The file at ``relpath``, or None when it does not exist or cannot be read (see :meth:`problem`)."""
@@ -68,7 +74,7 @@ class TreeReader:
         """Why ``relpath`` exists but cannot be used (unreadable, too big, does not parse); None when fine or absent."""
         source = self.source(relpath)
         if source is not None:
-            index = self.resolver.index(source)
+            index = self.resolver.index(source, fast=self.fast)
             if index.syntax_error:
                 return f"{self.tree.describe()}/{relpath} does not parse: {index.syntax_error}"
         return self._problems.get(relpath)
@@ -78,7 +84,7 @@ class TreeReader:
         source = self.source(relpath)
         if source is None:
             return None
-        index = self.resolver.index(source)
+        index = self.resolver.index(source, fast=self.fast)
         return None if index.syntax_error else (source, index)
 
     def _exists(self, relpath: str) -> bool:
@@ -96,10 +102,43 @@ class TreeReader:
                 self._bytes[relpath] = None
         return self._bytes[relpath]
 
-    def files_matching(self, patterns: list[re.Pattern[bytes]], *, skip: str = "") -> Iterator[str]:
-        """Python files (except ``skip``) whose bytes match every pattern."""
+    def files_containing(self, needle: bytes) -> frozenset[str]:
+        """Python files whose bytes contain ``needle`` (one ``find`` pass over all files joined)."""
+        if needle not in self._containing:
+            joined, starts, relpaths = self._all_files()
+            found: set[str] = set()
+            position = joined.find(needle)
+            while position >= 0:
+                file_number = bisect.bisect_right(starts, position) - 1
+                found.add(relpaths[file_number])
+                following = starts[file_number + 1] if file_number + 1 < len(starts) else len(joined)
+                position = joined.find(needle, following)
+            self._containing[needle] = frozenset(found)
+        return self._containing[needle]
+
+    def _all_files(self) -> tuple[bytes, list[int], list[str]]:
+        """Every readable Python file's bytes, joined by NUL bytes, with each one's start and path."""
+        if self._joined is None:
+            parts: list[bytes] = []
+            starts: list[int] = []
+            relpaths: list[str] = []
+            length = 0
+            for relpath in self.tree.iter_python_files():
+                data = self.read_bytes(relpath)
+                if data is None:
+                    continue
+                starts.append(length)
+                relpaths.append(relpath)
+                parts.append(data)
+                length += len(data) + 1
+            self._joined = (b"\0".join(parts), starts, relpaths)
+        return self._joined
+
+    def files_matching(self, patterns: list[re.Pattern[bytes]], *, needles: list[bytes], skip: str = "") -> Iterator[str]:
+        """Python files (except ``skip``) holding every one of ``needles`` whose bytes match every pattern."""
+        candidates = set.intersection(*(set(self.files_containing(n)) for n in needles)) if needles else None
         for relpath in self.tree.iter_python_files():
-            if relpath == skip:
+            if relpath == skip or (candidates is not None and relpath not in candidates):
                 continue
             data = self.read_bytes(relpath)
             if data is not None and all(p.search(data) for p in patterns):
@@ -116,9 +155,12 @@ class TreeReader:
         pattern = _flexible_pattern(text)
         encoded_hints = [h.encode() for h in hints]
         hits: list[tuple[tuple[int, int], str]] = []
+        candidates = set.intersection(*(set(self.files_containing(n)) for n in needles)) if needles else None
         for relpath in self.tree.iter_python_files():
+            if candidates is not None and relpath not in candidates:
+                continue
             data = self.read_bytes(relpath)
-            if data is None or not all(n in data for n in needles):
+            if data is None:
                 continue
             if pattern is not None and not pattern.search(data):
                 continue
@@ -128,6 +170,7 @@ class TreeReader:
         return [relpath for _, relpath in hits]
 
 
+@lru_cache(maxsize=4096)
 def _flexible_pattern(text: str) -> re.Pattern[bytes] | None:
     """A bytes regex matching ``text``'s tokens separated by any layout, comments or line continuations."""
     tokens = text.split()[:400]  # any whitespace, no empty pieces (adjacent gaps would backtrack badly)

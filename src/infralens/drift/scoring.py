@@ -8,6 +8,7 @@ here threshold and rank them. They never read sources.
 from __future__ import annotations
 
 import difflib
+from functools import lru_cache
 
 from infralens.drift.entries import StepLock
 from infralens.drift.results import CHANGED_SIMILARITY, CHANGED_SIMILARITY_CONFIDENT, MOVED_CONTEXT, MOVED_LOCALITY, Candidate
@@ -22,8 +23,9 @@ MOVED_MARGIN = 0.05
 """Two homes elsewhere whose locality + context differ by less than this are equally good."""
 
 
+@lru_cache(maxsize=65536)
 def ratio(left: str, right: str) -> float:
-    """Text similarity of two normalised texts in [0, 1] (cheap upper bound first)."""
+    """Text similarity of two normalised texts in [0, 1] (cheap upper bound first; remembered: a history asks again)."""
     matcher = difflib.SequenceMatcher(None, left, right, autojunk=False)
     if matcher.real_quick_ratio() < CHANGED_SIMILARITY / 2:
         return matcher.real_quick_ratio() / 2

@@ -63,8 +63,9 @@ class Resolver:
             self._files[key] = tree.read_source(relpath)
         return self._files[key]
 
-    def index(self, source: SourceFile) -> ModuleIndex:
-        return self.cache.index_of(source.text, source.sha256)
+    def index(self, source: SourceFile, *, fast: bool = False) -> ModuleIndex:
+        """The index of ``source`` (``fast``: by the ``ast`` twin, for other releases read by drift checks)."""
+        return self.cache.index_of(source.text, source.sha256, fast=fast)
 
     def prefetch(self, annotations: Iterable[Annotation], *, jobs: int | None = None) -> None:
         """Read every target file of ``annotations`` and index cache misses in parallel.

@@ -24,6 +24,7 @@ from pathlib import Path
 
 from infralens.cachedir import cache_root
 from infralens.hashing import sha256_bytes
+from infralens.source.fast_index import fast_index_source
 from infralens.source.models import Definition, DefinitionKind, ModuleIndex, Statement, StatementKind
 
 INDEX_FORMAT = 5
@@ -37,7 +38,7 @@ def default_cache_dir() -> Path:
     return Path(cache_root())
 
 
-FINGERPRINTED_MODULES = ("infralens.source.normalize", "infralens.source.index", "infralens.source.models")
+FINGERPRINTED_MODULES = ("infralens.source.normalize", "infralens.source.index", "infralens.source.fast_index", "infralens.source.models")
 """The modules whose code decides what an index contains, by import path."""
 
 
@@ -192,25 +193,35 @@ class IndexCache:
                 with contextlib.suppress(OSError):
                     os.unlink(tmp)
 
-    def index_of(self, text: str, sha256: str) -> ModuleIndex:
-        """The index of ``text`` (whose hash is ``sha256``), parsing only on a miss."""
+    def index_of(self, text: str, sha256: str, *, fast: bool = False) -> ModuleIndex:
+        """The index of ``text`` (whose hash is ``sha256``), parsing only on a miss.
+
+        With ``fast``, a miss is indexed by the ``ast`` twin (:mod:`.fast_index`) when it can, else by libcst.
+        """
         cached = self.get(sha256)
         if cached is not None:
             self.hits += 1
             return cached
         self.misses += 1
-        from infralens.source.index import index_source  # libcst is imported only when needed
+        index = fast_index_source(text) if fast else None
+        if index is None:
+            from infralens.source.index import index_source  # libcst is imported only when needed
 
-        index = index_source(text)
+            index = index_source(text)
         self.put(index)
         return index
 
-    def index_many(self, sources: Iterable[tuple[str, str]], *, jobs: int | None = None) -> None:
+    def index_many(self, sources: Iterable[tuple[str, str]], *, jobs: int | None = None, fast: bool = False) -> None:
         """Make sure every ``(text, sha256)`` is indexed, parsing misses in parallel processes.
 
         Only worth it on a cold cache with several files to parse (libcst costs
         ~15-60x ``ast.parse``). Falls back to parsing here if processes cannot start.
+        With ``fast`` the ``ast`` twin indexes them here (cheaper than starting processes).
         """
+        if fast:
+            for text, sha256 in sources:
+                self.index_of(text, sha256, fast=True)
+            return
         missing: dict[str, str] = {}
         for text, sha256 in sources:
             if sha256 not in missing and self.get(sha256) is None:
