@@ -5,7 +5,8 @@ composing and atomically writing the file). The check: :mod:`.check` (lock versu
 then every step classified by :mod:`.match`, which reads through :mod:`.reader`, measures with
 :mod:`.facts` and decides with :mod:`.scoring`; kinds and results in :mod:`.results`), rendered by
 :mod:`.report`. The commands: :mod:`.run` (``check``, with the :mod:`.fastpath` result cache),
-:mod:`.update` (``lock`` and ``lock --update``); :mod:`.cli` only parses and prints.
+:mod:`.update` (``lock`` and ``lock --update``), :mod:`.history` (``history``: the same classifier over
+many upstream releases, printed by :mod:`.history_view`); :mod:`.cli` only parses and prints.
 May import: :mod:`infralens.annotations`, :mod:`infralens.source`, :mod:`infralens.resolve`,
 :mod:`infralens.project`, :mod:`infralens.errors`, :mod:`infralens.hashing`, :mod:`infralens.commands`.
 """

@@ -35,6 +35,21 @@ def _add_parsers(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> No
     check.add_argument("--all", dest="everything", action="store_true", help="text format: list unchanged steps too")
     check.add_argument("--strict", action="store_true", help="also fail on low-severity findings (a target's body changed around unchanged steps)")
 
+    history = sub.add_parser("history", help="which upstream releases each locked step holds in: a table of states per release, or JSON")
+    history.add_argument("ids", nargs="*", help="annotation or step ids (default: all)")
+    history.add_argument(
+        "--since",
+        action="append",
+        default=[],
+        metavar="[DIST=]VERSION",
+        help="first release (inclusive); a bare version applies to the distributions that have it (default: the lock's minor series)",
+    )
+    history.add_argument("--until", action="append", default=[], metavar="[DIST=]VERSION", help="last release (inclusive; default: the newest)")
+    history.add_argument("--format", choices=["text", "json"], default="text", help="json: the reports/history.json format (docs/guide/history.md)")
+    history.add_argument("--offline", action="store_true", help="read only wheels already cached; name the releases that are missing")
+    history.add_argument("--per-series", action="store_true", help="only the newest release of each minor series in the range (0.35.2 for 0.35.x)")
+    history.add_argument("--output", metavar="FILE", help="write the report to FILE instead of standard output")
+
 
 @command("check")
 def _check(args: argparse.Namespace) -> int:
@@ -53,6 +68,27 @@ def _check(args: argparse.Namespace) -> int:
     output = check(request, lambda: open_context(args))
     sys.stdout.write(output.text)
     return output.exit_code
+
+
+@command("history")
+def _history(args: argparse.Namespace) -> int:
+    from pathlib import Path
+
+    from infralens.drift.history_view import HistoryRequest, history
+
+    project, resolver = open_context(args)
+    request = HistoryRequest(tuple(args.ids), tuple(args.since), tuple(args.until), args.offline, args.format == "json", per_series=args.per_series)
+    text = history(request, project, resolver)
+    if args.output:
+        try:
+            Path(args.output).write_text(text, encoding="utf-8")
+        except OSError as error:
+            print(f"infralens history: cannot write {args.output}: {error.strerror or error} (choose a writable path with --output)", file=sys.stderr)
+            return EXIT_USAGE
+        print(f"wrote {args.output}", file=sys.stderr)
+    else:
+        sys.stdout.write(text)
+    return EXIT_OK
 
 
 @command("lock")

@@ -1,7 +1,8 @@
 """The committed reports: typed records, the shipped JSON Schema, one loader and one writer.
 
 Owns the verification report (:mod:`.verify_report`, written by ``infralens verify --report``),
-the drift report (:mod:`.drift_report`, written by ``infralens check --format json``), the words
+the drift report (:mod:`.drift_report`, written by ``infralens check --format json``), the release
+history (:mod:`.history_report`, written by ``infralens history --format json``), the words
 both use (:mod:`.vocabulary`: verify statuses and step tiers, drift kinds, badge tiers), the tier rule (:mod:`.tiers`), the schema
 (``schema/reports.schema.json``) and :mod:`.load` (``load_report``, ``dumps_report``).
 Sits below drift, verify and sphinx, which read and write reports only through it.
@@ -27,6 +28,13 @@ if TYPE_CHECKING:
         Scores as Scores,
         TargetPlace as TargetPlace,
     )
+    from .history_report import (
+        AnnotationHistory as AnnotationHistory,
+        Difference as Difference,
+        HistoryReport as HistoryReport,
+        ReleaseSpan as ReleaseSpan,
+        StepHistory as StepHistory,
+    )
     from .json_values import as_int as as_int, as_list as as_list, as_object as as_object, strings as strings
     from .load import (
         Report as Report,
@@ -34,6 +42,7 @@ if TYPE_CHECKING:
         ReportKind as ReportKind,
         dumps_report as dumps_report,
         load_drift_report as load_drift_report,
+        load_history_report as load_history_report,
         load_report as load_report,
         load_verify_report as load_verify_report,
         report_schema as report_schema,
@@ -54,10 +63,12 @@ if TYPE_CHECKING:
         DriftSeverity as DriftSeverity,
         LockFindingKind as LockFindingKind,
         MatchQuality as MatchQuality,
+        ReleaseState as ReleaseState,
         ScenarioStatus as ScenarioStatus,
         StepStatus as StepStatus,
         StepTier as StepTier,
         TargetDriftKind as TargetDriftKind,
+        worst_state as worst_state,
     )
 
 __all__, __getattr__ = lazy_exports(
@@ -74,6 +85,7 @@ __all__, __getattr__ = lazy_exports(
                 "ReportKind",
                 "dumps_report",
                 "load_drift_report",
+                "load_history_report",
                 "load_report",
                 "load_verify_report",
                 "report_schema",
@@ -82,11 +94,24 @@ __all__, __getattr__ = lazy_exports(
             ),
             "load",
         ),
+        **dict.fromkeys(("AnnotationHistory", "Difference", "HistoryReport", "ReleaseSpan", "StepHistory"), "history_report"),
         **dict.fromkeys(("as_int", "as_list", "as_object", "strings"), "json_values"),
         **dict.fromkeys(("ExpectRecord", "MutantsRecord", "ScenarioRecord", "StepRecord", "VerifyReport"), "verify_report"),
         "step_tier": "tiers",
         **dict.fromkeys(
-            ("BadgeTier", "DriftKind", "DriftSeverity", "LockFindingKind", "MatchQuality", "ScenarioStatus", "StepStatus", "StepTier", "TargetDriftKind"),
+            (
+                "BadgeTier",
+                "DriftKind",
+                "DriftSeverity",
+                "LockFindingKind",
+                "MatchQuality",
+                "ReleaseState",
+                "ScenarioStatus",
+                "StepStatus",
+                "StepTier",
+                "TargetDriftKind",
+                "worst_state",
+            ),
             "vocabulary",
         ),
     },

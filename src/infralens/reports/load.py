@@ -11,6 +11,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import re
 from enum import Enum
 from functools import cache
 from importlib import resources
@@ -20,10 +21,11 @@ from infralens.cachedir import cache_root
 from infralens.errors import InfralensError
 from infralens.hashing import sha256_text
 from infralens.reports.drift_report import DriftReport
-from infralens.reports.json_values import JsonObject
+from infralens.reports.history_report import HistoryReport
+from infralens.reports.json_values import JsonObject, as_list, as_objects
 from infralens.reports.verify_report import VerifyReport
 
-Report = VerifyReport | DriftReport
+Report = VerifyReport | DriftReport | HistoryReport
 
 
 class ReportKind(str, Enum):
@@ -31,11 +33,12 @@ class ReportKind(str, Enum):
 
     VERIFY = "verifyReport"
     DRIFT = "checkReport"
+    HISTORY = "historyReport"
 
     @property
     def label(self) -> str:
         """How messages name the report."""
-        return "verification report" if self is ReportKind.VERIFY else "drift report"
+        return {ReportKind.VERIFY: "verification report", ReportKind.DRIFT: "drift report", ReportKind.HISTORY: "release history"}[self]
 
 
 class ReportError(InfralensError):
@@ -63,8 +66,10 @@ def report_schema() -> JsonObject:
 
 
 def kind_of(data: object) -> ReportKind | None:
-    """Tell the reports apart by a key only one of them has: ``device`` (verify) or ``lock`` (drift)."""
+    """Tell the reports apart by a key only one of them has: ``device`` (verify), ``lock`` (drift) or ``history``."""
     if isinstance(data, dict):
+        if "history" in data:
+            return ReportKind.HISTORY
         if "device" in data:
             return ReportKind.VERIFY
         if "lock" in data:
@@ -96,7 +101,7 @@ def load_report(path: str | Path) -> Report:
     text, data = _read(path)
     kind = kind_of(data)
     if kind is None:
-        raise ReportError(path, "neither a verification report (no 'device') nor a drift report (no 'lock')")
+        raise ReportError(path, "not a report InfraLens writes (no 'device', 'lock' or 'history' key)")
     return _typed(path, text, data, kind)
 
 
@@ -113,6 +118,14 @@ def load_drift_report(path: str | Path) -> DriftReport:
     path = Path(path)
     report = _typed(path, *_read(path), ReportKind.DRIFT)
     assert isinstance(report, DriftReport)
+    return report
+
+
+def load_history_report(path: str | Path) -> HistoryReport:
+    """:func:`load_report` for a file that must be a release history."""
+    path = Path(path)
+    report = _typed(path, *_read(path), ReportKind.HISTORY)
+    assert isinstance(report, HistoryReport)
     return report
 
 
@@ -144,16 +157,32 @@ def _typed(path: Path, text: str, data: object, kind: ReportKind) -> Report:
     if not isinstance(data, dict):
         raise ReportError(path, f"not a valid {kind.label}: not a JSON object")
     try:
+        if kind is ReportKind.HISTORY:
+            return HistoryReport.from_json(data)
         return VerifyReport.from_json(data) if kind is ReportKind.VERIFY else DriftReport.from_json(data)
     except (KeyError, ValueError, TypeError) as error:  # only if a remembered marker lies
         raise ReportError(path, f"not a valid {kind.label}: {error!r}") from error
 
 
 def dumps_report(report: Report) -> str:
-    """The report's text as written: verify with one-space indents (ASCII), drift with two (UTF-8)."""
+    """The report's text as written: verify with one-space indents (ASCII), drift with two (UTF-8), history a step per line."""
     if isinstance(report, VerifyReport):
         return json.dumps(report.to_json(), indent=1) + "\n"
+    if isinstance(report, HistoryReport):
+        return _history_text(report)
     return json.dumps(report.to_json(), indent=2, ensure_ascii=False) + "\n"
+
+
+def _history_text(report: HistoryReport) -> str:
+    """Indented down to each step, and each step on one line, so a new release is a readable diff."""
+    data = report.to_json()
+    steps: list[str] = []
+    for annotation in as_objects(data["annotations"]):
+        for position, step in enumerate(as_objects(annotation["steps"])):
+            steps.append(json.dumps(step, ensure_ascii=False, separators=(",", ":")))
+            as_list(annotation["steps"])[position] = f"\0step{len(steps) - 1}\0"
+    text = json.dumps(data, indent=1, ensure_ascii=False)
+    return re.sub(r'"\\u0000step(\d+)\\u0000"', lambda m: steps[int(m.group(1))], text) + "\n"
 
 
 def write_report(report: Report, path: str | Path) -> Path:

@@ -92,6 +92,44 @@ class DriftKind(str, Enum):
     """The file the step was in is still there but cannot be read or parsed: nothing can be said."""
 
 
+class ReleaseState(str, Enum):
+    """A locked step in one upstream release (``infralens history``): a drift kind, or not there yet."""
+
+    UNCHANGED = "unchanged"
+    MOVED = "moved"
+    CHANGED = "changed"
+    DELETED = "deleted"
+    """Gone in this release after being there in an earlier one of the range."""
+    ABSENT = "absent"
+    """Not yet present: missing in this release and in every earlier one of the range."""
+    UNREADABLE = "unreadable"
+
+    @property
+    def holds(self) -> bool:
+        """Whether the reviewed note describes the code of this release."""
+        return self is ReleaseState.UNCHANGED
+
+
+_STATE_WEIGHT = {
+    ReleaseState.UNCHANGED: 0,
+    ReleaseState.MOVED: 1,
+    ReleaseState.CHANGED: 2,
+    ReleaseState.UNREADABLE: 3,
+    ReleaseState.DELETED: 4,
+    ReleaseState.ABSENT: 4,
+}
+
+
+def worst_state(states: list[ReleaseState]) -> ReleaseState:
+    """The state of several steps together: the worst; a step gone counts as *deleted* before *absent* (not yet present)."""
+    if not states:
+        return ReleaseState.UNCHANGED
+    worst = max(states, key=lambda s: _STATE_WEIGHT[s])
+    if worst is ReleaseState.ABSENT and ReleaseState.DELETED in states:
+        return ReleaseState.DELETED
+    return worst
+
+
 class TargetDriftKind(str, Enum):
     """A locked annotation target compared with the source now (``targets[*].kind``)."""
 

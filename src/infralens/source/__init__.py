@@ -1,7 +1,7 @@
 """Stage 2, index: upstream source files, read statically and indexed with libcst.
 
 Owns where sources come from (:mod:`.distributions`: installed distributions, directories, wheels;
-:mod:`.wheels`: fetching a release's wheel), the statement normaliser (:mod:`.normalize`), the libcst
+:mod:`.wheels`: fetching a release's wheel; :mod:`.releases`: which releases exist), the statement normaliser (:mod:`.normalize`), the libcst
 index (:mod:`.index`) and its on-disk cache (:mod:`.cache`). Nothing here imports upstream code.
 May import: :mod:`infralens.errors`, :mod:`infralens.annotations` (for prefetching what annotations name).
 """
@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 from infralens._exports import lazy_exports
 
 if TYPE_CHECKING:
-    from .cache import IndexCache as IndexCache
+    from .cache import IndexCache as IndexCache, code_fingerprint as code_fingerprint
     from .distributions import (
         DirectoryTree as DirectoryTree,
         InstalledTree as InstalledTree,
@@ -36,7 +36,14 @@ if TYPE_CHECKING:
         split_lines as split_lines,
     )
     from .normalize import display_lines as display_lines, normalize as normalize, strip_header_colon as strip_header_colon
-    from .wheels import open_against as open_against
+    from .releases import (
+        ReleaseList as ReleaseList,
+        ReleaseListOrigin as ReleaseListOrigin,
+        list_releases as list_releases,
+        select_releases as select_releases,
+        version_key as version_key,
+    )
+    from .wheels import cached_wheel as cached_wheel, fetch_wheel as fetch_wheel, open_against as open_against
 
 __all__, __getattr__ = lazy_exports(
     __name__,
@@ -45,6 +52,7 @@ __all__, __getattr__ = lazy_exports(
         "DefinitionKind": "models",
         "DirectoryTree": "distributions",
         "IndexCache": "cache",
+        "code_fingerprint": "cache",
         "InstalledTree": "distributions",
         "ModuleIndex": "models",
         "SourceFile": "models",
@@ -60,6 +68,13 @@ __all__, __getattr__ = lazy_exports(
         "module_name_of": "distributions",
         "normalize": "normalize",
         "open_against": "wheels",
+        "cached_wheel": "wheels",
+        "fetch_wheel": "wheels",
+        "ReleaseList": "releases",
+        "ReleaseListOrigin": "releases",
+        "list_releases": "releases",
+        "version_key": "releases",
+        "select_releases": "releases",
         "open_tree": "distributions",
         "split_lines": "models",
         "strip_header_colon": "normalize",
