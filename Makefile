@@ -10,7 +10,7 @@ PY     := $(VENV)/bin/python
 PIP    := $(PY) -m pip
 STAMP  := $(VENV)/.installed
 
-.PHONY: site test lint serve install clean bench fuzz verify browser-setup bench-site
+.PHONY: site test lint serve install clean bench fuzz verify browser-setup bench-site history
 
 $(STAMP): pyproject.toml Makefile
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -54,6 +54,11 @@ bench: $(STAMP)
 
 bench-site: $(STAMP)
 	$(PY) benchmarks/bench_site.py
+
+# Refresh reports/history.json (the site's release matrix): every final release since diffusers 0.30.0
+# and diffsynth 2.0.0, wheels fetched into the cache once. Run it when a release appears.
+history: $(STAMP)
+	$(VENV)/bin/infralens history --since 0.30.0 --since diffsynth=2.0.0 --format json --output reports/history.json
 
 clean:
 	rm -rf docs/_build docs/_infralens .pytest_cache
