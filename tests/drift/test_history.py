@@ -14,12 +14,12 @@ import zipfile
 import pytest
 
 from infralens.cli import main
-from infralens.drift.history import _bounds, chosen_annotations, holding_span, plan_history, run_history
+from infralens.drift.history import _bounds, chosen_annotations, plan_history, run_history
 from infralens.drift.history_view import render_text
 from infralens.drift.lock import read_lock
 from infralens.errors import InfralensError
 from infralens.project import find_project
-from infralens.reports import ReleaseState, dumps_report, load_history_report
+from infralens.reports import ReleaseState, describe_holding, dumps_report, holding_span, load_history_report
 from infralens.source import select_releases
 
 REVIEWED = """
@@ -223,3 +223,11 @@ def test_output_to_a_file_and_to_a_path_that_cannot_be_written(history_demo, cap
     assert "sched-step/predict" in (tmp_path / "h.txt").read_text("utf-8")
     assert main([*common, str(tmp_path / "missing" / "h.txt")]) == 2
     assert "cannot write" in capsys.readouterr().err
+
+
+def test_the_words_for_a_row_name_the_states_around_the_span():
+    S = ReleaseState
+    releases = ("1", "2", "3", "4")
+    assert describe_holding((S.CHANGED, S.UNCHANGED, S.UNCHANGED, S.MOVED), releases, "2") == "holds in 2–3; changed in 1; moved in 4"
+    assert describe_holding((S.ABSENT, S.ABSENT, S.UNCHANGED, S.UNCHANGED), releases, "4") == "holds in 3–4; not yet present in 2"
+    assert describe_holding((S.DELETED,) * 4, releases, "4") == "holds in none of these releases"

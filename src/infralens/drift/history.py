@@ -26,7 +26,7 @@ from infralens.drift.results import StepKind, StepResult
 from infralens.errors import InfralensError, SourceNotFoundError
 from infralens.hashing import sha256_bytes, sha256_file, sha256_text
 from infralens.project import Project
-from infralens.reports import AnnotationHistory, Difference, HistoryReport, ReleaseSpan, ReleaseState, StepHistory, worst_state
+from infralens.reports import AnnotationHistory, Difference, HistoryReport, ReleaseSpan, ReleaseState, StepHistory, holding_span, worst_state
 from infralens.resolve import Resolver
 from infralens.source import (
     ReleaseListOrigin,
@@ -277,19 +277,3 @@ def _step_history(entry: StepLock, cells: list[_Cell], releases: tuple[str, ...]
             grouped.setdefault(cell, []).append(release)
     differences = tuple(Difference(tuple(r), c.state, c.where, c.message, c.diff) for c, r in grouped.items())
     return StepHistory(entry.step_id, entry.yaml_line, states, holds_from, holds_to, before, differences)
-
-
-def holding_span(states: tuple[ReleaseState, ...], releases: tuple[str, ...], baseline: str) -> tuple[str | None, str | None, str | None]:
-    """``(first, last, before)``: the run of releases where the step holds that holds the baseline (else the last run)."""
-    runs: list[tuple[int, int]] = []
-    for position, state in enumerate(states):
-        if state.holds:
-            if runs and runs[-1][1] == position - 1:
-                runs[-1] = (runs[-1][0], position)
-            else:
-                runs.append((position, position))
-    if not runs:
-        return None, None, None
-    chosen = next((r for r in runs if baseline in releases[r[0] : r[1] + 1]), runs[-1])
-    before = releases[chosen[0] - 1] if chosen[0] > 0 else None
-    return releases[chosen[0]], releases[chosen[1]], before

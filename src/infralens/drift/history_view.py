@@ -8,13 +8,12 @@ somewhere, with where it went and the diff, its releases grouped into ranges.
 from __future__ import annotations
 
 import sys
-from collections.abc import Collection
 from dataclasses import dataclass
 
 from infralens.drift.history import chosen_annotations, plan_history, run_history
 from infralens.drift.lock import read_lock
 from infralens.project import Project
-from infralens.reports import HistoryReport, ReleaseSpan, ReleaseState, StepHistory, dumps_report
+from infralens.reports import STATE_WORDS, HistoryReport, ReleaseState, describe_holding, dumps_report, release_ranges
 from infralens.resolve import Resolver
 
 SYMBOLS = {
@@ -62,40 +61,6 @@ def _progress(message: str) -> None:
         print(f"\r\033[K{message}", end="", file=sys.stderr, flush=True)
 
 
-def release_ranges(chosen: Collection[str], releases: tuple[str, ...]) -> str:
-    """``0.30.0–0.33.1, 0.35.0``: the chosen releases as runs of consecutive ones."""
-    runs: list[list[str]] = []
-    previous = -2
-    for position, release in enumerate(releases):
-        if release not in chosen:
-            continue
-        if position == previous + 1:
-            runs[-1].append(release)
-        else:
-            runs.append([release])
-        previous = position
-    return ", ".join(run[0] if len(run) == 1 else f"{run[0]}–{run[-1]}" for run in runs)
-
-
-def holds_text(step: StepHistory, span: ReleaseSpan) -> str:
-    """``holds in 0.35.0–0.42.1; changed in 0.34.0`` (or that it holds in none of the releases read)."""
-    if step.holds_from is None:
-        return "holds in none of these releases"
-    text = f"holds in {step.holds_from}" if step.holds_from == step.holds_to else f"holds in {step.holds_from}–{step.holds_to}"
-    if step.before is not None:
-        state = step.state_in(span.releases, step.before)
-        text += f"; {_state_words(state)} in {step.before}"
-    if step.holds_to != span.releases[-1]:
-        after = span.releases[span.releases.index(step.holds_to) + 1] if step.holds_to else None
-        if after:
-            text += f"; {_state_words(step.state_in(span.releases, after))} in {after}"
-    return text
-
-
-def _state_words(state: ReleaseState | None) -> str:
-    return "not yet present" if state is ReleaseState.ABSENT else (state.value if state else "?")
-
-
 def render_text(report: HistoryReport) -> str:
     lines: list[str] = []
     for span in report.spans:
@@ -113,14 +78,14 @@ def render_text(report: HistoryReport) -> str:
         lines += [f"  {LEGEND}", "", header, "-" * len(header)]
         for _, step in steps:
             cells = " ".join(SYMBOLS[state].center(max(len(r), 3)) for state, r in zip(step.states, span.releases, strict=True))
-            lines.append(f"{step.id.ljust(width)}  {cells}  {holds_text(step, span)}")
+            lines.append(f"{step.id.ljust(width)}  {cells}  {describe_holding(step.states, span.releases, span.baseline)}")
         lines.append("")
         differing = [(a, s) for a, s in steps if s.differences]
         for annotation, step in differing:
             lines.append(f"{annotation.path}:{step.line}: {step.id}")
             for difference in step.differences:
                 where = f": {difference.where}" if difference.where else ""
-                lines.append(f"    {_state_words(difference.state)} in {release_ranges(difference.releases, span.releases)}{where} — {difference.message}")
+                lines.append(f"    {STATE_WORDS[difference.state]} in {release_ranges(difference.releases, span.releases)}{where} — {difference.message}")
                 lines.extend(f"        {d}" for d in difference.diff)
         holding = sum(1 for _, s in steps if all(state.holds for state in s.states))
         lines.append(f"{span.distribution}: {len(steps)} steps over {len(span.releases)} releases: {holding} hold in all, {len(differing)} differ somewhere")

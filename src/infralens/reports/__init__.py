@@ -35,6 +35,12 @@ if TYPE_CHECKING:
         ReleaseSpan as ReleaseSpan,
         StepHistory as StepHistory,
     )
+    from .history_text import (
+        STATE_WORDS as STATE_WORDS,
+        describe_holding as describe_holding,
+        holding_span as holding_span,
+        release_ranges as release_ranges,
+    )
     from .json_values import as_int as as_int, as_list as as_list, as_object as as_object, strings as strings
     from .load import (
         Report as Report,
@@ -95,6 +101,7 @@ __all__, __getattr__ = lazy_exports(
             "load",
         ),
         **dict.fromkeys(("AnnotationHistory", "Difference", "HistoryReport", "ReleaseSpan", "StepHistory"), "history_report"),
+        **dict.fromkeys(("STATE_WORDS", "describe_holding", "holding_span", "release_ranges"), "history_text"),
         **dict.fromkeys(("as_int", "as_list", "as_object", "strings"), "json_values"),
         **dict.fromkeys(("ExpectRecord", "MutantsRecord", "ScenarioRecord", "StepRecord", "VerifyReport"), "verify_report"),
         "step_tier": "tiers",
