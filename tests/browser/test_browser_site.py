@@ -250,3 +250,64 @@ def test_observed_values_show_under_a_claim_once_opened(browser, docs_site: Path
     fold.locator("summary").click()
     assert observed.is_visible() and (observed.text_content() or "").startswith("cpu: ")
     page.close()
+
+
+def _a_function_that_changed(docs_site: Path) -> tuple[str, str, str, int]:
+    """(page, annotation id, release, notes not holding there) for a function the committed history shows changing."""
+    import json
+
+    history = json.loads((Path(__file__).resolve().parents[2] / "reports" / "history.json").read_text("utf-8"))
+    span = next(d for d in history["distributions"] if d["distribution"] == "diffusers")
+    for annotation in history["annotations"]:
+        page = f"_infralens/source/diffusers/{annotation['target']}.html"
+        if annotation["distribution"] != "diffusers" or not (docs_site / page).is_file():
+            continue
+        for position, release in enumerate(span["releases"]):
+            stale = sum(1 for step in annotation["steps"] if step["states"][position] != "unchanged")
+            if 0 < stale < len(annotation["steps"]):
+                return page, annotation["id"], release, stale
+    pytest.skip("reports/history.json shows no diffusers function that changed in part")
+
+
+@pytest.mark.parametrize("width", [DESKTOP, PHONE])
+def test_picking_a_release_flags_the_notes_that_do_not_hold_and_is_remembered(browser, docs_site: Path, serve, width: int) -> None:
+    page_path, _, release, stale = _a_function_that_changed(docs_site)
+    base = serve(docs_site)
+    visit = Visit(browser, f"{base}/{page_path}", width)
+    page = visit.page
+    function = page.locator(".infralens-function").first
+    notes = function.locator(".il-note[data-il-states]")
+    function.locator(".il-history select").select_option(release)
+    flagged = function.locator(".il-note.il-stale").count()
+    assert flagged >= stale and notes.count() > flagged  # the function may hold notes of other annotations too
+    assert f"do not hold in {release}" in function.locator(".il-history-verdict").inner_text()
+    assert function.locator(".il-note.il-stale .il-stale-label").first.inner_text().endswith(f"in {release}")
+    page.reload()
+    assert function.locator(".il-history select").input_value() == release  # remembered (localStorage)
+    assert function.locator(".il-note.il-stale").count() == flagged
+    function.locator(".il-history select").select_option("")
+    assert function.locator(".il-note.il-stale").count() == 0
+    assert page.evaluate("document.documentElement.scrollWidth") <= width
+    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=str(SCREENSHOTS / f"release-picker-{width}.png"))
+    assert visit.errors == [] and visit.foreign == []
+    visit.close()
+
+
+@pytest.mark.parametrize("width", [DESKTOP, PHONE])
+def test_the_matrix_fits_the_window_and_a_cell_opens_the_diff(browser, docs_site: Path, serve, width: int) -> None:
+    base = serve(docs_site)
+    visit = Visit(browser, f"{base}/_infralens/history.html", width)
+    page = visit.page
+    assert page.locator("table.il-matrix").count() >= 1
+    assert page.evaluate("document.documentElement.scrollWidth") <= width  # the table scrolls inside its box
+    cell = page.locator("table.il-matrix td a").first
+    href = cell.get_attribute("href") or ""
+    cell.click()
+    page.wait_for_load_state("load")
+    anchor = href.split("#", 1)[1]
+    assert page.url.endswith("#" + anchor)
+    assert page.locator(f"#{anchor}").count() == 1
+    assert page.locator("h2", has_text="Release history").count() == 1
+    assert visit.errors == [] and visit.foreign == []
+    visit.close()

@@ -21,8 +21,10 @@ from infralens.reports import (
     StepTier,
     VerifyReport,
     load_drift_report,
+    load_history_report,
     load_verify_report,
 )
+from infralens.sphinx.history import History
 from infralens.sphinx.warnings import Subtype, warn
 
 BadgeState = BadgeTier
@@ -73,6 +75,8 @@ class Reports:
     """step id (or annotation id) → its drift status (see :func:`drift_statuses`)."""
     verify: tuple[VerifyReport, ...] = ()
     files: tuple[str, ...] = field(default=())
+    history: History | None = None
+    """``history.json``: each step's state in every upstream release read (:mod:`.history`)."""
 
     def function_badges(self, step_ids: list[str], annotation_ids: list[str]) -> list[Badge]:
         return [self._drift_badge(step_ids, annotation_ids), *self._verify_badges(step_ids)]
@@ -162,7 +166,15 @@ def load_reports(folder: Path) -> Reports:
             verify.append(load_verify_report(path))
         except ReportError as error:
             _unreadable(error)
-    return Reports(drift, tuple(verify), tuple(files))
+    history = None
+    path = folder / "history.json"
+    if path.is_file():
+        files.append(str(path))
+        try:
+            history = History.of(load_history_report(path))
+        except ReportError as error:
+            warn(f"cannot read report: {error.reason}; release history is not shown", Subtype.REPORT, (str(error.path), error.line))
+    return Reports(drift, tuple(verify), tuple(files), history)
 
 
 def _unreadable(error: ReportError) -> None:

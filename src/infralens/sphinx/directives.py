@@ -152,6 +152,7 @@ def render_function(directive: SphinxDirective, target: str, *, canonical: bool 
             if lab.page and settings.generate_pages and lab_docname(settings, s) != env.docname
         },
         function_docname=None if canonical or not settings.generate_pages else function_docname(settings, function),
+        distribution=function.distribution,
     )
     view = build_function(function.view, context, function.qualname)
     if compact:

@@ -59,6 +59,8 @@ class RenderContext:
     """lab slug → (docname, title) for labs that have a page."""
     function_docname: str | None
     """The function's own page, linked from embeddings elsewhere; None on that page."""
+    distribution: str = ""
+    """The function's distribution (picks its releases in the history report)."""
 
 
 def build_function(view: FunctionView, context: RenderContext, title: str) -> il.infralens_function:
@@ -130,6 +132,7 @@ def _note(note: NoteView, context: RenderContext, body: list[nodes.Node]) -> il.
         "data-first-line": str(note.first_line),
         "data-last-line": str(note.last_line),
         "data-line-anchor": f"{context.prefix}-L{note.first_line}",
+        **(context.reports.history.note_attributes(context.distribution, note.step_id) if context.reports.history else {}),
     }
     lines = f"line {note.first_line}" if note.first_line == note.last_line else f"lines {note.first_line}–{note.last_line}"
     chips = "".join(_badge_html(chip) for chip in context.reports.step_status(note.step_id))
@@ -185,7 +188,8 @@ def _header(view: FunctionView, context: RenderContext, title: str) -> list[node
         f'<div class="il-title"><code>{escape(title)}</code> <span class="il-kind">{escape(view.definition.kind.value)}</span></div>'
         f'<div class="il-meta"><span class="il-dist">{escape(source.distribution)} {escape(source.version)}</span> · '
         f'<code class="il-path">{escape(source.relpath)}</code> lines {view.first_line}–{view.last_line}{link}</div>'
-        f'<div class="il-badges">{badges}</div></div>'
+        f'<div class="il-badges">{badges}</div>'
+        f"{context.reports.history.strip(source.distribution, annotation_ids, None) if context.reports.history else ''}</div>"
     )
     text = f"{title} — {source.distribution} {source.version} {source.relpath}:{view.first_line}-{view.last_line}"
     parts: list[nodes.Node] = [il.infralens_html(html=html, text=text)]

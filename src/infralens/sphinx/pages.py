@@ -58,12 +58,13 @@ def _pages(catalog: Catalog) -> dict[str, str]:
         "labs/index.md": ORPHAN + _labs_index(catalog),
         "compare/index.md": ORPHAN + _compare_index(catalog),
         "verified.md": GLOSSARY.read_text("utf-8"),
+        "history.md": ORPHAN + _history_page(catalog),
     }
     for dist, modules in catalog.by_distribution().items():
         pages[f"source/{dist}/index.md"] = _distribution_page(catalog, dist, modules)
         for functions in modules.values():
             for function in functions:
-                pages[f"source/{dist}/{function.target}.md"] = _function_page(function)
+                pages[f"source/{dist}/{function.target}.md"] = _function_page(catalog, function)
     for pair in catalog.concepts.pairs:
         pages[f"compare/{pair.slug}.md"] = _compare_page(catalog, pair)
     return pages
@@ -74,6 +75,8 @@ def _browser_index(catalog: Catalog) -> str:
     lines = ["# Annotated source", "", "Every upstream function that has notes, by distribution and module. The numbers count the notes on each function.", ""]
     if not tree:
         lines += ["No annotation resolved yet: add YAML files to `annotations/`.", ""]
+    if catalog.reports.history is not None:
+        lines += ["Which releases the notes hold in: {doc}`../history`.", ""]
     lines += ["| distribution | version | modules | functions | notes |", "| --- | --- | ---: | ---: | ---: |"]
     for dist, modules in tree.items():
         functions = [f for fs in modules.values() for f in fs]
@@ -105,8 +108,17 @@ def _lab_ref(catalog: Catalog, slug: str) -> str:
     return f"{{doc}}`/{lab_docname(catalog.settings, slug)}`"
 
 
-def _function_page(function: AnnotatedFunction) -> str:
+def _history_page(catalog: Catalog) -> str:
+    history = catalog.reports.history
+    if history is None:
+        return "# Release compatibility\n\nNo `history.json` in the reports folder yet: `make history` (or `infralens history --format json --output reports/history.json`) writes it.\n"
+    return history.matrix_page(function_pages(catalog), catalog.settings.generated_dir)
+
+
+def _function_page(catalog: Catalog, function: AnnotatedFunction) -> str:
     # Orphan: reached from the browser and the labs, kept out of the sidebar (there are many).
+    history = catalog.reports.history
+    section = history.section(function.distribution, sorted({r.annotation.id for r in function.resolved})) if history else ""
     return "\n".join(
         [
             "---",
@@ -121,6 +133,7 @@ def _function_page(function: AnnotatedFunction) -> str:
             ":canonical:",
             "```",
             "",
+            *([section, ""] if section else []),
         ]
     )
 

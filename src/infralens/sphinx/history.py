@@ -1,0 +1,187 @@
+"""Release history on the site, from ``reports/history.json`` (``make history``).
+
+Three views of one report: the compatibility matrix page (annotations × releases, a cell per
+release coloured by state, each differing cell linking to the diff), a strip in every
+annotated-function header ("holds in 0.35.0–0.42.1; changed in 0.34.0"), and a "Release history"
+section on each function page with every changed step's diff. Notes carry their states per release
+(``data-il-states``) so ``infralens-history.js`` can flag the ones that do not hold in the release a
+learner picks.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from html import escape
+
+from infralens.reports import (
+    STATE_WORDS,
+    AnnotationHistory,
+    HistoryReport,
+    ReleaseSpan,
+    ReleaseState,
+    StepHistory,
+    describe_holding,
+    release_ranges,
+    worst_state,
+)
+
+LETTERS = {
+    ReleaseState.UNCHANGED: "u",
+    ReleaseState.MOVED: "m",
+    ReleaseState.CHANGED: "c",
+    ReleaseState.DELETED: "d",
+    ReleaseState.ABSENT: "a",
+    ReleaseState.UNREADABLE: "r",
+}
+"""One letter per state in ``data-il-states`` and in the cells' CSS classes (``il-h-c``…)."""
+LEGEND = (
+    '<p class="il-history-legend">'
+    + " ".join(f'<span class="il-h il-h-{LETTERS[s]}"></span> {escape(STATE_WORDS[s])}' for s in ReleaseState if s is not ReleaseState.UNREADABLE)
+    + "</p>"
+)
+
+
+def anchor(annotation_id: str) -> str:
+    """The id of an annotation's part of the "Release history" section on its function page."""
+    return "il-history-" + "".join(c if c.isalnum() else "-" for c in annotation_id.lower())
+
+
+@dataclass(frozen=True)
+class History:
+    """The report, looked up by distribution, annotation and step."""
+
+    report: HistoryReport
+    annotations: dict[str, AnnotationHistory]
+    steps: dict[str, StepHistory]
+
+    @classmethod
+    def of(cls, report: HistoryReport) -> History:
+        steps = {step.id: step for annotation in report.annotations for step in annotation.steps}
+        return cls(report, {a.id: a for a in report.annotations}, steps)
+
+    def span(self, distribution: str) -> ReleaseSpan | None:
+        found = self.report.span(distribution)
+        return found if found is not None and found.releases else None
+
+    def note_attributes(self, distribution: str, step_id: str) -> dict[str, str]:
+        """``data-il-dist`` and ``data-il-states`` for a note (empty when the step is not in the report)."""
+        step = self.steps.get(step_id)
+        if step is None or self.span(distribution) is None:
+            return {}
+        return {"data-il-dist": distribution, "data-il-states": "".join(LETTERS[s] for s in step.states)}
+
+    def strip(self, distribution: str, annotation_ids: list[str], link: str | None) -> str:
+        """The header strip: one cell per release (the worst state of the function's notes), the holding span, a release picker slot."""
+        span = self.span(distribution)
+        rows = [self.annotations[i] for i in annotation_ids if i in self.annotations]
+        if span is None or not rows:
+            return ""
+        states = tuple(worst_state([row.states[position] for row in rows]) for position in range(len(span.releases)))
+        cells = "".join(_cell(release, state) for release, state in zip(span.releases, states, strict=True))
+        more = f' · <a class="reference internal" href="{escape(link)}">release history</a>' if link else ""
+        return (
+            f'<div class="il-history" data-il-dist="{escape(distribution)}" data-il-releases="{escape(" ".join(span.releases))}">'
+            f'<span class="il-history-cells" role="img" aria-label="{escape(_aria(span, states))}">{cells}</span> '
+            f'<span class="il-history-text">{escape(distribution)} {escape(describe_holding(states, span.releases, span.baseline))}{more}</span></div>'
+        )
+
+    def section(self, distribution: str, annotation_ids: list[str]) -> str:
+        """The "Release history" section of a function page (MyST), or "" without a report for it."""
+        span = self.span(distribution)
+        rows = [self.annotations[i] for i in annotation_ids if i in self.annotations]
+        if span is None or not rows:
+            return ""
+        lines = [
+            "## Release history",
+            "",
+            f"Each note checked against {len(span.releases)} {distribution} releases ({span.releases[0]} … {span.releases[-1]}; "
+            f"reviewed against {span.baseline}), from `reports/history.json`; see {{doc}}`the matrix <{_matrix_from_function()}>`.",
+            "",
+        ]
+        for row in rows:
+            lines += ["```{raw} html", f'<span id="{anchor(row.id)}"></span>', "```", "", f"### `{row.id}`", ""]
+            lines += ["```{raw} html", self.strip(distribution, [row.id], None), "```", ""]
+            differing = [step for step in row.steps if step.differences]
+            holding = len(row.steps) - len(differing)
+            lines += [f"{holding} of {len(row.steps)} notes hold in every release read." + (" The others:" if differing else ""), ""]
+            for step in differing:
+                lines += [f"- **`{step.id}`** — {describe_holding(step.states, span.releases, span.baseline)}", ""]
+                for difference in step.differences:
+                    where = f" at `{difference.where}`" if difference.where else ""
+                    lines += [
+                        f"  {STATE_WORDS[difference.state]} in {release_ranges(difference.releases, span.releases)}{where}: {_plain(difference.message)}",
+                        "",
+                    ]
+                    if difference.diff:
+                        lines += ["  ```diff", *(f"  {line}" for line in difference.diff), "  ```", ""]
+        return "\n".join(lines)
+
+    def matrix_page(self, function_pages: dict[str, str], generated_dir: str) -> str:
+        """The compatibility matrix (MyST with one HTML table per distribution)."""
+        lines = ["# Release compatibility", ""]
+        lines += [
+            "Which upstream releases each annotation's notes hold in: every locked statement re-found in every final "
+            f"release by the same classifier as `infralens check` (`reports/history.json`, made by {self.report.generated_by}; "
+            "refresh it with `make history`). A cell shows the worst state of the annotation's notes in that release; "
+            "a cell that is not *holds* links to the diff on the function's page.",
+            "",
+            "```{raw} html",
+            LEGEND,
+            "```",
+            "",
+        ]
+        for span in self.report.spans:
+            rows = [a for a in self.report.annotations if a.distribution == span.distribution]
+            if not span.releases or not rows:
+                continue
+            everywhere = sum(1 for row in rows if all(s.holds for s in row.states))
+            lines += [f"## {span.distribution}", ""]
+            lines += [
+                f"{len(rows)} annotations over {len(span.releases)} releases ({span.releases[0]} … {span.releases[-1]}); reviewed against {span.baseline}."
+            ]
+            lines += [f"{everywhere} hold in all of them."]
+            if span.missing:
+                lines += [f"Not read: {', '.join(span.missing)}."]
+            lines += ["", "```{raw} html", _table(span, rows, function_pages, generated_dir), "```", ""]
+        return "\n".join(lines)
+
+
+def _matrix_from_function() -> str:
+    return "../../history"  # function pages live in <generated>/source/<dist>/
+
+
+def _cell(release: str, state: ReleaseState) -> str:
+    return f'<span class="il-h il-h-{LETTERS[state]}" title="{escape(release)}: {escape(STATE_WORDS[state])}"></span>'
+
+
+def _aria(span: ReleaseSpan, states: tuple[ReleaseState, ...]) -> str:
+    return "; ".join(
+        f"{STATE_WORDS[state]} in {release_ranges([r for r, s in zip(span.releases, states, strict=True) if s is state], span.releases)}"
+        for state in dict.fromkeys(states)
+    )
+
+
+def _plain(text: str) -> str:
+    """A message as Markdown text: backticks and stars would start markup."""
+    return text.replace("`", "'").replace("*", "\\*")
+
+
+def _table(span: ReleaseSpan, rows: list[AnnotationHistory], function_pages: dict[str, str], generated_dir: str) -> str:
+    head = "".join(f'<th scope="col"><span>{escape(r)}</span></th>' for r in span.releases)
+    body = []
+    for row in sorted(rows, key=lambda a: a.id):
+        page = function_pages.get(row.target)
+        href = page.removeprefix(f"{generated_dir}/") + ".html" if page else None
+        name = f'<a href="{escape(href)}#{anchor(row.id)}">{escape(row.id)}</a>' if href else escape(row.id)
+        cells = []
+        for release, state in zip(span.releases, row.states, strict=True):
+            title = f"{row.id} in {release}: {STATE_WORDS[state]}"
+            if state.holds or href is None:
+                cells.append(f'<td class="il-h-{LETTERS[state]}" title="{escape(title)}"></td>')
+            else:
+                cells.append(f'<td class="il-h-{LETTERS[state]}"><a href="{escape(href)}#{anchor(row.id)}" title="{escape(title)}"></a></td>')
+        body.append(f'<tr><th scope="row">{name}</th>{"".join(cells)}</tr>')
+    return (
+        f'<div class="il-matrix-wrap"><table class="il-matrix"><thead><tr><th scope="col">annotation</th>{head}</tr></thead>'
+        f"<tbody>{''.join(body)}</tbody></table></div>"
+    )
