@@ -231,3 +231,24 @@ def test_the_words_for_a_row_name_the_states_around_the_span():
     assert describe_holding((S.CHANGED, S.UNCHANGED, S.UNCHANGED, S.MOVED), releases, "2") == "holds in 2–3; changed in 1; moved in 4"
     assert describe_holding((S.ABSENT, S.ABSENT, S.UNCHANGED, S.UNCHANGED), releases, "4") == "holds in 3–4; not yet present in 2"
     assert describe_holding((S.DELETED,) * 4, releases, "4") == "holds in none of these releases"
+
+
+def test_with_no_registry_it_reads_the_cached_wheels_instead_of_failing(history_demo, monkeypatch):
+    import sys
+
+    from infralens.source import releases
+
+    demo, base = history_demo
+    monkeypatch.setattr(releases, "PIP_COMMAND", [sys.executable, "-c", "import sys; sys.exit('ERROR: no route to the index')"])
+    report, plans = _report_online(demo, base)
+    assert plans[0].list_origin == "cached wheels" and plans[0].releases == tuple(RELEASES)
+    assert "no route to the index" in plans[0].note
+    assert report.annotations[0].steps[1].states == (ReleaseState.UNCHANGED,) * 6
+
+
+def _report_online(demo, base):
+    project = find_project(demo.root)
+    lock = read_lock(project.lock_path, "annotations/annotations.lock")
+    annotations = chosen_annotations(lock, [])
+    plans = plan_history(annotations, ["0.1.0"], [], offline=False)
+    return run_history(project, demo.resolver(base), lock, annotations, plans), plans
