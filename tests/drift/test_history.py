@@ -252,3 +252,15 @@ def _report_online(demo, base):
     annotations = chosen_annotations(lock, [])
     plans = plan_history(annotations, ["0.1.0"], [], offline=False)
     return run_history(project, demo.resolver(base), lock, annotations, plans), plans
+
+
+def test_the_same_edit_at_another_line_is_one_difference():
+    from infralens.drift.history import _Cell, _same_difference
+
+    diff_a = ("--- reviewed (demo 1.0)", "+++ demo 0.1.0 demo/core.py:4", "-a = 1", "+a = 2")
+    diff_b = ("--- reviewed (demo 1.0)", "+++ demo 0.2.0 demo/core.py:9", "-a = 1", "+a = 2")
+    first = _Cell(ReleaseState.CHANGED, "demo/core.py:4 f", "edited in place", diff_a)
+    second = _Cell(ReleaseState.CHANGED, "demo/core.py:9 f", "edited in place", diff_b)
+    assert _same_difference(first) == _same_difference(second)
+    other = _Cell(ReleaseState.CHANGED, "demo/core.py:9 f", "edited in place", (*diff_b[:3], "+a = 3"))
+    assert _same_difference(first) != _same_difference(other)

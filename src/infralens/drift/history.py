@@ -5,7 +5,7 @@ fetched into the cache unless ``offline``); :func:`run_history` classifies every
 against each release with :func:`~infralens.drift.check.run_check` (the same classifier as
 ``check --against``), then turns each step's row into a :class:`~infralens.reports.HistoryReport`
 entry: a missing statement before its first appearance is *absent* (not yet present), the span
-where it holds as reviewed and every difference, grouped by release. Each release's states are
+where it holds as reviewed and every difference, its releases grouped (the same edit at other line numbers is one). Each release's states are
 remembered in the cache, keyed by the lock, the annotation files, the wheel and the checker's code.
 """
 
@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import re
 from collections.abc import Callable, Collection
 from dataclasses import dataclass
 from pathlib import Path
@@ -260,6 +261,14 @@ def _remember(entry: Path, cells: dict[str, _Cell]) -> None:
         temporary.replace(entry)
 
 
+_LINE_NUMBER = re.compile(r":\d+\b")
+
+
+def _same_difference(cell: _Cell) -> tuple[object, ...]:
+    """What makes two releases' differences one: state, place and diff, but not line numbers or the diff's header."""
+    return (cell.state, _LINE_NUMBER.sub("", cell.where), _LINE_NUMBER.sub("", cell.message), cell.diff[2:])
+
+
 def _step_history(entry: StepLock, cells: list[_Cell], releases: tuple[str, ...]) -> StepHistory:
     """A step's row of states with *absent* before its first appearance, its span of holding, its differences."""
     if len(cells) != len(releases):  # the step was not checked (its annotation file changed since the lock)
@@ -271,9 +280,9 @@ def _step_history(entry: StepLock, cells: list[_Cell], releases: tuple[str, ...]
         cells[position] = _Cell(ReleaseState.ABSENT, "", "not yet present")
     states = tuple(c.state for c in cells)
     holds_from, holds_to, before = holding_span(states, releases, entry.version)
-    grouped: dict[_Cell, list[str]] = {}
+    grouped: dict[tuple[object, ...], tuple[_Cell, list[str]]] = {}
     for release, cell in zip(releases, cells, strict=True):
         if cell.state is not ReleaseState.UNCHANGED:
-            grouped.setdefault(cell, []).append(release)
-    differences = tuple(Difference(tuple(r), c.state, c.where, c.message, c.diff) for c, r in grouped.items())
+            grouped.setdefault(_same_difference(cell), (cell, []))[1].append(release)
+    differences = tuple(Difference(tuple(r), c.state, c.where, c.message, c.diff) for c, r in grouped.values())
     return StepHistory(entry.step_id, entry.yaml_line, states, holds_from, holds_to, before, differences)
