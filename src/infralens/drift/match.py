@@ -38,6 +38,7 @@ from infralens.drift.scoring import (
     pick_exact,
     pick_moved,
     ratio,
+    ratio_at_least,
     same_copy,
 )
 from infralens.resolve import Resolver
@@ -267,9 +268,10 @@ class DistributionMatcher:
                     continue
                 similarity = 1.0
             else:
-                similarity = ratio(wanted, "\n".join(s.text for s in window))
-                if similarity < CANDIDATE_SIMILARITY:
+                close = ratio_at_least(wanted, "\n".join(s.text for s in window), CANDIDATE_SIMILARITY)
+                if close is None:
                     continue
+                similarity = close
             results.append(_candidate(found.source, found.index, window, entry, similarity, found.locality))
         return results
 

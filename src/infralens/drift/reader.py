@@ -17,6 +17,7 @@ from infralens.resolve import Resolver
 from infralens.source import ModuleIndex, SourceFile, SourceTree
 
 _WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]{3,}")
+_WORD_BYTES = re.compile(rb"[A-Za-z_][A-Za-z0-9_]{3,}")
 _COMMON = {
     "self",
     "None",
@@ -57,6 +58,7 @@ class TreeReader:
         self._problems: dict[str, str] = {}
         self._joined: tuple[bytes, list[int], list[str]] | None = None
         self._containing: dict[bytes, frozenset[str]] = {}
+        self._words: dict[bytes, set[str]] | None = None
 
     def source(self, relpath: str) -> SourceFile | None:
         """The file at ``relpath``, or None when it does not exist or cannot be read (see :meth:`problem`)."""
@@ -103,7 +105,9 @@ class TreeReader:
         return self._bytes[relpath]
 
     def files_containing(self, needle: bytes) -> frozenset[str]:
-        """Python files whose bytes contain ``needle`` (one ``find`` pass over all files joined)."""
+        """Python files whose bytes contain ``needle`` (a word: from an index of each file's words; else one ``find`` pass)."""
+        if _WORD_BYTES.fullmatch(needle):
+            return frozenset(self._word_index().get(needle, ()))
         if needle not in self._containing:
             joined, starts, relpaths = self._all_files()
             found: set[str] = set()
@@ -115,6 +119,17 @@ class TreeReader:
                 position = joined.find(needle, following)
             self._containing[needle] = frozenset(found)
         return self._containing[needle]
+
+    def _word_index(self) -> dict[bytes, set[str]]:
+        """Every identifier-like word of 4+ characters → the files holding it as a whole word."""
+        if self._words is None:
+            words: dict[bytes, set[str]] = {}
+            for relpath in self.tree.iter_python_files():
+                data = self.read_bytes(relpath)
+                for word in set(_WORD_BYTES.findall(data)) if data is not None else ():
+                    words.setdefault(word, set()).add(relpath)
+            self._words = words
+        return self._words
 
     def _all_files(self) -> tuple[bytes, list[int], list[str]]:
         """Every readable Python file's bytes, joined by NUL bytes, with each one's start and path."""

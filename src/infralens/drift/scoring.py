@@ -32,6 +32,15 @@ def ratio(left: str, right: str) -> float:
     return matcher.ratio()
 
 
+def ratio_at_least(left: str, right: str, floor: float) -> float | None:
+    """:func:`ratio` when it is at least ``floor``, else None (decided by difflib's cheap upper bounds when they can)."""
+    matcher = difflib.SequenceMatcher(None, left, right, autojunk=False)
+    if matcher.real_quick_ratio() < floor or matcher.quick_ratio() < floor:
+        return None
+    similarity = ratio(left, right)
+    return similarity if similarity >= floor else None
+
+
 def context_agreement(entry: StepLock, before: tuple[str, ...], after: tuple[str, ...]) -> float:
     """Share of the recorded neighbours found at the same distance (1.0 when both sides record none)."""
     recorded = len(entry.before) + len(entry.after)
