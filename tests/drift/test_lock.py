@@ -280,3 +280,37 @@ def test_findings_cite_the_current_yaml_line_after_the_file_was_edited(demo, loc
     assert _cli(demo, new, "check", "--format", "json") == 1
     document = json.loads(capsys.readouterr().out)
     assert document["steps"]["demo-step/alpha"]["line"] == now
+
+
+def test_the_lock_records_where_the_reviewed_sources_came_from(demo, locked, tmp_path):
+    import zipfile
+
+    from infralens.source import DirectoryTree, WheelTree
+
+    entry = demo.lock_text().lock.annotations["demo-step"]
+    tree = DirectoryTree(locked, "demo", version="1.0")
+    assert entry.origin == "directory" and entry.sources_sha256 == tree.content_sha256()
+    assert 'origin = "directory"' in demo.lock_path.read_text("utf-8")
+    wheel = tmp_path / "demo-1.0-py3-none-any.whl"
+    with zipfile.ZipFile(wheel, "w") as archive:  # the same sources, read from a wheel: the same hash
+        for relpath in tree.iter_python_files():
+            archive.writestr(relpath, tree.read_bytes(relpath))
+        archive.writestr("demo-1.0.dist-info/METADATA", "Metadata-Version: 2.1\nName: demo\nVersion: 1.0\n")
+    assert WheelTree(wheel).kind == "wheel" and WheelTree(wheel).content_sha256() == entry.sources_sha256
+    (locked / "demo" / "core.py").write_text((locked / "demo" / "core.py").read_text("utf-8") + "\n# one more line\n", "utf-8")
+    assert DirectoryTree(locked, "demo").content_sha256() != entry.sources_sha256
+
+
+def test_a_lock_written_before_origins_were_recorded_still_reads_and_checks_clean(demo, locked):
+    from dataclasses import replace
+
+    from infralens.drift.lockformat import PREAMBLE, render_entry
+
+    lock = demo.lock_text().lock
+    entries = [replace(lock.annotations["demo-step"], origin="", sources_sha256=""), *lock.steps_of("demo-step")]
+    older = PREAMBLE + "\n" + "".join(render_entry(entry) for entry in entries)  # what an infralens without origins wrote
+    assert "origin" not in older
+    parsed = parse_lock(older, demo.lock_path).lock
+    assert parsed.annotations["demo-step"].origin == "" and not parsed.hand_edited
+    demo.lock_path.write_text(older, "utf-8")
+    assert _cli(demo, locked, "check") == 0

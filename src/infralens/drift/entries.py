@@ -163,6 +163,10 @@ class AnnotationLock:
     source_sha256: str
     steps: tuple[str, ...]
     """Ids of the annotation's steps, in the annotation's order."""
+    origin: str = ""
+    """Where the reviewed sources were read from: ``installed``, ``wheel`` or ``directory`` ("" in older locks)."""
+    sources_sha256: str = ""
+    """:meth:`~infralens.source.SourceTree.content_sha256` of the distribution as reviewed ("" in older locks)."""
     line: int = field(default=0, compare=False)
     """Line of the entry's header in the lock file."""
 

@@ -99,11 +99,13 @@ _ANNOTATION_FIELDS: dict[str, tuple[str, Codec]] = {
     "body-sha256": ("body_sha256", Codec.STR),
     "body": ("body", Codec.WORDS),
     "steps": ("steps", Codec.STRS),
+    "origin": ("origin", Codec.STR),
+    "sources-sha256": ("sources_sha256", Codec.STR),
 }
 """Keys of an annotation entry, in the order they are written."""
 _FIELDS = {EntryKind.STEP: _STEP_FIELDS, EntryKind.ANNOTATION: _ANNOTATION_FIELDS}
-_OPTIONAL = {"occurrence", "copies"}
-_DEFAULTS = {"copies": 1}
+_OPTIONAL = {"occurrence", "copies", "origin", "sources-sha256"}
+_DEFAULTS: dict[str, object] = {"copies": 1, "origin": "", "sources-sha256": ""}
 """Optional fields left out of the text when they hold their default (so unique statements get no ``copies`` line)."""
 
 

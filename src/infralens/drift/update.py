@@ -41,6 +41,7 @@ def build_entries(project: Project, resolver: Resolver, paths: list[str] | None 
     entries: list[LockEntry] = []
     failed: set[str] = set()
     hashes: dict[str, str] = {}
+    origins: dict[str, tuple[str, str]] = {}
     for annotation in loaded.annotations:
         resolved, problems = resolver.resolve_annotation(annotation)
         if resolved is None:
@@ -50,7 +51,12 @@ def build_entries(project: Project, resolver: Resolver, paths: list[str] | None 
         path = annotation.path
         if path not in hashes:
             hashes[path] = sha256_file(project.root / path)
-        entries.extend(entries_for(resolved, resolver.index(resolved.target.source), path, hashes[path]))
+        tree = resolver.tree(annotation.source)
+        if tree.distribution not in origins:
+            origins[tree.distribution] = (tree.kind, tree.content_sha256())
+        kind, digest = origins[tree.distribution]
+        built = entries_for(resolved, resolver.index(resolved.target.source), path, hashes[path])
+        entries.extend(replace(e, origin=kind, sources_sha256=digest) if isinstance(e, AnnotationLock) else e for e in built)
     bad_files = {d.location.path for d in diagnostics}
     failed.update(a.id for a in loaded.annotations if a.path in bad_files)
     return BuiltEntries(tuple(entries), tuple(diagnostics), frozenset(failed))

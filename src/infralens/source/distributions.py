@@ -108,6 +108,17 @@ class SourceTree(ABC):
     distribution: str
     version: str
     origin: str
+    kind = "directory"
+    """What the tree is read from: ``installed``, ``wheel`` or ``directory`` (recorded in the lock)."""
+
+    def content_sha256(self) -> str:
+        """One hash of every Python file's path and bytes: the same sources give the same hash, wherever they are read from."""
+        import hashlib
+
+        digest = hashlib.sha256()
+        for relpath in sorted(self.iter_python_files()):
+            digest.update(f"{relpath}\t{hashlib.sha256(self.read_bytes(relpath)).hexdigest()}\n".encode())
+        return digest.hexdigest()
 
     @abstractmethod
     def _exists(self, relpath: str) -> bool: ...
@@ -243,6 +254,8 @@ class DirectoryTree(SourceTree):
 class InstalledTree(DirectoryTree):
     """An installed distribution, found without importing it."""
 
+    kind = "installed"
+
     def __init__(self, distribution: str) -> None:
         try:
             dist = importlib.metadata.distribution(distribution)
@@ -304,6 +317,8 @@ def _version_from_dist_info_dir(root: Path, distribution: str) -> str | None:
 
 class WheelTree(SourceTree):
     """A wheel read as a zip archive: nothing is built, installed or imported."""
+
+    kind = "wheel"
 
     def file_on_disk(self, relpath: str) -> Path:
         check_relpath(relpath)
