@@ -269,3 +269,72 @@ def test_undecodable_file_is_unreadable_not_deleted(demo):
     report = demo.check(new)
     assert {s.kind.value for s in report.steps} == {"unreadable"}
     assert [t.kind.value for t in report.targets] == ["unreadable"]
+
+
+FORWARD = """
+class Model:
+    def forward(self, x, kwargs=None):
+        scale = 1.0
+        apply_scale(self, scale)
+        out = self.layer(x)
+        return out
+"""
+
+FORWARD_DECORATED = """
+def with_scale(name):
+    def decorator(fn):
+        def wrapper(self, *args, **kwargs):
+            scale = 1.0
+            apply_scale(self, scale)
+            return fn(self, *args, **kwargs)
+
+        return wrapper
+
+    return decorator
+
+
+class Model:
+    @with_scale("kwargs")
+    def forward(self, x, kwargs=None):
+        out = self.layer(x)
+        return out
+
+
+class Other:
+    def forward(self, x):
+        scale = 1.0
+        apply_scale(self, scale)
+        return x
+"""
+
+FORWARD_ANNOTATION = """
+id: model-forward
+lab: 01-demo
+source: demo
+target: demo.core.Model.forward
+summary: A forward pass with a scale.
+steps:
+  - at: "scale = 1.0"
+    key: scale
+    note: the default scale
+  - at: "apply_scale(self, scale)"
+    key: apply
+    note: scaled before the layer
+  - at: "out = self.layer(x)"
+    key: layer
+    note: the layer itself
+"""
+
+
+def test_a_statement_moved_into_the_wrapper_of_a_decorator_factory_is_moved_there(demo):
+    """The target now carries ``@with_scale(...)``: the wrapper nested in that factory is where the lines went."""
+    old = demo.write_source("1.0", {"core.py": FORWARD})
+    demo.write_annotation("forward.yaml", FORWARD_ANNOTATION)
+    demo.lock(old)
+    report = demo.check(demo.write_source("2.0", {"core.py": FORWARD_DECORATED}))
+    got = {s.entry.step_id.split("/")[1]: (s.kind.value, s.new.target if s.new else None) for s in report.steps}
+    assert got == {
+        "scale": ("moved", "with_scale.decorator.wrapper"),
+        "apply": ("moved", "with_scale.decorator.wrapper"),
+        "layer": ("unchanged", "Model.forward"),
+    }

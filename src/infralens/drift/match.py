@@ -306,10 +306,12 @@ def _reaches(found: _Found, place: Place) -> bool:
     A statement that left the target for a helper, a decorator or another module is a real move only
     when the target now leads there: its body calls the new home by name, or a decorator names it.
     """
-    name = (place.target or place.scope).rsplit(".", 1)[-1]
+    path = (place.target or place.scope).split(".")
+    name = path[-1]
     if not name or place.target == found.definition.qualname:
         return False
-    if any(decorator.rsplit(".", 1)[-1] == name for decorator in found.definition.decorators):
+    # A decorator leads to the function it names and to the wrappers nested in it (a decorator factory's inner functions).
+    if any(decorator.rsplit(".", 1)[-1] in (name, path[0]) for decorator in found.definition.decorators):
         return True
     body = found.index.statements_within(found.definition.start_line, found.definition.end_line)
     call = re.compile(rf"(?<!\w)(?<!def ){re.escape(name)} \(")  # normalised text: ``self . helper ( x )``; not a ``def``
