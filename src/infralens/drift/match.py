@@ -147,8 +147,7 @@ class DistributionMatcher:
         """The best definition of the target's qualname in another file (its module moved)."""
         patterns = [re.compile(rb"(?m)^\s*(?:async\s+def|def|class)\s+" + re.escape(n.encode()) + rb"\b") for n in entry.target.split(".")]
         best: tuple[float, _Found] | None = None
-        needles = [n.encode() for n in entry.target.split(".")]
-        for relpath in self.reader.files_matching(patterns, needles=needles, skip=entry.relpath):
+        for relpath in self.reader.files_matching(patterns, words=entry.target.split("."), skip=entry.relpath):
             indexed = self.reader.indexed(relpath)
             if indexed is None:
                 continue

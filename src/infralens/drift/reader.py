@@ -1,13 +1,12 @@
 """Reading one checked source tree for the drift check: files, indexes, and a cheap search across it.
 
 A :class:`TreeReader` remembers what it read (bytes, parsed files) for the length of a check. Its
-search (:meth:`TreeReader.files_with_text`) prefilters files by tokens of a statement (a bytes
-search over all files joined into one buffer) and a whitespace-tolerant regex before anything is parsed.
+search (:meth:`TreeReader.files_with_text`) prefilters files by words of a statement (an index of
+each file's words, built once) and a whitespace-tolerant regex before anything is parsed.
 """
 
 from __future__ import annotations
 
-import bisect
 import re
 from collections.abc import Iterator
 from functools import lru_cache
@@ -56,8 +55,6 @@ class TreeReader:
         self._bytes: dict[str, bytes | None] = {}
         self._sources: dict[str, SourceFile | None] = {}
         self._problems: dict[str, str] = {}
-        self._joined: tuple[bytes, list[int], list[str]] | None = None
-        self._containing: dict[bytes, frozenset[str]] = {}
         self._words: dict[bytes, set[str]] | None = None
 
     def source(self, relpath: str) -> SourceFile | None:
@@ -104,21 +101,14 @@ class TreeReader:
                 self._bytes[relpath] = None
         return self._bytes[relpath]
 
-    def files_containing(self, needle: bytes) -> frozenset[str]:
-        """Python files whose bytes contain ``needle`` (a word: from an index of each file's words; else one ``find`` pass)."""
-        if _WORD_BYTES.fullmatch(needle):
-            return frozenset(self._word_index().get(needle, ()))
-        if needle not in self._containing:
-            joined, starts, relpaths = self._all_files()
-            found: set[str] = set()
-            position = joined.find(needle)
-            while position >= 0:
-                file_number = bisect.bisect_right(starts, position) - 1
-                found.add(relpaths[file_number])
-                following = starts[file_number + 1] if file_number + 1 < len(starts) else len(joined)
-                position = joined.find(needle, following)
-            self._containing[needle] = frozenset(found)
-        return self._containing[needle]
+    def files_with_words(self, words: list[str]) -> set[str] | None:
+        """Python files holding every one of ``words`` as a whole word (only words of 4+ characters
+        narrow the search; None when none of them does: every file may match)."""
+        narrowing = [w.encode() for w in words if _WORD.fullmatch(w)]
+        if not narrowing:
+            return None
+        index = self._word_index()
+        return set.intersection(*(index.get(word, set()) for word in narrowing))
 
     def _word_index(self) -> dict[bytes, set[str]]:
         """Every identifier-like word of 4+ characters → the files holding it as a whole word."""
@@ -131,27 +121,9 @@ class TreeReader:
             self._words = words
         return self._words
 
-    def _all_files(self) -> tuple[bytes, list[int], list[str]]:
-        """Every readable Python file's bytes, joined by NUL bytes, with each one's start and path."""
-        if self._joined is None:
-            parts: list[bytes] = []
-            starts: list[int] = []
-            relpaths: list[str] = []
-            length = 0
-            for relpath in self.tree.iter_python_files():
-                data = self.read_bytes(relpath)
-                if data is None:
-                    continue
-                starts.append(length)
-                relpaths.append(relpath)
-                parts.append(data)
-                length += len(data) + 1
-            self._joined = (b"\0".join(parts), starts, relpaths)
-        return self._joined
-
-    def files_matching(self, patterns: list[re.Pattern[bytes]], *, needles: list[bytes], skip: str = "") -> Iterator[str]:
-        """Python files (except ``skip``) holding every one of ``needles`` whose bytes match every pattern."""
-        candidates = set.intersection(*(set(self.files_containing(n)) for n in needles)) if needles else None
+    def files_matching(self, patterns: list[re.Pattern[bytes]], *, words: list[str], skip: str = "") -> Iterator[str]:
+        """Python files (except ``skip``) holding every one of ``words`` whose bytes match every pattern."""
+        candidates = self.files_with_words(words)
         for relpath in self.tree.iter_python_files():
             if relpath == skip or (candidates is not None and relpath not in candidates):
                 continue
@@ -166,11 +138,10 @@ class TreeReader:
         more folders with ``near``, rank first.
         """
         words = sorted({w for w in _WORD.findall(text) if w not in _COMMON}, key=len, reverse=True)[:3]
-        needles = [w.encode() for w in words]
         pattern = _flexible_pattern(text)
         encoded_hints = [h.encode() for h in hints]
         hits: list[tuple[tuple[int, int], str]] = []
-        candidates = set.intersection(*(set(self.files_containing(n)) for n in needles)) if needles else None
+        candidates = self.files_with_words(words)
         for relpath in self.tree.iter_python_files():
             if candidates is not None and relpath not in candidates:
                 continue
