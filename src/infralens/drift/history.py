@@ -11,7 +11,6 @@ remembered in the cache, keyed by the lock, the annotation files, the wheel and 
 
 from __future__ import annotations
 
-import contextlib
 import json
 import re
 from collections.abc import Callable, Collection
@@ -19,13 +18,13 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from infralens import __version__
-from infralens.cachedir import cache_root
+from infralens.cachedir import cache_root, store_cache_file
 from infralens.drift.check import run_check
 from infralens.drift.diffs import statement_diff
 from infralens.drift.entries import AnnotationLock, Lock, StepLock
 from infralens.drift.results import StepKind, StepResult
 from infralens.errors import InfralensError, SourceNotFoundError
-from infralens.hashing import sha256_bytes, sha256_file, sha256_text
+from infralens.hashing import sha256_file, sha256_text
 from infralens.project import Project
 from infralens.reports import AnnotationHistory, Difference, HistoryReport, ReleaseSpan, ReleaseState, StepHistory, holding_span, worst_state
 from infralens.resolve import Resolver
@@ -254,11 +253,7 @@ def _recall(entry: Path) -> dict[str, _Cell] | None:
 
 def _remember(entry: Path, cells: dict[str, _Cell]) -> None:
     data = {k: [c.state.value, c.where, c.message, list(c.diff)] for k, c in cells.items()}
-    with contextlib.suppress(OSError):  # a read-only cache only costs the next run this release
-        entry.parent.mkdir(parents=True, exist_ok=True)
-        temporary = entry.with_suffix(f".{sha256_bytes(entry.name.encode())[:6]}.tmp")
-        temporary.write_text(json.dumps(data, separators=(",", ":")), encoding="utf-8")
-        temporary.replace(entry)
+    store_cache_file(entry, json.dumps(data, separators=(",", ":")))
 
 
 _LINE_NUMBER = re.compile(r":\d+\b")

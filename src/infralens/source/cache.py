@@ -17,12 +17,11 @@ import os
 import shutil
 import stat
 import sys
-import tempfile
 from collections.abc import Iterable
 from functools import lru_cache
 from pathlib import Path
 
-from infralens.cachedir import cache_root
+from infralens.cachedir import cache_root, store_cache_file
 from infralens.hashing import sha256_bytes
 from infralens.source.fast_index import fast_index_source
 from infralens.source.models import Definition, DefinitionKind, ModuleIndex, Statement, StatementKind
@@ -180,18 +179,7 @@ class IndexCache:
         self._memory[index.sha256] = index
         if not self.persistent:
             return
-        entry = self._entry(index.sha256)
-        tmp: str | None = None
-        try:
-            entry.parent.mkdir(parents=True, exist_ok=True)
-            fd, tmp = tempfile.mkstemp(dir=entry.parent, prefix=".tmp-", suffix=".json")
-            with os.fdopen(fd, "w", encoding="utf-8") as handle:
-                json.dump(_encode(index), handle, separators=(",", ":"))
-            os.replace(tmp, entry)
-        except OSError:  # a read-only cache directory only costs speed
-            if tmp is not None:
-                with contextlib.suppress(OSError):
-                    os.unlink(tmp)
+        store_cache_file(self._entry(index.sha256), json.dumps(_encode(index), separators=(",", ":")))
 
     def index_of(self, text: str, sha256: str, *, fast: bool = False) -> ModuleIndex:
         """The index of ``text`` (whose hash is ``sha256``), parsing only on a miss.

@@ -8,7 +8,6 @@ list, or, without one, the releases whose wheels are already cached. Nothing is 
 
 from __future__ import annotations
 
-import contextlib
 import json
 import subprocess
 from collections.abc import Iterable
@@ -18,6 +17,7 @@ from pathlib import Path
 
 from packaging.version import InvalidVersion, Version
 
+from infralens.cachedir import store_cache_file
 from infralens.errors import InfralensError
 from infralens.source.distributions import canonical_name
 from infralens.source.wheels import PIP_COMMAND, wheel_cache_dir
@@ -113,11 +113,7 @@ def _ask_index(distribution: str) -> tuple[tuple[str, ...] | None, str]:
 
 
 def _remember(path: Path, versions: tuple[str, ...]) -> None:
-    with contextlib.suppress(OSError):  # a read-only cache only costs the next offline run this list
-        path.parent.mkdir(parents=True, exist_ok=True)
-        temporary = path.with_suffix(".tmp")
-        temporary.write_text(json.dumps({"versions": list(versions)}), encoding="utf-8")
-        temporary.replace(path)
+    store_cache_file(path, json.dumps({"versions": list(versions)}))
 
 
 def _recall(path: Path) -> tuple[str, ...] | None:

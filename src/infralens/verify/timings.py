@@ -5,11 +5,10 @@ A hint only: a missing or unreadable file gives no hints, and a write that fails
 
 from __future__ import annotations
 
-import contextlib
 import json
 import os
 
-from infralens.cachedir import cache_root
+from infralens.cachedir import cache_root, store_cache_file
 
 DEFAULT_S = 1.0
 """CPU seconds assumed for a scenario with no recorded time."""
@@ -34,10 +33,4 @@ def load_timings(device: str) -> dict[str, float]:
 def save_timings(device: str, seconds: dict[str, float]) -> None:
     """Merge *seconds* into the recorded times (atomically; failures are ignored)."""
     merged = {**load_timings(device), **{name: round(value, 3) for name, value in seconds.items() if value > 0}}
-    path = _path(device)
-    with contextlib.suppress(OSError):
-        os.makedirs(os.path.dirname(path), exist_ok=True)
-        temporary = f"{path}.{os.getpid()}.tmp"
-        with open(temporary, "w", encoding="utf-8") as handle:
-            json.dump(merged, handle, indent=1, sort_keys=True)
-        os.replace(temporary, path)
+    store_cache_file(_path(device), json.dumps(merged, indent=1, sort_keys=True))
