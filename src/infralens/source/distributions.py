@@ -113,12 +113,9 @@ class SourceTree(ABC):
 
     def content_sha256(self) -> str:
         """One hash of every Python file's path and bytes: the same sources give the same hash, wherever they are read from."""
-        import hashlib
+        from infralens.hashing import sha256_bytes, sha256_text
 
-        digest = hashlib.sha256()
-        for relpath in sorted(self.iter_python_files()):
-            digest.update(f"{relpath}\t{hashlib.sha256(self.read_bytes(relpath)).hexdigest()}\n".encode())
-        return digest.hexdigest()
+        return sha256_text("".join(f"{relpath}\t{sha256_bytes(self.read_bytes(relpath))}\n" for relpath in sorted(self.iter_python_files())))
 
     @abstractmethod
     def _exists(self, relpath: str) -> bool: ...
