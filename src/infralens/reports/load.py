@@ -16,6 +16,7 @@ from enum import Enum
 from functools import cache
 from importlib import resources
 from pathlib import Path
+from typing import TypeVar
 
 from infralens.cachedir import cache_root
 from infralens.errors import InfralensError
@@ -26,6 +27,7 @@ from infralens.reports.json_values import JsonObject, as_list, as_objects
 from infralens.reports.verify_report import VerifyReport
 
 Report = VerifyReport | DriftReport | HistoryReport
+_R = TypeVar("_R", VerifyReport, DriftReport, HistoryReport)
 
 
 class ReportKind(str, Enum):
@@ -39,6 +41,10 @@ class ReportKind(str, Enum):
     def label(self) -> str:
         """How messages name the report."""
         return {ReportKind.VERIFY: "verification report", ReportKind.DRIFT: "drift report", ReportKind.HISTORY: "release history"}[self]
+
+
+_RECORDS: dict[ReportKind, type[Report]] = {ReportKind.VERIFY: VerifyReport, ReportKind.DRIFT: DriftReport, ReportKind.HISTORY: HistoryReport}
+"""The typed record each kind of report is read into."""
 
 
 class ReportError(InfralensError):
@@ -107,25 +113,22 @@ def load_report(path: str | Path) -> Report:
 
 def load_verify_report(path: str | Path) -> VerifyReport:
     """:func:`load_report` for a file that must be a verification report."""
-    path = Path(path)
-    report = _typed(path, *_read(path), ReportKind.VERIFY)
-    assert isinstance(report, VerifyReport)
-    return report
+    return _load_as(Path(path), ReportKind.VERIFY, VerifyReport)
 
 
 def load_drift_report(path: str | Path) -> DriftReport:
     """:func:`load_report` for a file that must be a drift report."""
-    path = Path(path)
-    report = _typed(path, *_read(path), ReportKind.DRIFT)
-    assert isinstance(report, DriftReport)
-    return report
+    return _load_as(Path(path), ReportKind.DRIFT, DriftReport)
 
 
 def load_history_report(path: str | Path) -> HistoryReport:
     """:func:`load_report` for a file that must be a release history."""
-    path = Path(path)
-    report = _typed(path, *_read(path), ReportKind.HISTORY)
-    assert isinstance(report, HistoryReport)
+    return _load_as(Path(path), ReportKind.HISTORY, HistoryReport)
+
+
+def _load_as(path: Path, kind: ReportKind, record: type[_R]) -> _R:
+    report = _typed(path, *_read(path), kind)
+    assert isinstance(report, record)
     return report
 
 
@@ -157,9 +160,7 @@ def _typed(path: Path, text: str, data: object, kind: ReportKind) -> Report:
     if not isinstance(data, dict):
         raise ReportError(path, f"not a valid {kind.label}: not a JSON object")
     try:
-        if kind is ReportKind.HISTORY:
-            return HistoryReport.from_json(data)
-        return VerifyReport.from_json(data) if kind is ReportKind.VERIFY else DriftReport.from_json(data)
+        return _RECORDS[kind].from_json(data)
     except (KeyError, ValueError, TypeError) as error:  # only if a remembered marker lies
         raise ReportError(path, f"not a valid {kind.label}: {error!r}") from error
 
