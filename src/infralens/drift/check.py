@@ -221,6 +221,13 @@ def _short(text: str, limit: int = 80) -> str:
 # --------------------------------------------------------------------------
 
 
+def require_locked(lock: Lock, ids: Collection[str]) -> None:
+    """Raise :class:`InfralensError` naming every id (annotation or ``annotation/step``) the lock lacks."""
+    unknown = set(ids) - set(lock.annotations) - set(lock.steps)
+    if unknown:
+        raise InfralensError(f"not in the lock: {', '.join(sorted(unknown))} (ids are annotation ids or annotation/step ids)")
+
+
 def run_check(
     project: Project, resolver: Resolver, lock: Lock, *, against: dict[str, SourceTree] | None = None, ids: Collection[str] | None = None, strict: bool = False
 ) -> CheckReport:
@@ -231,9 +238,7 @@ def run_check(
     targets: list[TargetResult] = []
     steps: list[StepResult] = []
     wanted = set(ids or ())
-    unknown = wanted - set(lock.annotations) - set(lock.steps)
-    if unknown:
-        raise InfralensError(f"not in the lock: {', '.join(sorted(unknown))} (ids are annotation ids or annotation/step ids)")
+    require_locked(lock, wanted)
     chosen: list[tuple[AnnotationLock, list[StepLock]]] = []
     for entry in sorted(consistency.active, key=lambda e: (e.path, e.id)):
         siblings = [lock.steps[s] for s in entry.steps if s in consistency.live_steps]

@@ -19,7 +19,7 @@ from pathlib import Path
 
 from infralens import __version__
 from infralens.cachedir import cache_root, store_cache_file
-from infralens.drift.check import run_check
+from infralens.drift.check import require_locked, run_check
 from infralens.drift.diffs import statement_diff
 from infralens.drift.entries import AnnotationLock, Lock, StepLock
 from infralens.drift.results import StepKind, StepResult
@@ -88,9 +88,7 @@ class _Cell:
 
 def chosen_annotations(lock: Lock, ids: Collection[str]) -> list[AnnotationLock]:
     """The lock's annotations named by ``ids`` (annotation or step ids; all when empty)."""
-    unknown = set(ids) - set(lock.annotations) - set(lock.steps)
-    if unknown:
-        raise InfralensError(f"not in the lock: {', '.join(sorted(unknown))} (ids are annotation ids or annotation/step ids)")
+    require_locked(lock, ids)
     wanted = {i.partition("/")[0] for i in ids}
     return [a for _, a in sorted(lock.annotations.items()) if not wanted or a.id in wanted]
 
