@@ -9,6 +9,9 @@ from __future__ import annotations
 
 import os
 import sys
+import tempfile
+
+import pytest
 
 for _variable in ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS"):
     os.environ.setdefault(_variable, "1")
@@ -23,6 +26,37 @@ _MARKERS = {
     "network": "needs a package registry (skipped with a reason when unreachable)",
     "browser": "drives a real Chromium with Playwright",
 }
+
+
+@pytest.fixture(scope="session", autouse=True)
+def private_temporary_folder(tmp_path_factory):
+    """Temporary files of the tests and of the processes they start go under pytest's own folder.
+
+    The lock writers' per-user folder (``<tmp>/infralens-writers-<uid>``) holds one small file per lock path
+    it ever served; hundreds of throwaway test projects would otherwise leave them all in the real ``/tmp``.
+    Torch's compile cache keeps its usual place, so compiled kernels are still reused between runs.
+    """
+    folder = tmp_path_factory.mktemp("tmp")
+    saved = {name: os.environ.get(name) for name in ("TMPDIR", "TORCHINDUCTOR_CACHE_DIR")}
+    os.environ.setdefault("TORCHINDUCTOR_CACHE_DIR", os.path.join(tempfile.gettempdir(), f"torchinductor_{_user()}"))
+    os.environ["TMPDIR"] = str(folder)
+    previous, tempfile.tempdir = tempfile.tempdir, str(folder)
+    yield folder
+    tempfile.tempdir = previous
+    for name, value in saved.items():
+        if value is None:
+            os.environ.pop(name, None)
+        else:
+            os.environ[name] = value
+
+
+def _user() -> str:
+    import getpass
+
+    try:
+        return getpass.getuser()
+    except (KeyError, OSError):
+        return "unknown"
 
 
 def pytest_configure(config) -> None:
