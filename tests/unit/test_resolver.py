@@ -307,6 +307,12 @@ def test_nth_too_large(resolver):
         select(resolver, "fakedist.mod.Outer.method", ContainsSelector("total + v", nth=3))
 
 
+def test_nth_counts_from_one(resolver):
+    """``nth: 0`` is refused (it once picked the last match through Python's negative indexing)."""
+    with pytest.raises(ResolutionError, match=r"nth=0\): nth counts matches from 1"):
+        select(resolver, "fakedist.mod.Outer.method", ExactSelector("total = total + v", nth=0))
+
+
 def test_block_that_ends_before_it_starts(resolver):
     with pytest.raises(ResolutionError, match=r"block ends \(line \d+\) before it starts \(line \d+\)"):
         select(resolver, "fakedist.mod.Outer.method", BlockSelector(ContainsSelector("return"), ExactSelector("total = 0")))

@@ -24,7 +24,7 @@ class ExactSelector:
     location: Location | None = field(default=None, compare=False)
 
     def describe(self) -> str:
-        suffix = f" (nth={self.nth})" if self.nth else ""
+        suffix = f" (nth={self.nth})" if self.nth is not None else ""
         return f"{self.text!r}{suffix}"
 
 
@@ -37,7 +37,7 @@ class ContainsSelector:
     location: Location | None = field(default=None, compare=False)
 
     def describe(self) -> str:
-        suffix = f", nth={self.nth}" if self.nth else ""
+        suffix = f", nth={self.nth}" if self.nth is not None else ""
         return f"contains {self.text!r}{suffix}"
 
 

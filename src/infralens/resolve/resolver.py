@@ -146,6 +146,8 @@ class Resolver:
             raise ResolutionError("selector is blank after normalisation")
         matches = selectors.picked(selector, pool, lambda statement: statement.text)
         if selector.nth is not None:
+            if selector.nth < 1:
+                raise ResolutionError(f"{selector.describe()}: nth counts matches from 1 (nth: 1 is the first)")
             if selector.nth > len(matches):
                 raise ResolutionError(
                     f"{selector.describe()} asks for match {selector.nth} but there are {len(matches)}",
