@@ -21,8 +21,10 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from infralens.drift.calls import leads_to
 from infralens.drift.entries import AnnotationLock, Place, StepLock
 from infralens.drift.facts import body_hashes, enclosing_definitions, jaccard, surroundings
+from infralens.drift.forwarding import forwarded_method
 from infralens.drift.reader import TreeReader
 from infralens.drift.results import Candidate, Scores, StepKind, StepResult, TargetKind, TargetResult
 from infralens.drift.scoring import (
@@ -115,6 +117,14 @@ class DistributionMatcher:
             similarity = moved.overlap(entry)
             message = f"{entry.module}.{entry.target} now lives in {moved.source.module} (statement overlap {similarity:.2f})"
             return TargetResult(entry, TargetKind.MOVED, moved.place(), similarity, message, 3), moved
+        forwarded = forwarded_method(self.reader, entry.relpath, entry.target)
+        if forwarded is not None:
+            found = _Found(forwarded.source, forwarded.index, forwarded.definition, 0.9, False)
+            similarity = found.overlap(entry)
+            message = (
+                f"{entry.target} now runs {forwarded.source.module}.{forwarded.definition.qualname} (via {forwarded.via}; statement overlap {similarity:.2f})"
+            )
+            return TargetResult(entry, TargetKind.RENAMED, found.place(), similarity, message, 3), found
         renamed = self._renamed(entry, steps)
         if renamed is not None:
             similarity = renamed.overlap(entry)
@@ -225,7 +235,7 @@ class DistributionMatcher:
             # The reviewed target is still there and lost the statement: a copy of the text elsewhere (a
             # "# Copied from" clone, a sibling class) is a decoy; only a place the target now calls is a move.
             everywhere = [moved, *rivals] if moved is not None else rivals
-            moved = next((candidate for candidate in everywhere if _reaches(found, candidate.place)), None)
+            moved = next((candidate for candidate in everywhere if self._reaches(found, candidate.place)), None)
             rivals = [candidate for candidate in everywhere if candidate is not moved]
         if moved is None and similar is not None and confident_change(similar):
             return _changed(entry, similar, others)
@@ -295,26 +305,12 @@ class DistributionMatcher:
                 candidates.append(_candidate(source, index, window, entry, 1.0, locality, same_function_is_local=True))
         return pick_moved(candidates)
 
+    def _reaches(self, found: _Found, place: Place) -> bool:
+        """Whether the (re)found target now leads to ``place``: calls its function or is decorated by it."""
+        return leads_to(self.reader, found.source, found.index, found.definition, place)
+
     def _files_with_text(self, text: str, annotation: AnnotationLock) -> list[str]:
         return self.reader.files_with_text(text, near=annotation.relpath, hints=annotation.target.split("."))
-
-
-def _reaches(found: _Found, place: Place) -> bool:
-    """Whether the (re)found target calls, or is decorated by, the definition holding ``place``.
-
-    A statement that left the target for a helper, a decorator or another module is a real move only
-    when the target now leads there: its body calls the new home by name, or a decorator names it.
-    """
-    path = (place.target or place.scope).split(".")
-    name = path[-1]
-    if not name or place.target == found.definition.qualname:
-        return False
-    # A decorator leads to the function it names and to the wrappers nested in it (a decorator factory's inner functions).
-    if any(decorator.rsplit(".", 1)[-1] in (name, path[0]) for decorator in found.definition.decorators):
-        return True
-    body = found.index.statements_within(found.definition.start_line, found.definition.end_line)
-    call = re.compile(rf"(?<!\w)(?<!def ){re.escape(name)} \(")  # normalised text: ``self . helper ( x )``; not a ``def``
-    return any(call.search(statement.text) for statement in body)
 
 
 def _definitions_named(index: ModuleIndex, qualname: str) -> list[Definition]:

@@ -1,0 +1,81 @@
+"""Whether a function leads to another definition: a call in its body, or a decorator on it, names that definition.
+
+A statement that left the reviewed function is *moved* only when the function now leads to its new home.
+The name must resolve there, statically: ``self.helper(...)`` to a method of the function's own class (or
+of a base class), ``helper(...)`` to a function nested in it, defined in its module or imported into it,
+``@decorator`` likewise. A same-named function in an unrelated module is not reached.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from infralens.drift.entries import Place
+from infralens.drift.forwarding import base_names
+from infralens.drift.names import defining_file
+from infralens.drift.reader import TreeReader
+from infralens.source import Definition, DefinitionKind, ModuleIndex, SourceFile
+
+_RECEIVERS = ("self", "cls")
+
+
+@dataclass(frozen=True)
+class Calls:
+    """The names a function's body calls: on ``self``/``cls`` (methods) and bare (functions)."""
+
+    methods: frozenset[str]
+    functions: frozenset[str]
+
+
+def calls_in(texts: list[str]) -> Calls:
+    """The resolvable calls in normalised statement texts (``obj . name (`` on other objects is left out)."""
+    methods: set[str] = set()
+    functions: set[str] = set()
+    for text in texts:
+        tokens = text.split(" ")
+        for i, token in enumerate(tokens[:-1]):
+            if tokens[i + 1] != "(" or not token.isidentifier():
+                continue
+            before = tokens[i - 1] if i else ""
+            if before == ".":
+                if i >= 2 and tokens[i - 2] in _RECEIVERS:
+                    methods.add(token)
+            elif before not in ("def", "class"):
+                functions.add(token)
+    return Calls(frozenset(methods), frozenset(functions))
+
+
+def leads_to(reader: TreeReader, source: SourceFile, index: ModuleIndex, definition: Definition, place: Place) -> bool:
+    """Whether ``definition`` (in ``source``) calls, or is decorated by, the definition holding ``place``."""
+    home = (place.target or place.scope).split(".")
+    if not home[0] or place.target == definition.qualname:
+        return False
+    scopes = _import_scopes(definition)
+    for decorator in definition.decorators:
+        if "." not in decorator and decorator == home[0] and defining_file(reader, source.relpath, decorator, scopes) == place.relpath:
+            return True  # the decorator's own body and the wrappers nested in it
+    body = index.statements_within(definition.start_line, definition.end_line)
+    calls = calls_in([s.text for s in body])
+    own = definition.qualname.split(".")
+    if place.relpath == source.relpath and home[: len(own)] == own and len(home) > len(own):
+        return home[len(own)] in calls.functions  # a function nested in the reviewed one
+    if home[-1] in calls.methods and len(home) == 2 and _is_own_class(reader, source, index, definition, home[0], place.relpath):
+        return True
+    return home[0] in calls.functions and defining_file(reader, source.relpath, home[0], scopes) == place.relpath
+
+
+def _is_own_class(reader: TreeReader, source: SourceFile, index: ModuleIndex, definition: Definition, class_name: str, relpath: str) -> bool:
+    """Whether ``class_name`` (defined in ``relpath``) is the class ``definition`` is a method of, or one of its bases."""
+    owner_name = definition.qualname.split(".")[0]
+    owner = next((d for d in index.definitions if d.qualname == owner_name and d.kind is DefinitionKind.CLASS), None)
+    if owner is None:
+        return False
+    if class_name == owner_name:
+        return relpath == source.relpath
+    return class_name in base_names(index, owner) and defining_file(reader, source.relpath, class_name) == relpath
+
+
+def _import_scopes(definition: Definition) -> frozenset[str]:
+    """Scopes whose imports the function sees: the module, its enclosing definitions and itself."""
+    parts = definition.qualname.split(".")
+    return frozenset({"", *(".".join(parts[:n]) for n in range(1, len(parts) + 1))})

@@ -1,0 +1,211 @@
+"""Targets renamed behind a shim class, and moves into helpers the target really calls.
+
+Each case is a small synthetic package ``demo`` written in two versions; the lock is made from 1.0
+and checked against 2.0.
+"""
+
+from __future__ import annotations
+
+OLD_LOADER = """
+class Loader:
+    def load(self, path, **kwargs):
+        state = self.read(path)
+        ok = all("lora" in key for key in state)
+        if not ok:
+            raise ValueError("bad checkpoint")
+        self.apply(state, scale=kwargs.get("scale", 1.0))
+        return state
+"""
+
+LOADER_ANNOTATION = """
+id: loader-load
+lab: 01-demo
+source: demo
+target: demo.loading.Loader.load
+summary: Loads a checkpoint.
+steps:
+  - at: 'ok = all("lora" in key for key in state)'
+    key: ok
+    note: every key must be a LoRA key
+  - at: 'raise ValueError("bad checkpoint")'
+    key: bad
+    note: refuses other checkpoints
+  - at: 'self.apply(state, scale=kwargs.get("scale", 1.0))'
+    key: apply
+    note: applies it
+"""
+
+# 2.0: the class was renamed and moved; the old name survives as a deprecated subclass in another module.
+NEW_LOADER = """
+class PipelineLoader:
+    def load(self, path, **kwargs):
+        state, metadata = self.read(path, with_metadata=True)
+        ok = all("lora" in key for key in state)
+        if not ok:
+            raise ValueError("bad checkpoint: expected LoRA keys")
+        self.apply(state, scale=kwargs.get("scale", 1.0), metadata=metadata)
+        return state
+
+
+class OtherLoader:
+    def load(self, path, **kwargs):
+        ok = all("lora" in key for key in path)
+        return ok
+"""
+
+SHIM_SUBCLASS = """
+from .pipeline_loading import PipelineLoader
+
+
+class Loader(PipelineLoader):
+    def __init__(self, *args, **kwargs):
+        warn("Loader is deprecated; use PipelineLoader")
+        super().__init__(*args, **kwargs)
+"""
+
+
+def _results(report):
+    return {s.entry.step_id.split("/")[1]: (s.kind.value, s.new.target if s.new else None) for s in report.steps}
+
+
+def test_a_class_renamed_behind_a_deprecated_subclass_is_followed_to_its_base(demo):
+    demo.write_annotation("loader.yaml", LOADER_ANNOTATION)
+    demo.lock(demo.write_source("1.0", {"loading.py": OLD_LOADER}))
+    report = demo.check(demo.write_source("2.0", {"loading.py": SHIM_SUBCLASS, "pipeline_loading.py": NEW_LOADER}))
+    assert _results(report) == {
+        "ok": ("moved", "PipelineLoader.load"),
+        "bad": ("changed", "PipelineLoader.load"),
+        "apply": ("changed", "PipelineLoader.load"),
+    }
+    (target,) = report.targets
+    assert target.kind.value == "renamed" and "Loader → PipelineLoader (base class)" in target.message
+
+
+def test_without_a_shim_a_same_named_method_elsewhere_is_not_taken_for_the_target(demo):
+    """The old class is simply gone: its method name alone (and the line copied into OtherLoader) proves nothing."""
+    demo.write_annotation("loader.yaml", LOADER_ANNOTATION)
+    demo.lock(demo.write_source("1.0", {"loading.py": OLD_LOADER}))
+    other_only = NEW_LOADER[NEW_LOADER.index("class OtherLoader") :]
+    report = demo.check(demo.write_source("2.0", {"pipeline_loading.py": other_only}))
+    assert {kind for kind, _ in _results(report).values()} == {"deleted"}
+
+
+OLD_PROCESSOR = """
+class AttnProcessorV2:
+    def __call__(self, attn, hidden_states, context=None):
+        if context is None:
+            context = hidden_states
+        key = attn.to_k(context)
+        value = attn.to_v(context)
+        out = attn.attend(hidden_states, key, value)
+        return attn.to_out(out)
+"""
+
+PROCESSOR_ANNOTATION = """
+id: processor-call
+lab: 01-demo
+source: demo
+target: demo.attention.AttnProcessorV2.__call__
+summary: An attention processor.
+steps:
+  - at: "if context is None:"
+    key: self-attention
+    note: self-attention when no context is given
+  - at: "key = attn.to_k(context)"
+    key: key
+    note: keys from the context
+  - at: "out = attn.attend(hidden_states, key, value)"
+    key: attend
+    note: the attention itself
+"""
+
+# 2.0: the old name is a shim whose __new__ returns the new class (imported inside __new__, as upstream does);
+# the projections moved into a module-level helper the new processor calls.
+NEW_ATTENTION = """
+class AttnProcessorV2:
+    def __new__(cls, *args, **kwargs):
+        warn("AttnProcessorV2 is deprecated")
+        from .transformers.model import AttnProcessor
+
+        return AttnProcessor(*args, **kwargs)
+"""
+
+NEW_MODEL = """
+def _projections(attn, hidden_states, context):
+    if context is None:
+        context = hidden_states
+    key = attn.to_k(context)
+    value = attn.to_v(context)
+    return key, value
+
+
+class AttnProcessor:
+    def __call__(self, attn, hidden_states, context=None):
+        key, value = _projections(attn, hidden_states, context)
+        out = attn.attend(hidden_states, key, value)
+        return attn.to_out(out)
+"""
+
+# An unrelated module with its own helper of the same name holding the same lines: not what the processor calls.
+UNRELATED = """
+def _projections(attn, hidden_states, context):
+    if context is None:
+        context = hidden_states
+    key = attn.to_k(context)
+    return key
+"""
+
+
+def test_a_shim_whose_new_returns_another_class_leads_to_that_class_and_the_helpers_it_calls(demo):
+    demo.write_annotation("processor.yaml", PROCESSOR_ANNOTATION)
+    demo.lock(demo.write_source("1.0", {"attention.py": OLD_PROCESSOR}))
+    new = demo.write_source(
+        "2.0",
+        {"attention.py": NEW_ATTENTION, "transformers/__init__.py": "", "transformers/model.py": NEW_MODEL, "zz_other/helpers.py": UNRELATED},
+    )
+    report = demo.check(new)
+    moved = {key: (kind, target) for key, (kind, target) in _results(report).items()}
+    assert moved == {
+        "self-attention": ("moved", "_projections"),
+        "key": ("moved", "_projections"),
+        "attend": ("moved", "AttnProcessor.__call__"),
+    }
+    homes = {s.entry.step_id.split("/")[1]: s.new.relpath for s in report.steps if s.new}
+    assert homes["key"] == "demo/transformers/model.py", "the helper the processor calls, not the same-named one elsewhere"
+
+
+OLD_CALLER = """
+from .helpers import scale
+
+
+def run(x):
+    y = x * 2
+    z = scale(y)
+    return z
+"""
+
+CALLER_ANNOTATION = """
+id: run
+lab: 01-demo
+source: demo
+target: demo.main.run
+summary: Runs it.
+steps:
+  - at: "y = x * 2"
+    key: double
+    note: doubles the input
+"""
+
+
+def test_a_helper_is_reached_only_through_the_name_the_target_imports(demo):
+    """``run`` calls ``scale`` from ``helpers``; a ``scale`` in another module that now holds the line is a decoy."""
+    demo.write_annotation("run.yaml", CALLER_ANNOTATION)
+    demo.lock(demo.write_source("1.0", {"main.py": OLD_CALLER, "helpers.py": "def scale(v):\n    return v\n"}))
+    caller = "from .helpers import scale\n\n\ndef run(x):\n    z = scale(x)\n    return z\n"
+    decoy = "def scale(x):\n    y = x * 2\n    return y\n"
+    report = demo.check(demo.write_source("2.0", {"main.py": caller, "helpers.py": "def scale(v):\n    return v\n", "numeric.py": decoy}))
+    assert _results(report) == {"double": ("deleted", None)}
+    # Re-exported through a package __init__: the name does lead there.
+    reexport = {"main.py": caller.replace(".helpers", ".tools"), "tools/__init__.py": "from .impl import scale\n", "tools/impl.py": decoy}
+    report = demo.check(demo.write_source("3.0", reexport), version="3.0")
+    assert _results(report) == {"double": ("moved", "scale")}
