@@ -1,10 +1,14 @@
-"""Targets renamed behind a shim class, and moves into helpers the target really calls.
+"""Targets renamed behind a shim class, moves into helpers the target really calls, and edits that keep a statement's kind.
 
 Each case is a small synthetic package ``demo`` written in two versions; the lock is made from 1.0
 and checked against 2.0.
 """
 
 from __future__ import annotations
+
+import pytest
+
+from infralens.drift.scoring import statement_shape
 
 OLD_LOADER = """
 class Loader:
@@ -209,3 +213,72 @@ def test_a_helper_is_reached_only_through_the_name_the_target_imports(demo):
     reexport = {"main.py": caller.replace(".helpers", ".tools"), "tools/__init__.py": "from .impl import scale\n", "tools/impl.py": decoy}
     report = demo.check(demo.write_source("3.0", reexport), version="3.0")
     assert _results(report) == {"double": ("moved", "scale")}
+
+
+OLD_FORWARD = """
+class Net:
+    def forward(self, x, kwargs=None):
+        if kwargs is not None and kwargs.get("gligen", None) is not None:
+            kwargs = kwargs.copy()
+            boxes = kwargs.pop("gligen")
+        if kwargs is not None:
+            kwargs = kwargs.copy()
+            scale = kwargs.pop("scale", 1.0)
+        if self.training and self.checkpointing:
+            x = self.checkpoint(self.block, x)
+        return x
+"""
+
+FORWARD_ANNOTATION = """
+id: net-forward
+lab: 01-demo
+source: demo
+target: demo.net.Net.forward
+summary: A forward pass.
+steps:
+  - at: {text: "kwargs = kwargs.copy()", nth: 2}
+    key: copy
+    note: copies the kwargs before popping the scale
+  - at: "if self.training and self.checkpointing:"
+    key: checkpointing
+    note: checkpointing only while training
+"""
+
+NEW_FORWARD = """
+class Net:
+    def forward(self, x, kwargs=None):
+        if kwargs is not None and kwargs.get("gligen", None) is not None:
+            kwargs = kwargs.copy()
+            boxes = kwargs.pop("gligen")
+        x = self.prepare(x)
+        if torch.is_grad_enabled() and self.checkpointing:
+            x = self._checkpoint_func(self.block, x)
+        return x
+"""
+
+
+def test_edits_keep_the_kind_of_statement_and_edited_neighbours_still_vouch_for_the_place(demo):
+    """The scale's ``kwargs.copy()`` went (the gligen ``if`` header is no edit of an assignment); the
+    checkpointing condition was rewritten and so were its neighbours: still *changed*, in place."""
+    demo.write_annotation("net.yaml", FORWARD_ANNOTATION)
+    demo.lock(demo.write_source("1.0", {"net.py": OLD_FORWARD}))
+    report = demo.check(demo.write_source("2.0", {"net.py": NEW_FORWARD}))
+    assert _results(report) == {"copy": ("deleted", None), "checkpointing": ("changed", "Net.forward")}
+
+
+@pytest.mark.parametrize(
+    ("text", "shape"),
+    [
+        ("x = f ( a = 1 )", "assign"),
+        ("d [ k ] = v", "assign"),
+        ("x += 1", "assign"),
+        ("f ( a = 1 )", "expression"),
+        ("if a :", "if"),
+        ("elif b :", "if"),
+        ("return x", "return"),
+        ("from . a import b", "import"),
+        ("import a", "import"),
+    ],
+)
+def test_statement_shape(text, shape):
+    assert statement_shape(text) == shape

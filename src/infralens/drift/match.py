@@ -22,7 +22,7 @@ import re
 from dataclasses import dataclass
 
 from infralens.drift.calls import leads_to
-from infralens.drift.entries import AnnotationLock, Place, StepLock
+from infralens.drift.entries import AnnotationLock, Place, StepLock, short_hash
 from infralens.drift.facts import body_hashes, enclosing_definitions, jaccard, surroundings
 from infralens.drift.forwarding import forwarded_method
 from infralens.drift.reader import TreeReader
@@ -42,6 +42,7 @@ from infralens.drift.scoring import (
     ratio,
     ratio_at_least,
     same_copy,
+    statement_shape,
 )
 from infralens.resolve import Resolver
 from infralens.source import Definition, DefinitionKind, ModuleIndex, SourceFile, SourceTree, Statement
@@ -223,6 +224,9 @@ class DistributionMatcher:
                     return StepResult(entry, StepKind.UNCHANGED, layer, chosen.place, chosen.scores, (), "same statement in the same target", ambiguous)
                 return StepResult(entry, StepKind.MOVED, 2, chosen.place, chosen.scores, (), f"the target moved ({target_result.kind.value})", ambiguous)
             claimed = [s.texts for s in siblings if s.step_id != entry.step_id]
+            # A statement the reviewed body already held is not an edit of this one (it was there all along).
+            old_body = set(annotation.body)
+            pool = tuple(s for s in pool if short_hash(s.text) not in old_body or s.text in entry.texts)
             ranked = [c for c in self._units(found, pool, entry, exact=False) if not claimed_by_sibling(c, claimed)]
             ranked.sort(key=changed_rank, reverse=True)
             ranked = [c for c in ranked if acceptable_change(c)]
@@ -263,12 +267,13 @@ class DistributionMatcher:
         similarity = ratio(entry.texts[0], same[0].text)
         if similarity < ASSIGNMENT_SIMILARITY:
             return []
-        return [_candidate(found.source, found.index, (same[0],), entry, similarity, found.locality)]
+        return [_candidate(found.source, found.index, (same[0],), entry, similarity, found.locality, edited=True)]
 
     def _units(self, found: _Found, pool: tuple[Statement, ...], entry: StepLock, *, exact: bool) -> list[Candidate]:
         """Candidate statement runs (as long as the locked block) inside ``pool``."""
         size = len(entry.texts)
         wanted = "\n".join(entry.texts)
+        shape = statement_shape(entry.texts[0])
         results = []
         for start in range(max(0, len(pool) - size + 1)):
             window = pool[start : start + size]
@@ -277,11 +282,13 @@ class DistributionMatcher:
                     continue
                 similarity = 1.0
             else:
+                if statement_shape(window[0].text) != shape:
+                    continue  # an edit keeps the kind of statement: an assignment never becomes an ``if`` header
                 close = ratio_at_least(wanted, "\n".join(s.text for s in window), CANDIDATE_SIMILARITY)
                 if close is None:
                     continue
                 similarity = close
-            results.append(_candidate(found.source, found.index, window, entry, similarity, found.locality))
+            results.append(_candidate(found.source, found.index, window, entry, similarity, found.locality, edited=not exact))
         return results
 
     def _search_elsewhere(self, entry: StepLock, annotation: AnnotationLock, found: _Found | None) -> tuple[Candidate | None, list[Candidate]]:
@@ -327,16 +334,18 @@ def _candidate(
     locality: float,
     *,
     same_function_is_local: bool = False,
+    edited: bool = False,
 ) -> Candidate:
     """Score the statements ``window`` as where ``entry`` may be now.
 
-    With ``same_function_is_local``, a window inside the reviewed function (same fingerprint) gets locality 1.0.
+    With ``same_function_is_local``, a window inside the reviewed function (same fingerprint) gets locality 1.0;
+    ``edited`` (a candidate for *changed*) scores neighbours that were edited or shifted too.
     """
     around = surroundings(index, window[0], window[-1])
     same_function = around.function_sha256 == entry.function_sha256
     if same_function and same_function_is_local:
         locality = 1.0
-    context = context_agreement(entry, around.before, around.after)
+    context = context_agreement(entry, around.before, around.after, tolerant=edited)
     return Candidate(_statement_place(source, index, window), Scores(similarity, context, locality), same_function)
 
 

@@ -41,14 +41,39 @@ def ratio_at_least(left: str, right: str, floor: float) -> float | None:
     return similarity if similarity >= floor else None
 
 
-def context_agreement(entry: StepLock, before: tuple[str, ...], after: tuple[str, ...]) -> float:
-    """Share of the recorded neighbours found at the same distance (1.0 when both sides record none)."""
+EDITED_NEIGHBOUR = 0.5
+"""What a recorded neighbour is worth, in tolerant mode, when it was edited or shifted by one statement."""
+
+
+def context_agreement(entry: StepLock, before: tuple[str, ...], after: tuple[str, ...], *, tolerant: bool = False) -> float:
+    """Share of the recorded neighbours found at the same distance (1.0 when both sides record none).
+
+    ``tolerant`` (for a statement that may itself have been edited): a neighbour that was edited too
+    (text similarity at least :data:`CHANGED_SIMILARITY`) or sits one statement nearer or farther
+    counts :data:`EDITED_NEIGHBOUR` instead of nothing.
+    """
     recorded = len(entry.before) + len(entry.after)
     if recorded == 0:
         return 1.0 if not before and not after else 0.5
-    hits = sum(1 for k in range(1, len(entry.before) + 1) if len(before) >= k and before[-k] == entry.before[-k])
-    hits += sum(1 for k in range(len(entry.after)) if len(after) > k and after[k] == entry.after[k])
+    nearest_first = (tuple(reversed(entry.before)), tuple(reversed(before))), (entry.after, after)
+    hits = 0.0
+    for wanted, found in nearest_first:
+        for distance, text in enumerate(wanted):
+            hits += _neighbour(text, found, distance, tolerant)
     return hits / recorded
+
+
+def _neighbour(text: str, found: tuple[str, ...], distance: int, tolerant: bool) -> float:
+    """How well the recorded neighbour ``text`` at ``distance`` (0 = adjacent) is found in ``found`` (nearest first)."""
+    if distance < len(found) and found[distance] == text:
+        return 1.0
+    if not tolerant:
+        return 0.0
+    if any(0 <= d < len(found) and found[d] == text for d in (distance - 1, distance + 1)):
+        return EDITED_NEIGHBOUR
+    if distance < len(found) and ratio_at_least(text, found[distance], CHANGED_SIMILARITY) is not None:
+        return EDITED_NEIGHBOUR
+    return 0.0
 
 
 def acceptable_change(candidate: Candidate) -> bool:
@@ -134,3 +159,45 @@ def assigned_name(text: str) -> str | None:
     if not left or len(left) > 9 or any(t in ("(", "[", "{", "lambda", "if", "for", "def", "class") for t in left):
         return None
     return " ".join(left)
+
+
+_HEADS = {
+    "if": "if",
+    "elif": "if",
+    "for": "for",
+    "async": "async",
+    "while": "while",
+    "with": "with",
+    "try": "try",
+    "except": "except",
+    "return": "return",
+    "raise": "raise",
+    "yield": "yield",
+    "assert": "assert",
+    "del": "del",
+    "import": "import",
+    "from": "import",
+    "def": "def",
+    "class": "class",
+}
+_ASSIGNMENTS = {"=", "+=", "-=", "*=", "/=", "//=", "%=", "**=", "@=", "&=", "|=", "^=", ">>=", "<<="}
+
+
+def statement_shape(text: str) -> str:
+    """What kind of statement a normalised text is: its keyword (``if``/``elif`` alike), ``assign`` or ``expression``.
+
+    An edit keeps the shape: an assignment does not turn into an ``if`` header or a ``raise``.
+    """
+    tokens = text.split(" ")
+    head = _HEADS.get(tokens[0])
+    if head is not None:
+        return head
+    depth = 0
+    for token in tokens:
+        if token in ("(", "[", "{"):
+            depth += 1
+        elif token in (")", "]", "}"):
+            depth -= 1
+        elif depth == 0 and token in _ASSIGNMENTS:
+            return "assign"
+    return "expression"
