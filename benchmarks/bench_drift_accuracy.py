@@ -1,7 +1,7 @@
 """Drift classification accuracy on a real-history corpus (default tests/data/history_corpus.yaml).
 
-Each statement was locked from an older diffusers wheel and its truth decided by reading the
-installed 0.42.1 sources. Prints accuracy per expected class, the confusion matrix, the false
+Each statement was locked from an older wheel (diffusers, or diffsynth for groups that say so) and
+its truth decided by reading the installed sources (diffusers 0.42.1, diffsynth 2.1.12). Prints accuracy per expected class, the confusion matrix, the false
 unchanged / false moved counts and every wrong row.
 
     .venv/bin/python benchmarks/bench_drift_accuracy.py
@@ -28,7 +28,7 @@ from infralens.source.cache import default_cache_dir
 def _home(statement: dict) -> str:
     """The function a moved statement's ``now:`` names ('' when it is prose)."""
     now = str(statement.get("now", ""))
-    return now.split(":", maxsplit=1)[0] if now.startswith("diffusers.") else ""
+    return now.split(":", maxsplit=1)[0] if now.startswith(("diffusers.", "diffsynth.")) else ""
 
 
 def main(argv: list[str] | None = None) -> int:
