@@ -7,12 +7,15 @@ ends child processes and temporary files on its way out and exits 2 ("infralens:
 from __future__ import annotations
 
 import signal
-import subprocess
 import threading
 import time
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from types import FrameType
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:  # subprocess costs ~3 ms to import; every command enters sigterm_interrupts
+    import subprocess
 
 
 @contextmanager
@@ -34,6 +37,8 @@ def sigterm_interrupts() -> Iterator[None]:
 
 def end_processes(processes: Sequence[subprocess.Popen[str]], grace: float) -> None:
     """Terminate *processes*, then kill those still there after *grace* seconds."""
+    import subprocess
+
     for process in processes:
         if process.poll() is None:
             process.terminate()
