@@ -85,6 +85,25 @@ def test_a_class_renamed_behind_a_deprecated_subclass_is_followed_to_its_base(de
     assert target.kind.value == "renamed" and "Loader → PipelineLoader (base class)" in target.message
 
 
+def test_fix_re_anchors_a_target_renamed_behind_a_shim_and_the_result_locks_clean(demo, capsys):
+    from infralens.cli import main
+
+    demo.write_annotation("loader.yaml", LOADER_ANNOTATION)
+    demo.lock(demo.write_source("1.0", {"loading.py": OLD_LOADER}))
+    new = demo.write_source("2.0", {"loading.py": SHIM_SUBCLASS, "pipeline_loading.py": NEW_LOADER})
+
+    def cli(*args: str) -> int:
+        return main(["--project", str(demo.root), "--source", f"demo={new}", *args])
+
+    assert cli("fix") == 0
+    text = (demo.root / "annotations" / "demo" / "loader.yaml").read_text()
+    assert "target: demo.pipeline_loading.PipelineLoader.load\n" in text
+    assert text.count("review:") == 3
+    assert cli("validate") == 0
+    assert cli("lock", "--update") == 0
+    assert cli("check") == 0
+
+
 def test_without_a_shim_a_same_named_method_elsewhere_is_not_taken_for_the_target(demo):
     """The old class is simply gone: its method name alone (and the line copied into OtherLoader) proves nothing."""
     demo.write_annotation("loader.yaml", LOADER_ANNOTATION)
