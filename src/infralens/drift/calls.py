@@ -11,10 +11,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from infralens.drift.entries import Place
-from infralens.drift.forwarding import base_names
+from infralens.drift.forwarding import base_names, class_named
 from infralens.drift.names import defining_file
 from infralens.drift.reader import TreeReader
-from infralens.source import Definition, DefinitionKind, ModuleIndex, SourceFile
+from infralens.source import Definition, ModuleIndex, SourceFile
 
 _RECEIVERS = ("self", "cls")
 
@@ -45,34 +45,48 @@ def calls_in(texts: list[str]) -> Calls:
     return Calls(frozenset(methods), frozenset(functions))
 
 
-def leads_to(reader: TreeReader, source: SourceFile, index: ModuleIndex, definition: Definition, place: Place) -> bool:
-    """Whether ``definition`` (in ``source``) calls, or is decorated by, the definition holding ``place``."""
-    home = (place.target or place.scope).split(".")
-    if not home[0] or place.target == definition.qualname:
-        return False
-    scopes = _import_scopes(definition)
-    for decorator in definition.decorators:
-        if "." not in decorator and decorator == home[0] and defining_file(reader, source.relpath, decorator, scopes) == place.relpath:
-            return True  # the decorator's own body and the wrappers nested in it
-    body = index.statements_within(definition.start_line, definition.end_line)
-    calls = calls_in([s.text for s in body])
-    own = definition.qualname.split(".")
-    if place.relpath == source.relpath and home[: len(own)] == own and len(home) > len(own):
-        return home[len(own)] in calls.functions  # a function nested in the reviewed one
-    if home[-1] in calls.methods and len(home) == 2 and _is_own_class(reader, source, index, definition, home[0], place.relpath):
-        return True
-    return home[0] in calls.functions and defining_file(reader, source.relpath, home[0], scopes) == place.relpath
+class Reach:
+    """Where one function leads: its calls (read once) and its decorators, resolved from its module."""
 
+    def __init__(self, reader: TreeReader, source: SourceFile, index: ModuleIndex, definition: Definition) -> None:
+        self.reader, self.source, self.index, self.definition = reader, source, index, definition
+        self.scopes = _import_scopes(definition)
+        self._calls: Calls | None = None
 
-def _is_own_class(reader: TreeReader, source: SourceFile, index: ModuleIndex, definition: Definition, class_name: str, relpath: str) -> bool:
-    """Whether ``class_name`` (defined in ``relpath``) is the class ``definition`` is a method of, or one of its bases."""
-    owner_name = definition.qualname.split(".")[0]
-    owner = next((d for d in index.definitions if d.qualname == owner_name and d.kind is DefinitionKind.CLASS), None)
-    if owner is None:
-        return False
-    if class_name == owner_name:
-        return relpath == source.relpath
-    return class_name in base_names(index, owner) and defining_file(reader, source.relpath, class_name) == relpath
+    @property
+    def calls(self) -> Calls:
+        if self._calls is None:
+            body = self.index.statements_within(self.definition.start_line, self.definition.end_line)
+            self._calls = calls_in([s.text for s in body])
+        return self._calls
+
+    def leads_to(self, place: Place) -> bool:
+        """Whether the function calls, or is decorated by, the definition holding ``place``."""
+        home = (place.target or place.scope).split(".")
+        if not home[0] or place.target == self.definition.qualname:
+            return False
+        for decorator in self.definition.decorators:
+            if "." not in decorator and decorator == home[0] and self._defined_in(decorator, place.relpath):
+                return True  # the decorator's own body and the wrappers nested in it
+        own = self.definition.qualname.split(".")
+        if place.relpath == self.source.relpath and home[: len(own)] == own and len(home) > len(own):
+            return home[len(own)] in self.calls.functions  # a function nested in this one
+        if home[-1] in self.calls.methods and len(home) == 2 and self._is_own_class(home[0], place.relpath):
+            return True
+        return home[0] in self.calls.functions and self._defined_in(home[0], place.relpath)
+
+    def _defined_in(self, name: str, relpath: str) -> bool:
+        return defining_file(self.reader, self.source.relpath, name, self.scopes) == relpath
+
+    def _is_own_class(self, class_name: str, relpath: str) -> bool:
+        """Whether ``class_name`` (defined in ``relpath``) is the class this function is a method of, or one of its bases."""
+        owner_name = self.definition.qualname.split(".")[0]
+        owner = class_named(self.index, owner_name)
+        if owner is None:
+            return False
+        if class_name == owner_name:
+            return relpath == self.source.relpath
+        return class_name in base_names(self.index, owner) and defining_file(self.reader, self.source.relpath, class_name) == relpath
 
 
 def _import_scopes(definition: Definition) -> frozenset[str]:

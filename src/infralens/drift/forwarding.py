@@ -60,7 +60,7 @@ def _follow(reader: TreeReader, relpath: str, class_name: str, method: str, chai
     if indexed is None:
         return None
     source, index = indexed
-    owner = next((d for d in index.definitions if d.qualname == class_name and d.kind is DefinitionKind.CLASS), None)
+    owner = class_named(index, class_name)
     if owner is None:
         return None
     defined = [d for d in index.definitions if d.qualname == f"{class_name}.{method}" and d.accessor is None]
@@ -88,6 +88,11 @@ def _forwards(index: ModuleIndex, owner: Definition) -> list[tuple[str, str]]:
         if match and statement.scope == f"{owner.qualname}.__new__":
             forwards.append((match.group(1), "returned by __new__"))
     return forwards
+
+
+def class_named(index: ModuleIndex, name: str) -> Definition | None:
+    """The class ``name`` (a qualname) defined in a module, if any."""
+    return next((d for d in index.definitions if d.qualname == name and d.kind is DefinitionKind.CLASS), None)
 
 
 def base_names(index: ModuleIndex, owner: Definition) -> list[str]:

@@ -21,7 +21,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from infralens.drift.calls import leads_to
+from infralens.drift.calls import Reach
 from infralens.drift.entries import AnnotationLock, Place, StepLock, short_hash
 from infralens.drift.facts import body_hashes, enclosing_definitions, jaccard, surroundings
 from infralens.drift.forwarding import forwarded_method
@@ -239,7 +239,8 @@ class DistributionMatcher:
             # The reviewed target is still there and lost the statement: a copy of the text elsewhere (a
             # "# Copied from" clone, a sibling class) is a decoy; only a place the target now calls is a move.
             everywhere = [moved, *rivals] if moved is not None else rivals
-            moved = next((candidate for candidate in everywhere if self._reaches(found, candidate.place)), None)
+            reach = Reach(self.reader, found.source, found.index, found.definition)
+            moved = next((candidate for candidate in everywhere if reach.leads_to(candidate.place)), None)
             rivals = [candidate for candidate in everywhere if candidate is not moved]
         if moved is None and similar is not None and confident_change(similar):
             return _changed(entry, similar, others)
@@ -311,10 +312,6 @@ class DistributionMatcher:
                 locality = max((jaccard(annotation.body, body_hashes(index, d)) for d in enclosing_definitions(index, statement)), default=0.0)
                 candidates.append(_candidate(source, index, window, entry, 1.0, locality, same_function_is_local=True))
         return pick_moved(candidates)
-
-    def _reaches(self, found: _Found, place: Place) -> bool:
-        """Whether the (re)found target now leads to ``place``: calls its function or is decorated by it."""
-        return leads_to(self.reader, found.source, found.index, found.definition, place)
 
     def _files_with_text(self, text: str, annotation: AnnotationLock) -> list[str]:
         return self.reader.files_with_text(text, near=annotation.relpath, hints=annotation.target.split("."))

@@ -52,7 +52,7 @@ def _imported_from(source: SourceFile, index: ModuleIndex, name: str, scopes: fr
         original = _bound_names(match.group(3)).get(name)
         if original is None:
             continue
-        module = absolute_module(source, match.group(1).count("."), match.group(2).replace(" ", ""))
+        module = _absolute_module(source, match.group(1).count("."), match.group(2).replace(" ", ""))
         if module is not None:
             return module, original
     return None
@@ -70,7 +70,7 @@ def _bound_names(names: str) -> dict[str, str]:
     return bound
 
 
-def absolute_module(source: SourceFile, dots: int, module: str) -> str | None:
+def _absolute_module(source: SourceFile, dots: int, module: str) -> str | None:
     """The dotted module an import names (relative when ``dots`` > 0), seen from ``source``."""
     if not dots:
         return module or None
