@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import shutil
 import socket
 import subprocess
@@ -17,8 +18,34 @@ CHROMIUM = Path("/usr/bin/chromium")
 CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--disable-sync", "--no-first-run"]
 
 
+FRESH_MACHINE_FONTS = "DejaVu*"
+"""The fonts a fresh Debian 12 machine has (fonts-dejavu): the browser sees only these, whatever else is installed."""
+
+
+def fresh_machine_fontconfig(folder: Path) -> dict[str, str]:
+    """Environment for chromium whose fontconfig accepts only the DejaVu font files (and the folders above them).
+
+    Pages are laid out with a fresh machine's fonts, so a layout that only fits one installed font fails here
+    as it would for a new learner. The system configuration is included; its other fonts are rejected.
+    """
+    fonts = sorted(Path("/usr/share/fonts").rglob(f"{FRESH_MACHINE_FONTS}.ttf"))
+    if not fonts:
+        pytest.skip("no DejaVu fonts under /usr/share/fonts: apt-get install fonts-dejavu-core")
+    folders = sorted({str(parent) for font in fonts for parent in font.parents if str(parent).startswith("/usr/share/fonts")})
+    accepted = "".join(f"<glob>{folder}</glob>" for folder in folders) + "".join(f"<glob>{font}</glob>" for font in fonts)
+    config = folder / "fonts.conf"
+    config.write_text(
+        '<?xml version="1.0"?>\n<!DOCTYPE fontconfig SYSTEM "urn:fontconfig:fonts.dtd">\n<fontconfig>\n'
+        '  <include ignore_missing="yes">/etc/fonts/fonts.conf</include>\n'
+        f"  <selectfont><acceptfont>{accepted}</acceptfont><rejectfont><glob>/*</glob></rejectfont></selectfont>\n"
+        "</fontconfig>\n",
+        encoding="utf-8",
+    )
+    return {**os.environ, "FONTCONFIG_FILE": str(config)}
+
+
 @pytest.fixture(scope="session")
-def browser():
+def browser(tmp_path_factory: pytest.TempPathFactory):
     if not CHROMIUM.exists():
         pytest.skip(f"{CHROMIUM} not found: run 'make browser-setup' (apt-get install chromium, as root)")
     try:
@@ -27,7 +54,9 @@ def browser():
         pytest.skip("playwright (python) is not installed: pip install -e '.[test]'")
     with sync_playwright() as playwright:
         try:
-            chromium = playwright.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
+            chromium = playwright.chromium.launch(
+                executable_path=str(CHROMIUM), args=CHROMIUM_ARGS, env=fresh_machine_fontconfig(tmp_path_factory.mktemp("fonts"))
+            )
         except Exception as error:  # a broken chromium install: say so instead of failing obscurely
             pytest.skip(f"{CHROMIUM} does not start: {error}")
         yield chromium

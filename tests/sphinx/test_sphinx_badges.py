@@ -54,13 +54,16 @@ def test_function_badges_summarise_steps() -> None:
     assert [b.label for b in missing] == ["drift: not checked", "verification: not checked"]
 
 
-def test_a_step_that_only_ran_is_never_green() -> None:
+def test_a_step_that_only_ran_is_never_green_and_never_a_warning() -> None:
+    """*ran* is neutral: nothing is wrong, nothing was shown either; it neither greens nor ambers a function."""
     reports = Reports(verify=(_verify({"a/1": "ran", "a/2": "ran"}),))
     [cpu] = reports.function_badges(["a/1", "a/2"], ["a"])[1:]
-    assert (cpu.state, cpu.label) == (BadgeState.WARN, "cpu: 0 checked")
+    assert (cpu.state, cpu.label) == (BadgeState.NEUTRAL, "cpu: 0 checked")
     [chip] = reports.step_status("a/1")
-    assert (chip.state, chip.label) == (BadgeState.WARN, "cpu: ran")
+    assert (chip.state, chip.label) == (BadgeState.NEUTRAL, "cpu: ran")
     assert chip.title.startswith("ran: no expect")
+    one_ran = Reports(verify=(_verify({"a/1": "checked", "a/2": "ran"}),)).function_badges(["a/1", "a/2"], ["a"])[1]
+    assert (one_ran.state, one_ran.label) == (BadgeState.OK, "cpu: 1/2 checked")  # one "ran" no longer turns it amber
 
 
 def test_step_chips_use_the_tier_words() -> None:

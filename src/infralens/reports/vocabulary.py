@@ -17,6 +17,8 @@ class BadgeTier(str, Enum):
     BAD = "bad"
     INFO = "info"
     """Neither good nor bad: a step checked by reading (static)."""
+    NEUTRAL = "neutral"
+    """Nothing wrong, nothing shown either: a step that ran with no claim about its values."""
     UNKNOWN = "unknown"
 
 
@@ -58,13 +60,13 @@ class StepTier(str, Enum):
 
     @property
     def badge(self) -> BadgeTier:
-        """The badge colour the site shows for this tier: only *checked* is green."""
+        """The badge colour the site shows for this tier: only *checked* is green; *ran* is neutral, not a warning."""
         return _TIER_BADGES[self]
 
 
 _TIER_BADGES = {
     StepTier.CHECKED: BadgeTier.OK,
-    StepTier.RAN: BadgeTier.WARN,
+    StepTier.RAN: BadgeTier.NEUTRAL,
     StepTier.READ: BadgeTier.INFO,
     StepTier.UNVERIFIED: BadgeTier.UNKNOWN,
 }

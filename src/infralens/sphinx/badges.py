@@ -136,12 +136,15 @@ class Reports:
             title = ", ".join(words + ([f"{failed} failed"] if failed else [])) + f" ({describe(report)}); see 'What the verification words mean'"
             kind = f"verify-{report.device}"
             checked, read = tiers[StepTier.CHECKED], tiers[StepTier.READ]
+            # coloured by its worst state that is not neutral (ran and read are neutral): failed, then unverified
+            # (a statement no scenario reached), then checked; a function whose steps only ran or were read is neutral
+            unverified = tiers[StepTier.UNVERIFIED] - failed
+            state = BadgeTier.BAD if failed else BadgeTier.WARN if unverified else BadgeTier.OK if checked else BadgeTier.NEUTRAL
             if failed:
-                badge = Badge(kind, BadgeTier.BAD, f"{report.device}: {failed} failed", title)
+                badge = Badge(kind, state, f"{report.device}: {failed} failed", title)
             elif checked == 0:
-                badge = Badge(kind, BadgeTier.WARN if tiers[StepTier.RAN] else BadgeTier.UNKNOWN, f"{report.device}: 0 checked", title)
+                badge = Badge(kind, state, f"{report.device}: 0 checked", title)
             else:
-                state = BadgeTier.OK if checked + read == len(step_ids) else BadgeTier.WARN
                 extra = f" (+{read} read)" if read else ""
                 badge = Badge(kind, state, f"{report.device}: {checked}/{len(step_ids) - read} checked{extra}", title)
             badges.append(badge)

@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 from docutils import nodes
 from docutils.parsers.rst import directives
+from sphinx.errors import NoUri
 from sphinx.transforms.post_transforms import SphinxPostTransform
 from sphinx.util.docutils import SphinxDirective
 
@@ -17,7 +18,7 @@ from infralens.sphinx.domain import domain_of
 from infralens.sphinx.html import RenderContext, build_function, slug
 from infralens.sphinx.links import add_joined, doc_link
 from infralens.sphinx.notes import parse_notes
-from infralens.sphinx.pages import compare_docname, function_docname, lab_docname
+from infralens.sphinx.pages import compare_docname, function_docname, glossary_docname, lab_docname
 from infralens.sphinx.upstream import public_version
 from infralens.sphinx.warnings import Subtype, warn
 
@@ -153,6 +154,7 @@ def render_function(directive: SphinxDirective, target: str, *, canonical: bool 
         },
         function_docname=None if canonical or not settings.generate_pages else function_docname(settings, function),
         distribution=function.distribution,
+        glossary_url=_relative_uri(env, glossary_docname(settings)) if settings.generate_pages else None,
     )
     view = build_function(function.view, context, function.qualname)
     if compact:
@@ -160,6 +162,14 @@ def render_function(directive: SphinxDirective, target: str, *, canonical: bool 
     if canonical:
         view.insert(1, _canonical_extras(directive, function, catalog))
     return view
+
+
+def _relative_uri(env: BuildEnvironment, docname: str) -> str | None:
+    """The link from the page being read to ``docname``; None for builders without page links (texinfo, man)."""
+    try:
+        return env.app.builder.get_relative_uri(env.docname, docname)
+    except NoUri:
+        return None
 
 
 def _shown_on_page(env: BuildEnvironment) -> dict[str, str]:

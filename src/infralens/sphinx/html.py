@@ -25,6 +25,7 @@ from infralens.source import split_lines
 from infralens.sphinx import nodes as il
 from infralens.sphinx.badges import Badge, BadgeState, Reports
 from infralens.sphinx.links import add_joined, doc_link
+from infralens.sphinx.observed import observed_line
 
 
 @lru_cache(maxsize=256)
@@ -61,6 +62,8 @@ class RenderContext:
     """The function's own page, linked from embeddings elsewhere; None on that page."""
     distribution: str = ""
     """The function's distribution (picks its releases in the history report)."""
+    glossary_url: str | None = None
+    """Relative URL of the page that says what the chips' words mean; every chip links to it."""
 
 
 def build_function(view: FunctionView, context: RenderContext, title: str) -> il.infralens_function:
@@ -135,9 +138,9 @@ def _note(note: NoteView, context: RenderContext, body: list[nodes.Node]) -> il.
         **(context.reports.history.note_attributes(context.distribution, note.step_id) if context.reports.history else {}),
     }
     lines = f"line {note.first_line}" if note.first_line == note.last_line else f"lines {note.first_line}–{note.last_line}"
-    chips = "".join(_badge_html(chip) for chip in context.reports.step_status(note.step_id))
+    chips = "".join(_badge_html(chip, context.glossary_url) for chip in context.reports.step_status(note.step_id))
     if note.static and not context.reports.verify:  # with a report, its chip already says "read"
-        chips += _badge_html(Badge("static", BadgeState.UNKNOWN, "read only", f"not traced: {note.static}"))
+        chips += _badge_html(Badge("static", BadgeState.UNKNOWN, "read only", f"not traced: {note.static}"), context.glossary_url)
     head = (
         f'<div class="il-note-head"><a class="il-permalink headerlink" href="#{note_id}" title="Permalink to this note">#</a>'
         f'<span class="il-note-lines">{lines}</span>{chips}</div>'
@@ -149,8 +152,8 @@ def _note(note: NoteView, context: RenderContext, body: list[nodes.Node]) -> il.
         for expression in note.expect:
             item = nodes.list_item("", nodes.paragraph("", "", nodes.literal(expression, expression)))
             for device, observed in context.reports.observations(note.step_id, expression):
-                seen = _clip(observed, OBSERVED_CHARS) if observed else "not run"
-                item += nodes.paragraph("", f"{device}: {seen}", classes=["il-observed"])
+                if (line := observed_line(device, observed)) is not None:
+                    item += line
             claims += item
         fold = il.infralens_fold(classes=["il-claims-fold"])  # folded: the claims would push the code apart
         summary = il.infralens_fold_summary(classes=["il-claims-title"])
@@ -160,20 +163,17 @@ def _note(note: NoteView, context: RenderContext, body: list[nodes.Node]) -> il.
         fold += claims
         box += fold
     if note.static:
-        box += nodes.paragraph("", f"Not traced: {note.static}", classes=["il-static"])
+        box += nodes.paragraph("", f"Not traced: {note.static}", classes=["il-static"], support_smartquotes=False)
     return box
 
 
-OBSERVED_CHARS = 240
-"""How much of what the verification run observed is shown under an expect."""
-
-
-def _clip(text: str, limit: int) -> str:
-    return text if len(text) <= limit else text[: limit - 1] + "…"
-
-
-def _badge_html(badge: Badge) -> str:
-    return f'<span class="il-badge il-badge-{badge.state.value}" title="{escape(badge.title)}">{escape(badge.label)}</span>'
+def _badge_html(badge: Badge, glossary_url: str | None = None) -> str:
+    """A chip: its word, and its reason shown on hover, on focus and on tap, with a link to what the word means."""
+    more = f' <a class="il-badge-glossary" href="{escape(glossary_url)}">what this means</a>' if glossary_url else ""
+    return (
+        f'<span class="il-badge il-badge-{badge.state.value}" tabindex="0" title="{escape(badge.title)}">{escape(badge.label)}'
+        f'<span class="il-badge-reason" role="tooltip">{escape(badge.title)}{more}</span></span>'
+    )
 
 
 def _header(view: FunctionView, context: RenderContext, title: str) -> list[nodes.Node]:
@@ -182,7 +182,7 @@ def _header(view: FunctionView, context: RenderContext, title: str) -> list[node
     link = f' · <a class="il-upstream reference external" href="{escape(url)}">upstream at v{escape(source.version)} ↗</a>' if url else ""
     step_ids = [n.step_id for n in view.notes]
     annotation_ids = sorted({n.annotation_id for n in view.notes})
-    badges = "".join(_badge_html(b) for b in context.reports.function_badges(step_ids, annotation_ids))
+    badges = "".join(_badge_html(b, context.glossary_url) for b in context.reports.function_badges(step_ids, annotation_ids))
     html = (
         '<div class="il-head">'
         f'<div class="il-title"><code>{escape(title)}</code> <span class="il-kind">{escape(view.definition.kind.value)}</span></div>'

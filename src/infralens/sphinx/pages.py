@@ -31,6 +31,11 @@ def compare_docname(settings: Settings, pair: str) -> str:
     return f"{settings.generated_dir}/compare/{pair}"
 
 
+def glossary_docname(settings: Settings) -> str:
+    """The page that says what checked, ran, read and unverified mean (every chip links to it)."""
+    return f"{settings.generated_dir}/verified"
+
+
 def lab_docname(settings: Settings, slug: str) -> str:
     return f"{settings.generated_dir}/labs/lab-{slug}/index"
 
