@@ -10,7 +10,7 @@ import ast
 from collections.abc import Callable
 from types import CodeType, FrameType
 
-from infralens.verify.observe import Fingerprint, short_repr
+from infralens.verify.observe import Fingerprint, is_value, short_repr
 from infralens.verify.probes import ExpectResult
 
 MAX_EVALUATIONS = 200
@@ -117,19 +117,24 @@ def _is_module_like(name: str) -> bool:
 
 
 def _observe(names: tuple[str, ...], namespace: dict[str, object]) -> str:
-    parts = []
+    """``name=value; …`` for the values *names* hold; a method's owner stands in for it, functions,
+    modules and classes are left out, and a chain that raised shows how far it got."""
+    parts: dict[str, str] = {}
     for name in names:
         head, *rest = name.split(".")
         if head not in namespace:
             continue
-        value, reached = namespace[head], head
+        value, owner, reached = namespace[head], None, head
         try:
             for attr in rest:
-                value = getattr(value, attr)
+                owner, value = value, getattr(value, attr)
                 reached += "." + attr
-        except Exception as error:  # show how far the chain got, and why it stopped
-            parts.append(f"{reached}={short_repr(value)}")
-            parts.append(f"{name}=<{type(error).__name__}>")
+        except Exception:  # show how far the chain got
+            if is_value(value):
+                parts.setdefault(reached, short_repr(value))
             continue
-        parts.append(f"{name}={short_repr(value)}")
-    return "; ".join(parts)
+        if is_value(value):
+            parts.setdefault(name, short_repr(value))
+        elif owner is not None and is_value(owner):  # noise.mean: show noise
+            parts.setdefault(name.rsplit(".", 1)[0], short_repr(owner))
+    return "; ".join(f"{name}={text}" for name, text in parts.items())

@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import functools
+import inspect
 import re
 from collections.abc import Callable
+from types import ModuleType
 
 MAX_LENGTH = 120
 
@@ -15,7 +18,24 @@ _ADDRESS = re.compile(r" (?:object )?at 0x[0-9a-fA-F]+")
 def short_repr(value: object, limit: int = MAX_LENGTH) -> str:
     """``Tensor(shape=(1, 4, 32, 32), dtype=float32, device=cpu)``; small tensors also show values; no memory addresses."""
     text = _ADDRESS.sub("", _describe(value))
-    return text if len(text) <= limit else text[: limit - 1] + "…"
+    if len(text) <= limit:
+        return text
+    window = text[: limit - 1]
+    cut = max(window.rfind(mark) for mark in _SEPARATORS)  # never inside a name, number or string
+    return (window[: cut + 1] if cut > 0 else window) + "…"
+
+
+_SEPARATORS = " ,;:=()[]{}<>"
+
+
+def is_value(value: object) -> bool:
+    """False for what an expect names but is no value to show: a function, method, module or class."""
+    try:
+        if isinstance(value, (type, ModuleType, functools.partial)) or inspect.isroutine(value):
+            return False
+        return not (callable(value) and hasattr(value, "__qualname__") and not _is_module(value))
+    except Exception:  # an attribute lookup that raises: show what its repr says
+        return True
 
 
 def _describe(value: object) -> str:
