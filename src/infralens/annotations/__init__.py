@@ -2,7 +2,8 @@
 
 Owns the annotation format (:mod:`.models`: selectors, steps, annotations), reading YAML with real
 positions (:mod:`.positions`) and validating it against the shipped JSON Schema (:mod:`.load`); the concept
-map that pairs diffusers and DiffSynth functions (:mod:`.concepts`).
+map that pairs diffusers and DiffSynth functions (:mod:`.concepts`); curly quotes in code, in notes and lab
+pages (:mod:`.code_quotes`).
 May import: :mod:`infralens.errors` only.
 """
 
@@ -13,6 +14,11 @@ from typing import TYPE_CHECKING
 from infralens._exports import lazy_exports
 
 if TYPE_CHECKING:
+    from .code_quotes import (
+        curly_quotes_in_code as curly_quotes_in_code,
+        file_diagnostics as file_diagnostics,
+        lab_pages as lab_pages,
+    )
     from .concepts import (
         CONCEPTS_FILE as CONCEPTS_FILE,
         ConceptMap as ConceptMap,
@@ -39,6 +45,9 @@ __all__, __getattr__ = lazy_exports(
         "ConceptMap": "concepts",
         "ConceptPair": "concepts",
         "load_concepts": "concepts",
+        "curly_quotes_in_code": "code_quotes",
+        "file_diagnostics": "code_quotes",
+        "lab_pages": "code_quotes",
         "BlockSelector": "models",
         "ContainsSelector": "models",
         "ExactSelector": "models",

@@ -25,6 +25,7 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
+from infralens.annotations.code_quotes import value_diagnostics
 from infralens.annotations.positions import PositionedDocument, YamlProblem, load_positioned
 from infralens.errors import Diagnostic, Location
 
@@ -154,6 +155,8 @@ def _pair(document: PositionedDocument, index: int, entry: object) -> tuple[Conc
                     document, (index, key), f"{key}: {words} words is a label, not a paragraph", f"write at least {MIN_PARAGRAPH_WORDS} words for this pair"
                 )
             )
+    for key in ("title", "same", "differs", "read-first"):
+        problems.extend(value_diagnostics(entry[key], document, (index, key)))
     lab = entry.get("lab")
     if lab is not None and not isinstance(lab, str):
         problems.append(_problem(document, (index, "lab"), "lab must be a lab slug such as 02-denoising-step", "quote it"))

@@ -18,6 +18,7 @@ from typing import Any
 
 import jsonschema
 
+from infralens.annotations.code_quotes import value_diagnostics
 from infralens.annotations.models import Annotation, BlockSelector, ContainsSelector, ExactSelector, Selector, SingleSelector, Step, selector_key
 from infralens.annotations.positions import PositionedDocument, YamlProblem, load_positioned
 from infralens.errors import Diagnostic, Location
@@ -304,6 +305,7 @@ def _build_annotation(
                     code="schema",
                 )
             )
+        diagnostics.extend(value_diagnostics(raw_step["note"], document, step_path + ("note",)))
         if TODO_MARK.search(raw_step["note"]):
             diagnostics.append(Diagnostic(document.where(step_path + ("note",)), "note still says TODO", "write the note, then remove TODO", code="todo"))
         steps.append(
@@ -320,6 +322,7 @@ def _build_annotation(
                 expect_locations=expect_locations,
             )
         )
+    diagnostics.extend(value_diagnostics(value["summary"], document, prefix + ("summary",)))
     if TODO_MARK.search(value["summary"]):
         diagnostics.append(Diagnostic(document.where(prefix + ("summary",)), "summary still says TODO", "write the summary, then remove TODO", code="todo"))
     annotation = Annotation(

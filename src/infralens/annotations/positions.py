@@ -43,6 +43,8 @@ class PositionedDocument:
 
     value: Any
     locations: dict[PathKey, Location] = field(default_factory=dict)
+    source: str = ""
+    """The YAML text itself (to place a problem inside a value, see :mod:`.code_quotes`)."""
 
     def where(self, path: PathKey) -> Location:
         """The location of ``path``, or of its nearest ancestor that has one."""
@@ -176,7 +178,7 @@ def load_positioned(text: str, path: str) -> PositionedDocument:
     except RecursionError as error:
         raise YamlProblem(Diagnostic(Location(path), "YAML nesting is too deep", "flatten the document", code="yaml")) from error
     if node is None:
-        return PositionedDocument(None, {(): Location(path, 1, 1)})
+        return PositionedDocument(None, {(): Location(path, 1, 1)}, text)
     builder = _Builder(path)
     value = builder.build(node, ())
-    return PositionedDocument(value, builder.locations)
+    return PositionedDocument(value, builder.locations, text)

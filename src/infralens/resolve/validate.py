@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from infralens.annotations import file_diagnostics, lab_pages
 from infralens.errors import Diagnostic, Location, Severity
 from infralens.project import Project, load_annotations
 from infralens.resolve.frame_names import unknown_names
@@ -46,6 +47,8 @@ def validate_project(project: Project, resolver: Resolver, paths: list[str] | No
         diagnostics.extend(found)
         if resolved is not None:
             diagnostics.extend(step_warnings(resolved))
+    if paths is None:  # the whole project: its lab pages too
+        diagnostics.extend(d for page in lab_pages(project.labs_dir) for d in file_diagnostics(page, project.relative(page)))
     diagnostics.sort(key=lambda d: (d.location.path, d.location.line, d.location.col))
     steps = sum(len(annotation.steps) for annotation in loaded.annotations)
     return Validation(tuple(diagnostics), len(loaded.annotations), steps, len(loaded.files))

@@ -15,7 +15,7 @@ from pathlib import Path
 
 from sphinx.environment import BuildEnvironment
 
-from infralens.annotations import CONCEPTS_FILE, ConceptMap, load_concepts
+from infralens.annotations import CONCEPTS_FILE, ConceptMap, file_diagnostics, lab_pages, load_concepts
 from infralens.errors import InfralensError
 from infralens.project import Project, load_annotations
 from infralens.render import FunctionView, function_view
@@ -113,6 +113,9 @@ def load_catalog(settings: Settings) -> Catalog:
     """Load and resolve every annotation; each problem becomes a warning at its YAML line."""
     project = Project(settings.project_root, settings.annotations_dir, settings.labs_dir, settings.annotations_dir / "annotations.lock")
     labs = _find_labs(settings.labs_dir)
+    for page in lab_pages(settings.labs_dir):  # a curly quote in a lab's code breaks what readers paste
+        for diagnostic in file_diagnostics(page, str(page)):
+            warn_diagnostic(diagnostic, settings.project_root)
     reports = load_reports(settings.reports_dir)
     if not settings.annotations_dir.is_dir():
         return Catalog(settings, {}, labs, reports)
