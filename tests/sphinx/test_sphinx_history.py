@@ -86,3 +86,12 @@ def test_the_committed_history_report_loads() -> None:
     assert span is not None and span.releases[0] == "0.30.0" and "0.42.1" in span.releases
     ddim = history.annotations["ddim-step"]
     assert len(ddim.states) == len(span.releases)
+
+
+def test_the_installed_release_is_marked_in_the_matrix_and_the_strip() -> None:
+    history = History.of(_report())
+    page = history.matrix_page({"demo.core.f": "_infralens/source/demo/demo.core.f"}, "_infralens")
+    assert page.count('<th scope="col" class="il-installed"') == 1 and "<span>0.3.0 installed</span>" in page
+    assert '<colgroup><col><col><col><col class="il-installed"></colgroup>' in page
+    assert "The outlined column is the installed release, 0.3.0" in page
+    assert 'data-il-installed="0.3.0"' in history.strip("demo", ["step"], None)

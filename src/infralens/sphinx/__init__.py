@@ -20,6 +20,7 @@ from infralens.sphinx.directives import BacklinksTransform, CompareDirective, Co
 from infralens.sphinx.domain import InfralensDomain
 from infralens.sphinx.events import on_builder_inited, on_config_inited, on_env_get_outdated, on_env_get_updated
 from infralens.sphinx.lab_policy import DOCTREE_PRIORITY, on_doctree_read, on_source_read
+from infralens.sphinx.lab_topics import on_doctree_read as add_lab_topics, on_env_get_outdated as on_labs_outdated
 from infralens.sphinx.mathml import visit_math_block_html, visit_math_html
 from infralens.sphinx.nodes import VISITORS
 from infralens.sphinx.tex_check import LeftoverTexCheck
@@ -51,6 +52,7 @@ def setup(app: Sphinx) -> ExtensionMetadata:
     app.add_js_file("infralens-search.js", loading_method="defer")  # static/: search snippets from prose, not code
     app.add_js_file("infralens-margin.js", loading_method="defer")  # static/: notes beside their lines, code in one block
     app.add_js_file("infralens-history.js", loading_method="defer")  # static/: pick your release, see which notes do not hold
+    app.add_css_file("infralens-history.css")  # static/: the installed release's matrix column, the picked-release banner
 
     app.connect("config-inited", on_config_inited)  # events: theme, static path, no MathJax
     app.connect("builder-inited", on_builder_inited)  # events: load the catalog, write generated pages
@@ -58,4 +60,6 @@ def setup(app: Sphinx) -> ExtensionMetadata:
     app.connect("env-get-updated", on_env_get_updated)  # events: function pages whose backlinks changed
     app.connect("source-read", on_source_read)  # lab_policy: refused blocks of untrusted lab pages
     app.connect("doctree-read", on_doctree_read, priority=DOCTREE_PRIORITY)  # lab_policy: refused inline nodes
+    app.connect("doctree-read", add_lab_topics)  # lab_topics: a lab ranks first in search for its topic words
+    app.connect("env-get-outdated", on_labs_outdated)  # lab_topics: a lab page changed, every lab's words may move
     return {"version": __version__, "env_version": 1, "parallel_read_safe": True, "parallel_write_safe": True}

@@ -5,7 +5,8 @@ release coloured by state, each differing cell linking to the diff), a strip in 
 annotated-function header ("holds in 0.35.0–0.42.1; changed in 0.34.0"), and a "Release history"
 section on each function page with every changed step's diff. Notes carry their states per release
 (``data-il-states``) so ``infralens-history.js`` can flag the ones that do not hold in the release a
-learner picks.
+learner picks. The installed release (the report's baseline) is marked: its matrix column
+(``il-installed``, which the script scrolls into view) and the strip's ``data-il-installed``.
 """
 
 from __future__ import annotations
@@ -80,7 +81,8 @@ class History:
         cells = "".join(_cell(release, state) for release, state in zip(span.releases, states, strict=True))
         more = f' · <a class="reference internal" href="{escape(link)}">release history</a>' if link else ""
         return (
-            f'<div class="il-history" data-il-dist="{escape(distribution)}" data-il-releases="{escape(" ".join(span.releases))}">'
+            f'<div class="il-history" data-il-dist="{escape(distribution)}" data-il-releases="{escape(" ".join(span.releases))}" '
+            f'data-il-installed="{escape(span.baseline)}">'
             f'<span class="il-history-cells" role="img" aria-label="{escape(_aria(span, states))}">{cells}</span> '
             f'<span class="il-history-text">{escape(distribution)} {escape(describe_holding(states, span.releases, span.baseline))}{more}</span></div>'
         )
@@ -140,6 +142,8 @@ class History:
                 f"{len(rows)} annotations over {len(span.releases)} releases ({span.releases[0]} … {span.releases[-1]}); reviewed against {span.baseline}."
             ]
             lines += [f"{everywhere} hold in all of them."]
+            if span.baseline in span.releases:
+                lines += [f"The outlined column is the installed release, {span.baseline}, the one the notes are written against."]
             if span.missing:
                 lines += [f"Not read: {', '.join(span.missing)}."]
             lines += ["", "```{raw} html", _table(span, rows, function_pages, generated_dir), "```", ""]
@@ -167,7 +171,8 @@ def _plain(text: str) -> str:
 
 
 def _table(span: ReleaseSpan, rows: list[AnnotationHistory], function_pages: dict[str, str], generated_dir: str) -> str:
-    head = "".join(f'<th scope="col"><span>{escape(r)}</span></th>' for r in span.releases)
+    head = "".join(_column_head(r, r == span.baseline) for r in span.releases)
+    columns = "".join('<col class="il-installed">' if r == span.baseline else "<col>" for r in span.releases)
     body = []
     for row in sorted(rows, key=lambda a: a.id):
         page = function_pages.get(row.target)
@@ -182,6 +187,13 @@ def _table(span: ReleaseSpan, rows: list[AnnotationHistory], function_pages: dic
                 cells.append(f'<td class="il-h-{LETTERS[state]}"><a href="{escape(href)}#{anchor(row.id)}" title="{escape(title)}"></a></td>')
         body.append(f'<tr><th scope="row">{name}</th>{"".join(cells)}</tr>')
     return (
-        f'<div class="il-matrix-wrap"><table class="il-matrix"><thead><tr><th scope="col">annotation</th>{head}</tr></thead>'
+        f'<div class="il-matrix-wrap"><table class="il-matrix"><colgroup><col>{columns}</colgroup><thead><tr><th scope="col">annotation</th>{head}</tr></thead>'
         f"<tbody>{''.join(body)}</tbody></table></div>"
     )
+
+
+def _column_head(release: str, installed: bool) -> str:
+    """A release's column head; the installed release's says so (the page opens scrolled to it)."""
+    if not installed:
+        return f'<th scope="col"><span>{escape(release)}</span></th>'
+    return f'<th scope="col" class="il-installed" title="installed: the release the notes are written against"><span>{escape(release)} installed</span></th>'

@@ -1,9 +1,11 @@
 // Release picker: choose the upstream release you have installed, and the notes that do not hold in it are flagged.
 //
-// Each function header's strip (.il-history) carries its distribution and releases (data-il-dist,
-// data-il-releases); each note carries one letter per release (data-il-states: u holds, c changed, m moved,
-// d deleted, a not yet present, r unreadable), written from reports/history.json. The choice is remembered
-// per distribution (localStorage), so every page opens with the release last picked.
+// Each function header's strip (.il-history) carries its distribution, releases and installed release
+// (data-il-dist, data-il-releases, data-il-installed); each note carries one letter per release
+// (data-il-states: u holds, c changed, m moved, d deleted, a not yet present, r unreadable), written from
+// reports/history.json. The choice is remembered per distribution (localStorage), so every page opens with
+// the release last picked; while one is picked, a banner at the top of every page names it and resets it in
+// one click. The matrix page opens each table scrolled to the installed release's column.
 (() => {
   "use strict";
   const WORDS = { u: "holds", c: "changed", m: "moved", d: "deleted", a: "not yet present", r: "unreadable" };
@@ -26,15 +28,33 @@
     }
   }
 
+  function rememberedAll() {
+    const found = new Map();
+    try {
+      for (let index = 0; index < localStorage.length; index += 1) {
+        const key = localStorage.key(index);
+        if (key && key.startsWith(KEY) && localStorage.getItem(key)) found.set(key.slice(KEY.length), localStorage.getItem(key));
+      }
+    } catch (error) {
+      // no storage: nothing was remembered
+    }
+    return found;
+  }
+
   function strips(dist) {
     return [...document.querySelectorAll(".il-history[data-il-releases]")].filter((s) => s.dataset.ilDist === dist);
+  }
+
+  function installedOf(dist) {
+    const strip = strips(dist)[0];
+    return strip ? strip.dataset.ilInstalled || "" : "";
   }
 
   function apply(dist, release) {
     const all = strips(dist);
     if (!all.length) return;
     const releases = all[0].dataset.ilReleases.split(" ");
-    const at = releases.indexOf(release);
+    const at = release && release !== installedOf(dist) ? releases.indexOf(release) : -1;
     for (const fn of document.querySelectorAll(".infralens-function")) {
       let stale = 0;
       let notes = 0;
@@ -70,23 +90,64 @@
     }
   }
 
+  function pick(dist, release) {
+    const chosen = release === installedOf(dist) ? "" : release;
+    remember(dist, chosen);
+    apply(dist, chosen);
+    banner();
+  }
+
+  // One line per distribution whose picked release is not the installed one, at the top of the page.
+  function banner() {
+    document.querySelector(".il-release-banner")?.remove();
+    const picked = [...rememberedAll()].filter(([dist, release]) => release !== installedOf(dist));
+    if (!picked.length) return;
+    const box = document.createElement("div");
+    box.className = "il-release-banner";
+    box.setAttribute("role", "status");
+    for (const [dist, release] of picked) {
+      const line = document.createElement("p");
+      line.dataset.ilDist = dist;
+      const installed = installedOf(dist);
+      line.append(`Showing notes against ${dist} ${release}, the release you picked` + (installed ? ` (installed: ${installed}). ` : ". "));
+      const reset = document.createElement("button");
+      reset.type = "button";
+      reset.className = "il-release-reset";
+      reset.textContent = installed ? `Back to ${installed}` : "Back to the installed release";
+      reset.addEventListener("click", () => pick(dist, ""));
+      line.append(reset);
+      box.append(line);
+    }
+    const main = document.querySelector("article[role=main]") || document.querySelector("[role=main]") || document.body;
+    main.prepend(box);
+  }
+
   function picker(strip) {
     const dist = strip.dataset.ilDist;
+    const installed = strip.dataset.ilInstalled || "";
     const label = document.createElement("label");
     label.className = "il-history-pick";
     label.append(`your ${dist}: `);
     const select = document.createElement("select");
-    select.add(new Option("any release", ""));
-    for (const release of [...strip.dataset.ilReleases.split(" ")].reverse()) select.add(new Option(release, release));
-    select.addEventListener("change", () => {
-      remember(dist, select.value);
-      apply(dist, select.value);
-    });
+    const releases = [...strip.dataset.ilReleases.split(" ")].reverse();
+    if (!releases.includes(installed)) select.add(new Option("any release", ""));
+    for (const release of releases) select.add(release === installed ? new Option(`${release} (installed)`, "") : new Option(release, release));
+    select.addEventListener("change", () => pick(dist, select.value));
     label.append(select);
     const verdict = document.createElement("span");
     verdict.className = "il-history-verdict";
     verdict.setAttribute("aria-live", "polite");
     strip.append(label, verdict);
+  }
+
+  // The matrix is wider than the page: open each table scrolled so that the installed release's column shows.
+  function showInstalledColumns() {
+    for (const wrap of document.querySelectorAll(".il-matrix-wrap")) {
+      const head = wrap.querySelector("th.il-installed");
+      if (!head) continue;
+      const hidden = head.getBoundingClientRect().right - wrap.getBoundingClientRect().right;
+      if (hidden > 0) wrap.scrollLeft += hidden + 8;
+    }
   }
 
   function start() {
@@ -99,6 +160,8 @@
       const release = remembered(dist);
       if (release) apply(dist, release);
     }
+    banner();
+    showInstalledColumns();
   }
 
   if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", start);
