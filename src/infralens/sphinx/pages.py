@@ -8,6 +8,7 @@ incremental build re-reads just what changed. Lab folders are copied from
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 from infralens.annotations import ConceptPair
@@ -72,7 +73,36 @@ def _pages(catalog: Catalog) -> dict[str, str]:
                 pages[f"source/{dist}/{function.target}.md"] = _function_page(catalog, function)
     for pair in catalog.concepts.pairs:
         pages[f"compare/{pair.slug}.md"] = _compare_page(catalog, pair)
+    for lab in catalog.labs.values():
+        if lab.page is not None and (lab.folder / STARTER).is_file():
+            pages[f"starters/lab-{lab.slug}.md"] = ORPHAN + _starter_page(lab)
     return pages
+
+
+STARTER = "starter.py"
+_PLAIN_NAME = re.compile(r"[A-Za-z0-9._-]+")
+"""A lab folder name that can stand in a link's text as it is (others get no starter link)."""
+"""The script a lab runs; its page shows the source and the lab page links to it."""
+
+
+def _code_span(text: str) -> str:
+    """``text`` as one inline code span, its backtick fence longer than any run of backticks inside."""
+    fence = "`" * (max((len(run) for run in re.findall(r"`+", text)), default=0) + 1)
+    return f"{fence} {text} {fence}"
+
+
+def _starter_page(lab: Lab) -> str:
+    """The lab's starter source as a page: a fenced block, fenced longer than any backtick run inside."""
+    source = (lab.folder / STARTER).read_text("utf-8", errors="replace")
+    fence = "`" * max(3, max((len(run) for run in re.findall(r"`+", source)), default=0) + 1)
+    name = f"{lab.folder.name}/{STARTER}"
+    return "\n".join([f"# {_code_span(name)}", "", f"{fence}python", source.rstrip("\n"), fence, ""])
+
+
+def _starter_link(settings: Settings, lab: Lab) -> bytes:
+    """Appended to a lab page that has a starter: a last section linking to the starter's source."""
+    target = f"/{settings.generated_dir}/starters/lab-{lab.slug}"
+    return f"\n\n## The starter's source\n\n{{doc}}`{lab.folder.name}/{STARTER} <{target}>`: the script this lab runs.\n".encode()
 
 
 def _browser_index(catalog: Catalog) -> str:
@@ -234,5 +264,7 @@ def _lab_files(catalog: Catalog) -> dict[str, bytes]:
             data = path.read_bytes()
             if path.suffix == ".md" and relative.as_posix() != "index.md" and not data.startswith(b"---"):
                 data = b"---\norphan: true\n---\n" + data
+            if relative.as_posix() == "index.md" and (lab.folder / STARTER).is_file() and _PLAIN_NAME.fullmatch(lab.folder.name):
+                data = data.rstrip(b"\n") + _starter_link(catalog.settings, lab)
             files[f"labs/{lab.folder.name}/{relative.as_posix()}"] = data
     return files
