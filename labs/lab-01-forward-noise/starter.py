@@ -1,7 +1,8 @@
 """Lab 01 starter: the forward noise process on real schedulers (no model needed).
 
-Run:  .venv/bin/python labs/lab-01-forward-noise/starter.py [--device cpu|cuda|auto] [--steps N] [--check]
+Run:  .venv/bin/python labs/lab-01-forward-noise/starter.py [--device cpu|cuda|auto] [--steps N] [--check] [--reveal]
 Fill in ANSWERS below first (it ships with every answer None); --check exits 1 while one is wrong or empty.
+The values the exercises ask for print as [--reveal] until you run with --reveal.
 
 Prints the noise schedule (alpha-bar_t and SNR at N evenly spaced t), noises a batch with
 diffusers' DDPMScheduler.add_noise and checks it against the closed form, shows the v target
@@ -14,7 +15,7 @@ from __future__ import annotations
 
 import sys
 
-from infralens.tiny.labkit import lab_arguments, report_answers, setup_torch
+from infralens.tiny.labkit import finish, lab_arguments, reveal, setup_torch
 
 # Your answers to the exercises in index.md: replace each None, then run with --check,
 # which recomputes every answer from the real code (exit 1 while one is wrong or empty).
@@ -42,10 +43,11 @@ def show_schedules(steps: int) -> None:
     grid = torch.linspace(0, 999, max(steps, 2)).round().long().tolist()
     for name, scheduler in (("linear (DDPM)", DDPMScheduler()), ("scaled_linear (SD)", sd_ddpm())):
         abar = scheduler.alphas_cumprod
-        cells = ", ".join(f"t={t}: {float(abar[t]):.4f}" for t in grid)
+        asked = (500, 999) if "SD" in name else ()  # the exercises ask for the SD schedule at these t
+        cells = ", ".join(f"t={t}: {reveal(float(abar[t]), '.4f') if t in asked else format(float(abar[t]), '.4f')}" for t in grid)
         print(f"  {name:<19} beta {float(scheduler.betas[0]):.5f} -> {float(scheduler.betas[-1]):.4f} | abar {cells}")
         snr = abar / (1 - abar)
-        print(f"  {'':<19} SNR at t=0 {float(snr[0]):.1f}, t=999 {float(snr[999]):.6f}")
+        print(f"  {'':<19} SNR at t=0 {float(snr[0]):.1f}, t=999 {reveal(float(snr[999]), '.6f') if 'SD' in name else format(float(snr[999]), '.6f')}")
 
 
 def show_add_noise(device: str) -> None:
@@ -110,7 +112,7 @@ def show_diffsynth(device: str) -> None:
     print("== 4. DiffSynth DDIMScheduler.add_noise (loaded from source, path-based)")
     diff, level = diffsynth_levels(device)
     print(f"  same t=500 for both samples: max |DiffSynth - diffusers| = {diff:.2e}")
-    print(f"  timesteps [10, 999]: DiffSynth noises sample 2 at t={level} (only timestep[0] is read)")
+    print(f"  timesteps [10, 999]: DiffSynth noises sample 2 at t={reveal(level)} (only timestep[0] is read)")
 
 
 def compute_answers(device: str) -> dict[str, float]:
@@ -139,10 +141,6 @@ def flow_x0_coefficient(sigma: float) -> float:
     return round(float(out.flatten()[0]), 6)
 
 
-def check(device: str) -> int:
-    return 1 if report_answers(ANSWERS, compute_answers(device), tolerance=1e-9) else 0
-
-
 def main(argv: list[str] | None = None) -> int:
     args = lab_arguments(__doc__, ANSWERS, steps=5, steps_help="how many evenly spaced t values to print").parse_args(argv)
     device = setup_torch(args.device)
@@ -151,7 +149,7 @@ def main(argv: list[str] | None = None) -> int:
     show_add_noise(device)
     show_flow_matching(device)
     show_diffsynth(device)
-    return check(device) if args.check else 0
+    return finish(args, ANSWERS, lambda: compute_answers(device))
 
 
 if __name__ == "__main__":

@@ -1,7 +1,8 @@
 """Lab 02 starter: one reverse step, model output in, previous latent out.
 
-Run:  .venv/bin/python labs/lab-02-denoising-step/starter.py [--device cpu|cuda|auto] [--steps N] [--check]
+Run:  .venv/bin/python labs/lab-02-denoising-step/starter.py [--device cpu|cuda|auto] [--steps N] [--check] [--reveal]
 Fill in ANSWERS below first (it ships with every answer None); --check exits 1 while one is wrong or empty.
+The values the exercises ask for print as [--reveal] until you run with --reveal.
 
 1. Oracle steps: give DDIMScheduler.step the *true* epsilon / v / x0 and watch it recover x0,
    for each prediction_type; give the wrong one and watch it fail silently.
@@ -17,7 +18,7 @@ from __future__ import annotations
 import math
 import sys
 
-from infralens.tiny.labkit import lab_arguments, report_answers, setup_torch
+from infralens.tiny.labkit import finish, lab_arguments, reveal, setup_torch
 
 # Your answers to the exercises in index.md: replace each None, then run with --check,
 # which recomputes every answer from the real code (exit 1 while one is wrong or empty).
@@ -96,8 +97,9 @@ def show_real_step(device: str, steps: int) -> None:
     records, scheduler = real_step(device, steps)
     for t, prev, out_shape, prev_shape in records:
         target = "final_alpha_cumprod" if prev < 0 else f"abar[{prev}]"
-        print(f"  t={t:<4} unet out {out_shape} -> prev_timestep {prev:<5} ({target}) -> latents {prev_shape}")
-    print(f"  final_alpha_cumprod = {float(scheduler.final_alpha_cumprod):.5f} (set_alpha_to_one={scheduler.config.set_alpha_to_one})")
+        shown = reveal(prev) if steps == 3 and prev < 0 else prev  # the exercise asks for the 3-step value
+        print(f"  t={t:<4} unet out {out_shape} -> prev_timestep {shown:<5} ({target}) -> latents {prev_shape}")
+    print(f"  final_alpha_cumprod = {reveal(float(scheduler.final_alpha_cumprod), '.5f')} (set_alpha_to_one={scheduler.config.set_alpha_to_one})")
 
 
 def level_reached(device: str, spacing: str, steps: int) -> int:
@@ -149,9 +151,9 @@ def flow_error(device: str) -> float:
 def show_diffsynth_and_flow(device: str) -> None:
     print("== 3. DiffSynth DDIM (4 steps) and flow-matching Euler")
     grid, weight_x, error = diffsynth_step(device)
-    print(f"  DiffSynth grid {grid}; 999 -> 666: w_x = sqrt(abar_666/abar_999) = {weight_x:.3f}; oracle step error {error:.2e}")
-    print(f"  diffusers DDIM linspace 4 steps: the step at t=999 lands on level {level_reached(device, 'linspace', 4)} (grid says 666)")
-    print(f"  diffusers DDIM trailing 4 steps: the step at t=999 lands on level {level_reached(device, 'trailing', 4)}")
+    print(f"  DiffSynth grid {grid}; 999 -> 666: w_x = sqrt(abar_666/abar_999) = {reveal(weight_x, '.3f')}; oracle step error {error:.2e}")
+    print(f"  diffusers DDIM linspace 4 steps: the step at t=999 lands on level {reveal(level_reached(device, 'linspace', 4))} (grid says 666)")
+    print(f"  diffusers DDIM trailing 4 steps: the step at t=999 lands on level {reveal(level_reached(device, 'trailing', 4))}")
     print(f"  FlowMatchEuler (shift 3, 4 steps) with the exact velocity: max |x - x0| = {flow_error(device):.2e}")
 
 
@@ -170,18 +172,14 @@ def compute_answers(device: str) -> dict:
     }
 
 
-def check(device: str) -> int:
-    return 1 if report_answers(ANSWERS, compute_answers(device)) else 0
-
-
 def main(argv: list[str] | None = None) -> int:
-    args = lab_arguments(__doc__, ANSWERS, steps=3, steps_help="inference grid size for the real step").parse_args(argv)
+    args = lab_arguments(__doc__, ANSWERS, steps=4, steps_help="inference grid size for the real step").parse_args(argv)
     device = setup_torch(args.device)
     print(f"lab 02 denoising step on {device}")
     show_oracle(device)
     show_real_step(device, args.steps)
     show_diffsynth_and_flow(device)
-    return check(device) if args.check else 0
+    return finish(args, ANSWERS, lambda: compute_answers(device))
 
 
 if __name__ == "__main__":

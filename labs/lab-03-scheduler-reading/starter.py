@@ -1,7 +1,8 @@
 """Lab 03 starter: read a scheduler's config as the time axis of inference.
 
-Run:  .venv/bin/python labs/lab-03-scheduler-reading/starter.py [--device cpu|cuda|auto] [--steps N] [--check]
+Run:  .venv/bin/python labs/lab-03-scheduler-reading/starter.py [--device cpu|cuda|auto] [--steps N] [--check] [--reveal]
 Fill in ANSWERS below first (it ships with every answer None); --check exits 1 while one is wrong or empty.
+The values the exercises ask for print as [--reveal] until you run with --reveal.
 
 Prints, for N inference steps (default 4): the timesteps DDIM visits under each
 ``timestep_spacing``; Euler's sigmas, ``init_noise_sigma`` and input scale factor; the
@@ -15,7 +16,7 @@ from __future__ import annotations
 
 import sys
 
-from infralens.tiny.labkit import lab_arguments, report_answers, setup_torch
+from infralens.tiny.labkit import finish, lab_arguments, reveal, setup_torch
 
 # Your answers to the exercises in index.md: replace each None, then run with --check,
 # which recomputes every answer from the real code (exit 1 while one is wrong or empty).
@@ -97,14 +98,21 @@ def swapped_spacing(explicit: bool = False) -> str:
 
 
 def show(device: str, steps: int) -> None:
+    asked = steps == 4  # the exercises ask about 4-step grids: those print with --reveal only
+
+    def grid(values) -> str:
+        return reveal(values) if asked else str(values)
+
     print(f"== 1. DDIM timestep_spacing, {steps} steps (SD schedule; leading uses steps_offset=1)")
     for spacing in ("linspace", "leading", "trailing"):
-        print(f"  {spacing:<9} {ddim_grid(spacing, steps, device)}")
+        print(f"  {spacing:<9} {grid(ddim_grid(spacing, steps, device))}")
     print(f"== 2. Euler: timesteps become sigmas = sqrt((1-abar)/abar); {steps} steps")
     for spacing in ("linspace", "leading", "trailing"):
         facts = euler_facts(spacing, steps, device)
         print(f"  {spacing:<9} timesteps {facts['timesteps']}")
-        print(f"  {'':<9} sigmas {facts['sigmas']}  init_noise_sigma {facts['init_noise_sigma']:.3f}  first input x{facts['first_input_scale']:.4f}")
+        print(
+            f"  {'':<9} sigmas {facts['sigmas']}  init_noise_sigma {reveal(facts['init_noise_sigma'], '.3f')}  first input x{reveal(facts['first_input_scale'], '.4f')}"
+        )
     print(f"== 3. Flow matching (diffusers), {steps} steps: sigma grid (N+1 entries, terminal 0)")
     for shift in (1.0, 3.0):
         print(f"  shift {shift}: {flow_sigmas(shift, steps, device)}")
@@ -112,11 +120,12 @@ def show(device: str, steps: int) -> None:
     facts = diffsynth_facts(steps)
     for template in ("FLUX.1", "Wan", "flux"):
         entry = facts[template]
-        print(f"  FlowMatchScheduler({template!r:<8}) -> {entry['fn']:<20} sigmas {entry['sigmas']}")
-    print(f"  DiffSynth DDIMScheduler grid {facts['ddim']} (no timestep_spacing option)")
+        name = reveal(entry["fn"])  # which function the lowercase "flux" typo gets is an exercise
+        print(f"  FlowMatchScheduler({template!r:<8}) -> {name:<20} sigmas {grid(entry['sigmas']) if template == 'FLUX.1' else entry['sigmas']}")
+    print(f"  DiffSynth DDIMScheduler grid {grid(facts['ddim'])} (no timestep_spacing option)")
     print("== 5. Swapping schedulers: EulerDiscreteScheduler.from_config(ddim.config)")
-    print(f"  DDIM spacing left at its default 'leading' -> Euler gets {swapped_spacing()!r} (listed in config._use_default_values)")
-    print(f"  DDIM built with timestep_spacing='leading' -> Euler gets {swapped_spacing(explicit=True)!r}")
+    print(f"  DDIM spacing left at its default 'leading' -> Euler gets {reveal(swapped_spacing())} (listed in config._use_default_values)")
+    print(f"  DDIM built with timestep_spacing='leading' -> Euler gets {reveal(swapped_spacing(explicit=True))}")
 
 
 def compute_answers(device: str) -> dict:
@@ -137,16 +146,12 @@ def compute_answers(device: str) -> dict:
     }
 
 
-def check(device: str) -> int:
-    return 1 if report_answers(ANSWERS, compute_answers(device)) else 0
-
-
 def main(argv: list[str] | None = None) -> int:
-    args = lab_arguments(__doc__, ANSWERS, steps=4, steps_help="number of inference steps").parse_args(argv)
+    args = lab_arguments(__doc__, ANSWERS, steps=3, steps_help="number of inference steps").parse_args(argv)
     device = setup_torch(args.device)
     print(f"lab 03 scheduler reading on {device}")
     show(device, args.steps)
-    return check(device) if args.check else 0
+    return finish(args, ANSWERS, lambda: compute_answers(device))
 
 
 if __name__ == "__main__":

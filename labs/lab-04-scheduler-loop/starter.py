@@ -1,7 +1,8 @@
 """Lab 04 starter: the denoising loop as the spine of inference, traced on tiny pipelines.
 
-Run:  .venv/bin/python labs/lab-04-scheduler-loop/starter.py [--device cpu|cuda|auto] [--steps N] [--check]
+Run:  .venv/bin/python labs/lab-04-scheduler-loop/starter.py [--device cpu|cuda|auto] [--steps N] [--check] [--reveal]
 Fill in ANSWERS below first (it ships with every answer None); --check exits 1 while one is wrong or empty.
+The values the exercises ask for print as [--reveal] until you run with --reveal.
 
 Runs the real diffusers StableDiffusionPipeline (tiny random weights, DDIM, CFG 6.0) for N steps
 (default 3) and records, with a forward hook on the UNet and a step-end callback, every UNet call
@@ -16,7 +17,7 @@ from __future__ import annotations
 import sys
 from dataclasses import dataclass
 
-from infralens.tiny.labkit import diffsynth_sd_pipeline, lab_arguments, report_answers, setup_torch
+from infralens.tiny.labkit import diffsynth_sd_pipeline, finish, lab_arguments, reveal, setup_torch
 
 # Your answers to the exercises in index.md: replace each None, then run with --check,
 # which recomputes every answer from the real code (exit 1 while one is wrong or empty).
@@ -89,20 +90,25 @@ def trace_diffsynth(device: str, steps: int, cfg_scale: float) -> LoopTrace:
     return LoopTrace(calls, shapes, [float(t) for t in pipe.scheduler.timesteps], 1.0)
 
 
-def show_trace(title: str, trace: LoopTrace) -> None:
+def show_trace(title: str, trace: LoopTrace, asked: bool) -> None:
+    """One pipeline run; with *asked* (the exercises' 3 steps) the grid and call count print with --reveal only."""
     print(title)
-    print(f"  grid {[round(t, 1) for t in trace.timesteps]}; {len(trace.unet_calls)} UNet calls")
+    grid = [round(t, 1) for t in trace.timesteps]
+    print(f"  grid {reveal(grid) if asked else grid}; {reveal(len(trace.unet_calls)) if asked else len(trace.unet_calls)} UNet calls")
     for batch, t in trace.unet_calls:
-        print(f"    unet(batch={batch}, t={t:.1f})")
-    print(f"  latents after each step: {trace.latent_shapes}")
+        print(f"    unet(batch={reveal(batch)}, t={t:.1f})")
+    print(f"  latents after each step: {reveal(trace.latent_shapes)}")
 
 
 def show(device: str, steps: int) -> None:
-    show_trace(f"== 1. diffusers StableDiffusionPipeline, DDIM, guidance 6.0, {steps} steps (64x64 px)", trace_diffusers(device, steps, 6.0))
+    asked = steps == 3
+    show_trace(f"== 1. diffusers StableDiffusionPipeline, DDIM, guidance 6.0, {steps} steps (64x64 px)", trace_diffusers(device, steps, 6.0), asked)
     euler = trace_diffusers(device, steps, 1.0, euler=True)
-    show_trace("== 2. Same pipeline, EulerDiscreteScheduler.from_config(ddim.config), guidance 1.0 (no CFG)", euler)
-    print(f"  init_noise_sigma {euler.init_noise_sigma:.3f}: prepare_latents multiplies N(0, I) by it")
-    show_trace(f"== 3. DiffSynth StableDiffusionPipeline (tiny UNet/VAE/text encoder), cfg_scale 7.5, {steps} steps", trace_diffsynth(device, steps, 7.5))
+    show_trace("== 2. Same pipeline, EulerDiscreteScheduler.from_config(ddim.config), guidance 1.0 (no CFG)", euler, asked)
+    print(f"  init_noise_sigma {reveal(euler.init_noise_sigma, '.3f')}: prepare_latents multiplies N(0, I) by it")
+    show_trace(
+        f"== 3. DiffSynth StableDiffusionPipeline (tiny UNet/VAE/text encoder), cfg_scale 7.5, {steps} steps", trace_diffsynth(device, steps, 7.5), asked
+    )
 
 
 def compute_answers(device: str) -> dict:
@@ -122,16 +128,12 @@ def compute_answers(device: str) -> dict:
     }
 
 
-def check(device: str) -> int:
-    return 1 if report_answers(ANSWERS, compute_answers(device)) else 0
-
-
 def main(argv: list[str] | None = None) -> int:
-    args = lab_arguments(__doc__, ANSWERS, steps=3, steps_help="number of inference steps").parse_args(argv)
+    args = lab_arguments(__doc__, ANSWERS, steps=2, steps_help="number of inference steps").parse_args(argv)
     device = setup_torch(args.device)
     print(f"lab 04 scheduler loop on {device}")
     show(device, args.steps)
-    return check(device) if args.check else 0
+    return finish(args, ANSWERS, lambda: compute_answers(device))
 
 
 if __name__ == "__main__":

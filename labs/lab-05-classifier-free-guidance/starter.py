@@ -1,7 +1,8 @@
 """Lab 05 starter: classifier-free guidance as batch doubling (diffusers SD pipeline) vs two passes (DiffSynth).
 
-Run:  .venv/bin/python labs/lab-05-classifier-free-guidance/starter.py [--device cpu|cuda|auto] [--steps N] [--check]
+Run:  .venv/bin/python labs/lab-05-classifier-free-guidance/starter.py [--device cpu|cuda|auto] [--steps N] [--check] [--reveal]
 Fill in ANSWERS below first (it ships with every answer None); --check exits 1 while one is wrong or empty.
+The values the exercises ask for print as [--reveal] until you run with --reveal.
 
 Runs the tiny diffusers StableDiffusionPipeline at guidance 6.0, 1.0 and 0.5 and DiffSynth's SD
 pipeline at cfg_scale 7.5, 1.0 and 0.5 (N steps each, default 2), recording every UNet call.
@@ -16,7 +17,7 @@ from __future__ import annotations
 import sys
 from dataclasses import dataclass, field
 
-from infralens.tiny.labkit import diffsynth_sd_pipeline, lab_arguments, report_answers, setup_torch
+from infralens.tiny.labkit import diffsynth_sd_pipeline, finish, lab_arguments, reveal, setup_torch
 
 # Your answers to the exercises in index.md: replace each None, then run with --check,
 # which recomputes every answer from the real code (exit 1 while one is wrong or empty).
@@ -137,15 +138,15 @@ def show(runs: dict) -> None:
     for framework, by_scale in runs.items():
         for scale, run in by_scale.items():
             shapes = sorted(set(run.calls))
-            print(f"  {framework:<9} scale {scale:<4}: {run.calls_per_step:.0f} call(s)/step, (latent, text) batches {shapes}")
+            print(f"  {framework:<9} scale {scale:<4}: {reveal(run.calls_per_step, '.0f')} call(s)/step, (latent, text) batches {reveal(shapes)}")
     cfg = runs["diffusers"][6.0]
     print("== 2. diffusers: guided = uncond + s * (cond - uncond), re-derived from the captured UNet output")
-    print(f"  max error over {len(cfg.guided)} steps: {formula_error(cfg, 6.0):.2e}")
+    print(f"  max error over {len(cfg.guided)} steps: {reveal(formula_error(cfg, 6.0), '.2e')}")
     print("== 3. Guidance rescale (Lin et al. 2023, 3.4) on the first step's prediction")
     for name, value in rescale_facts(cfg).items():
-        print(f"  {name:<22} {value:.4f}")
+        print(f"  {name:<22} {reveal(value, '.4f') if name.endswith('phi=1.0') else format(value, '.4f')}")
     print("== 4. diffusers guider: default (Imagen) vs use_original_formulation (Ho & Salimans)")
-    print(f"  s = 5.0 matches the original formulation with w = {original_formulation_w(5.0)}")
+    print(f"  s = 5.0 matches the original formulation with w = {reveal(original_formulation_w(5.0))}")
 
 
 def compute_answers(runs: dict) -> dict:
@@ -167,17 +168,13 @@ def compute_answers(runs: dict) -> dict:
     }
 
 
-def check(runs: dict) -> int:
-    return 1 if report_answers(ANSWERS, compute_answers(runs)) else 0
-
-
 def main(argv: list[str] | None = None) -> int:
     args = lab_arguments(__doc__, ANSWERS, steps=2, steps_help="number of inference steps per run").parse_args(argv)
     device = setup_torch(args.device)
     print(f"lab 05 classifier-free guidance on {device}, {args.steps} steps per run")
     runs = collect(device, args.steps)
     show(runs)
-    return check(runs) if args.check else 0
+    return finish(args, ANSWERS, lambda: compute_answers(runs))
 
 
 if __name__ == "__main__":

@@ -1,7 +1,8 @@
 """Lab 06 starter: the VAE around the denoising loop — latent shapes, scaling, slicing and tiling.
 
-Run:  .venv/bin/python labs/lab-06-vae-latent-space/starter.py [--device cpu|cuda|auto] [--steps N] [--check]
+Run:  .venv/bin/python labs/lab-06-vae-latent-space/starter.py [--device cpu|cuda|auto] [--steps N] [--check] [--reveal]
 Fill in ANSWERS below first (it ships with every answer None); --check exits 1 while one is wrong or empty.
+The values the exercises ask for print as [--reveal] until you run with --reveal.
 
 Builds the tiny random-weight AutoencoderKL from ``infralens.tiny`` and shows: pixel vs latent
 shapes and the scaling factor; that slicing gives the same numbers up to float rounding; how
@@ -14,7 +15,7 @@ from __future__ import annotations
 
 import sys
 
-from infralens.tiny.labkit import lab_arguments, report_answers, setup_torch
+from infralens.tiny.labkit import finish, lab_arguments, reveal, setup_torch
 
 # Your answers to the exercises in index.md: replace each None, then run with --check,
 # which recomputes every answer from the real code (exit 1 while one is wrong or empty).
@@ -85,9 +86,9 @@ def show_shapes(vae, device) -> dict:
         decoded = vae.decode(scaled / vae.config.scaling_factor).sample
     factor = 2 ** (len(vae.config.block_out_channels) - 1)
     print(f"  image {tuple(image.shape)} in [-1, 1] -> moments {tuple(posterior.parameters.shape)} (mean + logvar)")
-    print(f"  latent {tuple(z.shape)}: spatial factor 2**(levels-1) = {factor}, latent_channels = {vae.config.latent_channels}")
+    print(f"  latent {reveal(tuple(z.shape))}: spatial factor 2**(levels-1) = {factor}, latent_channels = {vae.config.latent_channels}")
     print(f"  elements: pixels {image.numel()} vs latent {z.numel()} ({image.numel() / z.numel():.0f}x fewer to denoise)")
-    print(f"  scaling_factor {vae.config.scaling_factor}: latent std {float(z.std()):.3f} -> scaled {float(scaled.std()):.3f}")
+    print(f"  scaling_factor {reveal(vae.config.scaling_factor)}: latent std {float(z.std()):.3f} -> scaled {float(scaled.std()):.3f}")
     print(f"  decode(scaled / scaling_factor) -> {tuple(decoded.shape)}")
     return {"latent_shape_64px": tuple(z.shape), "scaling_factor": vae.config.scaling_factor}
 
@@ -102,7 +103,7 @@ def show_slicing(vae, device) -> float:
     sliced, sliced_bytes, sliced_peak = measure(lambda: vae.encode(batch).latent_dist.mean, vae, device)
     vae.disable_slicing()
     diff = float((full - sliced).abs().max())
-    print(f"  batch 4: largest activation {fmt_bytes(full_bytes)} -> {fmt_bytes(sliced_bytes)} with slicing; max |diff| = {diff:.1e}")
+    print(f"  batch 4: largest activation {fmt_bytes(full_bytes)} -> {fmt_bytes(sliced_bytes)} with slicing; max |diff| = {reveal(diff, '.1e')}")
     if device == "cuda":
         print(f"  CUDA peak allocated {fmt_bytes(full_peak)} -> {fmt_bytes(sliced_peak)}")
     return diff
@@ -112,7 +113,9 @@ def show_tiling(vae, device) -> dict:
     import torch
 
     print("== 3. Tiling: decode a large latent as overlapping tiles")
-    print(f"  tile_sample_min_size {vae.tile_sample_min_size} px, tile_latent_min_size {vae.tile_latent_min_size}, overlap factor {vae.tile_overlap_factor}")
+    print(
+        f"  tile_sample_min_size {vae.tile_sample_min_size} px, tile_latent_min_size {reveal(vae.tile_latent_min_size)}, overlap factor {vae.tile_overlap_factor}"
+    )
     z = torch.randn(1, 4, 64, 64, generator=torch.Generator().manual_seed(2)).to(device)
     plain, plain_bytes, plain_peak = measure(lambda: vae.decode(z).sample, vae, device)
     tile_calls = []
@@ -124,7 +127,7 @@ def show_tiling(vae, device) -> dict:
     stride = int(vae.tile_latent_min_size * (1 - vae.tile_overlap_factor))
     blend = int(vae.tile_sample_min_size * vae.tile_overlap_factor)
     print(f"  latent {tuple(z.shape)} -> image {tuple(plain.shape)}; tiled image {tuple(tiled.shape)}")
-    print(f"  tiles decoded: {len(tile_calls)} of shape {tile_calls[0]} (stride {stride} latent px, blend {blend} px)")
+    print(f"  tiles decoded: {reveal(len(tile_calls))} of shape {reveal(tile_calls[0])} (stride {reveal(stride)} latent px, blend {reveal(blend)} px)")
     print(f"  largest activation {fmt_bytes(plain_bytes)} untiled -> {fmt_bytes(tiled_bytes)} tiled")
     if device == "cuda":
         print(f"  CUDA peak allocated {fmt_bytes(plain_peak)} -> {fmt_bytes(tiled_peak)}")
@@ -161,7 +164,7 @@ def show_img2img(steps: int, device) -> dict:
             output_type="np",
             generator=torch.Generator(device).manual_seed(0),
         )
-        print(f"  strength {strength}: UNet timesteps {seen}")
+        print(f"  strength {strength}: UNet timesteps {reveal(seen) if strength == 0.5 else seen}")
         if strength == 0.5:
             result = {"img2img_first_timestep_strength_0.5": seen[0], "img2img_steps_run_strength_0.5": len(seen)}
     handle.remove()
@@ -181,7 +184,7 @@ def show_diffsynth(vae) -> None:
     with torch.no_grad():
         diff = float((ds_vae.encode(image).mean - vae.encode(image).latent_dist.mean).abs().max())
     print(f"  diffusers weights -> DiffSynth: {len(missing)} missing, {len(unexpected)} unexpected keys; encode mean max |diff| = {diff:.1e}")
-    print(f"  DiffSynth SD VAE has enable_tiling: {hasattr(ds_vae, 'enable_tiling')}; scaling_factor attribute: {ds_vae.scaling_factor}")
+    print(f"  DiffSynth SD VAE has enable_tiling: {hasattr(ds_vae, 'enable_tiling')}; scaling_factor attribute: {reveal(ds_vae.scaling_factor)}")
     tiler = load_diffsynth_module("diffsynth.models.flux_vae").TileWorker()
     x = torch.randn(1, 4, 48, 48)
     out = tiler.tiled_forward(lambda t: t * 2.0, x, tile_size=16, tile_stride=8)
@@ -200,19 +203,15 @@ def compute_answers(vae, steps: int, device) -> dict:
     return answers
 
 
-def check(answers: dict) -> int:
-    return 1 if report_answers(ANSWERS, answers, style="verdict", tolerance=1e-6) else 0
-
-
 def main(argv: list[str] | None = None) -> int:
-    args = lab_arguments(__doc__, ANSWERS, steps=4, steps_help="img2img inference steps").parse_args(argv)
+    args = lab_arguments(__doc__, ANSWERS, steps=3, steps_help="img2img inference steps").parse_args(argv)
     from infralens.tiny import tiny_vae
 
     device = setup_torch(args.device)
     vae = tiny_vae(seed=0).to(device).eval()
-    answers = compute_answers(vae, 4 if args.check else args.steps, device)
+    answers = compute_answers(vae, 4 if args.check or args.reveal else args.steps, device)
     show_diffsynth(vae)
-    return check(answers) if args.check else 0
+    return finish(args, ANSWERS, answers)
 
 
 if __name__ == "__main__":

@@ -1,7 +1,8 @@
 """Lab 07 starter: a pipeline is a set of components plus a manifest (model_index.json).
 
-Run:  .venv/bin/python labs/lab-07-pipeline-components/starter.py [--device cpu|cuda|auto] [--steps N] [--check]
+Run:  .venv/bin/python labs/lab-07-pipeline-components/starter.py [--device cpu|cuda|auto] [--steps N] [--check] [--reveal]
 Fill in ANSWERS below first (it ships with every answer None); --check exits 1 while one is wrong or empty.
+The values the exercises ask for print as [--reveal] until you run with --reveal.
 
 Builds the tiny Stable Diffusion pipeline from ``infralens.tiny``, lists its components as
 ``register_modules`` recorded them, saves it and prints model_index.json and the folder layout,
@@ -18,7 +19,7 @@ import os
 import sys
 import tempfile
 
-from infralens.tiny.labkit import lab_arguments, report_answers, setup_torch
+from infralens.tiny.labkit import finish, lab_arguments, reveal, setup_torch
 
 # Your answers to the exercises in index.md: replace each None, then run with --check,
 # which recomputes every answer from the real code (exit 1 while one is wrong or empty).
@@ -52,9 +53,11 @@ def show_components(pipe) -> dict:
     print("== 1. Components, as register_modules recorded them")
     for name, value in pipe.components.items():
         entry = pipe.config[name]
-        print(f"  {name:<18} {type(value).__name__ if value is not None else 'None':<22} config entry {tuple(entry)}")
+        print(
+            f"  {name:<18} {type(value).__name__ if value is not None else 'None':<22} config entry {reveal(tuple(entry)) if name == 'unet' else tuple(entry)}"
+        )
     print(f"  model_cpu_offload_seq = {pipe.model_cpu_offload_seq!r}")
-    print(f"  vae_scale_factor = 2 ** (len(vae.config.block_out_channels) - 1) = {pipe.vae_scale_factor}")
+    print(f"  vae_scale_factor = 2 ** (len(vae.config.block_out_channels) - 1) = {reveal(pipe.vae_scale_factor)}")
     return {"registered_components": len(pipe.components), "vae_scale_factor": pipe.vae_scale_factor}
 
 
@@ -68,14 +71,14 @@ def show_save_load(pipe, steps: int, device: str) -> dict:
             index = json.load(handle)
         print("  model_index.json:")
         for key, value in index.items():
-            print(f"    {key}: {value}")
+            print(f"    {key}: {reveal(value) if key == 'unet' else value}")
         subfolders = sorted(d for d in os.listdir(folder) if os.path.isdir(os.path.join(folder, d)))
         for sub in subfolders:
             print(f"  {sub}/: {', '.join(sorted(os.listdir(os.path.join(folder, sub))))}")
         loaded = StableDiffusionPipeline.from_pretrained(folder, local_files_only=True).to(device)
         loaded.set_progress_bar_config(disable=True)
         diff = float(abs(run(pipe, steps, device) - run(loaded, steps, device)).max())
-    print(f"  from_pretrained(folder, local_files_only=True): {steps}-step output max |diff| = {diff}")
+    print(f"  from_pretrained(folder, local_files_only=True): {steps}-step output max |diff| = {reveal(diff)}")
     nulls = sum(1 for value in index.values() if isinstance(value, list) and value[0] is None)
     return {"null_entries_in_model_index": nulls, "saved_subfolders": len(subfolders), "unet_entry": index["unet"], "round_trip_max_diff": diff}
 
@@ -87,7 +90,7 @@ def show_swap(pipe) -> dict:
     euler = EulerDiscreteScheduler.from_config(pipe.scheduler.config)
     swapped = StableDiffusionPipeline(**{**pipe.components, "scheduler": euler}, requires_safety_checker=False)
     shares = swapped.unet is pipe.unet and swapped.vae is pipe.vae
-    print(f"  scheduler {type(pipe.scheduler).__name__} -> {type(swapped.scheduler).__name__}; unet and vae shared: {shares}")
+    print(f"  scheduler {type(pipe.scheduler).__name__} -> {type(swapped.scheduler).__name__}; unet and vae shared: {reveal(shares)}")
     print(f"  scheduler config carried over: beta_schedule={euler.config.beta_schedule}, steps_offset={euler.config.steps_offset}")
     print(f"  not carried (DDIM's value was a default): timestep_spacing={euler.config.timestep_spacing}")
     return {"swapped_pipeline_shares_unet": shares}
@@ -104,14 +107,10 @@ def show_diffsynth() -> dict:
 
     pipe = DSPipeline(device="cpu", torch_dtype=torch.float32)
     print(f"  scheduler {type(pipe.scheduler).__name__} built in __init__; unet={pipe.unet}, vae={pipe.vae} until assigned")
-    print(f"  units: {[type(unit).__name__ for unit in pipe.units]}")
-    print(f"  in_iteration_models={pipe.in_iteration_models}; model_fn={pipe.model_fn.__name__}")
+    print(f"  units: {reveal([type(unit).__name__ for unit in pipe.units])}")
+    print(f"  in_iteration_models={reveal(pipe.in_iteration_models)}; model_fn={pipe.model_fn.__name__}")
     print(f"  has save_pretrained: {hasattr(pipe, 'save_pretrained')}; has a config manifest: {hasattr(pipe, 'config')}")
     return {"diffsynth_units": len(pipe.units), "diffsynth_in_iteration_models": pipe.in_iteration_models}
-
-
-def check(answers: dict) -> int:
-    return 1 if report_answers(ANSWERS, answers, style="verdict") else 0
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -132,7 +131,7 @@ def main(argv: list[str] | None = None) -> int:
     answers.update(show_save_load(pipe, args.steps, device))
     answers.update(show_swap(pipe))
     answers.update(show_diffsynth())
-    return check(answers) if args.check else 0
+    return finish(args, ANSWERS, answers)
 
 
 if __name__ == "__main__":

@@ -1,7 +1,8 @@
 """Lab 08 starter: how time and text reach the denoiser — UNet (SD), DiT, SD3 and DiffSynth.
 
-Run:  .venv/bin/python labs/lab-08-unet-dit-conditioning/starter.py [--device cpu|cuda|auto] [--steps N] [--check]
+Run:  .venv/bin/python labs/lab-08-unet-dit-conditioning/starter.py [--device cpu|cuda|auto] [--steps N] [--check] [--reveal]
 Fill in ANSWERS below first (it ships with every answer None); --check exits 1 while one is wrong or empty.
+The values the exercises ask for print as [--reveal] until you run with --reveal.
 
 Prints the sinusoidal timestep embedding, the tiny UNet's conditioning shapes (time vector,
 text tokens, attention processors) and how much its output moves when only the text or only
@@ -14,7 +15,7 @@ from __future__ import annotations
 
 import sys
 
-from infralens.tiny.labkit import lab_arguments, report_answers, setup_torch
+from infralens.tiny.labkit import finish, lab_arguments, reveal, setup_torch
 
 # Your answers to the exercises in index.md: replace each None, then run with --check,
 # which recomputes every answer from the real code (exit 1 while one is wrong or empty).
@@ -74,8 +75,8 @@ def show_unet(device: str) -> dict:
     processors = unet.attn_processors
     kinds = sorted({type(p).__name__ for p in processors.values()})
     print(f"  latent {tuple(x.shape)}, text tokens {tuple(text.shape)} (cross_attention_dim {unet.config.cross_attention_dim})")
-    print(f"  time embedding after the MLP: {emb_shape} = (B, 4 * block_out_channels[0])")
-    print(f"  {len(processors)} attention processors, types {kinds}: attn1 = self-attention, attn2 = cross-attention to text")
+    print(f"  time embedding after the MLP: {reveal(emb_shape)} = (B, 4 * block_out_channels[0])")
+    print(f"  {reveal(len(processors))} attention processors, types {reveal(kinds)}: attn1 = self-attention, attn2 = cross-attention to text")
     print(f"  mean |output change|: other text {text_delta:.4f}, timestep 500 -> 100 {time_delta:.4f}")
     return {
         "unet_time_embed_dim": emb_shape[-1],
@@ -101,10 +102,10 @@ def show_dit(device: str) -> dict:
         other = dit(x, timestep=t, class_labels=torch.tensor([7, 7], device=device)).sample
     handle.remove()
     ada_handle.remove()
-    print(f"  latent {tuple(x.shape)}, patch {dit.config.patch_size} -> tokens {tuple(tokens['out'].shape)} (B, (8/2)^2, inner_dim)")
-    print(f"  adaLN-Zero linear output {tuple(ada['out'].shape)} = 6 x inner_dim: shift/scale/gate for attention and MLP")
+    print(f"  latent {tuple(x.shape)}, patch {dit.config.patch_size} -> tokens {reveal(tuple(tokens['out'].shape))} (B, (8/2)^2, inner_dim)")
+    print(f"  adaLN-Zero linear output {reveal(tuple(ada['out'].shape))} = {reveal(6)} x inner_dim: shift/scale/gate for attention and MLP")
     print(
-        f"  output {tuple(out.shape)}: {dit.config.out_channels} channels = noise + variance; class 3 -> 7 changes it by "
+        f"  output {reveal(tuple(out.shape))}: {reveal(dit.config.out_channels)} channels = noise + variance; class 3 -> 7 changes it by "
         f"{float((out - other).abs().mean()):.4f}"
     )
     return {"dit_tokens_8x8_p2": tokens["out"].shape[1], "adaln_zero_vectors": ada["out"].shape[-1] // dit.inner_dim, "dit_out_channels": out.shape[1]}
@@ -128,7 +129,7 @@ def show_sd3(device: str) -> dict:
             (model(x, encoder_hidden_states=text, pooled_projections=pooled * 0, timestep=torch.tensor([500.0], device=device)).sample - base).abs().mean()
         )
     handle.remove()
-    print(f"  latent {tuple(x.shape)} -> {tokens['out'].shape[1]} image tokens; 7 text tokens share the joint attention")
+    print(f"  latent {tuple(x.shape)} -> {reveal(tokens['out'].shape[1])} image tokens; 7 text tokens share the joint attention")
     print(f"  zeroing only the pooled text vector changes the output by {pooled_delta:.4f} (it modulates every block)")
     return {"sd3_tokens_32x32_p2": tokens["out"].shape[1]}
 
@@ -151,13 +152,9 @@ def show_diffsynth(unet) -> dict:
     general = load_diffsynth_module("diffsynth.models.general_modules")
     ts = torch.tensor([1.0, 500.0, 999.0])
     emb_diff = float((general.get_timestep_embedding(ts, 64) - get_timestep_embedding(ts, 64)).abs().max())
-    print(f"  diffusers UNet weights -> DiffSynth UNet: {len(missing)} missing, {len(unexpected)} unexpected; max |diff| = {diff:.1e}")
+    print(f"  diffusers UNet weights -> DiffSynth UNet: {len(missing)} missing, {len(unexpected)} unexpected; max |diff| = {reveal(diff, '.1e')}")
     print(f"  general_modules.get_timestep_embedding vs diffusers: max |diff| = {emb_diff}")
     return {"diffsynth_unet_matches_1e-4": diff < 1e-4}
-
-
-def check(answers: dict) -> int:
-    return 1 if report_answers(ANSWERS, answers, style="verdict") else 0
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -168,7 +165,7 @@ def main(argv: list[str] | None = None) -> int:
     answers.update(show_dit(device))
     answers.update(show_sd3(device))
     answers.update(show_diffsynth(answers.pop("unet")))
-    return check(answers) if args.check else 0
+    return finish(args, ANSWERS, answers)
 
 
 if __name__ == "__main__":

@@ -1,7 +1,8 @@
 """Lab 09 starter: LoRA injection — load, scale, fuse, unfuse, unload; and DiffSynth's fuse.
 
-Run:  .venv/bin/python labs/lab-09-lora-injection/starter.py [--device cpu|cuda|auto] [--steps N] [--check]
+Run:  .venv/bin/python labs/lab-09-lora-injection/starter.py [--device cpu|cuda|auto] [--steps N] [--check] [--reveal]
 Fill in ANSWERS below first (it ships with every answer None); --check exits 1 while one is wrong or empty.
+The values the exercises ask for print as [--reveal] until you run with --reveal.
 
 Builds the tiny SD pipeline, makes a random (non-zero) rank-4 peft LoRA for its attention
 projections, loads it with ``pipe.load_lora_weights``, and prints: which layers were wrapped,
@@ -13,9 +14,11 @@ the answers to the exercises in index.md and exits 1 if one is wrong.
 
 from __future__ import annotations
 
+import contextlib
+import io
 import sys
 
-from infralens.tiny.labkit import lab_arguments, report_answers, setup_torch
+from infralens.tiny.labkit import finish, lab_arguments, reveal, setup_torch
 
 # Your answers to the exercises in index.md: replace each None, then run with --check,
 # which recomputes every answer from the real code (exit 1 while one is wrong or empty).
@@ -62,10 +65,14 @@ def show_load(pipe, state_dict) -> dict:
     wrapped = [(name, m) for name, m in pipe.unet.named_modules() if hasattr(m, "lora_A") and "tiny" in m.lora_A]
     name, layer = wrapped[0]
     a, b = layer.lora_A["tiny"].weight, layer.lora_B["tiny"].weight
-    print(f"  {len(state_dict)} tensors in the file -> {len(wrapped)} wrapped layers, e.g. {name}")
-    print(f"  base W {tuple(layer.base_layer.weight.shape)}, A {tuple(a.shape)}, B {tuple(b.shape)}, scaling = lora_alpha / r = {layer.scaling['tiny']}")
+    print(f"  {reveal(len(state_dict))} tensors in the file -> {reveal(len(wrapped))} wrapped layers, e.g. {name}")
+    print(
+        f"  base W {tuple(layer.base_layer.weight.shape)}, A {reveal(tuple(a.shape))}, B {reveal(tuple(b.shape))}, scaling = lora_alpha / r = {reveal(layer.scaling['tiny'])}"
+    )
     params = a.numel() + b.numel()
-    print(f"  this layer: {params} LoRA parameters vs {layer.base_layer.weight.numel()} in W ({100 * params / layer.base_layer.weight.numel():.1f}%)")
+    print(
+        f"  this layer: {reveal(params)} LoRA parameters vs {layer.base_layer.weight.numel()} in W ({reveal(100 * params / layer.base_layer.weight.numel(), '.1f')}%)"
+    )
     return {
         "lora_tensors": len(state_dict),
         "wrapped_layers": len(wrapped),
@@ -83,7 +90,7 @@ def show_scales(probe, base, steps: int) -> dict:
     result = {}
     for scale in torch.linspace(0, 1, max(steps, 2)).tolist():
         delta = diff(probe.run(scale), base)
-        print(f"  scale {scale:.2f}: max |output - base| = {delta:.4f}")
+        print(f"  scale {scale:.2f}: max |output - base| = {reveal(delta, '.4f') if scale == 0 else format(delta, '.4f')}")
         if scale == 0.0:
             result["delta_at_scale_0"] = delta
     return result
@@ -102,7 +109,7 @@ def show_layer_linearity(layer, unet, device) -> dict:
         half = layer(x) - base
         unscale_lora_layers(unet, 0.5)
     ratio = float(half.norm() / full.norm())
-    print(f"  |delta at s=0.5| / |delta at s=1| = {ratio:.6f} (linear in s for one layer; the full UNet is not linear)")
+    print(f"  |delta at s=0.5| / |delta at s=1| = {reveal(ratio, '.6f')} (linear in s for one layer; the full UNet is not linear)")
     return {"layer_delta_ratio_scale_half": round(ratio, 6)}
 
 
@@ -119,8 +126,8 @@ def show_fuse(pipe, probe, base) -> dict:
     pipe.unfuse_lora()
     pipe.unload_lora_weights()
     unloaded = probe.run()
-    print(f"  fused vs adapter: {diff(fused, adapter):.1e}; fuse(lora_scale=0.5) vs scale 0.5: {diff(fused_half, half):.1e}")
-    print(f"  after unfuse (scale 0) vs base: {diff(unfused, base):.1e}; after unload vs base: {diff(unloaded, base):.1e}")
+    print(f"  fused vs adapter: {reveal(diff(fused, adapter), '.1e')}; fuse(lora_scale=0.5) vs scale 0.5: {diff(fused_half, half):.1e}")
+    print(f"  after unfuse (scale 0) vs base: {reveal(diff(unfused, base), '.1e')}; after unload vs base: {diff(unloaded, base):.1e}")
     wrapped = sum(1 for m in pipe.unet.modules() if hasattr(m, "lora_A"))
     print(f"  layers still wrapped after unload: {wrapped}")
     return {"fused_matches_adapter_1e-4": diff(fused, adapter) < 1e-4, "unfuse_restores_base_1e-4": diff(unfused, base) < 1e-4, "adapter": adapter}
@@ -138,17 +145,15 @@ def show_diffsynth(base_state, state_dict, probe, adapter) -> dict:
     ds_unet.load_state_dict(base_state)
     loader = load_diffsynth_module("diffsynth.utils.lora.general").GeneralLoRALoader(device=str(probe.x.device))
     lora = {key.removeprefix("unet."): value for key, value in state_dict.items()}
-    with warnings.catch_warnings():
+    with warnings.catch_warnings(), contextlib.redirect_stdout(io.StringIO()) as said:
         warnings.simplefilter("ignore")
         loader.fuse_lora_to_base_model(ds_unet, lora, alpha=1.0)
+    count = said.getvalue().split(" tensors are fused", 1)[0].strip() or "?"
+    print(f"  GeneralLoRALoader says: {reveal(count)} tensors are fused by LoRA (they cannot be cleared afterwards)")
     with torch.no_grad():
         got = ds_unet(probe.x, torch.tensor([10], device=probe.x.device), probe.text)
-    print(f"  DiffSynth fused UNet vs diffusers + peft adapter: max |diff| = {diff(got, adapter):.1e}")
+    print(f"  DiffSynth fused UNet vs diffusers + peft adapter: max |diff| = {reveal(diff(got, adapter), '.1e')}")
     return {"diffsynth_fused_matches_1e-4": diff(got, adapter) < 1e-4}
-
-
-def check(answers: dict) -> int:
-    return 1 if report_answers(ANSWERS, answers, style="verdict") else 0
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -168,7 +173,7 @@ def main(argv: list[str] | None = None) -> int:
     answers.update(show_layer_linearity(answers.pop("layer"), pipe.unet, device))
     answers.update(show_fuse(pipe, probe, base))
     answers.update(show_diffsynth(base_state, state_dict, probe, answers.pop("adapter")))
-    return check(answers) if args.check else 0
+    return finish(args, ANSWERS, answers)
 
 
 if __name__ == "__main__":

@@ -1,7 +1,8 @@
 """Lab 10 starter: ControlNet residuals (zero at init) and IP-Adapter's decoupled attention.
 
-Run:  .venv/bin/python labs/lab-10-controlnet-conditioning/starter.py [--device cpu|cuda|auto] [--steps N] [--check]
+Run:  .venv/bin/python labs/lab-10-controlnet-conditioning/starter.py [--device cpu|cuda|auto] [--steps N] [--check] [--reveal]
 Fill in ANSWERS below first (it ships with every answer None); --check exits 1 while one is wrong or empty.
+The values the exercises ask for print as [--reveal] until you run with --reveal.
 
 Builds a ControlNet from the tiny UNet (``ControlNetModel.from_unet``) and prints: the residuals
 it returns (one per skip connection plus the mid block) and that they are exactly zero at
@@ -16,7 +17,7 @@ from __future__ import annotations
 import inspect
 import sys
 
-from infralens.tiny.labkit import lab_arguments, report_answers, setup_torch
+from infralens.tiny.labkit import finish, lab_arguments, reveal, setup_torch
 
 # Your answers to the exercises in index.md: replace each None, then run with --check,
 # which recomputes every answer from the real code (exit 1 while one is wrong or empty).
@@ -58,14 +59,13 @@ def unet_out(unet, inputs, down=None, mid=None):
 
 
 def show_fresh(unet, controlnet, inputs) -> dict:
-    print("== 1. A fresh ControlNet: residuals for every skip connection, all exactly zero")
+    print("== 1. A fresh ControlNet: the residuals it returns, and what they do to the UNet")
     down, mid = residuals(controlnet, inputs)
-    for i, tensor in enumerate(down):
-        print(f"  down residual {i}: {tuple(tensor.shape)}")
-    print(f"  mid residual:    {tuple(mid.shape)}")
+    print(f"  down residuals: {reveal([tuple(tensor.shape) for tensor in down])}")
+    print(f"  mid residual:   {tuple(mid.shape)}")
     largest = max(float(t.abs().max()) for t in [*down, mid])
     change = float((unet_out(unet, inputs, list(down), mid) - unet_out(unet, inputs)).abs().max())
-    print(f"  max |residual| = {largest}; UNet output change when they are added = {change}")
+    print(f"  max |residual| = {reveal(largest)}; UNet output change when they are added = {reveal(change)}")
     params = sum(p.numel() for p in controlnet.parameters())
     print(f"  ControlNet parameters {params} vs UNet {sum(p.numel() for p in unet.parameters())} (a copy of the encoder half)")
     total = len(down) + (1 if hasattr(mid, "shape") else len(mid))
@@ -86,8 +86,8 @@ def show_trained(unet, controlnet, inputs) -> dict:
     ratio = float(half_down[0].norm() / down[0].norm())
     print(f"  UNet output change with residuals: {float((unet_out(unet, inputs, list(down), mid) - base).abs().max()):.4f}")
     print(
-        f"  conditioning_scale 0.5: first residual norm ratio {ratio:.6f}; scale 0: output change "
-        f"{float((unet_out(unet, inputs, list(off_down), off_mid) - base).abs().max())}"
+        f"  conditioning_scale 0.5: first residual norm ratio {reveal(ratio, '.6f')}; scale 0: output change "
+        f"{reveal(float((unet_out(unet, inputs, list(off_down), off_mid) - base).abs().max()))}"
     )
     return {"residual_ratio_at_scale_half": round(ratio, 6)}
 
@@ -113,7 +113,7 @@ def show_pipeline(components, controlnet, inputs, steps: int, device) -> dict:
     for handle in handles:
         handle.remove()
     print(
-        f"  image {image.shape}; ControlNet calls {len(calls['controlnet'])} (batch {calls['controlnet']}), "
+        f"  image {image.shape}; ControlNet calls {reveal(len(calls['controlnet']))} (batch {reveal(calls['controlnet'])}), "
         f"UNet calls {len(calls['unet'])} (batch {calls['unet']})"
     )
     return {"controlnet_calls_per_step": len(calls["controlnet"]) // steps, "controlnet_batch_under_cfg": calls["controlnet"][0]}
@@ -141,7 +141,7 @@ def show_ip_adapter(device) -> dict:
             changes[scale] = float((attention(hidden, encoder_hidden_states=(text, [image_tokens])) - plain).abs().max())
     new_params = sum(p.numel() for p in processor.parameters())
     print(f"  16 image-latent tokens attend to 77 text tokens + 4 image-prompt tokens; new K/V parameters: {new_params}")
-    print("  output change vs plain attention: " + ", ".join(f"scale {s}: {d:.4f}" for s, d in changes.items()))
+    print("  output change vs plain attention: " + ", ".join(f"scale {s}: {reveal(d, '.4f') if s == 0 else format(d, '.4f')}" for s, d in changes.items()))
     return {"ip_adapter_scale_0_change": changes[0.0]}
 
 
@@ -152,12 +152,8 @@ def show_diffsynth() -> dict:
     unet_class = load_diffsynth_module("diffsynth.models.stable_diffusion_unet").UNet2DConditionModel
     parameters = list(inspect.signature(unet_class.forward).parameters)
     takes = "down_block_additional_residuals" in parameters
-    print(f"  DiffSynth SD UNet.forward parameters: {parameters}")
+    print(f"  DiffSynth SD UNet.forward parameters: {reveal(parameters)}")
     return {"diffsynth_sd_unet_takes_residuals": takes}
-
-
-def check(answers: dict) -> int:
-    return 1 if report_answers(ANSWERS, answers, style="verdict") else 0
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -174,7 +170,7 @@ def main(argv: list[str] | None = None) -> int:
     answers.update(show_pipeline(components, controlnet, inputs, args.steps, device))
     answers.update(show_ip_adapter(device))
     answers.update(show_diffsynth())
-    return check(answers) if args.check else 0
+    return finish(args, ANSWERS, answers)
 
 
 if __name__ == "__main__":

@@ -1,8 +1,9 @@
 """Lab 11 starter: what each memory option changes — attention slicing, model CPU offload,
 layerwise casting in diffusers; VRAM management in DiffSynth.
 
-Run:  .venv/bin/python labs/lab-11-memory-optimization/starter.py [--device cpu|cuda|auto] [--steps N] [--check]
+Run:  .venv/bin/python labs/lab-11-memory-optimization/starter.py [--device cpu|cuda|auto] [--steps N] [--check] [--reveal]
 Fill in ANSWERS below first (it ships with every answer None); --check exits 1 while one is wrong or empty.
+The values the exercises ask for print as [--reveal] until you run with --reveal.
 
 Measures the largest attention-score tensor with classic and sliced attention (and CUDA peak
 memory on a GPU), checks that SDPA, classic and sliced attention agree, counts the hooks model
@@ -16,7 +17,7 @@ from __future__ import annotations
 import copy
 import sys
 
-from infralens.tiny.labkit import lab_arguments, report_answers, setup_torch
+from infralens.tiny.labkit import finish, lab_arguments, reveal, setup_torch
 
 # Your answers to the exercises in index.md: replace each None, then run with --check,
 # which recomputes every answer from the real code (exit 1 while one is wrong or empty).
@@ -97,8 +98,10 @@ def show_attention(pipe, device) -> dict:
     pipe.disable_attention_slicing()
     unet.set_attn_processor(AttnProcessor2_0())
     agree = max(float((classic - sdpa).abs().max()), float((sliced - sdpa).abs().max()))
-    print(f"  largest score tensor: classic {full.largest // 1024} KiB, sliced(1) {sliced_rec.largest // 1024} KiB; SDPA never returns one (fused kernel)")
-    print(f"  max |difference| between SDPA, classic and sliced outputs: {agree:.1e}")
+    print(
+        f"  largest score tensor: classic {reveal(full.largest // 1024)} KiB, sliced(1) {reveal(sliced_rec.largest // 1024)} KiB; SDPA never returns one (fused kernel)"
+    )
+    print(f"  max |difference| between SDPA, classic and sliced outputs: {reveal(agree, '.1e')}")
     if device == "cuda":
         print(f"  CUDA peak allocated: SDPA {sdpa_peak // 1024} KiB, classic {classic_peak // 1024} KiB, sliced {sliced_peak // 1024} KiB")
     return {"score_tensor_full_kib": full.largest // 1024, "score_tensor_sliced_kib": sliced_rec.largest // 1024, "attention_variants_agree_1e-4": agree < 1e-4}
@@ -118,11 +121,11 @@ def show_layerwise_casting(unet, device) -> dict:
     kept_kinds = sorted({type(m).__name__ for m in casted.modules() if any(p.dtype == torch.float32 for p in m.parameters(recurse=False))})
     change = float((run_unet(casted, inputs) - base).abs().max())
     print(
-        f"  weight bytes {before // 1024} KiB -> {after // 1024} KiB ({after / before:.2f}x); "
+        f"  weight bytes {before // 1024} KiB -> {reveal(after // 1024)} KiB ({reveal(after / before, '.2f')}x); "
         f"{kept} parameters stay float32, all in {', '.join(kept_kinds)} layers "
         "(the time embedding and the nested proj_in/proj_out are cast)"
     )
-    print(f"  output max |change| = {change:.3f} (every weight was rounded once to float8)")
+    print(f"  output max |change| = {reveal(change, '.3f')} (every weight was rounded once to float8)")
     return {"fp8_weight_bytes_below_half": after < before / 2, "fp8_output_changed": change > 0}
 
 
@@ -140,7 +143,7 @@ def show_offload(pipe, steps: int, device) -> dict:
         output_type="np",
         generator=torch.Generator(device).manual_seed(0),
     ).images
-    print(f"  order {pipe.model_cpu_offload_seq!r}: {len(pipe._all_hooks)} hooks {hooked}; {steps}-step image {image.shape}")
+    print(f"  order {pipe.model_cpu_offload_seq!r}: {reveal(len(pipe._all_hooks))} hooks {reveal(hooked)}; {steps}-step image {image.shape}")
     print("  (on a GPU each model moves to the device when it runs and back when the next one starts; on CPU the moves are no-ops)")
     return {"offload_hooks": len(pipe._all_hooks)}
 
@@ -188,19 +191,15 @@ def show_diffsynth(unet) -> dict:
     with torch.no_grad():
         out = managed(inputs[0][:1], torch.tensor([10]), inputs[1][:1])
     print(
-        f"  {len(wrapped)} wrapped modules; weight dtypes when wrapped {sorted(str(d) for d in fresh)}, "
+        f"  {reveal(len(wrapped))} wrapped modules; weight dtypes when wrapped {sorted(str(d) for d in fresh)}, "
         f"after onload() {sorted(str(d) for d in stored)} (the onload dtype)"
     )
     print(
-        f"  state after offload() {offloaded_state}, after onload() {onloaded_state}; first forward moves Linear layers to "
+        f"  state after offload() {reveal(offloaded_state)}, after onload() {reveal(onloaded_state)}; first forward moves Linear layers to "
         f"state {wrapped[0].state if isinstance(wrapped[0], layers.AutoWrappedLinear) else 'n/a'}"
     )
     print(f"  output max |change| vs the fp32 UNet: {float((out - base).abs().max()):.4f} (bf16 storage, fp32 compute)")
     return {"diffsynth_wrapped_modules": len(wrapped), "diffsynth_state_after_offload": offloaded_state, "diffsynth_state_after_onload": onloaded_state}
-
-
-def check(answers: dict) -> int:
-    return 1 if report_answers(ANSWERS, answers, style="verdict") else 0
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -217,7 +216,7 @@ def main(argv: list[str] | None = None) -> int:
     ds_source = copy.deepcopy(pipe.unet)
     answers.update(show_offload(pipe, args.steps, device))
     answers.update(show_diffsynth(ds_source))
-    return check(answers) if args.check else 0
+    return finish(args, ANSWERS, answers)
 
 
 if __name__ == "__main__":

@@ -1,7 +1,8 @@
 """Lab 12 starter: multistep solvers — DPM-Solver++ and UniPC against DDIM, Euler and Heun; DiffSynth's sigma templates.
 
-Run:  .venv/bin/python labs/lab-12-multistep-solvers/starter.py [--device cpu|cuda|auto] [--steps N] [--check]
+Run:  .venv/bin/python labs/lab-12-multistep-solvers/starter.py [--device cpu|cuda|auto] [--steps N] [--check] [--reveal]
 Fill in ANSWERS below first (it ships with every answer None); --check exits 1 while one is wrong or empty.
+The values the exercises ask for print as [--reveal] until you run with --reveal.
 
 No network and no weights: the "model" is the exact ε-prediction for Gaussian data (every element
 x0 ~ N(m, c²)), whose probability-flow ODE has a closed-form end point (infralens.tiny.gaussian_ode).
@@ -17,7 +18,7 @@ from __future__ import annotations
 import math
 import sys
 
-from infralens.tiny.labkit import lab_arguments, report_answers, setup_torch
+from infralens.tiny.labkit import finish, lab_arguments, reveal, setup_torch
 
 # Your answers to the exercises in index.md: replace each None, then run with --check,
 # which recomputes every answer from the real code (exit 1 while one is wrong or empty).
@@ -55,21 +56,23 @@ def error_table(device: str, steps: int) -> dict:
     print(f"  {'solver':24s}" + "".join(f"{n:>10d}" for n in counts) + "   (model calls at 10 steps)")
     for name, make in makers.items():
         row = [solver_error(make(), n, ode) for n in counts]
-        print(f"  {name:24s}" + "".join(f"{err:10.4f}" for err, _ in row) + f"   {row[1][1]}")
+        print(f"  {name:24s}" + "".join(f"{err:10.4f}" for err, _ in row) + f"   {reveal(row[1][1]) if name == 'Heun' else row[1][1]}")
     ddim_sample, _ = solve(makers["DDIM (trailing)"](), 10, ode)
     euler_sample, _ = solve(makers["Euler (trailing)"](), 10, ode)
     same = float((ddim_sample - euler_sample).abs().max()) < 1e-4
-    print(f"  DDIM and Euler (same trailing grid, 10 steps) land on the same sample: {same}")
+    print(f"  DDIM and Euler (same trailing grid, 10 steps) land on the same sample: {reveal(same)}")
     ddim_50, _ = solver_error(DDIMScheduler(**SD_BETAS, clip_sample=False), 50, ode)
     dpm_20, _ = solver_error(DPMSolverMultistepScheduler(**SD_BETAS), 20, ode)
     dpm_n, _ = solver_error(DPMSolverMultistepScheduler(**SD_BETAS), steps, ode)
-    print(f"  DDIM 50 steps: {ddim_50:.4f}   DPM-Solver++ 2M 20 steps: {dpm_20:.4f}   DPM-Solver++ 2M {steps} steps (--steps): {dpm_n:.4f}")
+    print(
+        f"  DDIM 50 steps: {reveal(ddim_50, '.4f')}   DPM-Solver++ 2M 20 steps: {reveal(dpm_20, '.4f')}   DPM-Solver++ 2M {steps} steps (--steps): {dpm_n:.4f}"
+    )
     heun = HeunDiscreteScheduler(**SD_BETAS)
     heun.set_timesteps(10)
-    print(f"  Heun with 10 steps calls the model {len(heun.timesteps)} times")
+    print(f"  Heun with 10 steps calls the model {reveal(len(heun.timesteps))} times")
     grid = DPMSolverMultistepScheduler(**SD_BETAS)
     grid.set_timesteps(20)
-    print(f"  DPM-Solver++ timesteps for 20 steps: {grid.timesteps[:3].tolist()} ... {grid.timesteps[-2:].tolist()}")
+    print(f"  DPM-Solver++ timesteps for 20 steps: {grid.timesteps[:3].tolist()} ... {reveal(grid.timesteps[-2:].tolist())}")
     return {
         "ddim_equals_euler_trailing": same,
         "dpm20_beats_ddim50": dpm_20 < ddim_50,
@@ -104,8 +107,8 @@ def show_orders(device: str) -> dict:
     ode = GaussianODE.make(device=device)
     eight = dpm_orders(DPMSolverMultistepScheduler(**SD_BETAS, solver_order=3), 8, ode)
     twenty = dpm_orders(DPMSolverMultistepScheduler(**SD_BETAS, solver_order=3), 20, ode)
-    print(f"  DPM-Solver++ 3M,  8 steps: {eight}")
-    print(f"  DPM-Solver++ 3M, 20 steps: {twenty}")
+    print(f"  DPM-Solver++ 3M,  8 steps: {reveal(eight)}")
+    print(f"  DPM-Solver++ 3M, 20 steps: {twenty[:-2]} + {reveal(twenty[-2:])}")
     unipc = UniPCMultistepScheduler(**SD_BETAS, solver_order=3)
     unipc.set_timesteps(8)
     orders = []
@@ -119,7 +122,7 @@ def show_orders(device: str) -> dict:
     from infralens.tiny.gaussian_ode import solve
 
     solve(unipc, 8, ode)
-    print(f"  UniPC order 3,     8 steps: {orders}")
+    print(f"  UniPC order 3,     8 steps: {reveal(orders)}")
     return {"dpm3_orders_8_steps": eight, "dpm3_last_orders_20_steps": twenty[-2:], "unipc3_orders_8_steps": orders}
 
 
@@ -136,10 +139,10 @@ def show_sigmas(device: str) -> dict:
         error, _ = solver_error(scheduler, 10, ode)
         first[kind] = [round(float(s), 2) for s in scheduler.sigmas[:3]]
         sigmas = ", ".join(f"{float(s):.3f}" for s in scheduler.sigmas)
-        print(f"  {kind:12s} error {error:.4f}  sigmas: {sigmas}")
+        print(f"  {kind:12s} error {error:.4f}  sigmas: {reveal(sigmas) if kind == 'karras' else sigmas}")
     zero, _ = solver_error(UniPCMultistepScheduler(**SD_BETAS, solver_type="bh1"), 6, ode)
     sigma_min, _ = solver_error(UniPCMultistepScheduler(**SD_BETAS, solver_type="bh1", final_sigmas_type="sigma_min"), 6, ode)
-    print(f"  UniPC bh1, final_sigmas_type='zero': error {zero}; 'sigma_min': error {sigma_min:.4f}")
+    print(f"  UniPC bh1, final_sigmas_type='zero': error {reveal(zero)}; 'sigma_min': error {sigma_min:.4f}")
     return {"karras_first_sigmas_10_steps": first["karras"], "bh1_zero_final_is_nan": math.isnan(zero)}
 
 
@@ -156,14 +159,11 @@ def show_diffsynth() -> dict:
         "Z-Image": scheduler.set_timesteps_z_image(8)[0],
     }
     for name, sigmas in grids.items():
-        print(f"  {name:20s} " + ", ".join(f"{float(s):.3f}" for s in sigmas))
+        row = ", ".join(f"{float(s):.3f}" for s in sigmas)
+        print(f"  {name:20s} {reveal(row) if name == 'Qwen-Image' else row}")
     mu = scheduler.compute_empirical_mu(4096, 8)
-    print(f"  compute_empirical_mu(4096 tokens, 8 steps) = {mu:.3f}")
+    print(f"  compute_empirical_mu(4096 tokens, 8 steps) = {reveal(mu, '.3f')}")
     return {"qwen_image_last_sigma": round(float(grids["Qwen-Image"][-1]), 4), "flux2_empirical_mu_4096_tokens_8_steps": round(mu, 2)}
-
-
-def check(answers: dict) -> int:
-    return 1 if report_answers(ANSWERS, answers, style="verdict") else 0
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -173,7 +173,7 @@ def main(argv: list[str] | None = None) -> int:
     answers.update(show_orders(device))
     answers.update(show_sigmas(device))
     answers.update(show_diffsynth())
-    return check(answers) if args.check else 0
+    return finish(args, ANSWERS, answers)
 
 
 if __name__ == "__main__":

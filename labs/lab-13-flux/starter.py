@@ -1,7 +1,8 @@
 """Lab 13 starter: Flux — packed latents, position ids, the shifted schedule, guidance embedding, true CFG; DiffSynth's DiT.
 
-Run:  .venv/bin/python labs/lab-13-flux/starter.py [--device cpu|cuda|auto] [--steps N] [--check]
+Run:  .venv/bin/python labs/lab-13-flux/starter.py [--device cpu|cuda|auto] [--steps N] [--check] [--reveal]
 Fill in ANSWERS below first (it ships with every answer None); --check exits 1 while one is wrong or empty.
+The values the exercises ask for print as [--reveal] until you run with --reveal.
 
 Builds the tiny FluxPipeline (2 double-stream + 2 single-stream blocks, width 32) and prints: how a
 16x16 latent becomes tokens and ids, the shift mu and the timesteps it gives, what the transformer
@@ -14,7 +15,7 @@ from __future__ import annotations
 
 import sys
 
-from infralens.tiny.labkit import lab_arguments, report_answers, setup_torch
+from infralens.tiny.labkit import finish, lab_arguments, reveal, setup_torch
 
 # Your answers to the exercises in index.md: replace each None, then run with --check,
 # which recomputes every answer from the real code (exit 1 while one is wrong or empty).
@@ -58,7 +59,7 @@ def show_packing(pipe, device) -> dict:
     tokens = pipe._pack_latents(latents, 1, 1, 16, 16)
     ids = pipe._prepare_latent_image_ids(1, 8, 8, device, torch.float32)
     back = pipe._unpack_latents(tokens, 16, 16, pipe.vae_scale_factor)
-    print(f"  latent {tuple(latents.shape)} -> tokens {tuple(tokens.shape)}; ids {tuple(ids.shape)}, token 9 has ids {ids[9].tolist()}")
+    print(f"  latent {tuple(latents.shape)} -> tokens {reveal(tuple(tokens.shape))}; ids {reveal(tuple(ids.shape))}, token 9 has ids {reveal(ids[9].tolist())}")
     print(f"  unpack(pack(x)) == x: {torch.equal(back, latents)}")
     return {"packed_tokens": tokens.shape[1], "token_features": tokens.shape[2], "image_ids_of_token_9": [int(v) for v in ids[9].tolist()]}
 
@@ -70,11 +71,11 @@ def show_schedule(pipe) -> dict:
     config = pipe.scheduler.config
     for tokens in (64, 256, 4096):
         mu = calculate_shift(tokens, config.base_image_seq_len, config.max_image_seq_len, config.base_shift, config.max_shift)
-        print(f"  {tokens} tokens: mu = {mu:.4f}")
+        print(f"  {tokens} tokens: mu = {reveal(mu, '.4f') if tokens == 64 else format(mu, '.4f')}")
     mu = calculate_shift(64, config.base_image_seq_len, config.max_image_seq_len, config.base_shift, config.max_shift)
     pipe.scheduler.set_timesteps(sigmas=[1.0, 0.5], mu=mu)
     timesteps = [round(float(t), 1) for t in pipe.scheduler.timesteps]
-    print(f"  2 steps at 64 tokens: sigmas [1.0, 0.5] -> timesteps {timesteps}")
+    print(f"  2 steps at 64 tokens: sigmas [1.0, 0.5] -> timesteps {reveal(timesteps)}")
     return {"mu_for_64_tokens": round(mu, 4), "second_timestep_2_steps": timesteps[1]}
 
 
@@ -86,13 +87,13 @@ def show_calls(pipe, device, steps: int) -> dict:
     common = dict(height=16, width=16, num_inference_steps=steps, max_sequence_length=16, guidance_scale=3.5, output_type="np")
     plain = pipe("a red cat", generator=torch.Generator(device).manual_seed(0), **common).images
     plain_calls = len(calls.batches)
-    print(f"  guidance_scale 3.5 reaches the embedding as {calls.guidance[0]}; {plain_calls} transformer calls for {steps} steps")
+    print(f"  guidance_scale 3.5 reaches the embedding as {reveal(calls.guidance[0])}; {reveal(plain_calls)} transformer calls for {steps} steps")
     calls.batches.clear()
     guided = pipe("a red cat", negative_prompt="blurry", true_cfg_scale=4.0, generator=torch.Generator(device).manual_seed(0), **common).images
-    print(f"  true_cfg_scale 4.0 + negative_prompt: {len(calls.batches)} calls, batch sizes {calls.batches}")
+    print(f"  true_cfg_scale 4.0 + negative_prompt: {reveal(len(calls.batches))} calls, batch sizes {reveal(calls.batches)}")
     print(f"  image change from true CFG: {float(abs(guided - plain).max()):.4f}")
     _, _, text_ids = pipe.encode_prompt("a red cat", None, device=device, max_sequence_length=16)
-    print(f"  text ids {tuple(text_ids.shape)}, all zero: {not bool(text_ids.any())}")
+    print(f"  text ids {tuple(text_ids.shape)}, all zero: {reveal(not bool(text_ids.any()))}")
     return {
         "guidance_seen_by_embedding": calls.guidance[0],
         "calls_per_step_plain": plain_calls // steps,
@@ -115,7 +116,9 @@ def show_diffsynth(transformer, device) -> dict:
     ids = torch.cat([torch.zeros(1, 16, 3, device=device), dit.prepare_image_ids(latents)], dim=1)
     cos, sin = transformer.pos_embed(ids[0])
     rope = dit.pos_embedder(ids)
-    print(f"  diffusers RoPE cos {tuple(cos.shape)} (axes {list(transformer.config.axes_dims_rope)}); DiffSynth rotation matrices {tuple(rope.shape)}")
+    print(
+        f"  diffusers RoPE cos {reveal(tuple(cos.shape))} (axes {list(transformer.config.axes_dims_rope)}); DiffSynth rotation matrices {reveal(tuple(rope.shape))}"
+    )
     with torch.no_grad():
         ref_text, ref_image = transformer.transformer_blocks[0](image, text, temb, (cos, sin))
         got_image, got_text = dit.blocks[0](image, text, temb, rope)
@@ -124,13 +127,9 @@ def show_diffsynth(transformer, device) -> dict:
     double = max(float((got_image - ref_image).abs().max()), float((got_text - ref_text).abs().max()))
     single = float((joint - torch.cat([ref_text2, ref_image2], 1)).abs().max())
     fused = dit.single_blocks[0].to_qkv_mlp.out_features
-    print(f"  double-stream block max |diff| = {double:.1e}; single-stream block max |diff| = {single:.1e}")
-    print(f"  DiffSynth single block fuses q, k, v and the MLP input: to_qkv_mlp out_features = {fused}")
+    print(f"  double-stream block max |diff| = {reveal(double, '.1e')}; single-stream block max |diff| = {reveal(single, '.1e')}")
+    print(f"  DiffSynth single block fuses q, k, v and the MLP input: to_qkv_mlp out_features = {reveal(fused)}")
     return {"rope_channels_per_head": cos.shape[1], "diffsynth_blocks_match_1e-5": max(double, single) < 1e-5, "diffsynth_single_fused_width": fused}
-
-
-def check(answers: dict) -> int:
-    return 1 if report_answers(ANSWERS, answers, style="verdict") else 0
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -146,7 +145,7 @@ def main(argv: list[str] | None = None) -> int:
     answers.update(show_schedule(pipe))
     answers.update(show_calls(pipe, device, max(args.steps, 1)))
     answers.update(show_diffsynth(pipe.transformer, device))
-    return check(answers) if args.check else 0
+    return finish(args, ANSWERS, answers)
 
 
 if __name__ == "__main__":

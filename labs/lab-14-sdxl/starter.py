@@ -1,7 +1,8 @@
 """Lab 14 starter: SDXL — two text encoders, pooled embeddings, micro-conditioning time ids, the fp16 VAE upcast, the refiner.
 
-Run:  .venv/bin/python labs/lab-14-sdxl/starter.py [--device cpu|cuda|auto] [--steps N] [--check]
+Run:  .venv/bin/python labs/lab-14-sdxl/starter.py [--device cpu|cuda|auto] [--steps N] [--check] [--reveal]
 Fill in ANSWERS below first (it ships with every answer None); --check exits 1 while one is wrong or empty.
+The values the exercises ask for print as [--reveal] until you run with --reveal.
 
 Builds a tiny StableDiffusionXLPipeline from configs (two 32-wide CLIP encoders, a text_time UNet, 16x16 images),
 encodes a prompt, computes the time ids, runs the pipeline with a float16 VAE, then the refiner
@@ -15,7 +16,7 @@ import sys
 import warnings
 from typing import Any
 
-from infralens.tiny.labkit import lab_arguments, report_answers, setup_torch
+from infralens.tiny.labkit import finish, lab_arguments, reveal, setup_torch
 
 # Your answers to the exercises in index.md: replace each None, then run with --check,
 # which recomputes every answer from the real code (exit 1 while one is wrong or empty).
@@ -47,10 +48,10 @@ def show_encode(pipe, device: str) -> dict:
     )
     zero = not negative_pooled.any() and not negative.any()
     print(
-        f"  prompt_embeds {tuple(embeds.shape)} = encoder 1 width {pipe.text_encoder.config.hidden_size} + encoder 2 width {pipe.text_encoder_2.config.hidden_size}"
+        f"  prompt_embeds {reveal(tuple(embeds.shape))} = encoder 1 width {pipe.text_encoder.config.hidden_size} + encoder 2 width {pipe.text_encoder_2.config.hidden_size}"
     )
-    print(f"  pooled {tuple(pooled.shape)} equals text_encoder_2's text_embeds: {from_second}")
-    print(f"  no negative prompt -> negative embeddings all zero: {zero}")
+    print(f"  pooled {tuple(pooled.shape)} is the text_embeds of: {reveal('text_encoder_2' if from_second else 'text_encoder')}")
+    print(f"  no negative prompt -> negative embeddings all zero: {reveal(zero)}")
     return {"prompt_embeds_width": embeds.shape[-1], "pooled_from": "text_encoder_2" if from_second else "text_encoder", "negative_pooled_all_zero": zero}
 
 
@@ -60,20 +61,20 @@ def show_time_ids(pipe) -> dict:
     print("== 2. _get_add_time_ids: six numbers, and the width check")
     ids = pipe._get_add_time_ids(*SIZES.values(), dtype=torch.float32, text_encoder_projection_dim=pipe.text_encoder_2.config.projection_dim)
     inputs = pipe.unet.add_embedding.linear_1.in_features
-    print(f"  time ids {ids.tolist()[0]}; add_embedding takes {inputs} = 6 x {pipe.unet.config.addition_time_embed_dim} + 32")
+    print(f"  time ids {reveal(ids.tolist()[0])}; add_embedding takes {reveal(inputs)} = 6 x {pipe.unet.config.addition_time_embed_dim} + 32")
     try:
         pipe._get_add_time_ids(*SIZES.values(), dtype=torch.float32, text_encoder_projection_dim=16)
         error = "none"
     except ValueError as caught:
         error = type(caught).__name__
-        print(f"  projection dim 16 -> {error}: {str(caught)[:72]}...")
+        print(f"  projection dim 16 -> {reveal(f'{error}: {str(caught)[:72]}...')}")
     return {"time_ids": [int(v) for v in ids[0].tolist()], "add_embedding_inputs": inputs, "wrong_projection_error": error}
 
 
 def show_call(pipe, device: str, steps: int) -> dict:
     import torch
 
-    print("== 3. __call__ with a float16 VAE (force_upcast)")
+    print("== 3. __call__ with the VAE cast to half precision (force_upcast)")
     generator = torch.Generator().manual_seed(0)
     full = pipe("a cat", height=16, width=16, num_inference_steps=steps, guidance_scale=5.0, output_type="np", generator=generator, **SIZES).images
     with warnings.catch_warnings():
@@ -82,7 +83,9 @@ def show_call(pipe, device: str, steps: int) -> dict:
         generator = torch.Generator().manual_seed(0)
         half = pipe("a cat", height=16, width=16, num_inference_steps=steps, guidance_scale=5.0, output_type="np", generator=generator, **SIZES).images
     dtype = str(pipe.vae.dtype).removeprefix("torch.")
-    print(f"  force_upcast={pipe.vae.config.force_upcast}; VAE dtype after the call: {dtype}; image max |diff| vs float32 VAE = {abs(half - full).max():.1e}")
+    print(
+        f"  force_upcast={pipe.vae.config.force_upcast}; VAE dtype after the call: {reveal(dtype)}; image max |diff| vs float32 VAE = {abs(half - full).max():.1e}"
+    )
     return {"vae_dtype_after_call": dtype}
 
 
@@ -102,7 +105,7 @@ def show_refiner(device: str, steps: int) -> dict:
     pipe("a cat", image=image, strength=0.5, num_inference_steps=2 * steps, aesthetic_score=7.0, negative_aesthetic_score=2.0, output_type="np", **SIZES)
     handle.remove()
     rows = [[int(v) for v in row] for row in seen[0]]
-    print(f"  time ids (negative, positive): {rows}")
+    print(f"  time ids (negative, positive): {reveal(rows)}")
     return {"refiner_time_ids": rows}
 
 
@@ -118,7 +121,7 @@ def show_diffsynth(device: str, steps: int) -> dict:
     handle = pipe.unet.register_forward_pre_hook(lambda m, a: calls.append(a[0].shape[0]))
     pipe("a cat", cfg_scale=5.0, num_inference_steps=steps, **quiet)
     handle.remove()
-    print(f"  {len(calls)} UNet calls for {steps} steps with CFG, batch sizes {calls}")
+    print(f"  {reveal(len(calls))} UNet calls for {steps} steps with CFG, batch sizes {reveal(calls)}")
 
     embedder = pipe.units[1]
     layers = len(pipe.text_encoder.model.text_model.encoder.layers)
@@ -126,27 +129,23 @@ def show_diffsynth(device: str, steps: int) -> dict:
     ids = pipe.tokenizer("a cat", padding="max_length", return_tensors="pt").input_ids.to(device)
     chosen = embedder.encode_prompt(pipe, "a cat", device, clip_skip=2)[0][..., :32]
     index = next(i - len(hidden) for i in range(len(hidden)) if torch.equal(hidden[i], chosen))
-    print(f"  clip_skip=2 picks hidden_states[{index}] of encoder 1 ({layers} layers; diffusers' default is -2)")
+    print(f"  clip_skip=2 picks hidden_states[{reveal(index)}] of encoder 1 ({layers} layers; diffusers' default is -2)")
     cat = embedder.encode_prompt(pipe, "a cat", device)[1]
     other = embedder.encode_prompt(pipe, "a red house", device)[1]
     same = torch.allclose(cat, other)
-    print(f"  pooled vector for 'a cat' == for 'a red house': {same} (token-0 pooling, ids {ids[0, :3].tolist()}...)")
+    print(f"  pooled vector for 'a cat' == for 'a red house': {reveal(same)} (token-0 pooling, ids {ids[0, :3].tolist()}...)")
     try:
         pipe("a cat", cfg_scale=5.0, num_inference_steps=1, guidance_rescale=0.5, **quiet)
         error = "none"
     except KeyError as caught:
         error = type(caught).__name__
-        print(f"  guidance_rescale=0.5 -> {error} {caught}")
+        print(f"  guidance_rescale=0.5 -> {reveal(f'{error} {caught}')}")
     return {
         "diffsynth_unet_calls": len(calls),
         "diffsynth_clip_skip_index": index,
         "diffsynth_pooled_ignores_prompt": same,
         "diffsynth_guidance_rescale_error": error,
     }
-
-
-def check(answers: dict) -> int:
-    return 1 if report_answers(ANSWERS, answers, style="verdict") else 0
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -164,7 +163,7 @@ def main(argv: list[str] | None = None) -> int:
     answers.update(show_call(pipe, device, args.steps))
     answers.update(show_refiner(device, args.steps))
     answers.update(show_diffsynth(device, args.steps))
-    return check(answers) if args.check else 0
+    return finish(args, ANSWERS, answers)
 
 
 if __name__ == "__main__":

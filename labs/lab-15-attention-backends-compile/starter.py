@@ -1,7 +1,8 @@
 """Lab 15 starter: attention backends and compile — dispatch_attention_fn, set_attention_backend, regional compilation.
 
-Run:  .venv/bin/python labs/lab-15-attention-backends-compile/starter.py [--device cpu|cuda|auto] [--steps N] [--check] [--inductor]
+Run:  .venv/bin/python labs/lab-15-attention-backends-compile/starter.py [--device cpu|cuda|auto] [--steps N] [--check] [--reveal] [--inductor]
 Fill in ANSWERS below first (it ships with every answer None); --check exits 1 while one is wrong or empty.
+The values the exercises ask for print as [--reveal] until you run with --reveal.
 
 Calls diffusers' attention dispatcher directly with the SDPA backends that run on CPU, asks for the kernels that
 are not installed (flash-attn, SageAttention, xformers) three ways, switches the backend on a tiny Flux transformer
@@ -13,11 +14,12 @@ index.md and exits 1 if one is wrong.
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import sys
 import time
 
-from infralens.tiny.labkit import lab_arguments, report_answers, setup_torch
+from infralens.tiny.labkit import finish, lab_arguments, reveal, setup_torch
 
 # Your answers to the exercises in index.md: replace each None, then run with --check,
 # which recomputes every answer from the real code (exit 1 while one is wrong or empty).
@@ -36,11 +38,30 @@ ANSWERS = {
 }
 
 
+@contextlib.contextmanager
+def recompile_log():
+    """Collect torch._dynamo's recompile messages (why a guard failed) into a list instead of stderr."""
+    import torch
+
+    reasons: list[str] = []
+    handler = logging.Handler()
+    handler.emit = lambda record: reasons.extend(line.strip() for line in record.getMessage().splitlines() if line.strip())  # type: ignore[method-assign]
+    logger = logging.getLogger("torch._dynamo.guards.__recompiles")
+    torch._logging.set_logs(recompiles=True)
+    logger.propagate = False
+    logger.addHandler(handler)
+    try:
+        yield reasons
+    finally:
+        logger.removeHandler(handler)
+        torch._logging.set_logs(recompiles=False)
+
+
 def error_name(call) -> str:
     try:
         call()
     except Exception as caught:  # the exercise asks which exception each path raises
-        print(f"    {type(caught).__name__}: {str(caught)[:110]}")
+        print(f"    {reveal(f'{type(caught).__name__}: {str(caught)[:110]}')}")
         return type(caught).__name__
     return "none"
 
@@ -73,7 +94,7 @@ def show_dispatch(device: str) -> dict:
 
     registry, names = ad._AttentionBackendRegistry, ad.AttentionBackendName
     print("== 1. The registry and dispatch_attention_fn")
-    print(f"  active backend: {registry._active_backend.value}; {len(registry._backends)} backends registered; checks on: {registry._checks_enabled}")
+    print(f"  active backend: {reveal(registry._active_backend.value)}; {len(registry._backends)} backends registered; checks on: {registry._checks_enabled}")
     generator = torch.Generator().manual_seed(151)
     query, key, value = (torch.randn(1, 6, 2, 16, generator=generator).to(device) for _ in range(3))  # (batch, seq, heads, dim)
     native = ad.dispatch_attention_fn(query, key, value)
@@ -128,16 +149,16 @@ def show_models(device: str) -> dict:
     flux.set_attention_backend("_native_math")
     processors = [m.processor for m in flux.modules() if hasattr(m, "processor")]
     with_backend = sum(getattr(p, "_attention_backend", None) is not None for p in processors)
-    print(f"  Flux: {with_backend} of {len(processors)} processors ({type(processors[0]).__name__}) hold a backend")
-    print(f"  active backend after set_attention_backend: {registry._active_backend.value}")
+    print(f"  Flux: {reveal(with_backend)} of {len(processors)} processors ({type(processors[0]).__name__}) hold a backend")
+    print(f"  active backend after set_attention_backend: {reveal(registry._active_backend.value)}")
     print(f"  Flux output change under _native_math: {float((run_flux(flux, device) - before).abs().max()):.1e}")
     flux.reset_attention_backend()
     after_reset = registry._active_backend.value
-    print(f"  after reset_attention_backend: processors {[p._attention_backend for p in processors]}, active backend {after_reset}")
+    print(f"  after reset_attention_backend: processors {[p._attention_backend for p in processors]}, active backend {reveal(after_reset)}")
     classic = classic_model(device)
     classic.set_attention_backend("_native_math")
     has_backend = hasattr(classic.attn.processor, "_attention_backend")
-    print(f"  classic Attention with {type(classic.attn.processor).__name__}: has _attention_backend = {has_backend}")
+    print(f"  classic Attention with {type(classic.attn.processor).__name__}: has _attention_backend = {reveal(has_backend)}")
     registry.set_active_backend(ad.AttentionBackendName.NATIVE)
     return {"flux_processors_with_backend": with_backend, "active_after_reset": after_reset, "classic_processor_has_backend": has_backend}
 
@@ -160,19 +181,19 @@ def show_compile(device: str, steps: int, inductor: bool) -> dict:
     compiled = run_flux(model, device)
     first = time.perf_counter() - started
     graphs = counters["stats"]["unique_graphs"]
-    print(f"  first call {first:.2f} s, {graphs} graph(s) for 2 blocks, max |diff| vs eager {float((compiled - eager).abs().max()):.1e}")
+    print(f"  first call {first:.2f} s, {reveal(graphs)} graph(s) for 2 blocks, max |diff| vs eager {float((compiled - eager).abs().max()):.1e}")
     for step in range(steps):
         started = time.perf_counter()
         run_flux(model, device)
-        print(f"  call {step + 2}: {1000 * (time.perf_counter() - started):.1f} ms, graphs {counters['stats']['unique_graphs']}")
-    torch._logging.set_logs(recompiles=True)
+        print(f"  call {step + 2}: {1000 * (time.perf_counter() - started):.1f} ms, graphs {reveal(counters['stats']['unique_graphs'])}")
     started = time.perf_counter()
     # Without this flag the shape that failed the guard is made symbolic (a slower, dynamic recompile).
-    with torch._dynamo.config.patch(automatic_dynamic_shapes=False):
+    with torch._dynamo.config.patch(automatic_dynamic_shapes=False), recompile_log() as reasons:
         run_flux(model, device, tokens=36)
-    torch._logging.set_logs(recompiles=False)
     new_graphs = counters["stats"]["unique_graphs"]
-    print(f"  36 image tokens instead of 16: {time.perf_counter() - started:.2f} s, graphs {graphs} -> {new_graphs} (the log above says which guard failed)")
+    print(f"  36 image tokens instead of 16: {time.perf_counter() - started:.2f} s, graphs {reveal(graphs)} -> {reveal(new_graphs)}")
+    for reason in reasons:
+        print(f"    dynamo recompile log: {reveal(reason)}")
     torch._dynamo.reset()
     return {"graphs_for_two_blocks": graphs, "new_shape_recompiles": new_graphs > graphs}
 
@@ -182,12 +203,10 @@ def show_diffsynth() -> dict:
 
     print("== 4. DiffSynth core/attention/attention.py")
     module = load_diffsynth_module("diffsynth.core.attention.attention")
-    print(f"  ATTENTION_IMPLEMENTATION = {module.ATTENTION_IMPLEMENTATION!r} (chosen at import), TORCH_SUPPORT_GQA = {module.TORCH_SUPPORT_GQA}")
+    print(
+        f"  ATTENTION_IMPLEMENTATION = {reveal(repr(module.ATTENTION_IMPLEMENTATION))} (chosen at import), TORCH_SUPPORT_GQA = {reveal(module.TORCH_SUPPORT_GQA)}"
+    )
     return {"diffsynth_implementation": module.ATTENTION_IMPLEMENTATION, "diffsynth_torch_support_gqa": module.TORCH_SUPPORT_GQA}
-
-
-def check(answers: dict) -> int:
-    return 1 if report_answers(ANSWERS, answers, style="verdict") else 0
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -202,7 +221,7 @@ def main(argv: list[str] | None = None) -> int:
     answers.update(show_models(device))
     answers.update(show_compile(device, args.steps, args.inductor))
     answers.update(show_diffsynth())
-    return check(answers) if args.check else 0
+    return finish(args, ANSWERS, answers)
 
 
 if __name__ == "__main__":

@@ -1,7 +1,8 @@
 """Lab 16 starter: quantization and precision — torchao, GGUF, quanto, layerwise casting; DiffSynth's QuantizeConfig and fp8 linear.
 
-Run:  .venv/bin/python labs/lab-16-quantization/starter.py [--device cpu|cuda|auto] [--steps N] [--check]
+Run:  .venv/bin/python labs/lab-16-quantization/starter.py [--device cpu|cuda|auto] [--steps N] [--check] [--reveal]
 Fill in ANSWERS below first (it ships with every answer None); --check exits 1 while one is wrong or empty.
+The values the exercises ask for print as [--reveal] until you run with --reveal.
 
 Builds a tiny Flux transformer from a config, saves it into a temporary folder and loads it back through
 diffusers' quantizers (torchao int8 weight-only, a Q8_0 GGUF file written here, optimum-quanto int8), then
@@ -18,7 +19,7 @@ import tempfile
 import warnings
 from pathlib import Path
 
-from infralens.tiny.labkit import lab_arguments, report_answers, setup_torch
+from infralens.tiny.labkit import finish, lab_arguments, reveal, setup_torch
 
 # Your answers to the exercises in index.md: replace each None, then run with --check,
 # which recomputes every answer from the real code (exit 1 while one is wrong or empty).
@@ -83,9 +84,9 @@ def show_configs() -> dict:
         error = "none"
     except TypeError as caught:
         error = type(caught).__name__
-        print(f"  TorchAoConfig('int8wo') -> {error}: {caught}")
+        print(f"  TorchAoConfig('int8wo') -> {reveal(f'{error}: {caught}')}")
     quantizer = DiffusersAutoQuantizer.from_config(BitsAndBytesConfig(load_in_8bit=True))
-    print(f"  BitsAndBytesConfig(load_in_8bit=True) -> {type(quantizer).__name__}")
+    print(f"  BitsAndBytesConfig(load_in_8bit=True) -> {reveal(type(quantizer).__name__)}")
     try:
         quantizer.validate_environment()
         print("  validate_environment passed (an accelerator is present)")
@@ -105,8 +106,8 @@ def show_torchao(folder: str, probe: FluxProbe, reference, device: str) -> dict:
     error = diff(probe.run(model), reference)
     kept = float_linears(model)
     weight = model.transformer_blocks[0].ff.net[2].weight
-    print(f"  Linear weights still float: {len(kept)} {kept}")
-    print(f"  transformer_blocks.0.ff.net.2.weight is {type(weight).__name__}; output max |diff| vs float = {error:.2e}")
+    print(f"  Linear weights still float: {reveal(len(kept))} {reveal(kept)}")
+    print(f"  transformer_blocks.0.ff.net.2.weight is {reveal(type(weight).__name__)}; output max |diff| vs float = {reveal(error, '.2e')}")
     return {"torchao_float_linears": len(kept), "int8_weight_class": type(weight).__name__, "int8_error": error}
 
 
@@ -127,8 +128,10 @@ def show_gguf(folder: str, float_model, probe: FluxProbe, reference, device: str
     block_values, block_bytes = gguf.GGML_QUANT_SIZES[gguf.GGMLQuantizationType.Q8_0]
     dequant = dequantize_gguf_tensor(layer.weight)
     error = diff(probe.run(model), reference)
-    print(f"  {count} tensors stored as Q8_0; a block = {block_values} values in {block_bytes} bytes")
-    print(f"  {type(layer).__name__} weight: {layer.weight.dtype} {tuple(layer.weight.shape)} -> dequantized {dequant.dtype} {tuple(dequant.shape)}")
+    print(f"  {count} tensors stored as Q8_0; a block = {block_values} values in {reveal(block_bytes)} bytes")
+    print(
+        f"  {type(layer).__name__} weight: {layer.weight.dtype} {reveal(tuple(layer.weight.shape))} -> dequantized {reveal(dequant.dtype)} {tuple(dequant.shape)}"
+    )
     print(f"  output max |diff| vs float = {error:.2e}")
     return {
         "q8_0_block_bytes": block_bytes,
@@ -147,7 +150,7 @@ def show_quanto(folder: str, probe: FluxProbe, reference, device: str) -> dict:
         config = QuantoConfig(weights_dtype="int8", modules_to_not_convert=["proj_out"])
         model = FluxTransformer2DModel.from_pretrained(folder, quantization_config=config, torch_dtype=torch.float32).to(device).eval()
     kept = [name for name, m in model.named_modules() if type(m) is torch.nn.Linear]
-    print(f"  plain nn.Linear left: {len(kept)} {kept}; output max |diff| vs float = {diff(probe.run(model), reference):.2e}")
+    print(f"  plain nn.Linear left: {reveal(len(kept))} {reveal(kept)}; output max |diff| vs float = {diff(probe.run(model), reference):.2e}")
     return {"quanto_float_linears": len(kept)}
 
 
@@ -164,8 +167,8 @@ def show_layerwise(probe: FluxProbe, reference, device: str, steps: int) -> dict
     outputs = [probe.run(model) for _ in range(max(steps, 2))]
     repeat = all(torch.equal(outputs[0], out) for out in outputs[1:])
     error = diff(outputs[0], reference)
-    print(f"  Linears kept in float32 by the default patterns: {len(kept)}")
-    print(f"  {len(outputs)} forwards identical: {repeat}; output max |diff| vs float = {error:.2e}")
+    print(f"  Linears kept in float32 by the default patterns: {reveal(len(kept))}")
+    print(f"  {len(outputs)} forwards identical: {reveal(repeat)}; output max |diff| vs float = {reveal(error, '.2e')}")
     return {"layerwise_float32_linears": len(kept), "layerwise_repeat_exact": repeat, "fp8_storage_error": error}
 
 
@@ -185,7 +188,7 @@ def show_diffsynth(device: str) -> dict:
         config = config_module.QuantizeConfig(method="torchao_int8_w8a16", exclude_modules=["to_out.0"])
         config.quantize_model(unet)
     quantized = sum(config.is_quantized_linear(m) for m in unet.modules())
-    print(f"  tiny SD UNet (1 layer per block): {quantized} of {total} nn.Linear quantized (exclude_modules=['to_out.0'])")
+    print(f"  tiny SD UNet (1 layer per block): {reveal(quantized)} of {total} nn.Linear quantized (exclude_modules=['to_out.0'])")
 
     layers = load_diffsynth_module("diffsynth.core.vram.layers")
     fp8 = torch.float8_e4m3fn
@@ -207,12 +210,8 @@ def show_diffsynth(device: str) -> dict:
     finally:
         torch._scaled_mm = original
     scale = float(seen["scale_a"].max())
-    print(f"  fp8_linear on inputs of size ~1: activation scale {scale} (clamped at 1, never scaled up)")
+    print(f"  fp8_linear on inputs of size ~1: activation scale {reveal(f'{scale} (clamped at 1, never scaled up)')}")
     return {"diffsynth_quantized_linears": quantized, "fp8_activation_scale_small_rows": scale}
-
-
-def check(answers: dict) -> int:
-    return 1 if report_answers(ANSWERS, answers, style="verdict") else 0
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -233,7 +232,7 @@ def main(argv: list[str] | None = None) -> int:
     answers.update(show_layerwise(probe, reference, device, args.steps))
     answers["int8_error_below_fp8_storage"] = answers.pop("int8_error") < answers.pop("fp8_storage_error")
     answers.update(show_diffsynth(device))
-    return check(answers) if args.check else 0
+    return finish(args, ANSWERS, answers)
 
 
 if __name__ == "__main__":

@@ -1,7 +1,8 @@
 """Lab 17 starter: offload and caching hooks — HookRegistry, group offloading, First Block Cache; DiffSynth's AutoWrappedModule.
 
-Run:  .venv/bin/python labs/lab-17-offload-caching/starter.py [--device cpu|cuda|auto] [--steps N] [--check]
+Run:  .venv/bin/python labs/lab-17-offload-caching/starter.py [--device cpu|cuda|auto] [--steps N] [--check] [--reveal]
 Fill in ANSWERS below first (it ships with every answer None); --check exits 1 while one is wrong or empty.
+The values the exercises ask for print as [--reveal] until you run with --reveal.
 
 Chains three diffusers hooks on one Linear and removes them, group-offloads a tiny Flux transformer (leaf level in
 memory, block level through safetensors files), turns First Block Cache on with a high threshold and counts which
@@ -15,7 +16,7 @@ import os
 import sys
 import tempfile
 
-from infralens.tiny.labkit import lab_arguments, report_answers, setup_torch
+from infralens.tiny.labkit import finish, lab_arguments, reveal, setup_torch
 
 # Your answers to the exercises in index.md: replace each None, then run with --check,
 # which recomputes every answer from the real code (exit 1 while one is wrong or empty).
@@ -84,7 +85,7 @@ def show_registry(device: str) -> dict:
         print("hooks, innermost first:", registry._hook_order)
         registry.remove_hook("double")
         bypassed = bool(torch.allclose(layer(x), plain + 1, atol=1e-6))
-    print(f"after removing 'double' the output is layer(x) + 1, negate bypassed: {bypassed}")
+    print(f"after removing 'double' the output is layer(x) + 1, negate bypassed: {reveal(bypassed)}")
     return {"negate_bypassed": bypassed}
 
 
@@ -104,13 +105,13 @@ def show_group_offload(device: str) -> dict:
         blocks.enable_group_offload(onload_device=device, offload_type="block_level", num_blocks_per_group=1, offload_to_disk_path=folder)
         files = len(os.listdir(folder))
         error = float((run(blocks, inputs) - reference).abs().max())
-    print(f"block level on disk: {files} safetensors files, max error {error:.3g}")
+    print(f"block level on disk: {reveal(files)} safetensors files, max error {error:.3g}")
     try:
         apply_group_offloading(torch.nn.Sequential(torch.nn.Linear(2, 2)), onload_device="cpu", num_blocks_per_group=1, use_stream=True)
         stream_error = "none"
     except Exception as error_:
         stream_error = type(error_).__name__
-    print(f"use_stream=True with a CPU onload device -> {stream_error}")
+    print(f"use_stream=True with a CPU onload device -> {reveal(stream_error)}")
     return {"use_stream_cpu_error": stream_error, "disk_files_block_level": files}
 
 
@@ -133,17 +134,18 @@ def show_first_block_cache(device: str, steps: int) -> dict:
         outside = "none"
     except Exception as error:
         outside = type(error).__name__
-    print(f"cached model called outside cache_context -> {outside}")
+    print(f"cached model called outside cache_context -> {reveal(outside)}")
     counts = []
     for t, reference in zip(timesteps, plain, strict=True):
         calls.clear()
         with model.cache_context("cond"):
             output = run(model, flux_inputs(device, t))
         counts.append(len(calls))
-        print(f"t={t:.2f}: {len(calls)} block bodies ran, max difference from the uncached call {float((output - reference).abs().max()):.3g}")
+        ran = reveal(len(calls)) if len(counts) == 2 else len(calls)  # the exercise asks about the second call
+        print(f"t={t:.2f}: {ran} block bodies ran, max difference from the uncached call {float((output - reference).abs().max()):.3g}")
     model.disable_cache()
     exact = bool(torch.equal(run(model, flux_inputs(device, timesteps[1])), plain[1]))
-    print(f"after disable_cache the output equals the uncached run exactly: {exact}")
+    print(f"after disable_cache the output equals the uncached run exactly: {reveal(exact)}")
     return {
         "fbc_default_threshold": FirstBlockCacheConfig().threshold,
         "fbc_blocks_second_call": counts[1],
@@ -168,12 +170,8 @@ def show_diffsynth(device: str) -> dict:
     with torch.no_grad():
         wrapped(torch.randn(2, 8, device=device))
     after = str(wrapped.module.weight.dtype).replace("torch.", "")
-    print(f"AutoWrappedModule: offloaded as {stored}, state {wrapped.state} after one call, stored dtype now {after}")
+    print(f"AutoWrappedModule: offloaded as {stored}, state {wrapped.state} after one call, stored dtype now {reveal(after)}")
     return {"diffsynth_default_preparing_dtype": after}
-
-
-def check(answers: dict) -> int:
-    return 1 if report_answers(ANSWERS, answers, style="verdict") else 0
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -184,7 +182,7 @@ def main(argv: list[str] | None = None) -> int:
     answers.update(show_group_offload(device))
     answers.update(show_first_block_cache(device, args.steps))
     answers.update(show_diffsynth(device))
-    return check(answers) if args.check else 0
+    return finish(args, ANSWERS, answers)
 
 
 if __name__ == "__main__":

@@ -1,7 +1,8 @@
 """Lab 18 starter: IP-Adapter loading — processor swap, image projection and scales in diffusers (SD, Flux) and DiffSynth.
 
-Run:  .venv/bin/python labs/lab-18-ip-adapter/starter.py [--device cpu|cuda|auto] [--steps N] [--check]
+Run:  .venv/bin/python labs/lab-18-ip-adapter/starter.py [--device cpu|cuda|auto] [--steps N] [--check] [--reveal]
 Fill in ANSWERS below first (it ships with every answer None); --check exits 1 while one is wrong or empty.
+The values the exercises ask for print as [--reveal] until you run with --reveal.
 
 Writes a tiny IP-Adapter checkpoint (random weights, the original key layout) into a temporary folder, loads it
 into a tiny Stable Diffusion pipeline without an image encoder, and passes image embeddings directly. It prints
@@ -16,7 +17,7 @@ import sys
 import tempfile
 import warnings
 
-from infralens.tiny.labkit import lab_arguments, report_answers, setup_torch
+from infralens.tiny.labkit import finish, lab_arguments, reveal, setup_torch
 
 # Your answers to the exercises in index.md: replace each None, then run with --check,
 # which recomputes every answer from the real code (exit 1 while one is wrong or empty).
@@ -69,24 +70,25 @@ def show_sd(device: str, steps: int) -> dict:
     for name in ip_names:
         loaded = processors[name].to_k_ip[0].weight
         key_ids[name] = next(int(key.split(".")[1]) for key, value in state.items() if key.endswith("to_k_ip.weight") and torch.equal(value, loaded))
-    print(f"  IP-Adapter processors: {len(ip_names)} of {len(processors)}; checkpoint entry per layer, in attn_processors order:")
+    print(f"  IP-Adapter processors: {reveal(len(ip_names))} of {len(processors)}; checkpoint entry per layer, in attn_processors order:")
     for name in ip_names:
-        print(f"    ip_adapter.{key_ids[name]:<2} -> {name.removesuffix('.processor')}")
+        asked = name.startswith(("up_blocks.0.attentions.0.", "mid_block."))  # the exercises ask for these two
+        print(f"    ip_adapter.{reveal(key_ids[name]) if asked else key_ids[name]:<2} -> {name.removesuffix('.processor')}")
     with torch.no_grad():
         tokens = pipe.unet.encoder_hid_proj(embeds)[0]
-    print(f"  image embeds {tuple(embeds[0].shape)} -> image tokens {tuple(tokens.shape)}")
+    print(f"  image embeds {tuple(embeds[0].shape)} -> image tokens {reveal(tuple(tokens.shape))}")
 
     pipe.set_ip_adapter_scale(0.0)
     off = generate(ip_adapter_image_embeds=embeds)
     pipe.set_ip_adapter_scale(1.0)
     on = generate(ip_adapter_image_embeds=embeds)
-    print(f"  scale 0: max |diff| vs no adapter = {diff(off, plain)}; scale 1: {diff(on, plain):.3f}")
+    print(f"  scale 0: max |diff| vs no adapter = {reveal(diff(off, plain))}; scale 1: {diff(on, plain):.3f}")
     pipe.set_ip_adapter_scale({"up": {"block_0": [0.0, 1.0, 0.0]}})
     style = [pipe.unet.attn_processors[name].scale[0] for name in ip_names]
-    print(f"  set_ip_adapter_scale({{'up': {{'block_0': [0.0, 1.0, 0.0]}}}}) -> {style}")
+    print(f"  set_ip_adapter_scale({{'up': {{'block_0': [0.0, 1.0, 0.0]}}}}) -> {reveal(style)}")
     pipe.unload_ip_adapter()
     back = generate()
-    print(f"  after unload_ip_adapter: max |diff| vs no adapter = {diff(back, plain)}")
+    print(f"  after unload_ip_adapter: max |diff| vs no adapter = {reveal(diff(back, plain))}")
     return {
         "sd_ip_processors": len(ip_names),
         "first_up_key_id": key_ids["up_blocks.0.attentions.0.transformer_blocks.0.attn2.processor"],
@@ -114,7 +116,7 @@ def show_flux(device: str, steps: int) -> dict:
         pipe.load_ip_adapter(folder, weight_name=name, image_encoder_pretrained_model_name_or_path=None)
     processors = pipe.transformer.attn_processors
     swapped = [n for n, p in processors.items() if isinstance(p, FluxIPAdapterAttnProcessor)]
-    print(f"  IP-Adapter processors: {len(swapped)} of {len(processors)}: {[n.removesuffix('.attn.processor') for n in swapped]}")
+    print(f"  IP-Adapter processors: {reveal(len(swapped))} of {len(processors)}: {reveal([n.removesuffix('.attn.processor') for n in swapped])}")
     embeds = [torch.randn(1, 1, IMAGE_EMBED_DIM, generator=torch.Generator().manual_seed(191)).to(device)]
     try:
         with torch.no_grad():
@@ -123,7 +125,7 @@ def show_flux(device: str, steps: int) -> dict:
         print("  ip_adapter_image_embeds without negative_ip_adapter_image_embeds -> no error")
     except Exception as caught:  # the point of the exercise: which error, raised where
         error = type(caught).__name__
-        print(f"  ip_adapter_image_embeds without negative_ip_adapter_image_embeds -> {error}: {caught}")
+        print(f"  ip_adapter_image_embeds without negative_ip_adapter_image_embeds -> {reveal(f'{error}: {caught}')}")
     return {"flux_ip_processors": len(swapped), "flux_missing_negative_error": error}
 
 
@@ -149,12 +151,10 @@ def show_diffsynth(device: str) -> dict:
         _, posi, nega = FluxImageUnit_IPAdapter().process(pipe, shared, {}, {})
     kv = posi["ipadapter_kwargs_list"]
     shape = list(kv[0]["ip_k"].shape)
-    print(f"  K/V for blocks {sorted(kv)}; ip_k {tuple(shape)}; scale {kv[0]['scale']} (negative pass: {nega['ipadapter_kwargs_list'][0]['scale']})")
+    print(
+        f"  K/V for blocks {reveal(sorted(kv))}; ip_k {reveal(tuple(shape))}; scale {kv[0]['scale']} (negative pass: {reveal(nega['ipadapter_kwargs_list'][0]['scale'])})"
+    )
     return {"diffsynth_kv_blocks": len(kv), "diffsynth_ip_k_shape": shape, "diffsynth_negative_scale": nega["ipadapter_kwargs_list"][0]["scale"]}
-
-
-def check(answers: dict) -> int:
-    return 1 if report_answers(ANSWERS, answers, style="verdict") else 0
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -165,7 +165,7 @@ def main(argv: list[str] | None = None) -> int:
         answers = show_sd(device, args.steps)
         answers.update(show_flux(device, args.steps))
     answers.update(show_diffsynth(device))
-    return check(answers) if args.check else 0
+    return finish(args, ANSWERS, answers)
 
 
 if __name__ == "__main__":

@@ -1,6 +1,6 @@
 """Helpers the lab tests share: run a starter script, load its answer key, read pages and annotations.
 
-Starters run in a subprocess exactly as a learner runs them (``--steps 2 --check``), with torch
+Starters run in a subprocess exactly as a learner runs them (``--steps 2 --check --reveal``), with torch
 on one thread; :func:`run_starters` runs two at a time (CI has two cores). The starters ship with
 every answer ``None``; :func:`solved_starter` writes a copy with the answers of ``solutions.py``.
 """
@@ -54,9 +54,9 @@ def solved_starter(lab: str, directory: Path) -> Path:
     return write_starter(lab, SOLUTIONS[lab], directory / f"starter_{lab[:2]}.py")
 
 
-def run_starter(lab: str, script: Path | None = None, args: tuple[str, ...] = ("--steps", "2", "--check")) -> subprocess.CompletedProcess:
-    """Run *lab*'s starter (or *script*, e.g. an edited copy) with *args* (``--steps 2 --check``) from the repo root."""
-    env = dict(os.environ, OMP_NUM_THREADS="1", MKL_NUM_THREADS="1", PYTHONWARNINGS="ignore")
+def run_starter(lab: str, script: Path | None = None, args: tuple[str, ...] = ("--steps", "2", "--check", "--reveal")) -> subprocess.CompletedProcess:
+    """Run *lab*'s starter (or *script*, e.g. an edited copy) with *args* (``--steps 2 --check --reveal``) from the repo root."""
+    env = dict(os.environ, OMP_NUM_THREADS="1", MKL_NUM_THREADS="1")
     script = script or starter_path(lab)
     return subprocess.run([sys.executable, str(script), *args], check=False, cwd=ROOT, env=env, capture_output=True, text=True, timeout=STARTER_TIMEOUT_S)
 

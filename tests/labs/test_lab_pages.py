@@ -34,9 +34,9 @@ def test_answers_are_folded_and_numbered_like_the_exercises(page):
     text = page.read_text("utf-8")
     assert ":class: dropdown" not in text, "fold answers with :::{dropdown} (sphinx-design), not an admonition class"
     blocks = DROPDOWN.findall(text)
-    assert len(blocks) == 1, f"{page.parent.name}: one ':::{{dropdown}} Answers' block expected, found {len(blocks)}"
+    assert len(blocks) == 2, f"{page.parent.name}: two ':::{{dropdown}} Answers' blocks expected (checkpoints, exercises), found {len(blocks)}"
     exercises = text.split("## Exercises", 1)[1].split(":::{dropdown}", 1)[0]
-    asked, answered = _numbered(exercises), _numbered(blocks[0])
+    asked, answered = _numbered(exercises), _numbered(blocks[-1])
     assert asked == list(range(1, len(asked) + 1)) and asked, f"{page.parent.name}: exercises numbered {asked}"
     assert answered == asked, f"{page.parent.name}: answers numbered {answered} for exercises {asked}"
 

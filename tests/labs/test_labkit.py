@@ -5,58 +5,126 @@ from __future__ import annotations
 import pytest
 from _device import requires_torch
 
-from infralens.tiny.labkit import answer_matches, lab_arguments, report_answers, setup_torch
+from infralens.tiny.labkit import HIDDEN, Tolerance, answer_matches, finish, lab_arguments, literal, report_answers, reveal, setup_torch
 
 KEY = {"shape": (1, 4, 32, 32), "scale": 0.18215, "steps": 2, "fused": True}
 
 
-def test_count_style_prints_answer_lines_and_a_tally(capsys):
+def test_report_says_your_answer_and_hides_the_right_one(capsys):
     computed = dict(KEY, steps=3)
     assert report_answers(KEY, computed) == 1
     assert capsys.readouterr().out.splitlines() == [
-        "  [ok] shape: answer (1, 4, 32, 32), computed (1, 4, 32, 32)",
-        "  [ok] scale: answer 0.18215, computed 0.18215",
-        "  [WRONG] steps: answer 2, computed 3",
-        "  [ok] fused: answer True, computed True",
+        "== check: your ANSWERS against the values the real code computes",
+        "  [ok] shape: your answer (1, 4, 32, 32)",
+        "  [ok] scale: your answer 0.18215",
+        "  [WRONG] steps: your answer 2; (the right answer: run with --reveal)",
+        "  [ok] fused: your answer True",
         "check: 3/4 answers correct",
     ]
 
 
-def test_verdict_style_prints_a_heading_and_a_verdict(capsys):
-    assert report_answers(KEY, dict(KEY), style="verdict") == 0
+def test_report_with_reveal_shows_the_right_answer(capsys):
+    assert report_answers({"steps": 2, "left": None}, {"steps": 3, "left": [1, 2]}, reveal=True) == 2
     out = capsys.readouterr().out.splitlines()
-    assert out[0] == "== exercise answers"
-    assert out[1] == "  [ok] shape: expected (1, 4, 32, 32), computed (1, 4, 32, 32)"
-    assert out[-1] == "all answers correct"
-    assert report_answers(KEY, dict(KEY, shape=(1, 4, 16, 16), fused=False), style="verdict") == 2
-    assert capsys.readouterr().out.splitlines()[-1] == "2 answer(s) wrong"
+    assert "  [WRONG] steps: your answer 2; the right answer 3" in out
+    assert "  [EMPTY] left: not answered yet; the right answer [1, 2]" in out
+    assert out[-2:] == ["check: 0/2 answers correct", "still empty: left (fill them in ANSWERS at the top of the starter)"]
 
 
 def test_missing_key_is_wrong_not_a_traceback(capsys):
-    assert report_answers({"a": 1, "b": 2}, {"a": 1}) == 1
-    assert "  [WRONG] b: answer 2, computed <missing>" in capsys.readouterr().out
+    assert report_answers({"a": 1, "b": 2}, {"a": 1}, reveal=True) == 1
+    assert "  [WRONG] b: your answer 2; the right answer <not computed>" in capsys.readouterr().out
 
 
-def test_tolerance_applies_to_real_numbers_only():
-    assert answer_matches(0.18215, 0.182150004, tolerance=1e-6)
-    assert not answer_matches(0.18215, 0.1822, tolerance=1e-6)
-    assert not answer_matches(0.18215, 0.182150004)  # no tolerance: exact
-    assert not answer_matches(True, 0.9, tolerance=0.5)  # bools are compared exactly
-    assert not answer_matches(0.5, "0.5", tolerance=1.0)  # a string never raises, never matches
+@pytest.mark.parametrize(
+    ("yours", "right"),
+    [
+        ((32, 136), [32, 136]),
+        ([32, 136], (32, 136)),
+        ("torch.float16", "float16"),
+        ("float16", "torch.float16"),
+        (" float16 ", "float16"),
+        (TypeError, "TypeError"),
+        (0.4675, 0.46752),
+        ([1000, 614.8], [1000.0, 614.81]),
+        ({"a": (1, 2.0)}, {"a": [1, 2.0000001]}),
+        ([[24, 20], (2, 3)], ((24, 20), [2, 3])),
+        (1e-7, 0.0),
+    ],
+)
+def test_answers_match_the_way_a_learner_writes_them(yours, right):
+    assert answer_matches(yours, right)
 
 
-def test_unknown_style_is_a_clear_error():
-    with pytest.raises(ValueError, match="unknown report style 'loud'"):
-        report_answers(KEY, KEY, style="loud")
+@requires_torch
+def test_dtype_objects_match_their_spellings():
+    import torch
+
+    for spelling in ("float16", "torch.float16", torch.float16):
+        assert answer_matches(spelling, torch.float16) and answer_matches(torch.float16, spelling)
+    assert not answer_matches(torch.bfloat16, "float16")
+
+
+@pytest.mark.parametrize(
+    ("yours", "right"),
+    [
+        (999, 1000),  # integers are exact, whatever the relative tolerance
+        (0.47, 0.4675),
+        ([32, 136], [32, 136, 1]),
+        ((32, 136), (136, 32)),
+        (True, 1),
+        (1, True),
+        ("0.5", 0.5),
+        ("float32", "float16"),
+        ({"a": 1}, {"b": 1}),
+        ([[24, 20]], [[24, 21]]),
+    ],
+)
+def test_answers_that_differ_do_not_match(yours, right):
+    assert not answer_matches(yours, right)
+
+
+def test_tolerance_can_be_set_per_answer(capsys):
+    assert answer_matches(0.18215, 0.1822)  # within the default rel 1e-3
+    assert not answer_matches(0.18215, 0.1822, Tolerance(rel=0, abs=1e-6))
+    assert report_answers({"scale": 0.18215}, {"scale": 0.1822}, tolerances={"scale": Tolerance(rel=0, abs=1e-6)}) == 1
+    assert "[WRONG] scale" in capsys.readouterr().out
+
+
+def test_literal_is_what_a_learner_pastes():
+    assert literal((32, 136)) == "(32, 136)"
+    assert literal((1,)) == "(1,)"
+    assert literal("Int8Tensor") == "'Int8Tensor'"
+    assert literal([[24, 20], [2, 3]]) == "[[24, 20], [2, 3]]"
+    assert literal(TypeError) == "'TypeError'"
+
+
+def test_reveal_hides_values_until_asked():
+    parser = lab_arguments("Lab 99 starter.", steps=1, steps_help="steps")
+    parser.parse_args([])
+    assert reveal(0.4675, ".2f") == HIDDEN
+    parser.parse_args(["--reveal"])
+    assert reveal(0.4675, ".2f") == "0.47"
+    parser.parse_args([])  # the next starter run hides again
+
+
+def test_finish_lists_the_right_answers_only_when_asked(capsys):
+    parser = lab_arguments("Lab 99 starter.", {"a": None}, steps=1, steps_help="steps")
+    assert finish(parser.parse_args([]), {"a": None}, lambda: pytest.fail("computed without need")) == 0
+    assert "--reveal shows the right answers" in capsys.readouterr().out
+    assert finish(parser.parse_args(["--reveal"]), {"a": None}, {"a": (1, 2)}) == 0
+    assert capsys.readouterr().out.splitlines() == ["== the right answers (--reveal)", "  a = (1, 2)"]
+    parser.parse_args([])
 
 
 def test_lab_arguments_have_the_shared_flags_and_the_lab_default():
     parser = lab_arguments("Lab 99 starter: a title line.\n\nMore text.", steps=4, steps_help="img2img steps")
     assert parser.description == "Lab 99 starter: a title line."
     args = parser.parse_args([])
-    assert (args.device, args.steps, args.check) == ("cpu", 4, False)
-    args = parser.parse_args(["--device", "auto", "--steps", "2", "--check"])
-    assert (args.device, args.steps, args.check) == ("auto", 2, True)
+    assert (args.device, args.steps, args.check, args.reveal) == ("cpu", 4, False, False)
+    args = parser.parse_args(["--device", "auto", "--steps", "2", "--check", "--reveal"])
+    assert (args.device, args.steps, args.check, args.reveal) == ("auto", 2, True, True)
+    parser.parse_args([])
     assert "img2img steps, at least 1 (default 4)" in " ".join(parser.format_help().split())
     with pytest.raises(SystemExit):
         parser.parse_args(["--device", "tpu"])
@@ -84,7 +152,7 @@ def test_check_stops_at_once_while_every_answer_is_empty(capsys):
 
 
 def test_empty_answers_are_wrong_and_do_not_show_the_computed_value(capsys):
-    assert report_answers({"a": 1, "b": None}, {"a": 1, "b": 42}, style="verdict") == 1
+    assert report_answers({"a": 1, "b": None}, {"a": 1, "b": 42}) == 1
     out = capsys.readouterr().out
     assert "  [EMPTY] b: not answered yet" in out.splitlines()
     assert "42" not in out

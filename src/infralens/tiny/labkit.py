@@ -1,4 +1,4 @@
-"""Plumbing the lab starters share: arguments, torch setup, the ``--check`` report, a tiny DiffSynth pipeline.
+"""Plumbing the lab starters share: arguments, a quiet torch setup, hidden answers, the ``--check`` report.
 
 The lab-specific computation stays in each ``labs/lab-*/starter.py``; only what all starters do
 the same way lives here, so a learner reading a starter sees the lab, not the boilerplate.
@@ -6,15 +6,16 @@ Importing this module is cheap: torch is imported inside :func:`setup_torch` onl
 
 Usage (in a starter)::
 
-    from infralens.tiny.labkit import lab_arguments, report_answers, setup_torch
+    from infralens.tiny.labkit import finish, lab_arguments, reveal, setup_torch
 
     ANSWERS = {"steps_taken": None}  # the learner fills these in; None = not answered yet
     args = lab_arguments(__doc__, ANSWERS, steps=3, steps_help="number of inference steps").parse_args(argv)
-    device = setup_torch(args.device)          # "cpu" or "cuda", torch on one CPU thread
-    ...
-    wrong = report_answers(ANSWERS, computed)  # prints one [ok]/[WRONG]/[EMPTY] line per answer
-    return 1 if wrong else 0
+    device = setup_torch(args.device)          # "cpu" or "cuda", torch on one CPU thread, no library noise
+    print(f"steps taken: {reveal(taken)}")     # an exercise's answer shows only with --reveal
+    return finish(args, ANSWERS, {"steps_taken": taken})  # --check report / --reveal list; the exit code
 
+Answers stay hidden until asked: a value an exercise asks for prints as :data:`HIDDEN` unless the
+starter runs with ``--reveal``, and the ``--check`` report shows the right answer only then too.
 Bad arguments end in one line and exit 2, never a traceback: ``--steps`` below 1 is an
 argparse error, and ``--device cuda`` without CUDA is reported by :func:`setup_torch`.
 """
@@ -22,13 +23,29 @@ argparse error, and ``--device cuda`` without CUDA is reported by :func:`setup_t
 from __future__ import annotations
 
 import argparse
+import math
 import numbers
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, NamedTuple
 
-ReportStyle = Literal["count", "verdict"]
+from infralens.tiny.labquiet import quiet_third_party
+
+HIDDEN = "[--reveal]"
+"""What :func:`reveal` prints in place of an exercise's answer when the starter runs without ``--reveal``."""
+_STATE = {"reveal": False}
+
+
+class Tolerance(NamedTuple):
+    """How close a float answer must be: ``math.isclose(yours, right, rel_tol=rel, abs_tol=abs)``."""
+
+    rel: float = 1e-3
+    abs: float = 1e-6
+
+
+DEFAULT_TOLERANCE = Tolerance()
+"""rel 1e-3, abs 1e-6: a float answer written to four significant digits matches."""
 
 
 def positive_int(text: str) -> int:
@@ -61,27 +78,42 @@ class _CheckAction(argparse.Action):
         setattr(namespace, self.dest, True)
 
 
+class _LabParser(argparse.ArgumentParser):
+    """An ``ArgumentParser`` that remembers ``--reveal`` for :func:`reveal`."""
+
+    def parse_args(self, args: Sequence[str] | None = None, namespace: Any = None) -> Any:  # type: ignore[override]
+        parsed = super().parse_args(args, namespace)
+        _STATE["reveal"] = bool(getattr(parsed, "reveal", False))
+        return parsed
+
+
 def lab_arguments(doc: str, answers: dict | None = None, *, steps: int, steps_help: str) -> argparse.ArgumentParser:
-    """The parser every starter uses: ``--device cpu|cuda|auto``, ``--steps N`` (N ≥ 1), ``--check``.
+    """The parser every starter uses: ``--device cpu|cuda|auto``, ``--steps N`` (N ≥ 1), ``--check``, ``--reveal``.
 
     *doc* is the starter's module docstring (its first line is the description); *steps_help*
     says what ``--steps`` counts in this lab, and the default is appended to it. With the
     starter's *answers*, ``--check`` exits 1 at once while every answer is still ``None``.
     """
-    parser = argparse.ArgumentParser(description=doc.splitlines()[0])
+    parser = _LabParser(description=doc.splitlines()[0])
     parser.add_argument("--device", default="cpu", choices=("cpu", "cuda", "auto"))
     parser.add_argument("--steps", type=positive_int, default=steps, help=f"{steps_help}, at least 1 (default %(default)s)")
     parser.add_argument("--check", action=_CheckAction, answers=answers, help="verify your ANSWERS; exit 1 if one is wrong or empty")
+    parser.add_argument("--reveal", action="store_true", help="show the right answers (in the output, the --check report and a list at the end)")
     return parser
 
 
-def setup_torch(device: str) -> str:
-    """Resolve *device* (``cpu``, ``cuda`` or ``auto``) and run torch on one CPU thread.
+def reveal(value: Any, spec: str = "") -> str:
+    """*value* formatted with *spec* when the starter runs with ``--reveal``; :data:`HIDDEN` otherwise."""
+    return format(value, spec) if _STATE["reveal"] else HIDDEN
 
-    The starters' name for :func:`infralens.tiny.device.pick_device`, the one device chooser.
-    Returns ``"cpu"`` or ``"cuda"``. When CUDA is asked for but absent (or torch is missing)
-    it prints one line to stderr and exits 2, like an argparse error.
+
+def setup_torch(device: str) -> str:
+    """Silence known library noise, resolve *device* (``cpu``, ``cuda`` or ``auto``), run torch on one CPU thread.
+
+    Returns ``"cpu"`` or ``"cuda"`` (:func:`infralens.tiny.device.pick_device` decides). When CUDA is
+    asked for but absent (or torch is missing) it prints one line to stderr and exits 2.
     """
+    quiet_third_party()
     from infralens.tiny.device import pick_device
 
     try:
@@ -91,54 +123,118 @@ def setup_torch(device: str) -> str:
         raise SystemExit(2) from None
 
 
-def answer_matches(expected, computed, tolerance: float = 0.0) -> bool:
-    """``computed == expected``, or within *tolerance* when both are (non-bool) real numbers."""
-    numeric = all(isinstance(v, numbers.Real) and not isinstance(v, bool) for v in (expected, computed))
-    if numeric and tolerance:
-        return abs(computed - expected) <= tolerance
-    return computed == expected
+def _canonical(value: Any) -> Any:
+    """*value* as a learner may spell it: a class by its name, a dtype or ``"torch.X"`` string as ``"X"``."""
+    if isinstance(value, type):
+        return value.__name__
+    if type(value).__name__ == "dtype" and type(value).__module__ == "torch":
+        value = str(value)
+    if isinstance(value, str):
+        return value.strip().removeprefix("torch.")
+    return value
 
 
-def report_answers(expected: dict, computed: dict, *, style: ReportStyle = "count", tolerance: float = 0.0) -> int:
-    """Compare *computed* with the answer key *expected*, print the report, return how many are wrong.
+def _is_bool(value: Any) -> bool:
+    return isinstance(value, bool) or type(value).__name__ == "bool_"
 
-    One line per key of *expected*, in its order. ``style="count"`` (labs 01-05) prints::
 
-          [ok] key: answer 0.276, computed 0.276
-        check: 6/6 answers correct
+def answer_matches(yours: Any, right: Any, tolerance: Tolerance | None = None) -> bool:
+    """Whether *yours* equals *right* the way a learner means it.
 
-    ``style="verdict"`` (labs 06-11) prints::
-
-        == exercise answers
-          [WRONG] key: expected 8, computed 2
-        1 answer(s) wrong          (or: all answers correct)
-
-    A key missing from *computed* counts as wrong (computed shows as ``<missing>``). An answer
-    still ``None`` counts as wrong too: its line says ``[EMPTY]`` without the computed value
-    (that would give the answer away), and a last line lists the empty keys.
+    Tuples equal lists, ``torch.float16``, ``"torch.float16"`` and ``"float16"`` are one dtype, an
+    exception class equals its name, floats match within *tolerance* (integers and bools exactly),
+    and containers are compared element by element with the same rules. Never raises.
     """
-    if style not in ("count", "verdict"):
-        raise ValueError(f"unknown report style {style!r}: use 'count' or 'verdict'")
-    label = "answer" if style == "count" else "expected"
-    if style == "verdict":
-        print("== exercise answers")
+    tolerance = tolerance or DEFAULT_TOLERANCE
+    yours, right = _canonical(yours), _canonical(right)
+    if _is_bool(yours) or _is_bool(right):
+        return _is_bool(yours) and _is_bool(right) and bool(yours) == bool(right)
+    if isinstance(yours, numbers.Real) and isinstance(right, numbers.Real):
+        if isinstance(yours, numbers.Integral) and isinstance(right, numbers.Integral):
+            return int(yours) == int(right)
+        return math.isclose(float(yours), float(right), rel_tol=tolerance.rel, abs_tol=tolerance.abs)
+    if isinstance(yours, Mapping) and isinstance(right, Mapping):
+        return yours.keys() == right.keys() and all(answer_matches(yours[k], right[k], tolerance) for k in right)
+    if isinstance(yours, list | tuple) and isinstance(right, list | tuple):
+        return len(yours) == len(right) and all(answer_matches(a, b, tolerance) for a, b in zip(yours, right, strict=True))
+    try:
+        return bool(yours == right)
+    except Exception:  # an odd object's __eq__ is the learner's problem, not a traceback
+        return False
+
+
+def literal(value: Any) -> str:
+    """*value* written as a Python literal a learner can paste into ``ANSWERS`` (a dtype as its string)."""
+    value = _canonical(value) if isinstance(value, type) or type(value).__name__ == "dtype" else value
+    if isinstance(value, list | tuple):
+        items = [literal(item) for item in value]
+        if isinstance(value, tuple):
+            return f"({items[0]},)" if len(items) == 1 else f"({', '.join(items)})"
+        return f"[{', '.join(items)}]"
+    if _is_bool(value):
+        return repr(bool(value))
+    if isinstance(value, numbers.Integral):
+        return repr(int(value))
+    if isinstance(value, numbers.Real):
+        return repr(float(value))
+    return repr(value)
+
+
+def report_answers(answers: dict, computed: dict, *, reveal: bool = False, tolerances: Mapping[str, Tolerance] | None = None) -> int:
+    """Compare the learner's *answers* with the *computed* right ones, print the report, return how many are wrong.
+
+    One line per key of *answers*, in its order::
+
+        == check: your ANSWERS against the values the real code computes
+          [ok] scale: your answer 0.18215
+          [WRONG] steps: your answer 2 (the right answer: run with --reveal)
+          [EMPTY] shape: not answered yet
+        check: 1/3 answers correct
+        still empty: shape (fill them in ANSWERS at the top of the starter)
+
+    With *reveal*, ``[WRONG]`` and ``[EMPTY]`` lines end in ``the right answer X`` instead. A key
+    missing from *computed* is wrong. *tolerances* overrides the float :class:`Tolerance` per key.
+    """
+    tolerances = tolerances or {}
+    print("== check: your ANSWERS against the values the real code computes")
     wrong = 0
-    for key, answer in expected.items():
-        if answer is None:
-            print(f"  [EMPTY] {key}: not answered yet")
+    for key, yours in answers.items():
+        right = literal(computed[key]) if key in computed else "<not computed>"
+        shown = f"the right answer {right}" if reveal else "(the right answer: run with --reveal)"
+        if yours is None:
+            print(f"  [EMPTY] {key}: not answered yet" + (f"; {shown}" if reveal else ""))
             wrong += 1
             continue
-        got = computed.get(key, "<missing>")
-        ok = key in computed and answer_matches(answer, got, tolerance)
-        print(f"  [{'ok' if ok else 'WRONG'}] {key}: {label} {answer}, computed {got}")
+        ok = key in computed and answer_matches(yours, computed[key], tolerances.get(key, DEFAULT_TOLERANCE))
+        print(f"  [ok] {key}: your answer {literal(yours)}" if ok else f"  [WRONG] {key}: your answer {literal(yours)}; {shown}")
         wrong += not ok
-    if style == "count":
-        print(f"check: {len(expected) - wrong}/{len(expected)} answers correct")
-    else:
-        print("all answers correct" if not wrong else f"{wrong} answer(s) wrong")
-    if empty := empty_answers(expected):
+    print(f"check: {len(answers) - wrong}/{len(answers)} answers correct")
+    if empty := empty_answers(answers):
         print(f"still empty: {', '.join(empty)} (fill them in ANSWERS at the top of the starter)")
     return wrong
+
+
+def print_right_answers(computed: dict) -> None:
+    """The ``--reveal`` list: one ``key = literal`` line per computed answer, ready to paste into ``ANSWERS``."""
+    print("== the right answers (--reveal)")
+    for key, value in computed.items():
+        print(f"  {key} = {literal(value)}")
+
+
+def finish(args: argparse.Namespace, answers: dict, computed: dict | Callable[[], dict], *, tolerances: Mapping[str, Tolerance] | None = None) -> int:
+    """End a starter: the ``--check`` report, else the ``--reveal`` list, else a hint; return the exit code.
+
+    *computed* maps each exercise key to its right answer, or is a function that computes it (called
+    only when ``--check`` or ``--reveal`` needs it). Exit code 1 when ``--check`` finds a wrong or empty answer.
+    """
+    if not (args.check or args.reveal):
+        print("(fill in ANSWERS at the top of this file and run with --check; --reveal shows the right answers)")
+        return 0
+    right = computed() if callable(computed) else computed
+    if args.check:
+        return 1 if report_answers(answers, right, reveal=args.reveal, tolerances=tolerances) else 0
+    print_right_answers({key: right[key] for key in answers if key in right})
+    return 0
 
 
 def diffsynth_sd_pipeline(device: str):

@@ -1,0 +1,121 @@
+"""Answers stay hidden until asked: pages and default starter output state no exercise answer,
+reading checkpoints fold their answers, stderr carries no library noise, and ``--check`` accepts every
+answer pasted literally from the ``--reveal`` list."""
+
+from __future__ import annotations
+
+import re
+import subprocess
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+import pytest
+from _answers import answers_source, leaked, outside_dropdowns, revealed_answers
+from _starters import ANSWERS_BLOCK, page_text, run_starter, starter_path
+from solutions import SOLUTIONS
+
+from infralens.tiny.labkit import answer_matches
+from infralens.tiny.labquiet import KERNEL_NOTE
+
+LABS = tuple(SOLUTIONS)
+# Answers whose value also appears in the default output as an *input* or a label, not as the answer.
+INPUTS_NOT_ANSWERS = {
+    "01-forward-noise": {"diffsynth_level_of_second_sample"},  # 10 is one of the timesteps passed in
+    "03-scheduler-reading": {"euler_from_ddim_config_spacing", "euler_from_explicit_leading_config_spacing"},  # spacing names label the rows
+    "12-multistep-solvers": {"dpm_last_timestep_20_steps"},  # 50 is a step count of the error table
+    "13-flux": {"packed_tokens", "rope_channels_per_head"},  # "64 tokens" is the input of mu; 16 the latent size
+    "15-attention-backends-compile": {"default_active_backend", "active_after_reset"},  # backend names passed in
+}
+# Words a page must use to teach the lab (spacing names, dtype and backend names, exception classes in the code).
+PAGE_VOCABULARY = {
+    "01-forward-noise": {"diffsynth_level_of_second_sample"},  # the question passes timesteps [10, 999]
+    "06-vae-latent-space": {"tile_latent_min_size"},  # "16-channel", "16 384 numbers"
+    "08-unet-dit-conditioning": {"unet_processor_type"},  # a class the page reads
+    "11-memory-optimization": {"score_tensor_sliced_kib"},  # 16×16 = 256 tokens, the exercise's input
+    "14-sdxl": {"pooled_from", "vae_dtype_after_call"},  # an encoder and a dtype the page must name
+    "16-quantization": {"gguf_dequant_dtype"},  # float16 / bfloat16 storage is the lab's subject
+    "17-offload-caching": {"diffsynth_default_preparing_dtype"},  # the exercise's float32 computation dtype
+    "03-scheduler-reading": {"euler_from_ddim_config_spacing", "euler_from_explicit_leading_config_spacing"},
+    "12-multistep-solvers": {"dpm_last_timestep_20_steps"},
+    "13-flux": {"packed_tokens", "rope_channels_per_head"},
+    "15-attention-backends-compile": {"default_active_backend", "active_after_reset", "diffsynth_implementation"},
+}
+
+
+def _run_all(argsets: dict[str, tuple[tuple[str, ...], Path | None]]) -> dict[str, subprocess.CompletedProcess]:
+    with ThreadPoolExecutor(max_workers=2) as pool:
+        futures = {lab: pool.submit(run_starter, lab, script, args) for lab, (args, script) in argsets.items()}
+        return {lab: future.result() for lab, future in futures.items()}
+
+
+@pytest.fixture(scope="module")
+def default_runs() -> dict[str, subprocess.CompletedProcess]:
+    """Each starter as a learner first runs it: no flags at all."""
+    return _run_all({lab: ((), None) for lab in LABS})
+
+
+@pytest.fixture(scope="module")
+def reveal_runs() -> dict[str, subprocess.CompletedProcess]:
+    return _run_all({lab: (("--steps", "2", "--reveal"), None) for lab in LABS})
+
+
+@pytest.fixture(scope="module")
+def pasted_runs(reveal_runs, tmp_path_factory) -> dict[str, subprocess.CompletedProcess]:
+    """A copy of each starter with ANSWERS pasted literally from its --reveal list, run with --check."""
+    folder = tmp_path_factory.mktemp("pasted")
+    scripts = {}
+    for lab, result in reveal_runs.items():
+        source = starter_path(lab).read_text("utf-8")
+        edited, count = ANSWERS_BLOCK.subn(lambda _, lab=lab, result=result: answers_source(revealed_answers(result.stdout)), source)
+        assert count == 1
+        scripts[lab] = folder / f"starter_{lab[:2]}.py"
+        scripts[lab].write_text(edited, "utf-8")
+    return _run_all({lab: (("--steps", "2", "--check"), scripts[lab]) for lab in LABS})
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("lab", LABS)
+def test_default_output_states_no_answer(default_runs, reveal_runs, lab):
+    assert default_runs[lab].returncode == 0, default_runs[lab].stderr[-2000:]
+    printed = revealed_answers(reveal_runs[lab].stdout)
+    found = leaked(default_runs[lab].stdout, printed, frozenset(INPUTS_NOT_ANSWERS.get(lab, ())))
+    assert not found, f"{lab}: the default output states answers {found}"
+    assert "[--reveal]" in default_runs[lab].stdout
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("lab", LABS)
+def test_starters_print_no_warnings(default_runs, lab):
+    lines = [line for line in default_runs[lab].stderr.splitlines() if line.strip()]
+    assert lines in ([], [KERNEL_NOTE]), f"{lab} wrote to stderr:\n" + "\n".join(lines[:20])
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("lab", LABS)
+def test_check_accepts_answers_pasted_from_reveal(reveal_runs, pasted_runs, lab):
+    printed = revealed_answers(reveal_runs[lab].stdout)
+    assert list(printed) == list(SOLUTIONS[lab]), f"{lab}: --reveal lists {list(printed)}"
+    for key, text in printed.items():  # the revealed answers are the ones the tests hold
+        assert answer_matches(eval(text), SOLUTIONS[lab][key]), f"{lab}: {key} = {text}, solutions say {SOLUTIONS[lab][key]!r}"
+    result = pasted_runs[lab]
+    total = len(SOLUTIONS[lab])
+    assert result.returncode == 0, f"{lab}:\n{result.stdout[-3000:]}\n{result.stderr[-2000:]}"
+    assert f"check: {total}/{total} answers correct" in result.stdout
+
+
+@pytest.mark.parametrize("lab", LABS)
+def test_page_states_no_answer_outside_its_dropdowns(lab):
+    printed = {key: repr(value) for key, value in SOLUTIONS[lab].items()}
+    found = leaked(outside_dropdowns(page_text(lab)), printed, frozenset(PAGE_VOCABULARY.get(lab, ())))
+    assert not found, f"{lab}: the page states answers outside its folded dropdowns: {found}"
+
+
+@pytest.mark.parametrize("lab", LABS)
+def test_reading_checkpoints_have_folded_answers(lab):
+    section = page_text(lab).split("## Reading checkpoints", 1)[1].split("\n## ", 1)[0]
+    questions, _, folded = section.partition(":::{dropdown} Answers\n")
+    assert folded, f"{lab}: the reading checkpoints have no ':::{{dropdown}} Answers' block"
+    asked = [int(n) for n in re.findall(r"^(\d+)\. ", questions, re.M)]
+    answered = [int(n) for n in re.findall(r"^(\d+)\. ", folded.split("\n:::", 1)[0], re.M)]
+    assert asked and asked == list(range(1, len(asked) + 1)), f"{lab}: checkpoints numbered {asked}"
+    assert answered == asked, f"{lab}: answers numbered {answered} for checkpoints {asked}"
