@@ -52,7 +52,6 @@ def setup(app: Sphinx) -> ExtensionMetadata:
     app.add_js_file("infralens-search.js", loading_method="defer")  # static/: search snippets from prose, not code
     app.add_js_file("infralens-margin.js", loading_method="defer")  # static/: notes beside their lines, code in one block
     app.add_js_file("infralens-history.js", loading_method="defer")  # static/: pick your release, see which notes do not hold
-    app.add_css_file("infralens-history.css")  # static/: the installed release's matrix column, the picked-release banner
 
     app.connect("config-inited", on_config_inited)  # events: theme, static path, no MathJax
     app.connect("builder-inited", on_builder_inited)  # events: load the catalog, write generated pages

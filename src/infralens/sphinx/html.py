@@ -171,7 +171,7 @@ def _badge_html(badge: Badge, glossary_url: str | None = None) -> str:
     """A chip: its word, and its reason shown on hover, on focus and on tap, with a link to what the word means."""
     more = f' <a class="il-badge-glossary" href="{escape(glossary_url)}">what this means</a>' if glossary_url else ""
     return (
-        f'<span class="il-badge il-badge-{badge.state.value}" tabindex="0" title="{escape(badge.title)}">{escape(badge.label)}'
+        f'<span class="il-badge il-badge-{badge.state.value}" tabindex="0">{escape(badge.label)}'
         f'<span class="il-badge-reason" role="tooltip">{escape(badge.title)}{more}</span></span>'
     )
 

@@ -18,6 +18,7 @@ from __future__ import annotations
 import re
 from collections import Counter
 from collections.abc import Iterable, Mapping
+from functools import lru_cache
 from typing import TYPE_CHECKING
 
 import yaml
@@ -100,7 +101,21 @@ def lab_topics(catalog: Catalog) -> dict[str, tuple[str, ...]]:
     for pair in catalog.concepts.pairs:
         if pair.lab in texts:
             borrowed.setdefault(pair.lab, []).extend(words(pair.slug))
-    return choose_topics(own, borrowed, texts)
+    return dict(  # a copy: the cached answer stays as it was
+        _chosen(
+            tuple((slug, frozenset(found)) for slug, found in sorted(own.items())),
+            tuple((slug, tuple(found)) for slug, found in sorted(borrowed.items())),
+            tuple(sorted(texts.items())),
+        )
+    )
+
+
+@lru_cache(maxsize=4)
+def _chosen(
+    own: tuple[tuple[str, frozenset[str]], ...], borrowed: tuple[tuple[str, tuple[str, ...]], ...], texts: tuple[tuple[str, str], ...]
+) -> dict[str, tuple[str, ...]]:
+    """:func:`choose_topics` once per set of lab pages: every lab page read in a build asks for the same answer."""
+    return choose_topics({slug: set(found) for slug, found in own}, dict(borrowed), dict(texts))
 
 
 def _lab_docs(catalog: Catalog) -> dict[str, str]:

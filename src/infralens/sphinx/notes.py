@@ -93,13 +93,18 @@ def _parse(texts: list[str], document: nodes.document, locations: list[Location]
     return parsed
 
 
+def backtick_fence(*texts: str, shortest: int) -> str:
+    """A run of backticks longer than any inside *texts* (and at least *shortest*): it fences them whole."""
+    return "`" * max(shortest, 1 + max((len(run) for text in texts for run in re.findall(r"`+", text)), default=0))
+
+
 def _render(texts: list[str], document: nodes.document, locations: list[Location], problems: list[_Problem]) -> list[list[nodes.Node]]:
     settings = copy.copy(document.settings)
     settings.file_insertion_enabled = False
     settings.raw_enabled = False
     settings.warning_stream = io.StringIO()  # problems are re-emitted below as infralens warnings
     sandbox = new_document(locations[0][0], settings)
-    fence = "`" * max(4, 1 + max((len(run) for t in texts for run in re.findall(r"`+", t)), default=0))
+    fence = backtick_fence(*texts, shortest=4)
     source = "\n".join(f"{fence}{{container}} {_MARK}{n}\n{text.strip()}\n{fence}\n" for n, text in enumerate(texts))
     markdown = _parser()
     markdown.options["document"] = sandbox

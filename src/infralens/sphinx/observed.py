@@ -15,6 +15,8 @@ import re
 
 from docutils import nodes
 
+from infralens.verify.observe import TOKEN_SEPARATORS
+
 OBSERVED_CHARS = 240
 """How much of what the verification run observed is shown under an expect."""
 
@@ -41,8 +43,6 @@ _ARRAY = re.compile(r"ndarray\(shape=\(([^()]*)\), dtype=(\w+)\)")
 
 _WHITESPACE = re.compile(r"\s+")
 _CURLY = str.maketrans({"‘": "'", "’": "'", "“": '"', "”": '"'})
-_SEPARATORS = " ,;:=()[]{}<>"
-"""A value may be cut just after one of these; anything else is inside a name, number or string."""
 
 
 def format_observed(text: str, limit: int = OBSERVED_CHARS, *, device: str | None = "cpu") -> str | None:
@@ -104,7 +104,7 @@ def _mend_cut(value: str) -> str:
     """A value the verify side cut mid-token (``'flas…``) cut back to the token before."""
     if not value.endswith("…"):
         return value
-    if len(value) > 1 and value[-2] not in _SEPARATORS:
+    if len(value) > 1 and value[-2] not in TOKEN_SEPARATORS:
         value = _cut_back(value[:-1]) or value
     return _CUT_TENSOR.sub(_cut_tensor, value)
 
@@ -125,7 +125,7 @@ def _clip(text: str, limit: int) -> str:
 
 def _cut_back(text: str) -> str | None:
     """*text* up to its last separator, without an unclosed ``<…``, then ``…``; None when it is one token."""
-    cut = max(text.rfind(mark) for mark in _SEPARATORS)
+    cut = max(text.rfind(mark) for mark in TOKEN_SEPARATORS)
     if cut <= 0:
         return None
     text = text[: cut + 1]

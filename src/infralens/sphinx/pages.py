@@ -16,6 +16,7 @@ from infralens.reports import StepTier
 from infralens.sphinx.catalog import AnnotatedFunction, Catalog, Lab
 from infralens.sphinx.config import Settings
 from infralens.sphinx.generated import output_dir, write_generated
+from infralens.sphinx.notes import backtick_fence
 
 ORPHAN = "---\norphan: true\n---\n\n"
 GLOSSARY = Path(__file__).parent / "templates" / "verified.md"
@@ -87,14 +88,14 @@ _PLAIN_NAME = re.compile(r"[A-Za-z0-9._-]+")
 
 def _code_span(text: str) -> str:
     """``text`` as one inline code span, its backtick fence longer than any run of backticks inside."""
-    fence = "`" * (max((len(run) for run in re.findall(r"`+", text)), default=0) + 1)
+    fence = backtick_fence(text, shortest=1)
     return f"{fence} {text} {fence}"
 
 
 def _starter_page(lab: Lab) -> str:
     """The lab's starter source as a page: a fenced block, fenced longer than any backtick run inside."""
     source = (lab.folder / STARTER).read_text("utf-8", errors="replace")
-    fence = "`" * max(3, max((len(run) for run in re.findall(r"`+", source)), default=0) + 1)
+    fence = backtick_fence(source, shortest=3)
     name = f"{lab.folder.name}/{STARTER}"
     return "\n".join([f"# {_code_span(name)}", "", f"{fence}python", source.rstrip("\n"), fence, ""])
 

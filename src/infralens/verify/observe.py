@@ -21,11 +21,12 @@ def short_repr(value: object, limit: int = MAX_LENGTH) -> str:
     if len(text) <= limit:
         return text
     window = text[: limit - 1]
-    cut = max(window.rfind(mark) for mark in _SEPARATORS)  # never inside a name, number or string
+    cut = max(window.rfind(mark) for mark in TOKEN_SEPARATORS)  # never inside a name, number or string
     return (window[: cut + 1] if cut > 0 else window) + "…"
 
 
-_SEPARATORS = " ,;:=()[]{}<>"
+TOKEN_SEPARATORS = " ,;:=()[]{}<>"
+"""A shown value may be cut just after one of these; anything else is inside a name, number or string."""
 
 
 def is_value(value: object) -> bool:

@@ -4,7 +4,7 @@
 //
 // Each note is placed at the top of its first line. Until the next note's line (or the end of its block)
 // it has a slot; a note longer than its slot shows what fits and a "more" button (it is clamped). Only an
-// opened note, or a slot shorter than one row of note text, makes the code grow: the line before the next
+// opened note, or a slot shorter than two rows of note text, makes the code grow: the line before the next
 // note's line gets a bottom margin, so every note stays level with its line. Hovering or focusing a note
 // marks its lines, and hovering a marked line marks its note. A permalink to a note (or a line) opens the
 // note and scrolls so that the line and the note are both in view below the sticky header.
@@ -36,7 +36,7 @@
       button.className = "il-more";
       button.addEventListener("click", () => {
         note.classList.toggle("il-open");
-        soon();
+        soon(note.closest(".infralens-function"));
       });
       note.append(button);
     }
@@ -126,17 +126,25 @@
     }
   }
 
-  let placing = false;
-  function placeAll() {
-    placing = true;
-    for (const fn of functions()) place(fn);
-    placing = false;
+  function placeEach(fns) {
+    for (const fn of fns) place(fn);
   }
+  const placeAll = () => placeEach(functions());
 
+  // Placing is done once per frame: the whole page after a resize or a font load, else only the functions
+  // in which something opened or closed (each function's notes are placed within it alone).
   let pending = 0;
-  function soon() {
+  let everything = false;
+  const changed = new Set();
+  function soon(fn) {
+    if (fn) changed.add(fn);
+    else everything = true;
     cancelAnimationFrame(pending);
-    pending = requestAnimationFrame(placeAll);
+    pending = requestAnimationFrame(() => {
+      placeEach(everything ? functions() : [...changed]);
+      everything = false;
+      changed.clear();
+    });
   }
 
   // Note <-> line: hovering or focusing either marks both.
@@ -211,12 +219,17 @@
     for (const fn of functions()) observedToggle(fn);
     placeAll();
     arrive();
-    window.addEventListener("resize", soon);
+    window.addEventListener("resize", () => soon());
     window.addEventListener("hashchange", arrive);
     window.addEventListener("load", () => window.location.hash && arrive());
-    WIDE.addEventListener("change", soon);
-    SIDE_BY_SIDE.addEventListener("change", soon);
-    document.addEventListener("toggle", () => placing || soon(), true); // <details> toggles do not bubble
+    WIDE.addEventListener("change", () => soon());
+    SIDE_BY_SIDE.addEventListener("change", () => soon());
+    // <details> toggles do not bubble: listen while capturing. Notes are placed within their function, so
+    // a fold opening elsewhere (an answers dropdown) moves none of them.
+    document.addEventListener("toggle", (event) => {
+      const fn = event.target.closest(".infralens-function");
+      if (fn) soon(fn);
+    }, true);
     document.addEventListener("mouseover", (event) => link(event.target, true));
     document.addEventListener("mouseout", (event) => link(event.target, false));
     document.addEventListener("focusin", (event) => link(event.target, true));
