@@ -15,7 +15,7 @@ import re
 
 from docutils import nodes
 
-from infralens.verify.observe import TOKEN_SEPARATORS
+from infralens.verify import TOKEN_SEPARATORS
 
 OBSERVED_CHARS = 240
 """How much of what the verification run observed is shown under an expect."""

@@ -24,12 +24,14 @@ from infralens._exports import lazy_exports
 if TYPE_CHECKING:
     from .context import ScenarioCheckError as ScenarioCheckError, ScenarioContext as ScenarioContext
     from .execute import ScenarioRun as ScenarioRun, execute as execute, scenario_spec as scenario_spec
+    from .observe import TOKEN_SEPARATORS as TOKEN_SEPARATORS
     from .registry import SCENARIOS as SCENARIOS, get_scenario as get_scenario, scenario_names as scenario_names
 
 __all__, __getattr__ = lazy_exports(
     __name__,
     {
         "SCENARIOS": "registry",
+        "TOKEN_SEPARATORS": "observe",
         "ScenarioCheckError": "context",
         "ScenarioContext": "context",
         "ScenarioRun": "execute",
