@@ -485,3 +485,15 @@ def test_a_chip_tells_its_reason_on_tap_and_links_to_the_glossary(browser, docs_
     colours = page.evaluate("() => [...document.querySelectorAll('.il-badge')].filter(b => /: ran$/.test(b.firstChild.textContent)).map(b => b.className)")
     assert colours and all("il-badge-neutral" in c for c in colours)
     page.close()
+
+
+def test_the_on_page_contents_list_every_function_drawn(browser, docs_site: Path, serve) -> None:
+    """Every function a lab page draws has an entry in the page's contents, linking to it, under its section."""
+    base = serve(docs_site)
+    page = browser.new_page(viewport={"width": 1440, "height": 900})
+    for relative in _pages(docs_site, "labs", "lab-*/index.html"):
+        page.goto(f"{base}/{relative}")
+        drawn = page.evaluate("() => [...document.querySelectorAll('article .infralens-function')].map(f => '#' + f.id)")
+        listed = page.evaluate("() => [...document.querySelectorAll('.toc-tree li.il-toc-function > a')].map(a => a.getAttribute('href'))")
+        assert drawn and listed == drawn, relative
+    page.close()

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING
 from infralens import __version__
 from infralens.sphinx.catalog import load_catalog
 from infralens.sphinx.config import CONFIG_VALUES, Settings
+from infralens.sphinx.contents import PRIORITY as CONTENTS_PRIORITY, on_doctree_read as add_functions_to_contents
 from infralens.sphinx.directives import BacklinksTransform, CompareDirective, ConceptDirective, FunctionDirective
 from infralens.sphinx.domain import InfralensDomain
 from infralens.sphinx.events import on_builder_inited, on_config_inited, on_env_get_outdated, on_env_get_updated
@@ -61,4 +62,5 @@ def setup(app: Sphinx) -> ExtensionMetadata:
     app.connect("doctree-read", on_doctree_read, priority=DOCTREE_PRIORITY)  # lab_policy: refused inline nodes
     app.connect("doctree-read", add_lab_topics)  # lab_topics: a lab ranks first in search for its topic words
     app.connect("env-get-outdated", on_labs_outdated)  # lab_topics: a lab page changed, every lab's words may move
-    return {"version": __version__, "env_version": 1, "parallel_read_safe": True, "parallel_write_safe": True}
+    app.connect("doctree-read", add_functions_to_contents, priority=CONTENTS_PRIORITY)  # contents: every function in the ToC
+    return {"version": __version__, "env_version": 2, "parallel_read_safe": True, "parallel_write_safe": True}

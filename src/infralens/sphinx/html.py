@@ -24,6 +24,7 @@ from infralens.render import FunctionView, NoteView, Segment, segments
 from infralens.source import split_lines
 from infralens.sphinx import nodes as il
 from infralens.sphinx.badges import Badge, BadgeState, Reports
+from infralens.sphinx.contents import DISTRIBUTION, TITLE
 from infralens.sphinx.links import add_joined, doc_link
 from infralens.sphinx.observed import observed_line
 
@@ -67,7 +68,7 @@ class RenderContext:
 
 
 def build_function(view: FunctionView, context: RenderContext, title: str) -> il.infralens_function:
-    root = il.infralens_function(classes=["infralens-function"], ids=[context.prefix])
+    root = il.infralens_function(classes=["infralens-function"], ids=[context.prefix], **{TITLE: title, DISTRIBUTION: view.source.distribution})
     root += _header(view, context, title)
     marked = view.marked_lines()
     code = highlighted_lines(view.source.text, view.first_line, view.last_line)
