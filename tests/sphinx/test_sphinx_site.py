@@ -244,7 +244,9 @@ def test_math_is_mathml_without_any_cdn(app: SphinxTestApp) -> None:
 def test_extension_metadata_is_honest(app: SphinxTestApp) -> None:
     extension = app.extensions["infralens.sphinx"]
     assert extension.parallel_read_safe is True and extension.parallel_write_safe is True
-    assert app.registry.get_envversion(app)["infralens.sphinx"] == 2  # 2: the ToC holds each drawn function (contents.py); an older cached environment is read again
+    assert (
+        app.registry.get_envversion(app)["infralens.sphinx"] == 2
+    )  # 2: the ToC holds each drawn function (contents.py); an older cached environment is read again
 
 
 def test_parallel_build_matches_serial(fresh_root) -> None:
