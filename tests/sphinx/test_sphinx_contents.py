@@ -31,6 +31,6 @@ def test_a_lab_page_links_to_its_starters_source(app: SphinxTestApp) -> None:
     """The starter is written as a page of its own (its source, fenced) and the lab page ends with a link to it."""
     app.build()
     page = (app.outdir / "_infralens/starters/lab-01-toy.html").read_text("utf-8")
-    assert "lab-01-toy/starter.py" in page and '<span class="s1">\'starter\'</span>' in page  # the toy starter's one line, highlighted
+    assert "lab-01-toy/starter.py" in page and "<span class=\"s1\">'starter'</span>" in page  # the toy starter's one line, highlighted
     lab = (app.outdir / "_infralens/labs/lab-01-toy/index.html").read_text("utf-8")
     assert 'href="../../starters/lab-01-toy.html"' in lab
