@@ -19,8 +19,8 @@ from infralens.reports import (
     load_drift_report,
     load_report,
     load_verify_report,
-    write_report,
 )
+from infralens.userfiles import write_atomically
 from infralens.verify.probes import ExpectResult, Probe, ProbeResult
 from infralens.verify.protocol import Finished, Ready, ScenarioJob, ScenarioOutcome, Started, WorkerRequest, decode, encode
 
@@ -52,7 +52,8 @@ def test_the_schema_ships_in_the_package_and_describes_both_reports() -> None:
 
 def test_write_then_load_round_trips(tmp_path: Path) -> None:
     report = load_verify_report(ROOT / "reports" / "verify-cpu.json")
-    path = write_report(report, tmp_path / "deep" / "verify-cpu.json")
+    path = tmp_path / "deep" / "verify-cpu.json"
+    write_atomically(path, dumps_report(report), what="report")  # what verify --report does (reports/ cannot import userfiles)
     assert load_verify_report(path) == report
 
 

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from infralens import __version__
-from infralens.cachedir import cache_root, store_cache_file
+from infralens.cachedir import cache_root, read_cache_entry, store_cache_file
 from infralens.drift.check import require_locked, run_check
 from infralens.drift.diffs import statement_diff
 from infralens.drift.entries import AnnotationLock, Lock, StepLock
@@ -37,14 +37,20 @@ from infralens.source import (
     fetch_wheel,
     list_releases,
     select_releases,
+    unreadable_cached_wheel,
     version_key,
+    wheel_problem,
 )
 
 HISTORY_CACHE = "history-v1"
 CHECKER_MODULES = (
     "infralens.drift.check",
-    "infralens.drift.match",
-    "infralens.drift.scoring",
+    "infralens.drift.match.container",
+    "infralens.drift.match.propose",
+    "infralens.drift.match.evidence",
+    "infralens.drift.match.assign",
+    "infralens.drift.match.decide",
+    "infralens.drift.match.matcher",
     "infralens.drift.facts",
     "infralens.drift.reader",
     "infralens.drift.diffs",
@@ -146,6 +152,8 @@ def plan_history(
         may_fetch = not offline and listed.origin is ReleaseListOrigin.INDEX  # an index that did not answer will not serve wheels
         for version in wanted:
             wheel = cached_wheel(distribution, version)
+            if may_fetch and wheel is not None and wheel_problem(wheel) is not None:
+                wheel = None  # a damaged download: fetch_wheel deletes it and fetches it anew
             if wheel is None and may_fetch:
                 if progress:
                     progress(f"fetching {distribution} {version}")
@@ -158,12 +166,21 @@ def plan_history(
             else:
                 wheels.append((version, wheel))
         if missing:
-            problems.append(f"no cached wheel for {', '.join(missing)}" + (" (run without --offline to fetch them)" if offline else ""))
+            problems.append(f"no cached wheel for {', '.join(missing)}" + _missing_hint(offline, listed.origin))
         if not wanted:
             problems.append(f"no final release of {distribution} between {low} and {high or 'the newest'} is known")
         note = "; ".join(dict.fromkeys(problems))
         plans.append(ReleasePlan(distribution, baseline, tuple(wheels), tuple(missing), listed.origin.value, note))
     return plans
+
+
+def _missing_hint(offline: bool, origin: ReleaseListOrigin) -> str:
+    """What to do about releases with no wheel: go online, or (online already) reach the index that did not answer."""
+    if offline:
+        return " (run without --offline to fetch them)"
+    if origin is not ReleaseListOrigin.INDEX:
+        return " (the package index could not be reached; run again when it can be)"
+    return " (their downloads failed, see above; run again to retry)"
 
 
 def run_history(
@@ -222,7 +239,12 @@ def _release_cells(
         return remembered
     if not ids:
         return {}
-    report = run_check(project, resolver, lock, against={distribution: WheelTree(wheel)}, ids=ids)
+    try:
+        tree = WheelTree(wheel)
+    except SourceNotFoundError as error:  # a damaged cached download: this release is unreadable, the others are still read
+        cell = _Cell(ReleaseState.UNREADABLE, "", unreadable_cached_wheel(wheel, wheel_problem(wheel) or str(error).removeprefix(f"{wheel}: ")))
+        return {step: cell for annotation in ids for step in lock.annotations[annotation].steps}
+    report = run_check(project, resolver, lock, against={distribution: tree}, ids=ids)
     cells = {result.entry.step_id: _cell(result, version, wheel) for result in report.steps}
     _remember(entry, cells)
     return cells
@@ -242,10 +264,14 @@ def _cell(result: StepResult, version: str, wheel: Path) -> _Cell:
 
 
 def _recall(entry: Path) -> dict[str, _Cell] | None:
+    """The remembered row; None when it is missing, not a regular file (a FIFO is removed, never waited on) or damaged."""
+    raw = read_cache_entry(entry)
+    if raw is None:
+        return None
     try:
-        data = json.loads(entry.read_text("utf-8"))
-        return {k: _Cell(ReleaseState(v[0]), v[1], v[2], tuple(v[3])) for k, v in data.items()}
-    except (OSError, ValueError, TypeError, IndexError, AttributeError):
+        data = json.loads(raw)
+        return {k: _Cell(ReleaseState(v[0]), str(v[1]), str(v[2]), tuple(str(line) for line in v[3])) for k, v in data.items()}
+    except (ValueError, TypeError, IndexError, AttributeError, KeyError, RecursionError):
         return None
 
 

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 
 from infralens.drift.history import chosen_annotations, plan_history, run_history
 from infralens.drift.lock import read_lock
+from infralens.errors import printable_line
 from infralens.project import Project
 from infralens.reports import STATE_WORDS, HistoryReport, ReleaseState, describe_holding, dumps_report, release_ranges
 from infralens.resolve import Resolver
@@ -53,7 +54,7 @@ def history(request: HistoryRequest, project: Project, resolver: Resolver) -> st
     report = run_history(project, resolver, lock, annotations, plans, step_ids=step_ids, progress=progress)
     if sys.stderr.isatty() and progress:
         print("\r\033[K", end="", file=sys.stderr)
-    return dumps_report(report) if request.json else render_text(report)
+    return dumps_report(report) if request.json else render_text(report, offline=request.offline)
 
 
 def _progress(message: str) -> None:
@@ -61,7 +62,7 @@ def _progress(message: str) -> None:
         print(f"\r\033[K{message}", end="", file=sys.stderr, flush=True)
 
 
-def render_text(report: HistoryReport) -> str:
+def render_text(report: HistoryReport, *, offline: bool = True) -> str:
     lines: list[str] = []
     for span in report.spans:
         annotations = [a for a in report.annotations if a.distribution == span.distribution]
@@ -69,7 +70,8 @@ def render_text(report: HistoryReport) -> str:
         first, last = (span.releases[0], span.releases[-1]) if span.releases else ("-", "-")
         lines.append(f"{span.distribution}: {len(span.releases)} releases ({first} … {last}), notes reviewed against {span.baseline}")
         if span.missing:
-            lines.append(f"  not read (no cached wheel; run without --offline to fetch): {', '.join(span.missing)}")
+            hint = "run without --offline to fetch" if offline else "could not be fetched: see the note above; run again to retry"
+            lines.append(f"  not read (no cached wheel; {hint}): {', '.join(span.missing)}")
         if not span.releases:
             lines.append("")
             continue
@@ -90,4 +92,4 @@ def render_text(report: HistoryReport) -> str:
         holding = sum(1 for _, s in steps if all(state.holds for state in s.states))
         lines.append(f"{span.distribution}: {len(steps)} steps over {len(span.releases)} releases: {holding} hold in all, {len(differing)} differ somewhere")
         lines.append("")
-    return "\n".join(lines).rstrip("\n") + "\n"
+    return "\n".join(printable_line(line) for line in lines).rstrip("\n") + "\n"  # names and diffs come from upstream wheels

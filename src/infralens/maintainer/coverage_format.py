@@ -16,11 +16,14 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from infralens.errors import InfralensError
+from infralens.errors import InfralensError, printable_line
 from infralens.maintainer.coverage import AnnotationMark, CallNode, CoverageMap, FunctionInfo, FunctionRef
-from infralens.reports import ScenarioStatus
+from infralens.reports import ReportError, ScenarioStatus, parse_report_json, read_report_text
+from infralens.userfiles import write_atomically
 
 FORMAT = 1
+MAX_COVERAGE_DEPTH = 400
+"""Deepest nesting read: a call tree nests two levels per call (the committed maps nest about 30 deep)."""
 STAR = "★"
 
 
@@ -53,21 +56,27 @@ def _node_dict(node: CallNode) -> dict:
 
 
 def write_json(coverage: CoverageMap, path: Path) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(json.dumps(to_dict(coverage), indent=1, ensure_ascii=False) + "\n", "utf-8")
+    """Write the coverage report whole or not at all (Ctrl-C leaves the previous file)."""
+    write_atomically(Path(path), json.dumps(to_dict(coverage), indent=1, ensure_ascii=False) + "\n", what="coverage report")
 
 
 def read_json(path: Path) -> CoverageMap:
     """Load a coverage file; a clear error names the file when it is missing or malformed."""
+    path = Path(path)
     try:
-        data = json.loads(Path(path).read_text("utf-8"))
-    except OSError as error:
-        raise InfralensError(f"{path}: cannot read coverage data ({error.strerror}); create it with 'infralens coverage SCENARIO --json {path}'") from error
-    except json.JSONDecodeError as error:
-        raise InfralensError(f"{path}:{error.lineno}:{error.colno}: not valid JSON ({error.msg}); regenerate it with 'infralens coverage'") from error
+        text = read_report_text(path)
+    except ReportError as error:
+        raise InfralensError(f"{error}; create it with 'infralens coverage SCENARIO --json {path}'") from error
+    try:  # bounded: nesting past MAX_COVERAGE_DEPTH, NaN/Infinity and huge integers are refused, never a crash
+        data = parse_report_json(text, path, max_depth=MAX_COVERAGE_DEPTH)
+    except ReportError as error:
+        where = f"{path}:{error.line}:{error.column}: not valid JSON ({error.syntax})" if error.column else str(error)
+        raise InfralensError(f"{where}; regenerate it with 'infralens coverage'") from error
     try:
+        if not isinstance(data, dict):
+            raise TypeError(f"a JSON {type(data).__name__}, not an object")
         return from_dict(data)
-    except (KeyError, TypeError, ValueError, IndexError) as error:
+    except (KeyError, TypeError, ValueError, IndexError, AttributeError, RecursionError) as error:
         raise InfralensError(
             f"{path}: not a coverage file of format {FORMAT} ({type(error).__name__}: {error}); regenerate it with 'infralens coverage'"
         ) from error
@@ -121,8 +130,9 @@ def summary_line(coverage: CoverageMap) -> str:
         f"{coverage.scenario}: {len(coverage.functions)} upstream functions ran ({calls} calls, {', '.join(dists) or 'no upstream code'}) "
         f"in {coverage.seconds:.2f} s on {coverage.device}; {len(coverage.annotated)} annotated ({STAR})"
     )
+    text = printable_line(text)  # distribution names and files come from upstream: one visible line each
     if coverage.status is not ScenarioStatus.PASSED:
-        text += f"\n  scenario {coverage.status.value}: {coverage.error}"
+        text += f"\n  scenario {coverage.status.value}: {printable_line(str(coverage.error))}"
     return text
 
 
@@ -151,4 +161,4 @@ def format_tree(coverage: CoverageMap, *, depth: int | None = None) -> str:
         lines.append("annotated functions that ran:")
         for info in sorted(coverage.annotated, key=lambda f: f.ref.qualname):
             lines.append(f"  {info.ref.qualname} ×{info.calls}  {mark_text(info)}  {info.ref.file}:{info.ref.line}")
-    return "\n".join(lines) + "\n"
+    return "\n".join([lines[0], *(printable_line(line) for line in lines[1:])]) + "\n"

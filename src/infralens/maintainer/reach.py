@@ -7,8 +7,10 @@ scenario called) and ``reports/verify-<device>.json`` (where each annotated step
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
+
+from infralens.maintainer.coverage_format import MAX_COVERAGE_DEPTH
+from infralens.reports import ReportError, parse_report_json, read_report_text
 
 
 def scenarios_reaching(reports: Path, distribution: str, relpath: str, qualname: str, lines: tuple[int, int]) -> list[str]:
@@ -37,7 +39,8 @@ def scenarios_reaching(reports: Path, distribution: str, relpath: str, qualname:
 
 
 def _read(path: Path) -> object:
+    """The report's JSON, or None when it cannot be read (a tampered report — too deep, NaN, a FIFO — is skipped like a missing one)."""
     try:
-        return json.loads(path.read_text("utf-8"))
-    except (OSError, ValueError):
+        return parse_report_json(read_report_text(path), path, max_depth=MAX_COVERAGE_DEPTH)
+    except ReportError:
         return None

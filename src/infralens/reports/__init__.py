@@ -1,12 +1,14 @@
-"""The committed reports: typed records, the shipped JSON Schema, one loader and one writer.
+"""The committed reports: typed records (one definition each, yielding JSON and JSON Schema), one loader.
 
 Owns the verification report (:mod:`.verify_report`, written by ``infralens verify --report``),
 the drift report (:mod:`.drift_report`, written by ``infralens check --format json``), the release
 history (:mod:`.history_report`, written by ``infralens history --format json``), the words
-both use (:mod:`.vocabulary`: verify statuses and step tiers, drift kinds, badge tiers), the tier rule (:mod:`.tiers`), the schema
-(``schema/reports.schema.json``) and :mod:`.load` (``load_report``, ``dumps_report``).
-Sits below drift, verify and sphinx, which read and write reports only through it.
-May import: :mod:`infralens.errors`, the standard library and jsonschema.
+they use (:mod:`.vocabulary`: verify statuses and step tiers, drift kinds, badge tiers), the tier rule (:mod:`.tiers`),
+:mod:`.records` (a record's dataclass fields give its JSON both ways) with :mod:`.schema_gen` (the schema
+``schema/reports.schema.json``, generated from the records: ``python -m infralens.reports.schema_gen``),
+and :mod:`.load` (``load_report``, bounded against tampered files; ``dumps_report``). Sits below drift,
+verify and sphinx, which read reports only through it and write :func:`dumps_report`'s text with
+:mod:`infralens.userfiles`. May import: :mod:`infralens.errors`, :mod:`infralens.cachedir`, the standard library and jsonschema.
 """
 
 from __future__ import annotations
@@ -16,6 +18,21 @@ from typing import TYPE_CHECKING
 from infralens._exports import lazy_exports
 
 if TYPE_CHECKING:
+    from .cost_report import (
+        CacheRecord as CacheRecord,
+        CostReport as CostReport,
+        CostReportError as CostReportError,
+        ModelCostRecord as ModelCostRecord,
+        OffloadModeRecord as OffloadModeRecord,
+        OffloadRecord as OffloadRecord,
+        PipelineCostRecord as PipelineCostRecord,
+        ResolutionCostRecord as ResolutionCostRecord,
+        cost_report_from_json as cost_report_from_json,
+        cost_report_to_json as cost_report_to_json,
+        dumps_cost_report as dumps_cost_report,
+        load_cost_report as load_cost_report,
+        validate_cost_report as validate_cost_report,
+    )
     from .drift_report import (
         Candidate as Candidate,
         CheckedTree as CheckedTree,
@@ -51,10 +68,12 @@ if TYPE_CHECKING:
         load_history_report as load_history_report,
         load_report as load_report,
         load_verify_report as load_verify_report,
+        parse_report_json as parse_report_json,
+        read_report_text as read_report_text,
         report_schema as report_schema,
         validate_report as validate_report,
-        write_report as write_report,
     )
+    from .records import Record as Record
     from .tiers import step_tier as step_tier
     from .verify_report import (
         ExpectRecord as ExpectRecord,
@@ -81,6 +100,24 @@ __all__, __getattr__ = lazy_exports(
     __name__,
     {
         **dict.fromkeys(
+            (
+                "CacheRecord",
+                "CostReport",
+                "CostReportError",
+                "ModelCostRecord",
+                "OffloadModeRecord",
+                "OffloadRecord",
+                "PipelineCostRecord",
+                "ResolutionCostRecord",
+                "cost_report_from_json",
+                "cost_report_to_json",
+                "dumps_cost_report",
+                "load_cost_report",
+                "validate_cost_report",
+            ),
+            "cost_report",
+        ),
+        **dict.fromkeys(
             ("Candidate", "CheckedTree", "DriftReport", "DriftStep", "DriftTarget", "LockedPlace", "LockFindingRecord", "Place", "Scores", "TargetPlace"),
             "drift_report",
         ),
@@ -94,9 +131,10 @@ __all__, __getattr__ = lazy_exports(
                 "load_history_report",
                 "load_report",
                 "load_verify_report",
+                "parse_report_json",
+                "read_report_text",
                 "report_schema",
                 "validate_report",
-                "write_report",
             ),
             "load",
         ),
@@ -105,6 +143,7 @@ __all__, __getattr__ = lazy_exports(
         **dict.fromkeys(("as_int", "as_list", "as_object", "strings"), "json_values"),
         **dict.fromkeys(("ExpectRecord", "MutantsRecord", "ScenarioRecord", "StepRecord", "VerifyReport"), "verify_report"),
         "step_tier": "tiers",
+        "Record": "records",
         **dict.fromkeys(
             (
                 "BadgeTier",

@@ -1,319 +1,170 @@
 """The drift report (``infralens check --format json``, committed as ``reports/check.json``) as typed records.
 
-Each record's ``to_json`` gives its part of the document in the order it is written;
-``from_json`` reads a document the schema accepted. Floats are stored as written (the drift
-check rounds scores before building the records).
+Each record is its own definition (:mod:`.records`): ``to_json`` gives its part of the document in the
+order it is written, ``from_json`` reads a document the schema accepted, and the schema is generated
+from the same fields. Floats are stored as written (the drift check rounds scores before building the records).
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from dataclasses import dataclass
+from typing import Any, ClassVar
 
-from infralens.reports.json_values import JsonObject, as_float, as_int, as_list, as_object, as_objects, optional_str, strings
+from infralens.reports.records import JsonObject, Record, record, spec
+from infralens.reports.verify_report import CREATED_PATTERN, STEP_ID_PATTERN
 from infralens.reports.vocabulary import DriftKind, DriftSeverity, LockFindingKind, MatchQuality, TargetDriftKind
 
 DRIFT_FORMAT = 1
 
 
-def _lines(value: object) -> tuple[int, int]:
-    first, last = (as_int(item) for item in as_list(value))
-    return first, last
+LINES_DOC = "First and last line (a hint: lines move)."
 
 
-def _texts(value: object) -> tuple[str, ...]:
-    return tuple(str(item) for item in as_list(value))
-
-
-@dataclass(frozen=True)
-class LockedPlace:
+@record
+class LockedPlace(Record):
     """What was reviewed, from the lock (``old``); targets carry no scope and no text."""
 
+    json_name: ClassVar[str] = "old"
+    json_order: ClassVar[tuple[str, ...]] = ("distribution", "version", "source", "module", "target", "scope", "lines", "text")
     distribution: str
     version: str
-    source: str
+    source: str = spec(doc="File path inside the distribution.")
     module: str
-    target: str
-    lines: tuple[int, int]
-    scope: str | None = None
-    text: tuple[str, ...] | None = None
-
-    def to_json(self) -> JsonObject:
-        data: JsonObject = {"distribution": self.distribution, "version": self.version, "source": self.source, "module": self.module, "target": self.target}
-        if self.scope is not None:
-            data["scope"] = self.scope
-        data["lines"] = list(self.lines)
-        if self.text is not None:
-            data["text"] = list(self.text)
-        return data
-
-    @classmethod
-    def from_json(cls, data: Mapping[str, object]) -> LockedPlace:
-        scope, text = data.get("scope"), data.get("text")
-        distribution, version, source, module, target = strings(data, "distribution", "version", "source", "module", "target")
-        return cls(distribution, version, source, module, target, _lines(data["lines"]), optional_str(scope), None if text is None else _texts(text))
+    target: str = spec(doc="Qualname of the annotation's target.")
+    lines: tuple[int, int] = spec(item_minimum=1, doc=LINES_DOC)
+    scope: str | None = spec(default=None, omit="none")
+    text: tuple[str, ...] | None = spec(default=None, omit="none", min_items=1, doc="Normalised statement text(s); several for a block step.")
 
 
-@dataclass(frozen=True)
-class Place:
+@record
+class Place(Record):
     """Where a statement is now (``new``), with the checked version when it is the step's match."""
 
+    json_name: ClassVar[str] = "place"
     source: str
     module: str
-    target: str
+    target: str = spec(doc="Qualname of the enclosing function now.")
     scope: str
-    lines: tuple[int, int]
+    lines: tuple[int, int] = spec(item_minimum=1, doc=LINES_DOC)
     text: tuple[str, ...]
-    version: str | None = None
-
-    def to_json(self) -> JsonObject:
-        data: JsonObject = {
-            "source": self.source,
-            "module": self.module,
-            "target": self.target,
-            "scope": self.scope,
-            "lines": list(self.lines),
-            "text": list(self.text),
-        }
-        if self.version is not None:
-            data["version"] = self.version
-        return data
-
-    @classmethod
-    def from_json(cls, data: Mapping[str, object]) -> Place:
-        source, module, target, scope = strings(data, "source", "module", "target", "scope")
-        return cls(source, module, target, scope, _lines(data["lines"]), _texts(data["text"]), optional_str(data.get("version")))
+    version: str | None = spec(default=None, omit="none")
 
 
-@dataclass(frozen=True)
-class Candidate:
+@record
+class Candidate(Record):
     """A place the statement may have gone to, with its scores."""
 
+    json_name: ClassVar[str] = "candidate"
+    json_flatten: ClassVar[str | None] = "place"
     place: Place
-    similarity: float
-    context: float
-    locality: float
-
-    def to_json(self) -> JsonObject:
-        return {**self.place.to_json(), "similarity": self.similarity, "context": self.context, "locality": self.locality}
-
-    @classmethod
-    def from_json(cls, data: Mapping[str, object]) -> Candidate:
-        return cls(Place.from_json(data), as_float(data["similarity"]), as_float(data["context"]), as_float(data["locality"]))
+    similarity: float = spec(minimum=0, maximum=1)
+    context: float = spec(minimum=0, maximum=1)
+    locality: float = spec(minimum=0, maximum=1)
 
 
-@dataclass(frozen=True)
-class Scores:
+@record
+class Scores(Record):
     """Why the check believes the match (``scores``)."""
 
-    similarity: float
-    context: float
-    locality: float
+    json_name: ClassVar[str] = "scores"
+    similarity: float = spec(minimum=0, maximum=1, doc="difflib ratio of the normalised texts (1 = identical).")
+    context: float = spec(minimum=0, maximum=1, doc="Share of the locked neighbouring statements found beside it.")
+    locality: float = spec(minimum=0, maximum=1, doc="1 same target, 0.9 same qualname elsewhere, else function similarity.")
     quality: MatchQuality
 
-    def to_json(self) -> JsonObject:
-        return {"similarity": self.similarity, "context": self.context, "locality": self.locality, "quality": self.quality.value}
 
-    @classmethod
-    def from_json(cls, data: Mapping[str, object]) -> Scores:
-        return cls(as_float(data["similarity"]), as_float(data["context"]), as_float(data["locality"]), MatchQuality(data["quality"]))
-
-
-@dataclass(frozen=True)
-class DriftStep:
+@record
+class DriftStep(Record):
     """One locked step (``steps[step id]``)."""
 
+    json_name: ClassVar[str] = "step"
     annotation: str
-    file: str
-    line: int
+    file: str = spec(doc="Annotation file, relative to the project root.")
+    line: int = spec(minimum=1, doc="Line of the step in the annotation file.")
     kind: DriftKind
     severity: DriftSeverity
-    layer: int
+    layer: int = spec(choices=(0, 1, 2, 3), doc="0 file hash, 1 hinted line, 2 inside the target, 3 distribution-wide search.")
     message: str
     ambiguous: bool
     old: LockedPlace
     new: Place | None
     scores: Scores | None
-    diff: tuple[str, ...] = ()
+    diff: tuple[str, ...] = spec(default=(), doc="Unified diff of the normalised texts (changed steps).")
     candidates: tuple[Candidate, ...] = ()
-
-    def to_json(self) -> JsonObject:
-        return {
-            "annotation": self.annotation,
-            "file": self.file,
-            "line": self.line,
-            "kind": self.kind.value,
-            "severity": self.severity.value,
-            "layer": self.layer,
-            "message": self.message,
-            "ambiguous": self.ambiguous,
-            "old": self.old.to_json(),
-            "new": None if self.new is None else self.new.to_json(),
-            "scores": None if self.scores is None else self.scores.to_json(),
-            "diff": list(self.diff),
-            "candidates": [candidate.to_json() for candidate in self.candidates],
-        }
-
-    @classmethod
-    def from_json(cls, data: Mapping[str, object]) -> DriftStep:
-        new, scores = data["new"], data["scores"]
-        annotation, file, message = strings(data, "annotation", "file", "message")
-        return cls(
-            annotation=annotation,
-            file=file,
-            line=as_int(data["line"]),
-            kind=DriftKind(data["kind"]),
-            severity=DriftSeverity(data["severity"]),
-            layer=as_int(data["layer"]),
-            message=message,
-            ambiguous=bool(data["ambiguous"]),
-            old=LockedPlace.from_json(as_object(data["old"])),
-            new=None if new is None else Place.from_json(as_object(new)),
-            scores=None if scores is None else Scores.from_json(as_object(scores)),
-            diff=_texts(data["diff"]),
-            candidates=tuple(Candidate.from_json(item) for item in as_objects(data["candidates"])),
-        )
+    rule: str = spec(
+        default="", omit="empty", doc="The named rule of the drift matcher that decided the kind (infralens check --explain STEP shows its evidence)."
+    )
 
 
-@dataclass(frozen=True)
-class TargetPlace:
+@record
+class TargetPlace(Record):
     """Where an annotation's target is now."""
 
+    json_name: ClassVar[str] = "targetPlace"
     source: str
     module: str
     target: str
-    lines: tuple[int, int]
-
-    def to_json(self) -> JsonObject:
-        return {"source": self.source, "module": self.module, "target": self.target, "lines": list(self.lines)}
-
-    @classmethod
-    def from_json(cls, data: Mapping[str, object]) -> TargetPlace:
-        return cls(str(data["source"]), str(data["module"]), str(data["target"]), _lines(data["lines"]))
+    lines: tuple[int, int] = spec(item_minimum=1, doc=LINES_DOC)
 
 
-@dataclass(frozen=True)
-class DriftTarget:
+@record
+class DriftTarget(Record):
     """One annotation's target (``targets[annotation id]``)."""
 
+    json_name: ClassVar[str] = "target"
     file: str
-    line: int
+    line: int = spec(minimum=1)
     kind: TargetDriftKind
     severity: DriftSeverity
     message: str
-    similarity: float
+    similarity: float = spec(minimum=0, maximum=1, doc="Overlap of statement fingerprints between the reviewed and the current body.")
     old: LockedPlace
     new: TargetPlace | None
-
-    def to_json(self) -> JsonObject:
-        return {
-            "file": self.file,
-            "line": self.line,
-            "kind": self.kind.value,
-            "severity": self.severity.value,
-            "message": self.message,
-            "similarity": self.similarity,
-            "old": self.old.to_json(),
-            "new": None if self.new is None else self.new.to_json(),
-        }
-
-    @classmethod
-    def from_json(cls, data: Mapping[str, object]) -> DriftTarget:
-        new = data["new"]
-        return cls(
-            file=str(data["file"]),
-            line=as_int(data["line"]),
-            kind=TargetDriftKind(data["kind"]),
-            severity=DriftSeverity(data["severity"]),
-            message=str(data["message"]),
-            similarity=as_float(data["similarity"]),
-            old=LockedPlace.from_json(as_object(data["old"])),
-            new=None if new is None else TargetPlace.from_json(as_object(new)),
-        )
+    rule: str = spec(default="", omit="empty", doc="The named rule that decided what became of the target.")
 
 
-@dataclass(frozen=True)
-class LockFindingRecord:
+@record
+class LockFindingRecord(Record):
     """Lock bookkeeping: an annotation or step the lock does not match."""
 
+    json_name: ClassVar[str] = "lockFinding"
     kind: LockFindingKind
     id: str
     file: str
-    line: int
+    line: int = spec(minimum=1)
     message: str
 
-    def to_json(self) -> JsonObject:
-        return {"kind": self.kind.value, "id": self.id, "file": self.file, "line": self.line, "message": self.message}
 
-    @classmethod
-    def from_json(cls, data: Mapping[str, object]) -> LockFindingRecord:
-        return cls(LockFindingKind(data["kind"]), str(data["id"]), str(data["file"]), as_int(data["line"]), str(data["message"]))
-
-
-@dataclass(frozen=True)
-class CheckedTree:
+@record
+class CheckedTree(Record):
     """A source tree the steps were checked against."""
 
+    json_name: ClassVar[str] = "checkedTree"
     distribution: str
     version: str
-    origin: str
-    """Installed folder, wheel file or directory."""
-
-    def to_json(self) -> JsonObject:
-        return {"distribution": self.distribution, "version": self.version, "origin": self.origin}
+    origin: str = spec(doc="Installed folder, wheel file or directory.")
 
 
-@dataclass(frozen=True)
-class DriftReport:
-    """A whole drift report: what was checked, the counts, every step, target and lock finding."""
+@record
+class DriftReport(Record):
+    """Every locked step classified against the sources that were checked: what was checked, the counts, every step, target and lock finding."""
 
-    created: str
+    json_name: ClassVar[str] = "checkReport"
+    json_title: ClassVar[str | None] = "Drift report (infralens check --format json; reports/check.json)"
+    json_order: ClassVar[tuple[str, ...]] = ("format",)
+    json_derived: ClassVar[dict[str, tuple[Any, JsonObject]]] = {
+        "summary.lock": (lambda report: len(report.lock_findings), {"type": "integer", "minimum": 0}),
+    }
+    created: str = spec(pattern=CREATED_PATTERN)
     infralens: str
-    lock: str
-    """The lock file, relative to the project root."""
-    checked: tuple[CheckedTree, ...]
-    clean: bool
-    exit_code: int
-    step_counts: dict[DriftKind, int]
-    target_counts: dict[TargetDriftKind, int]
-    steps: dict[str, DriftStep]
-    targets: dict[str, DriftTarget]
+    lock: str = spec(doc="The lock file that was checked, relative to the project root.")
+    checked: tuple[CheckedTree, ...] = spec(doc="The source trees the steps were checked against.")
+    clean: bool = spec(doc="True when nothing drifted (exit code 0).")
+    exit_code: int = spec(choices=(0, 1))
+    step_counts: dict[DriftKind, int] = spec(key="summary.steps", item_minimum=0, required_keys=("unchanged", "moved", "changed", "deleted"))
+    target_counts: dict[TargetDriftKind, int] = spec(
+        key="summary.targets", item_minimum=0, required_keys=("unchanged", "body-changed", "moved", "renamed", "deleted"), open_keys="^[a-z-]+$"
+    )
+    steps: dict[str, DriftStep] = spec(keys_pattern=STEP_ID_PATTERN, doc="Keyed by step id (annotation id/step key).")
+    targets: dict[str, DriftTarget] = spec(doc="Keyed by annotation id.")
     lock_findings: tuple[LockFindingRecord, ...] = ()
-    format: int = DRIFT_FORMAT
-
-    def to_json(self) -> JsonObject:
-        return {
-            "format": self.format,
-            "created": self.created,
-            "infralens": self.infralens,
-            "lock": self.lock,
-            "checked": [tree.to_json() for tree in self.checked],
-            "clean": self.clean,
-            "exit_code": self.exit_code,
-            "summary": {
-                "steps": {kind.value: count for kind, count in self.step_counts.items()},
-                "targets": {kind.value: count for kind, count in self.target_counts.items()},
-                "lock": len(self.lock_findings),
-            },
-            "steps": {step_id: step.to_json() for step_id, step in self.steps.items()},
-            "targets": {annotation_id: target.to_json() for annotation_id, target in self.targets.items()},
-            "lock_findings": [finding.to_json() for finding in self.lock_findings],
-        }
-
-    @classmethod
-    def from_json(cls, data: Mapping[str, object]) -> DriftReport:
-        summary = as_object(data["summary"])
-        return cls(
-            format=as_int(data["format"]),
-            created=str(data["created"]),
-            infralens=str(data["infralens"]),
-            lock=str(data["lock"]),
-            checked=tuple(CheckedTree(str(t["distribution"]), str(t["version"]), str(t["origin"])) for t in as_objects(data["checked"])),
-            clean=bool(data["clean"]),
-            exit_code=as_int(data["exit_code"]),
-            step_counts={DriftKind(kind): as_int(count) for kind, count in as_object(summary["steps"]).items()},
-            target_counts={TargetDriftKind(kind): as_int(count) for kind, count in as_object(summary["targets"]).items()},
-            steps={step_id: DriftStep.from_json(as_object(entry)) for step_id, entry in as_object(data["steps"]).items()},
-            targets={annotation_id: DriftTarget.from_json(as_object(entry)) for annotation_id, entry in as_object(data["targets"]).items()},
-            lock_findings=tuple(LockFindingRecord.from_json(item) for item in as_objects(data["lock_findings"])),
-        )
+    format: int = spec(default=DRIFT_FORMAT, const=DRIFT_FORMAT, doc="Version of this report layout.")

@@ -1,9 +1,13 @@
-"""Read and write the reports: one loader that validates against the shipped schema, one writer.
+"""Read the reports and give their text: one loader that validates against the shipped schema.
 
-``load_report(path)`` reads a verification or a drift report, checks it against
-``schema/reports.schema.json`` and returns the typed record; every problem is a
-:class:`ReportError` naming the file (and the line, for JSON syntax) and what is wrong.
-``dumps_report(record)`` is the text each report is written as.
+``load_report(path)`` reads a verification, drift or history report, checks it against
+``schema/reports.schema.json`` (generated from the records, :mod:`.schema_gen`) and returns the typed
+record; every problem is a :class:`ReportError` naming the file (and the line, for JSON syntax) and what
+is wrong. A tampered file cannot crash the reader: only a regular file of at most 64 MB is read, nesting
+deeper than :data:`MAX_DEPTH` is refused before anything recurses, and NaN, Infinity and integers of more
+than :data:`MAX_INT_DIGITS` digits are refused while parsing (:func:`parse_report_json`).
+``dumps_report(record)`` is the text each report is written as; callers write it with
+:func:`infralens.userfiles.write_atomically` (a layer above this one).
 """
 
 from __future__ import annotations
@@ -15,10 +19,11 @@ import re
 from enum import Enum
 from functools import cache
 from importlib import resources
+from itertools import accumulate
 from pathlib import Path
 from typing import TypeVar
 
-from infralens.cachedir import cache_root
+from infralens.cachedir import cache_root, read_regular
 from infralens.errors import InfralensError
 from infralens.hashing import sha256_text
 from infralens.reports.drift_report import DriftReport
@@ -28,6 +33,12 @@ from infralens.reports.verify_report import VerifyReport
 
 Report = VerifyReport | DriftReport | HistoryReport
 _R = TypeVar("_R", VerifyReport, DriftReport, HistoryReport)
+
+MAX_DEPTH = 64
+"""Deepest nesting of arrays and objects a report may have (the committed reports nest at most 8 deep)."""
+MAX_INT_DIGITS = 30
+"""Longest integer in a report (a line, a count); longer ones are refused before Python converts them."""
+MAX_REPORT_BYTES = 64 << 20
 
 
 class ReportKind(str, Enum):
@@ -43,8 +54,8 @@ class ReportKind(str, Enum):
         return {ReportKind.VERIFY: "verification report", ReportKind.DRIFT: "drift report", ReportKind.HISTORY: "release history"}[self]
 
 
-_RECORDS: dict[ReportKind, type[Report]] = {ReportKind.VERIFY: VerifyReport, ReportKind.DRIFT: DriftReport, ReportKind.HISTORY: HistoryReport}
-"""The typed record each kind of report is read into."""
+RECORDS: dict[ReportKind, type[Report]] = {ReportKind.VERIFY: VerifyReport, ReportKind.DRIFT: DriftReport, ReportKind.HISTORY: HistoryReport}
+"""The typed record each kind of report is read into (and whose definition is its part of the schema)."""
 
 
 class ReportError(InfralensError):
@@ -57,6 +68,10 @@ class ReportError(InfralensError):
         """What is wrong, without the file name."""
         self.line = line
         """Line of a JSON syntax error, else 0."""
+        self.column = 0
+        """Column of a JSON syntax error, else 0."""
+        self.syntax = ""
+        """The JSON parser's own words for a syntax error, else empty."""
 
 
 @cache
@@ -133,13 +148,86 @@ def _load_as(path: Path, kind: ReportKind, record: type[_R]) -> _R:
 
 
 def _read(path: Path) -> tuple[str, object]:
+    text = read_report_text(path)
+    return text, parse_report_json(text, path)
+
+
+def read_report_text(path: Path) -> str:
+    """The text of the report at ``path``: a regular file (a FIFO is refused at once, never waited on) of at most 64 MB, in UTF-8."""
     try:
-        text = path.read_text("utf-8")
-        return text, json.loads(text)
-    except json.JSONDecodeError as error:
-        raise ReportError(path, f"not valid JSON ({error.msg}, column {error.colno})", error.lineno) from error
+        raw = read_regular(path, limit=MAX_REPORT_BYTES)
+        if len(raw) > MAX_REPORT_BYTES:
+            raise ReportError(path, f"larger than {MAX_REPORT_BYTES >> 20} MB; not read — regenerate the report")
+        return raw.decode("utf-8")
     except (OSError, UnicodeDecodeError) as error:
-        raise ReportError(path, f"cannot read the report ({error})") from error
+        raise ReportError(path, f"cannot read the report ({error.strerror if isinstance(error, OSError) else error}) — regenerate it") from error
+
+
+class _Refused(ValueError):
+    """A value :func:`parse_report_json` will not build."""
+
+
+def _constant(word: str) -> object:
+    raise _Refused(f"{word} is not a number a report may hold")
+
+
+_STRINGS = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"')
+_NOT_BRACKETS = re.compile(r"[^\[\]{}]+")
+_LONG_DIGITS = re.compile(f"[0-9]{{{MAX_INT_DIGITS + 1}}}")
+"""More digits in a row than any number of a report has."""
+_BIG_EXPONENT = re.compile(r"[eE][+-]?[0-9]{3}")
+"""An exponent of three digits (1e999 is infinite)."""
+_SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def nesting_depth(text: str) -> int:
+    """How deeply arrays and objects nest in JSON ``text`` (strings skipped), without recursing."""
+    return _depth(_NOT_BRACKETS.sub("", _STRINGS.sub("", text)))
+
+
+def _depth(brackets: str) -> int:
+    return max(accumulate(1 if bracket in "[{" else -1 for bracket in brackets), default=0)
+
+
+def _refuse_lone_surrogates(data: object) -> None:
+    """Refuse text that is not Unicode (a ``\\ud800`` escape without its pair): the site could not write it out."""
+    pending = [data]
+    while pending:
+        value = pending.pop()
+        if isinstance(value, dict):
+            pending.extend(value.keys())
+            pending.extend(value.values())
+        elif isinstance(value, list):
+            pending.extend(value)
+        elif isinstance(value, str) and _SURROGATE.search(value):
+            raise _Refused("it holds text that is not valid Unicode (an unpaired \\ud800-\\udfff escape)")
+
+
+def parse_report_json(text: str, path: Path, *, max_depth: int = MAX_DEPTH) -> object:
+    """``json.loads`` for a report: deeper nesting, NaN/Infinity, huge numbers and broken Unicode become a :class:`ReportError` naming ``path``.
+
+    The checks scan the text outside its strings before parsing, so nothing recurses on a hostile nesting
+    and no number is converted that Python would refuse (over 4,300 digits) or turn into infinity.
+    """
+    bare = _STRINGS.sub("", text)
+    depth = _depth(_NOT_BRACKETS.sub("", bare))
+    if depth > max_depth:
+        raise ReportError(path, f"nested {depth:,} levels deep (at most {max_depth}); not a report InfraLens writes — regenerate it")
+    if _LONG_DIGITS.search(bare) or _BIG_EXPONENT.search(bare):
+        too_large = f"holds a number too large for a report (over {MAX_INT_DIGITS} digits, or 1e100 and beyond)"
+        raise ReportError(path, f"{too_large}; not a report InfraLens writes — regenerate it")
+    try:
+        data = json.loads(text, parse_constant=_constant)
+        if _SURROGATE_ESCAPE.search(text):
+            _refuse_lone_surrogates(data)
+        return data
+    except json.JSONDecodeError as error:
+        problem = ReportError(path, f"not valid JSON ({error.msg}, column {error.colno})", error.lineno)
+        problem.column, problem.syntax = error.colno, error.msg
+        raise problem from error
+    except (_Refused, RecursionError, ValueError) as error:
+        raise ReportError(path, f"not a report InfraLens writes: {error} — regenerate it") from error
 
 
 def _typed(path: Path, text: str, data: object, kind: ReportKind) -> Report:
@@ -160,8 +248,8 @@ def _typed(path: Path, text: str, data: object, kind: ReportKind) -> Report:
     if not isinstance(data, dict):
         raise ReportError(path, f"not a valid {kind.label}: not a JSON object")
     try:
-        return _RECORDS[kind].from_json(data)
-    except (KeyError, ValueError, TypeError) as error:  # only if a remembered marker lies
+        return RECORDS[kind].from_json(data)
+    except (KeyError, ValueError, TypeError, AttributeError) as error:  # only if a remembered marker lies
         raise ReportError(path, f"not a valid {kind.label}: {error!r}") from error
 
 
@@ -184,11 +272,3 @@ def _history_text(report: HistoryReport) -> str:
             as_list(annotation["steps"])[position] = f"\0step{len(steps) - 1}\0"
     text = json.dumps(data, indent=1, ensure_ascii=False)
     return re.sub(r'"\\u0000step(\d+)\\u0000"', lambda m: steps[int(m.group(1))], text) + "\n"
-
-
-def write_report(report: Report, path: str | Path) -> Path:
-    """Write :func:`dumps_report` to *path* (parent folders created); returns the path."""
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(dumps_report(report), encoding="utf-8")
-    return path

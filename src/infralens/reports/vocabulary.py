@@ -137,6 +137,8 @@ class TargetDriftKind(str, Enum):
 
     UNCHANGED = "unchanged"
     BODY_CHANGED = "body-changed"
+    DECORATORS_CHANGED = "decorators-changed"
+    """A decorator was added, removed or replaced (low severity, like ``body-changed``)."""
     MOVED = "moved"
     RENAMED = "renamed"
     DELETED = "deleted"
@@ -151,6 +153,8 @@ class LockFindingKind(str, Enum):
     EDITED = "edited"
     HAND_EDITED = "hand-edited"
     """A lock entry's values no longer match its seal: someone changed the lock without ``infralens lock``."""
+    UNDER_REVIEW = "under-review"
+    """A step marked ``review:`` (by ``infralens fix`` or by hand): its note waits for a re-read, and the check fails until the mark is removed."""
 
 
 class DriftSeverity(str, Enum):

@@ -15,6 +15,7 @@ from infralens._exports import lazy_exports
 if TYPE_CHECKING:
     from .cache import IndexCache as IndexCache, code_fingerprint as code_fingerprint
     from .distributions import (
+        UNKNOWN_VERSION as UNKNOWN_VERSION,
         DirectoryTree as DirectoryTree,
         InstalledTree as InstalledTree,
         SourceTree as SourceTree,
@@ -43,7 +44,13 @@ if TYPE_CHECKING:
         select_releases as select_releases,
         version_key as version_key,
     )
-    from .wheels import cached_wheel as cached_wheel, fetch_wheel as fetch_wheel, open_against as open_against
+    from .wheels import (
+        cached_wheel as cached_wheel,
+        fetch_wheel as fetch_wheel,
+        open_against as open_against,
+        unreadable_cached_wheel as unreadable_cached_wheel,
+        wheel_problem as wheel_problem,
+    )
 
 __all__, __getattr__ = lazy_exports(
     __name__,
@@ -51,6 +58,7 @@ __all__, __getattr__ = lazy_exports(
         "Definition": "models",
         "DefinitionKind": "models",
         "DirectoryTree": "distributions",
+        "UNKNOWN_VERSION": "distributions",
         "IndexCache": "cache",
         "code_fingerprint": "cache",
         "InstalledTree": "distributions",
@@ -70,6 +78,8 @@ __all__, __getattr__ = lazy_exports(
         "open_against": "wheels",
         "cached_wheel": "wheels",
         "fetch_wheel": "wheels",
+        "unreadable_cached_wheel": "wheels",
+        "wheel_problem": "wheels",
         "ReleaseList": "releases",
         "ReleaseListOrigin": "releases",
         "list_releases": "releases",

@@ -11,17 +11,17 @@ libcst is imported only when something actually has to be parsed.
 from __future__ import annotations
 
 import contextlib
+import errno
 import importlib.util
 import json
 import os
 import shutil
-import stat
 import sys
 from collections.abc import Iterable
 from functools import lru_cache
 from pathlib import Path
 
-from infralens.cachedir import cache_root, store_cache_file
+from infralens.cachedir import NotRegularFile, cache_root, read_regular, store_cache_file
 from infralens.hashing import sha256_bytes
 from infralens.source.fast_index import fast_index_source
 from infralens.source.models import Definition, DefinitionKind, ModuleIndex, Statement, StatementKind
@@ -90,30 +90,15 @@ class _BadEntry(Exception):
 def _read(entry: Path) -> bytes | None:
     """The bytes of ``entry`` if it is a regular file; None if absent or unreadable.
 
-    Opened non-blocking and checked with ``fstat``, so a FIFO or device where
-    an entry should be is reported, never waited on.
+    Read through :func:`~infralens.cachedir.read_regular` (opened non-blocking and checked with
+    ``fstat``), so a FIFO or device where an entry should be is reported, never waited on.
     """
-    flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0)
     try:
-        fd = os.open(entry, flags)
-    except IsADirectoryError:
-        raise _BadEntry("a folder, not a file") from None
+        return read_regular(entry)
+    except NotRegularFile as error:
+        raise _BadEntry("a folder, not a file" if error.errno == errno.EISDIR else "not a regular file") from None
     except OSError:
         return None  # absent, or unreadable: a plain miss
-    try:
-        mode = os.fstat(fd).st_mode
-        if stat.S_ISDIR(mode):
-            raise _BadEntry("a folder, not a file")
-        if not stat.S_ISREG(mode):
-            raise _BadEntry("not a regular file")
-        chunks = []
-        while chunk := os.read(fd, 1 << 20):
-            chunks.append(chunk)
-        return b"".join(chunks)
-    except OSError:
-        return None
-    finally:
-        os.close(fd)
 
 
 def _load(entry: Path, sha256: str) -> ModuleIndex | None:

@@ -17,12 +17,14 @@ from pathlib import Path
 
 from packaging.version import InvalidVersion, Version
 
-from infralens.cachedir import store_cache_file
+from infralens.cachedir import read_cache_entry, store_cache_file
 from infralens.errors import InfralensError
 from infralens.source.distributions import canonical_name
 from infralens.source.wheels import PIP_COMMAND, wheel_cache_dir
 
 INDEX_TIMEOUT_S: float = 60
+MAX_VERSION_CHARS = 100
+"""Longest version text read: anything longer (a 5,000-digit release number, say) is not a release."""
 
 
 class ReleaseListOrigin(StrEnum):
@@ -47,13 +49,23 @@ class ReleaseList:
     """Why the index was not asked or did not answer (empty when it did)."""
 
 
+def _parse(text: str) -> Version | None:
+    """The version ``text`` spells, or None: too long, or not a version (packaging would raise ``ValueError``
+    converting a number of more than 4,300 digits, so long text is refused before it is parsed)."""
+    if len(text) > MAX_VERSION_CHARS:
+        return None
+    try:
+        return Version(text)
+    except (InvalidVersion, ValueError):
+        return None
+
+
 def final_versions(versions: Iterable[str]) -> tuple[str, ...]:
     """The final releases (no pre-, dev- or unparsable versions) among ``versions``, oldest first, each once."""
     parsed: dict[Version, str] = {}
     for text in versions:
-        try:
-            version = Version(text)
-        except InvalidVersion:
+        version = _parse(text)
+        if version is None:
             continue
         if not (version.is_prerelease or version.is_devrelease):
             parsed.setdefault(version, text)
@@ -62,10 +74,11 @@ def final_versions(versions: Iterable[str]) -> tuple[str, ...]:
 
 def version_key(text: str) -> Version:
     """A sortable version (raises :class:`InfralensError` for text that is not a version)."""
-    try:
-        return Version(text)
-    except InvalidVersion:
-        raise InfralensError(f"{text!r} is not a version (expected something like 0.38.0)") from None
+    version = _parse(text)
+    if version is None:
+        shown = repr(text) if len(text) <= MAX_VERSION_CHARS else f"a text of {len(text):,} characters"
+        raise InfralensError(f"{shown} is not a version (expected something like 0.38.0, at most {MAX_VERSION_CHARS} characters)")
+    return version
 
 
 def list_releases(distribution: str, *, offline: bool = False, folder: Path | None = None) -> ReleaseList:
@@ -117,9 +130,13 @@ def _remember(path: Path, versions: tuple[str, ...]) -> None:
 
 
 def _recall(path: Path) -> tuple[str, ...] | None:
+    """The remembered list; None when it is missing, not a regular file (a FIFO is removed, never waited on) or not one."""
+    raw = read_cache_entry(path)
+    if raw is None:
+        return None
     try:
-        data = json.loads(path.read_text("utf-8"))
-    except (OSError, ValueError):
+        data = json.loads(raw)
+    except (ValueError, RecursionError):
         return None
     versions = data.get("versions") if isinstance(data, dict) else None
     if not isinstance(versions, list) or not all(isinstance(v, str) for v in versions):

@@ -2,13 +2,18 @@
 
 ``DIST==X.Y.Z`` downloads that release's wheel with pip (``--no-deps
 --only-binary :all:``: wheels only, never an sdist, so nothing is built or run)
-into ``<cache>/wheels`` and reads it as a zip; nothing is installed or imported.
+into ``<cache>/wheels`` and reads it as a zip; nothing is installed or imported. A cached wheel
+that does not read as a zip (a download cut short, a file damaged since) is deleted and fetched again;
+where it cannot be, messages name the cached file and say to delete it.
 """
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
+import shutil
+import stat
 import subprocess
 import sys
 import tempfile
@@ -32,16 +37,48 @@ def wheel_cache_dir() -> Path:
 
 
 def cached_wheel(distribution: str, version: str, folder: Path | None = None) -> Path | None:
-    """A wheel of exactly ``distribution==version`` already in the cache, if any."""
+    """A wheel of exactly ``distribution==version`` already in the cache, if any (readable or not: see :func:`wheel_problem`)."""
     folder = folder or wheel_cache_dir()
     if not folder.is_dir():
         return None
     wanted = canonical_name(distribution)
     for path in sorted(folder.glob("*.whl")):
         parts = path.name.split("-")
-        if len(parts) >= 5 and canonical_name(parts[0]) == wanted and parts[1] == version:
-            return path
+        if len(parts) >= 5 and canonical_name(parts[0]) == wanted and parts[1] == version and not path.is_symlink() and path.is_file():
+            return path  # a FIFO or folder named like a wheel is not one (and must never be opened)
     return None
+
+
+def wheel_problem(path: Path) -> str | None:
+    """Why the wheel file at ``path`` cannot be read (not a regular file, not a zip archive), or None.
+
+    Checked without opening anything but a regular file, so a FIFO named like a wheel never blocks.
+    """
+    try:
+        mode = path.lstat().st_mode
+    except OSError as error:
+        return f"cannot read it ({error.strerror or error})"
+    if not stat.S_ISREG(mode):
+        return "not a regular file"
+    try:
+        with zipfile.ZipFile(path) as archive:
+            archive.infolist()
+    except (zipfile.BadZipFile, OSError, ValueError, EOFError) as error:
+        return f"not a zip archive ({error})"
+    return None
+
+
+def unreadable_cached_wheel(path: Path, problem: str) -> str:
+    """The message for a cached download that cannot be read: which file, and to delete it."""
+    return f"the cached wheel {path} is not a readable wheel ({problem}); it is a cached download: delete it and run again to fetch it anew"
+
+
+def _discard(path: Path) -> None:
+    with contextlib.suppress(OSError):
+        if path.is_dir() and not path.is_symlink():
+            shutil.rmtree(path)
+        else:
+            path.unlink()
 
 
 def fetch_wheel(distribution: str, version: str, folder: Path | None = None) -> Path:
@@ -54,7 +91,9 @@ def fetch_wheel(distribution: str, version: str, folder: Path | None = None) -> 
     folder = folder or wheel_cache_dir()
     found = cached_wheel(distribution, version, folder)
     if found is not None:
-        return found
+        if wheel_problem(found) is None:
+            return found
+        _discard(found)  # a damaged download: fetch it anew
     folder.mkdir(parents=True, exist_ok=True)
     release = f"{distribution}=={version}"
     with tempfile.TemporaryDirectory(dir=folder, prefix=".download-") as tmp:
@@ -70,7 +109,7 @@ def fetch_wheel(distribution: str, version: str, folder: Path | None = None) -> 
             tmp,
             release,
         ]
-        returncode, stderr = _run_pip(command, release)
+        returncode, stderr = _run_pip(command, release, os.path.join(tmp, ".pip-tmp"))
         wheels = [path for path in sorted(Path(tmp).glob("*.whl")) if zipfile.is_zipfile(path)]
         if returncode != 0 or not wheels:
             last = (stderr.strip().splitlines() or ["pip found no wheel"])[-1]
@@ -80,11 +119,17 @@ def fetch_wheel(distribution: str, version: str, folder: Path | None = None) -> 
         return target
 
 
-def _run_pip(command: list[str], release: str) -> tuple[int, str]:
-    """pip's exit code and stderr; on a timeout, Ctrl-C or SIGTERM pip is stopped before this returns."""
+def _run_pip(command: list[str], release: str, scratch: str) -> tuple[int, str]:
+    """pip's exit code and stderr; on a timeout, Ctrl-C or SIGTERM pip is stopped before this returns.
+
+    pip's own temporary folders (``pip-download-*``, ``pip-unpack-*``) go under ``scratch``, inside the
+    download folder, so a pip that is killed leaves nothing in the system's temporary folder.
+    """
+    os.makedirs(scratch, exist_ok=True)
+    environment = {**os.environ, "TMPDIR": scratch, "TEMP": scratch, "TMP": scratch}
     with sigterm_interrupts():
         try:
-            pip = subprocess.Popen(command, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+            pip = subprocess.Popen(command, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, env=environment)
         except OSError as error:
             raise SourceNotFoundError(f"cannot run pip to download {release}: {error}") from error
         try:
@@ -111,7 +156,11 @@ def open_against(spec: str, known: set[str]) -> SourceTree:
     if pin:
         if canonical_name(pin.group(1)) not in {canonical_name(k) for k in known}:
             raise InfralensError(f"--against {spec}: the lock has no annotations on {pin.group(1)} (it has: {', '.join(sorted(known)) or 'none'})")
-        return WheelTree(fetch_wheel(pin.group(1), pin.group(2)))
+        wheel = fetch_wheel(pin.group(1), pin.group(2))
+        try:
+            return WheelTree(wheel)
+        except SourceNotFoundError as error:  # damaged after the check above, or in a way it cannot see
+            raise SourceNotFoundError(f"--against {spec}: {unreadable_cached_wheel(wheel, str(error))}") from None
     name, sep, path = spec.partition("=")
     if not sep or "/" in name or name.endswith(".whl"):
         name, path = "", spec

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
+from infralens.errors import printable_line
 from infralens.reports import (
     ExpectRecord,
     MutantsRecord,
@@ -13,9 +15,11 @@ from infralens.reports import (
     StepStatus,
     StepTier,
     VerifyReport,
+    dumps_report,
+    load_verify_report,
     step_tier,
-    write_report as write_any_report,
 )
+from infralens.userfiles import write_atomically
 from infralens.verify.protocol import ScenarioOutcome
 from infralens.verify.runner import ExpectOutcome, StepOutcome, VerifyResult
 
@@ -78,8 +82,48 @@ def _expect(expect: ExpectOutcome) -> ExpectRecord:
 
 
 def write_report(result: VerifyResult, path: str | Path) -> Path:
-    """Write the JSON report for *result* to *path*; returns the path."""
-    return write_any_report(to_record(result), path)
+    """Write the JSON report for *result* to *path*, whole or not at all (:func:`~infralens.userfiles.write_atomically`); returns the path."""
+    path = Path(path)
+    write_atomically(path, dumps_report(to_record(result)), what="verification report")
+    return path
+
+
+def write_merged_report(result: VerifyResult, path: str | Path, *, annotations: tuple[str, ...] = (), scenarios: tuple[str, ...] = ()) -> Path:
+    """Refresh part of the report at *path*: the steps *result* judged (and the other steps of *annotations* and
+    *scenarios*, gone from the plan) are replaced; every other step and scenario is kept as it was.
+
+    A missing *path* is written whole. Raises ``ValueError`` when the report at *path* was made on another device
+    or with other versions (a merge would mix two environments), and ``ReportError`` when it cannot be read.
+    """
+    path = Path(path)
+    if not path.is_file():
+        return write_report(result, path)
+    merged = merge_records(load_verify_report(path), to_record(result), annotations=annotations, scenarios=scenarios)
+    write_atomically(path, dumps_report(merged), what="verification report")
+    return path
+
+
+def merge_records(old: VerifyReport, new: VerifyReport, *, annotations: tuple[str, ...] = (), scenarios: tuple[str, ...] = ()) -> VerifyReport:
+    """*old* with *new*'s steps and scenarios in place (see :func:`write_merged_report`); *old*'s order and date kept."""
+    if (old.device, old.versions) != (new.device, new.versions):
+        raise ValueError(
+            f"the report was made on {old.device} with {_versions(old)}, this run on {new.device} with {_versions(new)}; "
+            "run the whole verification (without --annotation or --scenario) to replace it"
+        )
+    owners, runs = set(annotations), set(scenarios)
+
+    def replaced(step_id: str, record: StepRecord) -> bool:
+        return step_id.split("/", 1)[0] in owners or (record.scenario is not None and record.scenario in runs)
+
+    steps = {step_id: new.steps.get(step_id, record) for step_id, record in old.steps.items() if step_id in new.steps or not replaced(step_id, record)}
+    steps.update({step_id: record for step_id, record in new.steps.items() if step_id not in steps})
+    merged = {**old.scenarios, **new.scenarios}
+    stubbed = tuple(sorted({*old.stubbed_modules, *new.stubbed_modules}))
+    return replace(old, steps=steps, scenarios=merged, stubbed_modules=stubbed, device_name=new.device_name or old.device_name)
+
+
+def _versions(report: VerifyReport) -> str:
+    return ", ".join(f"{name} {version}" for name, version in sorted(report.versions.items())) or "no versions"
 
 
 def summary_table(result: VerifyResult) -> str:
@@ -106,7 +150,7 @@ def summary_table(result: VerifyResult) -> str:
     )
     if mutating:
         lines.append(_mutation_line([outcome for outcome, _ in graded]))
-    return "\n".join(lines)
+    return "\n".join(printable_line(line) for line in lines)  # one line each: nothing in a name can start a log line
 
 
 def _tier_cells(graded: list[tuple[StepOutcome, StepTier]]) -> tuple[str, ...]:

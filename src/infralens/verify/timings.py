@@ -8,7 +8,7 @@ from __future__ import annotations
 import json
 import os
 
-from infralens.cachedir import cache_root, store_cache_file
+from infralens.cachedir import cache_root, read_cache_entry, store_cache_file
 
 DEFAULT_S = 1.0
 """CPU seconds assumed for a scenario with no recorded time."""
@@ -20,14 +20,14 @@ def _path(device: str) -> str:
 
 def load_timings(device: str) -> dict[str, float]:
     """Scenario name → CPU seconds of its last plain run on *device* (empty when unknown)."""
+    raw = read_cache_entry(_path(device))  # a FIFO there is removed, never waited on
     try:
-        with open(_path(device), encoding="utf-8") as handle:
-            data = json.load(handle)
-    except (OSError, ValueError):
+        data = json.loads(raw) if raw is not None else None
+    except (ValueError, RecursionError):
         return {}
     if not isinstance(data, dict):
         return {}
-    return {str(name): float(value) for name, value in data.items() if isinstance(value, (int, float)) and value > 0}
+    return {str(name): float(value) for name, value in data.items() if isinstance(value, (int, float)) and 0 < value < 1e9}
 
 
 def save_timings(device: str, seconds: dict[str, float]) -> None:

@@ -1,0 +1,231 @@
+"""The reports' JSON Schema, generated from the record definitions (:mod:`.records`).
+
+``python -m infralens.reports.schema_gen`` rewrites ``src/infralens/reports/schema/reports.schema.json``;
+``--check`` exits 1 when the committed file differs from what the definitions give (a test runs the same
+comparison). Each record class becomes one ``$defs`` entry named by its ``json_name``; each vocabulary enum
+one ``{"enum": [...]}`` entry.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+import typing
+from collections.abc import Sequence
+from enum import Enum
+from pathlib import Path
+from typing import Any
+
+from infralens.reports.records import JsonObject, Record, _fields, _key, _optional
+from infralens.reports.vocabulary import (
+    DriftKind,
+    DriftSeverity,
+    LockFindingKind,
+    MatchQuality,
+    ReleaseState,
+    ScenarioStatus,
+    StepStatus,
+    StepTier,
+    TargetDriftKind,
+)
+
+ENUMS: dict[type[Enum], tuple[str, str | None]] = {
+    StepStatus: ("stepStatus", None),
+    StepTier: (
+        "stepTier",
+        "checked: ran and an expect about its values held (and, under --mutate, some mutant was killed or all were equivalent); "
+        "ran: ran, nothing asserted about its values; read: static; unverified: none of these.",
+    ),
+    ScenarioStatus: ("scenarioStatus", None),
+    DriftKind: ("stepKind", None),
+    TargetDriftKind: ("targetKind", None),
+    DriftSeverity: ("severity", None),
+    MatchQuality: ("matchQuality", None),
+    LockFindingKind: ("lockFindingKind", None),
+    ReleaseState: (
+        "releaseState",
+        "A locked step in one release: a drift kind, or absent (not yet present in this or any earlier release of the range).",
+    ),
+}
+"""Each vocabulary enum a report uses, its name in ``$defs`` and its description."""
+
+SCHEMA_FILE = Path(__file__).resolve().parent / "schema" / "reports.schema.json"
+HANDWRITTEN_FILE = SCHEMA_FILE.parent / "handwritten.defs.json"
+"""Definitions not yet generated from records (the cost report's, whose records keep JSON objects as pairs),
+copied into the schema as they are; each key that is a report kind joins the top-level ``oneOf``."""
+HEADER: JsonObject = {
+    "$schema": "https://json-schema.org/draft/2020-12/schema",
+    "$id": "https://infralens.invalid/schema/reports.schema.json",
+    "title": "InfraLens reports",
+    "description": "The committed reports: the verification report (reports/verify-<device>.json), the drift report (reports/check.json) and the "
+    "release history (reports/history.json). Generated from the record definitions in infralens.reports "
+    "(python -m infralens.reports.schema_gen); infralens.reports.load_report validates a document against the definition of its kind.",
+}
+
+
+def _ref(name: str) -> JsonObject:
+    return {"$ref": f"#/$defs/{name}"}
+
+
+class _Builder:
+    def __init__(self) -> None:
+        self.defs: dict[str, JsonObject] = {}
+
+    def record(self, cls: type[Record]) -> JsonObject:
+        name = cls.json_name or cls.__name__
+        if name not in self.defs:
+            self.defs[name] = {}  # claimed first: records may refer to each other
+            self.defs[name] = self._object(cls)
+        return _ref(name)
+
+    def enum(self, cls: type[Enum]) -> JsonObject:
+        name, doc = ENUMS[cls]
+        if name not in self.defs:
+            self.defs[name] = {"enum": [member.value for member in cls]} | ({"description": doc} if doc else {})
+        return _ref(name)
+
+    def _object(self, cls: type[Record]) -> JsonObject:
+        properties: dict[str, JsonObject] = {}
+        required: list[str] = []
+        groups: dict[str, tuple[dict[str, JsonObject], list[str], bool]] = {}
+        for f, tp, s in _fields(typing.cast(type, cls)):
+            if f.name == cls.json_flatten:
+                inner = self.defs[str(self.record(tp)["$ref"]).rsplit("/", 1)[1]]
+                properties.update(typing.cast(dict[str, JsonObject], inner["properties"]))
+                required.extend(typing.cast(list[str], inner["required"]))
+                continue
+            key = _key(f, s)
+            base, optional = _optional(tp)
+            value = self.value(base, s)
+            if optional and s.omit != "none" and "." not in key:
+                value = _nullable(value)
+            if s.doc:
+                value = value | {"description": s.doc}
+            if "." in key:
+                group, _, inner_key = key.partition(".")
+                members, needed, nullable = groups.setdefault(group, ({}, [], False))
+                members[inner_key] = self.value(base, s)
+                needed.append(inner_key)
+                groups[group] = (members, needed, nullable or s.null_group)
+                if group not in properties:
+                    properties[group] = {}
+                    required.append(group)
+                continue
+            properties[key] = value
+            if s.omit == "never" and s.required:
+                required.append(key)
+        for key, (_, schema) in cls.json_derived.items():
+            group, _, inner_key = key.partition(".")
+            members, needed, nullable = groups.setdefault(group, ({}, [], False))
+            members[inner_key] = schema
+            needed.append(inner_key)
+        for group, (members, needed, nullable) in groups.items():
+            shape: JsonObject = {"type": "object", "required": needed, "additionalProperties": False, "properties": members}
+            properties[group] = {"oneOf": [{"type": "null"}, shape]} if nullable else shape
+        if cls.json_order:
+            properties = {k: properties[k] for k in cls.json_order if k in properties} | {k: v for k, v in properties.items() if k not in cls.json_order}
+        doc = (cls.__doc__ or "").strip().split("\n\n")[0].replace("\n", " ")
+        title = {"title": cls.json_title} if cls.json_title else {}
+        return title | {"description": doc, "type": "object", "required": required, "additionalProperties": False, "properties": properties}
+
+    def value(self, tp: Any, s: Any) -> JsonObject:
+        if s.const is not None:
+            return {"const": s.const}
+        if s.choices is not None:
+            return {"enum": list(s.choices)}
+        if isinstance(tp, type) and issubclass(tp, Enum):
+            return self.enum(tp)
+        if isinstance(tp, type) and issubclass(tp, Record):
+            return self.record(tp)
+        origin = typing.get_origin(tp)
+        if origin is tuple:
+            args = typing.get_args(tp)
+            items = self.value(args[0], _NO_SPEC)
+            if s.item_minimum is not None:
+                items = items | {"minimum": s.item_minimum}
+            shape: JsonObject = {"type": "array", "items": items}
+            if args[-1] is not Ellipsis:
+                shape |= {"minItems": len(args), "maxItems": len(args)}
+            elif s.min_items is not None:
+                shape["minItems"] = s.min_items
+            return shape
+        if origin is dict:
+            key_type, item_type = typing.get_args(tp)
+            items = self.value(item_type, _NO_SPEC)
+            if s.item_minimum is not None:
+                items = items | {"minimum": s.item_minimum}
+            if isinstance(key_type, type) and issubclass(key_type, Enum):
+                members = {member.value: items for member in key_type}
+                counted: JsonObject = {"type": "object", "required": list(s.required_keys or members), "properties": members, "additionalProperties": False}
+                if s.open_keys:
+                    counted["patternProperties"] = {s.open_keys: items}
+                return counted
+            shape = {"type": "object", "additionalProperties": items}
+            if s.keys_pattern:
+                shape["propertyNames"] = {"pattern": s.keys_pattern}
+            return shape
+        scalar: JsonObject = {"type": _SCALARS[tp]}
+        for word, bound in (("minimum", s.minimum), ("maximum", s.maximum), ("pattern", s.pattern)):
+            if bound is not None:
+                scalar[word] = bound
+        return scalar
+
+
+_SCALARS = {str: "string", int: "integer", float: "number", bool: "boolean"}
+
+
+class _NoSpec:
+    const = choices = item_minimum = min_items = keys_pattern = required_keys = open_keys = None
+    minimum = maximum = pattern = None
+
+
+_NO_SPEC = _NoSpec()
+
+
+def _nullable(value: JsonObject) -> JsonObject:
+    if set(value) == {"type"} and isinstance(value["type"], str):
+        return {"type": [value["type"], "null"]}
+    return {"oneOf": [{"type": "null"}, value]}
+
+
+def definitions(roots: Sequence[type[Record]]) -> dict[str, JsonObject]:
+    """``$defs`` for the records ``roots`` and every record and enum they contain."""
+    builder = _Builder()
+    for root in roots:
+        builder.record(root)
+    return builder.defs
+
+
+def schema_document() -> JsonObject:
+    """The whole schema: every report kind, one of them at the top."""
+    from infralens.reports.load import RECORDS
+
+    roots = list(RECORDS.values())
+    handwritten: dict[str, JsonObject] = json.loads(HANDWRITTEN_FILE.read_text("utf-8")) if HANDWRITTEN_FILE.is_file() else {}
+    extra_kinds = [name for name in handwritten if name.endswith("Report")]
+    defs = definitions(roots) | handwritten
+    return HEADER | {"oneOf": [_ref(root.json_name) for root in roots] + [_ref(name) for name in extra_kinds], "$defs": defs}
+
+
+def schema_text() -> str:
+    return json.dumps(schema_document(), indent=2, ensure_ascii=False) + "\n"
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Write the generated schema over the committed one (``--check``: only compare)."""
+    argv = list(sys.argv[1:] if argv is None else argv)
+    text = schema_text()
+    current = SCHEMA_FILE.read_text("utf-8") if SCHEMA_FILE.is_file() else ""
+    if "--check" in argv:
+        if current != text:
+            print(f"{SCHEMA_FILE}: out of date — run: python -m infralens.reports.schema_gen", file=sys.stderr)
+            return 1
+        return 0
+    if current != text:
+        SCHEMA_FILE.write_text(text, "utf-8")  # a file of the package itself, not a user's file
+        print(f"wrote {SCHEMA_FILE}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
