@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
@@ -14,6 +15,11 @@ COMMENTED = "# A hand-written comment that fix must keep.\n" + ANNOTATION.lstrip
 
 def _cli(demo, base: Path, *args: str) -> int:
     return main(["--project", str(demo.root), "--source", f"demo={base}", *args])
+
+
+def _reviewed(path: Path) -> None:
+    """What a maintainer does after re-reading the notes: remove every 'review:' line."""
+    path.write_text(re.sub(r"(?m)^ *review: .*\n", "", path.read_text()))
 
 
 @pytest.fixture
@@ -38,6 +44,9 @@ def test_a_changed_step_is_re_anchored_flagged_and_then_locks_clean(demo, locked
     assert _cli(demo, new, "validate") == 0
     assert "step 'alpha' needs review" in capsys.readouterr().err
     assert _cli(demo, new, "lock", "--update") == 0
+    assert _cli(demo, new, "check") == 1  # the step is still under review: the lock keeps the mark
+    assert "demo-step/alpha: under-review:" in capsys.readouterr().out
+    _reviewed(path)
     assert _cli(demo, new, "check") == 0
 
 
@@ -59,6 +68,7 @@ def test_a_moved_target_is_rewritten_with_its_steps(demo, locked, capsys):
     assert _cli(demo, new, "fix") == 0
     text = (demo.root / "annotations" / "demo" / "sampler.yaml").read_text()
     assert "target: demo.samplers.sampler.Sampler.step\n" in text
+    assert "review:" not in text  # every statement is byte for byte the same: nothing to re-read
     assert _cli(demo, new, "validate") == 0
     assert _cli(demo, new, "lock", "--update") == 0
     assert _cli(demo, new, "check") == 0

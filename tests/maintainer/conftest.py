@@ -6,6 +6,7 @@ import textwrap
 from pathlib import Path
 
 import pytest
+from fix_samples import FIX_PYPROJECT, FixProject
 
 DIST = "fakedist"
 
@@ -42,7 +43,7 @@ def project(tmp_path: Path) -> Path:
     root = tmp_path / "project"
     package = root / "site" / DIST
     package.mkdir(parents=True)
-    (package / "__init__.py").write_text("", "utf-8")
+    (package / "__init__.py").write_text('__version__ = "1.0"\n', "utf-8")  # the release 'lock' records
     (package / "sched.py").write_text(textwrap.dedent(SCHED_SOURCE).lstrip("\n"), "utf-8")
     (root / "annotations" / DIST).mkdir(parents=True)
     (root / "labs" / "lab-01-lab").mkdir(parents=True)
@@ -57,3 +58,13 @@ def cli(project: Path):
         return ["--project", str(project), "--source", f"{DIST}={project / 'site'}", "--no-cache", *args]
 
     return argv
+
+
+@pytest.fixture
+def fixproject(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> FixProject:
+    monkeypatch.setenv("INFRALENS_CACHE_DIR", str(tmp_path / "cache"))
+    root = tmp_path / "project"
+    (root / "annotations" / "demo").mkdir(parents=True)
+    (root / "labs" / "lab-01-demo").mkdir(parents=True)
+    (root / "pyproject.toml").write_text(FIX_PYPROJECT, "utf-8")
+    return FixProject(root)

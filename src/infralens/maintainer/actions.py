@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from infralens.commands import EXIT_FINDINGS, EXIT_OK, EXIT_USAGE, print_diagnostics
+from infralens.commands import EXIT_FINDINGS, EXIT_OK, EXIT_USAGE, print_diagnostics, source_option
 from infralens.errors import Severity
 
 if TYPE_CHECKING:
@@ -73,19 +73,21 @@ def map_coverage(options: CoverageOptions, open_context: OpenContext) -> int:
     """Run a scenario under the call recorder; print the tree, optionally write it as JSON."""
     from infralens.project import load_annotations
     from infralens.reports import ScenarioStatus
-    from infralens.verify import SCENARIOS
+    from infralens.verify import project_catalog
 
+    project, resolver = open_context()
+    catalog = project_catalog(project)
     if options.list_catalog or not options.scenario:
-        for spec in SCENARIOS:
+        print_diagnostics(catalog.problems)
+        for spec in catalog.specs:
             print(f"{spec.name:22} {spec.summary}")
         return EXIT_OK if options.list_catalog else EXIT_USAGE
     from infralens.maintainer.coverage import run_scenario_coverage
     from infralens.maintainer.coverage_format import format_tree, write_json
 
-    project, resolver = open_context()
     loaded = load_annotations(project)
     print_diagnostics(d for d in loaded.diagnostics if d.severity is Severity.ERROR and d.code != "todo")
-    coverage = run_scenario_coverage(options.scenario, resolver, loaded.annotations, device=options.device)
+    coverage = run_scenario_coverage(catalog.spec(options.scenario), resolver, loaded.annotations, device=options.device)
     sys.stdout.write(format_tree(coverage, depth=options.depth))
     if options.json:
         write_json(coverage, Path(options.json))
@@ -109,7 +111,7 @@ def preview_page(options: PreviewOptions, open_context: OpenContext) -> int:
 
     project, _resolver = open_context()
     page = choose_page(project, options.what)
-    sources = dict(item.partition("=")[::2] for item in options.sources)
+    sources = {name: path for name, _version, path in map(source_option, options.sources)}  # DIST=PATH or DIST==VERSION=PATH
     build = build_preview(project, page, options.out, sources=sources)
     for line in build.warnings:
         print(line, file=sys.stderr)
@@ -123,31 +125,42 @@ def preview_page(options: PreviewOptions, open_context: OpenContext) -> int:
 class FixOptions:
     ids: tuple[str, ...] = ()
     dry_run: bool = False
+    move_notes: bool = True
+    """Move the step of a statement that moved into a function the target calls to an annotation of that function."""
 
 
 def fix_drift(options: FixOptions, open_context: OpenContext) -> int:
-    """Re-anchor moved and changed steps in the YAML and flag every drifted step for review."""
+    """Re-anchor moved and changed steps in the YAML, follow moved targets, flag what must be re-read."""
     from infralens.drift import read_lock, run_check
     from infralens.maintainer.repair import apply_fixes, plan_fixes
 
     project, resolver = open_context()
     lock = read_lock(project.lock_path, project.relative(project.lock_path))
     report = run_check(project, resolver, lock, ids=options.ids or None)
-    fixes = plan_fixes(project, resolver, report)
-    if not fixes:
+    repair = plan_fixes(project, resolver, report, move_notes=options.move_notes)
+    if not repair.files and not repair.not_rewritten:
         print("nothing to fix: every locked step is unchanged")
         return EXIT_OK
     if options.dry_run:
-        for fix in fixes:
-            sys.stdout.write(fix.diff(project.relative(fix.path)))
+        for fix in repair.files:
+            sys.stdout.write(fix.diff())
+        for line in repair.not_rewritten:
+            print(f"not rewritten: {line}", file=sys.stderr)
         return EXIT_OK
-    apply_fixes(project, resolver, fixes)
-    for fix in fixes:
-        where = project.relative(fix.path)
-        if fix.target:
-            print(f"{where}: target -> {fix.target}")
+    changed_again = apply_fixes(repair)
+    for fix in repair.files:
+        if fix.created:
+            print(f"{fix.display}: created for the steps that moved there")
+        for annotation_id, target in fix.targets:
+            print(f"{fix.display}: {annotation_id}: target -> {target}")
         for step in fix.steps:
-            done = "re-anchored" if step.selector else "flagged"
-            print(f"{where}: {step.step_id}: {step.kind.value}: {done} (review: set)")
+            review = " (review: set)" if step.review and not step.moved_to else ""
+            print(f"{fix.display}: {step.step_id}: {step.kind.value}: {step.action}{review}")
+        if not fix.steps and not fix.targets and not fix.created:
+            print(f"{fix.display}: renamed targets followed")
+    for line in repair.not_rewritten:
+        print(f"not rewritten: {line}", file=sys.stderr)
+    for display in changed_again:
+        print(f"{display}: changed again right after fix wrote it (another editor?); left as it is now — check it", file=sys.stderr)
     print("next: re-read each note marked 'review:', edit or delete it, remove 'review:', then 'infralens lock --update'")
-    return EXIT_OK
+    return EXIT_FINDINGS if repair.not_rewritten else EXIT_OK

@@ -35,14 +35,27 @@ def _add_parsers(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> No
         "fix",
         help="re-anchor moved and changed steps in the annotation YAML and flag every drifted step with 'review:'",
         description=(
-            "Runs the drift check against the sources (use --source DIST=PATH for another tree), rewrites the selector "
-            "(and the target, when it moved) of every moved or changed step, and sets 'review: <why>' on each drifted "
-            "step; deleted steps are kept, flagged with the closest candidates. Comments and notes are kept. Then "
-            "re-read the notes, remove 'review:' and run 'infralens lock --update'."
+            "Runs the drift check against the sources (use --source DIST=PATH for another tree), rewrites the target of "
+            "each annotation whose target moved (and the lab pages and concept map naming it), re-anchors moved or changed "
+            "steps whose selector no longer finds them, and sets 'review: <why>' where a statement's text changed; a step whose "
+            "statement moved into a function the target calls moves to that function's annotation; deleted steps are kept, "
+            "flagged with the closest candidates. Comments, layout and line endings are kept; every file is checked, then all "
+            "are written together or none. Then re-read the notes, remove 'review:' and run 'infralens lock --update'."
         ),
     )
     fix.add_argument("ids", nargs="*", help="annotation or step ids (default: everything that drifted)")
     fix.add_argument("--dry-run", action="store_true", help="print the YAML diff instead of writing")
+    fix.add_argument(
+        "--move-notes",
+        action=argparse.BooleanOptionalAction,
+        default=True,
+        help="move the step of a statement that moved into a function the target calls to an annotation of that function (default: on)",
+    )
+    fix.add_argument(
+        "--reviewed",
+        action="store_true",
+        help="the notes of IDS were re-read: remove their 'review:' marks (and nothing else); then 'infralens lock --update IDS'",
+    )
 
     coverage = sub.add_parser("coverage", help="run a scenario and print the tree of upstream functions it called, annotated ones marked")
     coverage.add_argument("scenario", help="scenario name (see 'infralens coverage --list')", nargs="?")
@@ -68,9 +81,13 @@ def _add(args: argparse.Namespace) -> int:
 
 @command("fix")
 def _fix(args: argparse.Namespace) -> int:
+    if args.reviewed:
+        from infralens.maintainer.reviewed import mark_reviewed
+
+        return mark_reviewed(tuple(args.ids), args.dry_run, lambda: open_context(args))
     from infralens.maintainer.actions import FixOptions, fix_drift
 
-    return fix_drift(FixOptions(tuple(args.ids), args.dry_run), lambda: open_context(args))
+    return fix_drift(FixOptions(tuple(args.ids), args.dry_run, args.move_notes), lambda: open_context(args))
 
 
 @command("coverage")

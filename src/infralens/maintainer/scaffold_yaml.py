@@ -9,21 +9,27 @@ new steps; if that fails the original text is restored and the error reported.
 from __future__ import annotations
 
 import json
+import os
 import re
 from dataclasses import dataclass
 from pathlib import Path
 
 import yaml
 
-from infralens.annotations import Annotation, ContainsSelector, SingleSelector, load_file
+from infralens.annotations import Annotation, ContainsSelector, SingleSelector, load_text
 from infralens.errors import InfralensError
 from infralens.maintainer.reach import scenarios_reaching
 from infralens.maintainer.scaffold import PlannedStep, ScaffoldPlan
 from infralens.project import Project, load_annotations
 from infralens.resolve import Resolver
 from infralens.source import Statement
+from infralens.userfiles import write_atomically
 
 TODO_NOTE = "TODO: explain {what}."
+LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+"""The parser ``validate`` uses, so ``add`` extends every file ``validate`` accepts."""
+_LINES = re.compile(r"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+$")
+_BREAK = re.compile(r"\r\n|\r|\n")
 
 
 @dataclass(frozen=True)
@@ -64,7 +70,10 @@ def _existing_annotation(annotations: tuple[Annotation, ...], plan: ScaffoldPlan
             return None
         found = named[0]
         if found.target != plan.dotted_target or found.source != distribution:
-            raise InfralensError(f"annotation {annotation_id!r} ({found.path}) targets {found.target}, not {plan.dotted_target}; choose another --id")
+            raise InfralensError(
+                f"{found.path}: annotation {annotation_id!r} targets {found.target}, not {plan.dotted_target}, and an annotation has one target; "
+                "pass a new --id (with --lab) to start one for this function — after upstream moved statements here, 'infralens fix' moves their notes"
+            )
         return found
     same = [a for a in annotations if a.target == plan.dotted_target and a.source == distribution and a.definition == plan.definition_pick]
     if len(same) > 1:
@@ -103,7 +112,6 @@ def _create(
     text = render_new_file(plan, annotation_id, lab, reached)
     result = AddResult(path, annotation_id, True, plan.steps, (), text)
     if not dry_run:
-        path.parent.mkdir(parents=True, exist_ok=True)
         _write_checked(project, resolver, path, None, text, annotation_id, plan.steps)
     return result
 
@@ -201,31 +209,53 @@ def _append(project: Project, resolver: Resolver, plan: ScaffoldPlan, annotation
     covered: set[Statement] = {s for step in resolved.steps for s in step.statements}
     new = tuple(s for s in plan.steps if s.statement not in covered)
     already = tuple(s for s in plan.steps if s.statement in covered)
-    original = path.read_text("utf-8")
+    original = _read(path, project.relative(path))
     if not new:
         return AddResult(path, annotation.id, False, (), already, original)
-    text = append_steps(original, annotation.id, new)
+    text = append_steps(original, annotation.id, new, project.relative(path))
     if not dry_run:
         _write_checked(project, resolver, path, original, text, annotation.id, new)
     return AddResult(path, annotation.id, False, new, already, text)
 
 
-def append_steps(text: str, annotation_id: str, steps: tuple[PlannedStep, ...]) -> str:
+def append_steps(text: str, annotation_id: str, steps: tuple[PlannedStep, ...], display: str = "<annotation file>") -> str:
     """Insert ``steps`` after the last step of annotation ``annotation_id`` in the YAML ``text``."""
-    sequence = _steps_node(text, annotation_id)
+    sequence = _steps_node(text, annotation_id, display)
     if sequence.flow_style or not sequence.value:
-        raise InfralensError(f"annotation {annotation_id!r}: 'steps' is written in flow style ([...]); add the new steps by hand")
+        where = f"{display}:{line_of(text, sequence.start_mark.index)}:{column_of(text, sequence.start_mark.index) + 1}"
+        raise InfralensError(
+            f"{where}: annotation {annotation_id!r}: 'steps' is written in flow style ([...]); nothing was written — add the new steps by hand"
+        )
+    eol = line_ending(text)
     dash_column = sequence.start_mark.column
     end = sequence.value[-1].end_mark
-    lines = text.splitlines(keepends=True)
-    if lines and not lines[-1].endswith("\n"):
-        lines[-1] += "\n"
-    at = end.line if end.column == 0 else end.line + 1
+    lines = _LINES.findall(text)
+    if lines and not lines[-1].endswith(("\n", "\r")):
+        lines[-1] += eol
+    at = line_of(text, end.index) - 1 if column_of(text, end.index) == 0 else line_of(text, end.index)
+    at = min(at, len(lines))
     # A block scalar's end mark runs past trailing blank and comment lines: keep those after the new steps.
     while at > 0 and _is_trailing_filler(lines[at - 1], dash_column + 2):
         at -= 1
-    insert = "".join(render_step(step, " " * dash_column) for step in steps)
+    insert = "".join(render_step(step, " " * dash_column) for step in steps).replace("\n", eol)
     return "".join(lines[:at]) + insert + "".join(lines[at:])
+
+
+def line_ending(text: str) -> str:
+    """The line ending most lines of ``text`` use (``\\n`` for a file with none)."""
+    crlf = text.count("\r\n")
+    counts = {"\r\n": crlf, "\n": text.count("\n") - crlf, "\r": text.count("\r") - crlf}
+    return max(("\n", "\r\n", "\r"), key=lambda eol: counts[eol])
+
+
+def line_of(text: str, index: int) -> int:
+    """1-based line of ``index``, counting CRLF, CR and LF as one line break each."""
+    return len(_BREAK.findall(text, 0, index)) + 1
+
+
+def column_of(text: str, index: int) -> int:
+    """0-based column of ``index``."""
+    return index - (max(text.rfind("\n", 0, index), text.rfind("\r", 0, index)) + 1)
 
 
 def _is_trailing_filler(line: str, max_indent: int) -> bool:
@@ -236,11 +266,14 @@ def _is_trailing_filler(line: str, max_indent: int) -> bool:
     return stripped.startswith("#") and len(line) - len(line.lstrip()) <= max_indent
 
 
-def _steps_node(text: str, annotation_id: str) -> yaml.SequenceNode:
+def _steps_node(text: str, annotation_id: str, display: str) -> yaml.SequenceNode:
     try:
-        root = yaml.compose(text, Loader=yaml.SafeLoader)
+        root = yaml.compose(text, Loader=LOADER)
     except yaml.YAMLError as error:
-        raise InfralensError(f"cannot read the YAML to extend it: {error}") from error
+        mark = getattr(error, "problem_mark", None)
+        where = f":{mark.line + 1}:{mark.column + 1}" if mark else ""
+        problem = getattr(error, "problem", None) or error
+        raise InfralensError(f"{display}{where}: cannot read the YAML to extend it ({problem}); fix it ('infralens validate'), then run add again") from None
     mappings = root.value if isinstance(root, yaml.SequenceNode) else [root]
     for mapping in mappings:
         if not isinstance(mapping, yaml.MappingNode):
@@ -249,26 +282,42 @@ def _steps_node(text: str, annotation_id: str) -> yaml.SequenceNode:
         ident = fields.get("id")
         if isinstance(ident, yaml.ScalarNode) and ident.value == annotation_id and isinstance(fields.get("steps"), yaml.SequenceNode):
             return fields["steps"]
-    raise InfralensError(f"annotation {annotation_id!r} has no 'steps' list to extend")
+    raise InfralensError(f"{display}: annotation {annotation_id!r} has no 'steps' list to extend; nothing was written — run 'infralens validate {display}'")
 
 
 def _write_checked(
     project: Project, resolver: Resolver, path: Path, original: str | None, text: str, annotation_id: str, steps: tuple[PlannedStep, ...]
 ) -> None:
-    """Write ``text``; load it back and resolve the new steps; on any mismatch restore and raise."""
-    path.write_text(text, "utf-8")
+    """Check that ``text`` loads with the new steps resolving, then write it whole (refused when the file changed meanwhile)."""
+    _check_written(project, resolver, path, text, annotation_id, steps)
+    if original is None and path.exists():
+        raise InfralensError(f"{project.relative(path)} was created while 'infralens add' ran; nothing was written — run add again")
+    refuse_read_only(path, project.relative(path))
+    write_atomically(path, text, expect=original, what="annotation file")
+
+
+def refuse_read_only(path: Path, display: str) -> None:
+    """Refuse a file whose permission bits say read-only, even for a user (root) who could write it anyway."""
     try:
-        _check_written(project, resolver, path, annotation_id, steps)
-    except InfralensError:
-        if original is None:
-            path.unlink()
-        else:
-            path.write_text(original, "utf-8")
-        raise
+        mode = path.stat().st_mode
+    except OSError:
+        return
+    if not mode & 0o222 or not os.access(path, os.W_OK):
+        raise InfralensError(f"{display}: the file is read-only; nothing was written — make it writable (chmod u+w) and run the command again")
 
 
-def _check_written(project: Project, resolver: Resolver, path: Path, annotation_id: str, steps: tuple[PlannedStep, ...]) -> None:
-    result = load_file(path, display_path=project.relative(path))
+def _read(path: Path, display: str) -> str:
+    """The file's text as stored: its line endings are kept."""
+    try:
+        return path.read_bytes().decode("utf-8")
+    except UnicodeDecodeError:
+        raise InfralensError(f"{display}: the file is not valid UTF-8; save it as UTF-8, then run add again") from None
+    except OSError as error:
+        raise InfralensError(f"{display}: cannot read the file ({error.strerror or error})") from None
+
+
+def _check_written(project: Project, resolver: Resolver, path: Path, text: str, annotation_id: str, steps: tuple[PlannedStep, ...]) -> None:
+    result = load_text(text, project.relative(path))
     errors = [d for d in result.diagnostics if d.code != "todo"]
     if errors:
         raise InfralensError(f"{project.relative(path)}: the scaffolded YAML does not load ({errors[0]}); file left unchanged")
