@@ -4,7 +4,8 @@
 
 Targets: annotation files (YAML + schema + loader, single files and whole
 projects), the statement normaliser and selectors, the libcst indexer and the
-index cache, and the lock reader. The property for all of them: every input
+index cache, the lock reader, and (``fuzz_site``) what reaches the site and the
+logs: page-level MyST configuration, math, strings in generated MyST, report strings. The property for all of them: every input
 gives a result or an error naming ``path:line`` — never a traceback, a hang
 (each case has a time limit) or a partial write. Prints the number of cases
 run per target and exits 1 if any property failed.
@@ -30,6 +31,9 @@ try:
     from hypothesis import HealthCheck, given, seed, settings, strategies as st
 except ImportError as missing:  # a development tool: hypothesis comes with the 'test' extra
     raise SystemExit("python tools/fuzz.py needs hypothesis: pip install -e '.[test]'") from missing
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import fuzz_site  # beside this file: what reaches the site and the logs
 
 from infralens.annotations.load import load_file
 from infralens.annotations.models import BlockSelector, ContainsSelector, ExactSelector
@@ -631,6 +635,10 @@ TARGETS = (
     Target("python-source", PYTHON_SOURCES, check_python_source, 0.27),
     Target("selector-text", SNIPPETS, check_normalize_and_contains, 0.15),
     Target("lock-file", lock_files(), check_lock_file, 0.20),
+    Target("page-config", fuzz_site.front_matter_pages(), fuzz_site.check_page_config, 0.05),
+    Target("math", fuzz_site.MATH_LATEX, fuzz_site.check_math, 0.05),
+    Target("myst-text", fuzz_site.NASTY_TEXT, fuzz_site.check_myst_text, 0.05),
+    Target("report-text", fuzz_site.report_strings(), fuzz_site.check_report_text, 0.03),
 )
 
 

@@ -12,12 +12,24 @@ from dataclasses import dataclass
 from enum import Enum
 
 _CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u2028\u2029]")
+FORMAT_CHARACTERS = re.compile(
+    "[\u00ad\u0600-\u0605\u061c\u06dd\u070f\u0890\u0891\u08e2\u180e\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u206f\ufeff\ufff9-\ufffb"
+    "\U000110bd\U000110cd\U00013430-\U0001343f\U0001bca0-\U0001bca3\U0001d173-\U0001d17a\U000e0001\U000e0020-\U000e007f]"
+)
+"""Unicode's format characters (category Cf): bidirectional overrides and isolates, zero-width spaces and joiners, BOMs."""
+_UNSEEN = re.compile(f"[\x00-\x08\x0a-\x1f\x7f-\x9f\u2028\u2029{FORMAT_CHARACTERS.pattern[1:-1]}]")
 
 
 def printable(text: str) -> str:
     """*text* with control characters written as escapes (``\\x1b``), so a file name or a value can never
     drive the terminal (colour codes, cursor moves) or split a message line."""
     return _CONTROL.sub(lambda found: ascii(found.group())[1:-1], text)
+
+
+def printable_line(text: str) -> str:
+    """:func:`printable`, also escaping line breaks and format characters (``\\u202e``): one visible line,
+    so a name from an upstream wheel cannot start a new log line (``::error`` …) or reorder what is shown."""
+    return _UNSEEN.sub(lambda found: ascii(found.group())[1:-1], text)
 
 
 class Severity(str, Enum):

@@ -10,10 +10,11 @@ in a Markdown page, each at its own line and column.
 from __future__ import annotations
 
 import re
+import unicodedata
 from pathlib import Path
 
 from infralens.annotations.positions import PathKey, PositionedDocument
-from infralens.errors import Diagnostic, Location
+from infralens.errors import FORMAT_CHARACTERS, Diagnostic, Location
 
 CURLY_QUOTES = "‘’“”"
 MESSAGE = "curly quote inside a code span"
@@ -135,6 +136,35 @@ def value_diagnostics(value: str, document: PositionedDocument, path: PathKey) -
         if location.line not in seen:
             seen.add(location.line)
             found.append(Diagnostic(location, MESSAGE, HINT, code="quotes"))
+    return found
+
+
+def hidden_character_diagnostics(value: str, document: PositionedDocument, path: PathKey) -> list[Diagnostic]:
+    """One error per format character (bidirectional override, zero-width space, BOM …) in the text *value* at *path*.
+
+    Such characters are invisible, or reorder what a reader sees, so a note could show one thing and say another.
+    Each is placed at its line in the file when it is written there as itself, else at the value's start.
+    """
+    found_at = [match.start() for match in FORMAT_CHARACTERS.finditer(value)]
+    if not found_at:
+        return []
+    where = document.where(path)
+    source = document.source or ""
+    lines = source.split("\n")
+    start = sum(len(line) + 1 for line in lines[: where.line - 1]) + where.col - 1
+    in_file = [match.start() for match in FORMAT_CHARACTERS.finditer(source, max(start, 0))]
+    found: list[Diagnostic] = []
+    for rank, offset in enumerate(found_at):
+        location = Location(where.path, *_line_col(source, in_file[rank])) if rank < len(in_file) else where
+        character = value[offset]
+        found.append(
+            Diagnostic(
+                location,
+                f"invisible character U+{ord(character):04X} ({unicodedata.name(character, 'format character')}) in the text",
+                "delete it: bidirectional and zero-width characters can make a note show something other than what it says",
+                code="schema",
+            )
+        )
     return found
 
 

@@ -25,7 +25,7 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from infralens.annotations.code_quotes import value_diagnostics
+from infralens.annotations.code_quotes import hidden_character_diagnostics, value_diagnostics
 from infralens.annotations.positions import PositionedDocument, YamlProblem, load_positioned
 from infralens.errors import Diagnostic, Location
 
@@ -37,6 +37,8 @@ OPTIONAL = ("lab",)
 MIN_PARAGRAPH_WORDS = 25
 """``same`` and ``differs`` are paragraphs, not labels: fewer words than this is an error."""
 SLUG = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*$")
+ONE_LINE = re.compile(r"[^\x00-\x1f\x7f-\x9f\u2028\u2029\u200b-\u200f\u202a-\u202e\u2066-\u2069\ufeff]{1,200}")
+"""A title: one line of at most 200 characters, no control, line-break, zero-width or bidirectional character."""
 DOTTED = re.compile(r"^[A-Za-z_][\w]*(?:\.[A-Za-z_][\w]*)+$")
 
 
@@ -157,6 +159,11 @@ def _pair(document: PositionedDocument, index: int, entry: object) -> tuple[Conc
             )
     for key in ("title", "same", "differs", "read-first"):
         problems.extend(value_diagnostics(entry[key], document, (index, key)))
+        problems.extend(hidden_character_diagnostics(entry[key], document, (index, key)))
+    if not ONE_LINE.fullmatch(entry["title"].strip()):
+        problems.append(
+            _problem(document, (index, "title"), "title must be one line of text (no line break or control character)", "write the title on a single line")
+        )
     lab = entry.get("lab")
     if lab is not None and not isinstance(lab, str):
         problems.append(_problem(document, (index, "lab"), "lab must be a lab slug such as 02-denoising-step", "quote it"))

@@ -16,18 +16,25 @@ from pygments.formatters import TerminalFormatter
 from pygments.lexers import PythonLexer
 from pygments.token import Token
 
+from infralens.errors import FORMAT_CHARACTERS
 from infralens.render.view import FunctionView, NoteView
 from infralens.source import split_lines
 
 if TYPE_CHECKING:
     from pygments.token import _TokenType
 
-_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u2028\u2029]")
+_CONTROL = re.compile(f"[\\x00-\\x08\\x0b-\\x1f\\x7f-\\x9f\\u2028\\u2029{FORMAT_CHARACTERS.pattern[1:-1]}]")
 
 
 def visible(text: str) -> str:
-    """Control characters as escapes (``\\x1b``), so notes or upstream text cannot drive the terminal."""
-    return _CONTROL.sub(lambda m: f"\\x{ord(m.group()):02x}" if ord(m.group()) < 0x100 else f"\\u{ord(m.group()):04x}", text)
+    """Control and format characters as escapes (``\\x1b``, ``\\u202e``), so notes or upstream text cannot drive
+    the terminal or reorder, hide or join what it shows (bidirectional overrides, zero-width characters)."""
+    return _CONTROL.sub(_escape, text)
+
+
+def _escape(found: re.Match[str]) -> str:
+    code = ord(found.group())
+    return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}" if code < 0x10000 else f"\\U{code:08x}"
 
 
 MARK = "▶"

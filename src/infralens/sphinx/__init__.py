@@ -17,6 +17,7 @@ from infralens import __version__
 from infralens.sphinx.catalog import load_catalog
 from infralens.sphinx.config import CONFIG_VALUES, Settings
 from infralens.sphinx.contents import PRIORITY as CONTENTS_PRIORITY, on_doctree_read as add_functions_to_contents
+from infralens.sphinx.cost import COST_VISITORS, CostDirective, cost_figure
 from infralens.sphinx.directives import BacklinksTransform, CompareDirective, ConceptDirective, FunctionDirective
 from infralens.sphinx.domain import InfralensDomain
 from infralens.sphinx.events import on_builder_inited, on_config_inited, on_env_get_outdated, on_env_get_updated
@@ -24,6 +25,7 @@ from infralens.sphinx.lab_policy import DOCTREE_PRIORITY, on_doctree_read, on_so
 from infralens.sphinx.lab_topics import on_doctree_read as add_lab_topics, on_env_get_outdated as on_labs_outdated
 from infralens.sphinx.mathml import visit_math_block_html, visit_math_html
 from infralens.sphinx.nodes import VISITORS
+from infralens.sphinx.page_config import SOURCE_READ_PRIORITY, install_parser_guard, on_source_read as refuse_page_config
 from infralens.sphinx.tex_check import LeftoverTexCheck
 from infralens.sphinx.titles import BreakableTitles
 
@@ -45,6 +47,8 @@ def setup(app: Sphinx) -> ExtensionMetadata:
     app.add_directive("infralens-function", FunctionDirective, override=True)  # directives
     app.add_directive("infralens-compare", CompareDirective, override=True)
     app.add_directive("infralens-concept", ConceptDirective, override=True)  # concept map pairs with their prose
+    app.add_node(cost_figure, override=True, **COST_VISITORS)  # cost: a cost-*.svg figure, written by the HTML visitor
+    app.add_directive("infralens-cost", CostDirective, override=True)  # cost: a table and figure from reports/cost.json
     app.add_post_transform(BacklinksTransform)  # directives: "Shown on" links of function pages
     app.add_post_transform(LeftoverTexCheck)  # tex_check: TeX that did not become math is a warning
     app.add_post_transform(BreakableTitles)  # titles: dotted names in titles break after a dot, not inside a name
@@ -59,6 +63,8 @@ def setup(app: Sphinx) -> ExtensionMetadata:
     app.connect("env-get-outdated", on_env_get_outdated)  # events: a report came or went
     app.connect("env-get-updated", on_env_get_updated)  # events: function pages whose backlinks changed
     app.connect("source-read", on_source_read)  # lab_policy: refused blocks of untrusted lab pages
+    app.connect("source-read", refuse_page_config, priority=SOURCE_READ_PRIORITY)  # page_config: front matter cannot configure MyST
+    install_parser_guard()  # page_config: nor can text MyST parses by any other way in (an rst include with :parser:)
     app.connect("doctree-read", on_doctree_read, priority=DOCTREE_PRIORITY)  # lab_policy: refused inline nodes
     app.connect("doctree-read", add_lab_topics)  # lab_topics: a lab ranks first in search for its topic words
     app.connect("env-get-outdated", on_labs_outdated)  # lab_topics: a lab page changed, every lab's words may move

@@ -63,7 +63,7 @@ class AnnotatedFunction:
 
     @property
     def labs(self) -> tuple[str, ...]:
-        return tuple(sorted({r.annotation.lab for r in self.resolved}))
+        return tuple(sorted({r.annotation.lab for r in self.resolved if r.annotation.lab}))
 
     @property
     def summaries(self) -> tuple[str, ...]:
@@ -112,8 +112,10 @@ class Catalog:
 def load_catalog(settings: Settings) -> Catalog:
     """Load and resolve every annotation; each problem becomes a warning at its YAML line."""
     project = Project(settings.project_root, settings.annotations_dir, settings.labs_dir, settings.annotations_dir / "annotations.lock")
-    labs = _find_labs(settings.labs_dir)
+    labs = _find_labs(settings.labs_dir, settings.project_root)
     for page in lab_pages(settings.labs_dir):  # a curly quote in a lab's code breaks what readers paste
+        if outside_project(page, settings.project_root):
+            continue  # refused by _find_labs and _lab_files, with a warning
         for diagnostic in file_diagnostics(page, str(page)):
             warn_diagnostic(diagnostic, settings.project_root)
     reports = load_reports(settings.reports_dir)
@@ -184,15 +186,32 @@ def _absolute(root: Path, path: str) -> Path:
 
 
 _HEADING = re.compile(r"^#\s+(.+?)\s*#*\s*$", re.MULTILINE)
+LAB_FOLDER = re.compile(r"lab-[A-Za-z0-9][A-Za-z0-9._-]{0,120}")
+"""A lab folder's name: it becomes document names, links and toctree entries, so it is kept to plain characters."""
 
 
-def _find_labs(labs_dir: Path) -> dict[str, Lab]:
+def outside_project(path: Path, root: Path) -> bool:
+    """Whether ``path`` (a symbolic link, or inside one) resolves to a place outside the project ``root``."""
+    return not path.resolve().is_relative_to(root.resolve())
+
+
+def _find_labs(labs_dir: Path, root: Path) -> dict[str, Lab]:
+    """Every publishable lab folder; a folder with an unsafe name or that leads outside the project is refused with a warning."""
     labs: dict[str, Lab] = {}
     if not labs_dir.is_dir():
         return labs
     for folder in sorted(p for p in labs_dir.iterdir() if p.is_dir() and p.name.startswith("lab-")):
+        if not LAB_FOLDER.fullmatch(folder.name):
+            warn(f"lab folder {folder.name!r} is refused: a lab folder's name may hold only letters, digits and . _ -", Subtype.LAB, (str(folder), 0))
+            continue
+        if outside_project(folder, root):
+            warn(f"lab folder {folder.name} is refused: it is a symbolic link to {folder.resolve()}, outside the project", Subtype.LAB, (str(folder), 0))
+            continue
         slug = folder.name.removeprefix("lab-")
         page = folder / "index.md"
+        if page.is_symlink() and outside_project(page, root):
+            warn(f"lab page refused: it is a symbolic link to {page.resolve()}, outside the project", Subtype.LAB, (str(page), 0))
+            page = folder / "index.md.refused"
         title = slug.replace("-", " ")
         if page.is_file():
             match = _HEADING.search(page.read_text("utf-8", errors="replace"))

@@ -59,6 +59,7 @@ CONFIG_VALUES = (
         list,
         "lab slugs (or '*') whose pages may use raw HTML, file-inserting directives and any link; the others follow the notes' rules",
     ),
+    ConfigValue("infralens_preview_lab", "", str, "infralens preview: every page of the source dir is this lab's (slug), under the lab-text rules"),
 )
 """Every setting; paths are relative to ``conf.py``'s folder."""
 
@@ -79,6 +80,8 @@ class Settings:
     generated_dir: str = "_infralens"
     fold_min_lines: int = 12
     trusted_labs: tuple[str, ...] = ()
+    preview_lab: str = ""
+    """``infralens preview`` of a lab: the source dir is a copy of this lab's folder, and its pages are lab pages."""
 
 
 def settings_of(config: Config, confdir: Path) -> Settings:
@@ -111,6 +114,7 @@ def settings_of(config: Config, confdir: Path) -> Settings:
         generated_dir=generated,
         fold_min_lines=max(3, int(config.infralens_fold_min_lines)),
         trusted_labs=tuple(str(slug) for slug in config.infralens_trusted_labs or ()),
+        preview_lab=str(config.infralens_preview_lab or ""),
     )
 
 

@@ -25,6 +25,7 @@ from infralens.reports import (
     release_ranges,
     worst_state,
 )
+from infralens.sphinx.myst_text import code, fenced, text
 
 LETTERS = {
     ReleaseState.UNCHANGED: "u",
@@ -96,26 +97,24 @@ class History:
         lines = [
             "## Release history",
             "",
-            f"Each note checked against {len(span.releases)} {distribution} releases ({span.releases[0]} … {span.releases[-1]}; "
-            f"reviewed against {span.baseline}), from `reports/history.json`; see {{doc}}`the matrix <{_matrix_from_function()}>`.",
+            f"Each note checked against {len(span.releases)} {text(distribution)} releases ({text(span.releases[0])} … {text(span.releases[-1])}; "
+            f"reviewed against {text(span.baseline)}), from `reports/history.json`; see {{doc}}`the matrix <{_matrix_from_function()}>`.",
             "",
         ]
         for row in rows:
-            lines += ["```{raw} html", f'<span id="{anchor(row.id)}"></span>', "```", "", f"### `{row.id}`", ""]
-            lines += ["```{raw} html", self.strip(distribution, [row.id], None), "```", ""]
+            lines += [*fenced("{raw} html", [f'<span id="{anchor(row.id)}"></span>']), "", f"### {code(row.id)}", ""]
+            lines += [*fenced("{raw} html", [self.strip(distribution, [row.id], None)]), ""]
             differing = [step for step in row.steps if step.differences]
             holding = len(row.steps) - len(differing)
             lines += [f"{holding} of {len(row.steps)} notes hold in every release read." + (" The others:" if differing else ""), ""]
             for step in differing:
-                lines += [f"- **`{step.id}`** — {describe_holding(step.states, span.releases, span.baseline)}", ""]
+                lines += [f"- **{code(step.id)}** — {text(describe_holding(step.states, span.releases, span.baseline))}", ""]
                 for difference in step.differences:
-                    where = f" at `{difference.where}`" if difference.where else ""
-                    lines += [
-                        f"  {STATE_WORDS[difference.state]} in {release_ranges(difference.releases, span.releases)}{where}: {_plain(difference.message)}",
-                        "",
-                    ]
+                    where = f" at {code(difference.where)}" if difference.where else ""
+                    ranges = text(release_ranges(difference.releases, span.releases))
+                    lines += [f"  {text(STATE_WORDS[difference.state])} in {ranges}{where}: {text(difference.message)}", ""]
                     if difference.diff:
-                        lines += ["  ```diff", *(f"  {line}" for line in difference.diff), "  ```", ""]
+                        lines += [*fenced("diff", list(difference.diff), indent="  "), ""]
         return "\n".join(lines)
 
     def matrix_page(self, function_pages: dict[str, str], generated_dir: str) -> str:
@@ -123,13 +122,11 @@ class History:
         lines = ["# Release compatibility", ""]
         lines += [
             "Which upstream releases each annotation's notes hold in: every locked statement re-found in every final "
-            f"release by the same classifier as `infralens check` (`reports/history.json`, made by {self.report.generated_by}; "
+            f"release by the same classifier as `infralens check` (`reports/history.json`, made by {text(self.report.generated_by)}; "
             "refresh it with `make history`). A cell shows the worst state of the annotation's notes in that release; "
             "a cell that is not *holds* links to the diff on the function's page.",
             "",
-            "```{raw} html",
-            LEGEND,
-            "```",
+            *fenced("{raw} html", [LEGEND]),
             "",
         ]
         for span in self.report.spans:
@@ -137,16 +134,15 @@ class History:
             if not span.releases or not rows:
                 continue
             everywhere = sum(1 for row in rows if all(s.holds for s in row.states))
-            lines += [f"## {span.distribution}", ""]
-            lines += [
-                f"{len(rows)} annotations over {len(span.releases)} releases ({span.releases[0]} … {span.releases[-1]}); reviewed against {span.baseline}."
-            ]
+            lines += [f"## {text(span.distribution)}", ""]
+            first, last, baseline = text(span.releases[0]), text(span.releases[-1]), text(span.baseline)
+            lines += [f"{len(rows)} annotations over {len(span.releases)} releases ({first} … {last}); reviewed against {baseline}."]
             lines += [f"{everywhere} hold in all of them."]
             if span.baseline in span.releases:
-                lines += [f"The outlined column is the installed release, {span.baseline}, the one the notes are written against."]
+                lines += [f"The outlined column is the installed release, {baseline}, the one the notes are written against."]
             if span.missing:
-                lines += [f"Not read: {', '.join(span.missing)}."]
-            lines += ["", "```{raw} html", _table(span, rows, function_pages, generated_dir), "```", ""]
+                lines += [f"Not read: {', '.join(text(release) for release in span.missing)}."]
+            lines += ["", *fenced("{raw} html", [_table(span, rows, function_pages, generated_dir)]), ""]
         return "\n".join(lines)
 
 
@@ -163,11 +159,6 @@ def _aria(span: ReleaseSpan, states: tuple[ReleaseState, ...]) -> str:
         f"{STATE_WORDS[state]} in {release_ranges([r for r, s in zip(span.releases, states, strict=True) if s is state], span.releases)}"
         for state in dict.fromkeys(states)
     )
-
-
-def _plain(text: str) -> str:
-    """A message as Markdown text: backticks and stars would start markup."""
-    return text.replace("`", "'").replace("*", "\\*")
 
 
 def _table(span: ReleaseSpan, rows: list[AnnotationHistory], function_pages: dict[str, str], generated_dir: str) -> str:

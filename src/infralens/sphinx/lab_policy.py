@@ -18,6 +18,7 @@ Two passes, each warning at the lab file and line (``infralens.lab-text``):
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 from typing import TYPE_CHECKING
 
@@ -42,19 +43,48 @@ _FILE_OPTION = re.compile(r"(?m)^\s*:(file|url):")
 _IMAGE_DIRECTIVES = frozenset({"image", "figure"})
 
 
-def lab_source(env: BuildEnvironment, docname: str) -> tuple[str, Path, PurePosixPath] | None:
-    """``(slug, original file, path inside the lab)`` when ``docname`` is an untrusted lab page, else None."""
-    settings = catalog_for(env).settings
+@dataclass(frozen=True)
+class LabPage:
+    """A page of a lab: its slug, its own file in ``labs/``, its path inside the lab, and the folder the lab is staged in."""
+
+    slug: str
+    path: Path
+    inner: PurePosixPath
+    staged: Path
+    trusted: bool
+
+
+def lab_page(env: BuildEnvironment, docname: str) -> LabPage | None:
+    """The lab page ``docname`` is: a generated ``<generated>/labs/lab-<slug>/…`` page, or any page of an ``infralens preview`` of a lab."""
+    catalog = catalog_for(env)
+    settings = catalog.settings
     parts = PurePosixPath(docname).parts
     prefix = PurePosixPath(settings.generated_dir).parts + ("labs",)
-    if len(parts) < len(prefix) + 2 or parts[: len(prefix)] != prefix or not parts[len(prefix)].startswith("lab-"):
+    if settings.preview_lab:  # infralens preview: the source dir is a copy of that one lab's folder
+        slug, inner, staged = settings.preview_lab, PurePosixPath(docname), Path(env.srcdir)
+    elif len(parts) >= len(prefix) + 2 and parts[: len(prefix)] == prefix and parts[len(prefix)].startswith("lab-"):
+        slug, inner = parts[len(prefix)][len("lab-") :], PurePosixPath(*parts[len(prefix) + 1 :])
+        staged = pages_base(env) / settings.generated_dir / "labs" / f"lab-{slug}"
+    else:
         return None
-    slug = parts[len(prefix)][len("lab-") :]
-    lab = catalog_for(env).labs.get(slug)
-    if lab is None or "*" in settings.trusted_labs or slug in settings.trusted_labs:
+    lab = catalog.labs.get(slug)
+    folder = lab.folder if lab is not None else settings.labs_dir / f"lab-{slug}"
+    trusted = "*" in settings.trusted_labs or slug in settings.trusted_labs
+    return LabPage(slug, folder / f"{inner}.md", inner, staged, trusted)
+
+
+def lab_source(env: BuildEnvironment, docname: str) -> tuple[str, Path, PurePosixPath] | None:
+    """``(slug, original file, path inside the lab)`` when ``docname`` is an untrusted lab page, else None."""
+    page = lab_page(env, docname)
+    if page is None or page.trusted:
         return None
-    inner = PurePosixPath(*parts[len(prefix) + 1 :])
-    return slug, lab.folder / f"{inner}.md", inner
+    return page.slug, page.path, page.inner
+
+
+def lab_file(env: BuildEnvironment, docname: str) -> Path | None:
+    """The lab's own file behind ``docname`` (trusted or not), for warnings; None for other pages."""
+    page = lab_page(env, docname)
+    return None if page is None else page.path
 
 
 def on_source_read(app: Sphinx, docname: str, source: list[str]) -> None:
@@ -115,12 +145,11 @@ def _markdown(app: Sphinx) -> MarkdownIt:
 
 def on_doctree_read(app: Sphinx, doctree: nodes.document) -> None:
     """Remove inline raw markup, metadata, downloads, refused links and outside images from an untrusted lab page."""
-    found = lab_source(app.env, app.env.docname)
-    if found is None:
+    page = lab_page(app.env, app.env.docname)
+    if page is None or page.trusted:
         return
-    slug, path, inner = found
-    folder = pages_base(app.env) / catalog_for(app.env).settings.generated_dir / "labs" / f"lab-{slug}"
-    here = (folder / inner).parent
+    path, folder = page.path, page.staged
+    here = (folder / page.inner).parent
     for node in list(doctree.findall(nodes.Element)):
         reason = _node_refusal(node, Path(app.srcdir), here, folder)
         if reason is None:

@@ -11,12 +11,15 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+from sphinx.errors import ConfigError
+
 from infralens.annotations import ConceptPair
 from infralens.reports import StepTier
-from infralens.sphinx.catalog import AnnotatedFunction, Catalog, Lab
+from infralens.sphinx.catalog import AnnotatedFunction, Catalog, Lab, outside_project
 from infralens.sphinx.config import Settings
 from infralens.sphinx.generated import output_dir, write_generated
-from infralens.sphinx.notes import backtick_fence
+from infralens.sphinx.myst_text import UnsafeText, code, doc_link, fenced, name, text
+from infralens.sphinx.warnings import Subtype, warn
 
 ORPHAN = "---\norphan: true\n---\n\n"
 GLOSSARY = Path(__file__).parent / "templates" / "verified.md"
@@ -54,7 +57,10 @@ def generate(catalog: Catalog, srcdir: Path) -> list[Path]:
     """
     setting = catalog.settings.generated_dir
     out = output_dir(srcdir, setting)
-    files = {relpath: text.encode("utf-8") for relpath, text in _pages(catalog).items()}
+    try:
+        files = {relpath: text.encode("utf-8") for relpath, text in _pages(catalog).items()}
+    except UnsafeText as error:  # only a conf.py value can get here: every other name was checked where it was read
+        raise ConfigError(f"infralens: {error}; check infralens_generated_dir in conf.py. Nothing was generated.") from None
     files.update(_lab_files(catalog))
     return write_generated(out, files, setting)
 
@@ -86,24 +92,16 @@ _PLAIN_NAME = re.compile(r"[A-Za-z0-9._-]+")
 """The script a lab runs; its page shows the source and the lab page links to it."""
 
 
-def _code_span(text: str) -> str:
-    """``text`` as one inline code span, its backtick fence longer than any run of backticks inside."""
-    fence = backtick_fence(text, shortest=1)
-    return f"{fence} {text} {fence}"
-
-
 def _starter_page(lab: Lab) -> str:
     """The lab's starter source as a page: a fenced block, fenced longer than any backtick run inside."""
     source = (lab.folder / STARTER).read_text("utf-8", errors="replace")
-    fence = backtick_fence(source, shortest=3)
-    name = f"{lab.folder.name}/{STARTER}"
-    return "\n".join([f"# {_code_span(name)}", "", f"{fence}python", source.rstrip("\n"), fence, ""])
+    return "\n".join([f"# {code(f'{lab.folder.name}/{STARTER}')}", "", *fenced("python", source.rstrip("\n").split("\n")), ""])
 
 
 def _starter_link(settings: Settings, lab: Lab) -> bytes:
     """Appended to a lab page that has a starter: a last section linking to the starter's source."""
     target = f"/{settings.generated_dir}/starters/lab-{lab.slug}"
-    return f"\n\n## The starter's source\n\n{{doc}}`{lab.folder.name}/{STARTER} <{target}>`: the script this lab runs.\n".encode()
+    return f"\n\n## The starter's source\n\n{doc_link(f'{lab.folder.name}/{STARTER}', target)}: the script this lab runs.\n".encode()
 
 
 def _browser_index(catalog: Catalog) -> str:
@@ -117,20 +115,20 @@ def _browser_index(catalog: Catalog) -> str:
     for dist, modules in tree.items():
         functions = [f for fs in modules.values() for f in fs]
         version = functions[0].source.version
-        lines.append(f"| {{doc}}`{dist} <{dist}/index>` | {version} | {len(modules)} | {len(functions)} | {sum(f.note_count for f in functions)} |")
-    lines += ["", "```{toctree}", ":hidden:", ""] + [f"{dist}/index" for dist in tree] + ["```", ""]
+        lines.append(f"| {doc_link(dist, f'{dist}/index')} | {text(version)} | {len(modules)} | {len(functions)} | {sum(f.note_count for f in functions)} |")
+    lines += ["", "```{toctree}", ":hidden:", ""] + [name(f"{dist}/index") for dist in tree] + ["```", ""]
     return "\n".join(lines)
 
 
 def _distribution_page(catalog: Catalog, dist: str, modules: dict[str, list[AnnotatedFunction]]) -> str:
     version = next(iter(modules.values()))[0].source.version
-    lines = [f"# {dist} {version}", "", f"Annotated functions of `{dist}` {version}, by module.", ""]
+    lines = [f"# {text(dist)} {text(version)}", "", f"Annotated functions of {code(dist)} {text(version)}, by module.", ""]
     for module, functions in modules.items():
-        lines += [f"## `{module}`", "", f"{len(functions)} function(s), {sum(f.note_count for f in functions)} notes.", ""]
+        lines += [f"## {code(module)}", "", f"{len(functions)} function(s), {sum(f.note_count for f in functions)} notes.", ""]
         for function in functions:
             labs = ", ".join(_lab_ref(catalog, slug) for slug in function.labs)
             lines.append(
-                f"- {{doc}}`{function.qualname} <{function.target}>` — {function.note_count} notes, "
+                f"- {doc_link(function.qualname, function.target)} — {function.note_count} notes, "
                 f"lines {function.definition.start_line}–{function.definition.end_line}" + (f"; labs: {labs}" if labs else "")
             )
         lines.append("")
@@ -140,8 +138,8 @@ def _distribution_page(catalog: Catalog, dist: str, modules: dict[str, list[Anno
 def _lab_ref(catalog: Catalog, slug: str) -> str:
     lab = catalog.labs.get(slug)
     if lab is None or lab.page is None:
-        return f"`{slug}`"
-    return f"{{doc}}`/{lab_docname(catalog.settings, slug)}`"
+        return code(slug)
+    return doc_link("", "/" + lab_docname(catalog.settings, name(slug)))
 
 
 def _history_page(catalog: Catalog) -> str:
@@ -161,11 +159,11 @@ def _function_page(catalog: Catalog, function: AnnotatedFunction) -> str:
             "orphan: true",
             "---",
             "",
-            f"# `{function.qualname}`",
+            f"# {code(function.qualname)}",
             "",
-            f"{function.distribution} {function.source.version} · module `{function.module}`",
+            f"{text(function.distribution)} {text(function.source.version)} · module {code(function.module)}",
             "",
-            f"```{{infralens-function}} {function.target}",
+            f"```{{infralens-function}} {name(function.target)}",
             ":canonical:",
             "```",
             "",
@@ -180,9 +178,9 @@ def _labs_index(catalog: Catalog) -> str:
     missing = [lab for lab in catalog.labs.values() if not lab.page]
     if not with_pages:
         lines += ["No lab page is written yet.", ""]
-    lines += ["```{toctree}", ":maxdepth: 1", ""] + [f"lab-{lab.slug}/index" for lab in with_pages] + ["```", ""]
+    lines += ["```{toctree}", ":maxdepth: 1", ""] + [name(f"lab-{lab.slug}/index") for lab in with_pages] + ["```", ""]
     if missing:
-        lines += ["Still being written: " + ", ".join(f"`{lab.slug}`" for lab in missing) + ".", ""]
+        lines += ["Still being written: " + ", ".join(code(lab.slug) for lab in missing) + ".", ""]
     return "\n".join(lines + _lab_tiers(catalog, with_pages))
 
 
@@ -203,11 +201,11 @@ def _lab_tiers(catalog: Catalog, labs: list[Lab]) -> list[str]:
             continue
         device, tiers, failed = counted
         cells = " | ".join(str(tiers[tier]) for tier in StepTier)
-        rows.append(f"| {{doc}}`lab-{lab.slug}/index` | {len(step_ids)} | {cells} | {failed} |")
+        rows.append(f"| {{doc}}`{name(f'lab-{lab.slug}/index')}` | {len(step_ids)} | {cells} | {failed} |")
     if not rows:
         return []
     header = " | ".join(tier.value for tier in StepTier)
-    intro = f"How the notes of each lab were verified ({device}; {{doc}}`what the words mean <../verified>`):"
+    intro = f"How the notes of each lab were verified ({text(device)}; {{doc}}`what the words mean <../verified>`):"
     return [intro, "", f"| lab | notes | {header} | failed |", "| --- | ---: |" + " ---: |" * (len(StepTier) + 1), *rows, ""]
 
 
@@ -225,7 +223,11 @@ def _compare_index(catalog: Catalog) -> str:
     lines = [
         "# Side by side",
         "",
-        "Ideas that diffusers and DiffSynth both implement, each pair with a note on what is the same, what differs and which to read first.",
+        (
+            "Ideas that diffusers and DiffSynth both implement, each pair with a note on what is the same, what differs and which to read first."
+            if catalog.labs or catalog.concepts.pairs
+            else "Functions that implement the same idea in two libraries, side by side, each pair with a note on what is the same and what differs."
+        ),
         "",
     ]
     if not catalog.concepts.pairs:
@@ -235,19 +237,19 @@ def _compare_index(catalog: Catalog) -> str:
         by_lab.setdefault(_pair_lab(catalog, pair), []).append(pair)
     for lab in sorted(by_lab, key=lambda slug: slug or "~"):
         title = catalog.labs[lab].title if lab in catalog.labs else "Other"
-        lines += [f"## {title}", ""]
-        lines += [f"- {{doc}}`{pair.title} <{pair.slug}>`" for pair in by_lab[lab]] + [""]
-    lines += ["```{toctree}", ":hidden:", ""] + [pair.slug for pair in catalog.concepts.pairs] + ["```", ""]
+        lines += [f"## {text(title)}", ""]
+        lines += [f"- {doc_link(pair.title, pair.slug)}" for pair in by_lab[lab]] + [""]
+    lines += ["```{toctree}", ":hidden:", ""] + [name(pair.slug) for pair in catalog.concepts.pairs] + ["```", ""]
     return "\n".join(lines)
 
 
 def _compare_page(catalog: Catalog, pair: ConceptPair) -> str:
     lab = _pair_lab(catalog, pair)
     left, right = catalog.functions[pair.diffusers], catalog.functions[pair.diffsynth]
-    context = f"`{left.qualname}` in diffusers {left.source.version} and `{right.qualname}` in DiffSynth {right.source.version}."
+    context = f"{code(left.qualname)} in diffusers {text(left.source.version)} and {code(right.qualname)} in DiffSynth {text(right.source.version)}."
     if lab is not None:
         context += f" Lab: {_lab_ref(catalog, lab)}."
-    return "\n".join([f"# {pair.title}", "", context, "", f"```{{infralens-concept}} {pair.slug}", "```", ""])
+    return "\n".join([f"# {text(pair.title)}", "", context, "", f"```{{infralens-concept}} {name(pair.slug)}", "```", ""])
 
 
 def _lab_files(catalog: Catalog) -> dict[str, bytes]:
@@ -258,6 +260,9 @@ def _lab_files(catalog: Catalog) -> dict[str, bytes]:
             continue
         for path in sorted(lab.folder.rglob("*")):
             relative = path.relative_to(lab.folder)
+            if path.is_symlink() and outside_project(path, catalog.settings.project_root):
+                warn(f"lab file refused: it is a symbolic link to {path.resolve()}, outside the project", Subtype.LAB, (str(path), 0))
+                continue
             if not path.is_file() or path.is_symlink() or any(part.startswith((".", "__pycache__")) for part in relative.parts):
                 continue
             if path.stat().st_size > MAX_COPIED_BYTES:

@@ -39,6 +39,8 @@ class Subtype(str, Enum):
     """A note's Markdown had raw HTML or a construct notes do not allow."""
     LAB_TEXT = "lab-text"
     """A lab page had a construct lab text does not allow (see ``infralens_trusted_labs``)."""
+    PAGE_CONFIG = "page-config"
+    """A page's front matter tried to change MyST's configuration (only conf.py may)."""
     MATH = "math"
     """A formula could not be converted to MathML."""
     CONCEPTS = "concepts"
