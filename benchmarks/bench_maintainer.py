@@ -68,11 +68,11 @@ def main() -> int:
     if not args.skip_coverage:
         from infralens.maintainer.coverage import CallRecorder, upstream_roots
         from infralens.tiny.device import pick_device
+        from infralens.verify import project_catalog
         from infralens.verify.context import ScenarioContext
-        from infralens.verify.registry import get_scenario
 
         device = pick_device("cpu")
-        scenario = get_scenario(args.scenario).load()
+        scenario = project_catalog(project).spec(args.scenario).load()
         scenario(ScenarioContext(device))  # warm-up: imports and first-call costs
         roots = upstream_roots(resolver)
 

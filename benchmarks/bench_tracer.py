@@ -26,16 +26,16 @@ def measure(name: str, repeats: int, device: str, backend: str = "auto") -> dict
     from infralens.tiny.device import pick_device
     from infralens.verify.context import ScenarioContext
     from infralens.verify.plan import build_plan
-    from infralens.verify.registry import get_scenario
     from infralens.verify.tracer import Tracer
     from infralens.verify.worker import import_probe_modules
 
     args = argparse.Namespace(project=None, source=[], no_cache=False)
     project, resolver = open_context(args)
     loaded = load_annotations(project)
-    probes = build_plan(project, resolver, loaded.annotations).probes_for(name)
+    plan = build_plan(project, resolver, loaded.annotations)
+    probes = plan.probes_for(name)
     device = pick_device(device)
-    spec = get_scenario(name)
+    spec = plan.catalog.spec(name)
     function = spec.load()
     import_probe_modules(spec.process, probes)  # the instrument backend needs them imported
 

@@ -1,7 +1,7 @@
-"""The project on disk: where annotations, labs and the lock live, and loading them all.
+"""The project on disk: where annotations, labs, scenarios and the lock live, and loading them all.
 
 Settings come from ``[tool.infralens]`` in ``pyproject.toml`` (all optional):
-``annotations``, ``labs`` and ``lock`` paths relative to the project root.
+``annotations``, ``labs``, ``scenarios`` and ``lock`` paths relative to the project root.
 """
 
 from __future__ import annotations
@@ -23,6 +23,12 @@ class Project:
     annotations_dir: Path
     labs_dir: Path
     lock_path: Path
+    scenarios_dir: Path | None = None
+    """The project's scenarios (see :mod:`infralens.scenarios`); None means ``<root>/scenarios``."""
+
+    @property
+    def scenario_folder(self) -> Path:
+        return self.scenarios_dir if self.scenarios_dir is not None else self.root / "scenarios"
 
     def relative(self, path: Path | str) -> str:
         """A path for messages: relative to the project root when inside it."""
@@ -38,7 +44,7 @@ class Project:
         files: list[Path] = []
         for root in roots:
             if root.is_dir():
-                files.extend(sorted(p for p in root.rglob("*") if p.suffix in (".yaml", ".yml") and p.is_file()))
+                files.extend(sorted(p for p in root.rglob("*") if p.suffix in (".yaml", ".yml") and not p.is_dir()))  # a FIFO is reported, not skipped
             elif root.is_file():
                 files.append(root)
             else:
@@ -64,6 +70,7 @@ def find_project(start: Path | str | None = None) -> Project:
                 annotations_dir=folder / settings.get("annotations", "annotations"),
                 labs_dir=folder / settings.get("labs", "labs"),
                 lock_path=folder / settings.get("lock", "annotations/annotations.lock"),
+                scenarios_dir=folder / settings.get("scenarios", "scenarios"),
             )
     raise InfralensError(f"no InfraLens project found at or above {here} (expected an annotations/ folder)")
 
@@ -101,9 +108,7 @@ def load_annotations(project: Project, paths: list[str] | None = None) -> Loaded
     for file in files:
         real = file.resolve()
         if real != root and root not in real.parents:
-            shown = _as_given(project, file)
-            hint = "copy the file into the project instead of linking to it"
-            diagnostics.append(Diagnostic(Location(shown), "this annotation file is a link to a file outside the project; it was not read", hint, code="io"))
+            diagnostics.append(_outside(project, file))
             continue
         result = load_file(file, display_path=project.relative(file))
         annotations.extend(result.annotations)
@@ -111,6 +116,18 @@ def load_annotations(project: Project, paths: list[str] | None = None) -> Loaded
         diagnostics.extend(result.diagnostics)
     diagnostics.extend(_cross_file_checks(project, annotations))
     return LoadedAnnotations(tuple(annotations), tuple(diagnostics), tuple(project.relative(f) for f in files), tuple(recovered))
+
+
+def _outside(project: Project, file: Path) -> Diagnostic:
+    """Why a file outside the project is not read: a link leading out of it, or a plain file that is not in it."""
+    shown = _as_given(project, file)
+    given = Path(os.path.abspath(file))
+    if given.is_relative_to(Path(os.path.abspath(project.root))):
+        what, hint = "a link to a file outside the project", "copy the file into the project instead of linking to it"
+    else:
+        what = f"outside the project (its root is {project.root})"
+        hint = f"move it into {project.relative(project.annotations_dir)}/, or pass --project with the folder that holds it"
+    return Diagnostic(Location(shown), f"this annotation file is {what}; it was not read", hint, code="io")
 
 
 def _as_given(project: Project, path: Path) -> str:
@@ -143,7 +160,7 @@ def _cross_file_checks(project: Project, annotations: list[Annotation]) -> list[
                     code="layout",
                 )
             )
-        if labs is not None and annotation.lab not in labs:
+        if labs is not None and annotation.lab is not None and annotation.lab not in labs:
             hint = "create labs/lab-" + annotation.lab + "/ or use one of: " + ", ".join(sorted(labs)) if labs else "create the lab folder in labs/"
             found.append(Diagnostic(where, f"lab {annotation.lab!r} does not exist", hint, code="lab"))
     return found

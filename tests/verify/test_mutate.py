@@ -188,6 +188,9 @@ def test_mutation_results_and_settings_cross_the_worker_protocol():
 
 
 def test_mutation_work_is_split_into_units_dealt_to_the_jobs():
+    from verify_helpers import REPO_SCENARIOS
+
+    from infralens.scenarios import discover_scenarios
     from infralens.verify.plan import Plan, PlannedStep
     from infralens.verify.runner import MUTATION_UNIT, work_units
 
@@ -195,7 +198,8 @@ def test_mutation_work_is_split_into_units_dealt_to_the_jobs():
         probe = Probe(f"a/{scenario}{index}", "/x.py", "f", (index, index), (index, index), expects=("True",))
         return PlannedStep(probe.key, "a", "a.yaml", index, scenario, None, ("True",), (1,), probe)
 
-    plan = Plan(tuple(step(i, "forward-noise") for i in range(20)) + tuple(step(i, "guider") for i in range(3)), ())
+    catalog = discover_scenarios(REPO_SCENARIOS)
+    plan = Plan(tuple(step(i, "forward-noise") for i in range(20)) + tuple(step(i, "guider") for i in range(3)), (), catalog=catalog)
     names = ("forward-noise", "guider")
     assert [[job.name for job in unit] for unit in work_units(plan, names, 2)] == [["forward-noise", "guider"]]
     units = work_units(plan, names, 2, max_mutants=3)

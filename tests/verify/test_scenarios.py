@@ -17,7 +17,6 @@ from infralens.cli import main, open_context
 from infralens.project import find_project, load_annotations
 from infralens.tiny.diffsynth_loader import STUBBED_MODULES
 from infralens.verify.plan import build_plan
-from infralens.verify.registry import scenario_names
 from infralens.verify.report import findings
 from infralens.verify.runner import run_plan
 
@@ -33,7 +32,7 @@ def _real_plan():
 
 def _run_everything(device: str):
     plan = _real_plan()
-    result = run_plan(plan, device, jobs=2, scenarios=scenario_names())
+    result = run_plan(plan, device, jobs=2, scenarios=plan.catalog.names())
     broken = [f"{s.name}: {s.status}: {s.error}" for s in result.scenarios if s.status != "passed"]
     assert not broken, "\n".join(broken)
     problems = findings(result) + [str(d) for d in plan.diagnostics]

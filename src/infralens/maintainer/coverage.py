@@ -32,6 +32,7 @@ if TYPE_CHECKING:
 
     from infralens.annotations import Annotation
     from infralens.resolve import Resolver
+    from infralens.scenarios import ScenarioSpec
     from infralens.source import Statement
 
 _FUNCTION_FLAGS = 0x0001  # CO_OPTIMIZED: functions, not module or class bodies
@@ -274,13 +275,13 @@ def upstream_roots(resolver: Resolver, distributions: tuple[str, ...] = UPSTREAM
     return roots
 
 
-def run_scenario_coverage(name: str, resolver: Resolver, annotations: Iterable[Annotation], *, device: str = "cpu") -> CoverageMap:
-    """Run the verifier's scenario ``name`` (through :func:`infralens.verify.execute`) under a :class:`CallRecorder`."""
+def run_scenario_coverage(spec: ScenarioSpec, resolver: Resolver, annotations: Iterable[Annotation], *, device: str = "cpu") -> CoverageMap:
+    """Run the project's scenario *spec* (through :func:`infralens.verify.execute`) under a :class:`CallRecorder`."""
     from infralens.errors import InfralensError
     from infralens.tiny import pick_device
-    from infralens.verify import ScenarioContext, execute, scenario_spec
+    from infralens.verify import ScenarioContext, execute
 
-    spec = scenario_spec(name)
+    name = spec.name
     try:
         device = pick_device(device)
     except ValueError as error:

@@ -13,10 +13,9 @@ from collections.abc import Callable
 from contextlib import AbstractContextManager
 from dataclasses import dataclass
 
-from infralens.errors import InfralensError
 from infralens.reports import ScenarioStatus
+from infralens.scenarios import ScenarioCatalog, ScenarioSpec
 from infralens.verify.context import ScenarioCheckError, ScenarioContext
-from infralens.verify.registry import ScenarioSpec, get_scenario, scenario_names
 
 Scenario = Callable[[ScenarioContext], None]
 
@@ -33,12 +32,9 @@ class ScenarioRun:
     facts: dict[str, str]
 
 
-def scenario_spec(name: str) -> ScenarioSpec:
+def scenario_spec(name: str, catalog: ScenarioCatalog) -> ScenarioSpec:
     """The catalog entry for *name*; an unknown name is an :class:`~infralens.errors.InfralensError`."""
-    spec = get_scenario(name)
-    if spec is None:
-        raise InfralensError(f"unknown scenario {name!r}; known: {', '.join(scenario_names())}")
-    return spec
+    return catalog.spec(name)
 
 
 def execute(function: Scenario, context: ScenarioContext, observer: AbstractContextManager[object]) -> ScenarioRun:

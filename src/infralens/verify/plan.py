@@ -6,16 +6,17 @@ Pure data: loads and resolves annotations statically (libcst, no upstream import
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from infralens.annotations import Annotation, Step
 from infralens.errors import Diagnostic, Location
 from infralens.project import Project
 from infralens.resolve import ResolvedStep, Resolver
+from infralens.scenarios import ScenarioCatalog
 from infralens.source import DirectoryTree, SourceTree
 from infralens.verify.probes import Probe
-from infralens.verify.registry import scenario_names
+from infralens.verify.registry import project_catalog
 
 
 @dataclass(frozen=True)
@@ -57,11 +58,15 @@ class Plan:
     """Load and resolution problems (the affected steps are in *steps* with a problem)."""
     untraceable: tuple[str, ...] = ()
     """Why traced steps cannot run in this session: distributions read from a wheel (one line each)."""
+    catalog: ScenarioCatalog = field(default_factory=lambda: ScenarioCatalog(None))
+    """The project's scenarios (the workers read the same folder)."""
+    environment: tuple[str, ...] = ()
+    """Folders the workers put first on ``sys.path`` (``verify --against``: another release, installed on its own)."""
 
     def scenarios(self) -> tuple[str, ...]:
         """Scenario names that have at least one traced step, in catalog order."""
         used = {step.scenario for step in self.steps if step.probe is not None}
-        return tuple(name for name in scenario_names() if name in used)
+        return tuple(name for name in self.catalog.names() if name in used)
 
     def probes_for(self, scenario: str) -> tuple[Probe, ...]:
         return tuple(step.probe for step in self.steps if step.scenario == scenario and step.probe is not None)
@@ -74,7 +79,7 @@ class Plan:
         kept = tuple(step for step in self.steps if step.scenario in scenarios)
         places = {(step.file, step.line) for step in kept}
         diagnostics = tuple(d for d in self.diagnostics if d.code != "verify" or (d.location.path, d.location.line) in places)
-        return Plan(kept, diagnostics, self.untraceable)
+        return replace(self, steps=kept, diagnostics=diagnostics)
 
 
 def wheel_reason(tree: SourceTree) -> str | None:
@@ -87,11 +92,14 @@ def wheel_reason(tree: SourceTree) -> str | None:
     )
 
 
-def build_plan(project: Project, resolver: Resolver, annotations: tuple[Annotation, ...], diagnostics: tuple[Diagnostic, ...] = ()) -> Plan:
-    """Resolve every annotation and plan each of its steps."""
-    known = set(scenario_names())
+def build_plan(
+    project: Project, resolver: Resolver, annotations: tuple[Annotation, ...], diagnostics: tuple[Diagnostic, ...] = (), environment: tuple[str, ...] = ()
+) -> Plan:
+    """Resolve every annotation and plan each of its steps against the project's scenarios."""
+    catalog = project_catalog(project)
+    known = set(catalog.names())
     steps: list[PlannedStep] = []
-    found: list[Diagnostic] = list(diagnostics)
+    found: list[Diagnostic] = list(diagnostics) + list(catalog.problems)
     untraceable: list[str] = []
     for annotation in annotations:
         resolved, problems = resolver.resolve_annotation(annotation)
@@ -108,7 +116,7 @@ def build_plan(project: Project, resolver: Resolver, annotations: tuple[Annotati
             if place is not None and place.untraceable and planned.problem == place.untraceable and place.untraceable not in untraceable:
                 untraceable.append(place.untraceable)
             steps.append(planned)
-    return Plan(tuple(steps), tuple(found), tuple(untraceable))
+    return Plan(tuple(steps), tuple(found), tuple(untraceable), catalog, environment)
 
 
 @dataclass(frozen=True)
@@ -150,8 +158,9 @@ def _plan_step(
         found.append(Diagnostic(where, f"step {planned.step_id} is neither traced nor static", problem, code="verify"))
         return replace(planned, problem=problem)
     if scenario not in known:
-        problem = f"unknown scenario {scenario!r} (known: {', '.join(sorted(known))})"
-        found.append(Diagnostic(where, problem, "use a scenario from the catalog (infralens verify --list) or add one", code="verify"))
+        problem = f"unknown scenario {scenario!r} (known: {', '.join(sorted(known)) or 'none'})"
+        hint = "use a scenario of the project's scenarios/ folder (infralens verify --list), or add scenarios/NAME.py defining run(device)"
+        found.append(Diagnostic(where, problem, hint, code="verify"))
         return replace(planned, problem=problem)
     if place.root is None:
         return replace(planned, problem=place.untraceable)

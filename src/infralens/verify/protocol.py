@@ -45,16 +45,32 @@ class ScenarioJob:
 
 @dataclass(frozen=True)
 class WorkerRequest:
-    """What the runner sends: the device, the tracer backend, the scenarios in order, mutants per step (0: none)."""
+    """What the runner sends: the device, the tracer backend, the scenarios in order, mutants per step (0: none).
+
+    *scenario_folder* is the project's scenarios folder (the worker reads the same catalog from it);
+    *environment* are folders the worker puts first on ``sys.path`` before importing anything upstream
+    (``verify --against``: another release installed on its own).
+    """
 
     device: str
     backend: str
     scenarios: tuple[ScenarioJob, ...]
     max_mutants: int = 0
+    scenario_folder: str = ""
+    environment: tuple[str, ...] = ()
 
     def encode(self) -> str:
         jobs = [{"name": job.name, "probes": [probe_to_json(probe) for probe in job.probes], "mutate": list(job.mutate)} for job in self.scenarios]
-        return json.dumps({"device": self.device, "backend": self.backend, "scenarios": jobs, "max_mutants": self.max_mutants})
+        return json.dumps(
+            {
+                "device": self.device,
+                "backend": self.backend,
+                "scenarios": jobs,
+                "max_mutants": self.max_mutants,
+                "scenario_folder": self.scenario_folder,
+                "environment": list(self.environment),
+            }
+        )
 
     @classmethod
     def decode(cls, text: str) -> WorkerRequest:
@@ -67,7 +83,10 @@ class WorkerRequest:
             )
             for job in (as_object(item) for item in as_list(data["scenarios"]))
         )
-        return cls(str(data["device"]), str(data.get("backend", "auto")), jobs, as_int(data.get("max_mutants", 0)))
+        environment = tuple(str(path) for path in as_list(data.get("environment", [])))
+        return cls(
+            str(data["device"]), str(data.get("backend", "auto")), jobs, as_int(data.get("max_mutants", 0)), str(data.get("scenario_folder", "")), environment
+        )
 
 
 @dataclass(frozen=True)

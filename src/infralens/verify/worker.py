@@ -12,11 +12,13 @@ import os
 import sys
 import time
 from dataclasses import replace
+from pathlib import Path
 from typing import TextIO
 
 from infralens.reports import ScenarioStatus
+from infralens.scenarios import ScenarioSpec, discover_scenarios
 from infralens.verify.context import ScenarioContext
-from infralens.verify.execute import error_text, execute, scenario_spec
+from infralens.verify.execute import error_text, execute
 from infralens.verify.probes import Probe
 from infralens.verify.protocol import Finished, Message, Ready, ScenarioOutcome, Started, WorkerRequest, encode
 from infralens.verify.tracer import Tracer
@@ -55,29 +57,40 @@ def import_probe_modules(process: str, probes: tuple[Probe, ...]) -> None:
         importlib.import_module(module)
 
 
+CALL_MISMATCH = (AttributeError, TypeError)
+"""Raised at a scenario's own line when the release lacks an attribute it reads or a parameter it passes."""
+
+
 def run_scenario(
-    name: str, probes: tuple[Probe, ...], device: str, backend: str = "auto", mutate: tuple[str, ...] = (), max_mutants: int = 0
+    spec: ScenarioSpec,
+    probes: tuple[Probe, ...],
+    device: str,
+    backend: str = "auto",
+    mutate: tuple[str, ...] = (),
+    max_mutants: int = 0,
+    other_release: bool = False,
 ) -> ScenarioOutcome:
     """Run one scenario under the tracer; a scenario that does not even load is an ``error``.
 
     With *mutate* keys and *max_mutants* > 0, each of those steps that passed is then mutation-tested
-    (see :mod:`.mutate`) and the outcome carries the results.
+    (see :mod:`.mutate`) and the outcome carries the results. On *other_release* (``verify --against``)
+    a scenario that needs an API the release lacks (an import or attribute error) is ``not-run``, not an error.
     """
-    spec = scenario_spec(name)
+    name = spec.name
     mutating = bool(mutate) and max_mutants > 0
     try:
         function = spec.load()
         import_probe_modules(spec.process, probes)
         tracer = Tracer(probes, backend=backend, fingerprint=mutating)
     except Exception as failure:  # a scenario module that does not import is a broken scenario
-        return ScenarioOutcome(name, ScenarioStatus.ERROR, 0.0, error_text(failure))
+        return ScenarioOutcome(name, *_unfinished(failure, other_release, spec))
     run = execute(function, ScenarioContext(device), tracer)
-    error = None
+    status, error = run.status, None
     if run.status is ScenarioStatus.FAILED:
         error = f"scenario check failed: {run.failure}"
     elif run.failure is not None:
-        error = error_text(run.failure)
-    outcome = ScenarioOutcome(name, run.status, round(run.seconds, 4), error, round(run.cpu_seconds, 4), run.facts, tracer.results())
+        status, _, error = _unfinished(run.failure, other_release, spec)
+    outcome = ScenarioOutcome(name, status, round(run.seconds, 4), error, round(run.cpu_seconds, 4), run.facts, tracer.results())
     if mutating and run.status is ScenarioStatus.PASSED:
         from infralens.verify.isolate import ChildFailed, in_child
         from infralens.verify.mutate import Baseline, mutable_keys, mutate_steps
@@ -92,9 +105,50 @@ def run_scenario(
     return outcome
 
 
+def _unfinished(failure: BaseException, other_release: bool, spec: ScenarioSpec) -> tuple[ScenarioStatus, float, str]:
+    """(status, seconds, reason) of a scenario that raised.
+
+    On another release (``--against``) it is ``not-run`` when the release lacks what the scenario uses: an
+    import that fails anywhere, or an attribute or call the scenario's own line makes that the release does not
+    have. An error raised deep inside upstream code stays an ``error``: that is the release behaving differently.
+    """
+    text = error_text(failure)
+    if other_release and isinstance(failure, ModuleNotFoundError) and not _package_exists(failure.name or ""):
+        return ScenarioStatus.NOT_RUN, 0.0, f"needs the module {failure.name}, which neither this release nor the environment has: {text}"
+    if other_release and (isinstance(failure, ImportError) or (isinstance(failure, CALL_MISMATCH) and _raised_in(failure, spec.file))):
+        return ScenarioStatus.NOT_RUN, 0.0, f"needs an API this release lacks: {text}"
+    return ScenarioStatus.ERROR, 0.0, text
+
+
+def _raised_in(failure: BaseException, file: Path) -> bool:
+    """Whether the innermost frame of *failure* (import machinery aside) is in *file*."""
+    import traceback
+
+    frames = [frame for frame in traceback.extract_tb(failure.__traceback__) if not frame.filename.startswith("<frozen importlib")]
+    if not frames:
+        return False
+    try:
+        return Path(frames[-1].filename).resolve() == file.resolve()
+    except OSError:
+        return False
+
+
+def _package_exists(module: str) -> bool:
+    """Whether the top-level package of *module* can be found (then a missing submodule is a missing API)."""
+    import importlib.util
+
+    top = module.split(".", maxsplit=1)[0]
+    try:
+        return bool(top) and importlib.util.find_spec(top) is not None
+    except (ImportError, ValueError):
+        return False
+
+
 def main() -> int:
     protocol = _protocol_stream()
     request = WorkerRequest.decode(sys.stdin.read())
+    # verify --against: the other release's folder comes first, before anything upstream is imported
+    sys.path[:0] = [path for path in request.environment if path not in sys.path]
     started = time.perf_counter()
     from infralens.tiny import pick_device
 
@@ -104,13 +158,19 @@ def main() -> int:
         import torch
 
         device_name = torch.cuda.get_device_name(0)
-    for job in request.scenarios:
-        for module in scenario_spec(job.name).imports:
-            importlib.import_module(module)
+    catalog = discover_scenarios(Path(request.scenario_folder) if request.scenario_folder else None)
+    specs = {job.name: catalog.spec(job.name) for job in request.scenarios}
+    for spec in specs.values():
+        for module in spec.imports:
+            try:
+                importlib.import_module(module)
+            except Exception:  # the scenario itself meets the same failure and reports it
+                continue
     _emit(protocol, Ready(device, os.getpid(), round(time.perf_counter() - started, 3), device_name))
     for job in request.scenarios:
         _emit(protocol, Started(job.name))
-        _emit(protocol, run_scenario(job.name, job.probes, device, request.backend, job.mutate, request.max_mutants))
+        outcome = run_scenario(specs[job.name], job.probes, device, request.backend, job.mutate, request.max_mutants, bool(request.environment))
+        _emit(protocol, outcome)
     _emit(protocol, Finished(round(time.perf_counter() - started, 3), _stubbed()))
     return 0
 

@@ -8,10 +8,15 @@ from __future__ import annotations
 
 import torch
 
+from infralens.scenarios import scenario
 from infralens.tiny import load_diffsynth_module
-from infralens.verify.context import ScenarioContext
+from infralens.verify import ScenarioContext
+
+PROCESS = "diffsynth-path"
+IMPORTS = ("torch", "einops", "diffusers")
 
 
+@scenario("diffsynth-sigma-templates", "Qwen-Image, FLUX.2, Z-Image sigma templates; compute_empirical_mu")
 def run_diffsynth_sigma_templates(ctx: ScenarioContext) -> None:
     """Each template's grid, with and without a sequence-length-dependent shift; the exact velocity still lands on x0."""
     flow_match = load_diffsynth_module("diffsynth.diffusion.flow_match")

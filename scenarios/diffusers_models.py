@@ -6,8 +6,11 @@ import copy
 
 import torch
 
+from infralens.scenarios import scenario
 from infralens.tiny import lora_donor_state_dict, tiny_dit, tiny_pixart, tiny_sd3, tiny_sd_components, tiny_vae
-from infralens.verify.context import ScenarioContext
+from infralens.verify import ScenarioContext
+
+IMPORTS = ("torch", "transformers", "diffusers", "peft")
 
 
 def _randn(*shape: int, seed: int, device: str) -> torch.Tensor:
@@ -18,6 +21,7 @@ def _diff(a: torch.Tensor, b: torch.Tensor) -> float:
     return float((a.float() - b.float()).abs().max())
 
 
+@scenario("vae-tiling", "AutoencoderKL encode/decode, slicing and tiling")
 def run_vae_tiling(ctx: ScenarioContext) -> None:
     """Encode/decode plainly, sliced (exact) and tiled (shapes only: random weights leave seams)."""
     vae = tiny_vae(seed=0, sample_size=32).to(ctx.device).eval()
@@ -42,6 +46,7 @@ def run_vae_tiling(ctx: ScenarioContext) -> None:
     ctx.check(bool(torch.isfinite(tiled_images).all()), "tiled decode produced non-finite values")
 
 
+@scenario("ip-adapter", "Attention with IPAdapterAttnProcessor2_0, scale 0 and 1")
 def run_ip_adapter(ctx: ScenarioContext) -> None:
     """Decoupled cross-attention: image tokens get their own K/V; scale 0 equals plain attention."""
     from diffusers.models.attention_processor import Attention, AttnProcessor2_0, IPAdapterAttnProcessor2_0
@@ -66,6 +71,7 @@ def run_ip_adapter(ctx: ScenarioContext) -> None:
     ctx.check(_diff(on, plain) > 1e-4, "IP-Adapter at scale 1 did not change the output")
 
 
+@scenario("lora", "peft LoRA: load_lora_weights, scale, fuse, unfuse, unload")
 def run_lora(ctx: ScenarioContext) -> None:
     """peft LoRA on the tiny SD UNet: load, scale through cross_attention_kwargs, fuse, unfuse, unload."""
     from diffusers.pipelines.stable_diffusion.pipeline_stable_diffusion import StableDiffusionPipeline
@@ -109,6 +115,7 @@ def run_lora(ctx: ScenarioContext) -> None:
     ctx.check(_diff(unloaded, base) < 1e-4, f"after unload_lora_weights the UNet differs from base by {_diff(unloaded, base)}")
 
 
+@scenario("dit-forward", "DiT, PixArt and SD3 transformer forwards")
 def run_dit_forward(ctx: ScenarioContext) -> None:
     """Class-conditional DiT, text-conditional PixArt, MM-DiT SD3: patchify, adaLN, unpatchify."""
     device = ctx.device
@@ -151,6 +158,7 @@ def _tiny_flux(device: str):
     ).to(device)
 
 
+@scenario("memory-options", "attention slicing, processors, layerwise casting, model CPU offload, attention backend")
 def run_memory_options(ctx: ScenarioContext) -> None:
     """Same numbers through sliced and classic attention, group offload and a native attention backend;
     close numbers with fp8 weight storage; a working pipeline with model CPU offload on an explicit device."""

@@ -8,14 +8,19 @@ from __future__ import annotations
 
 import torch
 
+from infralens.scenarios import scenario
 from infralens.tiny import load_diffsynth_module, tiny_ds_flux_dit
-from infralens.verify.context import ScenarioContext
+from infralens.verify import ScenarioContext
+
+PROCESS = "diffsynth-path"
+IMPORTS = ("torch", "einops", "diffusers", "diffusers.pipelines.flux.pipeline_flux", "infralens.tiny")
 
 
 def _diff(a: torch.Tensor, b: torch.Tensor) -> float:
     return float((a.float() - b.float()).abs().max())
 
 
+@scenario("diffsynth-flux-dit", "DiffSynth flux_dit with diffusers Flux weights: patchify, ids, RoPE, blocks match")
 def run_diffsynth_flux_dit(ctx: ScenarioContext) -> None:
     """patchify / prepare_image_ids / RoPE / one double- and one single-stream block, DiffSynth vs diffusers."""
     from diffusers import FluxPipeline

@@ -13,8 +13,12 @@ import sys
 
 import torch
 
+from infralens.scenarios import scenario
 from infralens.tiny import ds_tiny_unet, load_diffsynth_module
-from infralens.verify.context import ScenarioContext
+from infralens.verify import ScenarioContext
+
+PROCESS = "diffsynth-path"
+IMPORTS = ("torch", "einops", "diffusers", "torchao.quantization", "infralens.tiny")
 
 
 def _diff(a: torch.Tensor, b: torch.Tensor) -> float:
@@ -48,6 +52,7 @@ def _quant_config_module():
     return config_module
 
 
+@scenario("diffsynth-quantize", "QuantizeConfig.quantize_model torchao int8/fp8 on DiffSynth's tiny SD UNet")
 def run_diffsynth_quantize(ctx: ScenarioContext) -> None:
     """QuantizeConfig.quantize_model on DiffSynth's tiny SD UNet: torchao int8 and fp8 weight-only, attention output excluded."""
     config_module = _quant_config_module()
@@ -72,6 +77,7 @@ def run_diffsynth_quantize(ctx: ScenarioContext) -> None:
         ctx.check(quantized and not any(name.endswith(".to_out.0") for name in quantized), f"{method} quantized {quantized}")
 
 
+@scenario("diffsynth-fp8-linear", "AutoWrappedLinear, float8 storage and compute (torch._scaled_mm on CPU)")
 def run_diffsynth_fp8_linear(ctx: ScenarioContext) -> None:
     """AutoWrappedLinear with float8 storage and float8 computation: torch._scaled_mm runs on CPU too."""
     layers = load_diffsynth_module("diffsynth.core.vram.layers")

@@ -13,10 +13,15 @@ import io
 
 import torch
 
+from infralens.scenarios import scenario
 from infralens.tiny import import_full_diffsynth
-from infralens.verify.context import ScenarioContext
+from infralens.verify import ScenarioContext
+
+PROCESS = "diffsynth-full"
+IMPORTS = ("torch", "transformers", "peft")
 
 
+@scenario("diffsynth-model-pool", "ModelPool.import_model_class and fetch_model: one, none, two models of a name")
 def run_diffsynth_model_pool(ctx: ScenarioContext) -> None:
     """ModelPool.import_model_class on a config's dotted class path; fetch_model for one, none, and two models of a name."""
     import_full_diffsynth()
@@ -48,6 +53,7 @@ def run_diffsynth_model_pool(ctx: ScenarioContext) -> None:
     ctx.fact("index=1 result", type(head).__name__ + f" of {len(head)}")
 
 
+@scenario("diffsynth-controlnet-unit", "FluxImageUnit_ControlNet.process: two 16x16 hints, random VAE encoder")
 def run_diffsynth_controlnet_unit(ctx: ScenarioContext) -> None:
     """FluxImageUnit_ControlNet.process on two 16x16 hints with DiffSynth's real (random-weight) FluxVAEEncoder."""
     import numpy as np

@@ -10,10 +10,14 @@ import math
 
 import torch
 
+from infralens.scenarios import scenario
 from infralens.tiny import SD_BETAS, GaussianODE, solver_error
-from infralens.verify.context import ScenarioContext
+from infralens.verify import ScenarioContext
+
+IMPORTS = ("torch", "diffusers", "scipy.stats")
 
 
+@scenario("dpm-solver", "DPM-Solver++ 2M/3M vs DDIM on an exact Gaussian eps-model; Karras/exponential/beta sigmas")
 def run_dpm_solver(ctx: ScenarioContext) -> None:
     """DPM-Solver++ 2M at 20 steps vs DDIM at 50; order 3 at 8 steps; Karras, exponential and beta sigmas."""
     from diffusers.schedulers.scheduling_ddim import DDIMScheduler
@@ -48,6 +52,7 @@ def run_dpm_solver(ctx: ScenarioContext) -> None:
         )
 
 
+@scenario("unipc", "UniPC bh2 orders 2 and 3; bh1 with final_sigmas_type zero gives NaN")
 def run_unipc(ctx: ScenarioContext) -> None:
     """UniPC predictor-corrector (bh2, orders 2 and 3); bh1 with a final σ of zero."""
     from diffusers.schedulers.scheduling_dpmsolver_multistep import DPMSolverMultistepScheduler
@@ -68,6 +73,7 @@ def run_unipc(ctx: ScenarioContext) -> None:
     ctx.check(math.isnan(bh1_zero) and not math.isnan(bh1_min), "bh1 with final_sigmas_type='zero' no longer gives NaN")
 
 
+@scenario("heun-vs-euler", "HeunDiscreteScheduler vs Euler at the same number of model calls")
 def run_heun_vs_euler(ctx: ScenarioContext) -> None:
     """Heun (two model calls per step) against Euler at the same number of model calls."""
     from diffusers.schedulers.scheduling_euler_discrete import EulerDiscreteScheduler

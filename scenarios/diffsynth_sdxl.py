@@ -8,9 +8,14 @@ from __future__ import annotations
 
 import torch
 
-from infralens.verify.context import ScenarioContext
+from infralens.scenarios import scenario
+from infralens.verify import ScenarioContext
+
+PROCESS = "diffsynth-full"
+IMPORTS = ("torch", "transformers", "peft", "diffusers", "diffusers.models.unets", "diffusers.models.unets.unet_2d_condition")
 
 
+@scenario("diffsynth-sdxl", "DiffSynth StableDiffusionXLPipeline __call__ on tiny models; SDXL UNet vs diffusers")
 def run_diffsynth_sdxl(ctx: ScenarioContext) -> None:
     """``__call__`` with CFG 5.0 (two UNet passes per step), 2 steps, 32x32; the UNet against diffusers'; guidance_rescale."""
     from infralens.tiny import ds_tiny_sdxl_pipeline, import_full_diffsynth, tiny_sdxl_unet

@@ -7,8 +7,12 @@ from __future__ import annotations
 
 import torch
 
+from infralens.scenarios import scenario
 from infralens.tiny import ds_tiny_unet, ds_tiny_vae, load_diffsynth_module, vram_config
-from infralens.verify.context import ScenarioContext
+from infralens.verify import ScenarioContext
+
+PROCESS = "diffsynth-path"
+IMPORTS = ("torch", "einops", "diffusers", "peft")
 
 
 def _randn(*shape: int, seed: int, device: str) -> torch.Tensor:
@@ -19,6 +23,7 @@ def _diff(a: torch.Tensor, b: torch.Tensor) -> float:
     return float((a.float() - b.float()).abs().max())
 
 
+@scenario("diffsynth-flow-match", "FlowMatchScheduler templates, set_timesteps, add_noise, step loop")
 def run_diffsynth_flow_match(ctx: ScenarioContext) -> None:
     """FLUX.1 and Wan templates; the exact velocity (eps - x0) integrates back to x0."""
     flow_match = load_diffsynth_module("diffsynth.diffusion.flow_match")
@@ -45,6 +50,7 @@ def run_diffsynth_flow_match(ctx: ScenarioContext) -> None:
     ctx.check(len(training.timesteps) == 1000, "a training grid should have 1000 timesteps")
 
 
+@scenario("diffsynth-ddim", "DiffSynth DDIMScheduler add_noise and step loop")
 def run_diffsynth_ddim(ctx: ScenarioContext) -> None:
     """DiffSynth DDIM against diffusers' DDPM forward process; an oracle loop lands on x0."""
     from diffusers.schedulers.scheduling_ddpm import DDPMScheduler
@@ -73,6 +79,7 @@ def run_diffsynth_ddim(ctx: ScenarioContext) -> None:
     ctx.check(error < 1e-3, f"DDIM with the exact noise missed x0 by {error}")
 
 
+@scenario("diffsynth-models", "SD UNet/VAE from tiny configs with diffusers weights, timestep embedding, TileWorker")
 def run_diffsynth_models(ctx: ScenarioContext) -> None:
     """SD UNet and VAE built from tiny configs load diffusers weights strictly and match them;
     timestep embeddings agree; TileWorker tiles exactly for a pointwise model; the Flux VAE decoder tiles."""
@@ -146,6 +153,7 @@ def _diffusers_lora(unet_reference, with_alpha: bool) -> dict:
     return state
 
 
+@scenario("diffsynth-lora", "GeneralLoRALoader fuse; VRAM-managed hot-load")
 def run_diffsynth_lora(ctx: ScenarioContext) -> None:
     """GeneralLoRALoader fuses a peft LoRA into the DiffSynth UNet exactly like diffusers+peft applies it;
     VRAM management (bf16 storage, fp32 compute) with the LoRA hot-loaded gives nearly the same output."""

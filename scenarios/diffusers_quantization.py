@@ -14,7 +14,21 @@ from typing import Any
 
 import torch
 
-from infralens.verify.context import ScenarioContext
+from infralens.scenarios import scenario
+from infralens.verify import ScenarioContext
+
+IMPORTS = (
+    "torch",
+    "transformers",
+    "diffusers",
+    "torchao.quantization",
+    "gguf",
+    "optimum.quanto",
+    "diffusers.quantizers.auto",
+    "diffusers.loaders.single_file_model",
+    "diffusers.hooks.layerwise_casting",
+    "infralens.tiny",
+)
 
 
 def _flux_inputs(device: str) -> dict[str, torch.Tensor]:
@@ -47,6 +61,7 @@ def _diff(a: torch.Tensor, b: torch.Tensor) -> float:
     return float((a.float() - b.float()).abs().max())
 
 
+@scenario("quant-config", "quantization configs, DiffusersAutoQuantizer selection and merge")
 def run_quant_config(ctx: ScenarioContext) -> None:
     """The config classes, DiffusersAutoQuantizer's selection from a config or a dict, and the merge with a saved config."""
     from diffusers.quantizers.auto import DiffusersAutoQuantizer
@@ -93,6 +108,7 @@ def run_quant_config(ctx: ScenarioContext) -> None:
     ctx.check(any("already has a `quantization_config`" in str(w.message) for w in caught), "the merge should warn")
 
 
+@scenario("quant-torchao", "tiny Flux from_pretrained with TorchAoConfig(Int8WeightOnlyConfig()) vs float")
 def run_quant_torchao(ctx: ScenarioContext) -> None:
     """torchao int8 weight-only through from_pretrained; every Linear but the skipped one holds an Int8Tensor."""
     from diffusers import FluxTransformer2DModel, TorchAoConfig
@@ -122,6 +138,7 @@ def run_quant_torchao(ctx: ScenarioContext) -> None:
         ctx.fact("quantized .to(float16)", str(error).split(".")[0])
 
 
+@scenario("quant-gguf", "tiny Flux Q8_0 GGUF written with GGUFWriter, from_single_file vs float")
 def run_quant_gguf(ctx: ScenarioContext) -> None:
     """A Q8_0 GGUF file written here, loaded with from_single_file; GGUFLinear dequantizes per forward."""
     from diffusers import FluxTransformer2DModel, GGUFQuantizationConfig
@@ -147,6 +164,7 @@ def run_quant_gguf(ctx: ScenarioContext) -> None:
     ctx.check(tuple(layer.weight.shape) == (32, 128 // 32 * 34), f"Q8_0 bytes shape {tuple(layer.weight.shape)}")
 
 
+@scenario("quant-quanto", "tiny Flux from_pretrained with QuantoConfig int8 (deprecated) vs float")
 def run_quant_quanto(ctx: ScenarioContext) -> None:
     """optimum-quanto int8 weights (deprecated in 0.42.1, still runs): nn.Linear becomes a frozen QLinear."""
     from diffusers import FluxTransformer2DModel, QuantoConfig
@@ -167,6 +185,7 @@ def run_quant_quanto(ctx: ScenarioContext) -> None:
     ctx.check(type(quantized.proj_out).__name__ == "Linear", "proj_out was listed in modules_to_not_convert")
 
 
+@scenario("quant-layerwise-casting", "apply_layerwise_casting float8 storage, float32 compute on tiny Flux")
 def run_quant_layerwise_casting(ctx: ScenarioContext) -> None:
     """float8 storage, float32 compute via apply_layerwise_casting; the default skip patterns keep norms in float32."""
     from diffusers.hooks.layerwise_casting import apply_layerwise_casting

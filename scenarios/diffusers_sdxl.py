@@ -11,7 +11,16 @@ from typing import Any
 
 import torch
 
-from infralens.verify.context import ScenarioContext
+from infralens.scenarios import scenario
+from infralens.verify import ScenarioContext
+
+IMPORTS = (
+    "torch",
+    "transformers",
+    "diffusers",
+    "diffusers.pipelines.stable_diffusion_xl.pipeline_stable_diffusion_xl",
+    "diffusers.pipelines.stable_diffusion_xl.pipeline_stable_diffusion_xl_img2img",
+)
 
 PROMPT = "a cat"
 SIZES = dict(original_size=(24, 20), crops_coords_top_left=(2, 3), target_size=(16, 16))
@@ -31,6 +40,7 @@ class _AddedCond:
         self.handle.remove()
 
 
+@scenario("tiny-sdxl", "tiny StableDiffusionXLPipeline, CFG 5.0, 2 steps, fp32 then fp16 VAE (force_upcast)")
 def run_tiny_sdxl(ctx: ScenarioContext) -> None:
     """StableDiffusionXLPipeline, CFG 5.0, 2 steps, float32; the UNet reacts to the time ids; a 1-step call with a float16 VAE (force_upcast)."""
     from diffusers import StableDiffusionXLPipeline
@@ -78,6 +88,7 @@ def run_tiny_sdxl(ctx: ScenarioContext) -> None:
         ctx.fact("wrong projection dim", str(error)[:80])
 
 
+@scenario("tiny-sdxl-refiner", "StableDiffusionXLImg2ImgPipeline refiner: text_encoder_2 only, aesthetic-score time ids")
 def run_tiny_sdxl_refiner(ctx: ScenarioContext) -> None:
     """StableDiffusionXLImg2ImgPipeline as a refiner: no first text encoder, requires_aesthetics_score=True, strength 0.5."""
     from diffusers import StableDiffusionXLImg2ImgPipeline

@@ -7,7 +7,10 @@ import tempfile
 
 import torch
 
-from infralens.verify.context import ScenarioContext
+from infralens.scenarios import scenario
+from infralens.verify import ScenarioContext
+
+IMPORTS = ("torch", "transformers", "diffusers", "diffusers.hooks", "diffusers.models.transformers.transformer_flux", "safetensors.torch")
 
 
 def flux_inputs(device: str, timestep: float = 0.9, seed: int = 170) -> dict[str, torch.Tensor]:
@@ -63,6 +66,7 @@ def _make_hooks():
     return AffineHook, NegateHook
 
 
+@scenario("model-hooks", "HookRegistry on a Linear: 3 chained hooks (one new_forward) removed; the new_forward bypass trap")
 def run_model_hooks(ctx: ScenarioContext) -> None:
     """HookRegistry on one Linear: three chained hooks (one with new_forward), removed from the front twice, then the last."""
     from diffusers.hooks import HookRegistry
@@ -107,6 +111,7 @@ def run_model_hooks(ctx: ScenarioContext) -> None:
     ctx.fact("hooks left", len(registry.hooks))
 
 
+@scenario("group-offload", "tiny Flux group offload: leaf level in memory, block level on disk; use_stream on CPU refused")
 def run_group_offload(ctx: ScenarioContext) -> None:
     """Group offloading of the tiny Flux transformer: leaf level in memory, block level through safetensors files."""
     from diffusers.hooks import apply_group_offloading
@@ -147,6 +152,7 @@ def run_group_offload(ctx: ScenarioContext) -> None:
         ctx.check(error < 1e-5, f"streamed offloading changed the output by {error}")
 
 
+@scenario("block-caching", "First Block Cache (threshold 0.5) on tiny Flux: 4 then 1 block bodies; disable_cache is exact")
 def run_block_caching(ctx: ScenarioContext) -> None:
     """First Block Cache on the tiny Flux transformer: the second call skips every block after the first; disable_cache restores it."""
     from diffusers.hooks import FirstBlockCacheConfig

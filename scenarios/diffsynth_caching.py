@@ -7,9 +7,14 @@ from __future__ import annotations
 
 import torch
 
+from infralens.scenarios import scenario
 from infralens.tiny import import_full_diffsynth
-from infralens.verify.context import ScenarioContext
-from infralens.verify.scenarios.diffsynth_full import _tiny_flux_dit
+from infralens.verify import ScenarioContext
+
+from .diffsynth_full import _tiny_flux_dit
+
+PROCESS = "diffsynth-full"
+IMPORTS = ("torch", "transformers", "peft", "numpy")
 
 
 def _flux_step_inputs(device: str, seed: int = 175) -> dict[str, torch.Tensor]:
@@ -23,6 +28,7 @@ def _flux_step_inputs(device: str, seed: int = 175) -> dict[str, torch.Tensor]:
     )
 
 
+@scenario("diffsynth-teacache", "TeaCache in model_fn_flux_image on a tiny FluxDiT: 3 steps, the middle one skipped")
 def run_diffsynth_teacache(ctx: ScenarioContext) -> None:
     """Three denoising steps of ``model_fn_flux_image`` with a TeaCache: steps 0 and 2 compute, step 1 reuses the residual."""
     import_full_diffsynth()
@@ -54,6 +60,7 @@ def run_diffsynth_teacache(ctx: ScenarioContext) -> None:
     ctx.check(cache.step == 0, f"after num_inference_steps calls the step counter should wrap to 0, is {cache.step}")
 
 
+@scenario("diffsynth-vram-module", "AutoWrappedModule on a LayerNorm: bf16 offload/onload, float32 computation copy")
 def run_diffsynth_vram_module(ctx: ScenarioContext) -> None:
     """AutoWrappedModule around a LayerNorm: stored in bfloat16 when offloaded and onloaded, computed on a float32 copy."""
     import_full_diffsynth()

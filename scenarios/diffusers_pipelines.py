@@ -6,8 +6,11 @@ import tempfile
 
 import torch
 
+from infralens.scenarios import scenario
 from infralens.tiny import tiny_controlnet, tiny_sd_components
-from infralens.verify.context import ScenarioContext
+from infralens.verify import ScenarioContext
+
+IMPORTS = ("torch", "transformers", "diffusers")
 
 PROMPT = "a cat"
 
@@ -36,6 +39,7 @@ class _CallRecorder:
         self.handle.remove()
 
 
+@scenario("tiny-sd-ddim", "tiny StableDiffusionPipeline, DDIM, CFG 6.0, 3 steps; guidance_rescale 0.7")
 def run_tiny_sd_ddim(ctx: ScenarioContext) -> None:
     """DDIM, CFG 6.0, 3 steps: one UNet call per step on a doubled batch; then guidance_rescale 0.7."""
     pipe = _pipeline(ctx)
@@ -50,6 +54,7 @@ def run_tiny_sd_ddim(ctx: ScenarioContext) -> None:
     ctx.fact("rescale changes image by", float(abs(rescaled - image).max()))
 
 
+@scenario("tiny-sd-euler", "tiny StableDiffusionPipeline, Euler, guidance 1.0 (no CFG), 3 steps")
 def run_tiny_sd_euler(ctx: ScenarioContext) -> None:
     """Euler, guidance 1.0: CFG off, so the UNet sees batch 1; latents start at init_noise_sigma."""
     from diffusers import EulerDiscreteScheduler
@@ -71,6 +76,7 @@ def run_tiny_sd_euler(ctx: ScenarioContext) -> None:
         ctx.fact(f"euler {spacing} timesteps", [round(float(t), 1) for t in other.timesteps])
 
 
+@scenario("img2img", "StableDiffusionImg2ImgPipeline, strength 0.5")
 def run_img2img(ctx: ScenarioContext) -> None:
     """img2img at strength 0.5 over a 4-step leading grid: encode, noise to t=251, two steps."""
     from diffusers import StableDiffusionImg2ImgPipeline
@@ -86,6 +92,7 @@ def run_img2img(ctx: ScenarioContext) -> None:
     ctx.check(timesteps == [251.0, 1.0], f"strength 0.5 of 751,501,251,1 should run 251 and 1, ran {timesteps}")
 
 
+@scenario("pipeline-save-load", "save_pretrained / from_pretrained(local_files_only) round trip")
 def run_pipeline_save_load(ctx: ScenarioContext) -> None:
     """save_pretrained then from_pretrained(local_files_only=True): same components, same image."""
     import json
@@ -111,6 +118,7 @@ def run_pipeline_save_load(ctx: ScenarioContext) -> None:
     ctx.check(difference < 1e-5, f"reloaded pipeline differs by {difference}")
 
 
+@scenario("controlnet", "ControlNetModel.from_unet + StableDiffusionControlNetPipeline")
 def run_controlnet(ctx: ScenarioContext) -> None:
     """A fresh ControlNet adds exactly zero (zero convs); made non-zero it changes the UNet; the pipeline runs."""
     from diffusers.pipelines.controlnet.pipeline_controlnet import StableDiffusionControlNetPipeline

@@ -8,8 +8,12 @@ from __future__ import annotations
 
 import torch
 
+from infralens.scenarios import scenario
 from infralens.tiny import import_full_diffsynth, vram_config
-from infralens.verify.context import ScenarioContext
+from infralens.verify import ScenarioContext
+
+PROCESS = "diffsynth-full"
+IMPORTS = ("torch", "transformers", "peft")
 
 
 def _randn(*shape: int, seed: int, device: str) -> torch.Tensor:
@@ -36,6 +40,7 @@ class _UNetCalls:
         self.handle.remove()
 
 
+@scenario("diffsynth-pipeline", "SD pipeline __call__ (package with stubs), CFG two passes, load_lora, VRAM management")
 def run_diffsynth_pipeline(ctx: ScenarioContext) -> None:
     """SD ``__call__`` with CFG (two batch-1 UNet passes per step) and without; LoRA fused, then
     hot-loaded under VRAM management (models offloaded/onloaded by ``load_models_to_device``), cleared."""
@@ -124,6 +129,7 @@ def _tiny_flux_dit(device: str, width: int = 64, heads: int = 2):
     return dit.to(device).eval()
 
 
+@scenario("diffsynth-flux", "model_fn_flux_image on a tiny FluxDiT; MultiControlNet of 2 stand-ins; IP-Adapter K/V")
 def run_diffsynth_flux(ctx: ScenarioContext) -> None:
     """``model_fn_flux_image`` on a tiny FluxDiT: patchify, joint + single blocks, adaLN, unpatchify;
     two stand-in ControlNets summed by MultiControlNet; an IP-Adapter K/V through interact_with_ipadapter."""

@@ -6,7 +6,10 @@ from typing import Any
 
 import torch
 
-from infralens.verify.context import ScenarioContext
+from infralens.scenarios import scenario
+from infralens.verify import ScenarioContext
+
+IMPORTS = ("torch", "transformers", "diffusers", "diffusers.pipelines.flux.pipeline_flux", "infralens.tiny")
 
 
 class _TransformerCalls:
@@ -20,6 +23,7 @@ class _TransformerCalls:
         self.calls.append((int(kwargs["hidden_states"].shape[0]), round(float(kwargs["timestep"].flatten()[0]), 4)))
 
 
+@scenario("tiny-flux", "tiny FluxPipeline 16x16, 2 steps, guidance 3.5; then negative_prompt with true_cfg_scale 4.0")
 def run_tiny_flux(ctx: ScenarioContext) -> None:
     """``FluxPipeline`` at 16x16, 2 steps, guidance 3.5: once plain, once with ``negative_prompt`` and true CFG 4.0."""
     from diffusers import FluxPipeline

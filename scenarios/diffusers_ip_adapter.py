@@ -10,8 +10,18 @@ import tempfile
 
 import torch
 
+from infralens.scenarios import scenario
 from infralens.tiny import IMAGE_EMBED_DIM, flux_adapter_state_dict, sd_adapter_state_dict, tiny_sd_components, write_adapter
-from infralens.verify.context import ScenarioContext
+from infralens.verify import ScenarioContext
+
+IMPORTS = (
+    "torch",
+    "transformers",
+    "diffusers",
+    "diffusers.pipelines.stable_diffusion.pipeline_stable_diffusion",
+    "diffusers.pipelines.flux.pipeline_flux",
+    "safetensors.torch",
+)
 
 
 def _randn(*shape: int, seed: int, device: str) -> torch.Tensor:
@@ -22,6 +32,7 @@ def _diff(a: torch.Tensor, b: torch.Tensor) -> float:
     return float((a.float() - b.float()).abs().max())
 
 
+@scenario("ip-adapter-load", "tiny SD: load_ip_adapter from a temp file, scale 0 = no adapter, per-block scales, unload")
 def run_ip_adapter_load(ctx: ScenarioContext) -> None:
     """SD: load the adapter (processor swap + image projection), scale 0 equals no adapter, per-block scales, unload."""
     from diffusers.models.attention_processor import AttnProcessor2_0, IPAdapterAttnProcessor2_0
@@ -68,6 +79,7 @@ def run_ip_adapter_load(ctx: ScenarioContext) -> None:
     ctx.check(pipe.unet.encoder_hid_proj is None and _diff(back, plain) < 1e-6, "unload did not restore the plain pipeline")
 
 
+@scenario("flux-ip-adapter-load", "tiny FluxPipeline: load_ip_adapter into the double blocks, per-layer scales, scale 0")
 def run_flux_ip_adapter_load(ctx: ScenarioContext) -> None:
     """Flux: load into the double-stream blocks only; negative embeddings passed too; scale 0 equals no adapter."""
     from diffusers.models.transformers.transformer_flux import FluxIPAdapterAttnProcessor

@@ -9,9 +9,14 @@ from __future__ import annotations
 
 import torch
 
+from infralens.scenarios import scenario
 from infralens.tiny import StandInImageEncoder, import_full_diffsynth
-from infralens.verify.context import ScenarioContext
-from infralens.verify.scenarios.diffsynth_full import _tiny_flux_dit
+from infralens.verify import ScenarioContext
+
+from .diffsynth_full import _tiny_flux_dit
+
+PROCESS = "diffsynth-full"
+IMPORTS = ("torch", "transformers", "peft", "PIL.Image")
 
 
 def _randn(*shape: int, seed: int, device: str) -> torch.Tensor:
@@ -25,6 +30,7 @@ def _picture(seed: int):
     return Image.fromarray(pixels.numpy(), mode="RGB")
 
 
+@scenario("diffsynth-ip-adapter", "FluxIpAdapter on a tiny FluxDiT through FluxImageUnit_IPAdapter.process")
 def run_diffsynth_ip_adapter(ctx: ScenarioContext) -> None:
     """The unit encodes two pictures, projects them to 2 x 4 tokens, and hands each DiT block its own K/V and scale."""
     import_full_diffsynth()

@@ -12,8 +12,12 @@ from typing import Any
 
 import torch
 
+from infralens.scenarios import scenario
 from infralens.tiny import load_diffsynth_module
-from infralens.verify.context import ScenarioContext
+from infralens.verify import ScenarioContext
+
+PROCESS = "diffsynth-path"
+IMPORTS = ("torch", "einops", "torch._dynamo", "torch.nn.attention.flex_attention")
 
 
 def _reference(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, bias: torch.Tensor | None = None) -> torch.Tensor:
@@ -24,6 +28,7 @@ def _reference(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, bias: torch.Te
     return torch.softmax(scores, -1) @ v
 
 
+@scenario("diffsynth-attention", "DiffSynth attention_forward: SDPA, GQA, sliding window, fallbacks")
 def run_diffsynth_attention(ctx: ScenarioContext) -> None:
     """attention_forward: torch path with "b s n d" patterns, GQA, a sliding window, and the kernel fallbacks."""
     module: Any = load_diffsynth_module("diffsynth.core.attention.attention")

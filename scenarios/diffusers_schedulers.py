@@ -4,13 +4,17 @@ from __future__ import annotations
 
 import torch
 
-from infralens.verify.context import ScenarioContext
+from infralens.scenarios import scenario
+from infralens.verify import ScenarioContext
+
+IMPORTS = ("torch", "diffusers")
 
 
 def _max_diff(a: torch.Tensor, b: torch.Tensor) -> float:
     return float((a - b).abs().max())
 
 
+@scenario("forward-noise", "DDPMScheduler init/add_noise/get_velocity, FlowMatchEuler scale_noise")
 def run_forward_noise(ctx: ScenarioContext) -> None:
     """DDPM q(x_t | x_0) in closed form, the v target, and the rectified-flow interpolation."""
     from diffusers.schedulers.scheduling_ddpm import DDPMScheduler
@@ -43,6 +47,7 @@ def run_forward_noise(ctx: ScenarioContext) -> None:
     ctx.check(flow_error < 1e-5, f"scale_noise differs from sigma*eps + (1-sigma)*x0 by {flow_error}")
 
 
+@scenario("scheduler-spacing", "DDIM set_timesteps linspace/leading/trailing; Euler scale_model_input")
 def run_scheduler_spacing(ctx: ScenarioContext) -> None:
     """DDIM's three timestep spacings on a 4-step grid; Euler's input scaling."""
     from diffusers.schedulers.scheduling_ddim import DDIMScheduler
@@ -76,6 +81,7 @@ def run_scheduler_spacing(ctx: ScenarioContext) -> None:
     ctx.check(abs(factor - 1 / (sigma**2 + 1) ** 0.5) < 1e-5, f"Euler scaled input by {factor}, expected 1/sqrt(sigma^2+1)")
 
 
+@scenario("flow-match-euler", "FlowMatchEulerDiscreteScheduler loop with an exact-velocity denoiser")
 def run_flow_match_euler(ctx: ScenarioContext) -> None:
     """Euler steps on the velocity ODE; the exact velocity (eps - x0) must land on x0."""
     from diffusers.schedulers.scheduling_flow_match_euler_discrete import FlowMatchEulerDiscreteScheduler
@@ -94,6 +100,7 @@ def run_flow_match_euler(ctx: ScenarioContext) -> None:
     ctx.check(error < 1e-4, f"flow-matching Euler with the exact velocity missed x0 by {error}")
 
 
+@scenario("guider", "diffusers.guiders ClassifierFreeGuidance.forward")
 def run_guider(ctx: ScenarioContext) -> None:
     """The modular guider: uncond + s * (cond - uncond), with and without rescale."""
     from diffusers.guiders import ClassifierFreeGuidance

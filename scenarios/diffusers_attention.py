@@ -14,7 +14,10 @@ from typing import Any
 
 import torch
 
-from infralens.verify.context import ScenarioContext
+from infralens.scenarios import scenario
+from infralens.verify import ScenarioContext
+
+IMPORTS = ("torch", "transformers", "diffusers", "diffusers.models.transformers.transformer_flux", "torch._dynamo")
 
 
 @contextlib.contextmanager
@@ -163,6 +166,7 @@ def _models(ctx: ScenarioContext, ad: Any) -> None:
         ctx.fact("Flux forward with active _native_flash and checks on", str(error))
 
 
+@scenario("attention-dispatch", "dispatch_attention_fn native/math/flash, checks; Flux honours, UNet ignores")
 def run_attention_dispatch(ctx: ScenarioContext) -> None:
     """dispatch_attention_fn with native/_native_math/_native_flash, attention_backend, requirement checks, Flux vs UNet."""
     with _registry_restored() as ad:
@@ -170,6 +174,7 @@ def run_attention_dispatch(ctx: ScenarioContext) -> None:
         _models(ctx, ad)
 
 
+@scenario("regional-compile", "compile_repeated_blocks (aot_eager) on a tiny Flux: one graph, reused")
 def run_regional_compile(ctx: ScenarioContext) -> None:
     """compile_repeated_blocks(backend='aot_eager') on a tiny Flux with 2 double-stream blocks: 2 blocks, 1 graph."""
     import torch._dynamo

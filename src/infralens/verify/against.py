@@ -1,0 +1,165 @@
+"""``verify --against DIST==X.Y.Z``: run the scenarios on another release, installed on its own.
+
+The release's wheel (fetched once into the wheel cache, like ``check --against``) is installed with
+``pip install --target <cache>/verify-envs/<dist>-<version> --no-deps``: a folder of its own, never the
+project's environment. The annotations are resolved against that folder (so the probes point at its
+files) and the workers put it first on ``sys.path``; everything else (torch, transformers, …) comes
+from the project's environment, except what the release requires and that environment does not satisfy
+(a dependency it lacks, or an older major version): those go into the release's folder too. The folder is built in a temporary sibling and renamed into place
+only when pip succeeded, so an interrupted install never leaves a half environment behind.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+
+from infralens.cachedir import cache_root
+from infralens.errors import InfralensError
+from infralens.stops import end_processes, sigterm_interrupts
+
+_PIN = re.compile(r"^([A-Za-z0-9][A-Za-z0-9._-]*)==([0-9][A-Za-z0-9.+!_-]*)$")
+PIP_COMMAND: tuple[str, ...] = (sys.executable, "-m", "pip")
+PIP_TIMEOUT_S = 600.0
+_DONE = ".infralens-complete"
+"""Marker written last into an environment folder: its install finished."""
+
+
+@dataclass(frozen=True)
+class OtherRelease:
+    """One ``--against`` release and the folder it is installed in."""
+
+    distribution: str
+    version: str
+    folder: Path
+
+    @property
+    def source_option(self) -> str:
+        """The ``--source`` item that makes the resolver read this release (``DIST==VERSION=PATH``)."""
+        return f"{self.distribution}=={self.version}={self.folder}"
+
+
+def parse_pin(spec: str) -> tuple[str, str]:
+    """``DIST==X.Y.Z`` → (dist, version); anything else is a usage error."""
+    found = _PIN.match(spec.strip())
+    if found is None:
+        raise InfralensError(f"--against {spec!r}: expected DIST==X.Y.Z (a release on the package index, e.g. diffusers==0.38.0)")
+    return found.group(1), found.group(2)
+
+
+def environments_dir() -> Path:
+    return Path(cache_root()) / "verify-envs"
+
+
+def install_release(spec: str, folder: Path | None = None) -> OtherRelease:
+    """The release *spec* installed into its own folder under the cache (reused when already there)."""
+    from infralens.source import canonical_name, fetch_wheel
+
+    distribution, version = parse_pin(spec)
+    base = folder or environments_dir()
+    target = base / f"{canonical_name(distribution)}-{version}"
+    if (target / _DONE).is_file():
+        return OtherRelease(distribution, version, target)
+    wheel = fetch_wheel(distribution, version)  # SourceNotFoundError (an InfralensError) when it cannot be fetched
+    base.mkdir(parents=True, exist_ok=True)
+    scratch = Path(tempfile.mkdtemp(dir=base, prefix=f".install-{canonical_name(distribution)}-"))
+    try:
+        command = [*PIP_COMMAND, "install", "--no-deps", "--no-compile", "--disable-pip-version-check", "--quiet", "--target", str(scratch), str(wheel)]
+        code, stderr = _run_pip(command, spec)
+        if code != 0:
+            last = (stderr.strip().splitlines() or [f"pip exited with status {code}"])[-1]
+            raise InfralensError(f"--against {spec}: pip could not install the release into {target}: {last}")
+        _install_missing_requirements(distribution, scratch, spec)
+        (scratch / _DONE).write_text(f"{distribution}=={version}\n", encoding="utf-8")
+        if target.exists():  # an older, unfinished install: replace it
+            shutil.rmtree(target, ignore_errors=True)
+        try:
+            os.replace(scratch, target)
+        except OSError:
+            if not (target / _DONE).is_file():  # not a concurrent run that finished first
+                raise
+    finally:
+        shutil.rmtree(scratch, ignore_errors=True)
+    return OtherRelease(distribution, version, target)
+
+
+MAX_DEPENDENCY_ROUNDS = 6
+
+
+def _install_missing_requirements(distribution: str, folder: Path, spec: str) -> None:
+    """Install into *folder* what the release requires and neither *folder* nor the project's environment satisfies.
+
+    The release's own requirements come first, then theirs, round by round (``--no-deps`` each time), so
+    nothing the project's environment already satisfies is copied: an older release that needs, say,
+    ``huggingface-hub<2`` gets one in its folder, and the project keeps its own.
+    """
+    done: set[str] = set()
+    wanted = [distribution]
+    for _ in range(MAX_DEPENDENCY_ROUNDS):
+        missing = [requirement for name in wanted for requirement in _unsatisfied(name, folder) if _key(requirement) not in done]
+        missing = list({_key(requirement): requirement for requirement in missing}.values())
+        if not missing:
+            return
+        command = [*PIP_COMMAND, "install", "--no-deps", "--no-compile", "--disable-pip-version-check", "--quiet", "--upgrade", "--target", str(folder)]
+        code, stderr = _run_pip([*command, *missing], spec)
+        if code != 0:
+            last = (stderr.strip().splitlines() or [f"pip exited with status {code}"])[-1]
+            raise InfralensError(f"--against {spec}: pip could not install what the release needs ({', '.join(missing)}): {last}")
+        done.update(_key(requirement) for requirement in missing)
+        wanted = [_key(requirement) for requirement in missing]
+
+
+def _key(requirement: str) -> str:
+    from packaging.requirements import Requirement
+    from packaging.utils import canonicalize_name
+
+    return canonicalize_name(Requirement(requirement).name)
+
+
+def _unsatisfied(name: str, folder: Path) -> list[str]:
+    """Requirements of distribution *name* (as found in *folder*) that *folder* plus the environment do not satisfy."""
+    import importlib.metadata
+
+    from packaging.requirements import InvalidRequirement, Requirement
+
+    search = [str(folder), *sys.path]
+    found = next(iter(importlib.metadata.distributions(name=name, path=search)), None)
+    if found is None:
+        return []
+    unsatisfied: list[str] = []
+    for text in found.requires or ():
+        try:
+            requirement = Requirement(text)
+        except InvalidRequirement:
+            continue
+        if requirement.marker is not None and not requirement.marker.evaluate({"extra": ""}):
+            continue
+        present = next(iter(importlib.metadata.distributions(name=requirement.name, path=search)), None)
+        if present is not None and requirement.specifier.contains(present.version, prereleases=True):
+            continue
+        unsatisfied.append(f"{requirement.name}{requirement.specifier}")
+    return unsatisfied
+
+
+def _run_pip(command: list[str], spec: str) -> tuple[int, str]:
+    """pip's exit code and stderr; on a timeout, Ctrl-C or SIGTERM pip is ended before this returns."""
+    with sigterm_interrupts():
+        try:
+            pip = subprocess.Popen(command, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+        except OSError as error:
+            raise InfralensError(f"--against {spec}: cannot run pip: {error}") from error
+        try:
+            _, stderr = pip.communicate(timeout=PIP_TIMEOUT_S)
+        except subprocess.TimeoutExpired:
+            end_processes([pip], 1.0)
+            raise InfralensError(f"--against {spec}: pip took more than {PIP_TIMEOUT_S:g} s; nothing was installed") from None
+        except BaseException:  # Ctrl-C or SIGTERM: pip must not outlive us
+            end_processes([pip], 1.0)
+            raise
+    return pip.returncode, stderr
