@@ -49,7 +49,7 @@ _LAZY = {
     "Resolver": "resolve.resolver",
     "find_project": "project",
     "load_annotations": "project",
-    "normalize": "source.normalize",
+    "normalize": "source.normal_form",
     "open_tree": "source.distributions",
 }
 

@@ -104,3 +104,11 @@ def test_every_exported_name_exists(package):
 def test_no_module_is_too_long(path):
     lines = len(path.read_text("utf-8").splitlines())
     assert lines <= MAX_LINES, f"{path.relative_to(SRC)} has {lines} lines (limit {MAX_LINES}): split it by job"
+
+
+@pytest.mark.parametrize("package", PACKAGES)
+def test_no_exported_name_is_also_a_submodule(package):
+    """Importing a submodule binds its name on the package, hiding an exported function of the same name."""
+    exports = getattr(importlib.import_module(f"infralens.{package}"), "__all__", [])
+    submodules = {p.stem for p in (SRC / package).glob("*.py")} | {p.name for p in (SRC / package).iterdir() if (p / "__init__.py").is_file()}
+    assert not set(exports) & submodules, f"rename the module or the export: {sorted(set(exports) & submodules)}"

@@ -10,7 +10,7 @@ from infralens.errors import SourceNotFoundError
 from infralens.maintainer.scaffold import original_text, plan_step
 from infralens.resolve.resolver import Resolver
 from infralens.source.cache import IndexCache
-from infralens.source.normalize import normalize
+from infralens.source.normal_form import normalize
 
 FILES = (
     "diffusers/schedulers/scheduling_ddim.py",

@@ -125,7 +125,7 @@ def test_every_fingerprinted_module_exists_and_counts():
 
     from infralens.source.cache import FINGERPRINTED_MODULES, code_fingerprint
 
-    assert "infralens.source.index" in FINGERPRINTED_MODULES and "infralens.source.normalize" in FINGERPRINTED_MODULES
+    assert "infralens.source.index" in FINGERPRINTED_MODULES and "infralens.source.normal_form" in FINGERPRINTED_MODULES
     for name in FINGERPRINTED_MODULES:
         assert importlib.util.find_spec(name) is not None, name
     assert code_fingerprint() == code_fingerprint(FINGERPRINTED_MODULES)

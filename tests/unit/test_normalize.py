@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from infralens.source.normalize import normalize, strip_header_colon
+from infralens.source.normal_form import normalize, strip_header_colon
 
 
 @pytest.mark.parametrize(

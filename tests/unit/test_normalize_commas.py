@@ -2,7 +2,7 @@
 
 import pytest
 
-from infralens.source.normalize import normalize
+from infralens.source.normal_form import normalize
 
 
 @pytest.mark.parametrize(

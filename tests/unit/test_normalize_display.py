@@ -4,7 +4,7 @@ import pytest
 
 from infralens.source.distributions import InstalledTree
 from infralens.source.index import index_source
-from infralens.source.normalize import display, display_lines, normalize
+from infralens.source.normal_form import display, display_lines, normalize
 
 
 @pytest.mark.parametrize(

@@ -276,10 +276,10 @@ def upstream_roots(resolver: Resolver, distributions: tuple[str, ...] = UPSTREAM
 
 
 def run_scenario_coverage(spec: ScenarioSpec, resolver: Resolver, annotations: Iterable[Annotation], *, device: str = "cpu") -> CoverageMap:
-    """Run the project's scenario *spec* (through :func:`infralens.verify.execute`) under a :class:`CallRecorder`."""
+    """Run the project's scenario *spec* (through :func:`infralens.verify.run_scenario`) under a :class:`CallRecorder`."""
     from infralens.errors import InfralensError
     from infralens.tiny import pick_device
-    from infralens.verify import ScenarioContext, execute
+    from infralens.verify import ScenarioContext, run_scenario
 
     name = spec.name
     try:
@@ -287,7 +287,7 @@ def run_scenario_coverage(spec: ScenarioSpec, resolver: Resolver, annotations: I
     except ValueError as error:
         raise InfralensError(str(error)) from error
     recorder = CallRecorder(upstream_roots(resolver))
-    run = execute(spec.load(), ScenarioContext(device), recorder)
+    run = run_scenario(spec.load(), ScenarioContext(device), recorder)
     failure = run.failure
     problem = None if failure is None else str(failure) if run.status is ScenarioStatus.FAILED else f"{type(failure).__name__}: {failure}"
     marks = annotation_marks(resolver, annotations)

@@ -1,7 +1,7 @@
 """Stage 2, index: upstream source files, read statically and indexed with libcst.
 
 Owns where sources come from (:mod:`.distributions`: installed distributions, directories, wheels;
-:mod:`.wheels`: fetching a release's wheel; :mod:`.releases`: which releases exist), the statement normaliser (:mod:`.normalize`), the libcst
+:mod:`.wheels`: fetching a release's wheel; :mod:`.releases`: which releases exist), the statement normaliser (:mod:`.normal_form`), the libcst
 index (:mod:`.index`) and its on-disk cache (:mod:`.cache`). Nothing here imports upstream code.
 May import: :mod:`infralens.errors`, :mod:`infralens.annotations` (for prefetching what annotations name).
 """
@@ -36,7 +36,7 @@ if TYPE_CHECKING:
         StatementKind as StatementKind,
         split_lines as split_lines,
     )
-    from .normalize import display_lines as display_lines, normalize as normalize, strip_header_colon as strip_header_colon
+    from .normal_form import display_lines as display_lines, normalize as normalize, strip_header_colon as strip_header_colon
     from .releases import (
         ReleaseList as ReleaseList,
         ReleaseListOrigin as ReleaseListOrigin,
@@ -71,10 +71,10 @@ __all__, __getattr__ = lazy_exports(
         "canonical_name": "distributions",
         "check_relpath": "distributions",
         "decode_source": "distributions",
-        "display_lines": "normalize",
+        "display_lines": "normal_form",
         "index_source": "index",
         "module_name_of": "distributions",
-        "normalize": "normalize",
+        "normalize": "normal_form",
         "open_against": "wheels",
         "cached_wheel": "wheels",
         "fetch_wheel": "wheels",
@@ -87,6 +87,6 @@ __all__, __getattr__ = lazy_exports(
         "select_releases": "releases",
         "open_tree": "distributions",
         "split_lines": "models",
-        "strip_header_colon": "normalize",
+        "strip_header_colon": "normal_form",
     },
 )

@@ -37,7 +37,7 @@ def default_cache_dir() -> Path:
     return Path(cache_root())
 
 
-FINGERPRINTED_MODULES = ("infralens.source.normalize", "infralens.source.index", "infralens.source.fast_index", "infralens.source.models")
+FINGERPRINTED_MODULES = ("infralens.source.normal_form", "infralens.source.index", "infralens.source.fast_index", "infralens.source.models")
 """The modules whose code decides what an index contains, by import path."""
 
 

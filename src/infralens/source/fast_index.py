@@ -15,7 +15,7 @@ import re
 
 from infralens.hashing import sha256_text
 from infralens.source.models import Definition, DefinitionKind, ModuleIndex, Statement, StatementKind
-from infralens.source.normalize import normalize_with_last_line
+from infralens.source.normal_form import normalize_with_last_line
 
 _NEWLINE = re.compile(r"\r\n|\r|\n")
 _CLAUSE_KEYWORD = {"else": re.compile(r"(?m)^[ \t\f]*(else)\b"), "finally": re.compile(r"(?m)^[ \t\f]*(finally)\b")}

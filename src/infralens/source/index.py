@@ -15,7 +15,7 @@ from libcst.metadata import MetadataWrapper, PositionProvider
 
 from infralens.hashing import sha256_text
 from infralens.source.models import Definition, DefinitionKind, ModuleIndex, Statement, StatementKind
-from infralens.source.normalize import normalize_with_last_line
+from infralens.source.normal_form import normalize_with_last_line
 
 _NEWLINE = re.compile(r"\r\n|\r|\n")
 _CONDITIONAL_PARENTS = (cst.If, cst.Else, cst.Try, cst.TryStar, cst.ExceptHandler, cst.ExceptStarHandler, cst.Finally, cst.With, cst.For, cst.While)

@@ -24,7 +24,7 @@ from infralens._exports import lazy_exports
 
 if TYPE_CHECKING:
     from .context import ScenarioCheckError as ScenarioCheckError, ScenarioContext as ScenarioContext
-    from .execute import ScenarioRun as ScenarioRun, execute as execute, scenario_spec as scenario_spec
+    from .execute import ScenarioRun as ScenarioRun, run_scenario as run_scenario, scenario_spec as scenario_spec
     from .observe import TOKEN_SEPARATORS as TOKEN_SEPARATORS
     from .registry import project_catalog as project_catalog
 
@@ -35,7 +35,7 @@ __all__, __getattr__ = lazy_exports(
         "ScenarioCheckError": "context",
         "ScenarioContext": "context",
         "ScenarioRun": "execute",
-        "execute": "execute",
+        "run_scenario": "execute",
         "project_catalog": "registry",
         "scenario_spec": "execute",
     },

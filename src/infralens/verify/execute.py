@@ -37,7 +37,7 @@ def scenario_spec(name: str, catalog: ScenarioCatalog) -> ScenarioSpec:
     return catalog.spec(name)
 
 
-def execute(function: Scenario, context: ScenarioContext, observer: AbstractContextManager[object]) -> ScenarioRun:
+def run_scenario(function: Scenario, context: ScenarioContext, observer: AbstractContextManager[object]) -> ScenarioRun:
     """Call *function* with *context* inside *observer*; upstream failures end the run, never the caller."""
     status = ScenarioStatus.PASSED
     failure: BaseException | None = None
@@ -58,3 +58,7 @@ def error_text(error: BaseException) -> str:
     frames = traceback.extract_tb(error.__traceback__)[-4:]
     where = " <- ".join(f"{os.path.basename(f.filename)}:{f.lineno} {f.name}" for f in reversed(frames))
     return f"{type(error).__name__}: {error} [at {where}]" if where else f"{type(error).__name__}: {error}"
+
+
+execute = run_scenario
+"""The name the verify package's own modules use."""
