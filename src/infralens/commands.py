@@ -68,13 +68,28 @@ def open_context(args: argparse.Namespace, *, need_project: bool = True) -> tupl
             raise
     trees = {}
     for item in args.source:
-        name, sep, path = item.partition("=")
-        if not sep or not name or not path:
-            raise InfralensError(f"--source {item!r}: expected DIST=PATH")
-        tree = open_tree(path, distribution=name)
+        name, version, path = source_option(item)
+        tree = open_tree(path, distribution=name, version=version)
         tree.distribution = name
+        if version:
+            tree.version = version
         trees[name] = tree
     return project, Resolver(trees, cache=IndexCache(persistent=not args.no_cache))
+
+
+def source_option(item: str) -> tuple[str, str | None, str]:
+    """``DIST=PATH`` or ``DIST==VERSION=PATH`` (the version for a folder whose metadata names none) → (dist, version, path)."""
+    from infralens.errors import InfralensError
+
+    name, sep, path = item.partition("=")
+    version = None
+    if path.startswith("="):
+        version, sep, path = path[1:].partition("=")
+        if not version.strip():
+            raise InfralensError(f"--source {item!r}: expected DIST==VERSION=PATH (a version between '==' and '=')")
+    if not sep or not name or not path:
+        raise InfralensError(f"--source {item!r}: expected DIST=PATH")
+    return name, version, path
 
 
 def print_diagnostics(diagnostics: Iterable[Diagnostic]) -> None:

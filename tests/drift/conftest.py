@@ -28,8 +28,8 @@ class DemoProject:
             path.parent.mkdir(parents=True, exist_ok=True)
             path.write_text(textwrap.dedent(text).lstrip("\n"), "utf-8")
         init = base / "demo" / "__init__.py"
-        if not init.exists():
-            init.write_text("", "utf-8")
+        if not init.exists():  # the release a folder holds: what 'lock' records (it refuses a folder naming none)
+            init.write_text(f"__version__ = {version!r}\n", "utf-8")
         return base
 
     def write_annotation(self, name: str, text: str) -> Path:

@@ -55,7 +55,7 @@ def test_a_step_entry_is_the_place_it_was_reviewed_at():
 
 
 def test_positional_fields_keep_the_lock_order():
-    """tools/fuzz.py builds entries positionally: origin, place, facts, then the optional occurrence, copies and line."""
+    """tools/fuzz.py builds entries positionally: origin, place, facts, then the optional occurrence, copies, line and review."""
     names = [f.name for f in dataclasses.fields(StepLock)]
     assert names == [
         "step_id",
@@ -77,6 +77,7 @@ def test_positional_fields_keep_the_lock_order():
         "occurrence",
         "copies",
         "line",
+        "review",
     ]
     assert STEP.occurrence == 2 and STEP.line == 0
 

@@ -41,7 +41,7 @@ MOD = textwrap.dedent(
 
 def make_project(root: Path) -> Path:
     (root / "site" / "fakedist").mkdir(parents=True)
-    (root / "site" / "fakedist" / "__init__.py").write_text("")
+    (root / "site" / "fakedist" / "__init__.py").write_text('__version__ = "1.0"\n')
     (root / "site" / "fakedist" / "mod.py").write_text(MOD)
     (root / "annotations" / "fakedist").mkdir(parents=True)
     (root / "labs" / "lab-01-lab").mkdir(parents=True)

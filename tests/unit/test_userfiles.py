@@ -70,6 +70,6 @@ def test_unwritable_second_file_is_refused_before_anything_is_written(tmp_path: 
     second.write_text("b\n")
     real_access = os.access
     monkeypatch.setattr(os, "access", lambda p, mode: False if Path(p) == second else real_access(p, mode))
-    with pytest.raises(UserFileError, match="b.yaml: the file is read-only"):
+    with pytest.raises(UserFileError, match=r"b\.yaml: the file is read-only"):
         write_together([FileChange(first, "A\n", "a\n"), FileChange(second, "B\n", "b\n")])
     assert first.read_text() == "a\n"

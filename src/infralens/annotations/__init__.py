@@ -25,6 +25,7 @@ if TYPE_CHECKING:
         ConceptPair as ConceptPair,
         load_concepts as load_concepts,
     )
+    from .lab_refs import INFRALENS_DIRECTIVES as INFRALENS_DIRECTIVES, DirectiveUse as DirectiveUse, directive_uses as directive_uses
     from .load import LoadResult as LoadResult, annotation_schema as annotation_schema, load_file as load_file, load_text as load_text
     from .models import (
         Annotation as Annotation,
@@ -48,6 +49,9 @@ __all__, __getattr__ = lazy_exports(
         "curly_quotes_in_code": "code_quotes",
         "file_diagnostics": "code_quotes",
         "lab_pages": "code_quotes",
+        "DirectiveUse": "lab_refs",
+        "INFRALENS_DIRECTIVES": "lab_refs",
+        "directive_uses": "lab_refs",
         "BlockSelector": "models",
         "ContainsSelector": "models",
         "ExactSelector": "models",

@@ -18,9 +18,10 @@ from typing import Any
 
 import jsonschema
 
-from infralens.annotations.code_quotes import value_diagnostics
+from infralens.annotations.code_quotes import hidden_character_diagnostics, value_diagnostics
 from infralens.annotations.models import Annotation, BlockSelector, ContainsSelector, ExactSelector, Selector, SingleSelector, Step, selector_key
 from infralens.annotations.positions import PositionedDocument, YamlProblem, load_positioned
+from infralens.cachedir import NotRegularFile, read_regular
 from infralens.errors import Diagnostic, Location
 
 TODO_MARK = re.compile(r"\bTODO\b")
@@ -68,9 +69,10 @@ def load_file(path: str | Path, *, display_path: str | None = None) -> LoadResul
     """Load every annotation in ``path``; problems become diagnostics, never exceptions."""
     shown = display_path or str(path)
     try:
-        raw = Path(path).read_bytes()
-    except OSError as error:
-        return LoadResult(shown, (), (Diagnostic(Location(shown), f"cannot read file: {error.strerror}", "check the path", code="io"),))
+        raw = read_regular(path, limit=MAX_FILE_BYTES)
+    except OSError as error:  # a FIFO or device is refused at once, never read (or waited on)
+        hint = "replace it with a regular YAML file, or remove it" if isinstance(error, NotRegularFile) else "check the path"
+        return LoadResult(shown, (), (Diagnostic(Location(shown), f"cannot read file: {error.strerror}", hint, code="io"),))
     if len(raw) > MAX_FILE_BYTES:
         return LoadResult(shown, (), (Diagnostic(Location(shown), "file is larger than 2 MB", "split it into smaller annotation files", code="io"),))
     try:
@@ -115,15 +117,25 @@ def load_text(text: str, path: str) -> LoadResult:
     return LoadResult(path, tuple(annotations), tuple(diagnostics), tuple(recovered))
 
 
+_NEEDED = ("id", "source", "target", "summary", "steps")
+"""Keys an annotation cannot be rebuilt without (for the rest, a broken value is left out)."""
+
+
 def _without_broken_steps(value: Any, prefix: tuple, document: PositionedDocument, broken: list[tuple]) -> tuple[Annotation, list[Diagnostic]] | None:
-    """The annotation built from its well-formed steps, when every schema error lies inside some step."""
+    """The annotation without what the schema refused (unknown keys, broken optional values, broken steps), if it still stands.
+
+    So one pass reports every error of a file: the schema's, and the selector problems of the steps that are well formed.
+    """
+    if not isinstance(value, dict) or not isinstance(value.get("steps"), list):
+        return None
+    known = annotation_schema()["$defs"]["annotation"]["properties"]
     bad_steps = {path[1] for path in broken if len(path) >= 2 and path[0] == "steps" and isinstance(path[1], int)}
-    if not bad_steps or any(len(path) < 2 or path[0] != "steps" or not isinstance(path[1], int) for path in broken):
+    dropped = {key for key in value if key not in known} | {path[0] for path in broken if len(path) == 1 and path[0] not in _NEEDED}
+    kept = {key: item for key, item in value.items() if key not in dropped}
+    trimmed = {**kept, "steps": [step for index, step in enumerate(value["steps"]) if index not in bad_steps]}
+    if not trimmed["steps"] or _schema_problems(trimmed, prefix, document):
         return None
-    kept = {**value, "steps": [step for index, step in enumerate(value["steps"]) if index not in bad_steps]}
-    if not kept["steps"] or _schema_problems(kept, prefix, document):
-        return None
-    return _build_annotation(value, prefix, document, skip=frozenset(bad_steps))
+    return _build_annotation(kept, prefix, document, skip=frozenset(bad_steps))
 
 
 # --------------------------------------------------------------------------
@@ -306,6 +318,7 @@ def _build_annotation(
                 )
             )
         diagnostics.extend(value_diagnostics(raw_step["note"], document, step_path + ("note",)))
+        diagnostics.extend(hidden_character_diagnostics(raw_step["note"], document, step_path + ("note",)))
         if TODO_MARK.search(raw_step["note"]):
             diagnostics.append(Diagnostic(document.where(step_path + ("note",)), "note still says TODO", "write the note, then remove TODO", code="todo"))
         steps.append(
@@ -323,11 +336,12 @@ def _build_annotation(
             )
         )
     diagnostics.extend(value_diagnostics(value["summary"], document, prefix + ("summary",)))
+    diagnostics.extend(hidden_character_diagnostics(value["summary"], document, prefix + ("summary",)))
     if TODO_MARK.search(value["summary"]):
         diagnostics.append(Diagnostic(document.where(prefix + ("summary",)), "summary still says TODO", "write the summary, then remove TODO", code="todo"))
     annotation = Annotation(
         id=value["id"],
-        lab=value["lab"],
+        lab=value.get("lab"),
         source=value["source"],
         target=value["target"],
         summary=value["summary"],

@@ -94,7 +94,8 @@ class Annotation:
     """One upstream function (or class) annotated for one lab."""
 
     id: str
-    lab: str
+    lab: str | None
+    """The lab it belongs to (``02-denoising-step``), or None in a project without labs."""
     source: str
     target: str
     summary: str

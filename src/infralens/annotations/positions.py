@@ -23,6 +23,10 @@ _LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
 _PLAIN_COLLECTION_TAGS = {"tag:yaml.org,2002:map", "tag:yaml.org,2002:seq"}
 
+MAX_INT_CHARS = 4_300
+"""Longest integer text converted (Python's own limit for decimal text; also bounds hex and 1:30:00 spellings)."""
+MAX_INT_BITS = 14_000
+"""Largest integer kept (about 4,200 decimal digits: beyond it the number could not even be printed)."""
 MAX_NODES = 50_000
 """Upper bound on values built from one file (defuses alias 'billion laughs')."""
 MAX_ALIASED_VALUES = 2_000
@@ -97,14 +101,21 @@ class _Builder:
             return self._mapping(node, at, depth)
         if isinstance(node, yaml.SequenceNode):
             return [self.build(item, at + (index,), depth + 1) for index, item in enumerate(node.value)]
+        if node.tag == "tag:yaml.org,2002:int" and len(str(node.value)) > MAX_INT_CHARS:  # refused before it is converted
+            hint = "write a small whole number (or quote it as a string)"
+            raise YamlProblem(Diagnostic(_location(self.path, node), "cannot read this value: the number is too long", hint, code="yaml"))
         try:
-            return self._constructor.construct_object(node, deep=True)
+            value = self._constructor.construct_object(node, deep=True)
         except yaml.YAMLError as error:
             problem = getattr(error, "problem", None) or str(error).splitlines()[0]
             raise YamlProblem(Diagnostic(_location(self.path, node), f"cannot read this value: {problem}", "quote it as a string", code="yaml")) from error
         except ValueError as error:  # e.g. an integer with more digits than Python converts
             hint = "write a small whole number (or quote it as a string)"
             raise YamlProblem(Diagnostic(_location(self.path, node), "cannot read this value: the number is too long", hint, code="yaml")) from error
+        if isinstance(value, int) and value.bit_length() > MAX_INT_BITS:  # 0x…, 0o…, 0b… or 1:30:00 spellings of a huge number
+            hint = "write a small whole number (or quote it as a string)"
+            raise YamlProblem(Diagnostic(_location(self.path, node), "cannot read this value: the number is too long", hint, code="yaml"))
+        return value
 
     def _mapping(self, node: yaml.MappingNode, at: PathKey, depth: int) -> dict[str, Any]:
         result: dict[str, Any] = {}

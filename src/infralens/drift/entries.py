@@ -109,6 +109,9 @@ class _StepFacts:
     """How many statements of this text the target held when it was locked (a lost copy is then noticed)."""
     line: int = field(default=0, compare=False)
     """Line of the entry's header in the lock file (0 for an entry not read from a file)."""
+    review: str = ""
+    """The step's ``review:`` mark when it was locked ("" for none): ``check`` reports a step under review until the
+    mark is removed from the YAML, even when the annotation file is not read again."""
 
 
 @dataclass(frozen=True)
@@ -167,6 +170,8 @@ class AnnotationLock:
     """Where the reviewed sources were read from: ``installed``, ``wheel`` or ``directory`` ("" in older locks)."""
     sources_sha256: str = ""
     """:meth:`~infralens.source.SourceTree.content_sha256` of the distribution as reviewed ("" in older locks)."""
+    decorators: tuple[str, ...] | None = None
+    """The target's decorator names as reviewed, outermost first (None in locks written before they were recorded)."""
     line: int = field(default=0, compare=False)
     """Line of the entry's header in the lock file."""
 

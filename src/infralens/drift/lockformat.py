@@ -82,6 +82,7 @@ _STEP_FIELDS: dict[str, tuple[str, Codec]] = {
     "after": ("after", Codec.STRS),
     "function-sha256": ("function_sha256", Codec.STR),
     "source-sha256": ("file_sha256", Codec.STR),
+    "review": ("review", Codec.STR),
 }
 """Keys of a step entry, in the order they are written: key → (attribute, codec)."""
 _ANNOTATION_FIELDS: dict[str, tuple[str, Codec]] = {
@@ -101,11 +102,12 @@ _ANNOTATION_FIELDS: dict[str, tuple[str, Codec]] = {
     "steps": ("steps", Codec.STRS),
     "origin": ("origin", Codec.STR),
     "sources-sha256": ("sources_sha256", Codec.STR),
+    "decorators": ("decorators", Codec.STRS),
 }
 """Keys of an annotation entry, in the order they are written."""
 _FIELDS = {EntryKind.STEP: _STEP_FIELDS, EntryKind.ANNOTATION: _ANNOTATION_FIELDS}
-_OPTIONAL = {"occurrence", "copies", "origin", "sources-sha256"}
-_DEFAULTS: dict[str, object] = {"copies": 1, "origin": "", "sources-sha256": ""}
+_OPTIONAL = {"occurrence", "copies", "origin", "sources-sha256", "review", "decorators"}
+_DEFAULTS: dict[str, object] = {"copies": 1, "origin": "", "sources-sha256": "", "review": "", "decorators": None}
 """Optional fields left out of the text when they hold their default (so unique statements get no ``copies`` line)."""
 
 

@@ -22,6 +22,7 @@ from infralens.errors import Diagnostic, InfralensError, LockfileError, Severity
 from infralens.hashing import sha256_file
 from infralens.project import Project, load_annotations
 from infralens.resolve import Resolver
+from infralens.source import UNKNOWN_VERSION, SourceTree
 
 
 @dataclass(frozen=True)
@@ -53,6 +54,7 @@ def build_entries(project: Project, resolver: Resolver, paths: list[str] | None 
             hashes[path] = sha256_file(project.root / path)
         tree = resolver.tree(annotation.source)
         if tree.distribution not in origins:
+            refuse_unknown_version(tree)
             origins[tree.distribution] = (tree.kind, tree.content_sha256())
         kind, digest = origins[tree.distribution]
         built = entries_for(resolved, resolver.index(resolved.target.source), path, hashes[path])
@@ -60,6 +62,18 @@ def build_entries(project: Project, resolver: Resolver, paths: list[str] | None 
     bad_files = {d.location.path for d in diagnostics}
     failed.update(a.id for a in loaded.annotations if a.path in bad_files)
     return BuiltEntries(tuple(entries), tuple(diagnostics), frozenset(failed))
+
+
+def refuse_unknown_version(tree: SourceTree) -> None:
+    """Raise when nothing names the release of ``tree``: a lock entry must say what was reviewed."""
+    if tree.version != UNKNOWN_VERSION:
+        return
+    where = getattr(tree, "root", tree.origin)
+    raise InfralensError(
+        f"{tree.distribution} read from {where} names no version (no {tree.distribution}-*.dist-info metadata and no __version__ in its "
+        f"__init__.py), so the lock could not say what was reviewed; nothing was written — name the release: "
+        f"infralens --source {tree.distribution}==VERSION={where} lock"
+    )
 
 
 class LockAction(Enum):

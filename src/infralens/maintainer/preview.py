@@ -1,22 +1,28 @@
 """Build one page — an annotated function or a lab — in a throwaway Sphinx project, and serve it.
 
-The temporary project has a ``conf.py`` that loads ``infralens.sphinx`` against the real project
-(annotations, labs, reports) with page generation off, and an ``index.md`` holding only the
-``{infralens-function}`` directive for the target, or a copy of the lab's folder. Building that
-takes a second or two instead of the whole site's minutes.
+The temporary source dir holds an ``index.md`` with only the ``{infralens-function}`` directive for the
+target, or a copy of the lab's folder. It is built with the site's own configuration (the project's
+``docs/conf.py``: its extensions, MyST settings and theme), overriding only what a preview must (the
+project root, page generation off), so the page looks as it will on the site; a project without a
+site configuration gets a minimal one. Warnings name the project's files, not the throwaway copy, and
+only those concerning the previewed page are shown, with ``validate``'s checks of the lab page's
+directives. Building takes a second or two instead of the whole site's minutes.
 """
 
 from __future__ import annotations
 
 import io
+import re
 import shutil
 import tempfile
 import time
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from infralens.annotations import Annotation
 from infralens.cachedir import cache_root
-from infralens.errors import InfralensError
+from infralens.errors import Diagnostic, InfralensError
 from infralens.project import Project, load_annotations
 
 CONF = """\
@@ -33,6 +39,7 @@ infralens_project_root = {root!r}
 infralens_generate_pages = False
 infralens_sources = {sources!r}
 suppress_warnings = ["infralens.unknown-target"]
+infralens_preview_lab = {lab!r}
 """
 
 
@@ -64,6 +71,9 @@ def choose_page(project: Project, what: str) -> PreviewPage:
     if len(matching) == 1:
         folder = project.labs_dir / f"lab-{matching[0]}"
         page = folder / "index.md"
+        for path in (folder, page):  # the site refuses these too (infralens.sphinx.catalog): nothing outside the project is published
+            if not path.resolve().is_relative_to(project.root.resolve()):
+                raise InfralensError(f"{project.relative(path)}: a symbolic link to {path.resolve()}, outside the project; refused")
         if not page.is_file():
             raise InfralensError(f"{project.relative(page)} does not exist yet: write the lab page first")
         return PreviewPage("lab", matching[0], page.read_text("utf-8"), folder)
@@ -78,6 +88,17 @@ def choose_page(project: Project, what: str) -> PreviewPage:
     heading = ".".join(title[-2:]) if len(title) >= 2 else target
     markdown = f"# {heading}\n\n```{{infralens-function}} {target}\n:canonical:\n```\n"  # canonical: with the summary
     return PreviewPage("function", target, markdown)
+
+
+def _lab_copy_filter(root: Path) -> Callable[[str, list[str]], set[str]]:
+    """What not to copy of a lab folder: caches, and symbolic links that lead outside the project (the site leaves them out too)."""
+    caches = shutil.ignore_patterns("__pycache__", "*.pyc")
+
+    def ignored(folder: str, names: list[str]) -> set[str]:
+        outside = {name for name in names if (Path(folder) / name).is_symlink() and not (Path(folder) / name).resolve().is_relative_to(root.resolve())}
+        return set(caches(folder, names)) | outside
+
+    return ignored
 
 
 def default_preview_dir() -> Path:
@@ -105,23 +126,106 @@ def build_preview(project: Project, page: PreviewPage, out_dir: Path | None = No
         work = Path(folder)
         source = work / "src"
         if page.lab_folder is not None:
-            shutil.copytree(page.lab_folder, source, ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
+            shutil.copytree(page.lab_folder, source, symlinks=True, ignore=_lab_copy_filter(project.root))
         source.mkdir(parents=True, exist_ok=True)
         (source / "index.md").write_text(page.markdown, "utf-8")
-        conf = CONF.format(root=str(project.root), sources={k: str(Path(v).resolve()) for k, v in (sources or {}).items()})
-        (source / "conf.py").write_text(conf, "utf-8")
+        lab = page.name if page.kind == "lab" else ""  # a lab's pages follow the lab-text rules, as on the site
+        absolute = {k: str(Path(v).resolve()) for k, v in (sources or {}).items()}
+        confdir = site_conf_dir(project)
+        overrides: dict[str, object] = {"infralens_project_root": str(project.root), "infralens_generate_pages": False, "infralens_preview_lab": lab}
+        overrides.update({"root_doc": "index", **({"infralens_sources": absolute} if absolute else {})})
+        if confdir is None:
+            confdir = source
+            (source / "conf.py").write_text(CONF.format(root=str(project.root), sources=absolute, lab=lab), "utf-8")
         started = time.perf_counter()
         # docutils_namespace: undo the global node/directive registrations when done, so this build
         # leaves no state behind in a process that builds other Sphinx projects afterwards.
         with docutils_namespace():
-            app = Sphinx(str(source), str(source), str(out), str(work / "doctrees"), "html", status=None, warning=warnings, freshenv=True, verbosity=0)
+            app = Sphinx(
+                str(source), str(confdir), str(out), str(work / "doctrees"), "html", confoverrides=overrides, status=None, warning=warnings, freshenv=True
+            )
             app.build(force_all=True)
         seconds = time.perf_counter() - started
+        annotations = load_annotations(project).annotations
+        lines = page_warnings(project, page, warnings.getvalue(), source, annotations)
     index = out / "index.html"
     if not index.is_file():
-        raise InfralensError(f"the preview build wrote no page ({warnings.getvalue().strip()[:500]})")
-    lines = tuple(line for line in warnings.getvalue().splitlines() if "WARNING" in line or "ERROR" in line)
-    return PreviewBuild(page, index, out, seconds, lines)
+        raise InfralensError(f"the preview build wrote no page ({' | '.join(lines)[:500]})")
+    built = {line.split(": ", 1)[0] for line in lines}  # 'path:line' the build already warned at (it knows unknown targets too)
+    checks = [str(d) for d in lab_page_checks(project, page, annotations) if f"{d.location.path}:{d.location.line}" not in built]
+    return PreviewBuild(page, index, out, seconds, (*lines, *checks))
+
+
+def site_conf_dir(project: Project) -> Path | None:
+    """The folder of the site's ``conf.py`` (``docs/``, ``doc/`` or the project root) when it loads ``infralens.sphinx``."""
+    for folder in (project.root / "docs", project.root / "doc", project.root):
+        conf = folder / "conf.py"
+        try:
+            if conf.is_file() and "infralens.sphinx" in conf.read_text("utf-8"):
+                return folder
+        except (OSError, UnicodeDecodeError):
+            continue
+    return None
+
+
+_COLOUR = re.compile(r"\x1b\[[0-9;]*m")
+
+
+def page_warnings(project: Project, page: PreviewPage, text: str, source: Path, annotations: Sequence[Annotation]) -> tuple[str, ...]:
+    """The build's warnings about the previewed page, naming project files instead of the throwaway copy.
+
+    Warnings at annotation files (or the concept map) that the page does not show are left out: loading
+    the catalog reads every annotation, but a preview answers for one page.
+    """
+    shown = _page_files(project, page, annotations)
+    own = project.relative(page.lab_folder) + "/" if page.lab_folder is not None else ""
+    names = {f"{copy}/": own for copy in {str(source), str(source.resolve())}}
+    if page.lab_folder is None:
+        names = {f"{copy}/index.md": f"(the preview page of {page.name})" for copy in {str(source), str(source.resolve())}}
+    root = f"{project.root}/"
+    kept = []
+    for raw in text.splitlines():
+        line = _COLOUR.sub("", raw)
+        if "WARNING" not in line and "ERROR" not in line:
+            continue
+        for copy, name in names.items():
+            line = line.replace(copy, name)
+        line = line.replace(root, "")
+        path = line.split(":", 1)[0]
+        if path in shown or not _concerns_other_files(project, path):
+            kept.append(line)
+    return tuple(kept)
+
+
+def _concerns_other_files(project: Project, path: str) -> bool:
+    """Whether a warning's path is one the whole project has many of: an annotation file, the concept map, another lab."""
+    folders = [project.relative(project.annotations_dir) + "/", project.relative(project.labs_dir) + "/"]
+    return any(path.startswith(folder) for folder in folders)
+
+
+def _page_files(project: Project, page: PreviewPage, annotations: Sequence[Annotation]) -> set[str]:
+    """The project files the page draws on: its lab folder's pages, the annotation files it shows, the concept map."""
+    from infralens.resolve import lab_page_targets
+
+    targets, concepts = ({page.name}, False) if page.lab_folder is None else lab_page_targets(project, page.markdown)
+    files = {a.path for a in annotations if a.target in targets}
+    if concepts:
+        files.add(project.relative(project.labs_dir / "concepts.yaml"))
+    if page.lab_folder is not None:
+        files.update(project.relative(p) for p in page.lab_folder.rglob("*.md"))
+    return files
+
+
+def lab_page_checks(project: Project, page: PreviewPage, annotations: Sequence[Annotation]) -> list[Diagnostic]:
+    """``validate``'s findings about a lab page: directives naming no annotation, annotations of the lab it does not show."""
+    if page.lab_folder is None:
+        return []
+    from infralens.resolve import lab_reference_diagnostics, unshown_warnings
+
+    folder = project.relative(page.lab_folder) + "/"
+    found = [d for d in lab_reference_diagnostics(project, annotations) if d.location.path.startswith(folder)]
+    found += unshown_warnings(project, [a for a in annotations if a.lab == page.name])
+    return found
 
 
 def make_server(directory: Path, port: int):

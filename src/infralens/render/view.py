@@ -18,7 +18,7 @@ class NoteView:
 
     annotation_id: str
     step_id: str
-    lab: str
+    lab: str | None
     note: str
     first_line: int
     last_line: int
@@ -26,6 +26,8 @@ class NoteView:
     """Last line of the selected statements (the whole block for compound ones)."""
     expect: tuple[str, ...] = ()
     static: str | None = None
+    review: str | None = None
+    """The step's ``review:`` mark: the note waits for a re-read against the code."""
 
 
 @dataclass(frozen=True)
@@ -73,6 +75,7 @@ def note_view(resolved: ResolvedAnnotation, step: ResolvedStep) -> NoteView:
         span_end_line=step.end_line,
         expect=step.step.expect,
         static=step.step.static,
+        review=step.step.review,
     )
 
 

@@ -13,6 +13,7 @@ from infralens._exports import lazy_exports
 
 if TYPE_CHECKING:
     from .annotated import AnnotatedTarget as AnnotatedTarget, annotated_target as annotated_target
+    from .lab_checks import lab_page_targets as lab_page_targets, lab_reference_diagnostics as lab_reference_diagnostics, unshown_warnings as unshown_warnings
     from .models import ResolvedAnnotation as ResolvedAnnotation, ResolvedStep as ResolvedStep, ResolvedTarget as ResolvedTarget
     from .resolver import Resolver as Resolver
     from .selectors import still_picks as still_picks
@@ -23,6 +24,9 @@ __all__, __getattr__ = lazy_exports(
     {
         "AnnotatedTarget": "annotated",
         "annotated_target": "annotated",
+        "lab_page_targets": "lab_checks",
+        "lab_reference_diagnostics": "lab_checks",
+        "unshown_warnings": "lab_checks",
         "Validation": "validate",
         "validate_project": "validate",
         "ResolvedAnnotation": "models",

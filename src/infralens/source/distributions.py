@@ -25,7 +25,7 @@ import stat
 import zipfile
 import zlib
 from abc import ABC, abstractmethod
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterator
 from email.parser import HeaderParser
 from functools import cached_property
 from pathlib import Path
@@ -33,6 +33,15 @@ from pathlib import Path
 from infralens.errors import SourceNotFoundError, UnsafePathError
 from infralens.hashing import sha256_text
 from infralens.source.models import SourceFile
+from infralens.source.packages import (
+    MODULE_PART as _MODULE_PART,
+    canonical_name,
+    package_names,
+    package_root,
+    packages_from_record as _packages_from_record,
+    static_version,
+    version_from_dist_info_dir,
+)
 
 MAX_SOURCE_BYTES = 2_000_000
 """Largest source file read. The largest ``.py`` in diffusers 0.42.1 is 327 KB
@@ -45,12 +54,8 @@ MAX_METADATA_BYTES = 1_000_000
 _DAMAGED_ENTRY = (zipfile.BadZipFile, zlib.error, EOFError, NotImplementedError, RuntimeError, ValueError, OSError)
 
 
-_MODULE_PART = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
-
-
-def canonical_name(name: str) -> str:
-    """PEP 503 normalised distribution name."""
-    return re.sub(r"[-_.]+", "-", name).lower()
+UNKNOWN_VERSION = "unknown"
+"""The version of a tree whose release nothing names: no metadata, no ``__version__``, none given."""
 
 
 def check_relpath(relpath: str) -> str:
@@ -61,11 +66,6 @@ def check_relpath(relpath: str) -> str:
     if any(part in ("..", "") for part in parts) or "\x00" in relpath:
         raise UnsafePathError(f"unsafe path {relpath!r}: '..' or empty segments are not allowed")
     return posixpath.normpath(relpath)
-
-
-def package_names(names: Iterable[str]) -> tuple[str, ...]:
-    """The plain top-level module names among ``names``; paths, ``..`` and anything else are dropped."""
-    return tuple(name.strip() for name in names if _MODULE_PART.match(name.strip()))
 
 
 def too_large(what: str, cap: int) -> SourceNotFoundError:
@@ -173,9 +173,26 @@ class DirectoryTree(SourceTree):
         if (self.root / "src").is_dir() and not any((self.root / p).is_dir() for p in (packages or (distribution,))):
             self.root = (self.root / "src").resolve()
         self.distribution = distribution
-        self.version = version or _version_from_dist_info_dir(self.root, distribution) or "unknown"
         self.origin = str(self.root)
         self._packages = package_names(packages) if packages else None
+        self.version = version or version_from_dist_info_dir(self.root, distribution) or self._version_from_package() or UNKNOWN_VERSION
+
+    def _version_from_package(self) -> str | None:
+        """``__version__`` of the distribution's own package, read from its ``__init__.py`` (never imported).
+
+        Only a package known to be the distribution's counts: the packages given, or the one named like it (never
+        whatever other package a shared folder such as site-packages holds).
+        """
+        guess = self.distribution.replace("-", "_")
+        for package in self._packages or ((guess,) if _MODULE_PART.match(guess) and (self.root / guess).is_dir() else ()):
+            try:
+                text = decode_source(self.read_bytes(f"{package}/__init__.py"), f"{package}/__init__.py")
+            except (SourceNotFoundError, UnsafePathError):
+                continue
+            found = static_version(text)
+            if found:
+                return found
+        return None
 
     def _inside(self, relpath: str) -> Path:
         path = (self.root / relpath).resolve()
@@ -282,17 +299,8 @@ class InstalledTree(DirectoryTree):
                     (),
                 )
             root = Path(locations[0]).parent
-        super().__init__(root, distribution, version or "unknown", packages)
+        super().__init__(root, distribution, version, packages)
         self.origin = f"installed at {self.root}"
-
-
-def _packages_from_record(dist: importlib.metadata.Distribution) -> tuple[str, ...]:
-    names = set()
-    for file in dist.files or ():
-        parts = file.parts
-        if len(parts) > 1 and parts[-1] == "__init__.py" and _MODULE_PART.match(parts[0]):
-            names.add(parts[0])
-    return tuple(sorted(names))
 
 
 def _not_regular(mode: int) -> str:
@@ -301,15 +309,6 @@ def _not_regular(mode: int) -> str:
         return ""
     kinds = ((stat.S_ISFIFO, "a FIFO"), (stat.S_ISSOCK, "a socket"), (stat.S_ISCHR, "a device"), (stat.S_ISBLK, "a device"), (stat.S_ISLNK, "a symlink"))
     return next((name for test, name in kinds if test(mode)), "a special file")
-
-
-def _version_from_dist_info_dir(root: Path, distribution: str) -> str | None:
-    wanted = canonical_name(distribution)
-    for info in root.glob("*.dist-info"):
-        name, _, version = info.name[: -len(".dist-info")].partition("-")
-        if canonical_name(name) == wanted and version:
-            return version
-    return None
 
 
 class WheelTree(SourceTree):
@@ -389,13 +388,20 @@ class WheelTree(SourceTree):
                 yield relpath
 
 
-def open_tree(spec: str, *, distribution: str | None = None) -> SourceTree:
-    """Open a source tree from a wheel path, a directory, or an installed distribution name."""
+def open_tree(spec: str, *, distribution: str | None = None, version: str | None = None) -> SourceTree:
+    """Open a source tree from a wheel path, a directory, or an installed distribution name.
+
+    A directory is a folder holding the distribution's package (site-packages, a ``src/`` layout, an
+    unpacked wheel) or the package folder itself, which is read as its parent, so paths inside the
+    tree are the same either way. ``version`` names the release when the folder's metadata does not.
+    """
     path = Path(spec)
     if spec.endswith(".whl"):
         return WheelTree(path)
     if path.is_dir():
-        return DirectoryTree(path, distribution or path.name)
+        name = distribution or path.name
+        root, packages = package_root(path, name)
+        return DirectoryTree(root, name, version, packages)
     if os.sep in spec or "/" in spec:
         raise SourceNotFoundError(f"{spec}: no such directory or wheel")
     return InstalledTree(spec)

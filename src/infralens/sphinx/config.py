@@ -50,7 +50,9 @@ CONFIG_VALUES = (
         dict,
         "distribution -> URL template with {version} {public_version} {relpath} {start} {end} ('' for no link)",
     ),
-    ConfigValue("infralens_generate_pages", True, bool, "generate the source browser, function pages and lab pages"),
+    ConfigValue(
+        "infralens_generate_pages", True, bool, "generate the source browser, function pages and lab pages (off: the pages an earlier build wrote are removed)"
+    ),
     ConfigValue("infralens_generated_dir", "_infralens", str, "folder inside the source dir that receives generated pages"),
     ConfigValue("infralens_fold_min_lines", 12, int, "unannotated stretches at least this long are folded"),
     ConfigValue(

@@ -11,6 +11,7 @@ from sphinx.environment import BuildEnvironment
 from infralens.sphinx.catalog import catalog_for, load_catalog, store_catalog
 from infralens.sphinx.config import settings_of
 from infralens.sphinx.domain import docs_to_rewrite, domain_of
+from infralens.sphinx.generated import remove_generated
 from infralens.sphinx.pages import function_pages, generate
 from infralens.sphinx.staging import choose_base, serve_from
 
@@ -43,6 +44,13 @@ def on_builder_inited(app: Sphinx) -> None:
         generate(catalog, base)
         if base != Path(app.srcdir):
             serve_from(app, base, settings.generated_dir)
+    else:  # pages an earlier build generated must not stay published: their sources and their built pages go
+        outfile = getattr(app.builder, "get_outfilename", None)
+        outdir = Path(app.outdir).resolve()
+        for docname in remove_generated(Path(app.srcdir), settings.generated_dir):
+            built = Path(outfile(docname)).resolve() if outfile else None
+            if built is not None and built.is_relative_to(outdir) and built.is_file():
+                built.unlink()
 
 
 def on_env_get_outdated(app: Sphinx, env: BuildEnvironment, added: set[str], changed: set[str], removed: set[str]) -> list[str]:

@@ -63,6 +63,29 @@ def write_generated(out: Path, files: Mapping[str, bytes], setting: str) -> list
     return written
 
 
+def remove_generated(srcdir: Path, generated_dir: str) -> list[str]:
+    """Generation is off: remove every file an earlier build generated (as its marker lists them), so none stays published.
+
+    Returns the documents removed (``_infralens/verified``, …), whose built pages must go too. A folder
+    without the marker is left alone: nothing in it is known to be the extension's.
+    """
+    try:
+        out = output_dir(srcdir, generated_dir)
+    except ConfigError:
+        return []  # such a folder was never written to
+    marker = out / MARKER
+    if not marker.is_file() or marker.is_symlink():
+        return []
+    listed = sorted({line for line in marker.read_text("utf-8").splitlines() if _is_relative_path(line)}, reverse=True)
+    for relpath in listed:
+        _remove(out, out / relpath)
+    marker.unlink()
+    if out.is_dir() and not any(out.iterdir()):
+        out.rmdir()
+    prefix = out.relative_to(srcdir.resolve()).as_posix()
+    return [f"{prefix}/{relpath[: -len('.md')]}" for relpath in listed if relpath.endswith(".md")]
+
+
 def _owned_files(out: Path, files: Mapping[str, bytes], setting: str) -> set[str]:
     """The files the extension wrote into ``out`` earlier; :class:`ConfigError` if ``out`` holds anyone else's."""
     if not out.exists():

@@ -142,6 +142,8 @@ def _note(note: NoteView, context: RenderContext, body: list[nodes.Node]) -> il.
     chips = "".join(_badge_html(chip, context.glossary_url) for chip in context.reports.step_status(note.step_id))
     if note.static and not context.reports.verify:  # with a report, its chip already says "read"
         chips += _badge_html(Badge("static", BadgeState.UNKNOWN, "read only", f"not traced: {note.static}"), context.glossary_url)
+    if note.review:  # 'infralens fix' (or a maintainer) flagged it: the note may no longer match the code
+        chips += _badge_html(Badge("review", BadgeState.WARN, "under review", f"this note waits for a re-read against the code: {note.review}"))
     head = (
         f'<div class="il-note-head"><a class="il-permalink headerlink" href="#{note_id}" title="Permalink to this note">#</a>'
         f'<span class="il-note-lines">{lines}</span>{chips}</div>'
@@ -196,7 +198,7 @@ def _header(view: FunctionView, context: RenderContext, title: str) -> list[node
     parts: list[nodes.Node] = [il.infralens_html(html=html, text=text)]
     links = [
         doc_link(docname, f"← {lab_title}", css="il-lab-link")
-        for docname, lab_title in (context.lab_docnames[lab] for lab in sorted({n.lab for n in view.notes}) if lab in context.lab_docnames)
+        for docname, lab_title in (context.lab_docnames[lab] for lab in sorted({n.lab for n in view.notes if n.lab}) if lab in context.lab_docnames)
     ]
     if context.function_docname:
         links.append(doc_link(context.function_docname, "open in the source browser →", css="il-page-link"))

@@ -1,0 +1,131 @@
+"""What ``validate`` checks between the lab pages, the concept map and the annotations.
+
+Every ``{infralens-*}`` directive on a lab page must name an annotated function (or a concept pair),
+every pair of ``labs/concepts.yaml`` must pair two annotated functions, and an annotation that names a
+lab no page of that lab shows gets a warning: the ``lab:`` key does not put it on the page, a directive does.
+Problems are reported at the lab file and line, as the site build would warn about them.
+"""
+
+from __future__ import annotations
+
+import difflib
+from collections.abc import Sequence
+from pathlib import Path
+
+from infralens.annotations import CONCEPTS_FILE, INFRALENS_DIRECTIVES, Annotation, ConceptMap, DirectiveUse, directive_uses, lab_pages, load_concepts
+from infralens.errors import Diagnostic, Location, Severity
+from infralens.project import Project
+
+COMPARE_OPTIONS = ("diffusers", "diffsynth")
+
+
+def lab_page_uses(project: Project) -> dict[Path, list[DirectiveUse]]:
+    """Every lab page's ``{infralens-*}`` directives (an unreadable page has none: the build says why)."""
+    found: dict[Path, list[DirectiveUse]] = {}
+    for page in lab_pages(project.labs_dir):
+        try:
+            text = page.read_text("utf-8")
+        except (OSError, UnicodeDecodeError):
+            continue
+        found[page] = directive_uses(text, project.relative(page))
+    return found
+
+
+def concept_map(project: Project) -> ConceptMap | None:
+    path = project.labs_dir / CONCEPTS_FILE
+    return load_concepts(path, project.relative(path)) if path.is_file() else None
+
+
+def lab_reference_diagnostics(project: Project, annotations: Sequence[Annotation]) -> list[Diagnostic]:
+    """Errors for directives and concept pairs that name no annotation (``annotations``: the whole project's)."""
+    targets = sorted({a.target for a in annotations})
+    concepts = concept_map(project)
+    pairs = {p.slug for p in concepts.pairs} if concepts else set()
+    found: list[Diagnostic] = list(concepts.diagnostics) if concepts else []
+    for uses in lab_page_uses(project).values():
+        for use in uses:
+            found.extend(_directive_problems(use, targets, pairs))
+    for pair in concepts.pairs if concepts else ():
+        for dist, target in zip(COMPARE_OPTIONS, pair.targets, strict=True):
+            if target not in targets:
+                found.append(_no_annotation(pair.location, target, targets, f"concept pair {pair.slug!r} ({dist})"))
+        labs = project.lab_slugs()
+        if pair.lab is not None and labs is not None and pair.lab not in labs:
+            found.append(Diagnostic(pair.location, f"concept pair {pair.slug!r}: lab {pair.lab!r} has no folder in the labs directory", _lab_hint(labs)))
+    return found
+
+
+def _directive_problems(use: DirectiveUse, targets: list[str], pairs: set[str]) -> list[Diagnostic]:
+    where = use.location
+    if use.name not in INFRALENS_DIRECTIVES:
+        close = difflib.get_close_matches(use.name, INFRALENS_DIRECTIVES, n=1)
+        hint = f"did you mean {close[0]}?" if close else f"use one of: {', '.join(INFRALENS_DIRECTIVES)}"
+        return [Diagnostic(where, f"unknown directive {use.name!r}", hint, code="lab-page")]
+    if use.name == "infralens-function":
+        if not use.argument:
+            return [Diagnostic(where, "infralens-function names no function", "write the annotated target after the directive name", code="lab-page")]
+        return [] if use.argument in targets else [_no_annotation(where, use.argument, targets, "infralens-function")]
+    if use.name == "infralens-compare":
+        named = [o for o in use.options if o.name in COMPARE_OPTIONS and o.value]
+        if not named:
+            return [Diagnostic(where, "infralens-compare names no function", "add ':diffusers: TARGET' and/or ':diffsynth: TARGET'", code="lab-page")]
+        return [_no_annotation(o.location, o.value, targets, f"infralens-compare :{o.name}:") for o in named if o.value not in targets]
+    if use.name == "infralens-concept" and use.argument not in pairs:
+        close = difflib.get_close_matches(use.argument, sorted(pairs), n=3, cutoff=0.5)
+        hint = f"did you mean {', '.join(close)}?" if close else f"add the pair to the concept map ({CONCEPTS_FILE} in the labs folder)"
+        return [Diagnostic(where, f"no concept pair {use.argument!r}", hint, code="lab-page")]
+    return []
+
+
+def _no_annotation(where: Location, target: str, targets: list[str], what: str) -> Diagnostic:
+    close = difflib.get_close_matches(target, targets, n=3, cutoff=0.6)
+    hint = f"did you mean {', '.join(close)}?" if close else f"annotate it first: infralens add {target}"
+    return Diagnostic(where, f"{what}: no annotation targets {target!r}", hint, code="lab-page")
+
+
+def _lab_hint(labs: set[str]) -> str:
+    return "use one of: " + ", ".join(sorted(labs)) if labs else "create the lab folder in the labs directory"
+
+
+def unshown_warnings(project: Project, annotations: Sequence[Annotation]) -> list[Diagnostic]:
+    """A warning for each annotation whose ``lab:`` names a lab whose pages show it nowhere."""
+    uses = lab_page_uses(project)
+    concepts = concept_map(project)
+    pairs = {p.slug: p.targets for p in concepts.pairs} if concepts else {}
+    shown: dict[str, set[str]] = {}
+    for page, page_uses in uses.items():
+        lab = next((part.removeprefix("lab-") for part in page.relative_to(project.labs_dir).parts[:1]), "")
+        shown.setdefault(lab, set()).update(t for use in page_uses for t in _shown_targets(use, pairs))
+    found: list[Diagnostic] = []
+    for annotation in annotations:
+        if annotation.lab is None or annotation.lab not in shown or annotation.target in shown[annotation.lab]:
+            continue
+        index = project.relative(project.labs_dir / f"lab-{annotation.lab}" / "index.md")
+        found.append(
+            Diagnostic(
+                annotation.location or Location(annotation.path),
+                f"annotation {annotation.id!r} names lab {annotation.lab!r}, but no page of that lab shows {annotation.target}",
+                f"'lab:' only files it under the lab; to show it, add a directive to {index}: ```{{infralens-function}} {annotation.target}```",
+                Severity.WARNING,
+                code="lab-page",
+            )
+        )
+    return found
+
+
+def lab_page_targets(project: Project, text: str) -> tuple[set[str], bool]:
+    """The targets a page's directives show, and whether it draws concept pairs (so the concept map concerns it)."""
+    concepts = concept_map(project)
+    pairs = {p.slug: p.targets for p in concepts.pairs} if concepts else {}
+    uses = directive_uses(text, "")
+    return {t for use in uses for t in _shown_targets(use, pairs)}, any(use.name in ("infralens-concept", "infralens-compare") for use in uses)
+
+
+def _shown_targets(use: DirectiveUse, pairs: dict[str, tuple[str, str]]) -> tuple[str, ...]:
+    if use.name == "infralens-function":
+        return (use.argument,)
+    if use.name == "infralens-compare":
+        return tuple(o.value for o in use.options if o.name in COMPARE_OPTIONS)
+    if use.name == "infralens-concept":
+        return pairs.get(use.argument, ())
+    return ()
