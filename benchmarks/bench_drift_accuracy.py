@@ -6,6 +6,10 @@ unchanged / false moved counts and every wrong row.
 
     .venv/bin/python benchmarks/bench_drift_accuracy.py
     .venv/bin/python benchmarks/bench_drift_accuracy.py --corpus tests/data/drift_benchmark.yaml
+    .venv/bin/python benchmarks/bench_drift_accuracy.py --corpus tests/data/drift_untouched.yaml   # held out: tune nothing on it
+
+Groups with ``against:`` are checked against that release's wheel instead of the installed one. Every row's result
+names the rule that decided it (:mod:`infralens.drift.match.decide`); the rules are counted, right and wrong.
 
 Needs the old wheels in the InfraLens cache (fetched with pip on first use).
 """
@@ -60,12 +64,14 @@ def main(argv: list[str] | None = None) -> int:
     print(f"moved to the wrong place: {len(misplaced)}")
     for release, _, _, statement, result in misplaced:
         print(f"  misplaced: {release} {statement['text'][:80]!r} -> {result.new.module}.{result.new.target} (true: {_home(statement)})")
+    rules = Counter((getattr(r[4], "rule", "") or "?", r[1] == r[2]) for r in rows)
+    print("rules (right/wrong): " + ", ".join(f"{rule} {rules[(rule, True)]}/{rules[(rule, False)]}" for rule in sorted({k for k, _ in rules})))
     wrong = [row for row in rows if row[1] != row[2]]
     print(f"wrong rows: {len(wrong)}")
     for release, want, got, statement, result in wrong:
         nth = f" nth={statement['nth']}" if "nth" in statement else ""
         print(f"  wrong: {release} {want} -> {got}:{nth} {statement['text'][:100]!r}")
-        print(f"         {result.message}")
+        print(f"         [{getattr(result, 'rule', '')}] {result.message}")
     return 0
 
 

@@ -43,7 +43,7 @@ from infralens.resolve.resolver import Resolver
 from infralens.source.cache import IndexCache
 from infralens.source.distributions import decode_source
 from infralens.source.index import index_source
-from infralens.source.normalize import normalize
+from infralens.source.normal_form import normalize
 
 CASE_SECONDS = 20
 """A case running longer than this counts as a hang."""
@@ -429,7 +429,7 @@ def check_selectors(index) -> None:
 
 
 def pool_matches(pool, statement):
-    from infralens.source.normalize import strip_header_colon
+    from infralens.source.normal_form import strip_header_colon
 
     return [s for s in pool if strip_header_colon(s.text) == strip_header_colon(statement.text)]
 

@@ -39,9 +39,13 @@ def _wheel(distribution: str, version: str) -> Path:
 
 
 def _label(group: dict) -> str:
-    """How a group's release is named in rows: the bare version for diffusers, ``dist==version`` otherwise."""
+    """How a group's release is named in rows: the bare version for diffusers, ``dist==version`` otherwise.
+
+    A group with ``against:`` (checked against that release's wheel, not the installed one) adds ``->version``.
+    """
     distribution = group.get("distribution", DEFAULT_DISTRIBUTION)
-    return group["release"] if distribution == DEFAULT_DISTRIBUTION else f"{distribution}=={group['release']}"
+    label = group["release"] if distribution == DEFAULT_DISTRIBUTION else f"{distribution}=={group['release']}"
+    return f"{label}->{group['against']}" if group.get("against") else label
 
 
 def _annotations(groups: list[dict], label: str) -> list[tuple[Annotation, list[dict]]]:
@@ -79,7 +83,10 @@ def run_corpus(cache_dir: Path, corpus: Path = CORPUS) -> list[tuple[str, str, s
             for step, statement in zip(annotation.steps, statements, strict=True):
                 expected[annotation.step_id(step)] = statement
         lock = parse_lock(compose(None, entries, None, set()), Path("history.lock")).lock  # through the real file format
-        matcher = DistributionMatcher(Resolver(cache=IndexCache(cache_dir)), InstalledTree(distribution))
+        against = group.get("against")
+        tree = WheelTree(_wheel(distribution, against)) if against else InstalledTree(distribution)
+        resolver = Resolver({distribution: tree}, cache=IndexCache(cache_dir)) if against else Resolver(cache=IndexCache(cache_dir))
+        matcher = DistributionMatcher(resolver, tree, fast=bool(against))
         for annotation_entry in lock.annotations.values():
             siblings = lock.steps_of(annotation_entry.id)
             for step_entry in siblings:
@@ -126,6 +133,27 @@ def test_drift_benchmark_meets_its_targets():
     assert not [r for r in rows if r[2] == "unchanged" and r[1] != "unchanged"], summary
     assert sum(1 for r in rows if r[2] == "moved" and r[1] != "moved") <= 0.01 * len(rows), summary
     assert (len(rows) - len(wrong)) / len(rows) >= 0.97, summary
+    for _, want, got, statement, result in rows:
+        if want == got == "moved" and statement.get("now", "").startswith(("diffusers.", "diffsynth.")):
+            assert f"{result.new.module}.{result.new.target}" == statement["now"].split(":")[0], (statement["text"], result.new)
+
+
+UNTOUCHED = Path(__file__).parents[1] / "data" / "drift_untouched.yaml"
+
+
+def test_untouched_corpus_holds_its_safety_targets():
+    """The held-out corpus (diffusers 0.31.0 -> 0.34.0, 0.33.1 -> 0.35.2, diffsynth 2.0.0 -> 2.1.12; no rule tuned on it):
+    no false *unchanged*, at most 1% false *moved*, every move placed where the truth says, and accuracy kept at
+    least at the figure measured when the three-stage matcher landed (93%; the issue's target is 97%)."""
+    from infralens.source.cache import default_cache_dir
+
+    rows = run_corpus(default_cache_dir(), UNTOUCHED)
+    assert len(rows) >= 200
+    wrong = [r for r in rows if r[1] != r[2]]
+    summary = f"{len(rows) - len(wrong)}/{len(rows)} right; wrong: " + "; ".join(f"{r[0]} {r[1]}->{r[2]} {r[3]['text'][:60]!r}" for r in wrong)
+    assert not [r for r in rows if r[2] == "unchanged" and r[1] != "unchanged"], summary
+    assert sum(1 for r in rows if r[2] == "moved" and r[1] != "moved") <= 0.01 * len(rows), summary
+    assert (len(rows) - len(wrong)) / len(rows) >= 0.93, summary
     for _, want, got, statement, result in rows:
         if want == got == "moved" and statement.get("now", "").startswith(("diffusers.", "diffsynth.")):
             assert f"{result.new.module}.{result.new.target}" == statement["now"].split(":")[0], (statement["text"], result.new)

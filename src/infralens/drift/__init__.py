@@ -2,8 +2,9 @@
 
 The lock: :mod:`.entries` (the values), :mod:`.lockformat` (their text), :mod:`.lock` (reading,
 composing and atomically writing the file). The check: :mod:`.check` (lock versus annotation files,
-then every step classified by :mod:`.match`, which reads through :mod:`.reader`, measures with
-:mod:`.facts` and decides with :mod:`.scoring`; kinds and results in :mod:`.results`), rendered by
+then every step classified by :mod:`.match`: container first, then propose, evidence, a one-to-one
+assignment and one decision with named rules; it reads through :mod:`.reader` and :mod:`.facts`; kinds and
+results in :mod:`.results`), rendered by
 :mod:`.report`. The commands: :mod:`.run` (``check``, with the :mod:`.fastpath` result cache),
 :mod:`.update` (``lock`` and ``lock --update``), :mod:`.history` (``history``: the same classifier over
 many upstream releases, printed by :mod:`.history_view`); :mod:`.cli` only parses and prints.

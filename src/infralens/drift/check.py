@@ -3,7 +3,7 @@
 :func:`run_check` compares the lock with the annotation files (hash first: an
 annotation file whose SHA-256 is recorded in the lock is not even parsed) and
 then classifies each locked step and target with
-:class:`~infralens.drift.match.DistributionMatcher`. It never writes a file.
+:class:`~infralens.drift.match.matcher.DistributionMatcher`. It never writes a file.
 """
 
 from __future__ import annotations
@@ -21,6 +21,9 @@ from infralens.project import Project
 from infralens.reports import LockFindingKind
 from infralens.resolve import Resolver, still_picks
 from infralens.source import SourceTree
+
+LOW_SEVERITY_TARGETS = frozenset({TargetKind.BODY_CHANGED, TargetKind.DECORATORS_CHANGED})
+"""Target findings that fail the check only with ``--strict``: the body changed around the steps, a decorator changed."""
 
 
 @dataclass(frozen=True)
@@ -78,7 +81,7 @@ class CheckReport:
 
     @property
     def clean(self) -> bool:
-        serious_targets = [t for t in self.target_findings if self.strict or t.kind is not TargetKind.BODY_CHANGED]
+        serious_targets = [t for t in self.target_findings if self.strict or t.kind not in LOW_SEVERITY_TARGETS]
         return not (self.drifted_steps or serious_targets or self.lock_findings)
 
     def counts(self) -> dict[str, int]:
@@ -140,6 +143,7 @@ def compare_with_annotations(project: Project, lock: Lock) -> _Consistency:
         active.extend(entries)
         for entry in entries:
             live.update(entry.steps)
+            findings.extend(f for s in entry.steps for f in _under_review(entry.path, s, lock.steps[s].yaml_line, lock.steps[s].review))
     lines: dict[str, int] = {}
     if changed:
         _compare_loaded(project, lock, changed, findings, active, live, lines)
@@ -194,6 +198,7 @@ def _compare_loaded(
                 )
         for step_id, step in current.items():
             location = step.at.location or step.location or where
+            findings.extend(_under_review(annotation.path, step_id, (step.location or where).line, step.review or ""))
             locked = lock.steps.get(step_id)
             if locked is None or step_id not in entry.steps:
                 findings.append(LockFinding(LockFindingKind.UNLOCKED, step_id, annotation.path, location.line, f"step {step_id} is not in the lock"))
@@ -210,6 +215,13 @@ def _compare_loaded(
                 live.add(step_id)
             else:
                 live.add(step_id)
+
+
+def _under_review(path: str, step_id: str, line: int, review: str) -> list[LockFinding]:
+    """The finding for a step whose ``review:`` mark is still there (none without one)."""
+    if not review:
+        return []
+    return [LockFinding(LockFindingKind.UNDER_REVIEW, step_id, path, line, f"step {step_id} is under review: {_short(review, 160)}")]
 
 
 def _short(text: str, limit: int = 80) -> str:

@@ -33,7 +33,10 @@ def _add_parsers(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> No
         "--format", choices=[f.value for f in OutputFormat], default=OutputFormat.TEXT.value, help="output format (json: see docs/guide/drift.md)"
     )
     check.add_argument("--all", dest="everything", action="store_true", help="text format: list unchanged steps too")
-    check.add_argument("--strict", action="store_true", help="also fail on low-severity findings (a target's body changed around unchanged steps)")
+    check.add_argument(
+        "--strict", action="store_true", help="also fail on low-severity findings (a target's body or decorators changed around unchanged steps)"
+    )
+    check.add_argument("--explain", metavar="STEP", help="also print which rule decided STEP (a step id) and the evidence it weighed")
 
     history = sub.add_parser("history", help="which upstream releases each locked step holds in: a table of states per release, or JSON")
     history.add_argument("ids", nargs="*", help="annotation or step ids (default: all)")
@@ -49,6 +52,12 @@ def _add_parsers(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> No
     history.add_argument("--offline", action="store_true", help="read only wheels already cached; name the releases that are missing")
     history.add_argument("--per-series", action="store_true", help="only the newest release of each minor series in the range (0.35.2 for 0.35.x)")
     history.add_argument("--output", metavar="FILE", help="write the report to FILE instead of standard output")
+    history.add_argument(
+        "--runs",
+        nargs="+",
+        metavar="REPORT",
+        help="instead: summarize verify --against reports named <dist>-<version>.json into which claims held when run there (reports/history-runs.json)",
+    )
 
 
 @command("check")
@@ -64,6 +73,7 @@ def _check(args: argparse.Namespace) -> int:
         format=OutputFormat(args.format),
         everything=args.everything,
         strict=args.strict,
+        explain=args.explain,
     )
     output = check(request, lambda: open_context(args))
     sys.stdout.write(output.text)
@@ -76,14 +86,24 @@ def _history(args: argparse.Namespace) -> int:
 
     from infralens.drift.history_view import HistoryRequest, history
 
+    if args.runs:
+        from infralens.drift.runs_summary import write_runs_summary
+
+        return write_runs_summary(args.runs, args.output)
     project, resolver = open_context(args)
     request = HistoryRequest(tuple(args.ids), tuple(args.since), tuple(args.until), args.offline, args.format == "json", per_series=args.per_series)
     text = history(request, project, resolver)
     if args.output:
-        try:
-            Path(args.output).write_text(text, encoding="utf-8")
-        except OSError as error:
-            print(f"infralens history: cannot write {args.output}: {error.strerror or error} (choose a writable path with --output)", file=sys.stderr)
+        from infralens.userfiles import UserFileError, write_atomically
+
+        try:  # whole or not at all: Ctrl-C or a full disk leaves the previous report
+            if not Path(args.output).parent.is_dir():
+                raise UserFileError(
+                    f"{args.output}: cannot write the release history (its folder {Path(args.output).parent} does not exist); nothing was written"
+                )
+            write_atomically(Path(args.output), text, what="release history")
+        except UserFileError as error:
+            print(f"infralens history: {error} (choose a writable path with --output)", file=sys.stderr)
             return EXIT_USAGE
         print(f"wrote {args.output}", file=sys.stderr)
     else:

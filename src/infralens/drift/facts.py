@@ -118,6 +118,7 @@ def entries_for(resolved: ResolvedAnnotation, index: ModuleIndex, annotation_pat
                 file_sha256=source.sha256,
                 occurrence=occurrence_in(target_pool, statements[0]),
                 copies=sum(1 for s in target_pool if s.text == statements[0].text),
+                review=step.review or "",
             )
         )
     where = annotation.location
@@ -137,5 +138,6 @@ def entries_for(resolved: ResolvedAnnotation, index: ModuleIndex, annotation_pat
         body=body_hashes(index, definition),
         source_sha256=source.sha256,
         steps=tuple(s.step_id for s in steps),
+        decorators=definition.decorators,
     )
     return [head, *steps]

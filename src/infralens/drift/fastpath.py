@@ -19,7 +19,7 @@ import time
 import zlib
 from typing import TYPE_CHECKING
 
-from infralens.cachedir import cache_root
+from infralens.cachedir import cache_root, read_cache_entry, read_regular
 from infralens.drift.request import CheckRequest, OutputFormat
 
 if TYPE_CHECKING:
@@ -44,10 +44,11 @@ def _key(request: CheckRequest, version: str) -> str:
 
 
 def _digest(path: str) -> str | None:
-    from infralens.hashing import sha256_file
+    """SHA-256 of a regular file; None for anything else (a FIFO is never opened for a blocking read)."""
+    from infralens.hashing import sha256_bytes
 
     try:
-        return sha256_file(path)
+        return sha256_bytes(read_regular(path))
     except OSError:
         return None
 
@@ -62,15 +63,17 @@ def _yaml_files(folder: str) -> list[str]:
 
 def usable(request: CheckRequest) -> bool:
     """Whether a check with these options may be answered from (and stored in) the cache."""
-    plain = not request.against and not request.ids and not request.everything
+    plain = not request.against and not request.ids and not request.everything and not request.explain
     return request.format in (OutputFormat.TEXT, OutputFormat.GITHUB) and plain and request.use_cache
 
 
 def try_cached(request: CheckRequest, version: str) -> str | None:
     """The stored report if every input is unchanged since the last clean check, else None."""
+    raw = read_cache_entry(os.path.join(_cache_dir(), f"{_key(request, version)}.bin"))
+    if raw is None:
+        return None
     try:
-        with open(os.path.join(_cache_dir(), f"{_key(request, version)}.bin"), "rb") as handle:
-            entry = marshal.loads(handle.read())
+        entry = marshal.loads(raw)
         if entry["format"] != FORMAT or _yaml_files(entry["annotations_dir"]) != entry["annotation_files"]:
             return None
         trusted_before = entry["written_ns"] - RACY_NS

@@ -55,7 +55,7 @@ CHECKER_MODULES = (
     "infralens.drift.reader",
     "infralens.drift.diffs",
     "infralens.drift.history",
-    "infralens.source.normalize",
+    "infralens.source.normal_form",
     "infralens.source.index",
     "infralens.source.fast_index",
 )

@@ -18,6 +18,7 @@ from collections.abc import Collection
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from infralens.cachedir import read_regular
 from infralens.drift.entries import Lock, LockEntry
 from infralens.drift.lockformat import PREAMBLE, LockText, parse_lock, problem, render_entry
 from infralens.errors import LockfileError
@@ -36,11 +37,11 @@ def read_lock_text(path: Path, display: str | None = None) -> LockText:
     """The lock at ``path`` with the raw text of every entry; problems raise :class:`LockfileError`."""
     display = display or str(path)
     try:
-        data = path.read_bytes()
+        data = read_regular(path)
     except FileNotFoundError:
         raise LockfileError(f"{display}: no lock file — run 'infralens lock' to create it") from None
     except OSError as error:
-        raise LockfileError(f"{display}: cannot read ({error.strerror})") from None
+        raise LockfileError(f"{display}: cannot read ({error.strerror}) — it must be a regular file; run 'infralens lock' to write one") from None
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as error:
@@ -181,7 +182,25 @@ def writer_lock(path: Path, timeout: float = 60.0) -> FileLock:
     from filelock import FileLock
 
     digest = sha256_text(str(path.resolve()))[:24]
-    return FileLock(str(_private_folder() / f"{digest}.lock"), timeout=timeout)
+    folder = _private_folder()
+    _prune_stale(folder, keep=f"{digest}.lock")
+    return FileLock(str(folder / f"{digest}.lock"), timeout=timeout)
+
+
+STALE_LOCK_S = 86_400.0
+"""A writer-lock file untouched this long (every acquisition rewrites it) belongs to no running writer."""
+
+
+def _prune_stale(folder: Path, keep: str) -> None:
+    """Remove writer-lock files of other locks not used for :data:`STALE_LOCK_S`, so the folder does not only grow."""
+    import time
+
+    horizon = time.time() - STALE_LOCK_S
+    with contextlib.suppress(OSError):
+        for entry in os.scandir(folder):
+            with contextlib.suppress(OSError):
+                if entry.name.endswith(".lock") and entry.name != keep and entry.is_file(follow_symlinks=False) and entry.stat().st_mtime < horizon:
+                    os.unlink(entry.path)
 
 
 def _private_folder() -> Path:

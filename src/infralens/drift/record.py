@@ -37,6 +37,7 @@ STEP_SEVERITY = {
 TARGET_SEVERITY = {
     TargetKind.UNCHANGED: DriftSeverity.NONE,
     TargetKind.BODY_CHANGED: DriftSeverity.NOTICE,
+    TargetKind.DECORATORS_CHANGED: DriftSeverity.NOTICE,
     TargetKind.MOVED: DriftSeverity.WARNING,
     TargetKind.RENAMED: DriftSeverity.WARNING,
     TargetKind.DELETED: DriftSeverity.ERROR,
@@ -89,6 +90,7 @@ def _step(report: CheckReport, step: StepResult, versions: dict[str, str]) -> Dr
         scores=scores,
         diff=diff,
         candidates=tuple(CandidateRecord(_place(c.place), c.scores.similarity, c.scores.context, c.scores.locality) for c in step.candidates),
+        rule=step.rule,
     )
 
 
@@ -104,6 +106,7 @@ def _target(report: CheckReport, target: TargetResult) -> DriftTarget:
         similarity=round(target.similarity, 4),
         old=LockedPlace(e.distribution, e.version, e.relpath, e.module, e.target, e.span),
         new=None if new is None else TargetPlace(new.relpath, new.module, new.target, new.lines),
+        rule=target.rule,
     )
 
 

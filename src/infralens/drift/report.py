@@ -13,6 +13,7 @@ from infralens.drift.diffs import statement_diff
 from infralens.drift.entries import Place
 from infralens.drift.record import STEP_SEVERITY, TARGET_SEVERITY, drift_record
 from infralens.drift.results import Candidate, StepKind, StepResult, TargetKind
+from infralens.errors import printable_line
 from infralens.reports import dumps_report
 
 
@@ -52,7 +53,12 @@ def findings(report: CheckReport, *, everything: bool = False) -> list[Finding]:
     for item in report.lock_findings:
         old = "(not in the lock)" if item.kind is LockFindingKind.UNLOCKED else "locked entry"
         new = "(not in the annotations)" if item.kind is LockFindingKind.STALE else f"{item.path}:{item.line}"
-        found.append(Finding(item.path, item.line, item.id, item.kind.value, "warning", old, new, item.message + " — run 'infralens lock --update'"))
+        todo = (
+            "re-read the note against the code, then remove its 'review:' line"
+            if item.kind is LockFindingKind.UNDER_REVIEW
+            else "run 'infralens lock --update'"
+        )
+        found.append(Finding(item.path, item.line, item.id, item.kind.value, "warning", old, new, f"{item.message} — {todo}"))
     versions = {t.distribution: t.version for t in report.trees}
     for target in report.targets:
         if target.kind is TargetKind.UNCHANGED and not everything:
@@ -77,7 +83,9 @@ def findings(report: CheckReport, *, everything: bool = False) -> list[Finding]:
         detail = step.message
         if step.scores is not None:
             s = step.scores
-            detail += f" [similarity {s.similarity:.2f}, context {s.context:.2f}, locality {s.locality:.2f}, quality {s.quality.value}, layer {step.layer}]"
+            detail += f" [similarity {s.similarity:.2f}, context {s.context:.2f}, locality {s.locality:.2f}, quality {s.quality.value}, layer {step.layer}, rule {step.rule}]"
+        elif step.rule:
+            detail += f" [layer {step.layer}, rule {step.rule}]"
         diff: tuple[str, ...] = ()
         if step.kind is StepKind.CHANGED and step.new is not None:
             now = versions.get(e.distribution, "?")
@@ -114,6 +122,22 @@ def summary(report: CheckReport) -> str:
     return text + (" — clean" if report.clean else " — drift found")
 
 
+def explain(report: CheckReport, step_id: str) -> str:
+    """``check --explain STEP``: the rule that decided each matching step, the evidence it weighed, and its target's rule."""
+    lines = []
+    for step in report.steps:
+        if step_id not in (step.entry.step_id, step.entry.annotation):
+            continue
+        lines.append(f"explain {step.entry.step_id}: {step.kind.value} by rule {step.rule!r}: {step.message}")
+        lines.append(f"    evidence: {step.evidence or 'none (nothing corresponds)'}")
+        lines.append(f"    now: {_new(step.new)}")
+        lines.extend(f"    candidate: {_candidate_text(c)}" for c in step.candidates)
+        target = next((t for t in report.targets if t.entry.id == step.entry.annotation), None)
+        if target is not None:
+            lines.append(f"    target {target.entry.target}: {target.kind.value} by rule {target.rule!r}: {target.message}")
+    return "\n".join(lines) + "\n" if lines else f"explain {step_id}: not checked\n"
+
+
 def render_text(report: CheckReport, *, everything: bool = False) -> str:
     lines: list[str] = []
     for f in findings(report, everything=everything):
@@ -123,7 +147,7 @@ def render_text(report: CheckReport, *, everything: bool = False) -> str:
             lines.append(f"    candidate: {candidate}")
         lines.extend(f"    {d}" for d in f.diff)
     lines.append(summary(report))
-    return "\n".join(lines) + "\n"
+    return "\n".join(printable_line(line) for line in lines) + "\n"  # file names, targets and diffs come from upstream
 
 
 def _escape_data(text: str) -> str:

@@ -37,6 +37,8 @@ class CheckRequest(NamedTuple):
     """Text format: list unchanged steps too."""
     strict: bool
     """Also fail on low-severity findings."""
+    explain: str | None = None
+    """``--explain STEP``: also print the rule that decided that step and the evidence it weighed."""
 
 
 class CheckOutput(NamedTuple):

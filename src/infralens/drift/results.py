@@ -13,10 +13,6 @@ from infralens.reports import DriftKind as StepKind, MatchQuality, TargetDriftKi
 # The kinds are the reports' vocabulary (one spelling for the check, its JSON and the site's badges);
 # drift calls them by what they classify.
 __all__ = [
-    "CHANGED_SIMILARITY",
-    "CHANGED_SIMILARITY_CONFIDENT",
-    "MOVED_CONTEXT",
-    "MOVED_LOCALITY",
     "Candidate",
     "Scores",
     "StepKind",
@@ -24,13 +20,6 @@ __all__ = [
     "TargetKind",
     "TargetResult",
 ]
-
-CHANGED_SIMILARITY = 0.6
-"""Minimum text similarity for *changed* inside the target (with some neighbour agreement)."""
-CHANGED_SIMILARITY_CONFIDENT = 0.8
-MOVED_LOCALITY = 0.6
-"""Minimum function similarity (Jaccard of statement fingerprints) for *moved* elsewhere."""
-MOVED_CONTEXT = 0.5
 
 
 @dataclass(frozen=True)
@@ -47,9 +36,11 @@ class Scores:
     @property
     def quality(self) -> MatchQuality:
         """How sure the match is (exact, strong or weak), from the three scores together."""
-        if self.similarity == 1.0 and self.locality >= 0.9 and self.context >= 0.5:
+        from infralens.drift.match.decide import THRESHOLDS as T
+
+        if self.similarity == 1.0 and self.locality >= 0.9 and self.context >= T.confident_context:
             return MatchQuality.EXACT
-        if self.similarity >= CHANGED_SIMILARITY_CONFIDENT and self.context >= 0.5 and self.locality >= MOVED_LOCALITY:
+        if self.similarity >= T.confident_similarity and self.context >= T.confident_context and self.locality >= T.moved_locality:
             return MatchQuality.STRONG
         return MatchQuality.WEAK
 
@@ -77,6 +68,8 @@ class TargetResult:
     message: str
     layer: int = 0
     """Which matching layer decided (0: file unchanged, 1: in place, 3: searched elsewhere)."""
+    rule: str = ""
+    """The named rule of :mod:`infralens.drift.match.container` that decided the kind."""
 
 
 @dataclass(frozen=True)
@@ -86,7 +79,7 @@ class StepResult:
     entry: StepLock
     kind: StepKind
     layer: int
-    """Which matching layer decided (see :mod:`infralens.drift.match`)."""
+    """Which matching layer decided (see :mod:`infralens.drift.match.matcher`)."""
     new: Place | None
     """Where the statement is now (None when deleted)."""
     scores: Scores | None
@@ -95,3 +88,7 @@ class StepResult:
     message: str
     ambiguous: bool = False
     """Several places matched about equally well."""
+    rule: str = ""
+    """The named rule of :func:`infralens.drift.match.decide.decide` that decided the kind."""
+    evidence: str = ""
+    """The evidence that rule weighed, in words (``check --explain``)."""

@@ -38,7 +38,8 @@ def check(request: CheckRequest, open_project: OpenProject) -> CheckOutput:
     project, resolver = open_project()
     lock = read_lock(project.lock_path, project.relative(project.lock_path))
     against = against_trees(request.against, {e.distribution for e in lock.annotations.values()})
-    report = run_check(project, resolver, lock, against=against, ids=request.ids or None, strict=request.strict)
+    ids = request.ids or ((request.explain,) if request.explain else None)
+    report = run_check(project, resolver, lock, against=against, ids=ids, strict=request.strict)
     code = EXIT_OK if report.clean else EXIT_FINDINGS
     if cacheable and report.clean:
         _remember(request, project, resolver, report)
@@ -68,7 +69,8 @@ def _render(report: CheckReport, request: CheckRequest, exit_code: int) -> str:
         return drift_report.render_json(report, exit_code)
     if request.format is OutputFormat.GITHUB:
         return drift_report.render_github(report)
-    return drift_report.render_text(report, everything=request.everything)
+    text = drift_report.render_text(report, everything=request.everything)
+    return text + drift_report.explain(report, request.explain) if request.explain else text
 
 
 def _remember(request: CheckRequest, project: Project, resolver: Resolver, report: CheckReport) -> None:

@@ -1,0 +1,50 @@
+"""Matching a locked step to the sources now, in three stages: propose, evidence, decide.
+
+:mod:`.container` maps each annotated function first (same place, moved module, renamed behind a shim,
+renamed with an overlapping body, deleted; decorators compared). Inside the mapped function (and the
+functions it leads to) :mod:`.propose` proposes places for each step, :mod:`.evidence` measures every
+proposal (same text, same syntax tree, similarity, context, locality, reach, replacements), :mod:`.assign`
+gives the steps statements one-to-one, and :func:`.decide.decide` returns the kind with the named
+:class:`.decide.Rule` that decided it, from one table of thresholds (:data:`.decide.THRESHOLDS`).
+:mod:`.matcher` runs the stages for one source tree.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from infralens._exports import lazy_exports
+
+if TYPE_CHECKING:
+    from .decide import (
+        THRESHOLDS as THRESHOLDS,
+        Container as Container,
+        Decision as Decision,
+        Origin as Origin,
+        Rule as Rule,
+        StepCase as StepCase,
+        Thresholds as Thresholds,
+        admissible as admissible,
+        decide as decide,
+    )
+    from .evidence import Evidence as Evidence, Replacement as Replacement, ReplacementKind as ReplacementKind
+    from .matcher import DistributionMatcher as DistributionMatcher
+
+__all__, __getattr__ = lazy_exports(
+    __name__,
+    {
+        "THRESHOLDS": "decide",
+        "Container": "decide",
+        "Decision": "decide",
+        "DistributionMatcher": "matcher",
+        "Evidence": "evidence",
+        "Origin": "decide",
+        "Replacement": "evidence",
+        "ReplacementKind": "evidence",
+        "Rule": "decide",
+        "StepCase": "decide",
+        "Thresholds": "decide",
+        "admissible": "decide",
+        "decide": "decide",
+    },
+)

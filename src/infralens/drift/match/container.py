@@ -1,0 +1,188 @@
+"""Container first: what became of an annotated function, decided once, with the rule and evidence that decided it.
+
+The function is looked for, strictest first: the same file byte for byte (``file-unchanged``); the same
+qualname in its file (``same-place``, ``body-changed``); the same qualname in another module
+(``moved-module``); a shim class that forwards the old name (``renamed-behind-shim``: a deprecated
+subclass or a ``__new__`` returning the new class); a definition of another name whose body overlaps
+(``renamed-body-overlap``); else ``deleted``. Decorators are part of the target: one added, removed or
+replaced makes the finding ``decorators-changed`` (low severity, like a body that changed around
+unchanged steps), named in the message. Statements are then mapped only inside the function found
+(and the functions it leads to, see :mod:`infralens.drift.calls`).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from infralens.drift.entries import AnnotationLock, Place, StepLock
+from infralens.drift.facts import body_hashes, jaccard
+from infralens.drift.forwarding import forwarded_method
+from infralens.drift.match.decide import THRESHOLDS
+from infralens.drift.reader import TreeReader
+from infralens.drift.results import TargetKind, TargetResult
+from infralens.source import Definition, ModuleIndex, SourceFile
+
+
+@dataclass(frozen=True)
+class Found:
+    """A target definition bound to a file in the checked tree."""
+
+    source: SourceFile
+    index: ModuleIndex
+    definition: Definition
+    locality: float
+    """How sure it is the reviewed target: 1.0 in place, 0.9 same qualname elsewhere, 0.8 renamed."""
+    in_place: bool
+
+    def overlap(self, entry: AnnotationLock) -> float:
+        """Statement overlap of the definition's body with the reviewed one."""
+        return jaccard(entry.body, body_hashes(self.index, self.definition))
+
+    def place(self) -> Place:
+        return definition_place(self.source, self.definition)
+
+
+def definition_place(source: SourceFile, definition: Definition) -> Place:
+    return Place(source.relpath, source.module, definition.qualname, definition.qualname, (definition.start_line, definition.end_line), ())
+
+
+def definitions_named(index: ModuleIndex, qualname: str) -> list[Definition]:
+    """Plain definitions (not property accessors) of ``qualname`` in a module."""
+    return [d for d in index.definitions if d.qualname == qualname and d.accessor is None]
+
+
+class ContainerMapper:
+    """Maps each locked target to its definition in one checked tree."""
+
+    def __init__(self, reader: TreeReader) -> None:
+        self.reader = reader
+
+    def map(self, entry: AnnotationLock, steps: list[StepLock]) -> tuple[TargetResult, Found | None]:
+        """The target's classification (with its rule) and where it was found."""
+        result, found = self._map(entry, steps)
+        if found is None or result.kind in (TargetKind.DELETED, TargetKind.UNREADABLE):
+            return result, found
+        return _with_decorators(result, entry, found), found
+
+    def in_place(self, entry: AnnotationLock) -> Found | None:
+        """The target at its recorded place (its file is byte-identical to the lock's)."""
+        indexed = self.reader.indexed(entry.relpath)
+        if indexed is None:
+            return None
+        source, index = indexed
+        best = min(definitions_named(index, entry.target), key=lambda d: abs(d.start_line - entry.span[0]), default=None)
+        return Found(source, index, best, 1.0, True) if best else None
+
+    def _map(self, entry: AnnotationLock, steps: list[StepLock]) -> tuple[TargetResult, Found | None]:
+        source = self.reader.source(entry.relpath)
+        if source is not None and source.sha256 == entry.source_sha256:
+            place = Place(entry.relpath, entry.module, entry.target, entry.target, entry.span, ())
+            return TargetResult(entry, TargetKind.UNCHANGED, place, 1.0, "source file unchanged", rule="file-unchanged"), None
+        problem = self.reader.problem(entry.relpath)
+        if problem is not None:
+            return TargetResult(entry, TargetKind.UNREADABLE, None, 0.0, f"cannot tell: {problem}", 3, rule="unreadable"), None
+        here = self._same_qualname_here(entry)
+        if here is not None:
+            overlap = here.overlap(entry)
+            if body_hashes(here.index, here.definition) == entry.body:
+                return TargetResult(entry, TargetKind.UNCHANGED, here.place(), overlap, "body unchanged", 1, rule="same-place"), here
+            message = f"body changed around the steps (statement overlap {overlap:.2f})"
+            return TargetResult(entry, TargetKind.BODY_CHANGED, here.place(), overlap, message, 1, rule="body-changed"), here
+        moved = self._same_qualname_elsewhere(entry)
+        if moved is not None:
+            overlap = moved.overlap(entry)
+            message = f"{entry.module}.{entry.target} now lives in {moved.source.module} (statement overlap {overlap:.2f})"
+            return TargetResult(entry, TargetKind.MOVED, moved.place(), overlap, message, 3, rule="moved-module"), moved
+        forwarded = forwarded_method(self.reader, entry.relpath, entry.target)
+        if forwarded is not None:
+            found = Found(forwarded.source, forwarded.index, forwarded.definition, 0.9, False)
+            overlap = found.overlap(entry)
+            now = f"{forwarded.source.module}.{forwarded.definition.qualname}"
+            message = f"{entry.target} now runs {now} (via {forwarded.via}; statement overlap {overlap:.2f})"
+            return TargetResult(entry, TargetKind.RENAMED, found.place(), overlap, message, 3, rule="renamed-behind-shim"), found
+        renamed = self._renamed(entry, steps)
+        if renamed is not None:
+            overlap = renamed.overlap(entry)
+            message = f"{entry.target} looks renamed to {renamed.source.module}.{renamed.definition.qualname} (statement overlap {overlap:.2f})"
+            return TargetResult(entry, TargetKind.RENAMED, renamed.place(), overlap, message, 3, rule="renamed-body-overlap"), renamed
+        message = f"{entry.module}.{entry.target} is not defined anywhere in {self.reader.tree.describe()}"
+        return TargetResult(entry, TargetKind.DELETED, None, 0.0, message, 3, rule="deleted"), None
+
+    def _same_qualname_here(self, entry: AnnotationLock) -> Found | None:
+        """The definition of the target's qualname in its recorded file whose body is closest to the reviewed one."""
+        indexed = self.reader.indexed(entry.relpath)
+        if indexed is None:
+            return None
+        source, index = indexed
+        same = definitions_named(index, entry.target)
+        if not same:
+            return None
+        best = max(same, key=lambda d: jaccard(entry.body, body_hashes(index, d)))
+        return Found(source, index, best, 1.0, True)
+
+    def _same_qualname_elsewhere(self, entry: AnnotationLock) -> Found | None:
+        """The best definition of the target's qualname in another file (its module moved)."""
+        names = entry.target.split(".")
+        patterns = [re.compile(rb"(?m)^\s*(?:async\s+def|def|class)\s+" + re.escape(n.encode()) + rb"\b") for n in names]
+        best: tuple[float, Found] | None = None
+        for relpath in self.reader.files_matching(patterns, words=names, skip=entry.relpath):
+            indexed = self.reader.indexed(relpath)
+            if indexed is None:
+                continue
+            source, index = indexed
+            for definition in definitions_named(index, entry.target):
+                found = Found(source, index, definition, 0.9, False)
+                score = found.overlap(entry)
+                if best is None or score > best[0]:
+                    best = (score, found)
+        if best is None or best[0] < THRESHOLDS.target_moved_overlap:
+            return None
+        return best[1]
+
+    def _renamed(self, entry: AnnotationLock, steps: list[StepLock]) -> Found | None:
+        """A definition of the same kind, in the target's file or where its first steps' texts are, with a clearly closest body."""
+        relpaths = [entry.relpath] if self.reader.source(entry.relpath) else []
+        for step in steps[:3]:
+            near = self.reader.files_with_text(step.texts[0], near=entry.relpath, hints=entry.target.split("."))
+            relpaths.extend(r for r in near[:4] if r not in relpaths)
+        scored: list[tuple[float, Found]] = []
+        for relpath in relpaths:
+            indexed = self.reader.indexed(relpath)
+            if indexed is None:
+                continue
+            source, index = indexed
+            for definition in index.definitions:
+                if definition.kind is not entry.kind:
+                    continue
+                found = Found(source, index, definition, 0.8, False)
+                score = found.overlap(entry)
+                if score >= THRESHOLDS.target_renamed_overlap:
+                    scored.append((score, found))
+        scored.sort(key=lambda item: -item[0])
+        if not scored or (len(scored) > 1 and scored[1][0] >= scored[0][0] - THRESHOLDS.target_renamed_margin):
+            return None
+        return scored[0][1]
+
+
+def decorator_change(entry: AnnotationLock, definition: Definition) -> str:
+    """The decorators added to or removed from the target, in words ("" when the same or not recorded in the lock)."""
+    if entry.decorators is None:
+        return ""  # a lock written before decorators were recorded says nothing about them
+    old, new = list(entry.decorators), list(definition.decorators)
+    if old == new:
+        return ""
+    added = [d for d in new if d not in old]
+    removed = [d for d in old if d not in new]
+    parts = [f"decorator added: @{d}" for d in added] + [f"decorator removed: @{d}" for d in removed]
+    return "; ".join(parts) or f"decorators reordered: {' '.join('@' + d for d in new)}"
+
+
+def _with_decorators(result: TargetResult, entry: AnnotationLock, found: Found) -> TargetResult:
+    change = decorator_change(entry, found.definition)
+    if not change:
+        return result
+    if result.kind in (TargetKind.UNCHANGED, TargetKind.BODY_CHANGED):
+        message = change if result.kind is TargetKind.UNCHANGED else f"{change}; {result.message}"
+        return TargetResult(entry, TargetKind.DECORATORS_CHANGED, result.new, result.similarity, message, result.layer, rule="decorators-changed")
+    return TargetResult(entry, result.kind, result.new, result.similarity, f"{result.message}; {change}", result.layer, rule=result.rule)

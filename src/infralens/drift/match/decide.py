@@ -1,0 +1,236 @@
+"""The decision: one table of thresholds and one pure function that names the rule deciding each step.
+
+Nothing here reads sources. :func:`admissible` says which rule, if any, would accept a candidate
+inside the mapped target (the one-to-one assignment only links a step to such candidates, weighted
+by :func:`weight`); :func:`decide` takes the step's :class:`StepCase` (its assigned candidate and
+what the search elsewhere found) and returns the kind with the :class:`Rule` that decided it.
+Every threshold the matcher uses is a field of :data:`THRESHOLDS`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from enum import Enum
+from typing import TYPE_CHECKING
+
+from infralens.reports import DriftKind as StepKind
+
+if TYPE_CHECKING:
+    from infralens.drift.match.evidence import Evidence
+
+
+@dataclass(frozen=True)
+class Thresholds:
+    """Every number the drift matcher decides with (one table; each rule's test reads it)."""
+
+    edit_similarity: float = 0.6
+    """Text similarity for *changed* when at least one neighbour agrees."""
+    confident_similarity: float = 0.8
+    """Text similarity for *changed* on text alone (and, with context ≥ :attr:`confident_context`, before any search)."""
+    confident_context: float = 0.5
+    candidate_similarity: float = 0.45
+    """Below this, a statement is no edit candidate (at this similarity every neighbour must agree)."""
+    sole_assignment_similarity: float = 0.3
+    """Similarity for the only statement left that assigns the same name."""
+    edited_neighbour: float = 0.5
+    """What a neighbour that was edited too, or sits one statement off, counts in tolerant context."""
+    same_copy_context: float = 0.5
+    """Context for a surviving copy of a repeated statement to be the annotated one after copies went."""
+    moved_locality: float = 0.6
+    """Function similarity (Jaccard of statement fingerprints) for a home elsewhere when the target is gone."""
+    moved_context: float = 0.5
+    moved_margin: float = 0.05
+    """Two homes elsewhere whose locality + context differ by less than this are equally good (none is chosen)."""
+    ambiguous_margin: float = 0.02
+    """A runner-up edit candidate this close to the chosen one makes *changed* ambiguous."""
+    max_renames: int = 2
+    """At most this many names may differ for an edit to count as a rename that keeps the action."""
+    target_moved_overlap: float = 0.3
+    """Body overlap for the same qualname in another module to be the target moved."""
+    target_renamed_overlap: float = 0.6
+    """Body overlap for a definition of another name to be the target renamed."""
+    target_renamed_margin: float = 0.05
+    """A second rename candidate this close to the best makes the rename ambiguous (not reported)."""
+    max_search_files: int = 16
+    """At most this many files are indexed per distribution-wide search (best-ranked first)."""
+
+
+THRESHOLDS = Thresholds()
+
+
+class Origin(str, Enum):
+    """Which strategy proposed a candidate."""
+
+    TARGET = "target"
+    """A statement inside the mapped target (in place, moved or renamed)."""
+    REACHED = "reached"
+    """The same text in a function the target calls or a decorator it carries."""
+    ELSEWHERE = "elsewhere"
+    """The same text anywhere else in the distribution."""
+
+
+class Rule(str, Enum):
+    """The named rules; the value is what reports and ``--explain`` print."""
+
+    FILE_UNCHANGED = "file-unchanged"
+    UNREADABLE = "unreadable"
+    SAME_TEXT = "same-text"
+    SAME_TREE = "same-tree"
+    TARGET_RELOCATED = "target-relocated"
+    CONFIDENT_EDIT = "confident-edit"
+    MOVED_TO_REACHED = "moved-to-reached"
+    SAME_ACTION = "same-action"
+    EDIT = "edit"
+    SOLE_ASSIGNMENT = "sole-assignment"
+    MOVED_HOME = "moved-home"
+    DECOYS_ONLY = "decoys-only"
+    TARGET_GONE = "target-gone"
+    NOTHING_CORRESPONDS = "nothing-corresponds"
+
+
+RULE_KIND = {
+    Rule.FILE_UNCHANGED: StepKind.UNCHANGED,
+    Rule.UNREADABLE: StepKind.UNREADABLE,
+    Rule.SAME_TEXT: StepKind.UNCHANGED,
+    Rule.SAME_TREE: StepKind.UNCHANGED,
+    Rule.TARGET_RELOCATED: StepKind.MOVED,
+    Rule.CONFIDENT_EDIT: StepKind.CHANGED,
+    Rule.MOVED_TO_REACHED: StepKind.MOVED,
+    Rule.SAME_ACTION: StepKind.CHANGED,
+    Rule.EDIT: StepKind.CHANGED,
+    Rule.SOLE_ASSIGNMENT: StepKind.CHANGED,
+    Rule.MOVED_HOME: StepKind.MOVED,
+    Rule.DECOYS_ONLY: StepKind.DELETED,
+    Rule.TARGET_GONE: StepKind.DELETED,
+    Rule.NOTHING_CORRESPONDS: StepKind.DELETED,
+}
+"""The kind each rule yields."""
+
+
+class Container(str, Enum):
+    """What became of the step's target, as far as its steps are concerned."""
+
+    FILE_UNCHANGED = "file-unchanged"
+    UNREADABLE = "unreadable"
+    IN_PLACE = "in-place"
+    RELOCATED = "relocated"
+    """Moved to another module or renamed: an identical statement there is *moved*."""
+    GONE = "gone"
+
+
+@dataclass(frozen=True)
+class StepCase:
+    """Everything :func:`decide` weighs for one step."""
+
+    container: Container
+    own: Evidence | None = None
+    """The candidate inside the target that the one-to-one assignment gave this step."""
+    reached: Evidence | None = None
+    """The same text in a function the target now leads to."""
+    home: Evidence | None = None
+    """The clearly best home elsewhere (only looked for when the target is gone)."""
+    decoys: int = 0
+    """How many other places hold the same text."""
+
+
+@dataclass(frozen=True)
+class Decision:
+    kind: StepKind
+    rule: Rule
+
+
+def admissible(evidence: Evidence) -> Rule | None:
+    """The rule that would accept this candidate inside the target (None: it is not a candidate)."""
+    t = THRESHOLDS
+    if evidence.exact:
+        return Rule.SAME_TEXT
+    if evidence.in_old_body:
+        return None  # the reviewed body held it already: it was there all along, not an edit of this step
+    if evidence.same_ast:
+        return Rule.SAME_TREE
+    if evidence.replacement is not None and (evidence.context > 0.0 or evidence.similarity >= t.candidate_similarity):
+        return Rule.SAME_ACTION
+    if not evidence.same_shape:
+        return None  # an edit keeps the kind of statement
+    s, c = evidence.similarity, evidence.context
+    if s >= t.confident_similarity or (s >= t.edit_similarity and c > 0.0) or (s >= t.candidate_similarity and c >= 1.0):
+        return Rule.EDIT
+    if evidence.sole_assignment and s >= t.sole_assignment_similarity:
+        return Rule.SOLE_ASSIGNMENT
+    return None
+
+
+def weight(evidence: Evidence) -> float:
+    """How strongly a step and an admissible candidate belong together (the assignment maximises the sum)."""
+    rule = admissible(evidence)
+    if rule is Rule.SAME_TEXT:
+        return 10.0 + evidence.context
+    if rule is Rule.SAME_TREE:
+        return 9.0 + evidence.context
+    if rule is Rule.SAME_ACTION:
+        return 3.0 + evidence.context + evidence.similarity
+    if rule is Rule.EDIT:
+        return 1.0 + edit_rank(evidence)
+    if rule is Rule.SOLE_ASSIGNMENT:
+        return 0.5 * evidence.similarity
+    return 0.0
+
+
+def edit_rank(evidence: Evidence) -> float:
+    """The order of edit candidates: mostly text, partly context."""
+    return 0.7 * evidence.similarity + 0.3 * evidence.context
+
+
+def confident(evidence: Evidence) -> bool:
+    """Close enough in text and context to be *changed* before looking at places the target leads to."""
+    return evidence.similarity >= THRESHOLDS.confident_similarity and evidence.context >= THRESHOLDS.confident_context
+
+
+def decide(case: StepCase) -> Decision:
+    """The kind of one step, and the rule that decided it."""
+    if case.container is Container.FILE_UNCHANGED:
+        return Decision(StepKind.UNCHANGED, Rule.FILE_UNCHANGED)
+    if case.container is Container.UNREADABLE:
+        return Decision(StepKind.UNREADABLE, Rule.UNREADABLE)
+    own = case.own
+    rule = admissible(own) if own is not None else None
+    if rule in (Rule.SAME_TEXT, Rule.SAME_TREE):
+        return _decided(Rule.TARGET_RELOCATED if case.container is Container.RELOCATED else rule)
+    if own is not None and rule in (Rule.SAME_ACTION, Rule.EDIT) and case.reached is None and confident(own):
+        return _decided(Rule.SAME_ACTION if rule is Rule.SAME_ACTION else Rule.CONFIDENT_EDIT)
+    if case.reached is not None:
+        return _decided(Rule.MOVED_TO_REACHED)
+    if rule is not None:
+        return _decided(rule)
+    if case.home is not None:
+        return _decided(Rule.MOVED_HOME)
+    if case.decoys:
+        return _decided(Rule.DECOYS_ONLY)
+    return _decided(Rule.TARGET_GONE if case.container is Container.GONE else Rule.NOTHING_CORRESPONDS)
+
+
+def _decided(rule: Rule) -> Decision:
+    return Decision(RULE_KIND[rule], rule)
+
+
+def pick_home(candidates: list[Evidence]) -> int | None:
+    """Index of the one clearly best home elsewhere (the target is gone), or None when none or several are.
+
+    A home counts when it is the reviewed function (same fingerprint) or resembles it in locality and context.
+    """
+    t = THRESHOLDS
+    good = [(n, e) for n, e in enumerate(candidates) if e.function_same or (e.locality >= t.moved_locality and e.context >= t.moved_context)]
+    if not good:
+        return None
+    good.sort(key=lambda item: (item[1].function_same, item[1].locality + item[1].context), reverse=True)
+    best = good[0][1]
+    floor = best.locality + best.context - t.moved_margin
+    if any(e.function_same == best.function_same and e.locality + e.context >= floor for _, e in good[1:]):
+        return None
+    return good[0][0]
+
+
+def same_copy(contexts: list[float]) -> bool:
+    """Whether neighbours single out one surviving copy of a repeated statement (after some copies went)."""
+    best = max(contexts)
+    return best >= THRESHOLDS.same_copy_context and contexts.count(best) == 1

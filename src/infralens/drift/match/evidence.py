@@ -1,0 +1,349 @@
+"""Evidence: every measurement the decision weighs, computed in one place for every candidate.
+
+A candidate is a place a locked statement may be now (:class:`~infralens.drift.match.propose.Proposal`).
+For each one this module measures, and only measures: the text similarity of the normalised texts,
+whether the two statements have the same syntax tree (parentheses and line breaks do not count),
+neighbour-context agreement, locality, whether the statement kind is kept, whether the reviewed body
+already held the candidate, and whether the edit is a known *replacement* that keeps the action (a
+variable or a called function renamed, a setter call written as an attribute assignment). The verdict
+is :func:`~infralens.drift.match.decide.decide`'s, from these values alone.
+"""
+
+from __future__ import annotations
+
+import ast
+import difflib
+from dataclasses import dataclass, replace
+from enum import Enum
+from functools import lru_cache
+
+from infralens.drift.entries import StepLock, short_hash
+from infralens.drift.facts import surroundings
+from infralens.drift.match.decide import THRESHOLDS, Origin, admissible
+from infralens.drift.match.propose import Proposal
+
+
+class ReplacementKind(str, Enum):
+    """An edit that keeps the statement's action."""
+
+    VARIABLE_RENAMED = "variable renamed"
+    CALL_RENAMED = "call renamed"
+    SETTER_ASSIGNMENT = "setter call and attribute assignment"
+
+
+@dataclass(frozen=True)
+class Replacement:
+    """What was replaced: ``old`` became ``new`` (names, or the two spellings of one assignment)."""
+
+    kind: ReplacementKind
+    old: str
+    new: str
+
+    def describe(self) -> str:
+        return f"{self.kind.value}: {self.old} -> {self.new}"
+
+
+@dataclass(frozen=True)
+class Evidence:
+    """The measurements of one candidate for one locked step (each in [0, 1] or a plain fact)."""
+
+    origin: Origin
+    exact: bool
+    """The normalised texts are identical."""
+    same_ast: bool
+    """The syntax trees are identical (the texts differ only in redundant parentheses or layout)."""
+    similarity: float
+    context: float
+    """Share of the recorded neighbours found around the candidate (edited or shifted ones count half)."""
+    locality: float
+    function_same: bool
+    """The candidate's function has the reviewed function's fingerprint."""
+    same_shape: bool
+    """Same kind of statement (an assignment stays an assignment, an ``if`` header an ``if`` header)."""
+    in_old_body: bool
+    """The reviewed body already held this exact text (then it is not the edit of another statement)."""
+    reach: bool = False
+    """The reviewed target now leads to the candidate's function (a call or a decorator resolves there)."""
+    replacement: Replacement | None = None
+    sole_assignment: bool = False
+    """The only statement left in the target that assigns the same name."""
+
+    def describe(self) -> str:
+        """The evidence in words, as ``check --explain`` prints it."""
+        parts = [
+            f"origin {self.origin.value}",
+            f"similarity {self.similarity:.2f}",
+            f"context {self.context:.2f}",
+            f"locality {self.locality:.2f}",
+        ]
+        facts = [
+            ("same text", self.exact),
+            ("same syntax tree", self.same_ast and not self.exact),
+            ("same function fingerprint", self.function_same),
+            ("same statement kind", self.same_shape),
+            ("already in the reviewed body", self.in_old_body),
+            ("reached from the target", self.reach),
+            ("only assignment of the name", self.sole_assignment),
+        ]
+        parts.extend(name for name, on in facts if on)
+        if self.replacement is not None:
+            parts.append(self.replacement.describe())
+        return ", ".join(parts)
+
+
+# -- text ------------------------------------------------------------------------------------------
+
+
+@lru_cache(maxsize=65536)
+def ratio(left: str, right: str) -> float:
+    """Text similarity of two normalised texts in [0, 1] (cheap upper bound first; remembered: a history asks again)."""
+    matcher = difflib.SequenceMatcher(None, left, right, autojunk=False)
+    if matcher.real_quick_ratio() < THRESHOLDS.edit_similarity / 2:
+        return matcher.real_quick_ratio() / 2
+    return matcher.ratio()
+
+
+def ratio_at_least(left: str, right: str, floor: float) -> float | None:
+    """:func:`ratio` when it is at least ``floor``, else None (decided by difflib's cheap upper bounds when they can)."""
+    matcher = difflib.SequenceMatcher(None, left, right, autojunk=False)
+    if matcher.real_quick_ratio() < floor or matcher.quick_ratio() < floor:
+        return None
+    similarity = ratio(left, right)
+    return similarity if similarity >= floor else None
+
+
+# -- neighbours ------------------------------------------------------------------------------------
+
+
+def context_agreement(entry: StepLock, before: tuple[str, ...], after: tuple[str, ...], *, tolerant: bool = False) -> float:
+    """Share of the recorded neighbours found at the same distance (1.0 when both sides record none).
+
+    ``tolerant`` (for a statement that may itself have been edited): a neighbour that was edited too
+    or sits one statement nearer or farther counts :attr:`~.Thresholds.edited_neighbour` instead of nothing.
+    """
+    recorded = len(entry.before) + len(entry.after)
+    if recorded == 0:
+        return 1.0 if not before and not after else 0.5
+    nearest_first = (tuple(reversed(entry.before)), tuple(reversed(before))), (entry.after, after)
+    hits = 0.0
+    for wanted, found in nearest_first:
+        for distance, text in enumerate(wanted):
+            hits += _neighbour(text, found, distance, tolerant)
+    return hits / recorded
+
+
+def _neighbour(text: str, found: tuple[str, ...], distance: int, tolerant: bool) -> float:
+    if distance < len(found) and found[distance] == text:
+        return 1.0
+    if not tolerant:
+        return 0.0
+    if any(0 <= d < len(found) and found[d] == text for d in (distance - 1, distance + 1)):
+        return THRESHOLDS.edited_neighbour
+    if distance < len(found) and ratio_at_least(text, found[distance], THRESHOLDS.edit_similarity) is not None:
+        return THRESHOLDS.edited_neighbour
+    return 0.0
+
+
+# -- statement kind and assigned names --------------------------------------------------------------
+
+_HEADS = {
+    "if": "if",
+    "elif": "if",
+    "for": "for",
+    "async": "async",
+    "while": "while",
+    "with": "with",
+    "try": "try",
+    "except": "except",
+    "return": "return",
+    "raise": "raise",
+    "yield": "yield",
+    "assert": "assert",
+    "del": "del",
+    "import": "import",
+    "from": "import",
+    "def": "def",
+    "class": "class",
+}
+_ASSIGNMENTS = {"=", "+=", "-=", "*=", "/=", "//=", "%=", "**=", "@=", "&=", "|=", "^=", ">>=", "<<="}
+
+
+def statement_shape(text: str) -> str:
+    """What kind of statement a normalised text is: its keyword (``if``/``elif`` alike), ``assign`` or ``expression``."""
+    tokens = text.split(" ")
+    head = _HEADS.get(tokens[0])
+    if head is not None:
+        return head
+    depth = 0
+    for token in tokens:
+        if token in ("(", "[", "{"):
+            depth += 1
+        elif token in (")", "]", "}"):
+            depth -= 1
+        elif depth == 0 and token in _ASSIGNMENTS:
+            return "assign"
+    return "expression"
+
+
+def assigned_name(text: str) -> str | None:
+    """The target of a plain assignment in normalised text (``a . b = ...`` → ``a . b``), else None."""
+    tokens = text.split(" ")
+    if "=" not in tokens:
+        return None
+    left = tokens[: tokens.index("=")]
+    if not left or len(left) > 9 or any(t in ("(", "[", "{", "lambda", "if", "for", "def", "class") for t in left):
+        return None
+    return " ".join(left)
+
+
+# -- syntax trees ----------------------------------------------------------------------------------
+
+
+@lru_cache(maxsize=32768)
+def _tree(text: str) -> ast.stmt | None:
+    """The statement a normalised text spells (a compound header gets a ``pass`` body), or None."""
+    source = text
+    if text.endswith(":"):
+        head = text.split(" ", 1)[0]
+        if head in ("else", "try", "finally"):
+            return None
+        if head == "elif":
+            source = "if" + text[4:]
+        source = "try :\n pass\n" + text + "\n pass" if head == "except" else source + "\n pass"
+    try:
+        module = ast.parse(source)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return None
+    return module.body[0] if len(module.body) == 1 else None
+
+
+@lru_cache(maxsize=32768)
+def _dump(text: str) -> str | None:
+    tree = _tree(text)
+    head = text.split(" ", 1)[0]  # ``elif`` is parsed as ``if``: keep the keyword apart
+    return f"{head} {ast.dump(tree)}" if tree is not None else None
+
+
+def same_ast(left: str, right: str) -> bool:
+    """Whether two statement texts parse to the same tree (redundant parentheses and line breaks do not count)."""
+    if left == right:
+        return True
+    if _without_parentheses(left) != _without_parentheses(right):
+        return False  # more than parentheses differ: no need to parse
+    dumped = _dump(left)
+    return dumped is not None and dumped == _dump(right)
+
+
+@lru_cache(maxsize=65536)
+def _without_parentheses(text: str) -> str:
+    return " ".join(t for t in text.split(" ") if t not in ("(", ")"))
+
+
+def replacement(old: str, new: str) -> Replacement | None:
+    """The action-keeping edit that turns ``old`` into ``new``, if it is one (see :class:`ReplacementKind`)."""
+    if old == new:
+        return None
+    left, right = _tree(old), _tree(new)
+    if left is None or right is None:
+        return None
+    setter = _setter_pair(left, right) or _setter_pair(right, left)
+    if setter is not None:
+        return Replacement(ReplacementKind.SETTER_ASSIGNMENT, ast.unparse(left), ast.unparse(right))
+    return _renaming(left, right)
+
+
+def _setter_pair(call: ast.stmt, assign: ast.stmt) -> bool | None:
+    """``obj.set_name(value)`` or ``setattr(obj, "name", value)`` on one side, ``obj.name = value`` on the other."""
+    if not (isinstance(call, ast.Expr) and isinstance(call.value, ast.Call) and not call.value.keywords):
+        return None
+    if not (isinstance(assign, ast.Assign) and len(assign.targets) == 1 and isinstance(assign.targets[0], ast.Attribute)):
+        return None
+    target, function, args = assign.targets[0], call.value.func, call.value.args
+    if isinstance(function, ast.Attribute) and function.attr == f"set_{target.attr}" and len(args) == 1:
+        obj, value = function.value, args[0]
+    elif isinstance(function, ast.Name) and function.id == "setattr" and len(args) == 3:
+        name = args[1]
+        if not (isinstance(name, ast.Constant) and name.value == target.attr):
+            return None
+        obj, value = args[0], args[2]
+    else:
+        return None
+    return True if ast.dump(obj) == ast.dump(target.value) and ast.dump(value) == ast.dump(assign.value) else None
+
+
+def _renaming(left: ast.AST, right: ast.AST) -> Replacement | None:
+    """The same tree up to a consistent renaming of at most :attr:`~.Thresholds.max_renames` names."""
+    pairs: dict[str, str] = {}
+    called: set[str] = set()
+    calls_left = {id(n.func) for n in ast.walk(left) if isinstance(n, ast.Call)}
+    if not _align(left, right, pairs, called, calls_left):
+        return None
+    if not pairs or len(pairs) > THRESHOLDS.max_renames or len(set(pairs.values())) != len(pairs):
+        return None
+    kind = ReplacementKind.CALL_RENAMED if called == set(pairs) else ReplacementKind.VARIABLE_RENAMED
+    return Replacement(kind, ", ".join(pairs), ", ".join(pairs.values()))
+
+
+def _align(a: object, b: object, pairs: dict[str, str], called: set[str], calls: set[int]) -> bool:
+    """Walk two trees together, recording names that differ; False as soon as anything else differs."""
+    if type(a) is not type(b):
+        return False
+    if isinstance(a, ast.AST):
+        for field in a._fields:
+            if field == "ctx":
+                continue
+            x, y = getattr(a, field, None), getattr(b, field, None)
+            if field in ("id", "attr", "arg") and isinstance(x, str) and isinstance(y, str):
+                if x != y:
+                    if pairs.setdefault(x, y) != y:
+                        return False
+                    if id(a) in calls:
+                        called.add(x)
+                continue
+            if not _align(x, y, pairs, called, calls):
+                return False
+        return True
+    if isinstance(a, list) and isinstance(b, list):
+        return len(a) == len(b) and all(_align(x, y, pairs, called, calls) for x, y in zip(a, b, strict=True))
+    return a == b
+
+
+# -- measuring one proposal ------------------------------------------------------------------------
+
+
+def measure(proposal: Proposal, entry: StepLock, old_body: frozenset[str], *, sole_assignment: bool = False, reach: bool = False) -> Evidence:
+    """The evidence for ``proposal`` as where ``entry`` is now (``old_body``: short hashes the reviewed body held).
+
+    Neighbours are only looked up when they could matter: a candidate that no rule would admit even with every
+    neighbour in place is returned with its best-case context (the caller drops it).
+    """
+    texts = proposal.texts
+    exact = texts == entry.texts
+    wanted, found = "\n".join(entry.texts), "\n".join(texts)
+    single = len(texts) == 1 and len(entry.texts) == 1
+    tree_same = exact or (single and same_ast(entry.texts[0], texts[0]))
+    similarity = 1.0 if exact else ratio(wanted, found)
+    swapped = None
+    if single and not tree_same and similarity >= THRESHOLDS.sole_assignment_similarity:
+        swapped = replacement(entry.texts[0], texts[0])
+    evidence = Evidence(
+        origin=proposal.origin,
+        exact=exact,
+        same_ast=tree_same,
+        similarity=similarity,
+        context=1.0,
+        locality=proposal.locality,
+        function_same=False,
+        same_shape=statement_shape(texts[0]) == statement_shape(entry.texts[0]),
+        in_old_body=not exact and short_hash(texts[0]) in old_body and texts[0] not in entry.texts,
+        reach=reach,
+        replacement=swapped,
+        sole_assignment=sole_assignment,
+    )
+    if proposal.origin is Origin.TARGET and admissible(evidence) is None:
+        return evidence
+    around = surroundings(proposal.index, proposal.window[0], proposal.window[-1])
+    function_same = around.function_sha256 == entry.function_sha256
+    locality = 1.0 if function_same and proposal.origin is not Origin.TARGET else proposal.locality
+    context = context_agreement(entry, around.before, around.after, tolerant=not exact)
+    return replace(evidence, context=context, locality=locality, function_same=function_same)

@@ -1,0 +1,281 @@
+"""Classify locked steps against one source tree: container first, then every step of it at once.
+
+For each annotation: :class:`~.container.ContainerMapper` decides what became of the target; the
+strategies of :mod:`.propose` propose places for each step (inside the target, or the same text
+elsewhere); :mod:`.evidence` measures each proposal; :func:`~.assign.assign` gives the steps
+statements of the target one-to-one (maximum total weight, so two steps never share a statement);
+and :func:`~.decide.decide` names each step's kind and the rule that decided it.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass
+
+from infralens.drift.calls import Reach
+from infralens.drift.entries import AnnotationLock, StepLock, short_hash
+from infralens.drift.match.assign import assign
+from infralens.drift.match.container import ContainerMapper, Found
+from infralens.drift.match.decide import THRESHOLDS, Container, Origin, Rule, StepCase, admissible, decide, edit_rank, pick_home, same_copy, weight
+from infralens.drift.match.evidence import Evidence, assigned_name, measure
+from infralens.drift.match.propose import Proposal, elsewhere, in_target, target_pool
+from infralens.drift.reader import TreeReader
+from infralens.drift.results import Candidate, Scores, StepKind, StepResult, TargetKind, TargetResult
+from infralens.resolve import Resolver
+from infralens.source import SourceFile, SourceTree, Statement
+
+_LAYER = {
+    Rule.FILE_UNCHANGED: 0,
+    Rule.SAME_TEXT: 1,
+    Rule.SAME_TREE: 1,
+    Rule.TARGET_RELOCATED: 2,
+    Rule.CONFIDENT_EDIT: 2,
+    Rule.SAME_ACTION: 2,
+    Rule.EDIT: 2,
+    Rule.SOLE_ASSIGNMENT: 2,
+}
+"""Which matching layer a rule belongs to (0: file unchanged, 1: in place, 2: inside the target, 3: searched)."""
+
+
+@dataclass(frozen=True)
+class _Scored:
+    """A proposal with its evidence."""
+
+    proposal: Proposal
+    evidence: Evidence
+    tie: float = 0.0
+    """Added to the weight: breaks ties between identical copies (recorded occurrence, then distance)."""
+    contested: bool = False
+    """A surviving copy of a repeated statement that several steps were on (some copies went)."""
+
+    def candidate(self) -> Candidate:
+        e = self.evidence
+        return Candidate(self.proposal.place(), Scores(e.similarity, e.context, e.locality), e.function_same)
+
+
+class DistributionMatcher:
+    """Classifies locked annotations and steps against one source tree."""
+
+    def __init__(self, resolver: Resolver, tree: SourceTree, *, fast: bool = False) -> None:
+        self.reader = TreeReader(resolver, tree, fast=fast)
+        self.tree = tree
+        self.containers = ContainerMapper(self.reader)
+        self._targets: dict[str, tuple[TargetResult, Found | None]] = {}
+        self._steps: dict[str, dict[str, StepResult]] = {}
+
+    def source(self, relpath: str) -> SourceFile | None:
+        """The checked tree's file at ``relpath`` (None when it is gone)."""
+        return self.reader.source(relpath)
+
+    def target(self, entry: AnnotationLock, steps: list[StepLock]) -> tuple[TargetResult, Found | None]:
+        """The target's classification (computed once per annotation) and where it was found."""
+        if entry.id not in self._targets:
+            self._targets[entry.id] = self.containers.map(entry, steps)
+        return self._targets[entry.id]
+
+    def step(self, entry: StepLock, annotation: AnnotationLock, siblings: list[StepLock]) -> StepResult:
+        """Classify one locked step (``siblings``: the annotation's locked steps; all of them are placed together)."""
+        key = annotation.id + "\n" + "\n".join(s.step_id for s in siblings)
+        if key not in self._steps:
+            together = siblings if any(s.step_id == entry.step_id for s in siblings) else [*siblings, entry]
+            self._steps[key] = self._classify(annotation, together)
+        return self._steps[key][entry.step_id]
+
+    # -- one annotation -----------------------------------------------------------------------------
+
+    def _classify(self, annotation: AnnotationLock, steps: list[StepLock]) -> dict[str, StepResult]:
+        results: dict[str, StepResult] = {}
+        pending = []
+        for entry in steps:
+            source = self.source(entry.relpath)
+            if source is not None and source.sha256 == entry.file_sha256:
+                results[entry.step_id] = _result(entry, Rule.FILE_UNCHANGED, None, (), "source file unchanged", evidence="the file is byte-identical")
+            else:
+                pending.append(entry)
+        if not pending:
+            return results
+        target_result, found = self.target(annotation, steps)
+        if target_result.kind is TargetKind.UNREADABLE:  # the step's file is its target's: already judged once
+            results.update({e.step_id: _result(e, Rule.UNREADABLE, None, (), target_result.message) for e in pending})
+            return results
+        if found is None and target_result.kind is not TargetKind.DELETED:
+            found = self.containers.in_place(annotation)
+        container = Container.GONE if found is None else (Container.IN_PLACE if found.in_place else Container.RELOCATED)
+        own, options = self._inside(found, annotation, pending) if found is not None else ({}, {})
+        reach = Reach(self.reader, found.source, found.index, found.definition) if found is not None else None
+        for entry in pending:
+            mine = own.get(entry.step_id)
+            results[entry.step_id] = self._decide(entry, annotation, found, container, reach, mine, options.get(entry.step_id, []), target_result)
+        return results
+
+    def _inside(self, found: Found, annotation: AnnotationLock, steps: list[StepLock]) -> tuple[dict[str, _Scored], dict[str, list[_Scored]]]:
+        """Each step's statement inside the target (one-to-one), and every admissible option per step."""
+        pool = target_pool(found)
+        old_body = _held(annotation, pool)
+        options: dict[str, list[_Scored]] = {}
+        for entry in steps:
+            options[entry.step_id] = self._options(found, pool, entry, steps, old_body)
+        _settle_contested(options)
+        weights = {step_id: {o.proposal.key: weight(o.evidence) + o.tie for o in found_options} for step_id, found_options in options.items()}
+        chosen = assign(weights)
+        own = {}
+        for step_id, key in chosen.items():
+            own[step_id] = next(o for o in options[step_id] if o.proposal.key == key)
+        return own, options
+
+    def _options(self, found: Found, pool: tuple[Statement, ...], entry: StepLock, steps: list[StepLock], old_body: frozenset[str]) -> list[_Scored]:
+        exact = [_Scored(p, measure(p, entry, old_body)) for p in in_target(found, pool, entry, exact_only=True)]
+        contested: list[_Scored] = []
+        if exact and len(exact) < entry.copies and same_copy([s.evidence.context for s in exact]):
+            # Some copies went, and the neighbours single out one survivor: only that one can be this step's.
+            best = max(exact, key=lambda s: s.evidence.context)
+            return [_Scored(best.proposal, best.evidence, contested=True)]
+        if exact and len(exact) < entry.copies:
+            # A copy of a repeated statement went and the neighbours do not say the annotated one stayed: never
+            # "unchanged" on text alone, and the remaining copies are no candidates for an edit either. When other
+            # steps are on copies of the same text, the survivors are contested: the assignment gives each to the
+            # step whose neighbours fit it best, and the others look for their edits.
+            if any(s.texts == entry.texts for s in steps if s.step_id != entry.step_id):
+                contested = [_Scored(c.proposal, c.evidence, c.tie, contested=True) for c in _with_occurrence(exact, entry)]
+            pool = tuple(s for s in pool if s.text != entry.texts[0])
+            exact = []
+        if exact:
+            return _with_occurrence(exact, entry)
+        name = assigned_name(entry.texts[0]) if len(entry.texts) == 1 else None
+        sole_key = None
+        if name is not None and not any(assigned_name(s.texts[0]) == name for s in steps if s.step_id != entry.step_id):
+            same = [s for s in pool if assigned_name(s.text) == name]
+            sole_key = (found.source.relpath, same[0].start_line) if len(same) == 1 else None
+        scored = []
+        for proposal in in_target(found, pool, entry, exact_only=False):
+            evidence = measure(proposal, entry, old_body, sole_assignment=proposal.key == sole_key)
+            if admissible(evidence) is not None:
+                scored.append(_Scored(proposal, evidence))
+        return contested + scored
+
+    def _decide(
+        self,
+        entry: StepLock,
+        annotation: AnnotationLock,
+        found: Found | None,
+        container: Container,
+        reach: Reach | None,
+        own: _Scored | None,
+        options: list[_Scored],
+        target_result: TargetResult,
+    ) -> StepResult:
+        rule = admissible(own.evidence) if own is not None else None
+        if own is not None and rule in (Rule.SAME_TEXT, Rule.SAME_TREE):
+            decision = decide(StepCase(container, own.evidence))
+            ambiguous = sum(1 for o in options if o.evidence.context == own.evidence.context) > 1
+            message = "same statement in the same target" if container is Container.IN_PLACE else f"the target moved ({target_result.kind.value})"
+            if rule is Rule.SAME_TREE:
+                message += " (only parentheses or line breaks differ)"
+            layer = 1 if decision.rule is Rule.SAME_TEXT and own.proposal.window[0].start_line == entry.lines[0] else 2
+            return _result(entry, decision.rule, own, (), message, ambiguous, layer=layer)
+        away = [_Scored(p, measure(p, entry, frozenset())) for p in elsewhere(self.reader, entry, annotation, found)]
+        reached: _Scored | None = None
+        home: _Scored | None = None
+        if reach is not None:
+            reached = next((s for s in sorted(away, key=_home_rank, reverse=True) if reach.leads_to(s.proposal.place())), None)
+            if reached is not None:
+                reached = _Scored(reached.proposal, _reached(reached.evidence))
+        elif away:
+            best = pick_home([s.evidence for s in away])
+            home = away[best] if best is not None else None
+        rivals = sorted((s for s in away if s is not home and (reached is None or s.proposal.key != reached.proposal.key)), key=_home_rank, reverse=True)
+        case = StepCase(container, own.evidence if own else None, reached.evidence if reached else None, home.evidence if home else None, len(rivals))
+        decision = decide(case)
+        if decision.kind is StepKind.CHANGED and own is not None:
+            others = sorted((o for o in options if o is not own), key=lambda o: edit_rank(o.evidence), reverse=True)[:3]
+            close = bool(others) and edit_rank(others[0].evidence) >= edit_rank(own.evidence) - THRESHOLDS.ambiguous_margin
+            message = "edited in place"
+            if own.evidence.replacement is not None:
+                message += f" ({own.evidence.replacement.describe()})"
+            if close:
+                message += " (several statements are about as close; see candidates)"
+            return _result(entry, decision.rule, own, tuple(o.candidate() for o in others) if close else (), message, close)
+        if decision.rule is Rule.MOVED_TO_REACHED and reached is not None:
+            return _result(entry, decision.rule, reached, tuple(r.candidate() for r in rivals), f"found in {_where(reached)}")
+        if decision.rule is Rule.MOVED_HOME and home is not None:
+            return _result(entry, decision.rule, home, tuple(r.candidate() for r in rivals), f"found in {_where(home)}")
+        candidates = tuple(r.candidate() for r in rivals[:5])
+        if candidates:
+            message = f"the same text appears in {len(rivals)} other place(s), none of them clearly the reviewed function"
+        elif found is None:
+            message = target_result.message
+        else:
+            message = f"nothing in {found.definition.qualname} corresponds"
+        return _result(entry, decision.rule, None, candidates, message, bool(candidates))
+
+
+def _held(annotation: AnnotationLock, pool: tuple[Statement, ...]) -> frozenset[str]:
+    """Short hashes of texts the reviewed body already held as often as the target holds them now (not edits of a step)."""
+    before = Counter(annotation.body)
+    now = Counter(short_hash(s.text) for s in pool)
+    return frozenset(h for h, n in before.items() if n >= now[h])
+
+
+def _settle_contested(options: dict[str, list[_Scored]]) -> None:
+    """Keep a surviving copy (after copies went) only for the step whose neighbours single it out: context above 0 and above every other step's."""
+    contexts: dict[tuple[str, int], list[float]] = {}
+    for found_options in options.values():
+        for option in found_options:
+            if option.contested:
+                contexts.setdefault(option.proposal.key, []).append(option.evidence.context)
+    for step_id, found_options in options.items():
+        options[step_id] = [
+            o
+            for o in found_options
+            if not o.contested
+            or (o.evidence.context > 0.0 and contexts[o.proposal.key].count(o.evidence.context) == 1 and o.evidence.context == max(contexts[o.proposal.key]))
+        ]
+
+
+def _with_occurrence(exact: list[_Scored], entry: StepLock) -> list[_Scored]:
+    """Exact copies, with the recorded occurrence (then the nearest line) breaking ties in context."""
+    tied = []
+    for rank, scored in enumerate(exact, 1):
+        bonus = 0.001 if rank == entry.occurrence else 0.0
+        distance = abs(scored.proposal.window[0].start_line - entry.lines[0])
+        tied.append(_Scored(scored.proposal, scored.evidence, bonus - distance * 1e-7))
+    return tied
+
+
+def _reached(evidence: Evidence) -> Evidence:
+    return Evidence(**{**evidence.__dict__, "origin": Origin.REACHED, "reach": True})
+
+
+def _home_rank(scored: _Scored) -> tuple[bool, float]:
+    return (scored.evidence.function_same, scored.evidence.locality + scored.evidence.context)
+
+
+def _where(scored: _Scored) -> str:
+    place = scored.proposal.place()
+    return place.target or place.module
+
+
+def _result(
+    entry: StepLock,
+    rule: Rule,
+    chosen: _Scored | None,
+    candidates: tuple[Candidate, ...],
+    message: str,
+    ambiguous: bool = False,
+    *,
+    layer: int | None = None,
+    evidence: str = "",
+) -> StepResult:
+    from infralens.drift.match.decide import RULE_KIND
+
+    kind = RULE_KIND[rule]
+    place = chosen.proposal.place() if chosen is not None else (entry.place if rule is Rule.FILE_UNCHANGED else None)
+    scores = None
+    if chosen is not None:
+        e = chosen.evidence
+        scores = Scores(e.similarity, e.context, e.locality)
+        evidence = evidence or e.describe()
+    elif rule is Rule.FILE_UNCHANGED:
+        scores = Scores(1.0, 1.0, 1.0)
+    layer = layer if layer is not None else _LAYER.get(rule, 3)
+    return StepResult(entry, kind, layer, place, scores, candidates, message, ambiguous, rule=rule.value, evidence=evidence)

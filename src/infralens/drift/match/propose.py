@@ -1,0 +1,108 @@
+"""Strategies that *propose* places a locked statement may be now; they never decide.
+
+Each :class:`Proposal` carries its origin: a run of statements inside the mapped target
+(:func:`in_target`), or the same text elsewhere in the distribution (:func:`elsewhere`, whose
+proposals :mod:`.matcher` marks as *reached* when the target now leads there). The filters here
+are only there to keep the work small (a statement with no resemblance is not proposed); whether a
+proposal is taken is :func:`~infralens.drift.match.decide.decide`'s call.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from infralens.drift.entries import AnnotationLock, Place, StepLock
+from infralens.drift.facts import body_hashes, enclosing_definitions, jaccard
+from infralens.drift.match.container import Found
+from infralens.drift.match.decide import THRESHOLDS, Origin
+from infralens.drift.reader import TreeReader
+from infralens.source import DefinitionKind, ModuleIndex, SourceFile, Statement
+
+
+@dataclass(frozen=True)
+class Proposal:
+    """A run of statements (as long as the locked block) where the step may be now."""
+
+    source: SourceFile
+    index: ModuleIndex
+    window: tuple[Statement, ...]
+    origin: Origin
+    locality: float
+
+    @property
+    def texts(self) -> tuple[str, ...]:
+        return tuple(s.text for s in self.window)
+
+    @property
+    def key(self) -> tuple[str, int]:
+        """Identifies the first statement (the one-to-one assignment never gives it to two steps)."""
+        return (self.source.relpath, self.window[0].start_line)
+
+    def place(self) -> Place:
+        """Where the run is: the innermost enclosing function (else the outermost definition)."""
+        definitions = enclosing_definitions(self.index, self.window[0])
+        target = definitions[-1].qualname if definitions else ""
+        functions = [d for d in definitions if d.kind is not DefinitionKind.CLASS]
+        if functions:
+            target = functions[0].qualname
+        lines = (self.window[0].start_line, self.window[-1].end_line)
+        return Place(self.source.relpath, self.source.module, target, self.window[0].scope, lines, self.texts)
+
+
+def target_pool(found: Found) -> tuple[Statement, ...]:
+    """The statements of the mapped target."""
+    return found.index.statements_within(found.definition.start_line, found.definition.end_line)
+
+
+def in_target(found: Found, pool: tuple[Statement, ...], entry: StepLock, *, exact_only: bool) -> list[Proposal]:
+    """Runs inside the target: identical ones, or (unless ``exact_only``) ones with some resemblance to the step."""
+    size = len(entry.texts)
+    wanted = "\n".join(entry.texts)
+    proposals = []
+    for start in range(max(0, len(pool) - size + 1)):
+        window = pool[start : start + size]
+        texts = tuple(s.text for s in window)
+        if texts != entry.texts and (exact_only or not _resembles(wanted, "\n".join(texts))):
+            continue
+        proposals.append(Proposal(found.source, found.index, window, Origin.TARGET, found.locality))
+    return proposals
+
+
+def _resembles(wanted: str, text: str) -> bool:
+    """A cheap filter: could any rule admit ``text`` as the edit of ``wanted``? (Same tree; same kind of statement
+    with some text in common, less needed when as many tokens are left, as a rename leaves; or a setter call and
+    an assignment.)"""
+    from infralens.drift.match.evidence import assigned_name, ratio_at_least, same_ast, statement_shape
+
+    if same_ast(wanted, text):
+        return True
+    t = THRESHOLDS
+    if statement_shape(wanted) == statement_shape(text):
+        loose = wanted.count(" ") == text.count(" ") or (assigned_name(wanted) or "") == (assigned_name(text) or "-")
+        return ratio_at_least(wanted, text, t.sole_assignment_similarity if loose else t.candidate_similarity) is not None
+    if ("set_" in wanted or "setattr" in wanted) != ("set_" in text or "setattr" in text):
+        return ratio_at_least(wanted, text, t.sole_assignment_similarity) is not None
+    return False
+
+
+def elsewhere(reader: TreeReader, entry: StepLock, annotation: AnnotationLock, found: Found | None) -> list[Proposal]:
+    """The exact text anywhere in the distribution, outside the (re)found target."""
+    proposals = []
+    near = reader.files_with_text(entry.texts[0], near=annotation.relpath, hints=annotation.target.split("."))
+    for relpath in near[: THRESHOLDS.max_search_files]:
+        indexed = reader.indexed(relpath)
+        if indexed is None:
+            continue
+        source, index = indexed
+        statements = index.statements
+        for start, statement in enumerate(statements):
+            if statement.text != entry.texts[0]:
+                continue
+            if found is not None and relpath == found.source.relpath and found.definition.start_line <= statement.start_line <= found.definition.end_line:
+                continue
+            window = statements[start : start + len(entry.texts)]
+            if tuple(s.text for s in window) != entry.texts:
+                continue
+            locality = max((jaccard(annotation.body, body_hashes(index, d)) for d in enclosing_definitions(index, statement)), default=0.0)
+            proposals.append(Proposal(source, index, window, Origin.ELSEWHERE, locality))
+    return proposals

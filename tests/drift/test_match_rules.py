@@ -1,0 +1,156 @@
+"""Table tests of the decision: every named rule, the thresholds at their edges, the evidence helpers and the assignment.
+
+Nothing here reads sources: :func:`decide` and :func:`admissible` are pure functions of the evidence.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import pytest
+
+from infralens.drift.match.assign import assign
+from infralens.drift.match.decide import RULE_KIND, THRESHOLDS, Container, Origin, Rule, StepCase, admissible, decide, pick_home, same_copy
+from infralens.drift.match.evidence import Evidence, ReplacementKind, replacement, same_ast, statement_shape
+
+T = THRESHOLDS
+
+
+def ev(**changes: object) -> Evidence:
+    """An edit candidate inside the target: same kind of statement, nothing else true."""
+    base = Evidence(
+        origin=Origin.TARGET,
+        exact=False,
+        same_ast=False,
+        similarity=0.0,
+        context=0.0,
+        locality=1.0,
+        function_same=False,
+        same_shape=True,
+        in_old_body=False,
+    )
+    return replace(base, **changes)
+
+
+EXACT = ev(exact=True, same_ast=True, similarity=1.0, context=1.0)
+SWAPPED = replacement("self . set_gain ( scale )", "self . gain = scale")
+
+RULES = {
+    Rule.FILE_UNCHANGED: StepCase(Container.FILE_UNCHANGED),
+    Rule.UNREADABLE: StepCase(Container.UNREADABLE),
+    Rule.SAME_TEXT: StepCase(Container.IN_PLACE, own=EXACT),
+    Rule.SAME_TREE: StepCase(Container.IN_PLACE, own=ev(same_ast=True, similarity=0.9)),
+    Rule.TARGET_RELOCATED: StepCase(Container.RELOCATED, own=EXACT),
+    Rule.CONFIDENT_EDIT: StepCase(Container.IN_PLACE, own=ev(similarity=T.confident_similarity, context=T.confident_context)),
+    Rule.MOVED_TO_REACHED: StepCase(Container.IN_PLACE, own=ev(similarity=0.7, context=0.5), reached=replace(EXACT, origin=Origin.REACHED, reach=True)),
+    Rule.SAME_ACTION: StepCase(Container.IN_PLACE, own=ev(similarity=0.5, replacement=SWAPPED, same_shape=False)),
+    Rule.EDIT: StepCase(Container.IN_PLACE, own=ev(similarity=T.edit_similarity, context=0.25)),
+    Rule.SOLE_ASSIGNMENT: StepCase(Container.IN_PLACE, own=ev(similarity=T.sole_assignment_similarity, sole_assignment=True)),
+    Rule.MOVED_HOME: StepCase(Container.GONE, home=replace(EXACT, origin=Origin.ELSEWHERE, function_same=True)),
+    Rule.DECOYS_ONLY: StepCase(Container.IN_PLACE, decoys=3),
+    Rule.TARGET_GONE: StepCase(Container.GONE),
+    Rule.NOTHING_CORRESPONDS: StepCase(Container.IN_PLACE),
+}
+
+
+def test_every_rule_has_a_row():
+    assert set(RULES) == set(Rule)
+
+
+@pytest.mark.parametrize("rule", list(Rule), ids=[r.value for r in Rule])
+def test_each_rule_decides_its_row(rule):
+    decision = decide(RULES[rule])
+    assert (decision.rule, decision.kind) == (rule, RULE_KIND[rule])
+
+
+ADMISSIBLE = [
+    # (evidence, rule it is admitted by, or None)
+    (ev(exact=True, in_old_body=True), Rule.SAME_TEXT),
+    (ev(same_ast=True, in_old_body=True), None),  # the reviewed body held it: never another step's edit
+    (ev(similarity=T.confident_similarity), Rule.EDIT),
+    (ev(similarity=T.confident_similarity - 0.01), None),
+    (ev(similarity=T.edit_similarity, context=0.01), Rule.EDIT),
+    (ev(similarity=T.edit_similarity - 0.01, context=0.99), None),
+    (ev(similarity=T.candidate_similarity, context=1.0), Rule.EDIT),
+    (ev(similarity=T.candidate_similarity - 0.01, context=1.0), None),
+    (ev(similarity=0.9, same_shape=False), None),  # an assignment does not become an ``if`` header
+    (ev(similarity=T.sole_assignment_similarity, sole_assignment=True), Rule.SOLE_ASSIGNMENT),
+    (ev(similarity=T.sole_assignment_similarity - 0.01, sole_assignment=True), None),
+    (ev(similarity=0.2, context=0.25, replacement=SWAPPED, same_shape=False), Rule.SAME_ACTION),
+    (ev(similarity=0.2, replacement=SWAPPED), None),  # a replacement still needs a neighbour or some text
+]
+
+
+@pytest.mark.parametrize(("evidence", "rule"), ADMISSIBLE)
+def test_admissible_edges(evidence, rule):
+    assert admissible(evidence) is rule
+
+
+def test_a_confident_edit_is_decided_before_a_reached_copy_only_when_nothing_is_reached():
+    own = ev(similarity=0.9, context=1.0)
+    reached = replace(EXACT, origin=Origin.REACHED, reach=True)
+    assert decide(StepCase(Container.IN_PLACE, own=own)).rule is Rule.CONFIDENT_EDIT
+    assert decide(StepCase(Container.IN_PLACE, own=own, reached=reached)).rule is Rule.MOVED_TO_REACHED
+
+
+def test_a_home_elsewhere_is_chosen_only_when_clearly_best():
+    near = replace(EXACT, origin=Origin.ELSEWHERE, locality=T.moved_locality, context=T.moved_context)
+    assert pick_home([near]) == 0
+    assert pick_home([replace(near, locality=T.moved_locality - 0.01)]) is None
+    good = replace(near, locality=0.8, context=0.8)
+    assert pick_home([good, replace(good, context=good.context - T.moved_margin / 2)]) is None
+    assert pick_home([good, replace(good, context=good.context - T.moved_margin * 2)]) == 0
+    assert pick_home([near, replace(near, function_same=True, locality=0.1, context=0.0)]) == 1
+
+
+def test_a_surviving_copy_must_be_singled_out():
+    assert same_copy([T.same_copy_context, 0.0])
+    assert not same_copy([T.same_copy_context, T.same_copy_context])
+    assert not same_copy([T.same_copy_context - 0.01])
+
+
+@pytest.mark.parametrize(
+    ("left", "right", "same"),
+    [
+        ("x = ( a + b )", "x = a + b", True),
+        ("x = ( ( a + b ) ) * 2", "x = ( a + b ) * 2", True),
+        ("if ( a ) :", "if a :", True),
+        ("elif a :", "if a :", False),
+        ("x = ( a + b ) * 2", "x = a + b * 2", False),
+        ("else :", "else :", True),
+    ],
+)
+def test_same_syntax_tree_ignores_only_redundant_parentheses(left, right, same):
+    assert same_ast(left, right) is same
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "kind"),
+    [
+        ("self . set_gain ( scale )", "self . gain = scale", ReplacementKind.SETTER_ASSIGNMENT),
+        ("self . gain = scale", "self . set_gain ( scale )", ReplacementKind.SETTER_ASSIGNMENT),
+        ('setattr ( self , "gain" , scale )', "self . gain = scale", ReplacementKind.SETTER_ASSIGNMENT),
+        ("self . set_gain ( scale )", "self . gain = 2 * scale", None),  # another value: not the same action
+        ("self . set_gain ( scale )", "other . gain = scale", None),  # another object
+        ("h = self . norm ( h )", "h = self . pre_norm ( h )", ReplacementKind.CALL_RENAMED),
+        ("std_dev_t = eta * variance ** 0.5", "sigma_t = eta * variance ** 0.5", ReplacementKind.VARIABLE_RENAMED),
+        ("a = b + c", "x = y + z", None),  # three names differ: more than a rename
+        ("a = b + 1", "a = b + 2", None),
+    ],
+)
+def test_replacements_that_keep_the_action(old, new, kind):
+    found = replacement(old, new)
+    assert (found.kind if found else None) is kind
+
+
+def test_statement_shape_keeps_elif_with_if():
+    assert statement_shape("elif x :") == statement_shape("if y :") == "if"
+    assert statement_shape("x [ 0 ] = 1") == "assign"
+
+
+def test_assignment_is_one_to_one_and_maximises_the_total():
+    assert assign({"a": {1: 5.0, 2: 4.0}, "b": {1: 6.0}}) == {"a": 2, "b": 1}
+    assert assign({"a": {1: 1.0}, "b": {1: 2.0, 2: 0.1}}) == {"b": 1}
+    assert assign({"a": {}, "b": {}}) == {}
+    chosen = assign({n: {1: 1.0, 2: 1.0} for n in "abc"})
+    assert len(chosen) == 2 and len(set(chosen.values())) == 2
