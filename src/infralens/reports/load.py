@@ -28,11 +28,12 @@ from infralens.errors import InfralensError
 from infralens.hashing import sha256_text
 from infralens.reports.drift_report import DriftReport
 from infralens.reports.history_report import HistoryReport
+from infralens.reports.history_runs import HistoryRuns
 from infralens.reports.json_values import JsonObject, as_list, as_objects
 from infralens.reports.verify_report import VerifyReport
 
-Report = VerifyReport | DriftReport | HistoryReport
-_R = TypeVar("_R", VerifyReport, DriftReport, HistoryReport)
+Report = VerifyReport | DriftReport | HistoryReport | HistoryRuns
+_R = TypeVar("_R", VerifyReport, DriftReport, HistoryReport, HistoryRuns)
 
 MAX_DEPTH = 64
 """Deepest nesting of arrays and objects a report may have (the committed reports nest at most 8 deep)."""
@@ -47,14 +48,25 @@ class ReportKind(str, Enum):
     VERIFY = "verifyReport"
     DRIFT = "checkReport"
     HISTORY = "historyReport"
+    RUNS = "historyRunsReport"
 
     @property
     def label(self) -> str:
         """How messages name the report."""
-        return {ReportKind.VERIFY: "verification report", ReportKind.DRIFT: "drift report", ReportKind.HISTORY: "release history"}[self]
+        return {
+            ReportKind.VERIFY: "verification report",
+            ReportKind.DRIFT: "drift report",
+            ReportKind.HISTORY: "release history",
+            ReportKind.RUNS: "summary of runs on other releases",
+        }[self]
 
 
-RECORDS: dict[ReportKind, type[Report]] = {ReportKind.VERIFY: VerifyReport, ReportKind.DRIFT: DriftReport, ReportKind.HISTORY: HistoryReport}
+RECORDS: dict[ReportKind, type[Report]] = {
+    ReportKind.VERIFY: VerifyReport,
+    ReportKind.DRIFT: DriftReport,
+    ReportKind.HISTORY: HistoryReport,
+    ReportKind.RUNS: HistoryRuns,
+}
 """The typed record each kind of report is read into (and whose definition is its part of the schema)."""
 
 
@@ -87,8 +99,10 @@ def report_schema() -> JsonObject:
 
 
 def kind_of(data: object) -> ReportKind | None:
-    """Tell the reports apart by a key only one of them has: ``device`` (verify), ``lock`` (drift) or ``history``."""
+    """Tell the reports apart by a key only one of them has: ``device`` (verify), ``lock`` (drift), ``history`` or ``history_runs``."""
     if isinstance(data, dict):
+        if "history_runs" in data:
+            return ReportKind.RUNS
         if "history" in data:
             return ReportKind.HISTORY
         if "device" in data:
@@ -139,6 +153,11 @@ def load_drift_report(path: str | Path) -> DriftReport:
 def load_history_report(path: str | Path) -> HistoryReport:
     """:func:`load_report` for a file that must be a release history."""
     return _load_as(Path(path), ReportKind.HISTORY, HistoryReport)
+
+
+def load_history_runs(path: str | Path) -> HistoryRuns:
+    """:func:`load_report` for a file that must be a summary of runs on other releases (``reports/history-runs.json``)."""
+    return _load_as(Path(path), ReportKind.RUNS, HistoryRuns)
 
 
 def _load_as(path: Path, kind: ReportKind, record: type[_R]) -> _R:
@@ -259,16 +278,27 @@ def dumps_report(report: Report) -> str:
         return json.dumps(report.to_json(), indent=1) + "\n"
     if isinstance(report, HistoryReport):
         return _history_text(report)
+    if isinstance(report, HistoryRuns):
+        return _runs_text(report)
     return json.dumps(report.to_json(), indent=2, ensure_ascii=False) + "\n"
 
 
 def _history_text(report: HistoryReport) -> str:
     """Indented down to each step, and each step on one line, so a new release is a readable diff."""
-    data = report.to_json()
+    return _steps_inline(report.to_json(), "annotations")
+
+
+def _runs_text(report: HistoryRuns) -> str:
+    """Like the release history: each step of each distribution on one line."""
+    return _steps_inline(report.to_json(), "distributions")
+
+
+def _steps_inline(data: JsonObject, outer: str) -> str:
+    """``data`` indented, except that each object of ``data[outer][*]["steps"]`` is written on one line."""
     steps: list[str] = []
-    for annotation in as_objects(data["annotations"]):
-        for position, step in enumerate(as_objects(annotation["steps"])):
+    for parent in as_objects(data[outer]):
+        for position, step in enumerate(as_objects(parent["steps"])):
             steps.append(json.dumps(step, ensure_ascii=False, separators=(",", ":")))
-            as_list(annotation["steps"])[position] = f"\0step{len(steps) - 1}\0"
+            as_list(parent["steps"])[position] = f"\0step{len(steps) - 1}\0"
     text = json.dumps(data, indent=1, ensure_ascii=False)
     return re.sub(r'"\\u0000step(\d+)\\u0000"', lambda m: steps[int(m.group(1))], text) + "\n"

@@ -23,8 +23,10 @@ from infralens.reports import (
     load_drift_report,
     load_history_report,
     load_verify_report,
+    step_tier,
 )
 from infralens.sphinx.history import History
+from infralens.sphinx.history_runs import load_runs
 from infralens.sphinx.warnings import Subtype, warn
 
 BadgeState = BadgeTier
@@ -85,7 +87,7 @@ class Reports:
         """Per-note chips: the step's tier (checked, ran, read, unverified) or *failed*, on each device that ran."""
         chips = []
         for report in self.verify:
-            tier, reason = report.tier_of(step_id)
+            tier, reason = _tier(report, step_id)
             if report.status_of(step_id) is StepStatus.FAILED:
                 label, state = "failed", BadgeTier.BAD
             else:
@@ -107,7 +109,7 @@ class Reports:
         if not self.verify:
             return None
         report = self.verify[0]
-        counts: Counter[StepTier] = Counter(report.tier_of(s)[0] for s in step_ids)
+        counts: Counter[StepTier] = Counter(_tier(report, s)[0] for s in step_ids)
         failed = sum(report.status_of(s) is StepStatus.FAILED for s in step_ids)
         return report.device, {tier: counts[tier] for tier in StepTier}, failed
 
@@ -130,7 +132,7 @@ class Reports:
             return [Badge("verify", BadgeTier.UNKNOWN, "verification: not checked", "no reports/verify-*.json: run 'infralens verify --report'")]
         badges = []
         for report in self.verify:
-            tiers: Counter[StepTier] = Counter(report.tier_of(s)[0] for s in step_ids)
+            tiers: Counter[StepTier] = Counter(_tier(report, s)[0] for s in step_ids)
             failed = sum(report.status_of(s) is StepStatus.FAILED for s in step_ids)
             words = [f"{tiers[tier]} {tier.value}" for tier in StepTier if tiers[tier]]
             title = ", ".join(words + ([f"{failed} failed"] if failed else [])) + f" ({describe(report)}); see 'What the verification words mean'"
@@ -149,6 +151,15 @@ class Reports:
                 badge = Badge(kind, state, f"{report.device}: {checked}/{len(step_ids) - read} checked{extra}", title)
             badges.append(badge)
         return badges
+
+
+def _tier(report: VerifyReport, step_id: str) -> tuple[StepTier, str]:
+    """The step's tier under today's rule: a mutation-tested step is graded again from its mutants (a report
+    written before the rule tightened may say *checked* where no expect caught a wrong version)."""
+    record = report.steps.get(step_id)
+    if record is None or record.mutants is None:
+        return report.tier_of(step_id)
+    return step_tier(record.status, len(record.expects), record.reason, caught=record.mutants.caught, missed=record.mutants.missed)
 
 
 def load_reports(folder: Path) -> Reports:
@@ -174,7 +185,7 @@ def load_reports(folder: Path) -> Reports:
     if path.is_file():
         files.append(str(path))
         try:
-            history = History.of(load_history_report(path))
+            history = History.of(load_history_report(path), runs=load_runs(folder, files))
         except ReportError as error:
             warn(f"cannot read report: {error.reason}; release history is not shown", Subtype.REPORT, (str(error.path), error.line))
     return Reports(drift, tuple(verify), tuple(files), history)

@@ -6,7 +6,9 @@ annotated-function header ("holds in 0.35.0–0.42.1; changed in 0.34.0"), and a
 section on each function page with every changed step's diff. Notes carry their states per release
 (``data-il-states``) so ``infralens-history.js`` can flag the ones that do not hold in the release a
 learner picks. The installed release (the report's baseline) is marked: its matrix column
-(``il-installed``, which the script scrolls into view) and the strip's ``data-il-installed``.
+(``il-installed``, which the script scrolls into view) and the strip's ``data-il-installed``. Where
+``reports/history-runs.json`` says the scenarios were *run* on a release, its cells also carry a run mark
+(:mod:`.history_runs`), the strip says how the claims fared there and notes carry ``data-il-runs``.
 """
 
 from __future__ import annotations
@@ -25,6 +27,7 @@ from infralens.reports import (
     release_ranges,
     worst_state,
 )
+from infralens.sphinx.history_runs import LEGEND as RUNS_LEGEND, Runs, ordered
 from infralens.sphinx.myst_text import code, fenced, text
 
 LETTERS = {
@@ -55,11 +58,19 @@ class History:
     report: HistoryReport
     annotations: dict[str, AnnotationHistory]
     steps: dict[str, StepHistory]
+    runs: Runs | None = None
+    """``history-runs.json``: which claims held when run on a few releases (None without one)."""
 
     @classmethod
-    def of(cls, report: HistoryReport) -> History:
+    def of(cls, report: HistoryReport, runs: Runs | None = None) -> History:
         steps = {step.id: step for annotation in report.annotations for step in annotation.steps}
-        return cls(report, {a.id: a for a in report.annotations}, steps)
+        return cls(report, {a.id: a for a in report.annotations}, steps, runs)
+
+    def _step_ids(self, annotation_ids: list[str]) -> list[str]:
+        return [step.id for i in annotation_ids if i in self.annotations for step in self.annotations[i].steps]
+
+    def _order(self, span: ReleaseSpan) -> tuple[str, ...]:
+        return ordered(span.releases, self.runs.releases.get(span.distribution, ()) if self.runs else ())
 
     def span(self, distribution: str) -> ReleaseSpan | None:
         found = self.report.span(distribution)
@@ -70,7 +81,9 @@ class History:
         step = self.steps.get(step_id)
         if step is None or self.span(distribution) is None:
             return {}
-        return {"data-il-dist": distribution, "data-il-states": "".join(LETTERS[s] for s in step.states)}
+        found = {"data-il-dist": distribution, "data-il-states": "".join(LETTERS[s] for s in step.states)}
+        runs = self.runs.note_value(distribution, step_id) if self.runs else ""
+        return found | ({"data-il-runs": runs} if runs else {})
 
     def strip(self, distribution: str, annotation_ids: list[str], link: str | None) -> str:
         """The header strip: one cell per release (the worst state of the function's notes), the holding span, a release picker slot."""
@@ -79,8 +92,12 @@ class History:
         if span is None or not rows:
             return ""
         states = tuple(worst_state([row.states[position] for row in rows]) for position in range(len(span.releases)))
-        cells = "".join(_cell(release, state) for release, state in zip(span.releases, states, strict=True))
+        step_ids = self._step_ids(annotation_ids)
+        marks = [self.runs.mark(step_ids, release, spoken=False) if self.runs else ("", "") for release in span.releases]
+        cells = "".join(_cell(release, state, mark) for release, state, mark in zip(span.releases, states, marks, strict=True))
         more = f' · <a class="reference internal" href="{escape(link)}">release history</a>' if link else ""
+        ran = self.runs.sentence(distribution, step_ids, self._order(span)) if self.runs else ""
+        more = (f' · <span class="il-history-runs">when run: {escape(ran)}</span>' if ran else "") + more
         return (
             f'<div class="il-history" data-il-dist="{escape(distribution)}" data-il-releases="{escape(" ".join(span.releases))}" '
             f'data-il-installed="{escape(span.baseline)}">'
@@ -101,9 +118,14 @@ class History:
             f"reviewed against {text(span.baseline)}), from `reports/history.json`; see {{doc}}`the matrix <{_matrix_from_function()}>`.",
             "",
         ]
+        run_line = self.runs.run_line(distribution) if self.runs else ""
+        if run_line:
+            lines += [run_line + " A mark in a release's cell says how the claims fared when run there.", "", *fenced("{raw} html", [RUNS_LEGEND]), ""]
         for row in rows:
             lines += [*fenced("{raw} html", [f'<span id="{anchor(row.id)}"></span>']), "", f"### {code(row.id)}", ""]
             lines += [*fenced("{raw} html", [self.strip(distribution, [row.id], None)]), ""]
+            if self.runs:
+                lines += self.runs.step_lines(distribution, [step.id for step in row.steps], self._order(span))
             differing = [step for step in row.steps if step.differences]
             holding = len(row.steps) - len(differing)
             lines += [f"{holding} of {len(row.steps)} notes hold in every release read." + (" The others:" if differing else ""), ""]
@@ -129,6 +151,15 @@ class History:
             *fenced("{raw} html", [LEGEND]),
             "",
         ]
+        if self.runs and self.runs.summary.series:
+            lines += [
+                "A mark inside a cell: the annotation's scenarios were *run* on that release (`infralens verify --against`, "
+                "summarized in `reports/history-runs.json` by `make history-verify`), and it shows how its claims fared there, "
+                "beside the colour that says where its statements are. Hover a cell for the counts; each function's page lists every note's runs.",
+                "",
+                *fenced("{raw} html", [RUNS_LEGEND]),
+                "",
+            ]
         for span in self.report.spans:
             rows = [a for a in self.report.annotations if a.distribution == span.distribution]
             if not span.releases or not rows:
@@ -142,7 +173,10 @@ class History:
                 lines += [f"The outlined column is the installed release, {baseline}, the one the notes are written against."]
             if span.missing:
                 lines += [f"Not read: {', '.join(text(release) for release in span.missing)}."]
-            lines += ["", *fenced("{raw} html", [_table(span, rows, function_pages, generated_dir)]), ""]
+            run_line = self.runs.run_line(span.distribution) if self.runs else ""
+            if run_line:
+                lines += [run_line]
+            lines += ["", *fenced("{raw} html", [_table(span, rows, function_pages, generated_dir, self.runs)]), ""]
         return "\n".join(lines)
 
 
@@ -150,8 +184,11 @@ def _matrix_from_function() -> str:
     return "../../history"  # function pages live in <generated>/source/<dist>/
 
 
-def _cell(release: str, state: ReleaseState) -> str:
-    return f'<span class="il-h il-h-{LETTERS[state]}" title="{escape(release)}: {escape(STATE_WORDS[state])}"></span>'
+def _cell(release: str, state: ReleaseState, mark: tuple[str, str] = ("", "")) -> str:
+    html, words = mark
+    title = f"{release}: {STATE_WORDS[state]}" + (f"; {words}" if words else "")
+    ran = " il-h-ran" if html else ""
+    return f'<span class="il-h il-h-{LETTERS[state]}{ran}" title="{escape(title)}">{html}</span>'
 
 
 def _aria(span: ReleaseSpan, states: tuple[ReleaseState, ...]) -> str:
@@ -161,7 +198,7 @@ def _aria(span: ReleaseSpan, states: tuple[ReleaseState, ...]) -> str:
     )
 
 
-def _table(span: ReleaseSpan, rows: list[AnnotationHistory], function_pages: dict[str, str], generated_dir: str) -> str:
+def _table(span: ReleaseSpan, rows: list[AnnotationHistory], function_pages: dict[str, str], generated_dir: str, runs: Runs | None = None) -> str:
     head = "".join(_column_head(r, r == span.baseline) for r in span.releases)
     columns = "".join('<col class="il-installed">' if r == span.baseline else "<col>" for r in span.releases)
     body = []
@@ -170,12 +207,15 @@ def _table(span: ReleaseSpan, rows: list[AnnotationHistory], function_pages: dic
         href = page.removeprefix(f"{generated_dir}/") + ".html" if page else None
         name = f'<a href="{escape(href)}#{anchor(row.id)}">{escape(row.id)}</a>' if href else escape(row.id)
         cells = []
+        step_ids = [step.id for step in row.steps]
         for release, state in zip(span.releases, row.states, strict=True):
-            title = f"{row.id} in {release}: {STATE_WORDS[state]}"
+            mark, words = runs.mark(step_ids, release) if runs else ("", "")
+            title = f"{row.id} in {release}: {STATE_WORDS[state]}" + (f"; {words}" if words else "")
+            css = f"il-h-{LETTERS[state]}" + (" il-h-ran" if mark else "")
             if state.holds or href is None:
-                cells.append(f'<td class="il-h-{LETTERS[state]}" title="{escape(title)}"></td>')
+                cells.append(f'<td class="{css}" title="{escape(title)}">{mark}</td>')
             else:
-                cells.append(f'<td class="il-h-{LETTERS[state]}"><a href="{escape(href)}#{anchor(row.id)}" title="{escape(title)}"></a></td>')
+                cells.append(f'<td class="{css}"><a href="{escape(href)}#{anchor(row.id)}" title="{escape(title)}">{mark}</a></td>')
         body.append(f'<tr><th scope="row">{name}</th>{"".join(cells)}</tr>')
     return (
         f'<div class="il-matrix-wrap"><table class="il-matrix"><colgroup><col>{columns}</colgroup><thead><tr><th scope="col">annotation</th>{head}</tr></thead>'

@@ -6,9 +6,19 @@
 // reports/history.json. The choice is remembered per distribution (localStorage), so every page opens with
 // the release last picked; while one is picked, a banner at the top of every page names it and resets it in
 // one click. The matrix page opens each table scrolled to the installed release's column.
+// Where the scenarios were also run on the picked release (reports/history-runs.json), a note carries its
+// run state there (data-il-runs="0.38.0=f 0.39.0=h": h held, f failed, n not run, r ran with nothing
+// checked, a not in that release) and gets a second label saying how its claim fared when run.
 (() => {
   "use strict";
   const WORDS = { u: "holds", c: "changed", m: "moved", d: "deleted", a: "not yet present", r: "unreadable" };
+  const RUNS = {
+    h: ["▶", "held"],
+    f: ["✗", "failed"],
+    n: ["○", "not run"],
+    r: ["▷", "ran, nothing checked"],
+    a: ["·", "not in this release"],
+  };
   const KEY = "infralens-release:";
 
   function remembered(dist) {
@@ -58,6 +68,8 @@
     for (const fn of document.querySelectorAll(".infralens-function")) {
       let stale = 0;
       let notes = 0;
+      let ran = 0;
+      let held = 0;
       for (const note of fn.querySelectorAll(".il-note[data-il-states]")) {
         if (note.dataset.ilDist !== dist) continue;
         notes += 1;
@@ -76,6 +88,20 @@
         } else if (label) {
           label.remove();
         }
+        const run = at >= 0 ? runOf(note, release) : "";
+        let runLabel = note.querySelector(".il-run-label");
+        if (run && RUNS[run]) {
+          ran += 1;
+          if (run === "h") held += 1;
+          if (!runLabel) {
+            runLabel = document.createElement("span");
+            note.querySelector(".il-note-head")?.appendChild(runLabel);
+          }
+          runLabel.className = `il-run-label il-run-${run}`;
+          runLabel.textContent = `${RUNS[run][0]} ${RUNS[run][1]} when run on ${release}`;
+        } else if (runLabel) {
+          runLabel.remove();
+        }
       }
       const strip = fn.querySelector(".il-history");
       if (!strip || strip.dataset.ilDist !== dist) continue;
@@ -85,9 +111,19 @@
       const verdict = strip.querySelector(".il-history-verdict");
       if (verdict) {
         verdict.textContent = at < 0 ? "" : stale ? `${stale} of ${notes} notes do not hold in ${release}` : `all ${notes} notes hold in ${release}`;
+        if (ran) verdict.textContent += `; when run there, ${held} of ${ran} held`;
         verdict.classList.toggle("il-history-bad", stale > 0);
       }
     }
+  }
+
+  // The note's run state on one release ("" when its scenarios were not run there).
+  function runOf(note, release) {
+    for (const pair of (note.dataset.ilRuns || "").split(" ")) {
+      const [name, letter] = pair.split("=");
+      if (name === release) return letter || "";
+    }
+    return "";
   }
 
   function pick(dist, release) {
