@@ -73,3 +73,15 @@ def test_generated_pages_are_removed_when_generation_is_turned_off(fresh: Path) 
     _build(fresh)
     _build(fresh, infralens_generate_pages=False)
     assert not (fresh / "_infralens").exists()
+
+
+def test_add_without_a_lab_in_a_project_without_labs(fresh: Path, capsys) -> None:
+    """``infralens add`` needs ``--lab`` only where the project has labs; the new file then has no ``lab:`` and validates."""
+    target = "transformers.activations.QuickGELUActivation.forward"
+    assert main(["--project", str(fresh), "add", target, "--id", "quick-gelu"]) == 0
+    written = (fresh / "annotations" / "transformers" / "quick-gelu.yaml").read_text("utf-8")
+    assert "\nlab:" not in written and f"target: {target}" in written
+    (fresh / "labs" / "lab-01-first").mkdir(parents=True)
+    capsys.readouterr()
+    assert main(["--project", str(fresh), "add", "transformers.activations.SiLUActivation.forward", "--id", "silu"]) == 2
+    assert "pass --lab SLUG" in capsys.readouterr().err

@@ -25,7 +25,7 @@ def _add_parsers(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> No
         ),
     )
     add.add_argument("selection", metavar="TARGET|PATH:Lx-Ly")
-    add.add_argument("--lab", help="lab slug for a new annotation, e.g. 03-scheduler-reading")
+    add.add_argument("--lab", help="lab slug for a new annotation, e.g. 03-scheduler-reading (needed when the project has labs)")
     add.add_argument("--id", dest="annotation_id", help="annotation id (new file name), or the existing annotation to extend")
     add.add_argument("--dist", help="distribution (default: the first part of the target or path)")
     add.add_argument("--max-steps", type=int, default=None, help="how many statements to scaffold for a bare TARGET (default 8)")

@@ -91,10 +91,8 @@ def _create(
     project: Project, resolver: Resolver, plan: ScaffoldPlan, annotation_id: str, lab: str | None, annotations: tuple[Annotation, ...], dry_run: bool
 ) -> AddResult:
     slugs = project.lab_slugs()
-    if not lab:
-        labs = sorted(slugs or ())
-        known = f" (labs: {', '.join(labs)})" if labs else ""
-        raise InfralensError(f"{plan.dotted_target} has no annotation yet: pass --lab SLUG to create one{known}")
+    if not lab and slugs:
+        raise InfralensError(f"{plan.dotted_target} has no annotation yet: pass --lab SLUG to create one (labs: {', '.join(sorted(slugs))})")
     if slugs is not None and lab not in slugs:
         raise InfralensError(f"--lab {lab!r}: no folder labs/lab-{lab}/ (labs: {', '.join(sorted(slugs)) or 'none yet'})")
     if not re.fullmatch(r"[a-z0-9][a-z0-9._-]*", annotation_id):
@@ -116,7 +114,7 @@ def _create(
     return result
 
 
-def render_new_file(plan: ScaffoldPlan, annotation_id: str, lab: str, scenarios: list[str] | None = None) -> str:
+def render_new_file(plan: ScaffoldPlan, annotation_id: str, lab: str | None, scenarios: list[str] | None = None) -> str:
     """The text of a fresh annotation file for ``plan``; ``scenarios``: those known to reach the target, best first."""
     qualname = plan.target.definition.qualname
     source = plan.target.source
@@ -125,7 +123,7 @@ def render_new_file(plan: ScaffoldPlan, annotation_id: str, lab: str, scenarios:
         "# Scaffolded by 'infralens add'. Write the summary and every TODO note (MyST Markdown, $math$ works):",
         "# what the statement computes and why the lab reads it. Then: infralens validate, infralens show.",
         f"id: {annotation_id}",
-        f"lab: {lab}",
+        *([f"lab: {lab}"] if lab else []),
         f"source: {plan.selection.distribution}",
         f"target: {plan.dotted_target}",
     ]
