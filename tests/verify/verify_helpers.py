@@ -4,6 +4,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
+REPO_SCENARIOS = Path(__file__).resolve().parents[2] / "scenarios"
+"""This repository's own scenarios (a project's content, like its annotations)."""
+
 
 def line_of(path: Path, needle: str) -> int:
     """1-based line of the first line containing *needle*."""

@@ -42,8 +42,8 @@ def step_tier(
     held = f"{expects} expect{'s' if expects != 1 else ''} held"
     if caught is None:
         return StepTier.CHECKED, held
-    if caught == 0 and missed:
+    if caught:
+        return StepTier.CHECKED, f"{held}; an expect caught {caught} mutant{'s' if caught != 1 else ''}"
+    if missed:
         return StepTier.RAN, f"no mutant of the statement failed an expect; {missed} survived the expects"
-    if caught == 0:
-        return StepTier.CHECKED, f"{held}; no mutant got past the expects (each was equivalent or raised first, or none could be made)"
-    return StepTier.CHECKED, f"{held}; an expect caught {caught} mutant{'s' if caught != 1 else ''}"
+    return StepTier.RAN, f"{held}; no wrong version reached them (each raised first, was equivalent or stopped by the scenario, or none could be made)"

@@ -22,6 +22,13 @@ def add_verify_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) 
     )
     parser.add_argument("--device", choices=("auto", "cpu", "cuda"), default="auto", help="where the models run (auto: cuda if present)")
     parser.add_argument("--scenario", action="append", default=[], metavar="NAME", help="run only this scenario (repeatable)")
+    parser.add_argument(
+        "--annotation",
+        action="append",
+        default=[],
+        metavar="ID",
+        help="verify only this annotation (repeatable); with --report, its steps are merged into the existing report (so is --scenario)",
+    )
     parser.add_argument("--report", metavar="PATH", help="write the JSON report here (e.g. reports/verify-cpu.json)")
     parser.add_argument("--list-static", action="store_true", help="list the static (never traced) steps with their reasons, then exit")
     parser.add_argument("--list", action="store_true", help="list the scenario catalog, then exit")
@@ -40,6 +47,14 @@ def add_verify_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) 
         "report which an expect caught (killed), missed (survived) or could not tell apart (equivalent)",
     )
     parser.add_argument("--max-mutants", type=int, default=4, metavar="N", help="mutants tried per step with --mutate (default 4)")
+    parser.add_argument(
+        "--against",
+        action="append",
+        default=[],
+        metavar="DIST==X.Y.Z",
+        help="run the scenarios on this release instead of the installed one: it is installed into a cached folder of its own "
+        "(never the project's environment) and the report's versions name it (repeatable, one per distribution)",
+    )
     parser.add_argument("paths", nargs="*", help="annotation files or folders (default: the annotations folder)")
 
 
@@ -61,5 +76,11 @@ def verify_command(args: argparse.Namespace) -> int:
         paths=tuple(args.paths),
         mutate=args.mutate,
         max_mutants=args.max_mutants,
+        annotations=tuple(args.annotation),
+        against=tuple(args.against),
     )
-    return run_verify(options, lambda: open_context(args))
+
+    def opened(sources: tuple[str, ...]):
+        return open_context(argparse.Namespace(**{**vars(args), "source": [*args.source, *sources]}))
+
+    return run_verify(options, opened)

@@ -1,24 +1,27 @@
 """What ``infralens verify`` does, from parsed options to an exit code (the CLI only parses).
 
 Heavy imports (torch, libcst, the runner) happen inside :func:`run_verify`, after the cheap
-answers (``--list``, an unknown scenario, a device that is not there) are given.
+answers (``--list``, an unknown scenario, a device that is not there) are given. The scenarios are
+the project's (its ``scenarios/`` folder, read without importing it); ``--against DIST==X.Y.Z``
+runs them on that release, installed into a cached folder of its own (:mod:`.against`).
 """
 
 from __future__ import annotations
 
 import sys
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from infralens.commands import EXIT_FINDINGS, EXIT_OK, EXIT_USAGE
-from infralens.errors import Severity
-from infralens.verify.registry import SCENARIOS, scenario_names
+from infralens.errors import Diagnostic, InfralensError, Severity
 
 if TYPE_CHECKING:
+    from infralens.annotations import Annotation
     from infralens.project import Project
     from infralens.resolve import Resolver
+    from infralens.verify.against import OtherRelease
     from infralens.verify.plan import Plan
 
 
@@ -37,21 +40,31 @@ class VerifyOptions:
     paths: tuple[str, ...] = ()
     mutate: bool = False
     max_mutants: int = 4
+    against: tuple[str, ...] = ()
+    """``DIST==X.Y.Z`` releases to run the scenarios on instead of the installed ones."""
+    annotations: tuple[str, ...] = ()
+    """Only these annotation ids; with *report*, their steps are merged into the existing report."""
 
 
-def run_verify(options: VerifyOptions, open_context: Callable[[], tuple[Project, Resolver]]) -> int:
+OpenContext = Callable[[tuple[str, ...]], "tuple[Project, Resolver]"]
+"""Opens the project and a resolver; its argument adds ``--source`` items (``DIST==VERSION=PATH``)."""
+
+
+def run_verify(options: VerifyOptions, open_context: OpenContext) -> int:
     """Plan, run and judge the scenarios; print the summary and findings; write the report.
 
     Ctrl-C and SIGTERM (which the CLI turns into Ctrl-C) end the workers on the way out.
     """
+    from infralens.verify.against import install_release, parse_pin
+    from infralens.verify.registry import project_catalog
+
     if options.list_catalog:
-        width = max(len(spec.name) for spec in SCENARIOS)
-        for spec in SCENARIOS:
-            print(f"{spec.name.ljust(width)}  [{spec.process}]  {spec.summary}")
-        return EXIT_OK
-    unknown = [name for name in options.scenarios if name not in scenario_names()]
-    if unknown:
-        print(f"infralens verify: unknown scenario(s) {', '.join(unknown)}; see 'infralens verify --list'", file=sys.stderr)
+        return _list_catalog(open_context(())[0])
+    try:
+        for spec in options.against:
+            parse_pin(spec)
+    except InfralensError as error:
+        print(f"infralens verify: {error}", file=sys.stderr)
         return EXIT_USAGE
     from infralens.tiny import choose_device
 
@@ -60,13 +73,35 @@ def run_verify(options: VerifyOptions, open_context: Callable[[], tuple[Project,
     except ValueError as error:
         print(f"infralens verify: {error}", file=sys.stderr)
         return EXIT_USAGE
+    project, _ = open_context(())
+    catalog = project_catalog(project)
+    unknown = [name for name in options.scenarios if name not in catalog.names()]
+    if unknown:
+        print(f"infralens verify: unknown scenario(s) {', '.join(unknown)}; see 'infralens verify --list'", file=sys.stderr)
+        return EXIT_USAGE
+    try:
+        releases = tuple(install_release(spec) for spec in options.against)
+    except InfralensError as error:
+        print(f"infralens verify: {error}", file=sys.stderr)
+        return EXIT_USAGE
+    for release in releases:
+        print(f"running on {release.distribution} {release.version} (installed on its own in {release.folder})", file=sys.stderr)
 
     from infralens.project import load_annotations
     from infralens.verify.plan import build_plan
 
-    project, resolver = open_context()
+    project, resolver = open_context(tuple(release.source_option for release in releases))
     loaded = load_annotations(project, list(options.paths) or None)
-    plan = build_plan(project, resolver, loaded.annotations, loaded.diagnostics)
+    if options.annotations:
+        missing = sorted(set(options.annotations) - {annotation.id for annotation in loaded.annotations})
+        if missing:
+            print(f"infralens verify: unknown annotation id(s) {', '.join(missing)}", file=sys.stderr)
+            return EXIT_USAGE
+        loaded = replace(loaded, annotations=tuple(a for a in loaded.annotations if a.id in options.annotations))
+    environment = tuple(str(release.folder) for release in releases)
+    plan = build_plan(project, resolver, loaded.annotations, loaded.diagnostics, environment)
+    if releases:
+        plan = _missing_in_release(plan, loaded.annotations, releases)
     if options.scenarios and not options.list_static:
         plan = plan.only(set(options.scenarios))
     for diagnostic in plan.diagnostics:
@@ -85,7 +120,7 @@ def run_verify(options: VerifyOptions, open_context: Callable[[], tuple[Project,
 
 def _run(plan: Plan, device: str, options: VerifyOptions) -> int:
     from infralens.verify.progress import Progress
-    from infralens.verify.report import findings, summary_table, write_report
+    from infralens.verify.report import findings, summary_table, write_merged_report, write_report
     from infralens.verify.runner import run_plan, work_units
 
     names = tuple(dict.fromkeys(options.scenarios)) if options.scenarios else None
@@ -104,12 +139,59 @@ def _run(plan: Plan, device: str, options: VerifyOptions) -> int:
     problems = findings(result)
     for line in problems:
         print(line, file=sys.stderr)
-    if options.report:
+    if options.report and (options.annotations or options.scenarios) and options.report.is_file():  # a refresh: merged into the report
+        try:
+            path = write_merged_report(result, options.report, annotations=options.annotations, scenarios=options.scenarios)
+        except ValueError as error:
+            print(f"infralens verify: report not written: {error}", file=sys.stderr)
+            return EXIT_USAGE
+        print(f"{len(result.steps)} steps merged into {path} (the other steps kept as they were)")
+    elif options.report:
         path = write_report(result, options.report)
         print(f"report written to {path}")
     if any(d.severity is Severity.ERROR for d in plan.diagnostics):
         return EXIT_FINDINGS
     return EXIT_OK if result.ok and not problems else EXIT_FINDINGS
+
+
+def _missing_in_release(plan: Plan, annotations: tuple[Annotation, ...], releases: tuple[OtherRelease, ...]) -> Plan:
+    """On another release, a target or statement it does not have is news about that release, not a broken note.
+
+    Those resolution errors become warnings naming the release (their steps stay ``not-run``); every other
+    finding keeps its severity.
+    """
+    by_file = {annotation.path: annotation.source for annotation in annotations}
+    names = {_canonical(release.distribution): release for release in releases}
+
+    def reworded(diagnostic: Diagnostic) -> Diagnostic:
+        release = names.get(_canonical(by_file.get(diagnostic.location.path, "")))
+        if release is None or diagnostic.code not in ("selector", "target") or diagnostic.severity is not Severity.ERROR:
+            return diagnostic
+        message = f"not in {release.distribution} {release.version}: {diagnostic.message}"
+        hint = "the step is not-run on this release ('infralens check --against' says what became of it)"
+        return replace(diagnostic, message=message, hint=hint, severity=Severity.WARNING)
+
+    return replace(plan, diagnostics=tuple(reworded(d) for d in plan.diagnostics))
+
+
+def _canonical(name: str) -> str:
+    return name.lower().replace("_", "-").replace(".", "-")
+
+
+def _list_catalog(project: Project) -> int:
+    from infralens.verify.registry import process_order, project_catalog
+
+    catalog = project_catalog(project)
+    for problem in catalog.problems:
+        print(problem, file=sys.stderr)
+    if not catalog.specs:
+        print(f"no scenarios in {project.relative(project.scenario_folder)}/: add scenarios/NAME.py defining 'def run(device: str) -> None'")
+        return EXIT_OK
+    width = max(len(spec.name) for spec in catalog.specs)
+    order = {process: index for index, process in enumerate(process_order(spec.process for spec in catalog.specs))}
+    for spec in sorted(catalog.specs, key=lambda spec: order[spec.process]):  # stable: file order within a group
+        print(f"{spec.name.ljust(width)}  [{spec.process}]  {spec.summary}")
+    return EXIT_OK
 
 
 def _list_static(plan: Plan) -> int:

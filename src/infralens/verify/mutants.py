@@ -6,15 +6,20 @@ values, each the same number of lines as the original (padded with blank lines w
 shortens it), so every later line of the file keeps its number and the tracer still finds it.
 
 Kinds, in the order a mutant of each kind is taken (then a second of each kind, and so on):
-``operator`` (``+``↔``-``, ``*``↔``/``, ``**``→``*``, augmented ``+=``↔``-=``…), ``comparison``
-(``<``↔``<=``, ``==``↔``!=``, ``is``↔``is not``, ``in``↔``not in``), ``negate`` (a condition, ``and``↔``or``),
-``constant`` (0↔1, n→n+1), ``drop-term`` (a sum or product loses one operand), ``operand`` (a local
-name replaced by another local of the function) and ``return`` (the statement becomes ``return None``).
+``value`` (the statement's result nudged where it is stored or returned: a float scaled by 1 + 1e-2, an int
+plus one, a bool negated…, one element of a tuple at a time; see :mod:`.perturb`), ``operator`` (``+``↔``-``,
+``*``↔``/``, ``**``→``*``, augmented ``+=``↔``-=``…), ``comparison`` (``<``↔``<=``, ``==``↔``!=``, ``is``↔``is not``,
+``in``↔``not in``), ``negate`` (a condition, ``and``↔``or``), ``constant`` (0↔1, n→n+1), ``swap`` (two operands
+or arguments trade places), ``drop-term`` (a sum or product loses one operand), ``operand`` (a local name
+replaced by another local of the function), ``return`` (the statement becomes ``return None``) and
+``transpose`` (the result's two same-sized dimensions swapped). ``value``, ``swap`` and ``transpose`` keep the
+program running, so they reach the expects.
 """
 
 from __future__ import annotations
 
 import difflib
+import itertools
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -22,7 +27,12 @@ from dataclasses import dataclass
 import libcst as cst
 from libcst.metadata import ExpressionContext, ExpressionContextProvider, MetadataWrapper
 
-KINDS = ("operator", "comparison", "negate", "constant", "drop-term", "operand", "return")
+KINDS = ("value", "operator", "comparison", "negate", "constant", "swap", "drop-term", "operand", "return", "transpose")
+VALUE_KINDS = frozenset({"value", "transpose"})
+"""Kinds whose change happens at run time (:mod:`.perturb`): equivalent when it never changed a value."""
+NUDGE, TRANSPOSE = "_infralens_nudge", "_infralens_transpose"
+MAX_ELEMENTS = 3
+"""Elements of a tuple result nudged one at a time (a mutant each)."""
 OPERAND_CHOICES = 2
 """Replacement names tried per operand (the names the statement itself loads come first)."""
 
@@ -53,6 +63,8 @@ _SWAP: dict[type[cst.CSTNode], type[cst.CSTNode]] = {
 }
 _DROPPABLE = (cst.Add, cst.Subtract, cst.Multiply, cst.Divide)
 _NEVER_REPLACED = frozenset({"self", "cls", "__class__"})
+_ORDERED = (cst.Subtract, cst.Divide, cst.MatrixMultiply, cst.FloorDivide)
+_LITERALS = (cst.Integer, cst.Float, cst.Imaginary, cst.SimpleString, cst.ConcatenatedString, cst.FormattedString)
 _COMPOUND = re.compile(r"\s*(async\s+)?(if|elif|while|for|with)\b")
 
 
@@ -198,15 +210,14 @@ class _Sites:
             def visit_Attribute(self, node: cst.Attribute) -> None:
                 skip.add(id(node.attr))
 
-            def visit_Call(self, node: cst.Call) -> None:
-                skip.add(id(node.func))
-
             def visit_Arg(self, node: cst.Arg) -> None:
                 if node.keyword is not None:
                     skip.add(id(node.keyword))
 
             def visit_BinaryOperation(self, node: cst.BinaryOperation) -> None:
                 sites.operator(node, node.operator, "operator")
+                if isinstance(node.operator, _ORDERED) and not isinstance(node.left, _LITERALS) and not isinstance(node.right, _LITERALS):
+                    sites.add("swap", node, node.with_changes(left=node.right, right=node.left))
                 if isinstance(node.operator, _DROPPABLE):
                     sites.add("drop-term", node, node.left.with_changes(lpar=node.lpar, rpar=node.rpar) if node.lpar else node.left)
                     sites.add("drop-term", node, node.right.with_changes(lpar=node.lpar, rpar=node.rpar) if node.lpar else node.right)
@@ -221,6 +232,16 @@ class _Sites:
                         comparisons = list(node.comparisons)
                         comparisons[index] = target.with_changes(operator=new_op)
                         sites.add("comparison", node, node.with_changes(comparisons=comparisons))
+
+            def visit_Call(self, node: cst.Call) -> None:
+                skip.add(id(node.func))
+                sites.swap(node, node.args)
+
+            def visit_List(self, node: cst.List) -> None:
+                sites.swap(node, node.elements)
+
+            def visit_Tuple(self, node: cst.Tuple) -> None:
+                sites.swap(node, node.elements)
 
             def visit_BooleanOperation(self, node: cst.BooleanOperation) -> None:
                 sites.operator(node, node.operator, "negate")
@@ -250,8 +271,38 @@ class _Sites:
 
         if isinstance(parsed.statement, (cst.If, cst.While)):
             self.negate(parsed.statement.test)
+        if isinstance(parsed.statement, cst.SimpleStatementLine):
+            for small in parsed.statement.body:
+                self.results(small)
         for part in parsed.header:
             part.visit(Visitor())
+
+    def results(self, small: cst.BaseSmallStatement) -> None:
+        """``value`` and ``transpose`` sites: the result an assignment stores or a return returns, wrapped in a helper."""
+        value = getattr(small, "value", None)
+        if not isinstance(small, (cst.Assign, cst.AnnAssign, cst.AugAssign, cst.Return)) or value is None:
+            return
+        target = small.targets[-1].target if isinstance(small, cst.Assign) else value if isinstance(small, cst.Return) else None
+        elements = target.elements if isinstance(target, (cst.Tuple, cst.List)) else ()
+        if elements and not any(isinstance(element, cst.StarredElement) for element in elements):
+            for index in range(min(len(elements), MAX_ELEMENTS)):
+                self.add("value", value, _helper(NUDGE, value, index))
+        else:
+            self.add("value", value, _helper(NUDGE, value))
+            if not isinstance(small, cst.AugAssign):
+                self.add("transpose", value, _helper(TRANSPOSE, value))
+
+    def swap(self, node: cst.CSTNode, items: Sequence[cst.Arg | cst.BaseElement]) -> None:
+        """A ``swap`` site: the first two neighbouring positional operands that are not literals trade places."""
+        for first, second in itertools.pairwise(items):
+            if any(_fixed(item) for item in (first, second)):
+                continue
+            replaced = [second if item is first else first if item is second else item for item in items]
+            # keep each position's comma and whitespace: only the values move
+            moved = [old.with_changes(value=new.value) for old, new in zip(items, replaced, strict=True)]
+            field = "args" if isinstance(node, cst.Call) else "elements"
+            self.add("swap", node, node.with_changes(**{field: moved}))
+            return
 
     def add(self, kind: str, old: cst.CSTNode, new: cst.CSTNode) -> None:
         self.by_kind[kind].append((old, new))
@@ -265,6 +316,31 @@ class _Sites:
         operand = test if not test.lpar else test.with_changes(lpar=(), rpar=())
         wrapped = operand.with_changes(lpar=[cst.LeftParen()], rpar=[cst.RightParen()])
         self.add("negate", test, cst.UnaryOperation(operator=cst.Not(), expression=wrapped, lpar=test.lpar, rpar=test.rpar))
+
+
+def _helper(name: str, value: cst.BaseExpression, index: int | None = None) -> cst.Call:
+    """``name(value)`` (``name(value, index)``); a bare tuple keeps its own parentheses inside the call."""
+    outer = value.lpar, value.rpar
+    inner: cst.BaseExpression
+    if isinstance(value, cst.Tuple):
+        inner = value.with_changes(lpar=[cst.LeftParen()], rpar=[cst.RightParen()])
+        outer = (), ()
+    else:
+        inner = value.with_changes(lpar=(), rpar=())
+    args = [cst.Arg(inner)]
+    if index is not None:
+        args.append(cst.Arg(cst.Integer(str(index))))
+    return cst.Call(cst.Name(name), args, lpar=outer[0], rpar=outer[1])
+
+
+def _fixed(item: cst.Arg | cst.BaseElement) -> bool:
+    """A keyword or starred argument, a starred element, or a literal: not swapped."""
+    if isinstance(item, cst.Arg) and (item.keyword is not None or item.star):
+        return True
+    if isinstance(item, cst.StarredElement):
+        return True
+    value = item.value
+    return isinstance(value, _LITERALS) or (isinstance(value, cst.Name) and value.value in {"True", "False", "None"})
 
 
 def _swapped(operator: cst.CSTNode) -> cst.CSTNode | None:

@@ -13,7 +13,8 @@ assignment) does not kill: that says nothing about the values. A mutant *got pas
 the step's expects were evaluated on it, none failed, and it is not equivalent (it survived, or the
 scenario stopped it later); a mutant that raised before they were evaluated says nothing either way. A mutant that survives is *equivalent* when every exact value the run
 observed (each expect's names at each evaluation, each step's run count, the scenario's facts) is
-bit-identical to the plain run; otherwise it *survived*.
+bit-identical to the plain run; otherwise it *survived*. A value mutant (:mod:`.perturb`) is equivalent
+exactly when its helper changed no value in any frame the statement ran in.
 """
 
 from __future__ import annotations
@@ -30,7 +31,8 @@ from infralens.reports import ScenarioStatus
 from infralens.verify.codeswap import compile_function, find_code, live_functions, nested_scopes, outer_scope, swapped_with_closures
 from infralens.verify.context import ScenarioContext
 from infralens.verify.execute import execute
-from infralens.verify.mutants import Mutant, statement_mutants
+from infralens.verify.mutants import VALUE_KINDS, Mutant, statement_mutants
+from infralens.verify.perturb import applied as values_changed, install as install_helpers, reset as reset_helpers
 from infralens.verify.probes import MutationResult, Probe, ProbeResult
 from infralens.verify.tracer import Tracer
 
@@ -82,6 +84,7 @@ def mutate_steps(
 
     *timeout*: seconds one mutant's run may take (default: from the plain run, at least :data:`MIN_TIMEOUT_S`).
     """
+    install_helpers()
     by_key = {probe.key: probe for probe in probes}
     lines: dict[str, list[str]] = {}
     timeout = timeout or max(MIN_TIMEOUT_S, 4 * baseline.seconds + 5)
@@ -115,7 +118,7 @@ def mutate_steps(
             if code is None:
                 continue
             tried += 1
-            run = MutantRun(function, probes, key, kill_keys, device, backend, (functions, code, closures), timeout)
+            run = MutantRun(function, probes, key, kill_keys, device, backend, (functions, code, closures), timeout, mutant.kind)
             verdict, reached = _run_mutant(run, baseline)
             if reached and verdict not in ("expect", "equivalent"):
                 past.append(mutant.diff)
@@ -195,6 +198,7 @@ class MutantRun:
     backend: str
     swap: Swap
     timeout: float
+    kind: str = ""
 
 
 def _run_mutant(run: MutantRun, baseline: Baseline) -> tuple[str, bool]:
@@ -202,12 +206,17 @@ def _run_mutant(run: MutantRun, baseline: Baseline) -> tuple[str, bool]:
     ``equivalent``; and whether the expects of step *key* were evaluated on it (it got as far as them).
 
     The first run watches only the steps that can kill the mutant (cheap: most mutants die there);
-    a mutant that lives through it runs again with every step watched and fingerprinted.
+    a mutant that lives through it runs again with every step watched and fingerprinted. A value mutant
+    (:mod:`.perturb`) needs no second run: it survived when the helper changed a value in some frame the
+    statement ran in, and is equivalent when it changed none.
     """
     killers = tuple(probe for probe in run.probes if probe.key in run.kill_keys)
+    reset_helpers()
     verdict, reached, _ = _one_run(run, killers, fingerprint=False)
     if verdict != "passed":
         return verdict, reached
+    if run.kind in VALUE_KINDS:  # the helper knows whether any value changed: no second run needed
+        return ("survived" if values_changed() else "equivalent"), reached
     verdict, reached, prints = _one_run(run, run.probes, fingerprint=True)
     if verdict != "passed":
         return verdict, reached

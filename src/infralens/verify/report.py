@@ -106,10 +106,10 @@ def write_merged_report(result: VerifyResult, path: str | Path, *, annotations: 
 def merge_records(old: VerifyReport, new: VerifyReport, *, annotations: tuple[str, ...] = (), scenarios: tuple[str, ...] = ()) -> VerifyReport:
     """*old* with *new*'s steps and scenarios in place (see :func:`write_merged_report`); *old*'s order and date kept."""
     if (old.device, old.versions) != (new.device, new.versions):
-        raise ValueError(
-            f"the report was made on {old.device} with {_versions(old)}, this run on {new.device} with {_versions(new)}; "
-            "run the whole verification (without --annotation or --scenario) to replace it"
-        )
+        names = sorted(name for name in {*old.versions, *new.versions} if old.versions.get(name) != new.versions.get(name))
+        changed = ", ".join(f"{name} {old.versions.get(name, '-')} → {new.versions.get(name, '-')}" for name in names)
+        where = f"{old.device} → {new.device}" if old.device != new.device else changed
+        raise ValueError(f"the report was made elsewhere ({where}); run the whole verification (without --annotation or --scenario) to replace it")
     owners, runs = set(annotations), set(scenarios)
 
     def replaced(step_id: str, record: StepRecord) -> bool:
@@ -120,10 +120,6 @@ def merge_records(old: VerifyReport, new: VerifyReport, *, annotations: tuple[st
     merged = {**old.scenarios, **new.scenarios}
     stubbed = tuple(sorted({*old.stubbed_modules, *new.stubbed_modules}))
     return replace(old, steps=steps, scenarios=merged, stubbed_modules=stubbed, device_name=new.device_name or old.device_name)
-
-
-def _versions(report: VerifyReport) -> str:
-    return ", ".join(f"{name} {version}" for name, version in sorted(report.versions.items())) or "no versions"
 
 
 def summary_table(result: VerifyResult) -> str:

@@ -24,7 +24,7 @@ from infralens.verify.execute import scenario_spec
 from infralens.verify.plan import Plan, PlannedStep
 from infralens.verify.probes import MutationResult, ProbeResult
 from infralens.verify.protocol import Finished, Ready, ScenarioJob, ScenarioOutcome, Started, WorkerRequest, decode
-from infralens.verify.registry import PROCESS_ORDER
+from infralens.verify.registry import process_order
 from infralens.verify.timings import DEFAULT_S, load_timings, save_timings
 
 WORKER_COMMAND: tuple[str, ...] = (sys.executable, "-m", "infralens.verify.worker")
@@ -79,17 +79,19 @@ ProgressCallback = Callable[[str, str, ScenarioOutcome | None], None]
 """Called with (event, scenario, outcome): ``start`` before, ``done`` after each scenario."""
 
 
-def versions() -> dict[str, str]:
-    """Versions of the interpreter and the packages that ran (from metadata: nothing is imported)."""
+def versions(environment: tuple[str, ...] = ()) -> dict[str, str]:
+    """Versions of the interpreter and the packages that ran (from metadata: nothing is imported).
+
+    *environment* are the folders the workers put first on ``sys.path`` (``verify --against``): a release there wins.
+    """
     import importlib.metadata
     import platform
 
     found = {"python": platform.python_version()}
+    path = [*environment, *sys.path]
     for name in ("torch", "diffusers", "diffsynth", "transformers", "peft", "accelerate", "infralens"):
-        try:
-            found[name] = importlib.metadata.version(name)
-        except importlib.metadata.PackageNotFoundError:
-            found[name] = "not installed"
+        dist = next(iter(importlib.metadata.distributions(name=name, path=path)), None)
+        found[name] = dist.version if dist is not None else "not installed"
     return found
 
 
@@ -130,7 +132,8 @@ def run_plan(
                 progress(event, name, outcome)
 
     def run_group(group: tuple[ScenarioJob, ...]) -> None:
-        request = WorkerRequest(device, backend, group, max_mutants)
+        folder = str(plan.catalog.folder) if plan.catalog.folder is not None else ""
+        request = WorkerRequest(device, backend, group, max_mutants, folder, plan.environment)
         done, ready, finished = _run_worker(workers, request, report, timeout)
         with lock:
             for name, outcome in done.items():
@@ -156,7 +159,7 @@ def run_plan(
         device=device,
         device_name=collected.device_name,
         created=_dt.datetime.now(_dt.UTC).replace(microsecond=0).isoformat().replace("+00:00", "Z"),
-        versions=versions(),
+        versions=versions(plan.environment),
         scenarios=outcomes,
         steps=steps,
         stubbed=tuple(sorted(collected.stubbed)),
@@ -178,11 +181,11 @@ def work_units(plan: Plan, names: tuple[str, ...], jobs: int, max_mutants: int =
     timings = timings or {}
     groups: dict[str, list[str]] = {}
     for name in names:
-        groups.setdefault(scenario_spec(name).process, []).append(name)
+        groups.setdefault(scenario_spec(name, plan.catalog).process, []).append(name)
     if max_mutants <= 0:
-        return [tuple(ScenarioJob(name, plan.probes_for(name)) for name in groups[process]) for process in PROCESS_ORDER if process in groups]
+        return [tuple(ScenarioJob(name, plan.probes_for(name)) for name in groups[process]) for process in process_order(groups)]
     requests: list[tuple[ScenarioJob, ...]] = []
-    for process in (p for p in PROCESS_ORDER if p in groups):
+    for process in process_order(groups):
         units: list[tuple[float, str, tuple[str, ...]]] = []
         for name in groups[process]:
             probes = plan.probes_for(name)

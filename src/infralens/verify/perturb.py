@@ -1,0 +1,134 @@
+"""The runtime half of the value mutants (``verify --mutate``): small, type-aware changes to a statement's result.
+
+:mod:`.mutants` writes value mutants as calls, ``x = _infralens_nudge(<the old expression>)``; the mutated
+code finds these functions among the builtins, where :func:`install` puts them. Each leaves the program
+able to run on, so the mutant reaches the expects instead of raising first:
+
+- ``_infralens_nudge(value, index=None)``: a float tensor or float scaled by 1 + 1e-2 (shifted by 1e-2 when
+  it is all zeros), an int tensor or int plus one, a bool (tensor) negated, a string with ``_`` appended, a
+  dict without its last entry; in a tuple or list, the element at *index* (the first that can change when
+  *index* is None, else the last element dropped).
+- ``_infralens_transpose(value)``: a tensor with two dimensions of the same size (> 1) gets them swapped.
+
+Anything else passes through unchanged. :data:`APPLIED` counts the calls that changed something, over
+every frame the statement ran in: a value mutant that never changed anything is equivalent by
+construction, whatever the run observed.
+"""
+
+from __future__ import annotations
+
+import builtins
+from typing import Any
+
+NUDGE = "_infralens_nudge"
+TRANSPOSE = "_infralens_transpose"
+SCALE = 1e-2
+"""The relative change of a float (and the shift of an all-zero float tensor)."""
+
+APPLIED = [0]
+"""Calls that changed their value since the last :func:`reset` (one counter for every value mutant)."""
+
+
+def reset() -> None:
+    APPLIED[0] = 0
+
+
+def applied() -> int:
+    return APPLIED[0]
+
+
+def install() -> None:
+    """Make the helpers visible to mutated code (as builtins, so no module's globals change)."""
+    setattr(builtins, NUDGE, nudge)
+    setattr(builtins, TRANSPOSE, transpose)
+
+
+def nudge(value: Any, index: int | None = None) -> Any:
+    """*value* slightly changed (see the module docstring); unchanged when nothing about it can be."""
+    if isinstance(value, (tuple, list)):
+        return _nudge_sequence(value, index)
+    changed = _nudge_one(value)
+    if changed is not _SAME:
+        APPLIED[0] += 1
+        return changed
+    return value
+
+
+def transpose(value: Any) -> Any:
+    """*value* with its last pair of same-sized dimensions swapped; unchanged when it has none."""
+    torch = _torch()
+    if torch is None or not isinstance(value, torch.Tensor) or value.dim() < 2:
+        return value
+    sizes = list(value.shape)
+    for last in range(len(sizes) - 1, 0, -1):
+        for first in range(last - 1, -1, -1):
+            if sizes[first] == sizes[last] > 1:
+                APPLIED[0] += 1
+                swapped = value.transpose(first, last).contiguous()
+                return _keep_parameter(value, swapped)
+    return value
+
+
+_SAME = object()
+
+
+def _nudge_sequence(value: tuple[Any, ...] | list[Any], index: int | None) -> Any:
+    items = list(value)
+    positions = [index] if index is not None else list(range(len(items)))
+    for position in positions:
+        if not -len(items) <= position < len(items):
+            continue
+        changed = _nudge_one(items[position])
+        if changed is not _SAME:
+            APPLIED[0] += 1
+            items[position] = changed
+            return _rebuilt(value, items)
+    if index is None and items:  # nothing in it can change: one element fewer
+        APPLIED[0] += 1
+        return _rebuilt(value, items[:-1])
+    return value
+
+
+def _rebuilt(value: tuple[Any, ...] | list[Any], items: list[Any]) -> Any:
+    if isinstance(value, list):
+        return items
+    try:
+        return type(value)(items) if type(value) is tuple else type(value)(*items)
+    except TypeError:
+        return tuple(items)
+
+
+def _nudge_one(value: Any) -> Any:
+    if isinstance(value, bool):
+        return not value
+    if isinstance(value, int):
+        return value + 1
+    if isinstance(value, float):
+        return value * (1 + SCALE) if value else SCALE
+    if type(value) is str:
+        return value + "_"
+    if type(value) is dict and value:
+        return dict(list(value.items())[:-1])
+    torch = _torch()
+    if torch is None or not isinstance(value, torch.Tensor) or value.numel() == 0:
+        return _SAME
+    if value.dtype == torch.bool:
+        changed = ~value
+    elif value.is_floating_point() or value.is_complex():
+        changed = value * (1 + SCALE) if bool(value.any()) else value + SCALE
+    else:
+        changed = value + 1
+    return _keep_parameter(value, changed)
+
+
+def _keep_parameter(original: Any, changed: Any) -> Any:
+    torch = _torch()
+    if torch is not None and isinstance(original, torch.nn.Parameter):
+        return torch.nn.Parameter(changed.detach(), requires_grad=original.requires_grad)
+    return changed
+
+
+def _torch() -> Any:
+    import sys
+
+    return sys.modules.get("torch")

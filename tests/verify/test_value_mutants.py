@@ -1,0 +1,159 @@
+"""Value mutants (``verify --mutate``): the statement's result nudged, operands swapped, dimensions transposed.
+
+They keep the program running, so they reach the expects instead of raising first; a value mutant that
+changed nothing in any frame the statement ran in is equivalent.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import sys
+import textwrap
+
+import pytest
+from _device import requires_torch
+
+from infralens.verify import perturb
+from infralens.verify.context import ScenarioContext
+from infralens.verify.execute import execute
+from infralens.verify.mutants import statement_mutants
+from infralens.verify.mutate import Baseline, mutate_steps
+from infralens.verify.probes import Probe
+from infralens.verify.tracer import Tracer
+
+SOURCE = textwrap.dedent(
+    """\
+    def f(a, b, c):
+        x = a * b - c
+        y, z = g(a, b), a
+        out = torch.cat([a, b], dim=1)
+        c += a
+        return (a - b), b
+    """
+)
+LINES = SOURCE.splitlines(keepends=True)
+
+
+def by_kind(line: int) -> dict[str, list[str]]:
+    found: dict[str, list[str]] = {}
+    for mutant in statement_mutants(LINES, line, line, local_names=("a", "b", "c", "x")):
+        found.setdefault(mutant.kind, []).append(mutant.lines[0].strip())
+    return found
+
+
+def test_the_result_of_an_assignment_or_return_is_nudged_and_transposed():
+    found = by_kind(2)
+    assert found["value"] == ["x = _infralens_nudge(a * b - c)"]
+    assert found["transpose"] == ["x = _infralens_transpose(a * b - c)"]
+    assert found["swap"] == ["x = c - a * b"]
+    # one mutant per element of a tuple result, the tuple kept whole inside the call
+    assert by_kind(3)["value"] == ["y, z = _infralens_nudge((g(a, b), a), 0)", "y, z = _infralens_nudge((g(a, b), a), 1)"]
+    assert by_kind(6)["value"] == ["return _infralens_nudge(((a - b), b), 0)", "return _infralens_nudge(((a - b), b), 1)"]
+    assert by_kind(5)["value"] == ["c += _infralens_nudge(a)"] and "transpose" not in by_kind(5)
+
+
+def test_two_operands_of_a_call_or_a_list_trade_places_but_literals_and_keywords_stay():
+    assert "out = torch.cat([b, a], dim=1)" in by_kind(4)["swap"]
+    assert "y, z = g(b, a), a" in by_kind(3)["swap"]
+    assert not any("dim=" in text.split("(", 1)[1].split(",")[0] for text in by_kind(4)["swap"])
+
+
+def test_value_mutants_keep_the_line_count_and_compile():
+    for line in range(2, 7):
+        for mutant in statement_mutants(LINES, line, line, local_names=("a", "b", "c")):
+            text = mutant.apply(LINES)
+            assert len(text.splitlines()) == len(LINES)
+            compile(text, "f.py", "exec")
+
+
+def test_python_values_are_nudged_by_type():
+    perturb.reset()
+    assert perturb.nudge(2) == 3 and perturb.nudge(True) is False and perturb.nudge(2.0) == pytest.approx(2.02) and perturb.nudge(0.0) == 0.01
+    assert perturb.nudge((1, None), 1) == (1, None) and perturb.nudge((1, "s"), 0) == (2, "s") and perturb.nudge([None, 4]) == [None, 5]
+    assert perturb.nudge("key") == "key_" and perturb.nudge({"a": 1, "b": 2}) == {"a": 1} and perturb.nudge([None, "x"], 0) == [None, "x"]
+    assert perturb.nudge([None, object]) == [None] and perturb.applied() == 9  # nothing in it can change: one element fewer
+    assert perturb.nudge(None) is None and perturb.nudge(int) is int and perturb.nudge({}) == {} and perturb.applied() == 9  # nothing to change
+
+
+@requires_torch
+def test_tensors_are_scaled_shifted_stepped_or_negated_and_parameters_stay_parameters():
+    import torch
+
+    perturb.reset()
+    values = torch.tensor([1.0, -2.0])
+    assert torch.equal(perturb.nudge(values), values * 1.01)
+    assert torch.equal(perturb.nudge(torch.zeros(2)), torch.full((2,), 0.01))
+    assert torch.equal(perturb.nudge(torch.tensor([1, 2])), torch.tensor([2, 3]))
+    assert torch.equal(perturb.nudge(torch.tensor([True, False])), torch.tensor([False, True]))
+    weight = torch.nn.Parameter(torch.ones(2))
+    nudged = perturb.nudge(weight)
+    assert isinstance(nudged, torch.nn.Parameter) and torch.equal(nudged.data, torch.full((2,), 1.01)) and torch.equal(weight.data, torch.ones(2))
+    square = torch.arange(4.0).reshape(1, 2, 2)
+    assert torch.equal(perturb.transpose(square), square.transpose(1, 2))
+    assert perturb.applied() == 6
+    wide = torch.ones(1, 2, 3)
+    assert perturb.transpose(wide) is wide and perturb.applied() == 6  # no two dimensions of one size > 1
+
+
+UPSTREAM = textwrap.dedent(
+    """\
+    def scaled(a):
+        out = a * 2.0
+        return out
+
+
+    def label(a):
+        name = str(a)
+        return name
+
+
+    def kind_of(a):
+        kind = type(a)
+        return kind
+    """
+)
+
+
+@pytest.fixture
+def upstream(tmp_path):
+    path = tmp_path / "valued.py"
+    path.write_text(UPSTREAM)
+    spec = importlib.util.spec_from_file_location("valued", path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules["valued"] = module
+    spec.loader.exec_module(module)
+    yield module, str(path)
+    sys.modules.pop("valued", None)
+
+
+def _mutate(scenario, probes, keys):
+    tracer = Tracer(probes, fingerprint=True)
+    context = ScenarioContext("cpu")
+    run = execute(scenario, context, tracer)
+    assert run.status.value == "passed", run.failure
+    return mutate_steps(scenario, probes, keys, "cpu", "auto", Baseline(run.seconds, tracer.table.fingerprints(), dict(context.facts)), 8, timeout=2.0)
+
+
+def test_a_closed_form_expect_catches_a_one_percent_nudge_and_a_type_check_lets_it_through(upstream):
+    module, path = upstream
+    probes = (
+        Probe("t/strong", path, "scaled", (2, 2), (2, 2), expects=("out == a * 2.0",), module="valued"),
+        Probe("t/weak", path, "label", (7, 7), (7, 7), expects=("isinstance(name, str)",), module="valued"),
+        Probe("t/kind", path, "kind_of", (12, 12), (12, 12), expects=("kind is int",), module="valued"),
+    )
+
+    def scenario(ctx):
+        module.scaled(3.0)
+        module.label(3)
+        module.kind_of(3)
+
+    found = _mutate(scenario, probes, ("t/strong", "t/weak", "t/kind"))
+    strong, weak, kind = found["t/strong"], found["t/weak"], found["t/kind"]
+    assert not any("_infralens_nudge" in diff for diff in strong.past_expects) and strong.killed_by.get("expect", 0) >= 1
+    # "3_" is still a str: the nudge reached the expect and got past it
+    assert any("_infralens_nudge" in diff for diff in weak.past_expects), weak
+    # a class cannot be nudged: the value mutant changed nothing in any frame, so it is equivalent, not a miss
+    assert any("_infralens_nudge" in diff for diff in kind.equivalent), kind
+    assert not any("_infralens_nudge" in diff for diff in kind.past_expects)
+    assert module.scaled(3.0) == 6.0 and module.label(3) == "3"  # restored
