@@ -48,3 +48,30 @@ def run_tiny_flux(ctx: ScenarioContext) -> None:
     ctx.fact("true CFG image change", change)
     ctx.check(change > 0, "true CFG with a negative prompt did not change the image")
     calls.handle.remove()
+
+
+@scenario("tiny-flux-wide", "tiny FluxPipeline, 2 prompts, 16x32 (height != width), 1 step, guidance 3.5")
+def run_tiny_flux_wide(ctx: ScenarioContext) -> None:
+    """``FluxPipeline`` on two prompts at 16 high, 32 wide: an 8x16 packed grid of 128 tokens per image."""
+    from diffusers import FluxPipeline
+
+    from infralens.tiny import tiny_flux_components
+
+    pipe: Any = FluxPipeline(**tiny_flux_components(seed=0))
+    pipe = pipe.to(ctx.device)
+    pipe.set_progress_bar_config(disable=True)
+    calls = _TransformerCalls(pipe.transformer)
+    image = pipe(
+        ["a red cat", "a dog"],
+        height=16,
+        width=32,
+        num_inference_steps=1,
+        max_sequence_length=16,
+        guidance_scale=3.5,
+        output_type="np",
+        generator=ctx.generator(0),
+    ).images
+    calls.handle.remove()
+    ctx.fact("transformer calls (batch, t/1000)", list(calls.calls))
+    ctx.check(image.shape == (2, 16, 32, 3), f"image shape {image.shape}, expected (2, 16, 32, 3)")
+    ctx.check(len(calls.calls) >= 1 and all(batch == 2 for batch, _ in calls.calls), f"expected batch-2 transformer calls, got {calls.calls}")

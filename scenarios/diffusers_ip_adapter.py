@@ -79,6 +79,34 @@ def run_ip_adapter_load(ctx: ScenarioContext) -> None:
     ctx.check(pipe.unet.encoder_hid_proj is None and _diff(back, plain) < 1e-6, "unload did not restore the plain pipeline")
 
 
+@scenario("ip-adapter-per-prompt", "tiny SD with an IP-Adapter, precomputed image embeddings, 2 images per prompt under CFG")
+def run_ip_adapter_per_prompt(ctx: ScenarioContext) -> None:
+    """SD with a loaded IP-Adapter asked for two images of one prompt: the image embeddings are repeated per image."""
+    from diffusers.pipelines.stable_diffusion.pipeline_stable_diffusion import StableDiffusionPipeline
+
+    pipe = StableDiffusionPipeline(**tiny_sd_components(seed=0), requires_safety_checker=False)
+    pipe.set_progress_bar_config(disable=True)
+    pipe = pipe.to(ctx.device)
+    with tempfile.TemporaryDirectory() as folder:
+        weight_name = write_adapter(sd_adapter_state_dict(pipe.unet), folder)
+        pipe.load_ip_adapter(folder, subfolder="", weight_name=weight_name, image_encoder_folder=None, local_files_only=True)
+    embeds = [_randn(2, 1, IMAGE_EMBED_DIM, seed=181, device=ctx.device)]
+    with torch.no_grad():
+        latents = pipe(
+            "a cat",
+            num_images_per_prompt=2,
+            height=16,
+            width=16,
+            num_inference_steps=1,
+            guidance_scale=6.0,
+            output_type="latent",
+            generator=torch.Generator().manual_seed(182),
+            ip_adapter_image_embeds=embeds,
+        ).images
+    ctx.check(latents.shape[0] == 2, f"two images per prompt should give 2 latents, got {tuple(latents.shape)}")
+    ctx.fact("latents", tuple(latents.shape))
+
+
 @scenario("flux-ip-adapter-load", "tiny FluxPipeline: load_ip_adapter into the double blocks, per-layer scales, scale 0")
 def run_flux_ip_adapter_load(ctx: ScenarioContext) -> None:
     """Flux: load into the double-stream blocks only; negative embeddings passed too; scale 0 equals no adapter."""

@@ -54,6 +54,19 @@ def run_tiny_sd_ddim(ctx: ScenarioContext) -> None:
     ctx.fact("rescale changes image by", float(abs(rescaled - image).max()))
 
 
+@scenario("tiny-sd-batch-wide", "tiny StableDiffusionPipeline, 2 prompts x 3 images, 32x48 (height != width), DDIM CFG 6.0, 1 step")
+def run_tiny_sd_batch_wide(ctx: ScenarioContext) -> None:
+    """Two prompts, three images each (6 differs from the 4 latent channels), a 32-high 48-wide image: latents (6, 4, 16, 24), one UNet call on batch 12."""
+    pipe = _pipeline(ctx)
+    recorder = _CallRecorder(pipe.unet)
+    call = dict(num_images_per_prompt=3, height=32, width=48, num_inference_steps=1, guidance_scale=6.0, output_type="np")
+    image = pipe([PROMPT, "a dog"], generator=ctx.generator(0), **call).images
+    recorder.remove()
+    ctx.fact("unet calls (batch, t)", recorder.calls)
+    ctx.check(image.shape == (6, 32, 48, 3), f"image shape {image.shape}, expected (6, 32, 48, 3)")
+    ctx.check(len(recorder.calls) >= 1 and recorder.calls[0][0] == 12, f"expected a UNet call on batch 12 (2 prompts x 3 images x CFG), got {recorder.calls}")
+
+
 @scenario("tiny-sd-euler", "tiny StableDiffusionPipeline, Euler, guidance 1.0 (no CFG), 3 steps")
 def run_tiny_sd_euler(ctx: ScenarioContext) -> None:
     """Euler, guidance 1.0: CFG off, so the UNet sees batch 1; latents start at init_noise_sigma."""

@@ -118,3 +118,42 @@ def run_tiny_sdxl_refiner(ctx: ScenarioContext) -> None:
     ids = recorder.calls[0]["time_ids"].tolist()
     ctx.fact("refiner time_ids", ids)
     ctx.check(ids == [[24.0, 20.0, 0.0, 0.0, 2.0], [24.0, 20.0, 2.0, 3.0, 7.0]], f"refiner time ids {ids}")
+
+
+@scenario("tiny-sdxl-batch", "tiny StableDiffusionXLPipeline, 2 prompts x 2 images, 16x24 (height != width), negative size ids, CFG 5.0, 1 step")
+def run_tiny_sdxl_batch(ctx: ScenarioContext) -> None:
+    """Two prompts, two images each, a non-square 16x24 image, and negative size ids that differ from the positive ones.
+
+    ``target_size`` is left to its default ``(height, width)``; ``negative_original_size`` (4, 4) and
+    ``negative_target_size`` (8, 6) make the negative time-id row differ from the positive one, so the order of the
+    rows after the CFG concatenation and the per-image repeat can be seen.
+    """
+    from diffusers import StableDiffusionXLPipeline
+
+    from infralens.tiny import tiny_sdxl_components
+
+    pipe: Any = StableDiffusionXLPipeline(**tiny_sdxl_components(seed=0))
+    pipe.to(ctx.device)
+    pipe.set_progress_bar_config(disable=True)
+    recorder = _AddedCond(pipe.unet)
+    image = pipe(
+        [PROMPT, "a dog"],
+        num_images_per_prompt=2,
+        height=16,
+        width=24,
+        num_inference_steps=1,
+        guidance_scale=5.0,
+        output_type="np",
+        generator=ctx.generator(0),
+        original_size=(24, 20),
+        crops_coords_top_left=(2, 3),
+        negative_original_size=(4, 4),
+        negative_target_size=(8, 6),
+    ).images
+    recorder.remove()
+    ctx.check(image.shape == (4, 16, 24, 3), f"image shape {image.shape}, expected (4, 16, 24, 3)")
+    ctx.check(len(recorder.calls) >= 1, "the UNet was not called")
+    ids = recorder.calls[0]["time_ids"].tolist()
+    ctx.fact("time_ids", ids)
+    negative, positive = [4.0, 4.0, 0.0, 0.0, 8.0, 6.0], [24.0, 20.0, 2.0, 3.0, 16.0, 24.0]
+    ctx.check(ids == [negative, positive] * 4, f"time ids {ids}: expected the [negative, positive] pair repeated 4 times")

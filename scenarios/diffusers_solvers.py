@@ -51,6 +51,16 @@ def run_dpm_solver(ctx: ScenarioContext) -> None:
             len(sigmas) == 11 and float(sigmas[-1]) == 0.0 and bool((sigmas[:-1] > sigmas[1:]).all()), f"{kind} sigmas are not a decreasing grid ending at 0"
         )
 
+    # lambda_min_clipped=-2.0 cuts the noisiest timesteps (SD's lambda reaches about -2.7 at t=999): the grid starts lower.
+    clipped = DPMSolverMultistepScheduler(**SD_BETAS, lambda_min_clipped=-2.0)
+    clipped.set_timesteps(10)
+    first = int(clipped.timesteps[0])
+    ctx.fact("lambda_min_clipped=-2.0 first timestep", first)
+    ctx.check(
+        first < 999 and float(clipped.lambda_t[first]) >= -2.0,
+        f"lambda_min_clipped=-2.0 should start the grid below t=999, at lambda >= -2.0; it starts at {first}",
+    )
+
 
 @scenario("unipc", "UniPC bh2 orders 2 and 3; bh1 with final_sigmas_type zero gives NaN")
 def run_unipc(ctx: ScenarioContext) -> None:
