@@ -235,6 +235,11 @@ def test_an_escaped_line_separator_keeps_line_numbers_right():
     assert messages(text) == ["f.yaml:9:5: error: unknown key 'bogus' in steps.0 — use one of: at, expect, key, note, review, scenario, static, unchecked"]
 
 
-def test_unchecked_with_an_expect_is_refused() -> None:
-    text = BASE + "    unchecked: no strong check\n    expect: ['x > 0']\n"
-    assert any("cannot be both 'unchecked' and 'expect'" in message for message in messages(text))
+def test_unchecked_beside_an_expect_names_the_case_no_scenario_runs() -> None:
+    text = BASE + "    unchecked: batch > 1\n    expect: ['x > 0']\n"
+    assert not any("unchecked" in message for message in messages(text))
+
+
+def test_unchecked_with_static_is_refused() -> None:
+    text = BASE + "    unchecked: no strong check\n    static: read only\n"
+    assert any("cannot be both 'unchecked' and 'static'" in message for message in messages(text))

@@ -33,3 +33,10 @@ def test_the_site_grades_a_report_written_under_the_old_rule_again():
     assert good.label == "cpu: checked"
     _device, counts, failed = reports.tier_counts(["a/old", "a/good"]) or ("", {}, 0)
     assert counts[StepTier.CHECKED] == 1 and counts[StepTier.RAN] == 1 and failed == 0
+
+
+def test_a_case_no_scenario_runs_is_named_whatever_the_tier() -> None:
+    tier, why = step_tier(StepStatus.PASSED, 2, unchecked="two images per prompt", caught=3)
+    assert tier is StepTier.CHECKED and why.endswith("not run by any scenario: two images per prompt")
+    tier, why = step_tier(StepStatus.PASSED, 2, unchecked="two images per prompt", caught=0)
+    assert tier is StepTier.RAN and "two images per prompt" in why

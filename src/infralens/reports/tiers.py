@@ -24,7 +24,8 @@ def step_tier(
         status: what ``verify`` concluded (``passed`` means it ran and every expect held).
         expects: how many expects the step has.
         reason: the static text, or why the step did not run.
-        unchecked: the annotation's ``unchecked:`` text (why a traced step has no expect).
+        unchecked: the annotation's ``unchecked:`` text: why a traced step has no expect, or (beside expects) the
+            case of the claim that no scenario runs, added to the reason whatever the tier.
         caught: mutants of the statement on which an expect failed (``verify --mutate``); None when
             no mutation was run.
         missed: mutants that got past the expects: evaluated on the mutant, none failed, and the
@@ -39,6 +40,11 @@ def step_tier(
         return StepTier.UNVERIFIED, reason or "the step did not run"
     if expects == 0:
         return StepTier.RAN, unchecked or "no expect"
+    tier, why = _tier_with_expects(expects, caught, missed)
+    return tier, f"{why}; not run by any scenario: {unchecked}" if unchecked else why
+
+
+def _tier_with_expects(expects: int, caught: int | None, missed: int) -> tuple[StepTier, str]:
     held = f"{expects} expect{'s' if expects != 1 else ''} held"
     if caught is None:
         return StepTier.CHECKED, held
