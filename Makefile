@@ -10,7 +10,7 @@ PY     := $(VENV)/bin/python
 PIP    := $(PY) -m pip
 STAMP  := $(VENV)/.installed
 
-.PHONY: site test lint serve install clean bench fuzz verify browser-setup bench-site history
+.PHONY: site test lint serve install clean bench fuzz verify browser-setup bench-site history cost history-verify
 
 $(STAMP): pyproject.toml Makefile
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -42,8 +42,8 @@ browser-setup:
 	fi
 
 lint: $(STAMP)
-	$(VENV)/bin/ruff check src tests tools benchmarks scripts labs docs/conf.py
-	$(VENV)/bin/ruff format --check src tests tools benchmarks scripts labs docs/conf.py
+	$(VENV)/bin/ruff check src scenarios tests tools benchmarks scripts labs docs/conf.py
+	$(VENV)/bin/ruff format --check src scenarios tests tools benchmarks scripts labs docs/conf.py
 	$(VENV)/bin/mypy
 
 test: $(STAMP) browser-setup lint
@@ -59,6 +59,26 @@ bench-site: $(STAMP)
 # and diffsynth 2.0.0, wheels fetched into the cache once. Run it when a release appears.
 history: $(STAMP)
 	$(VENV)/bin/infralens history --since 0.30.0 --since diffsynth=2.0.0 --format json --output reports/history.json
+
+# Which claims still hold when run (not only read) on recent diffusers releases: every diffusers annotation's
+# scenarios on each release, installed into a cached folder of its own (verify --against; a few minutes each).
+# Writes reports/verify-against/diffusers-<version>.json (full reports, not committed); a release's findings do not
+# stop the others. Ends by summarizing them into reports/history-runs.json (committed; the site's run marks).
+VERIFY_RELEASES ?= 0.38.0 0.39.0 0.40.0 0.41.0
+history-verify: $(STAMP)
+	mkdir -p reports/verify-against
+	for version in $(VERIFY_RELEASES); do \
+		rm -f reports/verify-against/diffusers-$$version.json; \
+		$(VENV)/bin/infralens verify --device cpu --against diffusers==$$version annotations/diffusers \
+			--report reports/verify-against/diffusers-$$version.json > /dev/null || test -f reports/verify-against/diffusers-$$version.json; \
+	done
+	$(VENV)/bin/infralens history --runs $(foreach version,$(VERIFY_RELEASES),reports/verify-against/diffusers-$(version).json) \
+		--output reports/history-runs.json
+
+# Refresh reports/cost.json (memory, FLOPs and offload traffic of the catalogued models, counted on the meta
+# device; about half a minute of CPU). The site redraws its "What it costs" figures from it.
+cost: $(STAMP)
+	$(VENV)/bin/infralens cost --format json --output reports/cost.json
 
 clean:
 	rm -rf docs/_build docs/_infralens .pytest_cache

@@ -33,6 +33,8 @@ ANSWERS = {
     "swapped_pipeline_shares_unet": None,
     "diffsynth_units": None,
     "diffsynth_in_iteration_models": None,
+    "cost_t5_xxl_bf16_gib": None,
+    "cost_sd15_pipeline_bf16_gib": None,
 }
 
 
@@ -131,6 +133,9 @@ def main(argv: list[str] | None = None) -> int:
     answers.update(show_save_load(pipe, args.steps, device))
     answers.update(show_swap(pipe))
     answers.update(show_diffsynth())
+    from infralens.cost import show_cost_exercises
+
+    answers.update(show_cost_exercises("07", reveal))
     return finish(args, ANSWERS, answers)
 
 

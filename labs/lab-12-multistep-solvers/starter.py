@@ -34,6 +34,8 @@ ANSWERS = {
     "bh1_zero_final_is_nan": None,
     "qwen_image_last_sigma": None,
     "flux2_empirical_mu_4096_tokens_8_steps": None,
+    "cost_sd15_generation_tflop": None,
+    "cost_sd15_tflop_saved_50_to_20_steps": None,
 }
 
 
@@ -173,6 +175,9 @@ def main(argv: list[str] | None = None) -> int:
     answers.update(show_orders(device))
     answers.update(show_sigmas(device))
     answers.update(show_diffsynth())
+    from infralens.cost import show_cost_exercises
+
+    answers.update(show_cost_exercises("12", reveal))
     return finish(args, ANSWERS, answers)
 
 

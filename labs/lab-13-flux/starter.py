@@ -32,6 +32,8 @@ ANSWERS = {
     "rope_channels_per_head": None,
     "diffsynth_blocks_match_1e-5": None,
     "diffsynth_single_fused_width": None,
+    "cost_flux_step_tflop_1024": None,
+    "cost_flux_attention_share_1024": None,
 }
 
 
@@ -145,6 +147,9 @@ def main(argv: list[str] | None = None) -> int:
     answers.update(show_schedule(pipe))
     answers.update(show_calls(pipe, device, max(args.steps, 1)))
     answers.update(show_diffsynth(pipe.transformer, device))
+    from infralens.cost import show_cost_exercises
+
+    answers.update(show_cost_exercises("13", reveal))
     return finish(args, ANSWERS, answers)
 
 

@@ -26,7 +26,8 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="DIST=PATH",
         action="append",
         default=[],
-        help="read distribution DIST from a directory or wheel instead of the installed one (repeatable)",
+        help="read distribution DIST from a directory or wheel instead of the installed one (repeatable); "
+        "DIST==VERSION=PATH names the release of a folder whose metadata does not",
     )
     parser.add_argument("--no-cache", action="store_true", help="do not read or write the index cache")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
@@ -94,7 +95,7 @@ def _load_extensions() -> None:
     """Import modules that register extra subcommands (each is optional while it is being built)."""
     import importlib
 
-    for name in ("infralens.drift.cli", "infralens.verify.cli", "infralens.maintainer.cli"):
+    for name in ("infralens.drift.cli", "infralens.verify.cli", "infralens.maintainer.cli", "infralens.cost.cli"):
         try:
             importlib.import_module(name)
         except ModuleNotFoundError as error:

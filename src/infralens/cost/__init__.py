@@ -1,0 +1,44 @@
+"""What it costs: parameters, bytes per storage format, FLOPs, activation peaks and offload traffic.
+
+Models come at their published configurations from ``costs/models.yaml`` (:mod:`.catalog`), built from the
+installed diffusers, transformers and DiffSynth classes on torch's ``meta`` device (:mod:`.build`), so no
+weights are downloaded and nothing is allocated. :mod:`.formats` holds each storage format's rules,
+:mod:`.counting` runs one forward under ``FlopCounterMode`` and a live-tensor tracker (inputs from
+:mod:`.inputs`), :mod:`.offload` applies diffusers' offload and First Block Cache rules, :mod:`.compute`
+assembles the report (typed in :mod:`infralens.reports`), :mod:`.text` prints it, :mod:`.fresh` keeps
+``reports/cost.json`` current, :mod:`.measure` is the CUDA measurement and :mod:`.cli` is ``infralens cost``.
+Sits at layer 6 beside drift and verify. May import: :mod:`infralens.reports`, :mod:`infralens.tiny`,
+:mod:`infralens.userfiles`, :mod:`infralens.commands`, :mod:`infralens.errors`, :mod:`infralens.hashing`.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from infralens._exports import lazy_exports
+
+if TYPE_CHECKING:
+    from .catalog import (
+        Catalog as Catalog,
+        CatalogError as CatalogError,
+        ModelSpec as ModelSpec,
+        default_catalog_path as default_catalog_path,
+        load_catalog as load_catalog,
+    )
+    from .compute import Request as Request, compute_report as compute_report, fingerprint as fingerprint, resolution_key as resolution_key
+    from .exercises import EXERCISES as EXERCISES, show_cost_exercises as show_cost_exercises
+    from .fresh import FreshReport as FreshReport, fresh_report as fresh_report, is_current as is_current
+    from .measure import NO_CUDA as NO_CUDA, NoCudaError as NoCudaError, cuda_available as cuda_available, measure_cuda as measure_cuda
+    from .text import GIB as GIB, render_text as render_text
+
+__all__, __getattr__ = lazy_exports(
+    __name__,
+    {
+        **dict.fromkeys(("Catalog", "CatalogError", "ModelSpec", "default_catalog_path", "load_catalog"), "catalog"),
+        **dict.fromkeys(("Request", "compute_report", "fingerprint", "resolution_key"), "compute"),
+        **dict.fromkeys(("EXERCISES", "show_cost_exercises"), "exercises"),
+        **dict.fromkeys(("FreshReport", "fresh_report", "is_current"), "fresh"),
+        **dict.fromkeys(("NO_CUDA", "NoCudaError", "cuda_available", "measure_cuda"), "measure"),
+        **dict.fromkeys(("GIB", "render_text"), "text"),
+    },
+)

@@ -1,0 +1,67 @@
+"""``infralens cost``: argument parsing and printing only."""
+
+from __future__ import annotations
+
+import argparse
+import re
+import sys
+
+from infralens.commands import EXIT_OK, EXIT_USAGE, command, extension
+
+
+@extension
+def _add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    cost = sub.add_parser("cost", help="memory, FLOPs and offload traffic of models at their published configs (counted on the meta device)")
+    cost.add_argument("models", nargs="*", metavar="MODEL", help="model ids from costs/models.yaml (default: all)")
+    cost.add_argument("--resolution", action="append", default=[], metavar="WxH", help="image size (repeatable; default: each pipeline's sizes)")
+    cost.add_argument("--batch", type=int, default=1, help="images per prompt (default 1)")
+    cost.add_argument("--format", choices=["text", "json"], default="text", help="json: the reports/cost.json format")
+    cost.add_argument("--output", metavar="FILE", help="write the report to FILE instead of standard output")
+    cost.add_argument("--catalog", metavar="FILE", help="the model catalog (default: costs/models.yaml in the project)")
+    cost.add_argument("--measure", choices=["cuda"], help="also measure SD 1.5's UNet peak memory on CUDA (random weights made on the GPU)")
+
+
+def parse_resolution(text: str) -> tuple[int, int]:
+    match = re.fullmatch(r"\s*(\d+)\s*[xX×]\s*(\d+)\s*", text)
+    if not match:
+        raise ValueError(f"--resolution {text!r}: expected WIDTHxHEIGHT, e.g. 1024x1024")
+    width, height = int(match.group(1)), int(match.group(2))
+    if width % 16 or height % 16 or not 64 <= width <= 8192 or not 64 <= height <= 8192:
+        raise ValueError(f"--resolution {text!r}: width and height must be multiples of 16 between 64 and 8192")
+    return width, height
+
+
+@command("cost")
+def _cost(args: argparse.Namespace) -> int:
+    from pathlib import Path
+
+    from infralens.cost.catalog import default_catalog_path, load_catalog
+    from infralens.cost.compute import Request, compute_report
+    from infralens.cost.measure import NO_CUDA, measure_cuda
+    from infralens.cost.text import render_text
+    from infralens.reports import dumps_cost_report
+
+    try:
+        resolutions = tuple(parse_resolution(r) for r in args.resolution)
+    except ValueError as error:
+        print(f"infralens: error: {error}", file=sys.stderr)
+        return EXIT_USAGE
+    if args.batch < 1 or args.batch > 64:
+        print("infralens: error: --batch must be between 1 and 64", file=sys.stderr)
+        return EXIT_USAGE
+    catalog = load_catalog(Path(args.catalog) if args.catalog else default_catalog_path(Path(args.project) if args.project else None))
+    for model_id in args.models:
+        catalog.model(model_id)  # unknown ids fail before any counting
+    cuda = NO_CUDA
+    if args.measure == "cuda":
+        cuda = measure_cuda(catalog).describe()
+    report = compute_report(catalog, Request(models=tuple(args.models), resolutions=resolutions, batch=args.batch), cuda)
+    text = dumps_cost_report(report) if args.format == "json" else render_text(report)
+    if args.output:
+        from infralens.userfiles import write_atomically
+
+        write_atomically(Path(args.output), text, what="cost report")
+        print(f"wrote {args.output}", file=sys.stderr)
+    else:
+        sys.stdout.write(text)
+    return EXIT_OK

@@ -1,0 +1,62 @@
+"""The cost report as readable tables (GiB, TFLOP)."""
+
+from __future__ import annotations
+
+from infralens.reports import CostReport
+
+GIB = 2**30
+TERA = 1e12
+TABLE_FORMATS = ("fp32", "bf16", "fp8-layerwise", "int8-torchao", "nf4-bnb", "gguf-q8_0", "gguf-q4_0", "gguf-q4_k")
+
+
+def gib(value: float) -> str:
+    return f"{value / GIB:.2f}"
+
+
+def tflop(value: float) -> str:
+    return f"{value / TERA:.2f}" if value >= TERA / 100 else f"{value / TERA:.4f}"
+
+
+def _table(header: list[str], rows: list[list[str]]) -> list[str]:
+    widths = [max(len(str(row[i])) for row in [header, *rows]) for i in range(len(header))]
+    lines = ["  ".join(cell.ljust(w) if i == 0 else cell.rjust(w) for i, (cell, w) in enumerate(zip(row, widths, strict=True))) for row in [header, *rows]]
+    lines.insert(1, "  ".join("-" * w for w in widths))
+    return lines
+
+
+def render_text(report: CostReport) -> str:
+    out = [f"What it costs (batch {report.batch}; counted on the meta device in {report.seconds:.1f} s)", ""]
+    out.append("Weights by storage format (GiB)")
+    rows = []
+    for m in report.models:
+        sizes = dict(m.bytes)
+        rows.append([m.id, f"{m.params:,}", *(gib(sizes[f]) for f in TABLE_FORMATS)])
+    out += _table(["model", "params", *TABLE_FORMATS], rows)
+    out += ["", "One forward (TFLOP, attention share) and peak activations (GiB, bf16)"]
+    rows = []
+    for m in report.models:
+        attention = dict(m.attention_flops)
+        activations = dict(m.activations)
+        for key, flops in m.flops:
+            share = attention.get(key, 0) / flops if flops else 0.0
+            extra = " / ".join(f"{name.split(' ')[1]} {gib(v)}" for name, v in activations.items() if name.startswith(f"{key} "))
+            rows.append([m.id, key, tflop(flops), f"{share:.0%}", gib(activations.get(key, 0)), extra])
+    out += _table(["model", "at", "TFLOP", "attn", "act GiB", "VAE sliced / tiled GiB"], rows)
+    for pipe in report.pipelines:
+        out += ["", f"Pipeline {pipe.id}: {pipe.steps} steps, {'CFG (2 passes a step)' if pipe.cfg else 'guidance-distilled (1 pass a step)'}"]
+        rows = [
+            [r.resolution, tflop(r.step_flops), tflop(r.text_flops), tflop(r.vae_flops), tflop(r.generation_flops), tflop(r.generation_flops_one_pass)]
+            for r in pipe.resolutions
+        ]
+        out += _table(["at", "step TFLOP", "text TFLOP", "VAE TFLOP", "generation TFLOP", "one pass a step"], rows)
+    for off in report.offload:
+        out += ["", f"Offload traffic per denoising step, {off.denoiser} in {off.weight_format} ({gib(off.weight_bytes)} GiB)"]
+        rows = [[row.mode, gib(row.h2d_per_step), gib(row.d2h_per_step), str(row.transfers_per_step), gib(row.peak_resident_bytes)] for row in off.modes]
+        out += _table(["mode", "host→GPU GiB", "GPU→host GiB", "copies", "peak resident GiB"], rows)
+    if report.first_block_cache:
+        out += ["", "First Block Cache: share of the denoiser's FLOPs saved when this fraction of steps hits the cache"]
+        fractions = [name for name, _ in report.first_block_cache[0].saved_fraction]
+        rows = [[f"{c.pipeline} {c.resolution}", *(f"{v:.0%}" for _, v in c.saved_fraction)] for c in report.first_block_cache]
+        out += _table(["at", *fractions], rows)
+    out += ["", f"CUDA: {report.cuda}", *(f"note: {n}" for n in report.notes)]
+    return "\n".join(out) + "\n"
