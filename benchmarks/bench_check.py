@@ -1,6 +1,6 @@
 """Time ``infralens check`` cold and warm, beside the floor and beside ``infralens --version``.
 
-    .venv/bin/python benchmarks/bench_check.py [--repeat 5] [--against diffusers==0.36.0]
+    .venv/bin/python benchmarks/bench_check.py [--repeat 5] [--against diffusers==0.36.0] [--walk]
 
 Every figure is a fresh process, as a user runs it (median of ``--repeat``; wall and CPU seconds):
 
@@ -11,6 +11,8 @@ Every figure is a fresh process, as a user runs it (median of ``--repeat``; wall
 
 Targets: cold <= 3x floor (issue 3), warm <= 1.1x ``--version`` (issue 14; 1.5x in issue 3). With ``--against SPEC`` it also times a
 check against another release (cold and warm cache) beside the floor for the files that check must parse.
+With ``--walk`` as well, it times ``check --against SPEC --walk`` (every minor series in between, one check each) with a
+cold index cache but the wheels already cached (downloads are not timed; budget: 20 s for 5 releases in between).
 Wall time on a shared machine can be far above CPU time; both are printed.
 """
 
@@ -95,6 +97,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--repeat", type=int, default=5)
     parser.add_argument("--against", help="also time a check against this release (e.g. diffusers==0.36.0)")
+    parser.add_argument("--walk", action="store_true", help="with --against: also time the walk through the releases in between")
     args = parser.parse_args()
 
     files = locked_files(None)
@@ -134,6 +137,29 @@ def measure_all(args: argparse.Namespace, files: list[str], scratch: Path) -> No
         print(
             f"against cold / floor = {cold2[0] / floor2[0]:.2f}x wall, {cold2[1] / floor2[1]:.2f}x cpu; warm / floor = {warm2[0] / floor2[0]:.2f}x wall, {warm2[1] / floor2[1]:.2f}x cpu"
         )
+        if args.walk:
+            measure_walk(args, scratch)
+
+
+def measure_walk(args: argparse.Namespace, scratch: Path) -> None:
+    """``check --against SPEC --walk``: index cache cold each run, every wheel of the walk already downloaded."""
+    from infralens.source.cache import default_cache_dir
+
+    walk = [*INFRALENS, "check", "--against", args.against, "--walk"]
+    run(walk)  # fetch every wheel of the walk into the user's cache, outside the timings
+    wheels = default_cache_dir() / "wheels"
+    name = args.against.split("==")[0]
+    stops = sorted(p.name for p in wheels.glob(f"{name}-*.whl"))
+
+    def cold_walk(index: int) -> dict:
+        folder = scratch / f"walk-{index}"
+        folder.mkdir()
+        (folder / "wheels").symlink_to(wheels, target_is_directory=True)
+        return {**os.environ, "INFRALENS_CACHE_DIR": str(folder)}
+
+    print(f"--walk to {args.against} ({len(stops)} cached {name} wheels available)")
+    cold = measure("check --against --walk, cold index", lambda: walk, args.repeat, cold_walk)
+    print(f"walk cold = {cold[0]:.1f} s wall, {cold[1]:.1f} s cpu   (target <= 20 s for 5 releases in between)")
 
 
 if __name__ == "__main__":

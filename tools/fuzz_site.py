@@ -186,7 +186,7 @@ def report_strings(draw) -> dict[str, object]:
 
 
 def check_report_text(strings: dict[str, object]) -> None:
-    from infralens.drift.history_view import render_text
+    from infralens.drift.history.view import render_text
     from infralens.reports import AnnotationHistory, Difference, HistoryReport, ReleaseSpan, ReleaseState, StepHistory
     from infralens.sphinx.history import History
 

@@ -14,9 +14,9 @@ import zipfile
 import pytest
 
 from infralens.cli import main
-from infralens.drift.history import _bounds, chosen_annotations, plan_history, run_history
-from infralens.drift.history_view import render_text
-from infralens.drift.lock import read_lock
+from infralens.drift.history.build import _bounds, chosen_annotations, plan_history, run_history
+from infralens.drift.history.view import render_text
+from infralens.drift.lock.file import read_lock
 from infralens.errors import InfralensError
 from infralens.project import find_project
 from infralens.reports import ReleaseState, describe_holding, dumps_report, holding_span, load_history_report
@@ -255,7 +255,7 @@ def _report_online(demo, base):
 
 
 def test_the_same_edit_at_another_line_is_one_difference():
-    from infralens.drift.history import _Cell, _same_difference
+    from infralens.drift.history.build import _Cell, _same_difference
 
     diff_a = ("--- reviewed (demo 1.0)", "+++ demo 0.1.0 demo/core.py:4", "-a = 1", "+a = 2")
     diff_b = ("--- reviewed (demo 1.0)", "+++ demo 0.2.0 demo/core.py:9", "-a = 1", "+a = 2")

@@ -66,8 +66,12 @@ def _annotations(groups: list[dict], label: str) -> list[tuple[Annotation, list[
     return result
 
 
-def run_corpus(cache_dir: Path, corpus: Path = CORPUS) -> list[tuple[str, str, str, dict, object]]:
-    """(release, expected, got, statement, result) for every statement of ``corpus``."""
+def run_corpus(cache_dir: Path, corpus: Path = CORPUS, *, walk: bool = False) -> list[tuple[str, str, str, dict, object]]:
+    """(release, expected, got, statement, result) for every statement of ``corpus``.
+
+    With ``walk``, each group is checked through the newest release of every minor series in between
+    (``check --walk``), not by a direct comparison.
+    """
     groups = yaml.safe_load(corpus.read_text("utf-8"))
     rows = []
     for label in sorted({_label(g) for g in groups}):
@@ -86,14 +90,45 @@ def run_corpus(cache_dir: Path, corpus: Path = CORPUS) -> list[tuple[str, str, s
         against = group.get("against")
         tree = WheelTree(_wheel(distribution, against)) if against else InstalledTree(distribution)
         resolver = Resolver({distribution: tree}, cache=IndexCache(cache_dir)) if against else Resolver(cache=IndexCache(cache_dir))
-        matcher = DistributionMatcher(resolver, tree, fast=bool(against))
-        for annotation_entry in lock.annotations.values():
-            siblings = lock.steps_of(annotation_entry.id)
-            for step_entry in siblings:
-                result = matcher.step(step_entry, annotation_entry, siblings)
-                statement = expected[step_entry.step_id]
-                rows.append((label, statement["expect"], result.kind.value, statement, result))
+        if walk:
+            results = _walked(cache_dir, lock, distribution, group["release"], against or tree.version, tree)
+        else:
+            matcher = DistributionMatcher(resolver, tree, fast=bool(against))
+            results = [matcher.step(s, a, lock.steps_of(a.id)) for a in lock.annotations.values() for s in lock.steps_of(a.id)]
+        for result in results:
+            statement = expected[result.entry.step_id]
+            rows.append((label, statement["expect"], result.kind.value, statement, result))
     return rows
+
+
+_ASKED: dict[str, bool] = {}
+
+
+def _walked(cache_dir: Path, lock, distribution: str, release: str, target: str, tree) -> list:
+    """Every step of ``lock`` walked from ``release`` through the newest release of each series before ``target``."""
+    from infralens.drift.check import CheckReport
+    from infralens.drift.history.walk import walk
+    from infralens.source.releases import list_releases, select_releases, version_key
+
+    listed = list_releases(distribution, offline=_ASKED.get(distribution, False)).versions  # the index once, then its remembered list
+    _ASKED[distribution] = True
+    between = [v for v in select_releases(listed, release, target, per_series=True) if version_key(release) < version_key(v) < version_key(target)]
+    stops = [(v, WheelTree(_wheel(distribution, v))) for v in between] + [(target, tree)]
+
+    def check(current, checked):
+        fast = isinstance(checked, WheelTree)
+        matcher = DistributionMatcher(
+            Resolver({distribution: checked}, cache=IndexCache(cache_dir)) if fast else Resolver(cache=IndexCache(cache_dir)), checked, fast=fast
+        )
+        targets, steps = [], []
+        for annotation in current.annotations.values():
+            siblings = current.steps_of(annotation.id)
+            targets.append(matcher.target(annotation, siblings)[0])
+            steps.extend(matcher.step(s, annotation, siblings) for s in siblings)
+        return CheckReport(current, (), tuple(targets), tuple(steps), ())
+
+    report, _ = walk(lock, stops, check, Resolver(cache=IndexCache(cache_dir)))
+    return list(report.steps)
 
 
 def test_history_corpus_against_installed_release(tmp_path_factory):

@@ -304,7 +304,7 @@ def test_the_lock_records_where_the_reviewed_sources_came_from(demo, locked, tmp
 def test_a_lock_written_before_origins_were_recorded_still_reads_and_checks_clean(demo, locked):
     from dataclasses import replace
 
-    from infralens.drift.lockformat import PREAMBLE, render_entry
+    from infralens.drift.lock.text import PREAMBLE, render_entry
 
     lock = demo.lock_text().lock
     entries = [replace(lock.annotations["demo-step"], origin="", sources_sha256=""), *lock.steps_of("demo-step")]

@@ -189,7 +189,7 @@ def test_fifo_history_rows_and_check_entries_do_not_hang(history_demo, monkeypat
 
 def test_a_fifo_lock_or_annotation_file_is_a_clear_error(history_demo, capsys, no_hang):
     from infralens.cli import main
-    from infralens.drift.lock import read_lock_text
+    from infralens.drift.lock.file import read_lock_text
 
     demo, base = history_demo
     fifo = demo.root / "annotations" / "demo" / "pipe.yaml"
@@ -208,8 +208,8 @@ def test_a_fifo_lock_or_annotation_file_is_a_clear_error(history_demo, capsys, n
 
 
 def test_a_corrupt_cached_wheel_marks_its_release_unreadable_and_names_the_file(history_demo):
-    from infralens.drift.history import chosen_annotations, plan_history, run_history
-    from infralens.drift.lock import read_lock
+    from infralens.drift.history.build import chosen_annotations, plan_history, run_history
+    from infralens.drift.lock.file import read_lock
     from infralens.project import find_project
 
     demo, base = history_demo
@@ -273,7 +273,7 @@ def test_an_interrupted_download_leaves_no_pip_temporary_folder(tmp_path, monkey
 
 
 def test_stale_writer_lock_files_are_pruned(tmp_path, monkeypatch):
-    from infralens.drift import lock
+    from infralens.drift.lock import file as lock
 
     monkeypatch.setattr("tempfile.tempdir", str(tmp_path))
     folder = lock._private_folder()
@@ -288,14 +288,14 @@ def test_stale_writer_lock_files_are_pruned(tmp_path, monkeypatch):
 
 
 def test_the_missing_line_of_an_online_run_does_not_say_offline(history_demo, monkeypatch):
-    from infralens.drift import history as history_module
-    from infralens.drift.history_view import render_text
+    from infralens.drift.history import build as history_module
+    from infralens.drift.history.view import render_text
     from infralens.source import ReleaseList, ReleaseListOrigin
 
     demo, base = history_demo
     listed = ReleaseList("demo", ("0.5.0", "0.6.0", "0.7.0"), ReleaseListOrigin.CACHED_LIST, "the package index did not answer")
     monkeypatch.setattr(history_module, "list_releases", lambda distribution, offline: listed)
-    from infralens.drift.lock import read_lock
+    from infralens.drift.lock.file import read_lock
     from infralens.project import find_project
 
     project = find_project(demo.root)

@@ -99,7 +99,7 @@ def test_the_drift_text_report_keeps_upstream_names_on_their_line(monkeypatch):
 def test_the_history_text_keeps_upstream_names_on_their_line():
     from hostile_site import history_report
 
-    from infralens.drift.history_view import render_text
+    from infralens.drift.history.view import render_text
     from infralens.reports import Difference, ReleaseState
 
     report = history_report()

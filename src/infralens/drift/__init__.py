@@ -1,13 +1,15 @@
 """Stage 4, drift: the lock (what each step was reviewed against) and the check of the sources against it.
 
-The lock: :mod:`.entries` (the values), :mod:`.lockformat` (their text), :mod:`.lock` (reading,
-composing and atomically writing the file). The check: :mod:`.check` (lock versus annotation files,
-then every step classified by :mod:`.match`: container first, then propose, evidence, a one-to-one
-assignment and one decision with named rules; it reads through :mod:`.reader` and :mod:`.facts`; kinds and
-results in :mod:`.results`), rendered by
-:mod:`.report`. The commands: :mod:`.run` (``check``, with the :mod:`.fastpath` result cache),
-:mod:`.update` (``lock`` and ``lock --update``), :mod:`.history` (``history``: the same classifier over
-many upstream releases, printed by :mod:`.history_view`); :mod:`.cli` only parses and prints.
+Three sub-packages, each importing only the ones before it: :mod:`.lock` (the entries, their text
+and the file), :mod:`.match` (what became of each locked function and step in a source tree:
+container first, then propose, evidence, a one-to-one assignment and one decision with named rules;
+the kinds and results), and :mod:`.history` (the same check over many upstream releases, and the
+walk through the releases between two). At the top, the check and its commands: :mod:`.check`
+(lock versus annotation files, then every step classified by :mod:`.match`), rendered by
+:mod:`.report` from the records of :mod:`.record`; :mod:`.run` (``check``, with the
+:mod:`.fastpath` result cache and the light values of :mod:`.request`), :mod:`.update` (``lock``
+and ``lock --update``: it runs the check, so it sits above ``lock/``, not in it); :mod:`.cli` only
+parses and prints.
 May import: :mod:`infralens.annotations`, :mod:`infralens.source`, :mod:`infralens.resolve`,
 :mod:`infralens.project`, :mod:`infralens.errors`, :mod:`infralens.hashing`, :mod:`infralens.commands`.
 """
@@ -26,7 +28,7 @@ if TYPE_CHECKING:
         LockFindingKind as LockFindingKind,
         run_check as run_check,
     )
-    from .entries import (
+    from .lock.entries import (
         AnnotationLock as AnnotationLock,
         EntryKind as EntryKind,
         Lock as Lock,
@@ -34,19 +36,17 @@ if TYPE_CHECKING:
         Place as Place,
         StepLock as StepLock,
     )
-    from .facts import entries_for as entries_for
-    from .lock import (
+    from .lock.facts import entries_for as entries_for
+    from .lock.file import (
         compose as compose,
         read_lock as read_lock,
         read_lock_text as read_lock_text,
         write_atomically as write_atomically,
         writer_lock as writer_lock,
     )
-    from .lockformat import PREAMBLE as PREAMBLE, LockText as LockText, RawBlock as RawBlock, parse_lock as parse_lock, render_entry as render_entry
+    from .lock.text import PREAMBLE as PREAMBLE, LockText as LockText, RawBlock as RawBlock, parse_lock as parse_lock, render_entry as render_entry
     from .match import DistributionMatcher as DistributionMatcher
-    from .report import render_github as render_github, render_json as render_json, render_text as render_text, report_json as report_json
-    from .request import CheckRequest as CheckRequest, OutputFormat as OutputFormat
-    from .results import (
+    from .match.results import (
         Candidate as Candidate,
         Scores as Scores,
         StepKind as StepKind,
@@ -54,6 +54,8 @@ if TYPE_CHECKING:
         TargetKind as TargetKind,
         TargetResult as TargetResult,
     )
+    from .report import render_github as render_github, render_json as render_json, render_text as render_text, report_json as report_json
+    from .request import CheckRequest as CheckRequest, OutputFormat as OutputFormat
     from .update import (
         BuiltEntries as BuiltEntries,
         LockAction as LockAction,
@@ -65,45 +67,45 @@ if TYPE_CHECKING:
 __all__, __getattr__ = lazy_exports(
     __name__,
     {
-        "AnnotationLock": "entries",
+        "AnnotationLock": "lock.entries",
         "BuiltEntries": "update",
-        "Candidate": "results",
+        "Candidate": "match.results",
         "CheckReport": "check",
         "CheckRequest": "request",
         "CheckedTree": "check",
         "DistributionMatcher": "match",
-        "EntryKind": "entries",
-        "Lock": "entries",
+        "EntryKind": "lock.entries",
+        "Lock": "lock.entries",
         "LockAction": "update",
-        "LockEntry": "entries",
+        "LockEntry": "lock.entries",
         "LockFinding": "check",
         "LockFindingKind": "check",
         "LockOutcome": "update",
-        "LockText": "lockformat",
+        "LockText": "lock.text",
         "OutputFormat": "request",
-        "PREAMBLE": "lockformat",
-        "Place": "entries",
-        "RawBlock": "lockformat",
-        "Scores": "results",
-        "StepKind": "results",
-        "StepLock": "entries",
-        "StepResult": "results",
-        "TargetKind": "results",
-        "TargetResult": "results",
+        "PREAMBLE": "lock.text",
+        "Place": "lock.entries",
+        "RawBlock": "lock.text",
+        "Scores": "match.results",
+        "StepKind": "match.results",
+        "StepLock": "lock.entries",
+        "StepResult": "match.results",
+        "TargetKind": "match.results",
+        "TargetResult": "match.results",
         "build_entries": "update",
-        "compose": "lock",
-        "entries_for": "facts",
-        "parse_lock": "lockformat",
-        "read_lock": "lock",
-        "read_lock_text": "lock",
-        "render_entry": "lockformat",
+        "compose": "lock.file",
+        "entries_for": "lock.facts",
+        "parse_lock": "lock.text",
+        "read_lock": "lock.file",
+        "read_lock_text": "lock.file",
+        "render_entry": "lock.text",
         "render_github": "report",
         "render_json": "report",
         "render_text": "report",
         "report_json": "report",
         "run_check": "check",
-        "write_atomically": "lock",
+        "write_atomically": "lock.file",
         "write_lock": "update",
-        "writer_lock": "lock",
+        "writer_lock": "lock.file",
     },
 )

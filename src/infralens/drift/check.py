@@ -12,9 +12,9 @@ from collections.abc import Collection
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from infralens.drift.entries import AnnotationLock, Lock, StepLock, annotation_of
+from infralens.drift.lock.entries import AnnotationLock, Lock, StepLock, annotation_of
 from infralens.drift.match import DistributionMatcher
-from infralens.drift.results import StepKind, StepResult, TargetKind, TargetResult
+from infralens.drift.match.results import StepKind, StepResult, TargetKind, TargetResult
 from infralens.errors import InfralensError, Location, Severity
 from infralens.hashing import sha256_file
 from infralens.project import Project
@@ -241,10 +241,21 @@ def require_locked(lock: Lock, ids: Collection[str]) -> None:
 
 
 def run_check(
-    project: Project, resolver: Resolver, lock: Lock, *, against: dict[str, SourceTree] | None = None, ids: Collection[str] | None = None, strict: bool = False
+    project: Project,
+    resolver: Resolver,
+    lock: Lock,
+    *,
+    against: dict[str, SourceTree] | None = None,
+    ids: Collection[str] | None = None,
+    strict: bool = False,
+    consistency: _Consistency | None = None,
 ) -> CheckReport:
-    """Classify every locked step (optionally only ``ids``: annotation or step ids) against the sources."""
-    consistency = compare_with_annotations(project, lock)
+    """Classify every locked step (optionally only ``ids``: annotation or step ids) against the sources.
+
+    ``consistency``: the lock compared with the annotation files already (a walk compares the reviewed lock once,
+    then checks entries moved to each release: the active entries are then taken from ``lock`` by id).
+    """
+    consistency = consistency or compare_with_annotations(project, lock)
     against = against or {}
     matchers: dict[str, DistributionMatcher] = {}
     targets: list[TargetResult] = []
@@ -252,7 +263,7 @@ def run_check(
     wanted = set(ids or ())
     require_locked(lock, wanted)
     chosen: list[tuple[AnnotationLock, list[StepLock]]] = []
-    for entry in sorted(consistency.active, key=lambda e: (e.path, e.id)):
+    for entry in sorted((lock.annotations.get(e.id, e) for e in consistency.active), key=lambda e: (e.path, e.id)):
         siblings = [lock.steps[s] for s in entry.steps if s in consistency.live_steps]
         if wanted and entry.id not in wanted:
             siblings = [s for s in siblings if s.step_id in wanted]

@@ -37,6 +37,11 @@ def _add_parsers(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> No
         "--strict", action="store_true", help="also fail on low-severity findings (a target's body or decorators changed around unchanged steps)"
     )
     check.add_argument("--explain", metavar="STEP", help="also print which rule decided STEP (a step id) and the evidence it weighed")
+    check.add_argument(
+        "--walk",
+        action="store_true",
+        help="with --against: follow each statement through the newest release of every minor series in between, not in one jump",
+    )
 
     history = sub.add_parser("history", help="which upstream releases each locked step holds in: a table of states per release, or JSON")
     history.add_argument("ids", nargs="*", help="annotation or step ids (default: all)")
@@ -51,6 +56,11 @@ def _add_parsers(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> No
     history.add_argument("--format", choices=["text", "json"], default="text", help="json: the reports/history.json format (docs/guide/history.md)")
     history.add_argument("--offline", action="store_true", help="read only wheels already cached; name the releases that are missing")
     history.add_argument("--per-series", action="store_true", help="only the newest release of each minor series in the range (0.35.2 for 0.35.x)")
+    history.add_argument(
+        "--walk",
+        action="store_true",
+        help="reach each release from the lock's through the releases in between, one by one (rows not cached)",
+    )
     history.add_argument("--output", metavar="FILE", help="write the report to FILE instead of standard output")
     history.add_argument(
         "--runs",
@@ -74,6 +84,7 @@ def _check(args: argparse.Namespace) -> int:
         everything=args.everything,
         strict=args.strict,
         explain=args.explain,
+        walk=args.walk,
     )
     output = check(request, lambda: open_context(args))
     sys.stdout.write(output.text)
@@ -84,14 +95,16 @@ def _check(args: argparse.Namespace) -> int:
 def _history(args: argparse.Namespace) -> int:
     from pathlib import Path
 
-    from infralens.drift.history_view import HistoryRequest, history
+    from infralens.drift.history.view import HistoryRequest, history
 
     if args.runs:
         from infralens.drift.runs_summary import write_runs_summary
 
         return write_runs_summary(args.runs, args.output)
     project, resolver = open_context(args)
-    request = HistoryRequest(tuple(args.ids), tuple(args.since), tuple(args.until), args.offline, args.format == "json", per_series=args.per_series)
+    request = HistoryRequest(
+        tuple(args.ids), tuple(args.since), tuple(args.until), args.offline, args.format == "json", per_series=args.per_series, walk=args.walk
+    )
     text = history(request, project, resolver)
     if args.output:
         from infralens.userfiles import UserFileError, write_atomically

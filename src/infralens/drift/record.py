@@ -11,8 +11,8 @@ from datetime import UTC, datetime
 from infralens import __version__
 from infralens.drift.check import CheckReport, LockFinding
 from infralens.drift.diffs import statement_diff
-from infralens.drift.entries import Place
-from infralens.drift.results import StepKind, StepResult, TargetKind, TargetResult
+from infralens.drift.lock.entries import Place
+from infralens.drift.match.results import StepKind, StepResult, TargetKind, TargetResult
 from infralens.reports import (
     Candidate as CandidateRecord,
     CheckedTree,

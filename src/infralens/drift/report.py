@@ -10,9 +10,9 @@ from dataclasses import dataclass
 
 from infralens.drift.check import CheckReport, LockFindingKind
 from infralens.drift.diffs import statement_diff
-from infralens.drift.entries import Place
+from infralens.drift.lock.entries import Place
+from infralens.drift.match.results import Candidate, StepKind, StepResult, TargetKind
 from infralens.drift.record import STEP_SEVERITY, TARGET_SEVERITY, drift_record
-from infralens.drift.results import Candidate, StepKind, StepResult, TargetKind
 from infralens.errors import printable_line
 from infralens.reports import dumps_report
 

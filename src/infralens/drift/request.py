@@ -39,6 +39,8 @@ class CheckRequest(NamedTuple):
     """Also fail on low-severity findings."""
     explain: str | None = None
     """``--explain STEP``: also print the rule that decided that step and the evidence it weighed."""
+    walk: bool = False
+    """``--walk``: reach each ``--against`` release through the newest release of every minor series in between."""
 
 
 class CheckOutput(NamedTuple):

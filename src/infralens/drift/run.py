@@ -33,13 +33,18 @@ def check(request: CheckRequest, open_project: OpenProject) -> CheckOutput:
         if cached is not None:
             return CheckOutput(cached, EXIT_OK)
     from infralens.drift.check import run_check
-    from infralens.drift.lock import read_lock
+    from infralens.drift.lock.file import read_lock
 
     project, resolver = open_project()
     lock = read_lock(project.lock_path, project.relative(project.lock_path))
     against = against_trees(request.against, {e.distribution for e in lock.annotations.values()})
     ids = request.ids or ((request.explain,) if request.explain else None)
-    report = run_check(project, resolver, lock, against=against, ids=ids, strict=request.strict)
+    if request.walk and against:
+        from infralens.drift.history.walk import walk_against
+
+        report = walk_against(project, resolver, lock, against, ids=ids, strict=request.strict)
+    else:
+        report = run_check(project, resolver, lock, against=against, ids=ids, strict=request.strict)
     code = EXIT_OK if report.clean else EXIT_FINDINGS
     if cacheable and report.clean:
         _remember(request, project, resolver, report)

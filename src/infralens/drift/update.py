@@ -14,10 +14,10 @@ from enum import Enum
 from pathlib import Path
 
 from infralens.drift.check import CheckReport, run_check
-from infralens.drift.entries import AnnotationLock, EntryKind, Lock, LockEntry, StepLock, annotation_of, lock_key
-from infralens.drift.facts import entries_for
-from infralens.drift.lock import compose, read_lock_text, write_atomically, writer_lock
-from infralens.drift.lockformat import LockText
+from infralens.drift.lock.entries import AnnotationLock, EntryKind, Lock, LockEntry, StepLock, annotation_of, lock_key
+from infralens.drift.lock.facts import entries_for
+from infralens.drift.lock.file import compose, read_lock_text, write_atomically, writer_lock
+from infralens.drift.lock.text import LockText
 from infralens.errors import Diagnostic, InfralensError, LockfileError, Severity
 from infralens.hashing import sha256_file
 from infralens.project import Project, load_annotations

@@ -6,7 +6,11 @@ functions it leads to) :mod:`.propose` proposes places for each step, :mod:`.evi
 proposal (same text, same syntax tree, similarity, context, locality, reach, replacements), :mod:`.assign`
 gives the steps statements one-to-one, and :func:`.decide.decide` returns the kind with the named
 :class:`.decide.Rule` that decided it, from one table of thresholds (:data:`.decide.THRESHOLDS`).
-:mod:`.matcher` runs the stages for one source tree.
+:mod:`.matcher` runs the stages for one source tree. What the stages read and follow lives beside them:
+:mod:`.reader` (reading and indexing the checked tree), :mod:`.forwarding` (the shim a renamed class
+leaves behind), :mod:`.calls` (whether the target leads to a statement's new home) with :mod:`.names`
+(a name resolved through a module's definitions and imports); :mod:`.results` holds what comes out
+(:class:`.results.StepResult`, :class:`.results.TargetResult`, the kinds). It imports only ``lock/``.
 """
 
 from __future__ import annotations
@@ -29,11 +33,27 @@ if TYPE_CHECKING:
     )
     from .evidence import Evidence as Evidence, Replacement as Replacement, ReplacementKind as ReplacementKind
     from .matcher import DistributionMatcher as DistributionMatcher
+    from .reader import TreeReader as TreeReader
+    from .results import (
+        Candidate as Candidate,
+        Scores as Scores,
+        StepKind as StepKind,
+        StepResult as StepResult,
+        TargetKind as TargetKind,
+        TargetResult as TargetResult,
+    )
 
 __all__, __getattr__ = lazy_exports(
     __name__,
     {
+        "Candidate": "results",
+        "Scores": "results",
+        "StepKind": "results",
+        "StepResult": "results",
+        "TargetKind": "results",
+        "TargetResult": "results",
         "THRESHOLDS": "decide",
+        "TreeReader": "reader",
         "Container": "decide",
         "Decision": "decide",
         "DistributionMatcher": "matcher",

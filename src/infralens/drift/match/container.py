@@ -7,7 +7,7 @@ subclass or a ``__new__`` returning the new class); a definition of another name
 (``renamed-body-overlap``); else ``deleted``. Decorators are part of the target: one added, removed or
 replaced makes the finding ``decorators-changed`` (low severity, like a body that changed around
 unchanged steps), named in the message. Statements are then mapped only inside the function found
-(and the functions it leads to, see :mod:`infralens.drift.calls`).
+(and the functions it leads to, see :mod:`infralens.drift.match.calls`).
 """
 
 from __future__ import annotations
@@ -15,12 +15,12 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from infralens.drift.entries import AnnotationLock, Place, StepLock
-from infralens.drift.facts import body_hashes, jaccard
-from infralens.drift.forwarding import forwarded_method
+from infralens.drift.lock.entries import AnnotationLock, Place, StepLock
+from infralens.drift.lock.facts import body_hashes, jaccard
 from infralens.drift.match.decide import THRESHOLDS
-from infralens.drift.reader import TreeReader
-from infralens.drift.results import TargetKind, TargetResult
+from infralens.drift.match.forwarding import forwarded_method
+from infralens.drift.match.reader import TreeReader
+from infralens.drift.match.results import TargetKind, TargetResult
 from infralens.source import Definition, ModuleIndex, SourceFile
 
 

@@ -17,8 +17,8 @@ from dataclasses import dataclass, replace
 from enum import Enum
 from functools import lru_cache
 
-from infralens.drift.entries import StepLock, short_hash
-from infralens.drift.facts import surroundings
+from infralens.drift.lock.entries import StepLock, short_hash
+from infralens.drift.lock.facts import surroundings
 from infralens.drift.match.decide import THRESHOLDS, Origin, admissible
 from infralens.drift.match.propose import Proposal
 

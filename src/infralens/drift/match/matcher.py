@@ -12,15 +12,15 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import dataclass
 
-from infralens.drift.calls import Reach
-from infralens.drift.entries import AnnotationLock, StepLock, short_hash
+from infralens.drift.lock.entries import AnnotationLock, StepLock, short_hash
 from infralens.drift.match.assign import assign
+from infralens.drift.match.calls import Reach
 from infralens.drift.match.container import ContainerMapper, Found
 from infralens.drift.match.decide import THRESHOLDS, Container, Origin, Rule, StepCase, admissible, decide, edit_rank, pick_home, same_copy, weight
 from infralens.drift.match.evidence import Evidence, assigned_name, measure
 from infralens.drift.match.propose import Proposal, elsewhere, in_target, target_pool
-from infralens.drift.reader import TreeReader
-from infralens.drift.results import Candidate, Scores, StepKind, StepResult, TargetKind, TargetResult
+from infralens.drift.match.reader import TreeReader
+from infralens.drift.match.results import Candidate, Scores, StepKind, StepResult, TargetKind, TargetResult
 from infralens.resolve import Resolver
 from infralens.source import SourceFile, SourceTree, Statement
 

@@ -11,11 +11,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from infralens.drift.entries import AnnotationLock, Place, StepLock
-from infralens.drift.facts import body_hashes, enclosing_definitions, jaccard
+from infralens.drift.lock.entries import AnnotationLock, Place, StepLock
+from infralens.drift.lock.facts import body_hashes, enclosing_definitions, jaccard
 from infralens.drift.match.container import Found
 from infralens.drift.match.decide import THRESHOLDS, Origin
-from infralens.drift.reader import TreeReader
+from infralens.drift.match.reader import TreeReader
 from infralens.source import DefinitionKind, ModuleIndex, SourceFile, Statement
 
 

@@ -193,7 +193,7 @@ LockEntry = StepLock | AnnotationLock
 
 @dataclass(frozen=True)
 class HandEdit:
-    """A lock entry whose values do not match its seal (see :func:`~infralens.drift.lockformat.entry_seal`)."""
+    """A lock entry whose values do not match its seal (see :func:`~infralens.drift.lock.text.entry_seal`)."""
 
     id: str
     """Annotation or step id of the entry."""

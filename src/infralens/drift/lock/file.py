@@ -19,8 +19,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from infralens.cachedir import read_regular
-from infralens.drift.entries import Lock, LockEntry
-from infralens.drift.lockformat import PREAMBLE, LockText, parse_lock, problem, render_entry
+from infralens.drift.lock.entries import Lock, LockEntry
+from infralens.drift.lock.text import PREAMBLE, LockText, parse_lock, problem, render_entry
 from infralens.errors import LockfileError
 from infralens.hashing import sha256_text
 

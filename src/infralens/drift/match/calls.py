@@ -10,10 +10,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from infralens.drift.entries import Place
-from infralens.drift.forwarding import base_names, class_named
-from infralens.drift.names import defining_file
-from infralens.drift.reader import TreeReader
+from infralens.drift.lock.entries import Place
+from infralens.drift.match.forwarding import base_names, class_named
+from infralens.drift.match.names import defining_file
+from infralens.drift.match.reader import TreeReader
 from infralens.source import Definition, ModuleIndex, SourceFile
 
 _RECEIVERS = ("self", "cls")

@@ -21,8 +21,8 @@ from infralens import __version__
 from infralens.cachedir import cache_root, read_cache_entry, store_cache_file
 from infralens.drift.check import require_locked, run_check
 from infralens.drift.diffs import statement_diff
-from infralens.drift.entries import AnnotationLock, Lock, StepLock
-from infralens.drift.results import StepKind, StepResult
+from infralens.drift.lock.entries import AnnotationLock, Lock, StepLock
+from infralens.drift.match.results import StepKind, StepResult
 from infralens.errors import InfralensError, SourceNotFoundError
 from infralens.hashing import sha256_file, sha256_text
 from infralens.project import Project
@@ -45,16 +45,22 @@ from infralens.source import (
 HISTORY_CACHE = "history-v1"
 CHECKER_MODULES = (
     "infralens.drift.check",
-    "infralens.drift.match.container",
-    "infralens.drift.match.propose",
-    "infralens.drift.match.evidence",
-    "infralens.drift.match.assign",
-    "infralens.drift.match.decide",
-    "infralens.drift.match.matcher",
-    "infralens.drift.facts",
-    "infralens.drift.reader",
     "infralens.drift.diffs",
-    "infralens.drift.history",
+    "infralens.drift.lock.entries",
+    "infralens.drift.lock.facts",
+    "infralens.drift.match.assign",
+    "infralens.drift.match.calls",
+    "infralens.drift.match.container",
+    "infralens.drift.match.decide",
+    "infralens.drift.match.evidence",
+    "infralens.drift.match.forwarding",
+    "infralens.drift.match.matcher",
+    "infralens.drift.match.names",
+    "infralens.drift.match.propose",
+    "infralens.drift.match.reader",
+    "infralens.drift.match.results",
+    "infralens.drift.history.build",
+    "infralens.drift.history.walk",
     "infralens.source.normal_form",
     "infralens.source.index",
     "infralens.source.fast_index",
@@ -192,16 +198,23 @@ def run_history(
     *,
     step_ids: Collection[str] = (),
     progress: Progress | None = None,
+    walk: bool = False,
 ) -> HistoryReport:
-    """Classify every step of ``annotations`` (only ``step_ids`` when given) in every planned release."""
+    """Classify every step of ``annotations`` (only ``step_ids`` when given) in every planned release.
+
+    With ``walk``, each release is reached from the lock's release through the planned releases in between
+    (:func:`~infralens.drift.history.walk.walk_releases`); those rows are not remembered (each depends on the
+    releases before it), though every index still is.
+    """
     key_base = _key_base(project, lock)
     rows: dict[str, list[_Cell]] = {}
     for plan in plans:
         ids = sorted(a.id for a in annotations if a.distribution == plan.distribution)
+        walked = _walked_cells(project, resolver, lock, ids, plan, progress) if walk and ids else None
         for count, (version, wheel) in enumerate(plan.wheels, 1):
-            if progress:
+            if progress and walked is None:
                 progress(f"reading {plan.distribution} {version} ({count}/{len(plan.wheels)})")
-            cells = _release_cells(project, resolver, lock, ids, plan.distribution, version, wheel, key_base)
+            cells = walked[version] if walked is not None else _release_cells(project, resolver, lock, ids, plan.distribution, version, wheel, key_base)
             for step_id, cell in cells.items():
                 rows.setdefault(step_id, []).append(cell)
     spans = tuple(ReleaseSpan(p.distribution, p.baseline, p.releases, p.missing, p.list_origin) for p in plans)
@@ -247,6 +260,29 @@ def _release_cells(
     report = run_check(project, resolver, lock, against={distribution: tree}, ids=ids)
     cells = {result.entry.step_id: _cell(result, version, wheel) for result in report.steps}
     _remember(entry, cells)
+    return cells
+
+
+def _walked_cells(
+    project: Project, resolver: Resolver, lock: Lock, ids: list[str], plan: ReleasePlan, progress: Progress | None
+) -> dict[str, dict[str, _Cell]]:
+    """Every step of ``ids`` in every planned release, walked release by release (unreadable wheels: left out of the walk)."""
+    from infralens.drift.history.walk import walk_releases
+
+    trees: list[tuple[str, WheelTree]] = []
+    cells: dict[str, dict[str, _Cell]] = {}
+    for version, wheel in plan.wheels:
+        try:
+            trees.append((version, WheelTree(wheel)))
+        except SourceNotFoundError as error:
+            cell = _Cell(ReleaseState.UNREADABLE, "", unreadable_cached_wheel(wheel, wheel_problem(wheel) or str(error).removeprefix(f"{wheel}: ")))
+            cells[version] = {step: cell for annotation in ids for step in lock.annotations[annotation].steps}
+    if progress:
+        progress(f"walking {plan.distribution} through {len(trees)} releases from {plan.baseline}")
+    wheels = dict(plan.wheels)
+    reports = walk_releases(project, resolver, lock, plan.distribution, ids, trees, plan.baseline)
+    for version, report in reports.items():
+        cells[version] = {result.entry.step_id: _cell(result, version, wheels[version]) for result in report.steps}
     return cells
 
 

@@ -15,7 +15,7 @@ parses fast (no YAML or JSON-Schema import on the warm path)::
     ...
 
 Every value is JSON. An entry runs from its ``[kind id]`` header to the next
-header; parsing keeps each entry's raw text so a partial rewrite (:func:`~infralens.drift.lock.compose`)
+header; parsing keeps each entry's raw text so a partial rewrite (:func:`~infralens.drift.lock.file.compose`)
 can leave every other byte of the file as it was, comments included.
 """
 
@@ -27,7 +27,7 @@ from dataclasses import dataclass
 from enum import Enum
 from pathlib import Path
 
-from infralens.drift.entries import AnnotationLock, EntryKind, HandEdit, Lock, LockEntry, StepLock, annotation_of, lock_key
+from infralens.drift.lock.entries import AnnotationLock, EntryKind, HandEdit, Lock, LockEntry, StepLock, annotation_of, lock_key
 from infralens.errors import LockfileError
 from infralens.hashing import sha256_text
 from infralens.source import DefinitionKind

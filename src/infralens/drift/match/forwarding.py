@@ -12,8 +12,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from infralens.drift.names import defining_file
-from infralens.drift.reader import TreeReader
+from infralens.drift.match.names import defining_file
+from infralens.drift.match.reader import TreeReader
 from infralens.source import Definition, DefinitionKind, ModuleIndex, SourceFile
 
 MAX_HOPS = 3

@@ -1,13 +1,13 @@
 """Values the drift checker produces: kinds, scores and per-step / per-target results.
 
-Places (where a statement is) are :class:`~infralens.drift.entries.Place`, shared with the lock entries.
+Places (where a statement is) are :class:`~infralens.drift.lock.entries.Place`, shared with the lock entries.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-from infralens.drift.entries import AnnotationLock, Place, StepLock
+from infralens.drift.lock.entries import AnnotationLock, Place, StepLock
 from infralens.reports import DriftKind as StepKind, MatchQuality, TargetDriftKind as TargetKind
 
 # The kinds are the reports' vocabulary (one spelling for the check, its JSON and the site's badges);

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 
-from infralens.drift.reader import TreeReader
+from infralens.drift.match.reader import TreeReader
 from infralens.source import ModuleIndex, SourceFile
 
 MAX_REEXPORTS = 3

@@ -10,8 +10,8 @@ from __future__ import annotations
 import sys
 from dataclasses import dataclass
 
-from infralens.drift.history import chosen_annotations, plan_history, run_history
-from infralens.drift.lock import read_lock
+from infralens.drift.history.build import chosen_annotations, plan_history, run_history
+from infralens.drift.lock.file import read_lock
 from infralens.errors import printable_line
 from infralens.project import Project
 from infralens.reports import STATE_WORDS, HistoryReport, ReleaseState, describe_holding, dumps_report, release_ranges
@@ -39,6 +39,8 @@ class HistoryRequest:
     json: bool
     quiet: bool = False
     per_series: bool = False
+    walk: bool = False
+    """``--walk``: reach each release from the lock's through the planned releases in between."""
 
 
 def history(request: HistoryRequest, project: Project, resolver: Resolver) -> str:
@@ -51,7 +53,7 @@ def history(request: HistoryRequest, project: Project, resolver: Resolver) -> st
         if plan.note and not request.quiet:
             print(f"infralens history: {plan.distribution}: {plan.note}", file=sys.stderr)
     step_ids = {i for i in request.ids if "/" in i} if all("/" in i for i in request.ids) else set()
-    report = run_history(project, resolver, lock, annotations, plans, step_ids=step_ids, progress=progress)
+    report = run_history(project, resolver, lock, annotations, plans, step_ids=step_ids, progress=progress, walk=request.walk)
     if sys.stderr.isatty() and progress:
         print("\r\033[K", end="", file=sys.stderr)
     return dumps_report(report) if request.json else render_text(report, offline=request.offline)

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from infralens.drift.entries import CONTEXT_SIZE, AnnotationLock, LockEntry, StepLock, short_hash, text_hash
+from infralens.drift.lock.entries import CONTEXT_SIZE, AnnotationLock, LockEntry, StepLock, short_hash, text_hash
 from infralens.resolve import ResolvedAnnotation
 from infralens.source import Definition, ModuleIndex, SourceFile, Statement
 
