@@ -108,3 +108,13 @@ def test_a_changed_catalog_makes_the_report_stale(tmp_path):
     changed = tmp_path / "models.yaml"
     changed.write_text((ROOT / "costs" / "models.yaml").read_text().replace("steps: 28", "steps: 30"))
     assert not is_current(load_cost_report(ROOT / "reports" / "cost.json"), changed)
+
+
+@pytest.mark.parametrize("text", ["[" * 100_000, '{"models": Infinity}', "1" * 5000])
+def test_a_tampered_cost_report_is_an_error_naming_the_file(tmp_path, text):
+    from infralens.reports import CostReportError, load_cost_report
+
+    path = tmp_path / "cost.json"
+    path.write_text(text, "utf-8")
+    with pytest.raises(CostReportError, match="cost.json"):
+        load_cost_report(path)

@@ -271,15 +271,13 @@ def validate_cost_report(data: Any) -> str | None:
 
 def load_cost_report(path: str | Path) -> CostReport:
     """Read and type ``reports/cost.json``; problems name the file (and the line of a JSON syntax error)."""
+    from infralens.reports.load import ReportError, parse_report_json, read_report_text
+
     path = Path(path)
     try:
-        text = path.read_text("utf-8")
-    except OSError as error:
-        raise CostReportError(f"{path}: cannot read: {error.strerror}") from None
-    try:
-        data = json.loads(text)
-    except json.JSONDecodeError as error:
-        raise CostReportError(f"{path}:{error.lineno}: not JSON: {error.msg}") from None
+        data = parse_report_json(read_report_text(path), path)
+    except ReportError as error:
+        raise CostReportError(str(error)) from None
     return cost_report_from_json(data, str(path))
 
 
