@@ -116,5 +116,5 @@ def test_a_tampered_cost_report_is_an_error_naming_the_file(tmp_path, text):
 
     path = tmp_path / "cost.json"
     path.write_text(text, "utf-8")
-    with pytest.raises(CostReportError, match="cost.json"):
+    with pytest.raises(CostReportError, match=r"cost\.json"):
         load_cost_report(path)
