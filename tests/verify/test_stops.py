@@ -11,8 +11,10 @@ from pathlib import Path
 
 import pytest
 from _deadline import CTRL_C_REACHES_PYTHON
+from verify_helpers import REPO_SCENARIOS
 
 from infralens.reports import ScenarioStatus
+from infralens.scenarios import discover_scenarios
 from infralens.verify.plan import Plan
 from infralens.verify.runner import run_plan
 
@@ -28,7 +30,7 @@ time.sleep(60)
 @pytest.mark.slow
 def test_a_worker_past_the_timeout_is_reported_as_timed_out_and_its_scenarios_as_not_run():
     # The real worker cannot import torch and run a scenario in 0.2 s.
-    result = run_plan(Plan((), ()), "cpu", timeout=0.2, scenarios=("forward-noise", "guider"))
+    result = run_plan(Plan((), (), catalog=discover_scenarios(REPO_SCENARIOS)), "cpu", timeout=0.2, scenarios=("forward-noise", "guider"))
     assert [(s.scenario, s.status, s.error) for s in result.scenarios] == [
         ("forward-noise", ScenarioStatus.NOT_RUN, "timed out after 0.2 s"),
         ("guider", ScenarioStatus.NOT_RUN, "timed out after 0.2 s"),
@@ -48,6 +50,7 @@ def _alive(pid: int) -> bool:
 def test_verify_stops_within_two_seconds_ends_its_workers_and_exits_2(tmp_path: Path, signum: int):
     project = tmp_path / "project"
     (project / "annotations").mkdir(parents=True)
+    (project / "scenarios").symlink_to(REPO_SCENARIOS, target_is_directory=True)
     worker, started = tmp_path / "worker.py", tmp_path / "worker.pid"
     worker.write_text(_HANGING_WORKER)
     driver = (
