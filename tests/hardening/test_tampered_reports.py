@@ -45,6 +45,16 @@ def test_committed_reports_load_unchanged_through_the_records(name):
     assert type(report).from_json(report.to_json()) == report
 
 
+def test_the_committed_cost_report_round_trips_byte_for_byte():
+    """The cost records are generated like the others: reports/cost.json reads and writes back unchanged."""
+    from infralens.reports import dumps_cost_report, load_cost_report
+
+    path = ROOT / "reports" / "cost.json"
+    report = load_cost_report(path)
+    assert dumps_cost_report(report) == path.read_text("utf-8")
+    assert type(report).from_json(report.to_json()) == report
+
+
 @pytest.mark.parametrize("loader", [load_report, load_drift_report, load_verify_report, load_history_report])
 @pytest.mark.parametrize("case", sorted(TAMPERED))
 def test_a_tampered_report_is_a_report_error_naming_the_file(tmp_path, loader, case):

@@ -146,31 +146,31 @@ def _model_record(spec: ModelSpec, counted: _Counted) -> ModelCostRecord:
         source=spec.source,
         params=parts.total,
         published_params=spec.published_params or None,
-        params_by_kind=parts.by_kind,
-        params_by_child=parts.by_child,
-        bytes=tuple(sizes),
-        flops=tuple(counted.flops.items()),
-        attention_flops=tuple(counted.attention.items()),
-        activations=tuple(counted.activations.items()),
+        params_by_kind=dict(parts.by_kind),
+        params_by_child=dict(parts.by_child),
+        bytes=dict(sizes),
+        flops=dict(counted.flops),
+        attention_flops=dict(counted.attention),
+        activations=dict(counted.activations),
     )
 
 
 def _pipeline_record(pipe: PipelineSpec, records: dict[str, ModelCostRecord], resolutions: Sequence[tuple[int, int]]) -> PipelineCostRecord:
     denoiser = records[pipe.denoiser]
-    text = sum(dict(records[t].flops).get("prompt", 0) for t in pipe.text_encoders)
+    text = sum(records[t].flops.get("prompt", 0) for t in pipe.text_encoders)
     passes = 2 if pipe.cfg else 1
     rows = []
     for width, height in resolutions:
         key = resolution_key(width, height)
-        step = dict(denoiser.flops).get(key)
-        vae = dict(records[pipe.vae].flops).get(key)
+        step = denoiser.flops.get(key)
+        vae = records[pipe.vae].flops.get(key)
         if step is None or vae is None:
             continue
         rows.append(
             ResolutionCostRecord(
                 resolution=key,
                 step_flops=step,
-                attention_flops=dict(denoiser.attention_flops)[key],
+                attention_flops=denoiser.attention_flops[key],
                 passes=passes,
                 text_flops=text * passes,
                 vae_flops=vae,
@@ -197,13 +197,13 @@ def _offload_record(pipe: PipelineSpec, catalog: Catalog, records: dict[str, Mod
     from infralens.cost.offload import offload_rows
 
     denoiser = build_meta(catalog.model(pipe.denoiser), torch.bfloat16)
-    others = sum(dict(records[name].bytes)["bf16"] for name in (*pipe.text_encoders, pipe.vae))
+    others = sum(records[name].bytes["bf16"] for name in (*pipe.text_encoders, pipe.vae))
     rows = offload_rows(denoiser, others, pipe.steps)
     return OffloadRecord(
         pipeline=pipe.id,
         denoiser=pipe.denoiser,
         weight_format="bf16",
-        weight_bytes=dict(records[pipe.denoiser].bytes)["bf16"],
+        weight_bytes=records[pipe.denoiser].bytes["bf16"],
         modes=tuple(OffloadModeRecord(**vars(row)) for row in rows),
     )
 
@@ -225,7 +225,7 @@ def _cache_records(pipe: PipelineSpec, spec: ModelSpec, counted: _Counted) -> li
                 always_flops=always,
                 skippable_flops=skippable,
                 steps=pipe.steps,
-                saved_fraction=tuple((str(f), round(row.saved_fraction(f), 4)) for f in FBC_FRACTIONS),
+                saved_fraction={str(f): round(row.saved_fraction(f), 4) for f in FBC_FRACTIONS},
             )
         )
     return found
@@ -252,7 +252,7 @@ def compute_report(catalog: Catalog, request: Request, cuda: str) -> CostReport:
     return CostReport(
         batch=request.batch,
         fingerprint=fingerprint(catalog, request),
-        versions=versions(),
+        versions=dict(versions()),
         cuda=cuda,
         seconds=time.monotonic() - started,
         models=tuple(records.values()),

@@ -40,12 +40,12 @@ def _res(report: CostReport, pipeline: str, resolution: str):
 
 
 def _lab07(r: CostReport) -> dict:
-    sizes = [dict(_model(r, m).bytes)["bf16"] for m in ("sd15-unet", "clip-l-text", "sd-vae")]
-    return {"cost_t5_xxl_bf16_gib": _gib(dict(_model(r, "t5-xxl-encoder").bytes)["bf16"]), "cost_sd15_pipeline_bf16_gib": _gib(sum(sizes))}
+    sizes = [_model(r, m).bytes["bf16"] for m in ("sd15-unet", "clip-l-text", "sd-vae")]
+    return {"cost_t5_xxl_bf16_gib": _gib(_model(r, "t5-xxl-encoder").bytes["bf16"]), "cost_sd15_pipeline_bf16_gib": _gib(sum(sizes))}
 
 
 def _lab11(r: CostReport) -> dict:
-    acts = dict(_model(r, "sd-vae").activations)
+    acts = _model(r, "sd-vae").activations
     return {"cost_vae_decode_2048_gib": _gib(acts["2048x2048"]), "cost_vae_tiled_decode_2048_gib": _gib(acts["2048x2048 tiled"])}
 
 
@@ -56,7 +56,7 @@ def _lab12(r: CostReport) -> dict:
 
 def _lab13(r: CostReport) -> dict:
     flux = _model(r, "flux1-dev-transformer")
-    flops, attention = dict(flux.flops)["1024x1024"], dict(flux.attention_flops)["1024x1024"]
+    flops, attention = flux.flops["1024x1024"], flux.attention_flops["1024x1024"]
     return {"cost_flux_step_tflop_1024": _tflop(flops), "cost_flux_attention_share_1024": round(attention / flops, 2)}
 
 
@@ -65,7 +65,7 @@ def _lab14(r: CostReport) -> dict:
 
 
 def _lab15(r: CostReport) -> dict:
-    attention = dict(_model(r, "flux1-dev-transformer").attention_flops)
+    attention = _model(r, "flux1-dev-transformer").attention_flops
     return {
         "cost_flux_attention_tflop_512": _tflop(attention["512x512"]),
         "cost_flux_attention_growth_512_to_1024": round(attention["1024x1024"] / attention["512x512"], 2),
@@ -73,7 +73,7 @@ def _lab15(r: CostReport) -> dict:
 
 
 def _lab16(r: CostReport) -> dict:
-    sizes = dict(_model(r, "flux1-dev-transformer").bytes)
+    sizes = _model(r, "flux1-dev-transformer").bytes
     return {"cost_flux_q4_k_gib": _gib(sizes["gguf-q4_k"]), "cost_flux_fp8_layerwise_gib": _gib(sizes["fp8-layerwise"])}
 
 
@@ -81,7 +81,7 @@ def _lab17(r: CostReport) -> dict:
     offload = next(o for o in r.offload if o.pipeline == "flux1-dev")
     block = next(m for m in offload.modes if m.mode == "group-block")
     cache = next(c for c in r.first_block_cache if c.pipeline == "flux1-dev" and c.resolution == "1024x1024")
-    return {"cost_flux_group_block_h2d_gib_per_step": _gib(block.h2d_per_step), "cost_flux_fbc_saved_at_half": dict(cache.saved_fraction)["0.5"]}
+    return {"cost_flux_group_block_h2d_gib_per_step": _gib(block.h2d_per_step), "cost_flux_fbc_saved_at_half": cache.saved_fraction["0.5"]}
 
 
 EXERCISES: dict[str, Callable[[CostReport], dict]] = {

@@ -29,15 +29,14 @@ def render_text(report: CostReport) -> str:
     out.append("Weights by storage format (GiB)")
     rows = []
     for m in report.models:
-        sizes = dict(m.bytes)
-        rows.append([m.id, f"{m.params:,}", *(gib(sizes[f]) for f in TABLE_FORMATS)])
+        rows.append([m.id, f"{m.params:,}", *(gib(m.bytes[f]) for f in TABLE_FORMATS)])
     out += _table(["model", "params", *TABLE_FORMATS], rows)
     out += ["", "One forward (TFLOP, attention share) and peak activations (GiB, bf16)"]
     rows = []
     for m in report.models:
-        attention = dict(m.attention_flops)
-        activations = dict(m.activations)
-        for key, flops in m.flops:
+        attention = m.attention_flops
+        activations = m.activations
+        for key, flops in m.flops.items():
             share = attention.get(key, 0) / flops if flops else 0.0
             extra = " / ".join(f"{name.split(' ')[1]} {gib(v)}" for name, v in activations.items() if name.startswith(f"{key} "))
             rows.append([m.id, key, tflop(flops), f"{share:.0%}", gib(activations.get(key, 0)), extra])
@@ -55,8 +54,8 @@ def render_text(report: CostReport) -> str:
         out += _table(["mode", "host→GPU GiB", "GPU→host GiB", "copies", "peak resident GiB"], rows)
     if report.first_block_cache:
         out += ["", "First Block Cache: share of the denoiser's FLOPs saved when this fraction of steps hits the cache"]
-        fractions = [name for name, _ in report.first_block_cache[0].saved_fraction]
-        rows = [[f"{c.pipeline} {c.resolution}", *(f"{v:.0%}" for _, v in c.saved_fraction)] for c in report.first_block_cache]
+        fractions = list(report.first_block_cache[0].saved_fraction)
+        rows = [[f"{c.pipeline} {c.resolution}", *(f"{v:.0%}" for v in c.saved_fraction.values())] for c in report.first_block_cache]
         out += _table(["at", *fractions], rows)
     out += ["", f"CUDA: {report.cuda}", *(f"note: {n}" for n in report.notes)]
     return "\n".join(out) + "\n"

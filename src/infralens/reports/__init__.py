@@ -2,7 +2,8 @@
 
 Owns the verification report (:mod:`.verify_report`, written by ``infralens verify --report``),
 the drift report (:mod:`.drift_report`, written by ``infralens check --format json``), the release
-history (:mod:`.history_report`, written by ``infralens history --format json``), the words
+history (:mod:`.history_report`, written by ``infralens history --format json``), the cost report
+(:mod:`.cost_report`, written by ``infralens cost --format json``; read with ``load_cost_report``), the words
 they use (:mod:`.vocabulary`: verify statuses and step tiers, drift kinds, badge tiers), the tier rule (:mod:`.tiers`),
 :mod:`.records` (a record's dataclass fields give its JSON both ways) with :mod:`.schema_gen` (the schema
 ``schema/reports.schema.json``, generated from the records: ``python -m infralens.reports.schema_gen``),

@@ -1,113 +1,149 @@
 """The cost report (``reports/cost.json``, written by ``infralens cost --format json``) as typed, frozen records.
 
-Every mapping of the JSON is a tuple of ``(key, value)`` pairs here, in the JSON's order, so records compare
-and hash by value. :func:`cost_report_from_json` validates against ``$defs/costReport`` in the shipped schema.
+Each record is its own definition (:mod:`.records`), like the other reports': ``to_json`` gives the document
+key for key as it is written, ``from_json`` reads a document the schema accepted, and the ``costReport``
+part of the schema is generated from the same fields. A JSON object of named numbers is a ``dict`` in the
+JSON's order; an object of models, pipelines, resolutions or offload modes is a ``tuple`` of records keyed
+by their id (:attr:`~.records.Record.json_key`). :func:`cost_report_from_json` validates against
+``$defs/costReport`` in the shipped schema.
 """
 
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass, field
+from dataclasses import replace
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 from infralens.errors import InfralensError
+from infralens.reports.records import Record, record, spec
 
-Pairs = tuple[tuple[str, int], ...]
-FloatPairs = tuple[tuple[str, float], ...]
+LIBRARIES = ("diffusers", "transformers", "diffsynth")
 
 
 class CostReportError(InfralensError):
     """A cost report is missing, not JSON, or does not follow the schema."""
 
 
-@dataclass(frozen=True)
-class ModelCostRecord:
+@record
+class ModelCostRecord(Record):
+    """One model at its published config (``models[id]``): parameters, weight bytes per storage format, FLOPs and peak activations."""
+
+    json_name: ClassVar[str] = "costModel"
+    json_key = "id"
     id: str
-    library: str
-    class_name: str
+    library: str = spec(choices=LIBRARIES)
+    class_name: str = spec(key="class")
     source: str
-    params: int
-    published_params: int | None
-    params_by_kind: Pairs
-    params_by_child: Pairs
-    bytes: Pairs
-    flops: Pairs = ()
-    attention_flops: Pairs = ()
-    activations: Pairs = ()
+    params: int = spec(minimum=0)
+    published_params: int | None = spec(omit="none", minimum=0, doc="The parameter count the model's authors publish.")
+    params_by_kind: dict[str, int] = spec(item_minimum=0)
+    params_by_child: dict[str, int] = spec(item_minimum=0)
+    bytes: dict[str, int] = spec(item_minimum=0, doc="Weight bytes per storage format.")
+    flops: dict[str, int] = spec(factory=dict, item_minimum=0, doc="FLOPs of one forward, by resolution or input.")
+    attention_flops: dict[str, int] = spec(factory=dict, item_minimum=0, doc="The attention share of those FLOPs.")
+    activations: dict[str, int] = spec(factory=dict, item_minimum=0, doc="Peak bytes of live activations during one forward (bf16).")
 
 
-@dataclass(frozen=True)
-class ResolutionCostRecord:
+@record
+class ResolutionCostRecord(Record):
+    """One pipeline at one resolution (``resolutions[WIDTHxHEIGHT]``): FLOPs of a step and of a whole generation."""
+
+    json_name: ClassVar[str] = "costResolution"
+    json_key = "resolution"
     resolution: str
-    step_flops: int
-    """One forward of the denoiser for one image."""
-    attention_flops: int
-    passes: int
-    """Forwards per step: 2 under classifier-free guidance, 1 for a guidance-distilled model."""
-    text_flops: int
-    vae_flops: int
-    generation_flops: int
-    """steps × passes × step + text encoders + VAE decode."""
-    generation_flops_one_pass: int
-    """The same with one pass a step (no CFG, or guidance distilled)."""
+    step_flops: int = spec(minimum=0, doc="One forward of the denoiser for one image.")
+    attention_flops: int = spec(minimum=0)
+    passes: int = spec(minimum=0, doc="Forwards per step: 2 under classifier-free guidance, 1 for a guidance-distilled model.")
+    text_flops: int = spec(minimum=0)
+    vae_flops: int = spec(minimum=0)
+    generation_flops: int = spec(minimum=0, doc="steps × passes × step + text encoders + VAE decode.")
+    generation_flops_one_pass: int = spec(minimum=0, doc="The same with one pass a step (no CFG, or guidance distilled).")
 
 
-@dataclass(frozen=True)
-class PipelineCostRecord:
+@record
+class PipelineCostRecord(Record):
+    """One pipeline (``pipelines[id]``): its models, steps and guidance, and its FLOPs per resolution."""
+
+    json_name: ClassVar[str] = "costPipeline"
+    json_key = "id"
     id: str
     denoiser: str
     text_encoders: tuple[str, ...]
     vae: str
-    steps: int
+    steps: int = spec(minimum=1)
     cfg: bool
     source: str
     resolutions: tuple[ResolutionCostRecord, ...]
 
 
-@dataclass(frozen=True)
-class OffloadModeRecord:
+@record
+class OffloadModeRecord(Record):
+    """What one offload mode moves per denoising step (``modes[mode]``)."""
+
+    json_name: ClassVar[str] = "costOffloadMode"
+    json_key = "mode"
     mode: str
-    h2d_per_step: int
-    d2h_per_step: int
-    transfers_per_step: int
-    peak_resident_bytes: int
-    h2d_per_generation: int
+    h2d_per_step: int = spec(minimum=0)
+    d2h_per_step: int = spec(minimum=0)
+    transfers_per_step: int = spec(minimum=0)
+    peak_resident_bytes: int = spec(minimum=0)
+    h2d_per_generation: int = spec(minimum=0)
 
 
-@dataclass(frozen=True)
-class OffloadRecord:
+@record
+class OffloadRecord(Record):
+    """Offload traffic of one pipeline's denoiser (``offload[pipeline]``), per offload mode."""
+
+    json_name: ClassVar[str] = "costOffload"
+    json_key = "pipeline"
     pipeline: str
     denoiser: str
     weight_format: str
-    weight_bytes: int
+    weight_bytes: int = spec(minimum=0)
     modes: tuple[OffloadModeRecord, ...]
 
 
-@dataclass(frozen=True)
-class CacheRecord:
+def _cache_key(cache: CacheRecord) -> str:
+    return f"{cache.pipeline}@{cache.resolution}"
+
+
+@record
+class CacheRecord(Record):
+    """First Block Cache on one pipeline's denoiser at one resolution (``first_block_cache[pipeline@resolution]``)."""
+
+    json_name: ClassVar[str] = "costFirstBlockCache"
+    json_key = _cache_key
     pipeline: str
     resolution: str
-    always_flops: int
-    skippable_flops: int
-    steps: int
-    saved_fraction: FloatPairs
-    """Skipped fraction of steps → fraction of the generation's denoiser FLOPs saved."""
+    always_flops: int = spec(minimum=0)
+    skippable_flops: int = spec(minimum=0)
+    steps: int = spec(minimum=1)
+    saved_fraction: dict[str, float] = spec(
+        item_minimum=0, item_maximum=1, doc="Skipped fraction of steps → fraction of the generation's denoiser FLOPs saved."
+    )
 
 
-@dataclass(frozen=True)
-class CostReport:
-    batch: int
-    fingerprint: str
-    versions: tuple[tuple[str, str], ...]
-    cuda: str
-    """What was measured on CUDA, or why nothing was."""
-    seconds: float
+@record
+class CostReport(Record):
+    """reports/cost.json, written by `infralens cost --format json`: parameters, bytes per storage format, FLOPs, activation peaks, offload traffic and First Block Cache savings of models at their published configs (costs/models.yaml), counted on torch's meta device."""
+
+    json_name: ClassVar[str] = "costReport"
+    json_title: ClassVar[str | None] = "Cost report (infralens cost --format json; reports/cost.json)"
+    batch: int = spec(key="cost.batch", minimum=1)
+    fingerprint: str = spec(key="cost.fingerprint", doc="Hash of what the numbers depend on: the catalog, the installed versions and the request.")
+    versions: dict[str, str] = spec(key="cost.versions")
+    cuda: str = spec(key="cost.cuda", doc="What was measured on CUDA, or why nothing was.")
+    seconds: float = spec(key="cost.seconds", minimum=0, doc="Time the counting took (written to a tenth of a second).")
     models: tuple[ModelCostRecord, ...]
     pipelines: tuple[PipelineCostRecord, ...] = ()
     offload: tuple[OffloadRecord, ...] = ()
     first_block_cache: tuple[CacheRecord, ...] = ()
-    notes: tuple[str, ...] = field(default=())
+    notes: tuple[str, ...] = spec(default=(), key="cost.notes", required=False)
+
+    def before_dump(self) -> CostReport:
+        """Seconds are written rounded to a tenth."""
+        return replace(self, seconds=round(self.seconds, 1))
 
     def model(self, model_id: str) -> ModelCostRecord | None:
         return next((m for m in self.models if m.id == model_id), None)
@@ -116,74 +152,9 @@ class CostReport:
         return next((p for p in self.pipelines if p.id == pipeline_id), None)
 
 
-def _obj(pairs: tuple[tuple[str, Any], ...]) -> dict[str, Any]:
-    return dict(pairs)
-
-
 def cost_report_to_json(report: CostReport) -> dict[str, Any]:
     """The JSON document of *report* (the ``costReport`` definition of the schema)."""
-    return {
-        "cost": {
-            "batch": report.batch,
-            "fingerprint": report.fingerprint,
-            "versions": _obj(report.versions),
-            "cuda": report.cuda,
-            "seconds": round(report.seconds, 1),
-            "notes": list(report.notes),
-        },
-        "models": {
-            m.id: {
-                "library": m.library,
-                "class": m.class_name,
-                "source": m.source,
-                "params": m.params,
-                **({"published_params": m.published_params} if m.published_params else {}),
-                "params_by_kind": _obj(m.params_by_kind),
-                "params_by_child": _obj(m.params_by_child),
-                "bytes": _obj(m.bytes),
-                "flops": _obj(m.flops),
-                "attention_flops": _obj(m.attention_flops),
-                "activations": _obj(m.activations),
-            }
-            for m in report.models
-        },
-        "pipelines": {
-            p.id: {
-                "denoiser": p.denoiser,
-                "text_encoders": list(p.text_encoders),
-                "vae": p.vae,
-                "steps": p.steps,
-                "cfg": p.cfg,
-                "source": p.source,
-                "resolutions": {r.resolution: {k: v for k, v in vars(r).items() if k != "resolution"} for r in p.resolutions},
-            }
-            for p in report.pipelines
-        },
-        "offload": {
-            o.pipeline: {
-                "denoiser": o.denoiser,
-                "weight_format": o.weight_format,
-                "weight_bytes": o.weight_bytes,
-                "modes": {row.mode: {k: v for k, v in vars(row).items() if k != "mode"} for row in o.modes},
-            }
-            for o in report.offload
-        },
-        "first_block_cache": {
-            f"{c.pipeline}@{c.resolution}": {
-                "pipeline": c.pipeline,
-                "resolution": c.resolution,
-                "always_flops": c.always_flops,
-                "skippable_flops": c.skippable_flops,
-                "steps": c.steps,
-                "saved_fraction": _obj(c.saved_fraction),
-            }
-            for c in report.first_block_cache
-        },
-    }
-
-
-def _pairs(value: dict[str, Any]) -> tuple[tuple[str, Any], ...]:
-    return tuple(value.items())
+    return report.to_json()
 
 
 def cost_report_from_json(data: Any, where: str = "cost report") -> CostReport:
@@ -191,66 +162,11 @@ def cost_report_from_json(data: Any, where: str = "cost report") -> CostReport:
     problem = validate_cost_report(data)
     if problem:
         raise CostReportError(f"{where}: not a valid cost report: {problem}")
-    head = data["cost"]
-    return CostReport(
-        batch=head["batch"],
-        fingerprint=head["fingerprint"],
-        versions=_pairs(head["versions"]),
-        cuda=head["cuda"],
-        seconds=float(head["seconds"]),
-        notes=tuple(head.get("notes", [])),
-        models=tuple(
-            ModelCostRecord(
-                id=key,
-                library=m["library"],
-                class_name=m["class"],
-                source=m["source"],
-                params=m["params"],
-                published_params=m.get("published_params"),
-                params_by_kind=_pairs(m["params_by_kind"]),
-                params_by_child=_pairs(m["params_by_child"]),
-                bytes=_pairs(m["bytes"]),
-                flops=_pairs(m["flops"]),
-                attention_flops=_pairs(m["attention_flops"]),
-                activations=_pairs(m["activations"]),
-            )
-            for key, m in data["models"].items()
-        ),
-        pipelines=tuple(
-            PipelineCostRecord(
-                id=key,
-                denoiser=p["denoiser"],
-                text_encoders=tuple(p["text_encoders"]),
-                vae=p["vae"],
-                steps=p["steps"],
-                cfg=p["cfg"],
-                source=p["source"],
-                resolutions=tuple(ResolutionCostRecord(resolution=res, **values) for res, values in p["resolutions"].items()),
-            )
-            for key, p in data["pipelines"].items()
-        ),
-        offload=tuple(
-            OffloadRecord(
-                pipeline=key,
-                denoiser=o["denoiser"],
-                weight_format=o["weight_format"],
-                weight_bytes=o["weight_bytes"],
-                modes=tuple(OffloadModeRecord(mode=mode, **values) for mode, values in o["modes"].items()),
-            )
-            for key, o in data["offload"].items()
-        ),
-        first_block_cache=tuple(
-            CacheRecord(
-                pipeline=c["pipeline"],
-                resolution=c["resolution"],
-                always_flops=c["always_flops"],
-                skippable_flops=c["skippable_flops"],
-                steps=c["steps"],
-                saved_fraction=_pairs(c["saved_fraction"]),
-            )
-            for c in data["first_block_cache"].values()
-        ),
-    )
+    try:
+        report: CostReport = CostReport.from_json(data)
+    except (KeyError, ValueError, TypeError) as error:  # only if the schema and the records disagree
+        raise CostReportError(f"{where}: not a valid cost report: {error!r}") from error
+    return report
 
 
 def validate_cost_report(data: Any) -> str | None:

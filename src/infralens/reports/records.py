@@ -2,7 +2,8 @@
 
 Each record is a frozen dataclass; a field's type says what its JSON value is (``str``, ``int``, ``float``,
 ``bool``, an :class:`~enum.Enum` of the vocabulary, another record, ``tuple[X, ...]``, ``dict[str, X]`` or
-``dict[SomeEnum, int]``, and ``X | None``), and its :func:`spec` says the rest: the key when it differs from
+``dict[SomeEnum, int]``, and ``X | None``; a ``tuple`` of records that have a ``json_key`` is a JSON object
+keyed by it), and its :func:`spec` says the rest: the key when it differs from
 the field name (``"holds.from"`` nests the value in an object ``holds``), bounds, a pattern or a fixed set
 of values, a description, and when the key is left out. From that one definition:
 
@@ -17,6 +18,7 @@ code and the schema cannot drift apart.
 from __future__ import annotations
 
 import dataclasses
+import operator
 import types
 import typing
 from collections.abc import Callable, Mapping
@@ -44,6 +46,7 @@ class FieldSpec:
     choices: tuple[object, ...] | None = None
     const: object = None
     item_minimum: float | None = None
+    item_maximum: float | None = None
     min_items: int | None = None
     keys_pattern: str | None = None
     """For ``dict[str, X]``: the pattern every key follows."""
@@ -77,7 +80,8 @@ class Record:
 
     A record class may set ``json_name`` (its name in the schema's ``$defs``), ``json_order`` (key order
     when it differs from the field order), ``json_derived`` (keys computed from other fields, with their
-    schema) and override :meth:`before_dump` / :meth:`after_load` (fill computed fields).
+    schema), ``json_key`` (its key in the JSON object that holds it) and override :meth:`before_dump` /
+    :meth:`after_load` (fill computed fields).
     """
 
     json_name: ClassVar[str] = ""
@@ -86,6 +90,11 @@ class Record:
     json_derived: ClassVar[dict[str, tuple[Callable[[Any], object], JsonObject]]] = {}
     json_flatten: ClassVar[str | None] = None
     """A field holding a record whose keys are written inline (a candidate is a place plus its scores)."""
+    json_key: ClassVar[str | Callable[[Any], str] | None] = None
+    """Makes a ``tuple`` of these records a JSON object keyed by each record's key, in the tuple's order: a field
+    name (that field is the key and is not written inside the record's object: ``models[id]``), or a function of
+    the record (all its fields are written: ``first_block_cache["flux1-dev@1024x1024"]``; the key is not read back).
+    """
 
     def before_dump(self) -> Any:
         return self
@@ -115,6 +124,22 @@ def _fields(cls: type) -> tuple[tuple[dataclasses.Field[Any], Any, FieldSpec], .
 
 def _key(f: dataclasses.Field[Any], s: FieldSpec) -> str:
     return s.key or f.name
+
+
+def _keyed(tp: Any) -> type[Record] | None:
+    """The record class of ``tuple[R, ...]`` when ``R`` has a :attr:`Record.json_key`, else None."""
+    args = typing.get_args(tp)
+    if typing.get_origin(tp) is tuple and len(args) == 2 and args[1] is Ellipsis:
+        item = args[0]
+        if isinstance(item, type) and issubclass(item, Record) and item.json_key is not None:
+            return item
+    return None
+
+
+def _key_field(cls: type) -> str | None:
+    """The field a record is keyed by (written as its key in the enclosing object, not inside its own)."""
+    key = getattr(cls, "json_key", None)
+    return key if isinstance(key, str) else None
 
 
 def _optional(tp: Any) -> tuple[Any, bool]:
@@ -176,6 +201,9 @@ def _make_reader(tp: Any) -> Convert:
         return base
     if isinstance(base, type) and issubclass(base, Record):
         return lambda value: load(base, _container(value, dict))
+    keyed = _keyed(base)
+    if keyed is not None:
+        return lambda value: tuple(load(keyed, _container(v, dict), key=k) for k, v in _container(value, dict).items())
     origin, args = typing.get_origin(base), typing.get_args(base)
     if origin is tuple:
         item = _reader(args[0])
@@ -206,6 +234,11 @@ def _make_writer(tp: Any) -> Convert:
         return lambda value: value.value
     if isinstance(base, type) and issubclass(base, Record):
         return dump
+    keyed = _keyed(base)
+    if keyed is not None:
+        key = keyed.json_key
+        key_of: Callable[[Any], str] = operator.attrgetter(key) if isinstance(key, str) else typing.cast(Callable[[Any], str], key)
+        return lambda value: {key_of(v): dump(v) for v in value}
     origin, args = typing.get_origin(base), typing.get_args(base)
     if origin is tuple:
         item = _writer(args[0])
@@ -230,6 +263,8 @@ class _Slot:
     needed: bool
     """The constructor has no default for it."""
     optional: bool
+    is_key: bool
+    """The record's :attr:`Record.json_key` field: its key in the enclosing object."""
 
 
 _PLANS: dict[type, tuple[_Slot, ...]] = {}
@@ -244,7 +279,8 @@ def _plan(cls: type) -> tuple[_Slot, ...]:
             group, _, inner = key.rpartition(".")
             needed = f.default is MISSING and f.default_factory is MISSING
             flatten = f.name == getattr(cls, "json_flatten", None)
-            slots.append(_Slot(f.name, inner, group or None, s, flatten, _reader(tp), _writer(tp), needed, _optional(tp)[1]))
+            is_key = f.name == _key_field(cls)
+            slots.append(_Slot(f.name, inner, group or None, s, flatten, _reader(tp), _writer(tp), needed, _optional(tp)[1], is_key))
         found = _PLANS[cls] = tuple(slots)
     return found
 
@@ -264,6 +300,8 @@ def dump(record: Record) -> JsonObject:
     cls = type(record)
     data: JsonObject = {}
     for slot in _plan(cls):
+        if slot.is_key:
+            continue
         value = getattr(record, slot.name)
         omit = slot.spec.omit
         if (omit == "none" and value is None) or (omit == "empty" and _empty(value)):
@@ -290,10 +328,16 @@ def dump(record: Record) -> JsonObject:
 # ---------------------------------------------------------------------------
 
 
-def load(cls: type[Any], data: Mapping[str, object]) -> Any:
-    """The record of a JSON object the schema accepted (a mismatch is ``TypeError``/``KeyError``/``ValueError``)."""
+def load(cls: type[Any], data: Mapping[str, object], key: str | None = None) -> Any:
+    """The record of a JSON object the schema accepted (a mismatch is ``TypeError``/``KeyError``/``ValueError``).
+
+    ``key``: the object's key in the enclosing object, for a record keyed by a field (:attr:`Record.json_key`).
+    """
     values: dict[str, Any] = {}
     for slot in _plan(cls):
+        if slot.is_key:
+            values[slot.name] = slot.read(key)
+            continue
         if slot.flatten:
             values[slot.name] = slot.read(data)
             continue

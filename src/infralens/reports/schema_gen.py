@@ -3,7 +3,8 @@
 ``python -m infralens.reports.schema_gen`` rewrites ``src/infralens/reports/schema/reports.schema.json``;
 ``--check`` exits 1 when the committed file differs from what the definitions give (a test runs the same
 comparison). Each record class becomes one ``$defs`` entry named by its ``json_name``; each vocabulary enum
-one ``{"enum": [...]}`` entry.
+one ``{"enum": [...]}`` entry. The roots are the report records :data:`~.load.RECORDS` reads, then the cost
+report (:mod:`.cost_report`, read by its own loader).
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ from enum import Enum
 from pathlib import Path
 from typing import Any
 
-from infralens.reports.records import JsonObject, Record, _fields, _key, _optional
+from infralens.reports.records import JsonObject, Record, _fields, _key, _key_field, _keyed, _optional
 from infralens.reports.vocabulary import (
     DriftKind,
     DriftSeverity,
@@ -50,16 +51,14 @@ ENUMS: dict[type[Enum], tuple[str, str | None]] = {
 """Each vocabulary enum a report uses, its name in ``$defs`` and its description."""
 
 SCHEMA_FILE = Path(__file__).resolve().parent / "schema" / "reports.schema.json"
-HANDWRITTEN_FILE = SCHEMA_FILE.parent / "handwritten.defs.json"
-"""Definitions not yet generated from records (the cost report's, whose records keep JSON objects as pairs),
-copied into the schema as they are; each key that is a report kind joins the top-level ``oneOf``."""
 HEADER: JsonObject = {
     "$schema": "https://json-schema.org/draft/2020-12/schema",
     "$id": "https://infralens.invalid/schema/reports.schema.json",
     "title": "InfraLens reports",
-    "description": "The committed reports: the verification report (reports/verify-<device>.json), the drift report (reports/check.json) and the "
-    "release history (reports/history.json). Generated from the record definitions in infralens.reports "
-    "(python -m infralens.reports.schema_gen); infralens.reports.load_report validates a document against the definition of its kind.",
+    "description": "The committed reports: the verification report (reports/verify-<device>.json), the drift report (reports/check.json), the "
+    "release history (reports/history.json) and the cost report (reports/cost.json). Generated from the record definitions in infralens.reports "
+    "(python -m infralens.reports.schema_gen); infralens.reports.load_report (load_cost_report for the cost report) validates a document against "
+    "the definition of its kind.",
 }
 
 
@@ -89,6 +88,8 @@ class _Builder:
         required: list[str] = []
         groups: dict[str, tuple[dict[str, JsonObject], list[str], bool]] = {}
         for f, tp, s in _fields(typing.cast(type, cls)):
+            if f.name == _key_field(cls):
+                continue  # written as the record's key in the object that holds it
             if f.name == cls.json_flatten:
                 inner = self.defs[str(self.record(tp)["$ref"]).rsplit("/", 1)[1]]
                 properties.update(typing.cast(dict[str, JsonObject], inner["properties"]))
@@ -104,8 +105,9 @@ class _Builder:
             if "." in key:
                 group, _, inner_key = key.partition(".")
                 members, needed, nullable = groups.setdefault(group, ({}, [], False))
-                members[inner_key] = self.value(base, s)
-                needed.append(inner_key)
+                members[inner_key] = self.value(base, s) | ({"description": s.doc} if s.doc else {})
+                if s.required:
+                    needed.append(inner_key)
                 groups[group] = (members, needed, nullable or s.null_group)
                 if group not in properties:
                     properties[group] = {}
@@ -137,12 +139,16 @@ class _Builder:
             return self.enum(tp)
         if isinstance(tp, type) and issubclass(tp, Record):
             return self.record(tp)
+        keyed = _keyed(tp)
+        if keyed is not None:
+            by_key: JsonObject = {"type": "object", "additionalProperties": self.record(keyed)}
+            if s.keys_pattern:
+                by_key["propertyNames"] = {"pattern": s.keys_pattern}
+            return by_key
         origin = typing.get_origin(tp)
         if origin is tuple:
             args = typing.get_args(tp)
-            items = self.value(args[0], _NO_SPEC)
-            if s.item_minimum is not None:
-                items = items | {"minimum": s.item_minimum}
+            items = _bounded(self.value(args[0], _NO_SPEC), s)
             shape: JsonObject = {"type": "array", "items": items}
             if args[-1] is not Ellipsis:
                 shape |= {"minItems": len(args), "maxItems": len(args)}
@@ -151,9 +157,7 @@ class _Builder:
             return shape
         if origin is dict:
             key_type, item_type = typing.get_args(tp)
-            items = self.value(item_type, _NO_SPEC)
-            if s.item_minimum is not None:
-                items = items | {"minimum": s.item_minimum}
+            items = _bounded(self.value(item_type, _NO_SPEC), s)
             if isinstance(key_type, type) and issubclass(key_type, Enum):
                 members = {member.value: items for member in key_type}
                 counted: JsonObject = {"type": "object", "required": list(s.required_keys or members), "properties": members, "additionalProperties": False}
@@ -175,11 +179,19 @@ _SCALARS = {str: "string", int: "integer", float: "number", bool: "boolean"}
 
 
 class _NoSpec:
-    const = choices = item_minimum = min_items = keys_pattern = required_keys = open_keys = None
+    const = choices = item_minimum = item_maximum = min_items = keys_pattern = required_keys = open_keys = None
     minimum = maximum = pattern = None
 
 
 _NO_SPEC = _NoSpec()
+
+
+def _bounded(items: JsonObject, s: Any) -> JsonObject:
+    """The schema of an array's items or an object's values with the field's ``item_minimum`` / ``item_maximum``."""
+    for word, bound in (("minimum", s.item_minimum), ("maximum", s.item_maximum)):
+        if bound is not None:
+            items = items | {word: bound}
+    return items
 
 
 def _nullable(value: JsonObject) -> JsonObject:
@@ -198,13 +210,11 @@ def definitions(roots: Sequence[type[Record]]) -> dict[str, JsonObject]:
 
 def schema_document() -> JsonObject:
     """The whole schema: every report kind, one of them at the top."""
+    from infralens.reports.cost_report import CostReport
     from infralens.reports.load import RECORDS
 
-    roots = list(RECORDS.values())
-    handwritten: dict[str, JsonObject] = json.loads(HANDWRITTEN_FILE.read_text("utf-8")) if HANDWRITTEN_FILE.is_file() else {}
-    extra_kinds = [name for name in handwritten if name.endswith("Report")]
-    defs = definitions(roots) | handwritten
-    return HEADER | {"oneOf": [_ref(root.json_name) for root in roots] + [_ref(name) for name in extra_kinds], "$defs": defs}
+    roots: list[type[Record]] = [*RECORDS.values(), CostReport]
+    return HEADER | {"oneOf": [_ref(root.json_name) for root in roots], "$defs": definitions(roots)}
 
 
 def schema_text() -> str:

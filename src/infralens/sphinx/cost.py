@@ -176,8 +176,7 @@ class CostDirective(SphinxDirective):
                 record = report.model(model_id)
                 if record is None:
                     raise KeyError(model_id)
-                sizes = dict(record.bytes)
-                rows.append([model_id, f"{record.params:,}", *(_gib(sizes[f]) for f in _FORMATS)])
+                rows.append([model_id, f"{record.params:,}", *(_gib(record.bytes[f]) for f in _FORMATS)])
             return (
                 _table(["model", "parameters", *_FORMATS], rows),
                 figures.weights_svg(report, models),
@@ -188,12 +187,12 @@ class CostDirective(SphinxDirective):
             record = report.model(model_id)
             if record is None:
                 raise KeyError(model_id)
-            attention, acts = dict(record.attention_flops), dict(record.activations)
+            attention, acts = record.attention_flops, record.activations
             if kind == "flops":
-                rows = [[k, _tflop(v), _tflop(attention[k]), f"{attention[k] / v:.0%}", _gib(acts[k])] for k, v in record.flops]
+                rows = [[k, _tflop(v), _tflop(attention[k]), f"{attention[k] / v:.0%}", _gib(acts[k])] for k, v in record.flops.items()]
                 header = ["at", "one forward", "attention", "attention share", "peak activations"]
                 return _table(header, rows), figures.flops_svg(report, model_id), f"FLOPs of one {model_id} forward by resolution, attention share on top"
-            rows = [[k, _tflop(v), _gib(acts[k]), _gib(acts[f"{k} sliced"]), _gib(acts[f"{k} tiled"])] for k, v in record.flops]
+            rows = [[k, _tflop(v), _gib(acts[k]), _gib(acts[f"{k} sliced"]), _gib(acts[f"{k} tiled"])] for k, v in record.flops.items()]
             header = ["image", "decode", "peak activations", "enable_slicing()", "enable_tiling()"]
             return _table(header, rows), figures.vae_svg(report, model_id), f"Peak activations of one {model_id} decode, plain and tiled"
         if kind in ("offload", "fbc"):
@@ -206,8 +205,8 @@ class CostDirective(SphinxDirective):
             caches = [c for c in report.first_block_cache if c.pipeline == pipeline]
             if not caches:
                 raise KeyError(pipeline)
-            fractions = [k for k, _ in caches[0].saved_fraction]
-            rows = [[c.resolution, _tflop(c.always_flops), _tflop(c.skippable_flops), *(f"{v:.0%}" for _, v in c.saved_fraction)] for c in caches]
+            fractions = list(caches[0].saved_fraction)
+            rows = [[c.resolution, _tflop(c.always_flops), _tflop(c.skippable_flops), *(f"{v:.0%}" for v in c.saved_fraction.values())] for c in caches]
             header = ["at", "always runs", "skippable", *(f"saved at {f}" for f in fractions)]
             return _table(header, rows), figures.fbc_svg(report, pipeline), f"What First Block Cache saves on {pipeline} by the fraction of steps skipped"
         pipelines = _split(self.options.get("pipelines", ""))

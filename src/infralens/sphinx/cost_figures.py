@@ -43,7 +43,7 @@ def weights_svg(report: CostReport, models: list[str]) -> str:
         record = report.model(model_id)
         if record is None:
             continue
-        sizes = dict(record.bytes)
+        sizes = record.bytes
         ys = [position + index * height for position in range(len(WEIGHT_FORMATS))]
         axes.barh(ys, [sizes[f] / GIB for f in WEIGHT_FORMATS], height=height, label=model_id)
     axes.set_yticks([p + 0.4 - height / 2 for p in range(len(WEIGHT_FORMATS))], WEIGHT_FORMATS)
@@ -60,9 +60,9 @@ def flops_svg(report: CostReport, model_id: str) -> str:
     """TFLOP of one forward at each resolution, attention stacked on the rest."""
     plt = _pyplot()
     record = report.model(model_id)
-    keys = [k for k, _ in record.flops] if record else []
-    total = dict(record.flops) if record else {}
-    attention = dict(record.attention_flops) if record else {}
+    keys = list(record.flops) if record else []
+    total = record.flops if record else {}
+    attention = record.attention_flops if record else {}
     rest = [(total[k] - attention.get(k, 0)) / TERA for k in keys]
     attn = [attention.get(k, 0) / TERA for k in keys]
     figure, axes = plt.subplots(figsize=(6, 3.2))
@@ -100,8 +100,8 @@ def fbc_svg(report: CostReport, pipeline: str) -> str:
     for cache in report.first_block_cache:
         if cache.pipeline != pipeline:
             continue
-        xs = [float(k) for k, _ in cache.saved_fraction]
-        axes.plot(xs, [v for _, v in cache.saved_fraction], marker="o", label=cache.resolution)
+        xs = [float(k) for k in cache.saved_fraction]
+        axes.plot(xs, list(cache.saved_fraction.values()), marker="o", label=cache.resolution)
     axes.plot([0, 1], [0, 1], color="0.6", linestyle=":", linewidth=0.8, label="every FLOP skippable")
     axes.set_xlabel("fraction of steps that hit the cache")
     axes.set_ylabel("fraction of FLOPs saved")
@@ -113,7 +113,7 @@ def vae_svg(report: CostReport, model_id: str) -> str:
     """Peak activations of one VAE decode by image size, plain against tiled."""
     plt = _pyplot()
     record = report.model(model_id)
-    acts = dict(record.activations) if record else {}
+    acts = record.activations if record else {}
     keys = [k for k in acts if " " not in k]
     figure, axes = plt.subplots(figsize=(6, 3.2))
     width = 0.4
