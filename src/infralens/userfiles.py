@@ -24,7 +24,18 @@ from infralens.errors import InfralensError
 
 
 class UserFileError(InfralensError):
-    """A user's file could not be written (read-only, changed meanwhile, disk full); nothing was changed."""
+    """A user's file could not be written (read-only, changed meanwhile, disk full); nothing was changed.
+
+    Besides the whole message it carries its parts, so a caller can word the error its own way (the lock does):
+    ``path``, ``reason`` (what went wrong, without the path or advice) and ``denied`` (making the file or its
+    folder writable would fix it).
+    """
+
+    def __init__(self, message: str, *, path: Path | None = None, reason: str = "", denied: bool = False) -> None:
+        super().__init__(message)
+        self.path = path
+        self.reason = reason or message
+        self.denied = denied
 
 
 @dataclass(frozen=True)
@@ -121,19 +132,23 @@ def _check_unchanged(change: FileChange, what: str) -> None:
     current = _read_bytes(change.path)
     if current is None or current.decode("utf-8", "replace") != change.old:
         raise UserFileError(
-            f"{change.path}: the {what} changed while InfraLens was working on it; nothing was written — run the command again on the file as it is now"
+            f"{change.path}: the {what} changed while InfraLens was working on it; nothing was written — run the command again on the file as it is now",
+            path=change.path,
+            reason=f"the {what} changed meanwhile",
         )
 
 
 def _check_writable(path: Path, what: str) -> None:
     """Refuse before writing anything when the file or its folder is read-only."""
     if path.is_dir():
-        raise UserFileError(f"{path}: is a folder, not a {what}; nothing was written — name a file path")
+        raise UserFileError(f"{path}: is a folder, not a {what}; nothing was written — name a file path", path=path, reason="it is a folder")
     if path.exists() and not os.access(path, os.W_OK):
-        raise UserFileError(f"{path}: the {what} is read-only; nothing was written — make it writable and run again")
+        message = f"{path}: the {what} is read-only; nothing was written — make it writable and run again"
+        raise UserFileError(message, path=path, reason="the file is read-only", denied=True)
     folder = next((p for p in (path.parent, *path.parent.parents) if p.exists()), None)
     if folder is not None and not os.access(folder, os.W_OK | os.X_OK):
-        raise UserFileError(f"{path}: its folder {folder} is read-only; nothing was written — make it writable")
+        message = f"{path}: its folder {folder} is read-only; nothing was written — make it writable"
+        raise UserFileError(message, path=path, reason=f"{folder} is read-only", denied=True)
 
 
 def _mode_for(path: Path) -> int:
@@ -149,7 +164,8 @@ def _mode_for(path: Path) -> int:
 def _unwritable(path: Path, error: OSError, what: str) -> UserFileError:
     denied = error.errno in (errno.EACCES, errno.EPERM, errno.EROFS)
     hint = " — make the file and its folder writable" if denied else ""
-    return UserFileError(f"{path}: cannot write the {what} ({error.strerror or error}); nothing was changed{hint}")
+    reason = error.strerror or str(error)
+    return UserFileError(f"{path}: cannot write the {what} ({reason}); nothing was changed{hint}", path=path, reason=reason, denied=denied)
 
 
 def _discard(temporary: str) -> None:

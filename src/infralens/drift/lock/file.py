@@ -1,15 +1,14 @@
 """The lock file on disk: read it with clear errors, compose a new text, write it atomically.
 
 ``infralens lock --update`` rewrites single entries and keeps every other byte of
-the file (:func:`compose`). Writes go through a temporary file and ``os.replace``
-(:func:`write_atomically`) and are serialised across processes by :func:`writer_lock`.
+the file (:func:`compose`). Writes go through :mod:`infralens.userfiles` (a temporary file and
+``os.replace``: :func:`write_atomically`) and are serialised across processes by :func:`writer_lock`.
 The text format itself is :mod:`.lockformat`; the entries are :mod:`.entries`.
 """
 
 from __future__ import annotations
 
 import contextlib
-import errno
 import getpass
 import os
 import stat
@@ -23,6 +22,7 @@ from infralens.drift.lock.entries import Lock, LockEntry
 from infralens.drift.lock.text import PREAMBLE, LockText, parse_lock, problem, render_entry
 from infralens.errors import LockfileError
 from infralens.hashing import sha256_text
+from infralens.userfiles import UserFileError, write_atomically as write_user_file
 
 if TYPE_CHECKING:
     from filelock import FileLock
@@ -113,62 +113,22 @@ def _insert(parts: list[tuple[str, str]], entry: LockEntry) -> list[tuple[str, s
 
 
 def write_atomically(path: Path, text: str) -> None:
-    """Write ``text`` to ``path`` through a temporary file in the same folder and ``os.replace``.
+    """Write ``text`` to ``path`` whole or not at all, through :func:`infralens.userfiles.write_atomically`.
 
-    The new file keeps the old one's permission bits (a new lock gets the umask's
-    default, as ``open`` would give it). A folder or file that cannot be written
-    raises :class:`LockfileError` naming the path; the old file is then untouched.
+    That is the one atomic write of every user's file: a temporary file in the same folder, ``os.replace``,
+    the old file's permission bits (a new lock gets the umask's default, as ``open`` would give it). A folder
+    or file that cannot be written raises :class:`LockfileError` naming the path; the old file is then untouched.
     """
-    _check_writable(path)
-    mode = _mode_for(path)
-    tmp: str | None = None
     try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-        with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as handle:
-            handle.write(text)
-            handle.flush()
-            os.chmod(tmp, mode)
-            os.fsync(handle.fileno())
-        os.replace(tmp, path)
-    except OSError as error:
-        _discard(tmp)
-        denied = error.errno in (errno.EACCES, errno.EPERM, errno.EROFS)
-        raise _unwritable(path, error.strerror or str(error), permissions=denied) from None
-    except BaseException:
-        _discard(tmp)
-        raise
-
-
-def _discard(tmp: str | None) -> None:
-    if tmp is not None:
-        with contextlib.suppress(OSError):
-            os.unlink(tmp)
+        write_user_file(path, text, what="lock")
+    except UserFileError as error:
+        raise _unwritable(path, error.reason, permissions=error.denied) from None
 
 
 def _unwritable(path: Path, reason: str, *, permissions: bool = True) -> LockfileError:
     """The error for a lock that could not be written; ``permissions``: say how to make it writable."""
     hint = " — make the file and its folder writable, or work in a writable checkout" if permissions else ""
     return LockfileError(f"{path}: cannot write the lock ({reason}); nothing was changed{hint}")
-
-
-def _check_writable(path: Path) -> None:
-    """Refuse before writing when the lock file or its folder is read-only."""
-    if path.exists() and not os.access(path, os.W_OK):
-        raise _unwritable(path, "the file is read-only")
-    folder = next((p for p in (path.parent, *path.parent.parents) if p.exists()), None)
-    if folder is not None and not os.access(folder, os.W_OK | os.X_OK):
-        raise _unwritable(path, f"{folder} is read-only")
-
-
-def _mode_for(path: Path) -> int:
-    """Permission bits for the rewritten ``path``: the existing file's, else ``0o666`` less the umask."""
-    try:
-        return stat.S_IMODE(path.stat().st_mode) & 0o777
-    except OSError:
-        umask = os.umask(0o022)
-        os.umask(umask)
-        return 0o666 & ~umask
 
 
 def writer_lock(path: Path, timeout: float = 60.0) -> FileLock:
