@@ -11,6 +11,7 @@ the caller uses libcst.
 from __future__ import annotations
 
 import ast
+import bisect
 import re
 
 from infralens.hashing import sha256_text
@@ -69,14 +70,7 @@ class _Walker:
         return start + len(row.encode("utf-8")[:byte_column].decode("utf-8", "ignore"))
 
     def line_of(self, offset: int) -> int:
-        low, high = 0, len(self.offsets) - 1
-        while low < high:
-            middle = (low + high + 1) // 2
-            if self.offsets[middle] <= offset:
-                low = middle
-            else:
-                high = middle - 1
-        return low + 1
+        return bisect.bisect_right(self.offsets, offset)
 
     def start(self, node: ast.stmt) -> int:
         """Where libcst starts a statement: its first decorator's ``@`` when it has one."""

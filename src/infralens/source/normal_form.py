@@ -14,6 +14,8 @@ import keyword
 import re
 import tokenize
 
+from infralens.source.token_scan import scan
+
 _SKIPPED = {tokenize.COMMENT, tokenize.NL, tokenize.NEWLINE, tokenize.INDENT, tokenize.DEDENT, tokenize.ENDMARKER}
 _FALLBACK_SPLIT = re.compile(r"\s+|(#[^\n]*)")
 _CLOSING = {")", "]", "}"}
@@ -88,7 +90,25 @@ def contains(haystack: str, needle: str) -> bool:
 
 
 def normalize_with_last_line(code: str) -> tuple[str, int]:
-    """Like :func:`normalize`, and also the 0-based row (within ``code``) of the last real token."""
+    """Like :func:`normalize`, and also the 0-based row (within ``code``) of the last real token.
+
+    Ordinary code is read by the regex scanner (:mod:`.token_scan`); anything it is unsure of, by :mod:`tokenize`.
+    """
+    scanned = scan(code)
+    if scanned is None:
+        return tokenized_with_last_line(code)
+    tokens, end = scanned
+    text = " ".join(tokens)
+    if ", )" in text or ", ]" in text or ", }" in text:  # a trailing comma may be layout: let the joiner decide
+        joiner = _Joiner()
+        for token in tokens:
+            joiner.add(token)
+        text = " ".join(joiner.tokens)
+    return text, code.count("\n", 0, end)
+
+
+def tokenized_with_last_line(code: str) -> tuple[str, int]:
+    """:func:`normalize_with_last_line` by :mod:`tokenize` alone: the reference the scanner is compared with."""
     joiner = _Joiner()
     tokens = joiner.tokens
     last_row = 0
