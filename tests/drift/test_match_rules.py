@@ -12,6 +12,7 @@ import pytest
 from infralens.drift.match.assign import assign
 from infralens.drift.match.decide import RULE_KIND, THRESHOLDS, Container, Origin, Rule, StepCase, admissible, decide, pick_home, same_copy
 from infralens.drift.match.evidence import Evidence, ReplacementKind, replacement, same_ast, statement_shape
+from infralens.drift.match.position import Position
 
 T = THRESHOLDS
 
@@ -78,6 +79,15 @@ ADMISSIBLE = [
     (ev(similarity=T.sole_assignment_similarity - 0.01, sole_assignment=True), None),
     (ev(similarity=0.2, context=0.25, replacement=SWAPPED, same_shape=False), Rule.SAME_ACTION),
     (ev(similarity=0.2, replacement=SWAPPED), None),  # a replacement still needs a neighbour or some text
+    # Position (the body diff) counts as context: in the step's hunk like a neighbour, at its rank like all of them.
+    (ev(similarity=T.edit_similarity, position=Position.IN_HUNK), Rule.EDIT),
+    (ev(similarity=T.edit_similarity - 0.01, position=Position.IN_HUNK), None),
+    (ev(similarity=T.edit_similarity, position=Position.OUTSIDE), None),
+    (ev(similarity=T.candidate_similarity, position=Position.PAIRED), Rule.EDIT),
+    (ev(similarity=T.candidate_similarity - 0.01, position=Position.PAIRED), None),
+    (ev(similarity=0.2, replacement=SWAPPED, position=Position.IN_HUNK), Rule.SAME_ACTION),
+    (ev(similarity=0.5, replacement=SWAPPED, position=Position.OUTSIDE), None),  # elsewhere in the body: needs a neighbour
+    (ev(similarity=0.5, replacement=SWAPPED, position=Position.OUTSIDE, context=0.25), Rule.SAME_ACTION),
 ]
 
 

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from enum import Enum
 from typing import TYPE_CHECKING
 
+from infralens.drift.match.position import Position
 from infralens.reports import DriftKind as StepKind
 
 if TYPE_CHECKING:
@@ -51,6 +52,8 @@ class Thresholds:
     """Body overlap for a definition of another name to be the target renamed."""
     target_renamed_margin: float = 0.05
     """A second rename candidate this close to the best makes the rename ambiguous (not reported)."""
+    position_rank: float = 0.15
+    """What standing at the step's rank in its diff hunk adds to an edit candidate's rank (half for elsewhere in the hunk)."""
     max_search_files: int = 16
     """At most this many files are indexed per distribution-wide search (best-ranked first)."""
 
@@ -148,12 +151,17 @@ def admissible(evidence: Evidence) -> Rule | None:
         return None  # the reviewed body held it already: it was there all along, not an edit of this step
     if evidence.same_ast:
         return Rule.SAME_TREE
-    if evidence.replacement is not None and (evidence.context > 0.0 or evidence.similarity >= t.candidate_similarity):
+    placed = evidence.position in (Position.PAIRED, Position.IN_HUNK)  # the body diff puts it where the step was
+    s, c = evidence.similarity, evidence.context
+    if evidence.replacement is not None and (c > 0.0 or placed or (s >= t.candidate_similarity and evidence.position is not Position.OUTSIDE)):
         return Rule.SAME_ACTION
     if not evidence.same_shape:
         return None  # an edit keeps the kind of statement
-    s, c = evidence.similarity, evidence.context
-    if s >= t.confident_similarity or (s >= t.edit_similarity and c > 0.0) or (s >= t.candidate_similarity and c >= 1.0):
+    if (
+        s >= t.confident_similarity
+        or (s >= t.edit_similarity and (c > 0.0 or placed))
+        or (s >= t.candidate_similarity and (c >= 1.0 or evidence.position is Position.PAIRED))
+    ):
         return Rule.EDIT
     if evidence.sole_assignment and s >= t.sole_assignment_similarity:
         return Rule.SOLE_ASSIGNMENT
@@ -176,9 +184,13 @@ def weight(evidence: Evidence) -> float:
     return 0.0
 
 
+_POSITION_SHARE = {Position.PAIRED: 1.0, Position.IN_HUNK: 0.5}
+
+
 def edit_rank(evidence: Evidence) -> float:
-    """The order of edit candidates: mostly text, partly context."""
-    return 0.7 * evidence.similarity + 0.3 * evidence.context
+    """The order of edit candidates: mostly text, partly context, and where the body diff puts them."""
+    share = THRESHOLDS.position_rank * _POSITION_SHARE.get(evidence.position, 0.0)
+    return (0.7 - THRESHOLDS.position_rank) * evidence.similarity + 0.3 * evidence.context + share
 
 
 def confident(evidence: Evidence) -> bool:

@@ -20,6 +20,7 @@ from functools import lru_cache
 from infralens.drift.lock.entries import StepLock, short_hash
 from infralens.drift.lock.facts import surroundings
 from infralens.drift.match.decide import THRESHOLDS, Origin, admissible
+from infralens.drift.match.position import Position
 from infralens.drift.match.propose import Proposal
 
 
@@ -67,6 +68,8 @@ class Evidence:
     replacement: Replacement | None = None
     sole_assignment: bool = False
     """The only statement left in the target that assigns the same name."""
+    position: Position = Position.UNKNOWN
+    """Where the diff of the reviewed and the new body puts the candidate relative to the step (:mod:`.position`)."""
 
     def describe(self) -> str:
         """The evidence in words, as ``check --explain`` prints it."""
@@ -86,6 +89,8 @@ class Evidence:
             ("only assignment of the name", self.sole_assignment),
         ]
         parts.extend(name for name, on in facts if on)
+        if self.position is not Position.UNKNOWN:
+            parts.append(f"position {self.position.value}")
         if self.replacement is not None:
             parts.append(self.replacement.describe())
         return ", ".join(parts)
@@ -311,8 +316,17 @@ def _align(a: object, b: object, pairs: dict[str, str], called: set[str], calls:
 # -- measuring one proposal ------------------------------------------------------------------------
 
 
-def measure(proposal: Proposal, entry: StepLock, old_body: frozenset[str], *, sole_assignment: bool = False, reach: bool = False) -> Evidence:
-    """The evidence for ``proposal`` as where ``entry`` is now (``old_body``: short hashes the reviewed body held).
+def measure(
+    proposal: Proposal,
+    entry: StepLock,
+    old_body: frozenset[str],
+    *,
+    sole_assignment: bool = False,
+    reach: bool = False,
+    position: Position = Position.UNKNOWN,
+) -> Evidence:
+    """The evidence for ``proposal`` as where ``entry`` is now (``old_body``: short hashes the reviewed body held;
+    ``position``: where the body diff puts the proposal relative to the step).
 
     Neighbours are only looked up when they could matter: a candidate that no rule would admit even with every
     neighbour in place is returned with its best-case context (the caller drops it).
@@ -339,6 +353,7 @@ def measure(proposal: Proposal, entry: StepLock, old_body: frozenset[str], *, so
         reach=reach,
         replacement=swapped,
         sole_assignment=sole_assignment,
+        position=position,
     )
     if proposal.origin is Origin.TARGET and admissible(evidence) is None:
         return evidence

@@ -13,11 +13,13 @@ from collections import Counter
 from dataclasses import dataclass
 
 from infralens.drift.lock.entries import AnnotationLock, StepLock, short_hash
+from infralens.drift.lock.facts import body_of
 from infralens.drift.match.assign import assign
 from infralens.drift.match.calls import Reach
 from infralens.drift.match.container import ContainerMapper, Found
 from infralens.drift.match.decide import THRESHOLDS, Container, Origin, Rule, StepCase, admissible, decide, edit_rank, pick_home, same_copy, weight
 from infralens.drift.match.evidence import Evidence, assigned_name, measure
+from infralens.drift.match.position import Alignment
 from infralens.drift.match.propose import Proposal, elsewhere, in_target, target_pool
 from infralens.drift.match.reader import TreeReader
 from infralens.drift.match.results import Candidate, Scores, StepKind, StepResult, TargetKind, TargetResult
@@ -112,9 +114,10 @@ class DistributionMatcher:
         """Each step's statement inside the target (one-to-one), and every admissible option per step."""
         pool = target_pool(found)
         old_body = _held(annotation, pool)
+        alignment = Alignment(annotation.body, body_of(found.index, found.definition))
         options: dict[str, list[_Scored]] = {}
         for entry in steps:
-            options[entry.step_id] = self._options(found, pool, entry, steps, old_body)
+            options[entry.step_id] = self._options(found, pool, entry, steps, old_body, alignment)
         _settle_contested(options)
         weights = {step_id: {o.proposal.key: weight(o.evidence) + o.tie for o in found_options} for step_id, found_options in options.items()}
         chosen = assign(weights)
@@ -123,7 +126,9 @@ class DistributionMatcher:
             own[step_id] = next(o for o in options[step_id] if o.proposal.key == key)
         return own, options
 
-    def _options(self, found: Found, pool: tuple[Statement, ...], entry: StepLock, steps: list[StepLock], old_body: frozenset[str]) -> list[_Scored]:
+    def _options(
+        self, found: Found, pool: tuple[Statement, ...], entry: StepLock, steps: list[StepLock], old_body: frozenset[str], alignment: Alignment
+    ) -> list[_Scored]:
         exact = [_Scored(p, measure(p, entry, old_body)) for p in in_target(found, pool, entry, exact_only=True)]
         contested: list[_Scored] = []
         if exact and len(exact) < entry.copies and same_copy([s.evidence.context for s in exact]):
@@ -148,7 +153,8 @@ class DistributionMatcher:
             sole_key = (found.source.relpath, same[0].start_line) if len(same) == 1 else None
         scored = []
         for proposal in in_target(found, pool, entry, exact_only=False):
-            evidence = measure(proposal, entry, old_body, sole_assignment=proposal.key == sole_key)
+            position = alignment.position(entry, proposal.window[0])
+            evidence = measure(proposal, entry, old_body, sole_assignment=proposal.key == sole_key, position=position)
             if admissible(evidence) is not None:
                 scored.append(_Scored(proposal, evidence))
         return contested + scored
