@@ -82,11 +82,10 @@ def test_a_renamed_action_outside_the_steps_hunk_with_no_neighbours_is_not_its_e
 
 def test_alignment_pairs_ranks_inside_an_equal_hunk():
     def body(code: str):
-        index = index_source(code)
-        return index, tuple(s for s in index.statements if s.scope == "f")
+        return tuple(s for s in index_source(code).statements if s.scope == "f")
 
-    old_index, old_body = body("def f():\n    a = 1\n    b = 2\n    c = 3\n    d = 4\n")
-    new_index, new_body = body("def f():\n    a = 1\n    b = 20\n    c = 30\n    d = 4\n")
+    old_body = body("def f():\n    a = 1\n    b = 2\n    c = 3\n    d = 4\n")
+    new_body = body("def f():\n    a = 1\n    b = 20\n    c = 30\n    d = 4\n")
     alignment = Alignment(tuple(short_hash(s.text) for s in old_body), new_body)
 
     class Entry:

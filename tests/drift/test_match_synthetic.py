@@ -146,7 +146,39 @@ CONTAINERS = {
     "renamed-body-overlap": ({"mixer.py": OLD.replace("def run(", "def forward(")}, "renamed"),
     "deleted": ({"mixer.py": "X = 1\n"}, "deleted"),
     "decorators-changed": ({"mixer.py": OLD.replace("    def run(", "    @cached\n    def run(")}, "decorators-changed"),
-}
+}  # and the two rows below, split-into-helpers and wrapped-by-decorator
+
+# The attention part of run() went into a helper run() calls; the doubling and tripling stayed.
+SPLIT = OLD.replace(
+    """        h = self.norm(x)
+        h = self.attn(h)
+        h = self.norm(h)
+""",
+    """        h = self.mix(x)
+""",
+).replace(
+    "        return y + z\n",
+    """        return y + z
+
+    def mix(self, x):
+        h = self.norm(x)
+        h = self.attn(h)
+        h = self.norm(h)
+        return h
+""",
+)
+# The gain update and the total went into a decorator the method now carries (its wrapper runs them).
+WRAPPED = """
+def with_gain(function):
+    def wrapper(self, x, scale):
+        total = (x + scale) * 2
+        self.set_gain(scale)
+        return function(self, x, scale)
+
+    return wrapper
+""" + OLD.replace("    def run(", "    @with_gain\n    def run(").replace("        total = (x + scale) * 2\n        self.set_gain(scale)\n", "")
+CONTAINERS["split-into-helpers"] = ({"mixer.py": SPLIT}, "body-changed")
+CONTAINERS["wrapped-by-decorator"] = ({"mixer.py": WRAPPED}, "decorators-changed")
 
 
 def test_each_container_rule_decides_its_row(demo):
@@ -158,3 +190,23 @@ def test_each_container_rule_decides_its_row(demo):
             base = demo.write_source("1.0", {"mixer.py": OLD})
         (target,) = demo.check(base).targets
         assert (target.rule, target.kind.value) == (rule, kind), (rule, target.message)
+
+
+def test_a_split_is_one_container_decision_and_the_moved_steps_land_in_its_helper(demo):
+    # A decoy copy of the moved statement sits in a function run() does not call: never the new home.
+    decoy = SPLIT + "\n\ndef unrelated(self, x):\n    h = self.attn(h)\n    return h\n"
+    report = _check(demo, OLD, decoy, "h = self.attn(h)", "y = h * 2")
+    (target,) = report.targets
+    assert target.rule == "split-into-helpers" and "Mixer.mix (3)" in target.message, target.message
+    steps = _by_key(report)
+    assert (steps["s0"].kind.value, steps["s0"].new.target) == ("moved", "Mixer.mix")
+    assert (steps["s1"].kind.value, steps["s1"].rule) == ("unchanged", "same-text")
+
+
+def test_statements_wrapped_into_a_decorator_are_moved_into_its_wrapper(demo):
+    report = _check(demo, OLD, WRAPPED, "self.set_gain(scale)", "total = (x + scale) * 2")
+    (target,) = report.targets
+    assert target.rule == "wrapped-by-decorator" and "decorator added: @with_gain" in target.message, target.message
+    assert "demo.mixer.with_gain.wrapper (2)" in target.message
+    for step in _by_key(report).values():
+        assert (step.kind.value, step.new.target) == ("moved", "with_gain.wrapper"), step.message

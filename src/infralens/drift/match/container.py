@@ -6,14 +6,16 @@ qualname in its file (``same-place``, ``body-changed``); the same qualname in an
 subclass or a ``__new__`` returning the new class); a definition of another name whose body overlaps
 (``renamed-body-overlap``); else ``deleted``. Decorators are part of the target: one added, removed or
 replaced makes the finding ``decorators-changed`` (low severity, like a body that changed around
-unchanged steps), named in the message. Statements are then mapped only inside the function found
-(and the functions it leads to, see :mod:`infralens.drift.match.calls`).
+unchanged steps), named in the message. A body that lost statements to helpers it now calls or to a
+decorator it now carries is one more decision (``split-into-helpers``, ``wrapped-by-decorator``; see
+:mod:`.split`), naming the helpers. Statements are then mapped inside the function found, then in those
+helpers (and the other functions it leads to, see :mod:`infralens.drift.match.calls`).
 """
 
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from infralens.drift.lock.entries import AnnotationLock, Place, StepLock
 from infralens.drift.lock.facts import body_hashes, jaccard
@@ -21,6 +23,7 @@ from infralens.drift.match.decide import THRESHOLDS
 from infralens.drift.match.forwarding import forwarded_method
 from infralens.drift.match.reader import TreeReader
 from infralens.drift.match.results import TargetKind, TargetResult
+from infralens.drift.match.split import Split, split_of
 from infralens.source import Definition, ModuleIndex, SourceFile
 
 
@@ -34,6 +37,8 @@ class Found:
     locality: float
     """How sure it is the reviewed target: 1.0 in place, 0.9 same qualname elsewhere, 0.8 renamed."""
     in_place: bool
+    split: Split | None = None
+    """The helpers and decorators it leads to that now hold statements it lost (see :mod:`.split`)."""
 
     def overlap(self, entry: AnnotationLock) -> float:
         """Statement overlap of the definition's body with the reviewed one."""
@@ -63,6 +68,12 @@ class ContainerMapper:
         result, found = self._map(entry, steps)
         if found is None or result.kind in (TargetKind.DELETED, TargetKind.UNREADABLE):
             return result, found
+        if result.kind is not TargetKind.UNCHANGED:
+            split = split_of(self.reader, found.source, found.index, found.definition, entry)
+            if split is not None:
+                found = replace(found, split=split)
+                rule = split.rule if result.kind is TargetKind.BODY_CHANGED else result.rule
+                result = replace(result, message=f"{result.message}; {split.describe()}", rule=rule)
         return _with_decorators(result, entry, found), found
 
     def in_place(self, entry: AnnotationLock) -> Found | None:
@@ -184,5 +195,6 @@ def _with_decorators(result: TargetResult, entry: AnnotationLock, found: Found) 
         return result
     if result.kind in (TargetKind.UNCHANGED, TargetKind.BODY_CHANGED):
         message = change if result.kind is TargetKind.UNCHANGED else f"{change}; {result.message}"
-        return TargetResult(entry, TargetKind.DECORATORS_CHANGED, result.new, result.similarity, message, result.layer, rule="decorators-changed")
+        rule = result.rule if result.rule == "wrapped-by-decorator" else "decorators-changed"
+        return TargetResult(entry, TargetKind.DECORATORS_CHANGED, result.new, result.similarity, message, result.layer, rule=rule)
     return TargetResult(entry, result.kind, result.new, result.similarity, f"{result.message}; {change}", result.layer, rule=result.rule)

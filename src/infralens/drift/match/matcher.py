@@ -20,7 +20,7 @@ from infralens.drift.match.container import ContainerMapper, Found
 from infralens.drift.match.decide import THRESHOLDS, Container, Origin, Rule, StepCase, admissible, decide, edit_rank, pick_home, same_copy, weight
 from infralens.drift.match.evidence import Evidence, assigned_name, measure
 from infralens.drift.match.position import Alignment
-from infralens.drift.match.propose import Proposal, elsewhere, in_target, target_pool
+from infralens.drift.match.propose import Proposal, elsewhere, in_helpers, in_target, target_pool
 from infralens.drift.match.reader import TreeReader
 from infralens.drift.match.results import Candidate, Scores, StepKind, StepResult, TargetKind, TargetResult
 from infralens.resolve import Resolver
@@ -179,10 +179,14 @@ class DistributionMatcher:
                 message += " (only parentheses or line breaks differ)"
             layer = 1 if decision.rule is Rule.SAME_TEXT and own.proposal.window[0].start_line == entry.lines[0] else 2
             return _result(entry, decision.rule, own, (), message, ambiguous, layer=layer)
-        away = [_Scored(p, measure(p, entry, frozenset())) for p in elsewhere(self.reader, entry, annotation, found)]
+        helpers = [_Scored(p, measure(p, entry, frozenset(), reach=True)) for p in in_helpers(found, entry)] if found is not None else []
+        away = [] if helpers else [_Scored(p, measure(p, entry, frozenset())) for p in elsewhere(self.reader, entry, annotation, found)]
         reached: _Scored | None = None
         home: _Scored | None = None
-        if reach is not None:
+        if helpers:  # the container decision named the helpers that received the target's statements: look there first
+            reached = max(helpers, key=_home_rank)
+            away = [h for h in helpers if h is not reached]
+        elif reach is not None:
             reached = next((s for s in sorted(away, key=_home_rank, reverse=True) if reach.leads_to(s.proposal.place())), None)
             if reached is not None:
                 reached = _Scored(reached.proposal, _reached(reached.evidence))

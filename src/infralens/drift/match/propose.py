@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from infralens.drift.lock.entries import AnnotationLock, Place, StepLock
-from infralens.drift.lock.facts import body_hashes, enclosing_definitions, jaccard
+from infralens.drift.lock.facts import body_hashes, body_of, enclosing_definitions, jaccard
 from infralens.drift.match.container import Found
 from infralens.drift.match.decide import THRESHOLDS, Origin
 from infralens.drift.match.reader import TreeReader
@@ -105,4 +105,17 @@ def elsewhere(reader: TreeReader, entry: StepLock, annotation: AnnotationLock, f
                 continue
             locality = max((jaccard(annotation.body, body_hashes(index, d)) for d in enclosing_definitions(index, statement)), default=0.0)
             proposals.append(Proposal(source, index, window, Origin.ELSEWHERE, locality))
+    return proposals
+
+
+def in_helpers(found: Found, entry: StepLock) -> list[Proposal]:
+    """Runs with the step's exact texts in the helpers the container decision named (:mod:`.split`): the first place
+    a statement that left the target is looked for."""
+    proposals = []
+    for helper in found.split.helpers if found.split is not None else ():
+        pool = body_of(helper.index, helper.definition)
+        for start in range(len(pool) - len(entry.texts) + 1):
+            window = pool[start : start + len(entry.texts)]
+            if tuple(s.text for s in window) == entry.texts:
+                proposals.append(Proposal(helper.source, helper.index, window, Origin.REACHED, found.locality))
     return proposals

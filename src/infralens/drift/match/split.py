@@ -1,0 +1,111 @@
+"""Split or wrapped: the part of the reviewed body that now lives in functions the target leads to, decided once.
+
+When upstream extracts part of a function into helpers it calls (``self._prepare(...)``, a module
+function, a nested function) or into a decorator it now carries, the statements it lost are there.
+This is one container decision per annotation, with its evidence (which helpers received how many of
+the lost statements), made before any step is placed: a step whose text left the target is then
+looked for first in exactly those helpers, so every moved step of a function lands where the
+container decision says, and the distribution-wide search is only the fallback.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+from infralens.drift.lock.entries import AnnotationLock
+from infralens.drift.lock.facts import body_hashes
+from infralens.drift.match.calls import Reach
+from infralens.drift.match.forwarding import class_named
+from infralens.drift.match.names import defining_file
+from infralens.drift.match.reader import TreeReader
+from infralens.source import Definition, DefinitionKind, ModuleIndex, SourceFile
+
+MIN_RECEIVED = 2
+"""A split needs at least this many lost statements found in the helpers (one could be a coincidence)."""
+
+
+@dataclass(frozen=True)
+class Helper:
+    """A function the target leads to that received statements the target lost."""
+
+    source: SourceFile
+    index: ModuleIndex
+    definition: Definition
+    received: int
+    decorator: bool
+    """The helper is (defined by) a decorator the target carries, not a function it calls."""
+
+    @property
+    def name(self) -> str:
+        return f"{self.source.module}.{self.definition.qualname}"
+
+
+@dataclass(frozen=True)
+class Split:
+    """The container decision: the lost statements and the helpers that hold them."""
+
+    lost: int
+    helpers: tuple[Helper, ...]
+
+    @property
+    def rule(self) -> str:
+        return "wrapped-by-decorator" if any(h.decorator for h in self.helpers) else "split-into-helpers"
+
+    def describe(self) -> str:
+        names = ", ".join(f"{h.name} ({h.received})" for h in self.helpers)
+        where = "decorators and helpers it now runs" if self.rule == "wrapped-by-decorator" else "helpers it calls"
+        return f"{sum(h.received for h in self.helpers)} of the {self.lost} statements it lost are now in {where}: {names}"
+
+
+def split_of(reader: TreeReader, source: SourceFile, index: ModuleIndex, definition: Definition, entry: AnnotationLock) -> Split | None:
+    """The helpers the mapped target (``definition`` in ``source``) leads to that hold statements it lost
+    (None when fewer than :data:`MIN_RECEIVED`)."""
+    lost = Counter(entry.body) - Counter(body_hashes(index, definition))
+    if sum(lost.values()) < MIN_RECEIVED:
+        return None
+    reach = Reach(reader, source, index, definition)
+    helpers = []
+    for home, home_index, function, decorator in _reached_definitions(reader, reach):
+        received = sum((lost & Counter(body_hashes(home_index, function))).values())
+        if received:
+            helpers.append(Helper(home, home_index, function, received, decorator))
+    if sum(h.received for h in helpers) < MIN_RECEIVED:
+        return None
+    helpers.sort(key=lambda h: (-h.received, h.name))
+    return Split(sum(lost.values()), tuple(helpers))
+
+
+def _reached_definitions(reader: TreeReader, reach: Reach) -> Iterator[tuple[SourceFile, ModuleIndex, Definition, bool]]:
+    """Functions the target leads to: methods of its class it calls on ``self``/``cls``, functions nested in it that
+    it calls, and functions it calls or decorators it carries that resolve statically to a definition (a decorator
+    with the wrappers nested in it)."""
+    own = reach.definition.qualname
+    owner = own.rsplit(".", 1)[0] if "." in own else ""
+    is_method = bool(owner) and class_named(reach.index, owner) is not None
+    seen: set[tuple[str, str]] = set()
+    for definition in reach.index.definitions:
+        name = definition.qualname
+        if definition.kind is DefinitionKind.CLASS or name == own:
+            continue
+        nested = name.startswith(own + ".") and name[len(own) + 1 :].split(".")[0] in reach.calls.functions
+        method = is_method and name.rsplit(".", 1)[0] == owner and name.rsplit(".", 1)[1] in reach.calls.methods
+        if nested or method:
+            seen.add((reach.source.relpath, name))
+            yield reach.source, reach.index, definition, False
+    decorators = {d for d in reach.definition.decorators if "." not in d}
+    for called in sorted(reach.calls.functions | decorators):
+        relpath = defining_file(reader, reach.source.relpath, called, reach.scopes)
+        indexed = reader.indexed(relpath) if relpath is not None else None
+        if relpath is None or indexed is None:
+            continue
+        source, index = indexed
+        for definition in index.definitions:
+            name = definition.qualname
+            if name.split(".")[0] != called or definition.kind is DefinitionKind.CLASS or (relpath, name) in seen:
+                continue
+            if name != called and called not in decorators:
+                continue  # a called function itself; a decorator also brings the wrappers nested in it
+            seen.add((relpath, name))
+            yield source, index, definition, called in decorators
