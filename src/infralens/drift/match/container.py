@@ -68,7 +68,7 @@ class ContainerMapper:
         result, found = self._map(entry, steps)
         if found is None or result.kind in (TargetKind.DELETED, TargetKind.UNREADABLE):
             return result, found
-        if result.kind is not TargetKind.UNCHANGED and _lost_a_step(found, steps):
+        if result.kind is not TargetKind.UNCHANGED:
             split = split_of(self.reader, found.source, found.index, found.definition, entry)
             if split is not None:
                 found = replace(found, split=split)
@@ -174,12 +174,6 @@ class ContainerMapper:
         if not scored or (len(scored) > 1 and scored[1][0] >= scored[0][0] - THRESHOLDS.target_renamed_margin):
             return None
         return scored[0][1]
-
-
-def _lost_a_step(found: Found, steps: list[StepLock]) -> bool:
-    """Whether some step's text is no longer in the target (only then is a split worth resolving its calls for)."""
-    texts = {s.text for s in found.index.statements_within(found.definition.start_line, found.definition.end_line)}
-    return any(step.texts[0] not in texts for step in steps)
 
 
 def decorator_change(entry: AnnotationLock, definition: Definition) -> str:
