@@ -7,6 +7,7 @@ unchanged / false moved counts and every wrong row.
     .venv/bin/python benchmarks/bench_drift_accuracy.py
     .venv/bin/python benchmarks/bench_drift_accuracy.py --corpus tests/data/drift_benchmark.yaml
     .venv/bin/python benchmarks/bench_drift_accuracy.py --corpus tests/data/drift_untouched.yaml   # held out: tune nothing on it
+    .venv/bin/python benchmarks/bench_drift_accuracy.py --corpus tests/data/drift_untouched2_a.yaml --corpus tests/data/drift_untouched2_b.yaml
 
 Groups with ``against:`` are checked against that release's wheel instead of the installed one. Every row's result
 names the rule that decided it (:mod:`infralens.drift.match.decide`); the rules are counted, right and wrong.
@@ -37,13 +38,14 @@ def _home(statement: dict) -> str:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--corpus", type=Path, default=CORPUS, help="corpus YAML (default: %(default)s)")
+    parser.add_argument("--corpus", type=Path, action="append", help=f"corpus YAML, repeatable: the parts are scored together (default: {CORPUS})")
     args = parser.parse_args(argv)
+    corpora = args.corpus or [CORPUS]
     started = time.perf_counter()
-    rows = run_corpus(default_cache_dir(), args.corpus.resolve())
+    rows = [row for corpus in corpora for row in run_corpus(default_cache_dir(), corpus.resolve())]
     seconds = time.perf_counter() - started
     releases = Counter(r[0] for r in rows)
-    print(f"corpus {args.corpus}: {len(rows)} statements; by release: {dict(sorted(releases.items()))}")
+    print(f"corpus {' + '.join(str(c) for c in corpora)}: {len(rows)} statements; by release: {dict(sorted(releases.items()))}")
     kinds = ["unchanged", "moved", "changed", "deleted", "unreadable"]
     confusion = Counter((want, got) for _, want, got, _, _ in rows)
     right = sum(n for (want, got), n in confusion.items() if want == got)

@@ -177,9 +177,9 @@ UNTOUCHED = Path(__file__).parents[1] / "data" / "drift_untouched.yaml"
 
 
 def test_untouched_corpus_holds_its_safety_targets():
-    """The held-out corpus (diffusers 0.31.0 -> 0.34.0, 0.33.1 -> 0.35.2, diffsynth 2.0.0 -> 2.1.12; no rule tuned on it):
-    no false *unchanged*, at most 1% false *moved*, every move placed where the truth says, and accuracy kept at
-    least at the figure measured when the three-stage matcher landed (93%; the issue's target is 97%)."""
+    """Corpus 1 (diffusers 0.31.0 -> 0.34.0, 0.33.1 -> 0.35.2, diffsynth 2.0.0 -> 2.1.12), held out until its misses
+    were studied on 2026-11-25 (positional evidence came after; it counts as seen since): no false *unchanged*, at
+    most 1% false *moved*, every move placed where the truth says, and accuracy kept at the figure measured then (95%)."""
     from infralens.source.cache import default_cache_dir
 
     rows = run_corpus(default_cache_dir(), UNTOUCHED)
@@ -188,7 +188,25 @@ def test_untouched_corpus_holds_its_safety_targets():
     summary = f"{len(rows) - len(wrong)}/{len(rows)} right; wrong: " + "; ".join(f"{r[0]} {r[1]}->{r[2]} {r[3]['text'][:60]!r}" for r in wrong)
     assert not [r for r in rows if r[2] == "unchanged" and r[1] != "unchanged"], summary
     assert sum(1 for r in rows if r[2] == "moved" and r[1] != "moved") <= 0.01 * len(rows), summary
-    assert (len(rows) - len(wrong)) / len(rows) >= 0.93, summary
+    assert (len(rows) - len(wrong)) / len(rows) >= 0.95, summary
     for _, want, got, statement, result in rows:
         if want == got == "moved" and statement.get("now", "").startswith(("diffusers.", "diffsynth.")):
             assert f"{result.new.module}.{result.new.target}" == statement["now"].split(":")[0], (statement["text"], result.new)
+
+
+UNTOUCHED_2 = [Path(__file__).parents[1] / "data" / f"drift_untouched2_{part}.yaml" for part in ("a", "b")]
+
+
+def test_untouched_corpus_2_keeps_its_first_measured_figures():
+    """Corpus 2 (diffusers 0.32.2 -> 0.37.1, 0.34.0 -> 0.39.0, diffsynth 2.0.5 -> 2.1.12; truth written before the
+    checker ran, and no rule may be tuned on it). A guard against regressions at the figures of its one run on
+    2026-11-25 (235/249, 3 false *moved*), not the issue's targets (97%, at most 1% false *moved*), which it misses."""
+    from infralens.source.cache import default_cache_dir
+
+    rows = [row for corpus in UNTOUCHED_2 for row in run_corpus(default_cache_dir(), corpus)]
+    assert len(rows) >= 240
+    wrong = [r for r in rows if r[1] != r[2]]
+    summary = f"{len(rows) - len(wrong)}/{len(rows)} right; wrong: " + "; ".join(f"{r[0]} {r[1]}->{r[2]} {r[3]['text'][:60]!r}" for r in wrong)
+    assert not [r for r in rows if r[2] == "unchanged" and r[1] != "unchanged"], summary
+    assert sum(1 for r in rows if r[2] == "moved" and r[1] != "moved") <= 3, summary
+    assert len(rows) - len(wrong) >= 235, summary
