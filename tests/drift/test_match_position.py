@@ -65,7 +65,7 @@ def _check(demo, old: str, new: str, *texts: str):
 def test_a_rewrite_whose_neighbours_changed_too_is_changed_not_deleted(demo):
     steps = _check(demo, OLD, NEW, "ramp = torch.linspace(0, 1, self.steps)")
     step = steps["s0"]
-    assert (step.kind.value, step.rule) == ("changed", "edit"), step.message
+    assert step.kind.value == "changed" and step.rule in ("edit", "same-action"), step.message  # keywords: same-action
     assert step.new is not None and step.new.texts == ("sigmas = torch . linspace ( 0 , 1 , self . steps , dtype = dtype )",)
     assert "position in its hunk" in step.evidence
 
@@ -94,3 +94,17 @@ def test_alignment_pairs_ranks_inside_an_equal_hunk():
 
     positions = [alignment.position(Entry, s) for s in new_body]  # type: ignore[arg-type]
     assert positions == [Position.OUTSIDE, Position.PAIRED, Position.IN_HUNK, Position.OUTSIDE]
+
+
+def test_a_call_that_gained_a_keyword_and_a_new_name_is_the_same_action(demo):
+    # ``sig = self.karras(ramp)`` became ``sigmas = self.karras(ramp, rho=self.rho, device=x.device)``... too far; one
+    # keyword and one rename keep the action: the replacement is named, and neighbours all changed around it.
+    old = OLD.replace("        sig = self.karras(ramp)\n", "        sig = self.karras(ramp)\n        sig.flag = 1\n")
+    new = NEW.replace(
+        "        sigmas = self.compute_karras_sigmas(sigmas, device=device)\n",
+        "        sigma = self.karras(ramp, rho=self.rho)\n",
+    )
+    steps = _check(demo, old, new, "sig = self.karras(ramp)")
+    step = steps["s0"]
+    assert (step.kind.value, step.rule) == ("changed", "same-action"), step.message
+    assert "keyword arguments changed: sig -> sigma, rho=" in step.message

@@ -146,6 +146,11 @@ def test_same_syntax_tree_ignores_only_redundant_parentheses(left, right, same):
         ("std_dev_t = eta * variance ** 0.5", "sigma_t = eta * variance ** 0.5", ReplacementKind.VARIABLE_RENAMED),
         ("a = b + c", "x = y + z", None),  # three names differ: more than a rename
         ("a = b + 1", "a = b + 2", None),
+        ("x = f ( a )", "x = f ( a , dtype = d )", ReplacementKind.KEYWORDS_CHANGED),  # a keyword added
+        ("x = f ( a , b = 1 )", "y = f ( a )", ReplacementKind.KEYWORDS_CHANGED),  # removed, and a rename: two changes
+        ("x = f ( a , b = 1 )", "y = f ( a , c = 2 )", None),  # three changes
+        ("x = f ( a , b = 1 )", "x = f ( a , b = 2 )", None),  # a value changed: not a replacement
+        ("x = f ( a , ** kw )", "x = f ( a , ** kw , c = 2 )", None),  # keywords beside ** must line up
     ],
 )
 def test_replacements_that_keep_the_action(old, new, kind):

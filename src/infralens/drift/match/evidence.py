@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import ast
 import difflib
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from enum import Enum
 from functools import lru_cache
 
@@ -30,6 +30,8 @@ class ReplacementKind(str, Enum):
     VARIABLE_RENAMED = "variable renamed"
     CALL_RENAMED = "call renamed"
     SETTER_ASSIGNMENT = "setter call and attribute assignment"
+    KEYWORDS_CHANGED = "keyword arguments changed"
+    """A call gained or lost keyword arguments (perhaps with a name renamed too); ``old`` → ``new`` lists them."""
 
 
 @dataclass(frozen=True)
@@ -276,41 +278,72 @@ def _setter_pair(call: ast.stmt, assign: ast.stmt) -> bool | None:
     return True if ast.dump(obj) == ast.dump(target.value) and ast.dump(value) == ast.dump(assign.value) else None
 
 
+@dataclass
+class _Changes:
+    """What differs between two aligned trees: renamed names, and keyword arguments one call has and the other lacks."""
+
+    pairs: dict[str, str] = field(default_factory=dict)
+    called: set[str] = field(default_factory=set)
+    calls: set[int] = field(default_factory=set)
+    added: list[str] = field(default_factory=list)
+    removed: list[str] = field(default_factory=list)
+
+    def count(self) -> int:
+        return len(self.pairs) + len(self.added) + len(self.removed)
+
+
 def _renaming(left: ast.AST, right: ast.AST) -> Replacement | None:
-    """The same tree up to a consistent renaming of at most :attr:`~.Thresholds.max_renames` names."""
-    pairs: dict[str, str] = {}
-    called: set[str] = set()
-    calls_left = {id(n.func) for n in ast.walk(left) if isinstance(n, ast.Call)}
-    if not _align(left, right, pairs, called, calls_left):
+    """The same tree up to at most :attr:`~.Thresholds.max_renames` changes: a consistent renaming of names, and
+    keyword arguments added to or removed from a call (``f(a)`` → ``f(a, dtype=d)``)."""
+    changes = _Changes(calls={id(n.func) for n in ast.walk(left) if isinstance(n, ast.Call)})
+    if not _align(left, right, changes):
         return None
-    if not pairs or len(pairs) > THRESHOLDS.max_renames or len(set(pairs.values())) != len(pairs):
+    pairs = changes.pairs
+    if not changes.count() or changes.count() > THRESHOLDS.max_renames or len(set(pairs.values())) != len(pairs):
         return None
-    kind = ReplacementKind.CALL_RENAMED if called == set(pairs) else ReplacementKind.VARIABLE_RENAMED
+    if changes.added or changes.removed:
+        old = [*pairs, *(f"{name}=" for name in changes.removed)]
+        new = [*pairs.values(), *(f"{name}=" for name in changes.added)]
+        return Replacement(ReplacementKind.KEYWORDS_CHANGED, ", ".join(old) or "-", ", ".join(new) or "-")
+    kind = ReplacementKind.CALL_RENAMED if changes.called == set(pairs) else ReplacementKind.VARIABLE_RENAMED
     return Replacement(kind, ", ".join(pairs), ", ".join(pairs.values()))
 
 
-def _align(a: object, b: object, pairs: dict[str, str], called: set[str], calls: set[int]) -> bool:
-    """Walk two trees together, recording names that differ; False as soon as anything else differs."""
+def _align(a: object, b: object, changes: _Changes) -> bool:
+    """Walk two trees together, recording names that differ and keywords on one side only; False on anything else."""
     if type(a) is not type(b):
         return False
+    if isinstance(a, ast.Call) and isinstance(b, ast.Call):
+        return _align(a.func, b.func, changes) and _align(a.args, b.args, changes) and _align_keywords(a.keywords, b.keywords, changes)
     if isinstance(a, ast.AST):
-        for field in a._fields:
-            if field == "ctx":
+        for name in a._fields:
+            if name == "ctx":
                 continue
-            x, y = getattr(a, field, None), getattr(b, field, None)
-            if field in ("id", "attr", "arg") and isinstance(x, str) and isinstance(y, str):
+            x, y = getattr(a, name, None), getattr(b, name, None)
+            if name in ("id", "attr", "arg") and isinstance(x, str) and isinstance(y, str):
                 if x != y:
-                    if pairs.setdefault(x, y) != y:
+                    if changes.pairs.setdefault(x, y) != y:
                         return False
-                    if id(a) in calls:
-                        called.add(x)
+                    if id(a) in changes.calls:
+                        changes.called.add(x)
                 continue
-            if not _align(x, y, pairs, called, calls):
+            if not _align(x, y, changes):
                 return False
         return True
     if isinstance(a, list) and isinstance(b, list):
-        return len(a) == len(b) and all(_align(x, y, pairs, called, calls) for x, y in zip(a, b, strict=True))
+        return len(a) == len(b) and all(_align(x, y, changes) for x, y in zip(a, b, strict=True))
     return a == b
+
+
+def _align_keywords(old: list[ast.keyword], new: list[ast.keyword], changes: _Changes) -> bool:
+    """Keyword arguments matched by name (``**kwargs`` must line up); a name on one side only is added or removed."""
+    if any(k.arg is None for k in old) or any(k.arg is None for k in new):
+        return _align(old, new, changes)
+    before = {k.arg: k.value for k in old}
+    after = {k.arg: k.value for k in new}
+    changes.removed.extend(str(name) for name in before if name not in after)
+    changes.added.extend(str(name) for name in after if name not in before)
+    return all(_align(before[name], after[name], changes) for name in before if name in after)
 
 
 # -- measuring one proposal ------------------------------------------------------------------------
