@@ -58,3 +58,15 @@ def _without(text: str, line: str) -> str:
 def _edit(text: str, old: str, new: str) -> str:
     assert old in text
     return text.replace(old, new)
+
+
+MIXER_ANNOTATION = """
+id: mixer
+lab: 01-demo
+source: demo
+target: demo.mixer.Mixer.run
+summary: A mixer.
+steps:
+{steps}
+"""
+"""An annotation on ``demo.mixer.Mixer.run`` (the matcher's synthetic trees); ``{steps}`` takes the steps' YAML."""

@@ -6,19 +6,11 @@ checks it against a release 2.0 with one kind of rewrite. Each of these failed b
 
 from __future__ import annotations
 
+from drift_samples import MIXER_ANNOTATION as ANNOTATION
+
 from infralens.drift.lock.entries import short_hash
 from infralens.drift.match.position import Alignment, Position
 from infralens.source.index import index_source
-
-ANNOTATION = """
-id: mixer
-lab: 01-demo
-source: demo
-target: demo.mixer.Mixer.run
-summary: A mixer.
-steps:
-{steps}
-"""
 
 OLD = """
 import torch

@@ -6,15 +6,7 @@ kind of upstream change, and checks the kind, the rule that decided it and where
 
 from __future__ import annotations
 
-ANNOTATION = """
-id: mixer
-lab: 01-demo
-source: demo
-target: demo.mixer.Mixer.run
-summary: A mixer.
-steps:
-{steps}
-"""
+from drift_samples import MIXER_ANNOTATION as ANNOTATION
 
 
 def _annotation(*texts: str) -> str:
