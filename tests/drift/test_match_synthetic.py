@@ -202,3 +202,36 @@ def test_statements_wrapped_into_a_decorator_are_moved_into_its_wrapper(demo):
     assert "demo.mixer.with_gain.wrapper (2)" in target.message
     for step in _by_key(report).values():
         assert (step.kind.value, step.new.target) == ("moved", "with_gain.wrapper"), step.message
+
+
+# The set-up moved into the base class's method, which run() now calls through super().
+INHERITED = """
+class Base:
+    def run(self, x, scale):
+        h = self.norm(x)
+        h = self.attn(h)
+        h = self.norm(h)
+        return h
+
+
+class Other:
+    def run(self, x, scale):
+        h = self.attn(h)
+        return h
+""" + OLD.replace("class Mixer:", "class Mixer(Base):").replace(
+    """        h = self.norm(x)
+        h = self.attn(h)
+        h = self.norm(h)
+""",
+    """        h = super().run(x, scale)
+""",
+)
+
+
+def test_statements_moved_into_the_base_method_called_through_super_are_moved_there(demo):
+    report = _check(demo, OLD, INHERITED, "h = self.attn(h)", "y = h * 2")
+    (target,) = report.targets
+    assert target.rule == "split-into-helpers" and "demo.mixer.Base.run (3)" in target.message, target.message
+    steps = _by_key(report)
+    assert (steps["s0"].kind.value, steps["s0"].new.target) == ("moved", "Base.run"), steps["s0"].message
+    assert steps["s1"].kind.value == "unchanged"

@@ -25,12 +25,15 @@ class Calls:
 
     methods: frozenset[str]
     functions: frozenset[str]
+    inherited: frozenset[str] = frozenset()
+    """Methods called on ``super ( )``: they resolve to a base class's definition, never the class's own."""
 
 
 def calls_in(texts: list[str]) -> Calls:
     """The resolvable calls in normalised statement texts (``obj . name (`` on other objects is left out)."""
     methods: set[str] = set()
     functions: set[str] = set()
+    inherited: set[str] = set()
     for text in texts:
         tokens = text.split(" ")
         for i, token in enumerate(tokens[:-1]):
@@ -40,9 +43,11 @@ def calls_in(texts: list[str]) -> Calls:
             if before == ".":
                 if i >= 2 and tokens[i - 2] in _RECEIVERS:
                     methods.add(token)
+                elif i >= 4 and tokens[i - 4 : i - 1] == ["super", "(", ")"]:
+                    inherited.add(token)
             elif before not in ("def", "class"):
                 functions.add(token)
-    return Calls(frozenset(methods), frozenset(functions))
+    return Calls(frozenset(methods), frozenset(functions), frozenset(inherited))
 
 
 class Reach:
@@ -73,10 +78,27 @@ class Reach:
             return home[len(own)] in self.calls.functions  # a function nested in this one
         if home[-1] in self.calls.methods and len(home) == 2 and self._is_own_class(home[0], place.relpath):
             return True
+        if home[-1] in self.calls.inherited and len(home) == 2 and self._is_base_class(home[0], place.relpath):
+            return True  # super().name(...) runs a base class's method
         return home[0] in self.calls.functions and self._defined_in(home[0], place.relpath)
 
     def _defined_in(self, name: str, relpath: str) -> bool:
         return defining_file(self.reader, self.source.relpath, name, self.scopes) == relpath
+
+    def base_classes(self) -> list[tuple[str, str]]:
+        """(name, defining file) of each direct base class of the function's class that resolves statically."""
+        owner = class_named(self.index, self.definition.qualname.split(".")[0])
+        if owner is None or "." not in self.definition.qualname:
+            return []
+        found = []
+        for name in base_names(self.index, owner):
+            relpath = defining_file(self.reader, self.source.relpath, name)
+            if relpath is not None:
+                found.append((name, relpath))
+        return found
+
+    def _is_base_class(self, class_name: str, relpath: str) -> bool:
+        return (class_name, relpath) in self.base_classes()
 
     def _is_own_class(self, class_name: str, relpath: str) -> bool:
         """Whether ``class_name`` (defined in ``relpath``) is the class this function is a method of, or one of its bases."""

@@ -78,9 +78,9 @@ def split_of(reader: TreeReader, source: SourceFile, index: ModuleIndex, definit
 
 
 def _reached_definitions(reader: TreeReader, reach: Reach) -> Iterator[tuple[SourceFile, ModuleIndex, Definition, bool]]:
-    """Functions the target leads to: methods of its class it calls on ``self``/``cls``, functions nested in it that
-    it calls, and functions it calls or decorators it carries that resolve statically to a definition (a decorator
-    with the wrappers nested in it)."""
+    """Functions the target leads to: methods of its class it calls on ``self``/``cls`` (or of a direct base class, and
+    those it calls on ``super()``), functions nested in it that it calls, and functions it calls or decorators it
+    carries that resolve statically to a definition (a decorator with the wrappers nested in it)."""
     own = reach.definition.qualname
     owner = own.rsplit(".", 1)[0] if "." in own else ""
     is_method = bool(owner) and class_named(reach.index, owner) is not None
@@ -94,6 +94,16 @@ def _reached_definitions(reader: TreeReader, reach: Reach) -> Iterator[tuple[Sou
         if nested or method:
             seen.add((reach.source.relpath, name))
             yield reach.source, reach.index, definition, False
+    for base, base_file in reach.base_classes() if is_method else ():  # methods run through super() or inherited by self
+        base_indexed = reader.indexed(base_file)
+        if base_indexed is None:
+            continue
+        base_source, base_index = base_indexed
+        for called_method in sorted(reach.calls.inherited | reach.calls.methods):
+            inherited = next((d for d in base_index.definitions if d.qualname == f"{base}.{called_method}"), None)
+            if inherited is not None and (base_file, inherited.qualname) not in seen:
+                seen.add((base_file, inherited.qualname))
+                yield base_source, base_index, inherited, False
     decorators = {d for d in reach.definition.decorators if "." not in d}
     for called in sorted(reach.calls.functions | decorators):
         relpath = defining_file(reader, reach.source.relpath, called, reach.scopes)
