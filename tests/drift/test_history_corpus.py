@@ -217,8 +217,9 @@ UNTOUCHED_3 = [Path(__file__).parents[1] / "data" / f"drift_untouched3_{part}.ya
 
 def test_corpus_3_keeps_its_figures():
     """Corpus 3 (diffusers 0.30.3 -> 0.33.1, 0.36.0 -> 0.41.0, diffsynth 2.1.0 -> 2.1.12; truth written before the checker
-    ran). Its first run on 2026-11-25 gave 225/255; the calls made through ``super()`` were then followed (a class of
-    misses it showed), 232/255 since, so it counts as seen. A regression guard, not the issue's targets."""
+    ran). Its first run on 2026-11-25 gave 225/255; calls through ``super()`` and methods called on other objects were
+    then followed (classes of misses it showed), 236/255 since, so it counts as seen. A regression guard, not the
+    issue's targets."""
     from infralens.source.cache import default_cache_dir
 
     rows = [row for corpus in UNTOUCHED_3 for row in run_corpus(default_cache_dir(), corpus)]
@@ -227,4 +228,4 @@ def test_corpus_3_keeps_its_figures():
     summary = f"{len(rows) - len(wrong)}/{len(rows)} right; wrong: " + "; ".join(f"{r[0]} {r[1]}->{r[2]} {r[3]['text'][:60]!r}" for r in wrong)
     assert not [r for r in rows if r[2] == "unchanged" and r[1] != "unchanged"], summary
     assert sum(1 for r in rows if r[2] == "moved" and r[1] != "moved") <= 2, summary
-    assert len(rows) - len(wrong) >= 232, summary
+    assert len(rows) - len(wrong) >= 236, summary

@@ -27,6 +27,8 @@ class Calls:
     functions: frozenset[str]
     inherited: frozenset[str] = frozenset()
     """Methods called on ``super ( )``: they resolve to a base class's definition, never the class's own."""
+    on_objects: frozenset[str] = frozenset()
+    """Methods called on another object (``transformer . load_lora_adapter (``): the class is not known statically."""
 
 
 def calls_in(texts: list[str]) -> Calls:
@@ -34,6 +36,7 @@ def calls_in(texts: list[str]) -> Calls:
     methods: set[str] = set()
     functions: set[str] = set()
     inherited: set[str] = set()
+    on_objects: set[str] = set()
     for text in texts:
         tokens = text.split(" ")
         for i, token in enumerate(tokens[:-1]):
@@ -45,9 +48,11 @@ def calls_in(texts: list[str]) -> Calls:
                     methods.add(token)
                 elif i >= 4 and tokens[i - 4 : i - 1] == ["super", "(", ")"]:
                     inherited.add(token)
+                elif i >= 2:
+                    on_objects.add(token)
             elif before not in ("def", "class"):
                 functions.add(token)
-    return Calls(frozenset(methods), frozenset(functions), frozenset(inherited))
+    return Calls(frozenset(methods), frozenset(functions), frozenset(inherited), frozenset(on_objects))
 
 
 class Reach:
@@ -81,6 +86,14 @@ class Reach:
         if home[-1] in self.calls.inherited and len(home) == 2 and self._is_base_class(home[0], place.relpath):
             return True  # super().name(...) runs a base class's method
         return home[0] in self.calls.functions and self._defined_in(home[0], place.relpath)
+
+    def calls_by_name(self, place: Place) -> bool:
+        """Whether the function calls, on some other object, a method named like the one holding ``place``.
+
+        Weaker than :meth:`leads_to` (the object's class is not known), so the matcher takes it only when exactly one
+        place with the statement's text is such a method."""
+        home = (place.target or place.scope).split(".")
+        return len(home) >= 2 and not home[-1].startswith("__") and home[-1] in self.calls.on_objects
 
     def _defined_in(self, name: str, relpath: str) -> bool:
         return defining_file(self.reader, self.source.relpath, name, self.scopes) == relpath

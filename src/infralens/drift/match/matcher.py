@@ -188,6 +188,9 @@ class DistributionMatcher:
             away = [h for h in helpers if h is not reached]
         elif reach is not None:
             reached = next((s for s in sorted(away, key=_home_rank, reverse=True) if reach.leads_to(s.proposal.place())), None)
+            if reached is None:  # a method called on another object: only when exactly one place is one of that name
+                by_name = [s for s in away if reach.calls_by_name(s.proposal.place())]
+                reached = by_name[0] if len(by_name) == 1 else None
             if reached is not None:
                 reached = _Scored(reached.proposal, _reached(reached.evidence))
         elif away:
