@@ -100,3 +100,24 @@ def test_a_call_that_gained_a_keyword_and_a_new_name_is_the_same_action(demo):
     step = steps["s0"]
     assert (step.kind.value, step.rule) == ("changed", "same-action"), step.message
     assert "keyword arguments changed: sig -> sigma, rho=" in step.message
+
+
+def test_rank_gap_prefers_the_old_statement_at_the_nearer_rank():
+    def body(code: str):
+        return tuple(s for s in index_source(code).statements if s.scope == "f")
+
+    old_body = body("def f():\n    a = 1\n    b = g(x, flag=True)\n    c = 0\n    b = g(x)\n    d = 4\n")
+    new_body = body("def f():\n    a = 1\n    b = h(x)\n    d = 4\n")
+    alignment = Alignment(tuple(short_hash(s.text) for s in old_body), new_body)
+
+    class First:
+        texts = ("b = g ( x , flag = True )",)
+        occurrence = 1
+
+    class Second:
+        texts = ("b = g ( x )",)
+        occurrence = 1
+
+    assert alignment.rank_gap(First, new_body[1]) == 0  # type: ignore[arg-type]
+    assert alignment.rank_gap(Second, new_body[1]) == 2  # type: ignore[arg-type]
+    assert alignment.rank_gap(First, new_body[0]) is None  # type: ignore[arg-type]

@@ -169,3 +169,13 @@ def test_assignment_is_one_to_one_and_maximises_the_total():
     assert assign({"a": {}, "b": {}}) == {}
     chosen = assign({n: {1: 1.0, 2: 1.0} for n in "abc"})
     assert len(chosen) == 2 and len(set(chosen.values())) == 2
+
+
+def test_keywords_only_one_side_passes_do_not_count_against_similarity():
+    from infralens.drift.match.evidence import ratio, ratio_without_lone_keywords
+
+    old = "sample = checkpoint ( forward ( block ) , sample , use_reentrant = False )"
+    new = "sample = self . checkpointing ( block , sample )"
+    assert ratio_without_lone_keywords(old, new) == ratio("sample = checkpoint ( forward ( block ) , sample )", new) > ratio(old, new)
+    assert ratio_without_lone_keywords("x = f ( a , b = 1 )", "x = f ( a , b = 2 )") == 0.0  # the same keywords: nothing to leave out
+    assert ratio_without_lone_keywords("except ValueError ( a = 1 ) :", "except KeyError :") == 0.0

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import ast
 import difflib
+from copy import deepcopy as copy_tree
 from dataclasses import dataclass, field, replace
 from enum import Enum
 from functools import lru_cache
@@ -22,6 +23,7 @@ from infralens.drift.lock.facts import surroundings
 from infralens.drift.match.decide import THRESHOLDS, Origin, admissible
 from infralens.drift.match.position import Position
 from infralens.drift.match.propose import Proposal
+from infralens.source.normal_form import normalize
 
 
 class ReplacementKind(str, Enum):
@@ -117,6 +119,39 @@ def ratio_at_least(left: str, right: str, floor: float) -> float | None:
         return None
     similarity = ratio(left, right)
     return similarity if similarity >= floor else None
+
+
+@lru_cache(maxsize=65536)
+def ratio_without_lone_keywords(old: str, new: str) -> float:
+    """:func:`ratio` once keyword arguments that only one side passes are left out of both (an added ``dtype=`` or a
+    dropped ``use_reentrant=False`` is a small edit however long its text); 0.0 when either side does not parse."""
+    if old.startswith(("except", "elif")) or new.startswith(("except", "elif")):
+        return 0.0  # parsed inside a wrapper (see _tree): its first line is not the header
+    left, right = _tree(old), _tree(new)
+    if left is None or right is None:
+        return 0.0
+    names_left, names_right = _keyword_names(left), _keyword_names(right)
+    if names_left == names_right:
+        return 0.0
+    return ratio(_without_keywords(left, names_left - names_right, old), _without_keywords(right, names_right - names_left, new))
+
+
+def _keyword_names(tree: ast.AST) -> set[str]:
+    return {k.arg for node in ast.walk(tree) if isinstance(node, ast.Call) for k in node.keywords if k.arg is not None}
+
+
+def _without_keywords(tree: ast.AST, names: set[str], text: str) -> str:
+    """The normalised text of ``tree`` without the keyword arguments ``names`` (``text`` itself when there are none)."""
+    if not names:
+        return text
+    copy = copy_tree(tree)
+    for node in ast.walk(copy):
+        if isinstance(node, ast.Call):
+            node.keywords = [k for k in node.keywords if k.arg not in names]
+    try:
+        return normalize(ast.unparse(copy).splitlines()[0])
+    except (ValueError, IndexError, RecursionError):
+        return text
 
 
 # -- neighbours ------------------------------------------------------------------------------------
@@ -370,6 +405,8 @@ def measure(
     single = len(texts) == 1 and len(entry.texts) == 1
     tree_same = exact or (single and same_ast(entry.texts[0], texts[0]))
     similarity = 1.0 if exact else ratio(wanted, found)
+    if single and not exact and similarity < THRESHOLDS.confident_similarity:
+        similarity = max(similarity, ratio_without_lone_keywords(entry.texts[0], texts[0]))
     swapped = None
     if single and not tree_same and similarity >= THRESHOLDS.sole_assignment_similarity:
         swapped = replacement(entry.texts[0], texts[0])

@@ -46,7 +46,8 @@ class _Scored:
     proposal: Proposal
     evidence: Evidence
     tie: float = 0.0
-    """Added to the weight: breaks ties between identical copies (recorded occurrence, then distance)."""
+    """Added to the weight: breaks ties between identical copies (recorded occurrence, then distance), and between
+    edits equally close in text and context (the nearer rank in the step's hunk)."""
     contested: bool = False
     """A surviving copy of a repeated statement that several steps were on (some copies went)."""
 
@@ -156,7 +157,8 @@ class DistributionMatcher:
             position = alignment.position(entry, proposal.window[0])
             evidence = measure(proposal, entry, old_body, sole_assignment=proposal.key == sole_key, position=position)
             if admissible(evidence) is not None:
-                scored.append(_Scored(proposal, evidence))
+                gap = alignment.rank_gap(entry, proposal.window[0])
+                scored.append(_Scored(proposal, evidence, -1e-3 * gap if gap is not None else 0.0))
         return contested + scored
 
     def _decide(

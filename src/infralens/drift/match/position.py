@@ -63,6 +63,16 @@ class Alignment:
                     return rank
         return None
 
+    def rank_gap(self, entry: StepLock, candidate: Statement) -> int | None:
+        """How far apart the step and ``candidate`` stand from the start of the step's hunk (None outside it): of two
+        old statements that collapsed into one, the one at the nearer rank keeps it, as ``diff`` would pair them."""
+        rank = self.old_rank(entry)
+        new = self.new_rank.get(id(candidate))
+        hunk = self._hunks.get(rank) if rank is not None else None
+        if rank is None or new is None or hunk is None or not hunk.new_start <= new < hunk.new_end:
+            return None
+        return abs((rank - hunk.old_start) - (new - hunk.new_start))
+
     def position(self, entry: StepLock, candidate: Statement) -> Position:
         """Where ``candidate`` (a statement of the new body) stands relative to ``entry``'s hunk."""
         rank = self.old_rank(entry)
