@@ -23,7 +23,7 @@ from infralens.drift.lock.facts import surroundings
 from infralens.drift.match.decide import THRESHOLDS, Origin, admissible
 from infralens.drift.match.position import Position
 from infralens.drift.match.propose import Proposal
-from infralens.source.normal_form import normalize
+from infralens.source import normalize
 
 
 class ReplacementKind(str, Enum):
