@@ -62,6 +62,7 @@ class Reach:
         self.reader, self.source, self.index, self.definition = reader, source, index, definition
         self.scopes = _import_scopes(definition)
         self._calls: Calls | None = None
+        self._bases: list[tuple[str, str]] | None = None
 
     @property
     def calls(self) -> Calls:
@@ -99,16 +100,16 @@ class Reach:
         return defining_file(self.reader, self.source.relpath, name, self.scopes) == relpath
 
     def base_classes(self) -> list[tuple[str, str]]:
-        """(name, defining file) of each direct base class of the function's class that resolves statically."""
-        owner = class_named(self.index, self.definition.qualname.split(".")[0])
-        if owner is None or "." not in self.definition.qualname:
-            return []
-        found = []
-        for name in base_names(self.index, owner):
-            relpath = defining_file(self.reader, self.source.relpath, name)
-            if relpath is not None:
-                found.append((name, relpath))
-        return found
+        """(name, defining file) of each direct base class of the function's class that resolves statically (resolved once)."""
+        if self._bases is None:
+            owner = class_named(self.index, self.definition.qualname.split(".")[0])
+            self._bases = []
+            if owner is not None and "." in self.definition.qualname:
+                for name in base_names(self.index, owner):
+                    relpath = defining_file(self.reader, self.source.relpath, name)
+                    if relpath is not None:
+                        self._bases.append((name, relpath))
+        return self._bases
 
     def _is_base_class(self, class_name: str, relpath: str) -> bool:
         return (class_name, relpath) in self.base_classes()

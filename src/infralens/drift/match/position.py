@@ -43,6 +43,11 @@ class Alignment:
 
     def __init__(self, old_body: tuple[str, ...], new_body: tuple[Statement, ...]) -> None:
         self.old_body = old_body
+        seen: dict[str, int] = {}
+        self._old_ranks: dict[tuple[str, int], int] = {}  # (fingerprint, occurrence) → rank in the reviewed body
+        for rank, digest in enumerate(old_body):
+            seen[digest] = seen.get(digest, 0) + 1
+            self._old_ranks[(digest, seen[digest])] = rank
         self.new_rank = {id(s): n for n, s in enumerate(new_body)}  # statements of one index: identity is position
         new_hashes = [short_hash(s.text) for s in new_body]
         self._hunks: dict[int, _Hunk] = {}
@@ -54,14 +59,7 @@ class Alignment:
 
     def old_rank(self, entry: StepLock) -> int | None:
         """The step's place in the reviewed body (its recorded occurrence of its first text)."""
-        wanted = short_hash(entry.texts[0])
-        seen = 0
-        for rank, digest in enumerate(self.old_body):
-            if digest == wanted:
-                seen += 1
-                if seen == entry.occurrence:
-                    return rank
-        return None
+        return self._old_ranks.get((short_hash(entry.texts[0]), entry.occurrence))
 
     def rank_gap(self, entry: StepLock, candidate: Statement) -> int | None:
         """How far apart the step and ``candidate`` stand from the start of the step's hunk (None outside it): of two
