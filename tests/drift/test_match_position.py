@@ -6,6 +6,8 @@ checks it against a release 2.0 with one kind of rewrite. Each of these failed b
 
 from __future__ import annotations
 
+from types import SimpleNamespace
+
 from drift_samples import MIXER_ANNOTATION as ANNOTATION
 
 from infralens.drift.lock.entries import short_hash
@@ -72,19 +74,24 @@ def test_a_renamed_action_outside_the_steps_hunk_with_no_neighbours_is_not_its_e
     assert steps["s0"].kind.value == "deleted", steps["s0"].message
 
 
-def test_alignment_pairs_ranks_inside_an_equal_hunk():
+def _aligned(old: str, new: str):
+    """The bodies of ``f`` in two versions, aligned; and the new body's statements."""
+
     def body(code: str):
         return tuple(s for s in index_source(code).statements if s.scope == "f")
 
-    old_body = body("def f():\n    a = 1\n    b = 2\n    c = 3\n    d = 4\n")
-    new_body = body("def f():\n    a = 1\n    b = 20\n    c = 30\n    d = 4\n")
-    alignment = Alignment(tuple(short_hash(s.text) for s in old_body), new_body)
+    new_body = body(new)
+    return Alignment(tuple(short_hash(s.text) for s in body(old)), new_body), new_body
 
-    class Entry:
-        texts = ("b = 2",)
-        occurrence = 1
 
-    positions = [alignment.position(Entry, s) for s in new_body]  # type: ignore[arg-type]
+def _step(text: str):
+    """A stand-in for a locked step: what the alignment reads of one (its first text, its occurrence)."""
+    return SimpleNamespace(texts=(text,), occurrence=1)
+
+
+def test_alignment_pairs_ranks_inside_an_equal_hunk():
+    alignment, new_body = _aligned("def f():\n    a = 1\n    b = 2\n    c = 3\n    d = 4\n", "def f():\n    a = 1\n    b = 20\n    c = 30\n    d = 4\n")
+    positions = [alignment.position(_step("b = 2"), s) for s in new_body]  # type: ignore[arg-type]
     assert positions == [Position.OUTSIDE, Position.PAIRED, Position.IN_HUNK, Position.OUTSIDE]
 
 
@@ -103,21 +110,10 @@ def test_a_call_that_gained_a_keyword_and_a_new_name_is_the_same_action(demo):
 
 
 def test_rank_gap_prefers_the_old_statement_at_the_nearer_rank():
-    def body(code: str):
-        return tuple(s for s in index_source(code).statements if s.scope == "f")
-
-    old_body = body("def f():\n    a = 1\n    b = g(x, flag=True)\n    c = 0\n    b = g(x)\n    d = 4\n")
-    new_body = body("def f():\n    a = 1\n    b = h(x)\n    d = 4\n")
-    alignment = Alignment(tuple(short_hash(s.text) for s in old_body), new_body)
-
-    class First:
-        texts = ("b = g ( x , flag = True )",)
-        occurrence = 1
-
-    class Second:
-        texts = ("b = g ( x )",)
-        occurrence = 1
-
-    assert alignment.rank_gap(First, new_body[1]) == 0  # type: ignore[arg-type]
-    assert alignment.rank_gap(Second, new_body[1]) == 2  # type: ignore[arg-type]
-    assert alignment.rank_gap(First, new_body[0]) is None  # type: ignore[arg-type]
+    alignment, new_body = _aligned(
+        "def f():\n    a = 1\n    b = g(x, flag=True)\n    c = 0\n    b = g(x)\n    d = 4\n", "def f():\n    a = 1\n    b = h(x)\n    d = 4\n"
+    )
+    first, second = _step("b = g ( x , flag = True )"), _step("b = g ( x )")
+    assert alignment.rank_gap(first, new_body[1]) == 0  # type: ignore[arg-type]
+    assert alignment.rank_gap(second, new_body[1]) == 2  # type: ignore[arg-type]
+    assert alignment.rank_gap(first, new_body[0]) is None  # type: ignore[arg-type]
