@@ -20,8 +20,10 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "src"))
 
+from bench_fast_index import wheels_of  # noqa: E402  (the same wheel arguments)
+
 from infralens.hashing import sha256_text  # noqa: E402
-from infralens.source import cached_wheel, fast_index  # noqa: E402
+from infralens.source import fast_index  # noqa: E402
 from infralens.source.normal_form import normalize_with_last_line, tokenized_with_last_line  # noqa: E402
 from infralens.source.token_scan import scan  # noqa: E402
 
@@ -30,14 +32,7 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("wheels", nargs="*")
     parser.add_argument("--cached", nargs="*", default=[], metavar="DIST==VERSION", help="wheels from the infralens cache")
-    arguments = parser.parse_args()
-    wheels = [Path(w) for w in arguments.wheels]
-    for spec in arguments.cached:
-        name, _, version = spec.partition("==")
-        wheel = cached_wheel(name, version)
-        if wheel is None:
-            raise SystemExit(f"{spec}: no cached wheel")
-        wheels.append(wheel)
+    wheels = wheels_of(parser.parse_args())
     slices: list[str] = []
     fast_index.normalize_with_last_line = lambda code: (slices.append(code), normalize_with_last_line(code))[1]  # type: ignore[assignment]
     seen: set[str] = set()
