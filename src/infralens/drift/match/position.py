@@ -42,7 +42,6 @@ class Alignment:
     """The reviewed body (hashes, in order) aligned with the body of the mapped target now."""
 
     def __init__(self, old_body: tuple[str, ...], new_body: tuple[Statement, ...]) -> None:
-        self.old_body = old_body
         seen: dict[str, int] = {}
         self._old_ranks: dict[tuple[str, int], int] = {}  # (fingerprint, occurrence) → rank in the reviewed body
         for rank, digest in enumerate(old_body):
