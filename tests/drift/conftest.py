@@ -46,11 +46,15 @@ class DemoProject:
         assert not built.diagnostics, [str(d) for d in built.diagnostics]
         write_atomically(project.lock_path, compose(None, list(built.entries), None, set()))
 
-    def check(self, base: Path, version: str = "2.0", **options):
+    def check(self, base: Path, version: str = "2.0", *, reviewed: str | None = "1.0", **options):
+        """Check the lock against the release at ``base``; ``reviewed`` names the release the lock was made from, as
+        the check reads it for what places held before (None: that release is not at hand)."""
         project = find_project(self.root)
         lock = read_lock(project.lock_path, "annotations/annotations.lock")
         tree = DirectoryTree(base, "demo", version=version)
-        return run_check(project, self.resolver(base, version), lock, against={"demo": tree}, **options)
+        before = self.root.parent / f"demo-{reviewed}"
+        known = {"demo": DirectoryTree(before, "demo", version=reviewed)} if reviewed and before.is_dir() else None
+        return run_check(project, self.resolver(base, version), lock, against={"demo": tree}, reviewed=known, **options)
 
     @property
     def lock_path(self) -> Path:

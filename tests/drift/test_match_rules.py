@@ -10,9 +10,10 @@ from dataclasses import replace
 import pytest
 
 from infralens.drift.match.assign import assign
-from infralens.drift.match.decide import RULE_KIND, THRESHOLDS, Container, Origin, Rule, StepCase, admissible, decide, pick_home, same_copy
+from infralens.drift.match.decide import RULE_KIND, THRESHOLDS, Container, Origin, Rule, StepCase, admissible, decide, pick_carried, pick_home, same_copy
 from infralens.drift.match.evidence import Evidence, ReplacementKind, replacement, same_ast, statement_shape
 from infralens.drift.match.position import Position
+from infralens.drift.match.reviewed import Provenance
 
 T = THRESHOLDS
 
@@ -34,6 +35,7 @@ def ev(**changes: object) -> Evidence:
 
 
 EXACT = ev(exact=True, same_ast=True, similarity=1.0, context=1.0)
+CARRIED = replace(EXACT, origin=Origin.ELSEWHERE, context=0.0, provenance=Provenance(carried=T.carried_statements, share=T.carried_share))
 SWAPPED = replacement("self . set_gain ( scale )", "self . gain = scale")
 
 RULES = {
@@ -48,6 +50,7 @@ RULES = {
     Rule.EDIT: StepCase(Container.IN_PLACE, own=ev(similarity=T.edit_similarity, context=0.25)),
     Rule.SOLE_ASSIGNMENT: StepCase(Container.IN_PLACE, own=ev(similarity=T.sole_assignment_similarity, sole_assignment=True)),
     Rule.MOVED_HOME: StepCase(Container.GONE, home=replace(EXACT, origin=Origin.ELSEWHERE, function_same=True)),
+    Rule.MOVED_WITH_BLOCK: StepCase(Container.IN_PLACE, carried=CARRIED),
     Rule.DECOYS_ONLY: StepCase(Container.IN_PLACE, decoys=3),
     Rule.TARGET_GONE: StepCase(Container.GONE),
     Rule.NOTHING_CORRESPONDS: StepCase(Container.IN_PLACE),
@@ -111,6 +114,45 @@ def test_a_home_elsewhere_is_chosen_only_when_clearly_best():
     assert pick_home([good, replace(good, context=good.context - T.moved_margin / 2)]) is None
     assert pick_home([good, replace(good, context=good.context - T.moved_margin * 2)]) == 0
     assert pick_home([near, replace(near, function_same=True, locality=0.1, context=0.0)]) == 1
+
+
+def test_a_home_that_held_the_text_already_is_never_chosen():
+    home = replace(EXACT, origin=Origin.ELSEWHERE, function_same=True)
+    assert pick_home([home]) == 0
+    assert pick_home([replace(home, provenance=Provenance(preexisting=True))]) is None
+
+
+CARRIED_ROWS = [
+    # (provenance, context, whether the place is where the step went)
+    (Provenance(carried=T.carried_statements, share=T.carried_share), 0.0, True),
+    (Provenance(carried=T.carried_statements - 1, share=1.0), 1.0, False),  # too few statements came along
+    (Provenance(carried=T.carried_statements, share=T.carried_share - 0.01), 0.0, False),  # a small part of what went...
+    (Provenance(carried=T.carried_statements, share=T.carried_share - 0.01), T.moved_context, True),  # ...with its neighbours
+    (Provenance(carried=5, share=1.0, copied=5), 1.0, False),  # as much of what the target kept: a clone of it
+    (Provenance(carried=5, share=1.0, copied=4), 1.0, True),
+]
+
+
+@pytest.mark.parametrize(("provenance", "context", "taken"), CARRIED_ROWS)
+def test_a_place_that_gained_the_lost_statements_edges(provenance, context, taken):
+    place = replace(CARRIED, provenance=provenance, context=context)
+    assert (pick_carried([place]) == 0) is taken
+
+
+def test_two_places_that_gained_as_much_tell_nothing():
+    place = replace(CARRIED, provenance=Provenance(carried=4, share=0.8), context=0.5)
+    assert pick_carried([place, replace(place, context=0.5 - T.moved_margin / 2)]) is None
+    assert pick_carried([place, replace(place, context=0.5 - T.moved_margin * 2)]) == 0
+
+
+def test_a_place_that_gained_the_text_beats_only_a_weak_edit_inside_the_target():
+    # A clone of a target that was rewritten carries the old text too: a real edit in place wins over it...
+    own = ev(similarity=T.edit_similarity, context=0.5)
+    assert decide(StepCase(Container.IN_PLACE, own=own, carried=CARRIED)).rule is Rule.EDIT
+    # ...but a statement admitted on its place and neighbours alone (the call that replaced an extracted block) loses.
+    weak = ev(similarity=T.candidate_similarity, context=1.0)
+    assert decide(StepCase(Container.IN_PLACE, own=weak)).rule is Rule.EDIT
+    assert decide(StepCase(Container.IN_PLACE, own=weak, carried=CARRIED)).rule is Rule.MOVED_WITH_BLOCK
 
 
 def test_a_surviving_copy_must_be_singled_out():

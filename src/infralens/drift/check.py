@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from infralens.drift.lock.entries import AnnotationLock, Lock, StepLock, annotation_of
-from infralens.drift.match import DistributionMatcher
+from infralens.drift.match import DistributionMatcher, ReviewedSources
 from infralens.drift.match.results import StepKind, StepResult, TargetKind, TargetResult
 from infralens.errors import InfralensError, Location, Severity
 from infralens.hashing import sha256_file
@@ -249,8 +249,12 @@ def run_check(
     ids: Collection[str] | None = None,
     strict: bool = False,
     consistency: _Consistency | None = None,
+    reviewed: dict[str, SourceTree] | None = None,
 ) -> CheckReport:
     """Classify every locked step (optionally only ``ids``: annotation or step ids) against the sources.
+
+    ``reviewed``: the trees the lock was reviewed against, where the installed one or a cached wheel is not it (see
+    :class:`~infralens.drift.match.reviewed.ReviewedSources`).
 
     ``consistency``: the lock compared with the annotation files already (a walk compares the reviewed lock once,
     then checks entries moved to each release: the active entries are then taken from ``lock`` by id).
@@ -258,6 +262,7 @@ def run_check(
     consistency = consistency or compare_with_annotations(project, lock)
     against = against or {}
     matchers: dict[str, DistributionMatcher] = {}
+    sources_as_reviewed = ReviewedSources(resolver, reviewed)
     targets: list[TargetResult] = []
     steps: list[StepResult] = []
     wanted = set(ids or ())
@@ -271,7 +276,7 @@ def run_check(
                 continue
         if entry.distribution not in matchers:
             tree = against.get(entry.distribution) or resolver.tree(entry.distribution)
-            matchers[entry.distribution] = DistributionMatcher(resolver, tree, fast=entry.distribution in against)
+            matchers[entry.distribution] = DistributionMatcher(resolver, tree, fast=entry.distribution in against, reviewed=sources_as_reviewed)
         chosen.append((entry, siblings))
     _index_changed_files(resolver, matchers, [entry for entry, _ in chosen])
     for entry, siblings in chosen:

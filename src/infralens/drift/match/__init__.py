@@ -9,7 +9,8 @@ gives the steps statements one-to-one, and :func:`.decide.decide` returns the ki
 :mod:`.matcher` runs the stages for one source tree. What the stages read and follow lives beside them:
 :mod:`.reader` (reading and indexing the checked tree), :mod:`.forwarding` (the shim a renamed class
 leaves behind), :mod:`.calls` (whether the target leads to a statement's new home) with :mod:`.names`
-(a name resolved through a module's definitions and imports); :mod:`.results` holds what comes out
+(a name resolved through a module's definitions and imports), :mod:`.reviewed` (what the reviewed release
+held: twins that were there, places that gained the target's lost statements); :mod:`.results` holds what comes out
 (:class:`.results.StepResult`, :class:`.results.TargetResult`, the kinds). It imports only ``lock/``.
 """
 
@@ -42,6 +43,7 @@ if TYPE_CHECKING:
         TargetKind as TargetKind,
         TargetResult as TargetResult,
     )
+    from .reviewed import ReviewedSources as ReviewedSources
 
 __all__, __getattr__ = lazy_exports(
     __name__,
@@ -54,6 +56,7 @@ __all__, __getattr__ = lazy_exports(
         "TargetResult": "results",
         "THRESHOLDS": "decide",
         "TreeReader": "reader",
+        "ReviewedSources": "reviewed",
         "Container": "decide",
         "Decision": "decide",
         "DistributionMatcher": "matcher",

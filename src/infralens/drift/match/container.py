@@ -23,6 +23,7 @@ from infralens.drift.match.decide import THRESHOLDS
 from infralens.drift.match.forwarding import forwarded_method
 from infralens.drift.match.reader import TreeReader
 from infralens.drift.match.results import TargetKind, TargetResult
+from infralens.drift.match.reviewed import ReviewedSources, defined_in
 from infralens.drift.match.split import Split, split_of
 from infralens.source import Definition, ModuleIndex, SourceFile
 
@@ -60,8 +61,9 @@ def definitions_named(index: ModuleIndex, qualname: str) -> list[Definition]:
 class ContainerMapper:
     """Maps each locked target to its definition in one checked tree."""
 
-    def __init__(self, reader: TreeReader) -> None:
+    def __init__(self, reader: TreeReader, reviewed: ReviewedSources) -> None:
         self.reader = reader
+        self.reviewed = reviewed
 
     def map(self, entry: AnnotationLock, steps: list[StepLock]) -> tuple[TargetResult, Found | None]:
         """The target's classification (with its rule) and where it was found."""
@@ -133,8 +135,10 @@ class ContainerMapper:
         return Found(source, index, best, 1.0, True)
 
     def _same_qualname_elsewhere(self, entry: AnnotationLock) -> Found | None:
-        """The best definition of the target's qualname in another file (its module moved)."""
+        """The best definition of the target's qualname in another file (its module moved); one that the reviewed release
+        defined there already is a twin that was there, not the target moved."""
         names = entry.target.split(".")
+        reviewed = self.reviewed.reader(entry.distribution, entry.version)
         patterns = [re.compile(rb"(?m)^\s*(?:async\s+def|def|class)\s+" + re.escape(n.encode()) + rb"\b") for n in names]
         best: tuple[float, Found] | None = None
         for relpath in self.reader.files_matching(patterns, words=names, skip=entry.relpath):
@@ -142,6 +146,8 @@ class ContainerMapper:
             if indexed is None:
                 continue
             source, index = indexed
+            if defined_in(reviewed, relpath, entry.target):
+                continue
             for definition in definitions_named(index, entry.target):
                 found = Found(source, index, definition, 0.9, False)
                 score = found.overlap(entry)
@@ -152,11 +158,13 @@ class ContainerMapper:
         return best[1]
 
     def _renamed(self, entry: AnnotationLock, steps: list[StepLock]) -> Found | None:
-        """A definition of the same kind, in the target's file or where its first steps' texts are, with a clearly closest body."""
+        """A definition of the same kind and of a name new since the review, in the target's file or where its first steps'
+        texts are, with a clearly closest body."""
         relpaths = [entry.relpath] if self.reader.source(entry.relpath) else []
         for step in steps[:3]:
             near = self.reader.files_with_text(step.texts[0], near=entry.relpath, hints=entry.target.split("."))
             relpaths.extend(r for r in near[:4] if r not in relpaths)
+        reviewed = self.reviewed.reader(entry.distribution, entry.version)
         scored: list[tuple[float, Found]] = []
         for relpath in relpaths:
             indexed = self.reader.indexed(relpath)
@@ -164,8 +172,8 @@ class ContainerMapper:
                 continue
             source, index = indexed
             for definition in index.definitions:
-                if definition.kind is not entry.kind:
-                    continue
+                if definition.kind is not entry.kind or defined_in(reviewed, relpath, definition.qualname):
+                    continue  # a name the reviewed release defined there already is a twin that was there, not the new name
                 found = Found(source, index, definition, 0.8, False)
                 score = found.overlap(entry)
                 if score >= THRESHOLDS.target_renamed_overlap:

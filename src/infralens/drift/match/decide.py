@@ -52,6 +52,10 @@ class Thresholds:
     """Body overlap for a definition of another name to be the target renamed."""
     target_renamed_margin: float = 0.05
     """A second rename candidate this close to the best makes the rename ambiguous (not reported)."""
+    carried_statements: int = 3
+    """A place elsewhere that gained at least this many of the target's lost statements may be where the step went..."""
+    carried_share: float = 0.5
+    """...when they are at least this share of what the target lost, or its neighbours came along (:attr:`moved_context`)."""
     position_rank: float = 0.15
     """What standing at the step's rank in its diff hunk adds to an edit candidate's rank (half for elsewhere in the hunk)."""
     max_search_files: int = 16
@@ -86,6 +90,7 @@ class Rule(str, Enum):
     EDIT = "edit"
     SOLE_ASSIGNMENT = "sole-assignment"
     MOVED_HOME = "moved-home"
+    MOVED_WITH_BLOCK = "moved-with-block"
     DECOYS_ONLY = "decoys-only"
     TARGET_GONE = "target-gone"
     NOTHING_CORRESPONDS = "nothing-corresponds"
@@ -103,6 +108,7 @@ RULE_KIND = {
     Rule.EDIT: StepKind.CHANGED,
     Rule.SOLE_ASSIGNMENT: StepKind.CHANGED,
     Rule.MOVED_HOME: StepKind.MOVED,
+    Rule.MOVED_WITH_BLOCK: StepKind.MOVED,
     Rule.DECOYS_ONLY: StepKind.DELETED,
     Rule.TARGET_GONE: StepKind.DELETED,
     Rule.NOTHING_CORRESPONDS: StepKind.DELETED,
@@ -132,6 +138,8 @@ class StepCase:
     """The same text in a function the target now leads to."""
     home: Evidence | None = None
     """The clearly best home elsewhere (only looked for when the target is gone)."""
+    carried: Evidence | None = None
+    """The one place elsewhere whose function gained the target's lost statements (see :func:`pick_carried`)."""
     decoys: int = 0
     """How many other places hold the same text."""
 
@@ -212,6 +220,8 @@ def decide(case: StepCase) -> Decision:
         return _decided(Rule.SAME_ACTION if rule is Rule.SAME_ACTION else Rule.CONFIDENT_EDIT)
     if case.reached is not None:
         return _decided(Rule.MOVED_TO_REACHED)
+    if case.carried is not None and carried_can_decide(own):
+        return _decided(Rule.MOVED_WITH_BLOCK)
     if rule is not None:
         return _decided(rule)
     if case.home is not None:
@@ -225,19 +235,58 @@ def _decided(rule: Rule) -> Decision:
     return Decision(RULE_KIND[rule], rule)
 
 
+def may_be_home(evidence: Evidence) -> bool:
+    """Whether a place elsewhere is, by its own evidence, a home for a step whose target is gone: the reviewed
+    function (same fingerprint), or one like it in locality with the step's neighbours around."""
+    t = THRESHOLDS
+    return evidence.function_same or (evidence.locality >= t.moved_locality and evidence.context >= t.moved_context)
+
+
 def pick_home(candidates: list[Evidence]) -> int | None:
     """Index of the one clearly best home elsewhere (the target is gone), or None when none or several are.
 
     A home counts when it is the reviewed function (same fingerprint) or resembles it in locality and context.
     """
     t = THRESHOLDS
-    good = [(n, e) for n, e in enumerate(candidates) if e.function_same or (e.locality >= t.moved_locality and e.context >= t.moved_context)]
+    good = [(n, e) for n, e in enumerate(candidates) if not e.provenance.preexisting and may_be_home(e)]
     if not good:
         return None
     good.sort(key=lambda item: (item[1].function_same, item[1].locality + item[1].context), reverse=True)
     best = good[0][1]
     floor = best.locality + best.context - t.moved_margin
     if any(e.function_same == best.function_same and e.locality + e.context >= floor for _, e in good[1:]):
+        return None
+    return good[0][0]
+
+
+def carried_can_decide(own: Evidence | None) -> bool:
+    """Whether a place that gained the target's lost statements can decide over ``own``, the step's candidate inside
+    the target: only over none or a weak edit (a clone of a rewritten target carries the old text too, so a real edit
+    in place wins; the call that replaced an extracted block, admitted on its place alone, does not)."""
+    return own is None or admissible(own) is None or own.similarity < THRESHOLDS.edit_similarity
+
+
+def pick_carried(candidates: list[Evidence]) -> int | None:
+    """Index of the one place elsewhere where the step went with a block of the target's statements, or None.
+
+    Its function gained at least :attr:`~Thresholds.carried_statements` of the statements the target lost since the
+    review, more than it gained of those the target kept (a clone of the whole target copies those too), and they
+    are most of what the target lost or the step's neighbours came along. Two such places about as good (a block
+    copied into two new functions) tell nothing. Only asked when nothing inside the target corresponds.
+    """
+    t = THRESHOLDS
+    good = [
+        (n, e)
+        for n, e in enumerate(candidates)
+        if e.provenance.carried >= t.carried_statements
+        and e.provenance.carried > e.provenance.copied
+        and (e.provenance.share >= t.carried_share or e.context >= t.moved_context)
+    ]
+    if not good:
+        return None
+    good.sort(key=lambda item: item[1].provenance.share + item[1].context, reverse=True)
+    floor = good[0][1].provenance.share + good[0][1].context - t.moved_margin
+    if any(e.provenance.share + e.context >= floor for _, e in good[1:]):
         return None
     return good[0][0]
 

@@ -23,6 +23,7 @@ from infralens.drift.lock.facts import surroundings
 from infralens.drift.match.decide import THRESHOLDS, Origin, admissible
 from infralens.drift.match.position import Position
 from infralens.drift.match.propose import Proposal
+from infralens.drift.match.reviewed import UNKNOWN, Provenance
 from infralens.source import normalize
 
 
@@ -74,6 +75,8 @@ class Evidence:
     """The only statement left in the target that assigns the same name."""
     position: Position = Position.UNKNOWN
     """Where the diff of the reviewed and the new body puts the candidate relative to the step (:mod:`.position`)."""
+    provenance: Provenance = UNKNOWN
+    """What the reviewed release says about a place elsewhere: held the text already, or gained the target's (:mod:`.reviewed`)."""
 
     def describe(self) -> str:
         """The evidence in words, as ``check --explain`` prints it."""
@@ -97,6 +100,8 @@ class Evidence:
             parts.append(f"position {self.position.value}")
         if self.replacement is not None:
             parts.append(self.replacement.describe())
+        if self.provenance.describe():
+            parts.append(self.provenance.describe())
         return ", ".join(parts)
 
 
@@ -392,6 +397,7 @@ def measure(
     sole_assignment: bool = False,
     reach: bool = False,
     position: Position = Position.UNKNOWN,
+    provenance: Provenance = UNKNOWN,
 ) -> Evidence:
     """The evidence for ``proposal`` as where ``entry`` is now (``old_body``: short hashes the reviewed body held;
     ``position``: where the body diff puts the proposal relative to the step).
@@ -424,6 +430,7 @@ def measure(
         replacement=swapped,
         sole_assignment=sole_assignment,
         position=position,
+        provenance=provenance,
     )
     if proposal.origin is Origin.TARGET and admissible(evidence) is None:
         return evidence

@@ -10,19 +10,35 @@ and :func:`~.decide.decide` names each step's kind and the rule that decided it.
 from __future__ import annotations
 
 from collections import Counter
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from infralens.drift.lock.entries import AnnotationLock, StepLock, short_hash
-from infralens.drift.lock.facts import body_of
+from infralens.drift.lock.facts import body_hashes, body_of
 from infralens.drift.match.assign import assign
 from infralens.drift.match.calls import Reach
 from infralens.drift.match.container import ContainerMapper, Found
-from infralens.drift.match.decide import THRESHOLDS, Container, Origin, Rule, StepCase, admissible, decide, edit_rank, pick_home, same_copy, weight
+from infralens.drift.match.decide import (
+    THRESHOLDS,
+    Container,
+    Origin,
+    Rule,
+    StepCase,
+    admissible,
+    carried_can_decide,
+    decide,
+    edit_rank,
+    may_be_home,
+    pick_carried,
+    pick_home,
+    same_copy,
+    weight,
+)
 from infralens.drift.match.evidence import Evidence, assigned_name, measure
 from infralens.drift.match.position import Alignment
 from infralens.drift.match.propose import Proposal, elsewhere, in_helpers, in_target, target_pool
 from infralens.drift.match.reader import TreeReader
 from infralens.drift.match.results import Candidate, Scores, StepKind, StepResult, TargetKind, TargetResult
+from infralens.drift.match.reviewed import ReviewedSources, Transfers
 from infralens.resolve import Resolver
 from infralens.source import SourceFile, SourceTree, Statement
 
@@ -59,10 +75,12 @@ class _Scored:
 class DistributionMatcher:
     """Classifies locked annotations and steps against one source tree."""
 
-    def __init__(self, resolver: Resolver, tree: SourceTree, *, fast: bool = False) -> None:
+    def __init__(self, resolver: Resolver, tree: SourceTree, *, fast: bool = False, reviewed: ReviewedSources | None = None) -> None:
         self.reader = TreeReader(resolver, tree, fast=fast)
         self.tree = tree
-        self.containers = ContainerMapper(self.reader)
+        self.reviewed = reviewed or ReviewedSources(resolver)
+        """The releases the lock was reviewed against (evidence of what was there before and what moved)."""
+        self.containers = ContainerMapper(self.reader, self.reviewed)
         self._targets: dict[str, tuple[TargetResult, Found | None]] = {}
         self._steps: dict[str, dict[str, StepResult]] = {}
 
@@ -106,9 +124,11 @@ class DistributionMatcher:
         container = Container.GONE if found is None else (Container.IN_PLACE if found.in_place else Container.RELOCATED)
         own, options = self._inside(found, annotation, pending) if found is not None else ({}, {})
         reach = Reach(self.reader, found.source, found.index, found.definition) if found is not None else None
+        now_body = body_hashes(found.index, found.definition) if found is not None else None
+        transfers = Transfers(annotation, now_body, self.reviewed.reader(annotation.distribution, annotation.version))
         for entry in pending:
             mine = own.get(entry.step_id)
-            results[entry.step_id] = self._decide(entry, annotation, found, container, reach, mine, options.get(entry.step_id, []), target_result)
+            results[entry.step_id] = self._decide(entry, annotation, found, container, reach, transfers, mine, options.get(entry.step_id, []), target_result)
         return results
 
     def _inside(self, found: Found, annotation: AnnotationLock, steps: list[StepLock]) -> tuple[dict[str, _Scored], dict[str, list[_Scored]]]:
@@ -168,6 +188,7 @@ class DistributionMatcher:
         found: Found | None,
         container: Container,
         reach: Reach | None,
+        transfers: Transfers,
         own: _Scored | None,
         options: list[_Scored],
         target_result: TargetResult,
@@ -185,6 +206,7 @@ class DistributionMatcher:
         away = [] if helpers else [_Scored(p, measure(p, entry, frozenset())) for p in elsewhere(self.reader, entry, annotation, found)]
         reached: _Scored | None = None
         home: _Scored | None = None
+        carried: _Scored | None = None
         if helpers:  # the container decision named the helpers that received the target's statements: look there first
             reached = max(helpers, key=_home_rank)
             away = [h for h in helpers if h is not reached]
@@ -195,11 +217,23 @@ class DistributionMatcher:
                 reached = by_name[0] if len(by_name) == 1 else None
             if reached is not None:
                 reached = _Scored(reached.proposal, _reached(reached.evidence))
-        elif away:
+        if reached is None and away and (reach is None or carried_can_decide(own.evidence if own else None)):
+            away = [_with_provenance(s, transfers, gone=reach is None) for s in away]
+            best = pick_carried([s.evidence for s in away])
+            carried = away[best] if best is not None else None
+        if reach is None and carried is None and away:
             best = pick_home([s.evidence for s in away])
             home = away[best] if best is not None else None
-        rivals = sorted((s for s in away if s is not home and (reached is None or s.proposal.key != reached.proposal.key)), key=_home_rank, reverse=True)
-        case = StepCase(container, own.evidence if own else None, reached.evidence if reached else None, home.evidence if home else None, len(rivals))
+        taken = {s.proposal.key for s in (reached, home, carried) if s is not None}
+        rivals = sorted((s for s in away if s.proposal.key not in taken), key=_home_rank, reverse=True)
+        case = StepCase(
+            container,
+            own.evidence if own else None,
+            reached=reached.evidence if reached else None,
+            home=home.evidence if home else None,
+            carried=carried.evidence if carried else None,
+            decoys=len(rivals),
+        )
         decision = decide(case)
         if decision.kind is StepKind.CHANGED and own is not None:
             others = sorted((o for o in options if o is not own), key=lambda o: edit_rank(o.evidence), reverse=True)[:3]
@@ -214,6 +248,9 @@ class DistributionMatcher:
             return _result(entry, decision.rule, reached, tuple(r.candidate() for r in rivals), f"found in {_where(reached)}")
         if decision.rule is Rule.MOVED_HOME and home is not None:
             return _result(entry, decision.rule, home, tuple(r.candidate() for r in rivals), f"found in {_where(home)}")
+        if decision.rule is Rule.MOVED_WITH_BLOCK and carried is not None:
+            message = f"found in {_where(carried)}, which {carried.evidence.provenance.describe()}"
+            return _result(entry, decision.rule, carried, tuple(r.candidate() for r in rivals), message)
         candidates = tuple(r.candidate() for r in rivals[:5])
         if candidates:
             message = f"the same text appears in {len(rivals)} other place(s), none of them clearly the reviewed function"
@@ -255,6 +292,13 @@ def _with_occurrence(exact: list[_Scored], entry: StepLock) -> list[_Scored]:
         distance = abs(scored.proposal.window[0].start_line - entry.lines[0])
         tied.append(_Scored(scored.proposal, scored.evidence, bonus - distance * 1e-7))
     return tied
+
+
+def _with_provenance(scored: _Scored, transfers: Transfers, *, gone: bool) -> _Scored:
+    """``scored`` with what the reviewed release says of its place: held the text already, or gained the target's."""
+    proposal = scored.proposal
+    provenance = transfers.of(proposal.source, proposal.index, proposal.window[0], may_be_home=gone and may_be_home(scored.evidence))
+    return _Scored(proposal, replace(scored.evidence, provenance=provenance), scored.tie, scored.contested)
 
 
 def _reached(evidence: Evidence) -> Evidence:

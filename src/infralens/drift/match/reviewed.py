@@ -1,0 +1,165 @@
+"""What the reviewed release held: evidence of where code went, read from both sides of the change.
+
+The lock keeps the reviewed target's body, but nothing about the rest of the release. Whether a place
+elsewhere that holds a lost statement is where the statement *went* can only be told by looking at
+that place as it was reviewed, as CodeTracker tells a moved block from a look-alike by diffing the two
+commits rather than the target alone:
+
+- a function that held the same text already in the reviewed release is a **twin that was there**
+  (``preexisting``), never a new home (a deleted function whose copy survives elsewhere is deleted);
+- a function that **gained** statements the target lost carried them (``carried``: how many of the
+  target's lost statements it gained, and what share of them): a block moved, extracted into a helper
+  the target reaches by a name nothing resolves statically (a mixin, another object's class), or a
+  target folded into another function.
+
+The reviewed release is the tree the lock names (distribution and version): the one passed in (tests,
+``--walk``'s previous stop), the installed one when its version is the locked one, or that release's
+wheel in the cache. Nothing is downloaded: without it every place reads as *unknown* and the rules
+fall back to what the checked tree alone shows.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass
+
+from infralens.drift.lock.entries import AnnotationLock, short_hash
+from infralens.drift.lock.facts import body_hashes, enclosing_definitions
+from infralens.drift.match.decide import THRESHOLDS
+from infralens.drift.match.reader import TreeReader
+from infralens.errors import SourceNotFoundError
+from infralens.resolve import Resolver
+from infralens.source import DefinitionKind, InstalledTree, ModuleIndex, SourceFile, SourceTree, Statement, WheelTree, cached_wheel
+
+
+@dataclass(frozen=True)
+class Provenance:
+    """What the reviewed release says about one place elsewhere holding a step's text."""
+
+    preexisting: bool = False
+    """The place's function held the text already when the lock was reviewed (a twin, not a new home)."""
+    carried: int = 0
+    """How many of the target's lost statements the place's function gained since."""
+    share: float = 0.0
+    """``carried`` over the number of statements the target lost."""
+    copied: int = 0
+    """How many statements the target still holds the place's function gained too (a clone copies those as well;
+    a block moved out of the target leaves them behind)."""
+
+    def describe(self) -> str:
+        if self.preexisting:
+            return "held it already in the reviewed release"
+        if not self.carried:
+            return ""
+        return f"gained {self.carried} of the target's lost statements ({self.share:.2f}) and {self.copied} it kept"
+
+
+UNKNOWN = Provenance()
+
+
+class ReviewedSources:
+    """The releases a lock's entries were reviewed against, read on demand and never downloaded."""
+
+    def __init__(self, resolver: Resolver, given: dict[str, SourceTree] | None = None) -> None:
+        self.resolver = resolver
+        self.given = given or {}
+        self._readers: dict[tuple[str, str], TreeReader | None] = {}
+
+    def reader(self, distribution: str, version: str) -> TreeReader | None:
+        """A reader of ``distribution`` as reviewed at ``version`` (None when that release is not at hand)."""
+        key = (distribution, version)
+        if key not in self._readers:
+            tree = self._tree(distribution, version)
+            self._readers[key] = TreeReader(self.resolver, tree, fast=True) if tree is not None else None
+        return self._readers[key]
+
+    def _tree(self, distribution: str, version: str) -> SourceTree | None:
+        given = self.given.get(distribution)
+        if given is not None and given.version == version:
+            return given
+        try:
+            installed: SourceTree = InstalledTree(distribution)
+            if installed.version == version:
+                return installed
+        except SourceNotFoundError:
+            pass
+        wheel = cached_wheel(distribution, version)
+        if wheel is None:
+            return None
+        try:
+            return WheelTree(wheel)
+        except SourceNotFoundError:
+            return None
+
+
+class Transfers:
+    """For one annotation: what its target lost, and what places elsewhere held before or gained since."""
+
+    def __init__(self, annotation: AnnotationLock, now_body: tuple[str, ...] | None, reviewed: TreeReader | None) -> None:
+        self.reviewed = reviewed
+        reviewed_body = Counter(annotation.body)
+        self.lost = reviewed_body - Counter(now_body or ())
+        """The reviewed body's statements (as fingerprints) the target no longer holds (all of them when it is gone)."""
+        self.kept = reviewed_body - self.lost
+        """The reviewed body's statements the target still holds."""
+        self._bodies: dict[tuple[str, str], Counter[str] | None] = {}
+
+    def of(self, source: SourceFile, index: ModuleIndex, first: Statement, *, may_be_home: bool) -> Provenance:
+        """What the reviewed release says about the function around ``first`` (in ``source``, of the checked tree).
+
+        The reviewed release is only read where the answer can matter: for a place that may be a home by its own
+        evidence (``may_be_home``), or whose function holds enough of the target's lost statements to have carried them.
+        """
+        if self.reviewed is None:
+            return UNKNOWN
+        qualname, now = _function_around(index, first)
+        if not may_be_home and sum((now & self.lost).values()) < THRESHOLDS.carried_statements:
+            return UNKNOWN
+        relpath = source.relpath
+        before_file = self.reviewed.source(relpath)
+        if before_file is not None and before_file.sha256 == source.sha256:
+            return Provenance(preexisting=True)  # the file is as reviewed: whatever it holds, it held (nothing to parse)
+        before = self._reviewed_body(relpath, qualname)
+        if before is None:
+            return UNKNOWN
+        text = short_hash(first.text)
+        if before[text] >= now[text]:
+            return Provenance(preexisting=True)
+        gained = now - before
+        carried = sum((gained & self.lost).values())
+        total = sum(self.lost.values())
+        return Provenance(carried=carried, share=carried / total if total else 0.0, copied=sum((gained & self.kept).values()))
+
+    def _reviewed_body(self, relpath: str, qualname: str) -> Counter[str] | None:
+        """The fingerprints of ``qualname``'s body at ``relpath`` as reviewed (empty when it did not exist there)."""
+        key = (relpath, qualname)
+        if key not in self._bodies:
+            assert self.reviewed is not None
+            indexed = self.reviewed.indexed(relpath)
+            if indexed is None:
+                self._bodies[key] = None if self.reviewed.problem(relpath) else Counter()
+            else:
+                self._bodies[key] = Counter(_body(indexed[1], qualname))
+        return self._bodies[key]
+
+
+def defined_in(reviewed: TreeReader | None, relpath: str, qualname: str) -> bool:
+    """Whether the reviewed release defined ``qualname`` at ``relpath`` (False when the reviewed release is unknown)."""
+    indexed = reviewed.indexed(relpath) if reviewed is not None else None
+    return indexed is not None and any(d.qualname == qualname for d in indexed[1].definitions)
+
+
+def _function_around(index: ModuleIndex, statement: Statement) -> tuple[str, Counter[str]]:
+    """The qualname and body fingerprints of the innermost function around ``statement`` (of the module's own
+    statements when it is in none)."""
+    functions = [d for d in enclosing_definitions(index, statement) if d.kind is not DefinitionKind.CLASS]
+    if not functions:
+        return "", Counter(short_hash(s.text) for s in index.statements if s.scope == "")
+    return functions[0].qualname, Counter(body_hashes(index, functions[0]))
+
+
+def _body(index: ModuleIndex, qualname: str) -> tuple[str, ...]:
+    if not qualname:
+        return tuple(short_hash(s.text) for s in index.statements if s.scope == "")
+    same = [d for d in index.definitions if d.qualname == qualname and d.accessor is None]
+    return tuple(h for d in same for h in body_hashes(index, d))
