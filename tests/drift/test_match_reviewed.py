@@ -118,3 +118,58 @@ def test_a_target_folded_into_another_function_is_moved_there(demo):
     assert target.kind.value == "deleted"  # the container is gone; its statements are followed one by one
     step = report.steps[0]
     assert (step.kind.value, step.rule, step.new.target) == ("moved", "moved-with-block", "Mixer.run"), step.message
+
+
+# The processor's __call__ was folded into the module it was handed: every attn.x is now self.x.
+PROCESSOR_OLD = """
+class Processor:
+    def __call__(self, attn, x):
+        scale = x.shape[-1] ** -0.5
+        q = attn.to_q(x)
+        k = attn.to_k(x)
+        v = attn.to_v(x)
+        out = attn.attend(q, k, v, scale)
+        return attn.to_out(out)
+
+
+class Attention:
+    def forward(self, x):
+        return self.processor(self, x)
+"""
+PROCESSOR_NEW = """
+class Attention:
+    def forward(self, x):
+        scale = x.shape[-1] ** -0.5
+        q = self.to_q(x)
+        k = self.to_k(x)
+        v = self.to_v(x)
+        out = self.attend(q, k, v, scale)
+        return self.to_out(out)
+"""
+
+
+def test_a_method_folded_into_its_parameters_class_is_moved_there_with_the_parameter_as_self(demo):
+    _lock(demo, {"mixer.py": PROCESSOR_OLD}, "q = attn.to_q(x)", "scale = x.shape[-1] ** -0.5", target="demo.mixer.Processor.__call__")
+    report = demo.check(demo.write_source("2.0", {"mixer.py": PROCESSOR_NEW}))
+    (target,) = report.targets
+    assert (target.kind.value, target.rule) == ("moved", "moved-to-receiver"), target.message
+    assert "Attention.forward, its parameter attn now self" in target.message
+    steps = _by_key(report)
+    assert (steps["s0"].kind.value, steps["s0"].rule, steps["s0"].new.target) == ("changed", "same-action", "Attention.forward")
+    assert "attn -> self" in steps["s0"].message
+    assert (steps["s1"].kind.value, steps["s1"].rule) == ("moved", "target-relocated")
+
+
+def test_without_the_reviewed_release_a_folded_method_reads_as_deleted(demo):
+    _lock(demo, {"mixer.py": PROCESSOR_OLD}, "q = attn.to_q(x)", target="demo.mixer.Processor.__call__")
+    (target,) = demo.check(demo.write_source("2.0", {"mixer.py": PROCESSOR_NEW}), reviewed=None).targets
+    assert (target.kind.value, target.rule) == ("deleted", "deleted")
+
+
+def test_the_targets_own_header_is_changed_however_much_its_parameters_changed(demo):
+    header = "    def run(self, x, scale):"
+    longer = "    def run(self, x, scale: float = 1.0, *, mode: str = 'fast', gain: Optional[float] = None, **extra):"
+    _lock(demo, {"mixer.py": OLD}, "def run(self, x, scale):")
+    step = demo.check(demo.write_source("2.0", {"mixer.py": OLD.replace(header, longer)})).steps[0]
+    assert (step.kind.value, step.rule) == ("changed", "target-header"), step.message
+    assert "the target's own header" in step.evidence

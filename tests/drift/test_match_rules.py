@@ -44,6 +44,7 @@ RULES = {
     Rule.SAME_TEXT: StepCase(Container.IN_PLACE, own=EXACT),
     Rule.SAME_TREE: StepCase(Container.IN_PLACE, own=ev(same_ast=True, similarity=0.9)),
     Rule.TARGET_RELOCATED: StepCase(Container.RELOCATED, own=EXACT),
+    Rule.TARGET_HEADER: StepCase(Container.IN_PLACE, own=ev(similarity=0.2, same_shape=True, header=True), reached=replace(EXACT, origin=Origin.REACHED)),
     Rule.CONFIDENT_EDIT: StepCase(Container.IN_PLACE, own=ev(similarity=T.confident_similarity, context=T.confident_context)),
     Rule.MOVED_TO_REACHED: StepCase(Container.IN_PLACE, own=ev(similarity=0.7, context=0.5), reached=replace(EXACT, origin=Origin.REACHED, reach=True)),
     Rule.SAME_ACTION: StepCase(Container.IN_PLACE, own=ev(similarity=0.5, replacement=SWAPPED, same_shape=False)),
@@ -82,6 +83,8 @@ ADMISSIBLE = [
     (ev(similarity=T.sole_assignment_similarity - 0.01, sole_assignment=True), None),
     (ev(similarity=0.2, context=0.25, replacement=SWAPPED, same_shape=False), Rule.SAME_ACTION),
     (ev(similarity=0.2, replacement=SWAPPED), None),  # a replacement still needs a neighbour or some text
+    (ev(similarity=0.0, header=True), Rule.TARGET_HEADER),  # the mapped target's header, however different
+    (ev(exact=True, similarity=1.0, header=True), Rule.SAME_TEXT),
     # Position (the body diff) counts as context: in the step's hunk like a neighbour, at its rank like all of them.
     (ev(similarity=T.edit_similarity, position=Position.IN_HUNK), Rule.EDIT),
     (ev(similarity=T.edit_similarity - 0.01, position=Position.IN_HUNK), None),

@@ -4,7 +4,8 @@ The function is looked for, strictest first: the same file byte for byte (``file
 qualname in its file (``same-place``, ``body-changed``); the same qualname in another module
 (``moved-module``); a shim class that forwards the old name (``renamed-behind-shim``: a deprecated
 subclass or a ``__new__`` returning the new class); a definition of another name whose body overlaps
-(``renamed-body-overlap``); else ``deleted``. Decorators are part of the target: one added, removed or
+(``renamed-body-overlap``); a method folded into the class of its first parameter, which is now ``self``
+(``moved-to-receiver``, see :mod:`.receiver`); else ``deleted``. Decorators are part of the target: one added, removed or
 replaced makes the finding ``decorators-changed`` (low severity, like a body that changed around
 unchanged steps), named in the message. A body that lost statements to helpers it now calls or to a
 decorator it now carries is one more decision (``split-into-helpers``, ``wrapped-by-decorator``; see
@@ -22,6 +23,7 @@ from infralens.drift.lock.facts import body_hashes, jaccard
 from infralens.drift.match.decide import THRESHOLDS
 from infralens.drift.match.forwarding import forwarded_method
 from infralens.drift.match.reader import TreeReader
+from infralens.drift.match.receiver import moved_to_receiver
 from infralens.drift.match.results import TargetKind, TargetResult
 from infralens.drift.match.reviewed import ReviewedSources, defined_in
 from infralens.drift.match.split import Split, split_of
@@ -119,6 +121,12 @@ class ContainerMapper:
             overlap = renamed.overlap(entry)
             message = f"{entry.target} looks renamed to {renamed.source.module}.{renamed.definition.qualname} (statement overlap {overlap:.2f})"
             return TargetResult(entry, TargetKind.RENAMED, renamed.place(), overlap, message, 3, rule="renamed-body-overlap"), renamed
+        receiver = moved_to_receiver(self.reader, self.reviewed.reader(entry.distribution, entry.version), entry)
+        if receiver is not None:
+            found = Found(receiver.source, receiver.index, receiver.definition, 0.8, False)
+            now = f"{receiver.source.module}.{receiver.definition.qualname}"
+            message = f"{entry.target} moved into {now}, its parameter {receiver.parameter} now self (statement overlap {receiver.overlap:.2f})"
+            return TargetResult(entry, TargetKind.MOVED, found.place(), receiver.overlap, message, 3, rule="moved-to-receiver"), found
         message = f"{entry.module}.{entry.target} is not defined anywhere in {self.reader.tree.describe()}"
         return TargetResult(entry, TargetKind.DELETED, None, 0.0, message, 3, rule="deleted"), None
 

@@ -84,6 +84,7 @@ class Rule(str, Enum):
     SAME_TEXT = "same-text"
     SAME_TREE = "same-tree"
     TARGET_RELOCATED = "target-relocated"
+    TARGET_HEADER = "target-header"
     CONFIDENT_EDIT = "confident-edit"
     MOVED_TO_REACHED = "moved-to-reached"
     SAME_ACTION = "same-action"
@@ -102,6 +103,7 @@ RULE_KIND = {
     Rule.SAME_TEXT: StepKind.UNCHANGED,
     Rule.SAME_TREE: StepKind.UNCHANGED,
     Rule.TARGET_RELOCATED: StepKind.MOVED,
+    Rule.TARGET_HEADER: StepKind.CHANGED,
     Rule.CONFIDENT_EDIT: StepKind.CHANGED,
     Rule.MOVED_TO_REACHED: StepKind.MOVED,
     Rule.SAME_ACTION: StepKind.CHANGED,
@@ -159,6 +161,8 @@ def admissible(evidence: Evidence) -> Rule | None:
         return None  # the reviewed body held it already: it was there all along, not an edit of this step
     if evidence.same_ast:
         return Rule.SAME_TREE
+    if evidence.header:
+        return Rule.TARGET_HEADER  # the mapped target's header is the reviewed header's place, whatever its parameters
     placed = evidence.position in (Position.PAIRED, Position.IN_HUNK)  # the body diff puts it where the step was
     s, c = evidence.similarity, evidence.context
     if evidence.replacement is not None and (c > 0.0 or placed or (s >= t.candidate_similarity and evidence.position is not Position.OUTSIDE)):
@@ -181,6 +185,8 @@ def weight(evidence: Evidence) -> float:
     rule = admissible(evidence)
     if rule is Rule.SAME_TEXT:
         return 10.0 + evidence.context
+    if rule is Rule.TARGET_HEADER:
+        return 9.0
     if rule is Rule.SAME_TREE:
         return 9.0 + evidence.context
     if rule is Rule.SAME_ACTION:
@@ -216,6 +222,8 @@ def decide(case: StepCase) -> Decision:
     rule = admissible(own) if own is not None else None
     if rule in (Rule.SAME_TEXT, Rule.SAME_TREE):
         return _decided(Rule.TARGET_RELOCATED if case.container is Container.RELOCATED else rule)
+    if rule is Rule.TARGET_HEADER:
+        return _decided(rule)
     if own is not None and rule in (Rule.SAME_ACTION, Rule.EDIT) and case.reached is None and confident(own):
         return _decided(Rule.SAME_ACTION if rule is Rule.SAME_ACTION else Rule.CONFIDENT_EDIT)
     if case.reached is not None:

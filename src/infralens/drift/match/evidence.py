@@ -75,6 +75,8 @@ class Evidence:
     """The only statement left in the target that assigns the same name."""
     position: Position = Position.UNKNOWN
     """Where the diff of the reviewed and the new body puts the candidate relative to the step (:mod:`.position`)."""
+    header: bool = False
+    """The step is the reviewed target's ``def`` header and the candidate the mapped target's."""
     provenance: Provenance = UNKNOWN
     """What the reviewed release says about a place elsewhere: held the text already, or gained the target's (:mod:`.reviewed`)."""
 
@@ -94,6 +96,7 @@ class Evidence:
             ("already in the reviewed body", self.in_old_body),
             ("reached from the target", self.reach),
             ("only assignment of the name", self.sole_assignment),
+            ("the target's own header", self.header),
         ]
         parts.extend(name for name, on in facts if on)
         if self.position is not Position.UNKNOWN:
@@ -398,6 +401,7 @@ def measure(
     reach: bool = False,
     position: Position = Position.UNKNOWN,
     provenance: Provenance = UNKNOWN,
+    header: bool = False,
 ) -> Evidence:
     """The evidence for ``proposal`` as where ``entry`` is now (``old_body``: short hashes the reviewed body held;
     ``position``: where the body diff puts the proposal relative to the step).
@@ -431,6 +435,7 @@ def measure(
         sole_assignment=sole_assignment,
         position=position,
         provenance=provenance,
+        header=header,
     )
     if proposal.origin is Origin.TARGET and admissible(evidence) is None:
         return evidence

@@ -35,7 +35,7 @@ from infralens.drift.match.decide import (
 )
 from infralens.drift.match.evidence import Evidence, assigned_name, measure
 from infralens.drift.match.position import Alignment
-from infralens.drift.match.propose import Proposal, elsewhere, in_helpers, in_target, target_pool
+from infralens.drift.match.propose import Proposal, container_header, elsewhere, in_helpers, in_target, target_pool
 from infralens.drift.match.reader import TreeReader
 from infralens.drift.match.results import Candidate, Scores, StepKind, StepResult, TargetKind, TargetResult
 from infralens.drift.match.reviewed import ReviewedSources, Transfers
@@ -47,6 +47,7 @@ _LAYER = {
     Rule.SAME_TEXT: 1,
     Rule.SAME_TREE: 1,
     Rule.TARGET_RELOCATED: 2,
+    Rule.TARGET_HEADER: 2,
     Rule.CONFIDENT_EDIT: 2,
     Rule.SAME_ACTION: 2,
     Rule.EDIT: 2,
@@ -138,7 +139,7 @@ class DistributionMatcher:
         alignment = Alignment(annotation.body, body_of(found.index, found.definition))
         options: dict[str, list[_Scored]] = {}
         for entry in steps:
-            options[entry.step_id] = self._options(found, pool, entry, steps, old_body, alignment)
+            options[entry.step_id] = self._options(found, pool, entry, steps, old_body, alignment, annotation.target)
         _settle_contested(options)
         weights = {step_id: {o.proposal.key: weight(o.evidence) + o.tie for o in found_options} for step_id, found_options in options.items()}
         chosen = assign(weights)
@@ -148,7 +149,14 @@ class DistributionMatcher:
         return own, options
 
     def _options(
-        self, found: Found, pool: tuple[Statement, ...], entry: StepLock, steps: list[StepLock], old_body: frozenset[str], alignment: Alignment
+        self,
+        found: Found,
+        pool: tuple[Statement, ...],
+        entry: StepLock,
+        steps: list[StepLock],
+        old_body: frozenset[str],
+        alignment: Alignment,
+        target: str,
     ) -> list[_Scored]:
         exact = [_Scored(p, measure(p, entry, old_body)) for p in in_target(found, pool, entry, exact_only=True)]
         contested: list[_Scored] = []
@@ -167,6 +175,9 @@ class DistributionMatcher:
             exact = []
         if exact:
             return _with_occurrence(exact, entry)
+        header = container_header(found, entry, target)
+        if header is not None:
+            return [_Scored(header, measure(header, entry, old_body, header=True))]
         name = assigned_name(entry.texts[0]) if len(entry.texts) == 1 else None
         sole_key = None
         if name is not None and not any(assigned_name(s.texts[0]) == name for s in steps if s.step_id != entry.step_id):

@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from infralens.drift.lock.entries import AnnotationLock, Place, StepLock
-from infralens.drift.lock.facts import body_hashes, body_of, enclosing_definitions, jaccard
+from infralens.drift.lock.facts import body_hashes, body_of, enclosing_definitions, header_of, jaccard
 from infralens.drift.match.container import Found
 from infralens.drift.match.decide import THRESHOLDS, Origin
 from infralens.drift.match.reader import TreeReader
@@ -66,6 +66,19 @@ def in_target(found: Found, pool: tuple[Statement, ...], entry: StepLock, *, exa
             continue
         proposals.append(Proposal(found.source, found.index, window, Origin.TARGET, found.locality))
     return proposals
+
+
+def container_header(found: Found, entry: StepLock, target: str) -> Proposal | None:
+    """The mapped target's ``def`` header when the step is the reviewed target's own header (container first: the
+    header of the function found is the header's new place, however much its parameters changed)."""
+    parent, _, name = target.rpartition(".")
+    words = entry.texts[0].split(" ")
+    if len(entry.texts) != 1 or entry.scope != parent or words[: 2 + (words[0] == "async")][-2:] != ["def", name]:
+        return None
+    header = header_of(found.index, found.definition)
+    if header is None or not header.text.startswith(("def ", "async def ")):
+        return None
+    return Proposal(found.source, found.index, (header,), Origin.TARGET, found.locality)
 
 
 def _resembles(wanted: str, text: str) -> bool:

@@ -1,0 +1,105 @@
+"""A method moved onto the class of its parameter: the parameter is now ``self``.
+
+Upstream often folds a helper object's method into the class it was handed: an attention *processor*'s
+``__call__(self, attn, hidden_states, ...)`` becomes ``Attention.forward(self, hidden_states, ...)``, every
+``attn.x`` now ``self.x``. RefactoringMiner reports this as *Move Method* (or *Inline Method* when the caller
+ran the helper); the statements are the same once the parameter is read as ``self``. This module finds such a
+home: the reviewed body (read from the reviewed release, :mod:`.reviewed`) is rewritten with one parameter as
+``self``, and a function elsewhere that holds most of it, and did not hold it when the lock was reviewed, is the
+target's new place.
+"""
+
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass
+
+from infralens.drift.lock.entries import AnnotationLock, short_hash
+from infralens.drift.lock.facts import body_hashes, body_of, header_of
+from infralens.drift.match.decide import THRESHOLDS
+from infralens.drift.match.reader import TreeReader
+from infralens.source import Definition, DefinitionKind, ModuleIndex, SourceFile
+
+
+@dataclass(frozen=True)
+class Receiver:
+    """The function the target moved into, with the parameter that became ``self``."""
+
+    source: SourceFile
+    index: ModuleIndex
+    definition: Definition
+    parameter: str
+    overlap: float
+    """Share of the reviewed body (read with the parameter as ``self``) the function holds now."""
+
+
+def moved_to_receiver(reader: TreeReader, reviewed: TreeReader | None, entry: AnnotationLock) -> Receiver | None:
+    """The one function the gone target ``entry`` moved into with its first parameter (after ``self``) as ``self``."""
+    reviewed_body = _reviewed_function(reviewed, entry)
+    if reviewed_body is None:
+        return None
+    header, texts = reviewed_body
+    parameter = _receiver_parameter(header)
+    if parameter is None:
+        return None
+    rewritten = [_as_self(text, parameter) for text in texts]
+    wanted = {short_hash(text) for text in rewritten}
+    probes = sorted((t for t, old in zip(rewritten, texts, strict=True) if t != old), key=len, reverse=True)[:3]
+    relpaths: list[str] = []
+    for probe in probes:
+        relpaths.extend(r for r in reader.files_with_text(probe, near=entry.relpath, hints=entry.target.split("."))[:4] if r not in relpaths)
+    scored: list[Receiver] = []
+    for relpath in relpaths:
+        indexed = reader.indexed(relpath)
+        if indexed is None:
+            continue
+        source, index = indexed
+        before = reviewed.indexed(relpath) if reviewed is not None else None
+        for definition in index.definitions:
+            if definition.kind is DefinitionKind.CLASS:
+                continue
+            held = wanted & set(body_hashes(index, definition))
+            if before is not None and len(held & _held_before(before[1], definition.qualname)) * 2 > len(held):
+                continue  # it held these statements when the lock was reviewed: a twin, not where the target went
+            overlap = len(held) / len(wanted)
+            if overlap >= THRESHOLDS.target_renamed_overlap:
+                scored.append(Receiver(source, index, definition, parameter, overlap))
+    scored.sort(key=lambda r: -r.overlap)
+    if not scored or (len(scored) > 1 and scored[1].overlap >= scored[0].overlap - THRESHOLDS.target_renamed_margin):
+        return None
+    return scored[0]
+
+
+def _reviewed_function(reviewed: TreeReader | None, entry: AnnotationLock) -> tuple[str, list[str]] | None:
+    """The reviewed target's header text and body texts, read from the reviewed release."""
+    indexed = reviewed.indexed(entry.relpath) if reviewed is not None else None
+    if indexed is None or "." not in entry.target:
+        return None  # only methods move onto a parameter's class
+    index = indexed[1]
+    same = [d for d in index.definitions if d.qualname == entry.target and d.accessor is None and d.kind is not DefinitionKind.CLASS]
+    if len(same) != 1 or body_hashes(index, same[0]) != entry.body:
+        return None  # not the body the lock recorded: nothing to read it from
+    header = header_of(index, same[0])
+    return (header.text, [s.text for s in body_of(index, same[0])]) if header is not None else None
+
+
+def _receiver_parameter(header: str) -> str | None:
+    """The method's first parameter after ``self`` (the object it works on), from its normalised header."""
+    try:
+        tree = ast.parse(header + " ...")
+    except SyntaxError:
+        return None
+    function = tree.body[0] if tree.body else None
+    if not isinstance(function, ast.FunctionDef | ast.AsyncFunctionDef):
+        return None
+    names = [a.arg for a in [*function.args.posonlyargs, *function.args.args]]
+    return names[1] if len(names) > 1 and names[0] == "self" else None
+
+
+def _as_self(text: str, parameter: str) -> str:
+    """``text`` (normalised: one space between tokens) with every ``parameter`` token read as ``self``."""
+    return " ".join("self" if token == parameter else token for token in text.split(" "))
+
+
+def _held_before(index: ModuleIndex, qualname: str) -> set[str]:
+    return {h for d in index.definitions if d.qualname == qualname and d.accessor is None for h in body_hashes(index, d)}
