@@ -173,3 +173,124 @@ def test_the_targets_own_header_is_changed_however_much_its_parameters_changed(d
     step = demo.check(demo.write_source("2.0", {"mixer.py": OLD.replace(header, longer)})).steps[0]
     assert (step.kind.value, step.rule) == ("changed", "target-header"), step.message
     assert "the target's own header" in step.evidence
+
+
+# convert() was renamed convert_any() and most of its loop went into a helper it calls.
+CONVERT_OLD = """
+def convert(state):
+    out = {}
+    for key in state:
+        name = key.replace("lora_unet_", "")
+        name = name.replace("input.blocks", "down_blocks")
+        name = name.replace("middle.block", "mid_block")
+        name = name.replace("output.blocks", "up_blocks")
+        out[name] = state[key]
+    return out
+"""
+CONVERT_NEW = """
+def _convert_key(key):
+    name = key.replace("lora_unet_", "")
+    name = name.replace("input.blocks", "down_blocks")
+    name = name.replace("middle.block", "mid_block")
+    name = name.replace("output.blocks", "up_blocks")
+    return name
+
+
+def convert_any(state, prefix=None):
+    out = {}
+    for key in state:
+        out[_convert_key(key)] = state[key]
+    return out
+"""
+
+
+def test_a_target_renamed_and_split_into_helpers_is_followed_into_them(demo):
+    step = 'name = name.replace("middle.block", "mid_block")'
+    _lock(demo, {"mixer.py": CONVERT_OLD}, step, "out = {}", target="demo.mixer.convert")
+    report = demo.check(demo.write_source("2.0", {"mixer.py": CONVERT_NEW}))
+    (target,) = report.targets
+    assert (target.kind.value, target.rule) == ("renamed", "renamed-and-split"), target.message
+    assert "demo.mixer._convert_key (4)" in target.message
+    steps = _by_key(report)
+    assert (steps["s0"].kind.value, steps["s0"].new.target) == ("moved", "_convert_key"), steps["s0"].message
+    assert (steps["s1"].kind.value, steps["s1"].new.target) == ("moved", "convert_any")
+    (target,) = demo.check(demo.write_source("2.0", {"mixer.py": CONVERT_NEW}), reviewed=None).targets
+    assert target.rule == "deleted"  # a new name is only known against the reviewed release
+
+
+# Mixer.enable became a module function of the same name taking the encoder; its PEFT check went.
+ENABLE_OLD = """
+class Mixer:
+    def enable(self, encoder=None):
+        if not USE_PEFT:
+            raise ValueError("PEFT backend is required.")
+        encoder = encoder or getattr(self, "encoder", None)
+        if encoder is None:
+            raise ValueError("Encoder not found.")
+        set_layers(encoder, enabled=True)
+"""
+ENABLE_NEW = """
+def enable(encoder):
+    if encoder is None:
+        raise ValueError("Encoder not found.")
+    set_layers(encoder, enabled=True)
+
+
+class Mixer:
+    def enable_all(self):
+        if not USE_PEFT:
+            raise ValueError("PEFT backend is required.")
+        enable(self.encoder)
+"""
+
+
+def test_a_method_turned_module_function_of_its_name_is_moved_there(demo):
+    _lock(demo, {"mixer.py": ENABLE_OLD}, 'raise ValueError("Encoder not found.")', target="demo.mixer.Mixer.enable")
+    report = demo.check(demo.write_source("2.0", {"mixer.py": ENABLE_NEW}))
+    (target,) = report.targets
+    assert (target.kind.value, target.rule) == ("moved", "moved-same-name"), target.message
+    step = report.steps[0]
+    assert (step.kind.value, step.new.target) == ("moved", "enable"), step.message
+
+
+def test_a_namesake_that_was_there_already_is_not_the_target_moved(demo):
+    _lock(
+        demo, {"mixer.py": ENABLE_OLD + ENABLE_NEW.split("\n\n\nclass", maxsplit=1)[0]}, "set_layers(encoder, enabled=True)", target="demo.mixer.Mixer.enable"
+    )
+    (target,) = demo.check(demo.write_source("2.0", {"mixer.py": ENABLE_NEW})).targets
+    assert target.rule != "moved-same-name", target.message
+
+
+# The gain branch of run(), with its else, went into a helper; run() has an else of its own now.
+BRANCHES_OLD = """
+class Mixer:
+    def run(self, x, gain):
+        if gain is None:
+            gain = 1.0
+        else:
+            gain = float(gain)
+        y = x * gain
+        return y
+"""
+BRANCHES_NEW = """
+class Mixer:
+    def _gain(self, gain):
+        if gain is None:
+            gain = 1.0
+        else:
+            gain = float(gain)
+        return gain
+
+    def run(self, x, gain):
+        if x is None:
+            return None
+        else:
+            y = x * self._gain(gain)
+        return y
+"""
+
+
+def test_a_bare_else_that_went_with_its_branch_is_moved_though_another_else_stays(demo):
+    _lock(demo, {"mixer.py": BRANCHES_OLD}, "else:", "y = x * gain")
+    steps = _by_key(demo.check(demo.write_source("2.0", {"mixer.py": BRANCHES_NEW})))
+    assert (steps["s0"].kind.value, steps["s0"].new.target) == ("moved", "Mixer._gain"), steps["s0"].message

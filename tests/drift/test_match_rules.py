@@ -158,6 +158,16 @@ def test_a_place_that_gained_the_text_beats_only_a_weak_edit_inside_the_target()
     assert decide(StepCase(Container.IN_PLACE, own=weak, carried=CARRIED)).rule is Rule.MOVED_WITH_BLOCK
 
 
+def test_a_contentless_statement_is_told_by_its_neighbours_not_its_text():
+    reached = replace(EXACT, origin=Origin.REACHED, reach=True, context=T.moved_context)
+    bare = replace(EXACT, context=0.0, contentless=True)
+    assert decide(StepCase(Container.IN_PLACE, own=bare, reached=reached)).rule is Rule.MOVED_TO_REACHED
+    assert decide(StepCase(Container.IN_PLACE, own=replace(bare, context=0.25), reached=reached)).rule is Rule.SAME_TEXT
+    assert decide(StepCase(Container.IN_PLACE, own=bare, reached=replace(reached, context=T.moved_context - 0.01))).rule is Rule.SAME_TEXT
+    # a statement with content of its own that kept its text stays, whatever its neighbours did
+    assert decide(StepCase(Container.IN_PLACE, own=replace(bare, contentless=False), reached=reached)).rule is Rule.SAME_TEXT
+
+
 def test_a_surviving_copy_must_be_singled_out():
     assert same_copy([T.same_copy_context, 0.0])
     assert not same_copy([T.same_copy_context, T.same_copy_context])

@@ -2,9 +2,10 @@
 
 The function is looked for, strictest first: the same file byte for byte (``file-unchanged``); the same
 qualname in its file (``same-place``, ``body-changed``); the same qualname in another module
-(``moved-module``); a shim class that forwards the old name (``renamed-behind-shim``: a deprecated
+(``moved-module``); its name at the other level, new since the review (``moved-same-name``: a method turned
+module function, or the reverse); a shim class that forwards the old name (``renamed-behind-shim``: a deprecated
 subclass or a ``__new__`` returning the new class); a definition of another name whose body overlaps
-(``renamed-body-overlap``); a method folded into the class of its first parameter, which is now ``self``
+(``renamed-body-overlap``), or that holds it with the helpers it calls (``renamed-and-split``); a method folded into the class of its first parameter, which is now ``self``
 (``moved-to-receiver``, see :mod:`.receiver`); else ``deleted``. Decorators are part of the target: one added, removed or
 replaced makes the finding ``decorators-changed`` (low severity, like a body that changed around
 unchanged steps), named in the message. A body that lost statements to helpers it now calls or to a
@@ -16,6 +17,7 @@ helpers (and the other functions it leads to, see :mod:`infralens.drift.match.ca
 from __future__ import annotations
 
 import re
+from collections import Counter
 from dataclasses import dataclass, replace
 
 from infralens.drift.lock.entries import AnnotationLock, Place, StepLock
@@ -27,7 +29,7 @@ from infralens.drift.match.receiver import moved_to_receiver
 from infralens.drift.match.results import TargetKind, TargetResult
 from infralens.drift.match.reviewed import ReviewedSources, defined_in
 from infralens.drift.match.split import Split, split_of
-from infralens.source import Definition, ModuleIndex, SourceFile
+from infralens.source import Definition, DefinitionKind, ModuleIndex, SourceFile
 
 
 @dataclass(frozen=True)
@@ -73,7 +75,7 @@ class ContainerMapper:
         if found is None or result.kind in (TargetKind.DELETED, TargetKind.UNREADABLE):
             return result, found
         if result.kind is not TargetKind.UNCHANGED:
-            split = split_of(self.reader, found.source, found.index, found.definition, entry)
+            split = found.split or split_of(self.reader, found.source, found.index, found.definition, entry)
             if split is not None:
                 found = replace(found, split=split)
                 rule = split.rule if result.kind is TargetKind.BODY_CHANGED else result.rule
@@ -109,6 +111,12 @@ class ContainerMapper:
             overlap = moved.overlap(entry)
             message = f"{entry.module}.{entry.target} now lives in {moved.source.module} (statement overlap {overlap:.2f})"
             return TargetResult(entry, TargetKind.MOVED, moved.place(), overlap, message, 3, rule="moved-module"), moved
+        named = self._same_name_elsewhere(entry)
+        if named is not None:
+            overlap = named.overlap(entry)
+            now = f"{named.source.module}.{named.definition.qualname}"
+            message = f"{entry.module}.{entry.target} now lives in {now}, a definition of its name new since the review (statement overlap {overlap:.2f})"
+            return TargetResult(entry, TargetKind.MOVED, named.place(), overlap, message, 3, rule="moved-same-name"), named
         forwarded = forwarded_method(self.reader, entry.relpath, entry.target)
         if forwarded is not None:
             found = Found(forwarded.source, forwarded.index, forwarded.definition, 0.9, False)
@@ -118,9 +126,10 @@ class ContainerMapper:
             return TargetResult(entry, TargetKind.RENAMED, found.place(), overlap, message, 3, rule="renamed-behind-shim"), found
         renamed = self._renamed(entry, steps)
         if renamed is not None:
-            overlap = renamed.overlap(entry)
-            message = f"{entry.target} looks renamed to {renamed.source.module}.{renamed.definition.qualname} (statement overlap {overlap:.2f})"
-            return TargetResult(entry, TargetKind.RENAMED, renamed.place(), overlap, message, 3, rule="renamed-body-overlap"), renamed
+            found, rule = renamed
+            overlap = found.overlap(entry)
+            message = f"{entry.target} looks renamed to {found.source.module}.{found.definition.qualname} (statement overlap {overlap:.2f})"
+            return TargetResult(entry, TargetKind.RENAMED, found.place(), overlap, message, 3, rule=rule), found
         receiver = moved_to_receiver(self.reader, self.reviewed.reader(entry.distribution, entry.version), entry)
         if receiver is not None:
             found = Found(receiver.source, receiver.index, receiver.definition, 0.8, False)
@@ -165,15 +174,46 @@ class ContainerMapper:
             return None
         return best[1]
 
-    def _renamed(self, entry: AnnotationLock, steps: list[StepLock]) -> Found | None:
+    def _same_name_elsewhere(self, entry: AnnotationLock) -> Found | None:
+        """A definition of the target's own name at the other level (a method turned module function, or the reverse), new
+        since the review, whose body clearly overlaps the reviewed one most (needs the reviewed release). Methods moved
+        between classes are not taken by name: a new class's ``__call__`` is as often a clone as the target moved."""
+        reviewed = self.reviewed.reader(entry.distribution, entry.version)
+        name = entry.target.rsplit(".", 1)[-1]
+        if reviewed is None:
+            return None
+        pattern = re.compile(rb"(?m)^\s*(?:async\s+def|def|class)\s+" + re.escape(name.encode()) + rb"\b")
+        relpaths = [entry.relpath] if self.reader.source(entry.relpath) else []
+        relpaths.extend(self.reader.files_matching([pattern], words=[name], skip=entry.relpath))
+        scored: list[tuple[float, Found]] = []
+        for relpath in relpaths:
+            indexed = self.reader.indexed(relpath)
+            if indexed is None:
+                continue
+            source, index = indexed
+            for definition in index.definitions:
+                qualname = definition.qualname
+                if qualname.rsplit(".", 1)[-1] != name or ("." in qualname) == ("." in entry.target) or definition.kind is DefinitionKind.CLASS:
+                    continue  # only a method turned module function, or a module function turned method
+                if defined_in(reviewed, relpath, qualname):
+                    continue  # it was there when the lock was reviewed: a namesake, not the target moved
+                found = Found(source, index, definition, 0.9, False)
+                scored.append((found.overlap(entry), found))
+        good = sorted((item for item in scored if item[0] >= THRESHOLDS.target_moved_overlap), key=lambda item: -item[0])
+        if not good or (len(good) > 1 and good[1][0] >= good[0][0] - THRESHOLDS.target_renamed_margin):
+            return None
+        return good[0][1]
+
+    def _renamed(self, entry: AnnotationLock, steps: list[StepLock]) -> tuple[Found, str] | None:
         """A definition of the same kind and of a name new since the review, in the target's file or where its first steps'
-        texts are, with a clearly closest body."""
+        texts are, with a clearly closest body (``renamed-body-overlap``); else, when the reviewed release is at hand,
+        one that holds the reviewed body together with the helpers it calls (``renamed-and-split``)."""
         relpaths = [entry.relpath] if self.reader.source(entry.relpath) else []
         for step in steps[:3]:
             near = self.reader.files_with_text(step.texts[0], near=entry.relpath, hints=entry.target.split("."))
             relpaths.extend(r for r in near[:4] if r not in relpaths)
         reviewed = self.reviewed.reader(entry.distribution, entry.version)
-        scored: list[tuple[float, Found]] = []
+        candidates: list[Found] = []
         for relpath in relpaths:
             indexed = self.reader.indexed(relpath)
             if indexed is None:
@@ -182,14 +222,31 @@ class ContainerMapper:
             for definition in index.definitions:
                 if definition.kind is not entry.kind or defined_in(reviewed, relpath, definition.qualname):
                     continue  # a name the reviewed release defined there already is a twin that was there, not the new name
-                found = Found(source, index, definition, 0.8, False)
-                score = found.overlap(entry)
-                if score >= THRESHOLDS.target_renamed_overlap:
-                    scored.append((score, found))
-        scored.sort(key=lambda item: -item[0])
-        if not scored or (len(scored) > 1 and scored[1][0] >= scored[0][0] - THRESHOLDS.target_renamed_margin):
+                candidates.append(Found(source, index, definition, 0.8, False))
+        plain = _clearly_best([(found.overlap(entry), found) for found in candidates])
+        if plain is not None or reviewed is None:
+            return (plain, "renamed-body-overlap") if plain is not None else None
+        split = _clearly_best([scored for found in candidates if (scored := self._with_helpers(entry, found)) is not None])
+        return (split, "renamed-and-split") if split is not None else None
+
+    def _with_helpers(self, entry: AnnotationLock, found: Found) -> tuple[float, Found] | None:
+        """The share of the reviewed body ``found`` holds itself or in the helpers it calls (with those helpers), when it
+        holds at least :attr:`~.decide.Thresholds.renamed_split_direct` of it itself."""
+        held = sum((Counter(entry.body) & Counter(body_hashes(found.index, found.definition))).values())
+        if not entry.body or held / len(entry.body) < THRESHOLDS.renamed_split_direct:
             return None
-        return scored[0][1]
+        split = split_of(self.reader, found.source, found.index, found.definition, entry)
+        if split is None:
+            return None
+        return (held + sum(h.received for h in split.helpers)) / len(entry.body), replace(found, split=split)
+
+
+def _clearly_best(scored: list[tuple[float, Found]]) -> Found | None:
+    """The candidate whose score reaches :attr:`~.decide.Thresholds.target_renamed_overlap` and clearly beats the next."""
+    good = sorted((item for item in scored if item[0] >= THRESHOLDS.target_renamed_overlap), key=lambda item: -item[0])
+    if not good or (len(good) > 1 and good[1][0] >= good[0][0] - THRESHOLDS.target_renamed_margin):
+        return None
+    return good[0][1]
 
 
 def decorator_change(entry: AnnotationLock, definition: Definition) -> str:

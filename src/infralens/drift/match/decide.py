@@ -50,6 +50,8 @@ class Thresholds:
     """Body overlap for the same qualname in another module to be the target moved."""
     target_renamed_overlap: float = 0.6
     """Body overlap for a definition of another name to be the target renamed."""
+    renamed_split_direct: float = 0.15
+    """A definition of a new name must hold this share of the reviewed body itself before the helpers it calls count."""
     target_renamed_margin: float = 0.05
     """A second rename candidate this close to the best makes the rename ambiguous (not reported)."""
     carried_statements: int = 3
@@ -221,6 +223,8 @@ def decide(case: StepCase) -> Decision:
     own = case.own
     rule = admissible(own) if own is not None else None
     if rule in (Rule.SAME_TEXT, Rule.SAME_TREE):
+        if own is not None and case.reached is not None and left_with_neighbours(own, case.reached):
+            return _decided(Rule.MOVED_TO_REACHED)
         return _decided(Rule.TARGET_RELOCATED if case.container is Container.RELOCATED else rule)
     if rule is Rule.TARGET_HEADER:
         return _decided(rule)
@@ -265,6 +269,17 @@ def pick_home(candidates: list[Evidence]) -> int | None:
     if any(e.function_same == best.function_same and e.locality + e.context >= floor for _, e in good[1:]):
         return None
     return good[0][0]
+
+
+CONTENTLESS = frozenset({"else :", "try :", "finally :", "pass", "break", "continue", "return"})
+"""Statements with no content of their own: which one is which is told by their neighbours, not their text."""
+
+
+def left_with_neighbours(own: Evidence, reached: Evidence) -> bool:
+    """Whether a contentless statement (:data:`CONTENTLESS`) the target still holds went to a helper it now calls all the
+    same: the copy in the target has none of the step's neighbours and the helper's copy has them (the ``else :`` of a
+    branch extracted into a helper, while another ``else :`` stays). A statement with content that kept its text stays."""
+    return own.contentless and own.context == 0.0 and reached.context >= THRESHOLDS.moved_context
 
 
 def carried_can_decide(own: Evidence | None) -> bool:

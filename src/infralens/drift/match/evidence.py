@@ -20,7 +20,7 @@ from functools import lru_cache
 
 from infralens.drift.lock.entries import StepLock, short_hash
 from infralens.drift.lock.facts import surroundings
-from infralens.drift.match.decide import THRESHOLDS, Origin, admissible
+from infralens.drift.match.decide import CONTENTLESS, THRESHOLDS, Origin, admissible
 from infralens.drift.match.position import Position
 from infralens.drift.match.propose import Proposal
 from infralens.drift.match.reviewed import UNKNOWN, Provenance
@@ -75,6 +75,8 @@ class Evidence:
     """The only statement left in the target that assigns the same name."""
     position: Position = Position.UNKNOWN
     """Where the diff of the reviewed and the new body puts the candidate relative to the step (:mod:`.position`)."""
+    contentless: bool = False
+    """The step is a statement with no content of its own (:data:`~.decide.CONTENTLESS`): its neighbours tell which it is."""
     header: bool = False
     """The step is the reviewed target's ``def`` header and the candidate the mapped target's."""
     provenance: Provenance = UNKNOWN
@@ -436,6 +438,7 @@ def measure(
         position=position,
         provenance=provenance,
         header=header,
+        contentless=len(entry.texts) == 1 and entry.texts[0] in CONTENTLESS,
     )
     if proposal.origin is Origin.TARGET and admissible(evidence) is None:
         return evidence

@@ -205,15 +205,19 @@ class DistributionMatcher:
         target_result: TargetResult,
     ) -> StepResult:
         rule = admissible(own.evidence) if own is not None else None
+        helpers = [_Scored(p, measure(p, entry, frozenset(), reach=True)) for p in in_helpers(found, entry)] if found is not None else []
         if own is not None and rule in (Rule.SAME_TEXT, Rule.SAME_TREE):
-            decision = decide(StepCase(container, own.evidence))
+            left = max(helpers, key=_home_rank) if helpers and own.evidence.context == 0.0 else None
+            decision = decide(StepCase(container, own.evidence, reached=left.evidence if left else None))
+            if decision.rule is Rule.MOVED_TO_REACHED and left is not None:
+                message = f"found in {_where(left)} with its neighbours; the copy left in the target has none of them"
+                return _result(entry, decision.rule, left, (own.candidate(),), message, True)
             ambiguous = sum(1 for o in options if o.evidence.context == own.evidence.context) > 1
             message = "same statement in the same target" if container is Container.IN_PLACE else f"the target moved ({target_result.kind.value})"
             if rule is Rule.SAME_TREE:
                 message += " (only parentheses or line breaks differ)"
             layer = 1 if decision.rule is Rule.SAME_TEXT and own.proposal.window[0].start_line == entry.lines[0] else 2
             return _result(entry, decision.rule, own, (), message, ambiguous, layer=layer)
-        helpers = [_Scored(p, measure(p, entry, frozenset(), reach=True)) for p in in_helpers(found, entry)] if found is not None else []
         away = [] if helpers else [_Scored(p, measure(p, entry, frozenset())) for p in elsewhere(self.reader, entry, annotation, found)]
         reached: _Scored | None = None
         home: _Scored | None = None
