@@ -294,3 +294,66 @@ def test_a_bare_else_that_went_with_its_branch_is_moved_though_another_else_stay
     _lock(demo, {"mixer.py": BRANCHES_OLD}, "else:", "y = x * gain")
     steps = _by_key(demo.check(demo.write_source("2.0", {"mixer.py": BRANCHES_NEW})))
     assert (steps["s0"].kind.value, steps["s0"].new.target) == ("moved", "Mixer._gain"), steps["s0"].message
+
+
+# The capability check was renamed and rewritten (little of its body is left); the call to it was renamed too.
+CAPABILITY_OLD = """
+class Config:
+    @staticmethod
+    def _is_cuda_at_least_8_9():
+        if not torch.cuda.is_available():
+            raise RuntimeError("needs CUDA")
+        major, minor = torch.cuda.get_device_capability()
+        return (major, minor) >= (8, 9)
+
+    @classmethod
+    def methods(cls):
+        if cls._is_cuda_at_least_8_9():
+            return {"float8": 1}
+        return {}
+"""
+CAPABILITY_NEW = """
+class Config:
+    @staticmethod
+    def _is_xpu_or_cuda_at_least_8_9():
+        if torch.cuda.is_available():
+            major, minor = torch.cuda.get_device_capability()
+            return (major, minor) >= (8, 9)
+        elif torch.xpu.is_available():
+            return True
+        raise RuntimeError("needs CUDA or XPU")
+
+    @classmethod
+    def methods(cls):
+        if cls._is_xpu_or_cuda_at_least_8_9():
+            return {"float8": 1}
+        return {}
+"""
+
+
+def test_a_target_renamed_at_its_call_sites_is_followed_however_much_its_body_changed(demo):
+    _lock(demo, {"mixer.py": CAPABILITY_OLD}, "if not torch.cuda.is_available():", target="demo.mixer.Config._is_cuda_at_least_8_9")
+    report = demo.check(demo.write_source("2.0", {"mixer.py": CAPABILITY_NEW}))
+    (target,) = report.targets
+    assert (target.kind.value, target.rule) == ("renamed", "renamed-at-callers"), target.message
+    assert "Config._is_xpu_or_cuda_at_least_8_9: 1 call(s)" in target.message
+    step = report.steps[0]
+    assert (step.kind.value, step.new.texts) == ("changed", ("if torch . cuda . is_available ( ) :",)), step.message
+
+
+OTHER = """
+
+
+class Other:
+    @staticmethod
+    def _is_xpu_or_cuda_at_least_8_9():
+        return torch.xpu.is_available()
+"""
+
+
+def test_callers_that_switched_to_a_function_that_was_there_already_say_nothing(demo):
+    # The new name the call uses was defined when the lock was reviewed (in another class): not the target renamed.
+    new = CAPABILITY_NEW.replace("def _is_xpu_or_cuda_at_least_8_9", "def _unrelated")
+    _lock(demo, {"mixer.py": CAPABILITY_OLD + OTHER}, "if not torch.cuda.is_available():", target="demo.mixer.Config._is_cuda_at_least_8_9")
+    (target,) = demo.check(demo.write_source("2.0", {"mixer.py": new + OTHER})).targets
+    assert (target.kind.value, target.rule) == ("deleted", "deleted"), target.message

@@ -5,7 +5,8 @@ qualname in its file (``same-place``, ``body-changed``); the same qualname in an
 (``moved-module``); its name at the other level, new since the review (``moved-same-name``: a method turned
 module function, or the reverse); a shim class that forwards the old name (``renamed-behind-shim``: a deprecated
 subclass or a ``__new__`` returning the new class); a definition of another name whose body overlaps
-(``renamed-body-overlap``), or that holds it with the helpers it calls (``renamed-and-split``); a method folded into the class of its first parameter, which is now ``self``
+(``renamed-body-overlap``), or that holds it with the helpers it calls (``renamed-and-split``); the new name its callers now call
+(``renamed-at-callers``, see :mod:`.callers`); a method folded into the class of its first parameter, which is now ``self``
 (``moved-to-receiver``, see :mod:`.receiver`); else ``deleted``. Decorators are part of the target: one added, removed or
 replaced makes the finding ``decorators-changed`` (low severity, like a body that changed around
 unchanged steps), named in the message. A body that lost statements to helpers it now calls or to a
@@ -22,6 +23,7 @@ from dataclasses import dataclass, replace
 
 from infralens.drift.lock.entries import AnnotationLock, Place, StepLock
 from infralens.drift.lock.facts import body_hashes, jaccard
+from infralens.drift.match.callers import renamed_at_callers
 from infralens.drift.match.decide import THRESHOLDS
 from infralens.drift.match.forwarding import forwarded_method
 from infralens.drift.match.reader import TreeReader
@@ -130,6 +132,14 @@ class ContainerMapper:
             overlap = found.overlap(entry)
             message = f"{entry.target} looks renamed to {found.source.module}.{found.definition.qualname} (statement overlap {overlap:.2f})"
             return TargetResult(entry, TargetKind.RENAMED, found.place(), overlap, message, 3, rule=rule), found
+        renamed_at = renamed_at_callers(self.reader, self.reviewed.reader(entry.distribution, entry.version), entry)
+        if renamed_at is not None:
+            found = Found(renamed_at.source, renamed_at.index, renamed_at.definition, 0.8, False)
+            now = f"{renamed_at.source.module}.{renamed_at.definition.qualname}"
+            message = (
+                f"{entry.target} looks renamed to {now}: {renamed_at.calls} call(s) to it now call the new name (statement overlap {found.overlap(entry):.2f})"
+            )
+            return TargetResult(entry, TargetKind.RENAMED, found.place(), found.overlap(entry), message, 3, rule="renamed-at-callers"), found
         receiver = moved_to_receiver(self.reader, self.reviewed.reader(entry.distribution, entry.version), entry)
         if receiver is not None:
             found = Found(receiver.source, receiver.index, receiver.definition, 0.8, False)

@@ -1,0 +1,115 @@
+"""A target renamed where it is called: the calls to its old name now call a new one.
+
+A rename with a rewritten body leaves too little of the body to recognise (``_is_cuda_capability_atleast_8_9``
+became ``_is_xpu_or_cuda_capability_atleast_8_9`` and gained an XPU branch), but the places that called it tell:
+RefactoringMiner reports *Rename Method* when invocations of the old name were replaced by invocations of the new
+one. This module reads the callers in the reviewed release (:mod:`.reviewed`), finds each calling statement in the
+same caller now with one name changed, and takes that name's definition, new since the review, as the target
+renamed when the callers agree on it.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from dataclasses import dataclass
+
+from infralens.drift.lock.entries import AnnotationLock
+from infralens.drift.lock.facts import body_of, enclosing_definitions
+from infralens.drift.match.reader import TreeReader
+from infralens.source import Definition, DefinitionKind, ModuleIndex, SourceFile
+
+MAX_CALLER_FILES = 8
+"""At most this many files of the reviewed release are read for callers."""
+
+
+@dataclass(frozen=True)
+class Renamed:
+    """The target's definition under its new name, and how many calling statements say so."""
+
+    source: SourceFile
+    index: ModuleIndex
+    definition: Definition
+    calls: int
+
+
+def renamed_at_callers(reader: TreeReader, reviewed: TreeReader | None, entry: AnnotationLock) -> Renamed | None:
+    """The definition the reviewed target's callers now call instead of it (None when they do not agree on one)."""
+    name = entry.target.rsplit(".", 1)[-1]
+    if reviewed is None or name.startswith("__"):
+        return None  # dunder methods are called by Python, not by name
+    votes: Counter[str] = Counter()
+    near: dict[str, str] = {}
+    for relpath, caller, statement in _calls_before(reviewed, name, entry.relpath):
+        indexed = reader.indexed(relpath)
+        if indexed is None:
+            continue
+        now = [s.text for d in indexed[1].definitions if d.qualname == caller and d.accessor is None for s in body_of(indexed[1], d)]
+        if statement in now:
+            continue  # this caller still calls the old name
+        pattern = _with_name_open(statement, name)
+        renamed = {m.group("name") for text in now if (m := pattern.fullmatch(text)) is not None and m.group("name") != name}
+        for new_name in renamed:
+            votes[new_name] += 1
+            near.setdefault(new_name, relpath)
+    ranked = votes.most_common(2)
+    if not ranked or (len(ranked) > 1 and ranked[1][1] == ranked[0][1]):
+        return None
+    new_name, calls = ranked[0]
+    return _new_definition(reader, reviewed, entry, new_name, near[new_name], calls)
+
+
+def _with_name_open(statement: str, name: str) -> re.Pattern[str]:
+    """A pattern matching ``statement`` (normalised: tokens apart by one space) with any name where ``name`` was."""
+    pieces = []
+    for token in statement.split(" "):
+        if token != name:
+            pieces.append(re.escape(token))
+        else:
+            pieces.append(r"(?P=name)" if any("(?P<name>" in p for p in pieces) else r"(?P<name>[A-Za-z_]\w*)")
+    return re.compile(" ".join(pieces))
+
+
+def _calls_before(reviewed: TreeReader, name: str, home: str) -> list[tuple[str, str, str]]:
+    """``(relpath, caller qualname, statement text)`` for every statement calling ``name`` in the reviewed release
+    (the target's own file first)."""
+    call = re.compile(rb"\b" + re.escape(name.encode()) + rb"\s*\(")
+    files = [home] if (data := reviewed.read_bytes(home)) is not None and call.search(data) else []
+    files.extend(r for r in reviewed.files_matching([call], words=[name], skip=home))
+    found = []
+    token = re.compile(r"(?:^|[ .])" + re.escape(name) + r" \(")
+    for relpath in files[:MAX_CALLER_FILES]:
+        indexed = reviewed.indexed(relpath)
+        if indexed is None:
+            continue
+        index = indexed[1]
+        for statement in index.statements:
+            if not token.search(statement.text) or statement.text.startswith(("def ", "async def ")):
+                continue
+            functions = [d for d in enclosing_definitions(index, statement) if d.kind is not DefinitionKind.CLASS]
+            if functions:
+                found.append((relpath, functions[0].qualname, statement.text))
+    return found
+
+
+def _new_definition(reader: TreeReader, reviewed: TreeReader, entry: AnnotationLock, new_name: str, near: str, calls: int) -> Renamed | None:
+    """The one definition of ``new_name`` (a function when the target was one, else a method) that the reviewed release
+    did not have: in the target's file, the caller's, or any file defining it."""
+    pattern = re.compile(rb"(?m)^\s*(?:async\s+def|def)\s+" + re.escape(new_name.encode()) + rb"\b")
+    relpaths = list(dict.fromkeys([entry.relpath, near, *reader.files_matching([pattern], words=[new_name])]))
+    method = "." in entry.target
+    found = []
+    for relpath in relpaths:
+        indexed = reader.indexed(relpath)
+        if indexed is None:
+            continue
+        source, index = indexed
+        before = reviewed.indexed(relpath)
+        for definition in index.definitions:
+            qualname = definition.qualname
+            if qualname.rsplit(".", 1)[-1] != new_name or ("." in qualname) != method or definition.kind is DefinitionKind.CLASS:
+                continue
+            if before is not None and any(d.qualname == qualname for d in before[1].definitions):
+                continue  # it was there when the lock was reviewed: the callers switched to another function
+            found.append(Renamed(source, index, definition, calls))
+    return found[0] if len(found) == 1 else None
