@@ -20,7 +20,7 @@ from infralens.drift.match.reader import TreeReader
 from infralens.source import Definition, DefinitionKind, ModuleIndex, SourceFile
 
 MAX_CALLER_FILES = 8
-"""At most this many files of the reviewed release are read for callers."""
+"""At most this many files of the reviewed release (those calling the name, the target's own first) are parsed."""
 
 
 @dataclass(frozen=True)
@@ -71,11 +71,12 @@ def _with_name_open(statement: str, name: str) -> re.Pattern[str]:
 
 
 def _calls_before(reviewed: TreeReader, name: str, home: str) -> list[tuple[str, str, str]]:
-    """``(relpath, caller qualname, statement text)`` for every statement calling ``name`` in the reviewed release
-    (the target's own file first)."""
+    """``(relpath, caller qualname, statement text)`` for every statement calling ``name`` in the target's file and the
+    files beside it in the reviewed release (where the callers of a renamed helper are; the whole release is not read)."""
     call = re.compile(rb"\b" + re.escape(name.encode()) + rb"\s*\(")
-    files = [home] if (data := reviewed.read_bytes(home)) is not None and call.search(data) else []
-    files.extend(r for r in reviewed.files_matching([call], words=[name], skip=home))
+    folder = home.rpartition("/")[0] + "/"
+    near = [home, *(r for r in reviewed.tree.iter_python_files() if r.startswith(folder) and r != home)]
+    files = [r for r in near if (data := reviewed.read_bytes(r)) is not None and call.search(data)]
     found = []
     token = re.compile(r"(?:^|[ .])" + re.escape(name) + r" \(")
     for relpath in files[:MAX_CALLER_FILES]:
