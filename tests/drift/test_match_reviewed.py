@@ -357,3 +357,71 @@ def test_callers_that_switched_to_a_function_that_was_there_already_say_nothing(
     _lock(demo, {"mixer.py": CAPABILITY_OLD + OTHER}, "if not torch.cuda.is_available():", target="demo.mixer.Config._is_cuda_at_least_8_9")
     (target,) = demo.check(demo.write_source("2.0", {"mixer.py": new + OTHER})).targets
     assert (target.kind.value, target.rule) == ("deleted", "deleted"), target.message
+
+
+def test_the_targets_own_docstring_is_changed_however_much_its_words_changed(demo):
+    old = OLD.replace("    def run(self, x, scale):\n", '    def run(self, x, scale):\n        """Mix x with a scale."""\n')
+    new = OLD.replace(
+        "    def run(self, x, scale):\n", '    def run(self, x, scale):\n        """Blend the input.\n\n        Args:\n            x: the input.\n        """\n'
+    )
+    _lock(demo, {"mixer.py": old}, '"""Mix x with a scale."""')
+    step = demo.check(demo.write_source("2.0", {"mixer.py": new})).steps[0]
+    assert (step.kind.value, step.rule) == ("changed", "target-header"), step.message
+
+
+def test_a_new_function_holding_part_of_a_deleted_one_is_a_copy_not_its_home(demo):
+    # 1.0 has prepare(); 2.0 deletes it and adds an unrelated new pipeline whose helper copies three of its statements.
+    old = FOLDED_OLD
+    copy = """
+
+class NewPipeline:
+    def prepare_inputs(self, x, scale):
+        x = self.check(x)
+        scale = self.clip(scale)
+        total = (x + scale) * 2
+        self.set_gain(scale)
+        h = self.norm(x)
+        h = self.attend(h)
+        h = self.project(h)
+        return h * 3
+"""
+    _lock(demo, {"mixer.py": old}, "self.set_gain(scale)", target="demo.mixer.Mixer.prepare")
+    kept = "\nclass Mixer:\n    def run(self, x):\n        y = x * 2\n        return y\n"
+    step = demo.check(demo.write_source("2.0", {"mixer.py": kept + copy})).steps[0]
+    assert step.kind.value == "deleted", step.message
+
+
+# The class was renamed and moved to another module; its run() lost most of its body's words on the way.
+RENAMED_CLASS_OLD = """
+class Encoder:
+    def __init__(self, config):
+        self.config = config
+        self.model = build_model(config)
+        self.norm = build_norm(config)
+
+    def run(self, ids):
+        out = self.model(ids)
+        return self.norm(out)
+"""
+RENAMED_CLASS_NEW = """
+class TextEncoderV2:
+    def __init__(self, config):
+        self.config = config
+        self.model = build_model(config)
+        self.norm = build_norm(config)
+
+    def run(self, ids, mask=None):
+        if mask is not None:
+            ids = ids * mask
+        hidden = self.model(ids, output_hidden_states=True)
+        return self.norm(hidden[-1])
+"""
+
+
+def test_a_method_follows_its_class_renamed_and_moved_by_its_name(demo):
+    _lock(demo, {"mixer.py": RENAMED_CLASS_OLD}, "out = self.model(ids)", target="demo.mixer.Encoder.run")
+    report = demo.check(demo.write_source("2.0", {"encoders.py": RENAMED_CLASS_NEW}))
+    (target,) = report.targets
+    assert (target.kind.value, target.rule) == ("renamed", "class-renamed"), target.message
+    assert "class Encoder looks renamed to TextEncoderV2" in target.message
+    assert report.steps[0].kind.value == "changed", report.steps[0].message

@@ -142,6 +142,13 @@ def test_a_place_that_gained_the_lost_statements_edges(provenance, context, take
     assert (pick_carried([place]) == 0) is taken
 
 
+def test_a_deleted_target_is_followed_only_into_a_function_that_was_there_at_the_review():
+    new = replace(CARRIED, provenance=replace(CARRIED.provenance, new_place=True))
+    assert pick_carried([new]) == 0  # the target is still there: a new helper is where its block went
+    assert pick_carried([new], gone=True) is None  # the target is gone: a new function holding part of it is a copy
+    assert pick_carried([CARRIED], gone=True) == 0  # an old function that gained it absorbed it
+
+
 def test_two_places_that_gained_as_much_tell_nothing():
     place = replace(CARRIED, provenance=Provenance(carried=4, share=0.8), context=0.5)
     assert pick_carried([place, replace(place, context=0.5 - T.moved_margin / 2)]) is None

@@ -6,7 +6,8 @@ qualname in its file (``same-place``, ``body-changed``); the same qualname in an
 module function, or the reverse); a shim class that forwards the old name (``renamed-behind-shim``: a deprecated
 subclass or a ``__new__`` returning the new class); a definition of another name whose body overlaps
 (``renamed-body-overlap``), or that holds it with the helpers it calls (``renamed-and-split``); the new name its callers now call
-(``renamed-at-callers``, see :mod:`.callers`); a method folded into the class of its first parameter, which is now ``self``
+(``renamed-at-callers``, see :mod:`.callers`); the method of its name in the class its class was renamed to
+(``class-renamed``, see :mod:`.classes`); a method folded into the class of its first parameter, which is now ``self``
 (``moved-to-receiver``, see :mod:`.receiver`); else ``deleted``. Decorators are part of the target: one added, removed or
 replaced makes the finding ``decorators-changed`` (low severity, like a body that changed around
 unchanged steps), named in the message. A body that lost statements to helpers it now calls or to a
@@ -24,6 +25,7 @@ from dataclasses import dataclass, replace
 from infralens.drift.lock.entries import AnnotationLock, Place, StepLock
 from infralens.drift.lock.facts import body_hashes, jaccard
 from infralens.drift.match.callers import renamed_at_callers
+from infralens.drift.match.classes import method_of_renamed_class
 from infralens.drift.match.decide import THRESHOLDS
 from infralens.drift.match.forwarding import forwarded_method
 from infralens.drift.match.reader import TreeReader
@@ -140,6 +142,13 @@ class ContainerMapper:
                 f"{entry.target} looks renamed to {now}: {renamed_at.calls} call(s) to it now call the new name (statement overlap {found.overlap(entry):.2f})"
             )
             return TargetResult(entry, TargetKind.RENAMED, found.place(), found.overlap(entry), message, 3, rule="renamed-at-callers"), found
+        renamed_class = method_of_renamed_class(self.reader, self.reviewed.reader(entry.distribution, entry.version), entry)
+        if renamed_class is not None:
+            found = Found(renamed_class.source, renamed_class.index, renamed_class.definition, 0.8, False)
+            now = f"{renamed_class.source.module}.{renamed_class.definition.qualname}"
+            owner = entry.target.rpartition(".")[0]
+            message = f"{entry.target} now lives in {now}: class {owner} looks renamed to {renamed_class.owner} (class overlap {renamed_class.overlap:.2f})"
+            return TargetResult(entry, TargetKind.RENAMED, found.place(), found.overlap(entry), message, 3, rule="class-renamed"), found
         receiver = moved_to_receiver(self.reader, self.reviewed.reader(entry.distribution, entry.version), entry)
         if receiver is not None:
             found = Found(receiver.source, receiver.index, receiver.definition, 0.8, False)

@@ -289,19 +289,23 @@ def carried_can_decide(own: Evidence | None) -> bool:
     return own is None or admissible(own) is None or own.similarity < THRESHOLDS.edit_similarity
 
 
-def pick_carried(candidates: list[Evidence]) -> int | None:
+def pick_carried(candidates: list[Evidence], *, gone: bool = False) -> int | None:
     """Index of the one place elsewhere where the step went with a block of the target's statements, or None.
 
     Its function gained at least :attr:`~Thresholds.carried_statements` of the statements the target lost since the
     review, more than it gained of those the target kept (a clone of the whole target copies those too), and they
     are most of what the target lost or the step's neighbours came along. Two such places about as good (a block
-    copied into two new functions) tell nothing. Only asked when nothing inside the target corresponds.
+    copied into two new functions) tell nothing. Only asked when nothing inside the target corresponds. When the target
+    is ``gone``, only a function that was there at the review can have absorbed it: a new function holding part of a
+    deleted one is as often a copy of it (a new pipeline's ``prepare_latents``), and a new function that *is* the
+    target renamed or moved is the container decision's to find.
     """
     t = THRESHOLDS
     good = [
         (n, e)
         for n, e in enumerate(candidates)
         if e.provenance.carried >= t.carried_statements
+        and not (gone and e.provenance.new_place)
         and e.provenance.carried > e.provenance.copied
         and (e.provenance.share >= t.carried_share or e.context >= t.moved_context)
     ]

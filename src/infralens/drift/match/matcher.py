@@ -234,7 +234,7 @@ class DistributionMatcher:
                 reached = _Scored(reached.proposal, _reached(reached.evidence))
         if reached is None and away and (reach is None or carried_can_decide(own.evidence if own else None)):
             away = [_with_provenance(s, transfers, gone=reach is None) for s in away]
-            best = pick_carried([s.evidence for s in away])
+            best = pick_carried([s.evidence for s in away], gone=reach is None)
             carried = away[best] if best is not None else None
         if reach is None and carried is None and away:
             best = pick_home([s.evidence for s in away])

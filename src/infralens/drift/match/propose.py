@@ -9,6 +9,7 @@ proposal is taken is :func:`~infralens.drift.match.decide.decide`'s call.
 
 from __future__ import annotations
 
+import ast
 from dataclasses import dataclass
 
 from infralens.drift.lock.entries import AnnotationLock, Place, StepLock
@@ -69,16 +70,34 @@ def in_target(found: Found, pool: tuple[Statement, ...], entry: StepLock, *, exa
 
 
 def container_header(found: Found, entry: StepLock, target: str) -> Proposal | None:
-    """The mapped target's ``def`` header when the step is the reviewed target's own header (container first: the
-    header of the function found is the header's new place, however much its parameters changed)."""
+    """The mapped target's ``def`` line or docstring when the step is the reviewed target's own (container first: the
+    header of the function found is the header's new place, however much its parameters or its words changed)."""
+    if len(entry.texts) != 1:
+        return None
     parent, _, name = target.rpartition(".")
     words = entry.texts[0].split(" ")
-    if len(entry.texts) != 1 or entry.scope != parent or words[: 2 + (words[0] == "async")][-2:] != ["def", name]:
-        return None
     header = header_of(found.index, found.definition)
     if header is None or not header.text.startswith(("def ", "async def ")):
         return None
-    return Proposal(found.source, found.index, (header,), Origin.TARGET, found.locality)
+    if entry.scope == parent and words[: 2 + (words[0] == "async")][-2:] == ["def", name]:
+        return Proposal(found.source, found.index, (header,), Origin.TARGET, found.locality)
+    if entry.scope == target and not entry.before and _docstring(entry.texts[0]):  # the first statement of the body
+        body = body_of(found.index, found.definition)
+        if body and _docstring(body[0].text):
+            return Proposal(found.source, found.index, (body[0],), Origin.TARGET, found.locality)
+    return None
+
+
+def _docstring(text: str) -> bool:
+    """Whether a normalised statement is a bare string literal (a docstring when it opens a body)."""
+    if not text.lstrip("rRbBuU").startswith(('"', "'")):
+        return False
+    try:
+        tree = ast.parse(text)
+    except SyntaxError:
+        return False
+    first = tree.body[0] if len(tree.body) == 1 else None
+    return isinstance(first, ast.Expr) and isinstance(first.value, ast.Constant) and isinstance(first.value.value, str)
 
 
 def _resembles(wanted: str, text: str) -> bool:

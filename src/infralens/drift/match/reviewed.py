@@ -42,6 +42,8 @@ class Provenance:
     """How many of the target's lost statements the place's function gained since."""
     share: float = 0.0
     """``carried`` over the number of statements the target lost."""
+    new_place: bool = False
+    """The place's function did not exist when the lock was reviewed."""
     copied: int = 0
     """How many statements the target still holds the place's function gained too (a clone copies those as well;
     a block moved out of the target leaves them behind)."""
@@ -128,7 +130,8 @@ class Transfers:
         gained = now - before
         carried = sum((gained & self.lost).values())
         total = sum(self.lost.values())
-        return Provenance(carried=carried, share=carried / total if total else 0.0, copied=sum((gained & self.kept).values()))
+        share = carried / total if total else 0.0
+        return Provenance(carried=carried, share=share, copied=sum((gained & self.kept).values()), new_place=not before)
 
     def _reviewed_body(self, relpath: str, qualname: str) -> Counter[str] | None:
         """The fingerprints of ``qualname``'s body at ``relpath`` as reviewed (empty when it did not exist there)."""

@@ -1,0 +1,81 @@
+"""A class renamed or moved: its methods follow it by name.
+
+When upstream renames a class and moves it to another module (``JoyAIImageTextEncoder`` in its own module became
+``QwenImage21TextEncoder`` elsewhere), no single method may keep enough of its body to be recognised alone, but
+the class as a whole does: CodeTracker maps the container of a method first (*Rename Class*, *Move Class*), then
+the method by its name inside it. This module reads the reviewed class from the reviewed release
+(:mod:`.reviewed`), looks for a class new since the review whose statements overlap the reviewed class's the most
+and that defines a method of the target's name, and returns that method.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from infralens.drift.lock.entries import AnnotationLock, short_hash
+from infralens.drift.lock.facts import jaccard
+from infralens.drift.match.decide import THRESHOLDS
+from infralens.drift.match.forwarding import class_named
+from infralens.drift.match.reader import TreeReader
+from infralens.source import Definition, DefinitionKind, ModuleIndex, SourceFile
+
+PROBES = 4
+"""How many of the reviewed class's longest statements are searched for in the checked tree."""
+
+
+@dataclass(frozen=True)
+class RenamedClass:
+    """The target method in the class it now belongs to."""
+
+    source: SourceFile
+    index: ModuleIndex
+    definition: Definition
+    owner: str
+    """Qualname of the class the method belongs to now."""
+    overlap: float
+    """Statement overlap (Jaccard) of the two classes."""
+
+
+def method_of_renamed_class(reader: TreeReader, reviewed: TreeReader | None, entry: AnnotationLock) -> RenamedClass | None:
+    """The target method (``Class.method``) in the one class new since the review that clearly is its class renamed."""
+    owner, _, method = entry.target.rpartition(".")
+    if not owner or "." in owner or reviewed is None:
+        return None  # a method of a top-level class only
+    before = _class_statements(reviewed, entry.relpath, owner)
+    here = reader.indexed(entry.relpath)
+    if not before or (here is not None and class_named(here[1], owner) is not None):
+        return None  # the class is still where it was: it lost the method, it was not renamed
+    wanted = {short_hash(text) for text in before}
+    relpaths: list[str] = []
+    for probe in sorted(set(before), key=len, reverse=True)[:PROBES]:
+        relpaths.extend(r for r in reader.files_with_text(probe, near=entry.relpath, hints=[owner, method])[:4] if r not in relpaths)
+    scored: list[RenamedClass] = []
+    for relpath in relpaths:
+        indexed = reader.indexed(relpath)
+        if indexed is None:
+            continue
+        source, index = indexed
+        was = reviewed.indexed(relpath)
+        for klass in index.definitions:
+            if klass.kind is not DefinitionKind.CLASS or "." in klass.qualname or klass.qualname == owner:
+                continue
+            if was is not None and class_named(was[1], klass.qualname) is not None:
+                continue  # the class was there at the review: a sibling, not the reviewed class renamed
+            function = next((d for d in index.definitions if d.qualname == f"{klass.qualname}.{method}" and d.accessor is None), None)
+            if function is None:
+                continue
+            statements = {short_hash(s.text) for s in index.statements_within(klass.start_line, klass.end_line) if s.start_line > klass.def_line}
+            scored.append(RenamedClass(source, index, function, klass.qualname, jaccard(wanted, statements)))
+    good = sorted((c for c in scored if c.overlap >= THRESHOLDS.target_moved_overlap), key=lambda c: -c.overlap)
+    if not good or (len(good) > 1 and good[1].overlap >= good[0].overlap - THRESHOLDS.target_renamed_margin):
+        return None
+    return good[0]
+
+
+def _class_statements(reviewed: TreeReader, relpath: str, owner: str) -> list[str]:
+    """The texts of the reviewed class's statements (its header excluded)."""
+    indexed = reviewed.indexed(relpath)
+    klass = class_named(indexed[1], owner) if indexed is not None else None
+    if indexed is None or klass is None:
+        return []
+    return [s.text for s in indexed[1].statements_within(klass.start_line, klass.end_line) if s.start_line > klass.def_line]
