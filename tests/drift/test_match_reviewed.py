@@ -425,3 +425,37 @@ def test_a_method_follows_its_class_renamed_and_moved_by_its_name(demo):
     assert (target.kind.value, target.rule) == ("renamed", "class-renamed"), target.message
     assert "class Encoder looks renamed to TextEncoderV2" in target.message
     assert report.steps[0].kind.value == "changed", report.steps[0].message
+
+
+# A helper renamed at once in its class and in a "Copied from" clone of the class elsewhere.
+SIGMAS = """
+class {name}:
+    def {method}(self, ramp, rho=7.0):
+        min_inv_rho = self.sigma_min ** (1 / rho)
+        max_inv_rho = self.sigma_max ** (1 / rho)
+        sigmas = (max_inv_rho + ramp * (min_inv_rho - max_inv_rho)) ** rho
+        return sigmas
+"""
+
+
+def test_a_helper_renamed_in_its_class_and_in_its_clones_is_renamed_in_its_own_class(demo):
+    old = {"mixer.py": SIGMAS.format(name="Euler", method="_compute_sigmas"), "other.py": SIGMAS.format(name="Heun", method="_compute_sigmas")}
+    new = {"mixer.py": SIGMAS.format(name="Euler", method="_compute_karras_sigmas"), "other.py": SIGMAS.format(name="Heun", method="_compute_karras_sigmas")}
+    _lock(demo, old, "return sigmas", target="demo.mixer.Euler._compute_sigmas")
+    report = demo.check(demo.write_source("2.0", new))
+    (target,) = report.targets
+    assert (target.rule, target.new.relpath, target.new.target) == ("renamed-body-overlap", "demo/mixer.py", "Euler._compute_karras_sigmas"), target.message
+    assert (report.steps[0].kind.value, report.steps[0].new.target) == ("moved", "Euler._compute_karras_sigmas")
+
+
+def test_a_bare_else_is_not_moved_into_a_called_function_that_has_another_else(demo):
+    # The gain branch was deleted; run() now calls a helper that has an else of its own, with other neighbours.
+    new = (
+        BRANCHES_OLD.replace(
+            "        if gain is None:\n            gain = 1.0\n        else:\n            gain = float(gain)\n", "        gain = self._clip(gain)\n"
+        )
+        + "\n    def _clip(self, value):\n        if value > 1:\n            return 1\n        else:\n            return value\n"
+    )
+    _lock(demo, {"mixer.py": BRANCHES_OLD}, "else:")
+    step = demo.check(demo.write_source("2.0", {"mixer.py": new})).steps[0]
+    assert step.kind.value == "deleted", step.message

@@ -173,6 +173,10 @@ def test_a_contentless_statement_is_told_by_its_neighbours_not_its_text():
     assert decide(StepCase(Container.IN_PLACE, own=bare, reached=replace(reached, context=T.moved_context - 0.01))).rule is Rule.SAME_TEXT
     # a statement with content of its own that kept its text stays, whatever its neighbours did
     assert decide(StepCase(Container.IN_PLACE, own=replace(bare, contentless=False), reached=reached)).rule is Rule.SAME_TEXT
+    # and a contentless statement found in a function the target reaches is there only with its neighbours
+    alone = replace(reached, contentless=True, context=T.moved_context - 0.01)
+    assert decide(StepCase(Container.IN_PLACE, reached=alone)).rule is Rule.NOTHING_CORRESPONDS
+    assert decide(StepCase(Container.IN_PLACE, reached=replace(alone, context=T.moved_context))).rule is Rule.MOVED_TO_REACHED
 
 
 def test_a_surviving_copy_must_be_singled_out():

@@ -242,10 +242,10 @@ class ContainerMapper:
                 if definition.kind is not entry.kind or defined_in(reviewed, relpath, definition.qualname):
                     continue  # a name the reviewed release defined there already is a twin that was there, not the new name
                 candidates.append(Found(source, index, definition, 0.8, False))
-        plain = _clearly_best([(found.overlap(entry), found) for found in candidates])
+        plain = _clearly_best([(found.overlap(entry), found) for found in candidates], entry)
         if plain is not None or reviewed is None:
             return (plain, "renamed-body-overlap") if plain is not None else None
-        split = _clearly_best([scored for found in candidates if (scored := self._with_helpers(entry, found)) is not None])
+        split = _clearly_best([scored for found in candidates if (scored := self._with_helpers(entry, found)) is not None], entry)
         return (split, "renamed-and-split") if split is not None else None
 
     def _with_helpers(self, entry: AnnotationLock, found: Found) -> tuple[float, Found] | None:
@@ -260,12 +260,19 @@ class ContainerMapper:
         return (held + sum(h.received for h in split.helpers)) / len(entry.body), replace(found, split=split)
 
 
-def _clearly_best(scored: list[tuple[float, Found]]) -> Found | None:
-    """The candidate whose score reaches :attr:`~.decide.Thresholds.target_renamed_overlap` and clearly beats the next."""
+def _clearly_best(scored: list[tuple[float, Found]], entry: AnnotationLock) -> Found | None:
+    """The candidate whose score reaches :attr:`~.decide.Thresholds.target_renamed_overlap` and clearly beats the next;
+    among equally good ones, the only one beside the target (same file, same owner): a helper renamed in every
+    "Copied from" clone at once is renamed in its own class first."""
     good = sorted((item for item in scored if item[0] >= THRESHOLDS.target_renamed_overlap), key=lambda item: -item[0])
-    if not good or (len(good) > 1 and good[1][0] >= good[0][0] - THRESHOLDS.target_renamed_margin):
+    if not good:
         return None
-    return good[0][1]
+    tied = [found for score, found in good if score >= good[0][0] - THRESHOLDS.target_renamed_margin]
+    if len(tied) == 1:
+        return tied[0]
+    owner = entry.target.rpartition(".")[0]
+    beside = [f for f in tied if f.source.relpath == entry.relpath and f.definition.qualname.rpartition(".")[0] == owner]
+    return beside[0] if len(beside) == 1 else None
 
 
 def decorator_change(entry: AnnotationLock, definition: Definition) -> str:

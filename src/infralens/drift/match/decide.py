@@ -230,8 +230,8 @@ def decide(case: StepCase) -> Decision:
         return _decided(rule)
     if own is not None and rule in (Rule.SAME_ACTION, Rule.EDIT) and case.reached is None and confident(own):
         return _decided(Rule.SAME_ACTION if rule is Rule.SAME_ACTION else Rule.CONFIDENT_EDIT)
-    if case.reached is not None:
-        return _decided(Rule.MOVED_TO_REACHED)
+    if case.reached is not None and (not case.reached.contentless or case.reached.context >= THRESHOLDS.moved_context):
+        return _decided(Rule.MOVED_TO_REACHED)  # a contentless statement is only where its neighbours are
     if case.carried is not None and carried_can_decide(own):
         return _decided(Rule.MOVED_WITH_BLOCK)
     if rule is not None:
