@@ -459,3 +459,12 @@ def test_a_bare_else_is_not_moved_into_a_called_function_that_has_another_else(d
     _lock(demo, {"mixer.py": BRANCHES_OLD}, "else:")
     step = demo.check(demo.write_source("2.0", {"mixer.py": new})).steps[0]
     assert step.kind.value == "deleted", step.message
+
+
+def test_a_check_of_an_older_release_does_not_read_the_reviewed_release(demo):
+    # history walks back in time: there "new since the review" and "gained since the review" read backwards.
+    demo.write_annotation("mixer.yaml", _annotation("y = h * 2"))
+    demo.lock(demo.write_source("2.0", {"mixer.py": OLD, "twin.py": TWIN}))
+    older = demo.write_source("1.0", {"mixer.py": "X = 1\n", "twin.py": TWIN})
+    (target,) = demo.check(older, version="1.0", reviewed="2.0").targets
+    assert target.rule == "moved-module"  # what the checked tree alone shows, as before the reviewed release was read

@@ -86,6 +86,10 @@ class ContainerMapper:
                 result = replace(result, message=f"{result.message}; {split.describe()}", rule=rule)
         return _with_decorators(result, entry, found), found
 
+    def _reviewed(self, entry: AnnotationLock) -> TreeReader | None:
+        """The release ``entry`` was reviewed against, when the checked tree comes after it (see :mod:`.reviewed`)."""
+        return self.reviewed.reader(entry.distribution, entry.version, checked=self.reader.tree.version)
+
     def in_place(self, entry: AnnotationLock) -> Found | None:
         """The target at its recorded place (its file is byte-identical to the lock's)."""
         indexed = self.reader.indexed(entry.relpath)
@@ -134,7 +138,7 @@ class ContainerMapper:
             overlap = found.overlap(entry)
             message = f"{entry.target} looks renamed to {found.source.module}.{found.definition.qualname} (statement overlap {overlap:.2f})"
             return TargetResult(entry, TargetKind.RENAMED, found.place(), overlap, message, 3, rule=rule), found
-        renamed_at = renamed_at_callers(self.reader, self.reviewed.reader(entry.distribution, entry.version), entry)
+        renamed_at = renamed_at_callers(self.reader, self._reviewed(entry), entry)
         if renamed_at is not None:
             found = Found(renamed_at.source, renamed_at.index, renamed_at.definition, 0.8, False)
             now = f"{renamed_at.source.module}.{renamed_at.definition.qualname}"
@@ -142,14 +146,14 @@ class ContainerMapper:
                 f"{entry.target} looks renamed to {now}: {renamed_at.calls} call(s) to it now call the new name (statement overlap {found.overlap(entry):.2f})"
             )
             return TargetResult(entry, TargetKind.RENAMED, found.place(), found.overlap(entry), message, 3, rule="renamed-at-callers"), found
-        renamed_class = method_of_renamed_class(self.reader, self.reviewed.reader(entry.distribution, entry.version), entry)
+        renamed_class = method_of_renamed_class(self.reader, self._reviewed(entry), entry)
         if renamed_class is not None:
             found = Found(renamed_class.source, renamed_class.index, renamed_class.definition, 0.8, False)
             now = f"{renamed_class.source.module}.{renamed_class.definition.qualname}"
             owner = entry.target.rpartition(".")[0]
             message = f"{entry.target} now lives in {now}: class {owner} looks renamed to {renamed_class.owner} (class overlap {renamed_class.overlap:.2f})"
             return TargetResult(entry, TargetKind.RENAMED, found.place(), found.overlap(entry), message, 3, rule="class-renamed"), found
-        receiver = moved_to_receiver(self.reader, self.reviewed.reader(entry.distribution, entry.version), entry)
+        receiver = moved_to_receiver(self.reader, self._reviewed(entry), entry)
         if receiver is not None:
             found = Found(receiver.source, receiver.index, receiver.definition, 0.8, False)
             now = f"{receiver.source.module}.{receiver.definition.qualname}"
@@ -174,7 +178,7 @@ class ContainerMapper:
         """The best definition of the target's qualname in another file (its module moved); one that the reviewed release
         defined there already is a twin that was there, not the target moved."""
         names = entry.target.split(".")
-        reviewed = self.reviewed.reader(entry.distribution, entry.version)
+        reviewed = self._reviewed(entry)
         patterns = [re.compile(rb"(?m)^\s*(?:async\s+def|def|class)\s+" + re.escape(n.encode()) + rb"\b") for n in names]
         best: tuple[float, Found] | None = None
         for relpath in self.reader.files_matching(patterns, words=names, skip=entry.relpath):
@@ -197,7 +201,7 @@ class ContainerMapper:
         """A definition of the target's own name at the other level (a method turned module function, or the reverse), new
         since the review, whose body clearly overlaps the reviewed one most (needs the reviewed release). Methods moved
         between classes are not taken by name: a new class's ``__call__`` is as often a clone as the target moved."""
-        reviewed = self.reviewed.reader(entry.distribution, entry.version)
+        reviewed = self._reviewed(entry)
         name = entry.target.rsplit(".", 1)[-1]
         if reviewed is None:
             return None
@@ -231,7 +235,7 @@ class ContainerMapper:
         for step in steps[:3]:
             near = self.reader.files_with_text(step.texts[0], near=entry.relpath, hints=entry.target.split("."))
             relpaths.extend(r for r in near[:4] if r not in relpaths)
-        reviewed = self.reviewed.reader(entry.distribution, entry.version)
+        reviewed = self._reviewed(entry)
         candidates: list[Found] = []
         for relpath in relpaths:
             indexed = self.reader.indexed(relpath)

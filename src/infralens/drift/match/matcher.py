@@ -126,7 +126,7 @@ class DistributionMatcher:
         own, options = self._inside(found, annotation, pending) if found is not None else ({}, {})
         reach = Reach(self.reader, found.source, found.index, found.definition) if found is not None else None
         now_body = body_hashes(found.index, found.definition) if found is not None else None
-        transfers = Transfers(annotation, now_body, self.reviewed.reader(annotation.distribution, annotation.version))
+        transfers = Transfers(annotation, now_body, self.reviewed.reader(annotation.distribution, annotation.version, checked=self.tree.version))
         for entry in pending:
             mine = own.get(entry.step_id)
             results[entry.step_id] = self._decide(entry, annotation, found, container, reach, transfers, mine, options.get(entry.step_id, []), target_result)

@@ -27,9 +27,9 @@ from infralens.drift.lock.entries import AnnotationLock, short_hash
 from infralens.drift.lock.facts import body_hashes, enclosing_definitions
 from infralens.drift.match.decide import THRESHOLDS
 from infralens.drift.match.reader import TreeReader
-from infralens.errors import SourceNotFoundError
+from infralens.errors import InfralensError, SourceNotFoundError
 from infralens.resolve import Resolver
-from infralens.source import DefinitionKind, InstalledTree, ModuleIndex, SourceFile, SourceTree, Statement, WheelTree, cached_wheel
+from infralens.source import DefinitionKind, InstalledTree, ModuleIndex, SourceFile, SourceTree, Statement, WheelTree, cached_wheel, version_key
 
 
 @dataclass(frozen=True)
@@ -67,8 +67,12 @@ class ReviewedSources:
         self.given = given or {}
         self._readers: dict[tuple[str, str], TreeReader | None] = {}
 
-    def reader(self, distribution: str, version: str) -> TreeReader | None:
-        """A reader of ``distribution`` as reviewed at ``version`` (None when that release is not at hand)."""
+    def reader(self, distribution: str, version: str, *, checked: str) -> TreeReader | None:
+        """A reader of ``distribution`` as reviewed at ``version``, for a check of release ``checked`` (None when that
+        release is not at hand, or when ``checked`` is older: a history walk back in time reads "gained since the
+        review" and "new since the review" backwards, where a copy cannot be told from where code came from)."""
+        if not _newer(checked, version):
+            return None
         key = (distribution, version)
         if key not in self._readers:
             tree = self._tree(distribution, version)
@@ -92,6 +96,15 @@ class ReviewedSources:
             return WheelTree(wheel)
         except SourceNotFoundError:
             return None
+
+
+def _newer(checked: str, reviewed: str) -> bool:
+    """Whether release ``checked`` comes after ``reviewed`` (a version that does not parse, a directory's, counts as
+    newer: it is what a check before upgrading reads)."""
+    try:
+        return version_key(checked) > version_key(reviewed)
+    except InfralensError:
+        return True
 
 
 class Transfers:
