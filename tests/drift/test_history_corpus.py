@@ -198,15 +198,16 @@ def _parts(number: int) -> list[Path]:
     return [Path(__file__).parents[1] / "data" / f"drift_untouched{number}_{part}.yaml" for part in ("a", "b")]
 
 
-def _holds_its_figures(corpora: list[Path], *, rows_at_least: int, right_at_least: int, false_moved_at_most: int) -> None:
-    """A held-out corpus in parts: no false *unchanged*, and its right rows and false *moved* kept at the measured figures."""
+def _holds_its_figures(corpora: list[Path], *, rows_at_least: int, right_at_least: int, false_moved_at_most: int, false_unchanged_at_most: int = 0) -> None:
+    """A held-out corpus in parts: its right rows, false *unchanged* (none unless measured) and false *moved* kept at the
+    measured figures."""
     from infralens.source.cache import default_cache_dir
 
     rows = [row for corpus in corpora for row in run_corpus(default_cache_dir(), corpus)]
     assert len(rows) >= rows_at_least
     wrong = [r for r in rows if r[1] != r[2]]
     summary = f"{len(rows) - len(wrong)}/{len(rows)} right; wrong: " + "; ".join(f"{r[0]} {r[1]}->{r[2]} {r[3]['text'][:60]!r}" for r in wrong)
-    assert not [r for r in rows if r[2] == "unchanged" and r[1] != "unchanged"], summary
+    assert sum(1 for r in rows if r[2] == "unchanged" and r[1] != "unchanged") <= false_unchanged_at_most, summary
     assert sum(1 for r in rows if r[2] == "moved" and r[1] != "moved") <= false_moved_at_most, summary
     assert len(rows) - len(wrong) >= right_at_least, summary
 
@@ -273,3 +274,12 @@ def test_corpus_9_keeps_its_figures():
     *moved*). A helper renamed in its class and its clones at once (renamed in its own class first), and bare
     ``else :`` found in a called function only with its neighbours, came from its misses: 265/266 since."""
     _holds_its_figures(_parts(9), rows_at_least=265, right_at_least=265, false_moved_at_most=0)
+
+
+def test_untouched_corpus_10_keeps_its_first_measured_figures():
+    """Corpus 10 (diffusers 0.25.1 -> 0.30.2, 0.30.0 -> 0.35.0, 0.41.0 -> 0.42.1, diffsynth 2.0.6 -> 2.1.10; functions
+    chosen as they came in the diff; truth written before the checker ran). Run once, with the session's final
+    matcher, nothing tuned on it: 256/266 (96.2%), 1 false *unchanged* (a bare ``else :`` whose copies swapped), 5 false
+    *moved* (a deleted ``rope`` taken as moved to an edited copy in a new module). The session's starting matcher gave
+    255/266 with the same errors. A regression guard; the issue's targets (97%, none, 1%) are not met on it."""
+    _holds_its_figures(_parts(10), rows_at_least=265, right_at_least=256, false_moved_at_most=5, false_unchanged_at_most=1)
