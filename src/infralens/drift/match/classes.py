@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 from infralens.drift.lock.entries import AnnotationLock, short_hash
 from infralens.drift.lock.facts import jaccard
-from infralens.drift.match.decide import THRESHOLDS
+from infralens.drift.match.decide import THRESHOLDS, clearly_best
 from infralens.drift.match.forwarding import class_named
 from infralens.drift.match.reader import TreeReader
 from infralens.source import Definition, DefinitionKind, ModuleIndex, SourceFile
@@ -49,7 +49,7 @@ def method_of_renamed_class(reader: TreeReader, reviewed: TreeReader | None, ent
     relpaths: list[str] = []
     for probe in sorted(set(before), key=len, reverse=True)[:PROBES]:
         relpaths.extend(r for r in reader.files_with_text(probe, near=entry.relpath, hints=[owner, method])[:4] if r not in relpaths)
-    scored: list[RenamedClass] = []
+    scored: list[tuple[float, RenamedClass]] = []
     for relpath in relpaths:
         indexed = reader.indexed(relpath)
         if indexed is None:
@@ -65,11 +65,9 @@ def method_of_renamed_class(reader: TreeReader, reviewed: TreeReader | None, ent
             if function is None:
                 continue
             statements = {short_hash(s.text) for s in index.statements_within(klass.start_line, klass.end_line) if s.start_line > klass.def_line}
-            scored.append(RenamedClass(source, index, function, klass.qualname, jaccard(wanted, statements)))
-    good = sorted((c for c in scored if c.overlap >= THRESHOLDS.target_moved_overlap), key=lambda c: -c.overlap)
-    if not good or (len(good) > 1 and good[1].overlap >= good[0].overlap - THRESHOLDS.target_renamed_margin):
-        return None
-    return good[0]
+            overlap = jaccard(wanted, statements)
+            scored.append((overlap, RenamedClass(source, index, function, klass.qualname, overlap)))
+    return clearly_best(scored, THRESHOLDS.target_moved_overlap)
 
 
 def _class_statements(reviewed: TreeReader, relpath: str, owner: str) -> list[str]:

@@ -26,7 +26,7 @@ from infralens.drift.lock.entries import AnnotationLock, Place, StepLock
 from infralens.drift.lock.facts import body_hashes, jaccard
 from infralens.drift.match.callers import renamed_at_callers
 from infralens.drift.match.classes import method_of_renamed_class
-from infralens.drift.match.decide import THRESHOLDS
+from infralens.drift.match.decide import THRESHOLDS, best_scored, clearly_best
 from infralens.drift.match.forwarding import forwarded_method
 from infralens.drift.match.reader import TreeReader
 from infralens.drift.match.receiver import moved_to_receiver
@@ -222,10 +222,7 @@ class ContainerMapper:
                     continue  # it was there when the lock was reviewed: a namesake, not the target moved
                 found = Found(source, index, definition, 0.9, False)
                 scored.append((found.overlap(entry), found))
-        good = sorted((item for item in scored if item[0] >= THRESHOLDS.target_moved_overlap), key=lambda item: -item[0])
-        if not good or (len(good) > 1 and good[1][0] >= good[0][0] - THRESHOLDS.target_renamed_margin):
-            return None
-        return good[0][1]
+        return clearly_best(scored, THRESHOLDS.target_moved_overlap)
 
     def _renamed(self, entry: AnnotationLock, steps: list[StepLock]) -> tuple[Found, str] | None:
         """A definition of the same kind and of a name new since the review, in the target's file or where its first steps'
@@ -268,13 +265,12 @@ def _clearly_best(scored: list[tuple[float, Found]], entry: AnnotationLock) -> F
     """The candidate whose score reaches :attr:`~.decide.Thresholds.target_renamed_overlap` and clearly beats the next;
     among equally good ones, the only one beside the target (same file, same owner): a helper renamed in every
     "Copied from" clone at once is renamed in its own class first."""
-    good = sorted((item for item in scored if item[0] >= THRESHOLDS.target_renamed_overlap), key=lambda item: -item[0])
-    if not good:
-        return None
-    tied = [found for score, found in good if score >= good[0][0] - THRESHOLDS.target_renamed_margin]
+    tied = best_scored(scored, THRESHOLDS.target_renamed_overlap)
     if len(tied) == 1:
         return tied[0]
     owner = entry.target.rpartition(".")[0]
+    if not tied:
+        return None
     beside = [f for f in tied if f.source.relpath == entry.relpath and f.definition.qualname.rpartition(".")[0] == owner]
     return beside[0] if len(beside) == 1 else None
 

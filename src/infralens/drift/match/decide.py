@@ -9,9 +9,10 @@ Every threshold the matcher uses is a field of :data:`THRESHOLDS`.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from enum import Enum
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, TypeVar
 
 from infralens.drift.match.position import Position
 from infralens.reports import DriftKind as StepKind
@@ -65,6 +66,8 @@ class Thresholds:
 
 
 THRESHOLDS = Thresholds()
+
+T = TypeVar("T")
 
 
 class Origin(str, Enum):
@@ -245,6 +248,19 @@ def decide(case: StepCase) -> Decision:
 
 def _decided(rule: Rule) -> Decision:
     return Decision(RULE_KIND[rule], rule)
+
+
+def best_scored(scored: Sequence[tuple[float, T]], floor: float) -> list[T]:
+    """The container candidates scoring at least ``floor`` and within :attr:`~Thresholds.target_renamed_margin` of the
+    best, best first: one means it is clearly the target's new place; several, that none is (unless told apart)."""
+    good = sorted((item for item in scored if item[0] >= floor), key=lambda item: -item[0])
+    return [found for score, found in good if score >= good[0][0] - THRESHOLDS.target_renamed_margin] if good else []
+
+
+def clearly_best(scored: Sequence[tuple[float, T]], floor: float) -> T | None:
+    """The one candidate :func:`best_scored` leaves, or None."""
+    tied = best_scored(scored, floor)
+    return tied[0] if len(tied) == 1 else None
 
 
 def may_be_home(evidence: Evidence) -> bool:

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 
 from infralens.drift.lock.entries import AnnotationLock, short_hash
 from infralens.drift.lock.facts import body_hashes, body_of, header_of
-from infralens.drift.match.decide import THRESHOLDS
+from infralens.drift.match.decide import THRESHOLDS, clearly_best
 from infralens.drift.match.reader import TreeReader
 from infralens.source import Definition, DefinitionKind, ModuleIndex, SourceFile
 
@@ -48,7 +48,7 @@ def moved_to_receiver(reader: TreeReader, reviewed: TreeReader | None, entry: An
     relpaths: list[str] = []
     for probe in probes:
         relpaths.extend(r for r in reader.files_with_text(probe, near=entry.relpath, hints=entry.target.split("."))[:4] if r not in relpaths)
-    scored: list[Receiver] = []
+    scored: list[tuple[float, Receiver]] = []
     for relpath in relpaths:
         indexed = reader.indexed(relpath)
         if indexed is None:
@@ -62,12 +62,8 @@ def moved_to_receiver(reader: TreeReader, reviewed: TreeReader | None, entry: An
             if before is not None and len(held & _held_before(before[1], definition.qualname)) * 2 > len(held):
                 continue  # it held these statements when the lock was reviewed: a twin, not where the target went
             overlap = len(held) / len(wanted)
-            if overlap >= THRESHOLDS.target_renamed_overlap:
-                scored.append(Receiver(source, index, definition, parameter, overlap))
-    scored.sort(key=lambda r: -r.overlap)
-    if not scored or (len(scored) > 1 and scored[1].overlap >= scored[0].overlap - THRESHOLDS.target_renamed_margin):
-        return None
-    return scored[0]
+            scored.append((overlap, Receiver(source, index, definition, parameter, overlap)))
+    return clearly_best(scored, THRESHOLDS.target_renamed_overlap)
 
 
 def _reviewed_function(reviewed: TreeReader | None, entry: AnnotationLock) -> tuple[str, list[str]] | None:
