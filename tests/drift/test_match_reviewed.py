@@ -468,3 +468,9 @@ def test_a_check_of_an_older_release_does_not_read_the_reviewed_release(demo):
     older = demo.write_source("1.0", {"mixer.py": "X = 1\n", "twin.py": TWIN})
     (target,) = demo.check(older, version="1.0", reviewed="2.0").targets
     assert target.rule == "moved-module"  # what the checked tree alone shows, as before the reviewed release was read
+
+
+def test_a_moved_def_line_is_placed_in_its_method_not_its_class(demo):
+    _lock(demo, {"mixer.py": OLD}, "def run(self, x, scale):")
+    step = demo.check(demo.write_source("2.0", {"mixer.py": "X = 1\n", "elsewhere.py": OLD})).steps[0]
+    assert (step.kind.value, step.new.module, step.new.target) == ("moved", "demo.elsewhere", "Mixer.run"), step.new

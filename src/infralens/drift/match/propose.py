@@ -40,12 +40,17 @@ class Proposal:
         return (self.source.relpath, self.window[0].start_line)
 
     def place(self) -> Place:
-        """Where the run is: the innermost enclosing function (else the outermost definition)."""
-        definitions = enclosing_definitions(self.index, self.window[0])
+        """Where the run is: the innermost enclosing function, else the function whose ``def`` line or decorator it is
+        (a method's, not its class), else the outermost definition."""
+        first = self.window[0]
+        own = [d for d in self.index.definitions if d.kind is not DefinitionKind.CLASS and d.start_line <= first.start_line <= d.def_line]
+        definitions = enclosing_definitions(self.index, first)
         target = definitions[-1].qualname if definitions else ""
         functions = [d for d in definitions if d.kind is not DefinitionKind.CLASS]
         if functions:
             target = functions[0].qualname
+        elif own:  # a method's or module function's own def line or decorator (a nested one belongs to its function)
+            target = own[0].qualname
         lines = (self.window[0].start_line, self.window[-1].end_line)
         return Place(self.source.relpath, self.source.module, target, self.window[0].scope, lines, self.texts)
 
