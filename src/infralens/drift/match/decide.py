@@ -218,7 +218,12 @@ def confident(evidence: Evidence) -> bool:
 
 
 def decide(case: StepCase) -> Decision:
-    """The kind of one step, and the rule that decided it."""
+    """The kind of one step, and the rule that decided it.
+
+    In order: the same text or tree inside the target (unless a contentless statement went with its neighbours into a
+    helper), the target's own header, a confident edit, the text in a function the target reaches, the place that
+    gained the target's lost statements (over no or a weak edit), any edit, a home elsewhere, look-alikes, nothing.
+    """
     if case.container is Container.FILE_UNCHANGED:
         return Decision(StepKind.UNCHANGED, Rule.FILE_UNCHANGED)
     if case.container is Container.UNREADABLE:
