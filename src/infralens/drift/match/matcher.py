@@ -205,9 +205,9 @@ class DistributionMatcher:
         target_result: TargetResult,
     ) -> StepResult:
         rule = admissible(own.evidence) if own is not None else None
-        helpers = [_Scored(p, measure(p, entry, frozenset(), reach=True)) for p in in_helpers(found, entry)] if found is not None else []
         if own is not None and rule in (Rule.SAME_TEXT, Rule.SAME_TREE):
-            left = max(helpers, key=_home_rank) if helpers and own.evidence.context == 0.0 else None
+            alone = found is not None and own.evidence.contentless and own.evidence.context == 0.0  # may have gone with its branch
+            left = max(_helper_copies(found, entry), key=_home_rank, default=None) if alone and found is not None else None
             decision = decide(StepCase(container, own.evidence, reached=left.evidence if left else None))
             if decision.rule is Rule.MOVED_TO_REACHED and left is not None:
                 message = f"found in {_where(left)} with its neighbours; the copy left in the target has none of them"
@@ -218,6 +218,7 @@ class DistributionMatcher:
                 message += " (only parentheses or line breaks differ)"
             layer = 1 if decision.rule is Rule.SAME_TEXT and own.proposal.window[0].start_line == entry.lines[0] else 2
             return _result(entry, decision.rule, own, (), message, ambiguous, layer=layer)
+        helpers = _helper_copies(found, entry) if found is not None else []
         away = [] if helpers else [_Scored(p, measure(p, entry, frozenset())) for p in elsewhere(self.reader, entry, annotation, found)]
         reached: _Scored | None = None
         home: _Scored | None = None
@@ -307,6 +308,11 @@ def _with_occurrence(exact: list[_Scored], entry: StepLock) -> list[_Scored]:
         distance = abs(scored.proposal.window[0].start_line - entry.lines[0])
         tied.append(_Scored(scored.proposal, scored.evidence, bonus - distance * 1e-7))
     return tied
+
+
+def _helper_copies(found: Found, entry: StepLock) -> list[_Scored]:
+    """The step's exact text in the helpers the container decision named, measured."""
+    return [_Scored(p, measure(p, entry, frozenset(), reach=True)) for p in in_helpers(found, entry)]
 
 
 def _with_provenance(scored: _Scored, transfers: Transfers, *, gone: bool) -> _Scored:
