@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from infralens.drift.lock.entries import AnnotationLock
 from infralens.drift.lock.facts import body_of, enclosing_definitions
 from infralens.drift.match.reader import TreeReader
+from infralens.drift.match.reviewed import defined_in
 from infralens.source import Definition, DefinitionKind, ModuleIndex, SourceFile
 
 MAX_CALLER_FILES = 8
@@ -96,21 +97,15 @@ def _calls_before(reviewed: TreeReader, name: str, home: str) -> list[tuple[str,
 def _new_definition(reader: TreeReader, reviewed: TreeReader, entry: AnnotationLock, new_name: str, near: str, calls: int) -> Renamed | None:
     """The one definition of ``new_name`` (a function when the target was one, else a method) that the reviewed release
     did not have: in the target's file, the caller's, or any file defining it."""
-    pattern = re.compile(rb"(?m)^\s*(?:async\s+def|def)\s+" + re.escape(new_name.encode()) + rb"\b")
-    relpaths = list(dict.fromkeys([entry.relpath, near, *reader.files_matching([pattern], words=[new_name])]))
+    relpaths = list(dict.fromkeys([entry.relpath, near, *reader.files_defining([new_name])]))
     method = "." in entry.target
     found = []
-    for relpath in relpaths:
-        indexed = reader.indexed(relpath)
-        if indexed is None:
-            continue
-        source, index = indexed
-        before = reviewed.indexed(relpath)
+    for relpath, source, index in reader.indexed_files(relpaths):
         for definition in index.definitions:
             qualname = definition.qualname
             if qualname.rsplit(".", 1)[-1] != new_name or ("." in qualname) != method or definition.kind is DefinitionKind.CLASS:
                 continue
-            if before is not None and any(d.qualname == qualname for d in before[1].definitions):
+            if defined_in(reviewed, relpath, qualname):
                 continue  # it was there when the lock was reviewed: the callers switched to another function
             found.append(Renamed(source, index, definition, calls))
     return found[0] if len(found) == 1 else None

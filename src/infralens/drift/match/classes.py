@@ -17,6 +17,7 @@ from infralens.drift.lock.facts import jaccard
 from infralens.drift.match.decide import THRESHOLDS, clearly_best
 from infralens.drift.match.forwarding import class_named
 from infralens.drift.match.reader import TreeReader
+from infralens.drift.match.reviewed import defined_in
 from infralens.source import Definition, DefinitionKind, ModuleIndex, SourceFile
 
 PROBES = 4
@@ -46,20 +47,13 @@ def method_of_renamed_class(reader: TreeReader, reviewed: TreeReader | None, ent
     if not before or (here is not None and class_named(here[1], owner) is not None):
         return None  # the class is still where it was: it lost the method, it was not renamed
     wanted = {short_hash(text) for text in before}
-    relpaths: list[str] = []
-    for probe in sorted(set(before), key=len, reverse=True)[:PROBES]:
-        relpaths.extend(r for r in reader.files_with_text(probe, near=entry.relpath, hints=[owner, method])[:4] if r not in relpaths)
+    probes = sorted(set(before), key=len, reverse=True)[:PROBES]
     scored: list[tuple[float, RenamedClass]] = []
-    for relpath in relpaths:
-        indexed = reader.indexed(relpath)
-        if indexed is None:
-            continue
-        source, index = indexed
-        was = reviewed.indexed(relpath)
+    for relpath, source, index in reader.indexed_files(reader.files_holding(probes, near=entry.relpath, hints=[owner, method])):
         for klass in index.definitions:
             if klass.kind is not DefinitionKind.CLASS or "." in klass.qualname or klass.qualname == owner:
                 continue
-            if was is not None and class_named(was[1], klass.qualname) is not None:
+            if defined_in(reviewed, relpath, klass.qualname):
                 continue  # the class was there at the review: a sibling, not the reviewed class renamed
             function = next((d for d in index.definitions if d.qualname == f"{klass.qualname}.{method}" and d.accessor is None), None)
             if function is None:

@@ -18,7 +18,6 @@ helpers (and the other functions it leads to, see :mod:`infralens.drift.match.ca
 
 from __future__ import annotations
 
-import re
 from collections import Counter
 from dataclasses import dataclass, replace
 
@@ -179,13 +178,8 @@ class ContainerMapper:
         defined there already is a twin that was there, not the target moved."""
         names = entry.target.split(".")
         reviewed = self._reviewed(entry)
-        patterns = [re.compile(rb"(?m)^\s*(?:async\s+def|def|class)\s+" + re.escape(n.encode()) + rb"\b") for n in names]
         best: tuple[float, Found] | None = None
-        for relpath in self.reader.files_matching(patterns, words=names, skip=entry.relpath):
-            indexed = self.reader.indexed(relpath)
-            if indexed is None:
-                continue
-            source, index = indexed
+        for relpath, source, index in self.reader.indexed_files(list(self.reader.files_defining(names, skip=entry.relpath))):
             if defined_in(reviewed, relpath, entry.target):
                 continue
             for definition in definitions_named(index, entry.target):
@@ -205,15 +199,9 @@ class ContainerMapper:
         name = entry.target.rsplit(".", 1)[-1]
         if reviewed is None:
             return None
-        pattern = re.compile(rb"(?m)^\s*(?:async\s+def|def|class)\s+" + re.escape(name.encode()) + rb"\b")
-        relpaths = [entry.relpath] if self.reader.source(entry.relpath) else []
-        relpaths.extend(self.reader.files_matching([pattern], words=[name], skip=entry.relpath))
+        relpaths = [entry.relpath, *self.reader.files_defining([name], skip=entry.relpath)]
         scored: list[tuple[float, Found]] = []
-        for relpath in relpaths:
-            indexed = self.reader.indexed(relpath)
-            if indexed is None:
-                continue
-            source, index = indexed
+        for relpath, source, index in self.reader.indexed_files(relpaths):
             for definition in index.definitions:
                 qualname = definition.qualname
                 if qualname.rsplit(".", 1)[-1] != name or ("." in qualname) == ("." in entry.target) or definition.kind is DefinitionKind.CLASS:
@@ -228,17 +216,11 @@ class ContainerMapper:
         """A definition of the same kind and of a name new since the review, in the target's file or where its first steps'
         texts are, with a clearly closest body (``renamed-body-overlap``); else, when the reviewed release is at hand,
         one that holds the reviewed body together with the helpers it calls (``renamed-and-split``)."""
-        relpaths = [entry.relpath] if self.reader.source(entry.relpath) else []
-        for step in steps[:3]:
-            near = self.reader.files_with_text(step.texts[0], near=entry.relpath, hints=entry.target.split("."))
-            relpaths.extend(r for r in near[:4] if r not in relpaths)
+        near = self.reader.files_holding([step.texts[0] for step in steps[:3]], near=entry.relpath, hints=entry.target.split("."))
+        relpaths = list(dict.fromkeys([entry.relpath, *near]))
         reviewed = self._reviewed(entry)
         candidates: list[Found] = []
-        for relpath in relpaths:
-            indexed = self.reader.indexed(relpath)
-            if indexed is None:
-                continue
-            source, index = indexed
+        for relpath, source, index in self.reader.indexed_files(relpaths):
             for definition in index.definitions:
                 if definition.kind is not entry.kind or defined_in(reviewed, relpath, definition.qualname):
                     continue  # a name the reviewed release defined there already is a twin that was there, not the new name

@@ -131,6 +131,25 @@ class TreeReader:
             if data is not None and all(p.search(data) for p in patterns):
                 yield relpath
 
+    def files_defining(self, names: list[str], *, skip: str = "") -> Iterator[str]:
+        """Python files (except ``skip``) with a ``def``, ``async def`` or ``class`` line of each of ``names``."""
+        patterns = [re.compile(rb"(?m)^\s*(?:async\s+def|def|class)\s+" + re.escape(n.encode()) + rb"\b") for n in names]
+        return self.files_matching(patterns, words=names, skip=skip)
+
+    def files_holding(self, texts: list[str], *, near: str, hints: list[str], per_text: int = 4) -> list[str]:
+        """The best-ranked ``per_text`` files holding each of ``texts`` (:meth:`files_with_text`), each file once."""
+        found: list[str] = []
+        for text in texts:
+            found.extend(r for r in self.files_with_text(text, near=near, hints=hints)[:per_text] if r not in found)
+        return found
+
+    def indexed_files(self, relpaths: list[str]) -> Iterator[tuple[str, SourceFile, ModuleIndex]]:
+        """``(relpath, source, index)`` for each of ``relpaths`` that exists and parses."""
+        for relpath in relpaths:
+            indexed = self.indexed(relpath)
+            if indexed is not None:
+                yield relpath, indexed[0], indexed[1]
+
     def files_with_text(self, text: str, *, near: str, hints: list[str]) -> list[str]:
         """Files whose text contains the statement's tokens in order, best-ranked first.
 

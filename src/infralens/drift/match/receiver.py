@@ -45,15 +45,8 @@ def moved_to_receiver(reader: TreeReader, reviewed: TreeReader | None, entry: An
     rewritten = [_as_self(text, parameter) for text in texts]
     wanted = {short_hash(text) for text in rewritten}
     probes = sorted((t for t, old in zip(rewritten, texts, strict=True) if t != old), key=len, reverse=True)[:3]
-    relpaths: list[str] = []
-    for probe in probes:
-        relpaths.extend(r for r in reader.files_with_text(probe, near=entry.relpath, hints=entry.target.split("."))[:4] if r not in relpaths)
     scored: list[tuple[float, Receiver]] = []
-    for relpath in relpaths:
-        indexed = reader.indexed(relpath)
-        if indexed is None:
-            continue
-        source, index = indexed
+    for relpath, source, index in reader.indexed_files(reader.files_holding(probes, near=entry.relpath, hints=entry.target.split("."))):
         before = reviewed.indexed(relpath) if reviewed is not None else None
         for definition in index.definitions:
             if definition.kind is DefinitionKind.CLASS:
