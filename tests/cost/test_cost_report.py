@@ -75,11 +75,16 @@ def test_measure_cuda_on_a_gpu(catalog):
 
     if not torch.cuda.is_available():
         pytest.skip("needs CUDA")
-    from infralens.cost import measure_cuda
+    from infralens.cost import Request, compute_report, measure_cuda
 
-    measured = measure_cuda(catalog)
-    assert measured.weight_bytes == 2 * 859_520_964
-    assert measured.peak_bytes >= measured.weight_bytes
+    report = compute_report(catalog, Request(models=("sd15-unet",), resolutions=((512, 512),), batch=2), "not measured")
+    measured = measure_cuda(catalog, report)
+    (record,) = measured.records
+    assert (record.model, record.resolution) == ("sd15-unet", "512x512")
+    assert 2 * 859_520_964 <= record.weight_bytes <= 1.05 * 2 * 859_520_964
+    assert record.predicted_weight_bytes == 2 * 859_520_964
+    assert 0.5 * record.predicted_activation_bytes <= record.activation_bytes <= 4 * record.predicted_activation_bytes
+    assert measured.describe().startswith(f"measured on {torch.cuda.get_device_name()}")
 
 
 def test_committed_report_is_valid_and_holds_the_figures():

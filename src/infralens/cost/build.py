@@ -1,4 +1,4 @@
-"""Build a catalogued model from its installed upstream class on torch's ``meta`` device (no memory, no download)."""
+"""Build a catalogued model from its installed upstream class on torch's ``meta`` device (no memory, no download), or on a GPU."""
 
 from __future__ import annotations
 
@@ -29,6 +29,11 @@ def upstream_class(spec: ModelSpec) -> type:
 
 def build_meta(spec: ModelSpec, dtype: torch.dtype | None = None) -> torch.nn.Module:
     """*spec*'s model with every parameter on ``meta`` (shapes and dtypes only), in eval mode."""
+    return build_on(spec, "meta", dtype)
+
+
+def build_on(spec: ModelSpec, device: str, dtype: torch.dtype | None = None) -> torch.nn.Module:
+    """*spec*'s model made directly on *device* (random weights there; shapes only on ``meta``), in eval mode."""
     import torch
 
     cls = upstream_class(spec)
@@ -38,7 +43,7 @@ def build_meta(spec: ModelSpec, dtype: torch.dtype | None = None) -> torch.nn.Mo
     for logger in quiet:
         logger.setLevel(logging.ERROR)
     try:
-        with warnings.catch_warnings(), torch.device("meta"):
+        with warnings.catch_warnings(), torch.device(device):
             warnings.simplefilter("ignore")
             if spec.library == "transformers":
                 config_cls = getattr(importlib.import_module("transformers"), spec.config_class)

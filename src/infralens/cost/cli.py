@@ -18,7 +18,9 @@ def _add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> Non
     cost.add_argument("--format", choices=["text", "json"], default="text", help="json: the reports/cost.json format")
     cost.add_argument("--output", metavar="FILE", help="write the report to FILE instead of standard output")
     cost.add_argument("--catalog", metavar="FILE", help="the model catalog (default: costs/models.yaml in the project)")
-    cost.add_argument("--measure", choices=["cuda"], help="also measure SD 1.5's UNet peak memory on CUDA (random weights made on the GPU)")
+    cost.add_argument(
+        "--measure", choices=["cuda"], help="also build each model on CUDA (random bf16 weights made on the GPU) and measure its weights and forward peak"
+    )
 
 
 def parse_resolution(text: str) -> tuple[int, int]:
@@ -33,11 +35,12 @@ def parse_resolution(text: str) -> tuple[int, int]:
 
 @command("cost")
 def _cost(args: argparse.Namespace) -> int:
+    from dataclasses import replace
     from pathlib import Path
 
     from infralens.cost.catalog import default_catalog_path, load_catalog
     from infralens.cost.compute import Request, compute_report
-    from infralens.cost.measure import NO_CUDA, measure_cuda
+    from infralens.cost.measure import NO_CUDA, NoCudaError, cuda_available, measure_cuda
     from infralens.cost.text import render_text
     from infralens.reports import dumps_cost_report
 
@@ -52,10 +55,12 @@ def _cost(args: argparse.Namespace) -> int:
     catalog = load_catalog(Path(args.catalog) if args.catalog else default_catalog_path(Path(args.project) if args.project else None))
     for model_id in args.models:
         catalog.model(model_id)  # unknown ids fail before any counting
-    cuda = NO_CUDA
+    if args.measure == "cuda" and not cuda_available():
+        raise NoCudaError(f"--measure cuda: {NO_CUDA}")  # before the counting, which takes a while
+    report = compute_report(catalog, Request(models=tuple(args.models), resolutions=resolutions, batch=args.batch), NO_CUDA)
     if args.measure == "cuda":
-        cuda = measure_cuda(catalog).describe()
-    report = compute_report(catalog, Request(models=tuple(args.models), resolutions=resolutions, batch=args.batch), cuda)
+        measured = measure_cuda(catalog, report)
+        report = replace(report, cuda=measured.describe(), measured=measured.records)
     text = dumps_cost_report(report) if args.format == "json" else render_text(report)
     if args.output:
         from infralens.userfiles import write_atomically

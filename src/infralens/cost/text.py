@@ -57,5 +57,20 @@ def render_text(report: CostReport) -> str:
         fractions = list(report.first_block_cache[0].saved_fraction)
         rows = [[f"{c.pipeline} {c.resolution}", *(f"{v:.0%}" for v in c.saved_fraction.values())] for c in report.first_block_cache]
         out += _table(["at", *fractions], rows)
-    out += ["", f"CUDA: {report.cuda}", *(f"note: {n}" for n in report.notes)]
+    out += ["", f"CUDA: {report.cuda}"]
+    if report.measured:
+        rows = [
+            [
+                m.model,
+                m.resolution,
+                gib(m.predicted_weight_bytes),
+                gib(m.weight_bytes),
+                gib(m.predicted_activation_bytes),
+                gib(m.activation_bytes),
+                f"{m.activation_bytes / m.predicted_activation_bytes:.2f}×" if m.predicted_activation_bytes else "n/a",
+            ]
+            for m in report.measured
+        ]
+        out += _table(["model", "at", "weights GiB (predicted)", "measured", "act GiB (predicted)", "measured", "ratio"], rows)
+    out += [f"note: {n}" for n in report.notes]
     return "\n".join(out) + "\n"

@@ -124,6 +124,24 @@ class CacheRecord(Record):
     )
 
 
+def _measured_key(measured: MeasuredRecord) -> str:
+    return f"{measured.model}@{measured.resolution}"
+
+
+@record
+class MeasuredRecord(Record):
+    """One model at one size built on a GPU (``infralens cost --measure cuda``), its prediction beside each figure."""
+
+    json_name: ClassVar[str] = "costMeasured"
+    json_key = _measured_key
+    model: str
+    resolution: str = spec(doc="A W×H key of the model's activations, or 'prompt' for a text encoder.")
+    predicted_weight_bytes: int = spec(minimum=0, doc="The report's bf16 bytes.")
+    weight_bytes: int = spec(minimum=0, doc="GPU memory allocated by building the model in bf16.")
+    predicted_activation_bytes: int = spec(minimum=0, doc="The report's activation peak at this size.")
+    activation_bytes: int = spec(minimum=0, doc="Peak GPU memory allocated during one forward, above the model and its inputs.")
+
+
 @record
 class CostReport(Record):
     """reports/cost.json, written by `infralens cost --format json`: parameters, bytes per storage format, FLOPs, activation peaks, offload traffic and First Block Cache savings of models at their published configs (costs/models.yaml), counted on torch's meta device."""
@@ -139,6 +157,7 @@ class CostReport(Record):
     pipelines: tuple[PipelineCostRecord, ...] = ()
     offload: tuple[OffloadRecord, ...] = ()
     first_block_cache: tuple[CacheRecord, ...] = ()
+    measured: tuple[MeasuredRecord, ...] = spec(default=(), required=False)
     notes: tuple[str, ...] = spec(default=(), key="cost.notes", required=False)
 
     def before_dump(self) -> CostReport:
