@@ -196,7 +196,9 @@ def show_diffsynth(device: str) -> dict:
     fp8 = torch.float8_e4m3fn
     placement = {f"{stage}_{kind}": (fp8 if kind == "dtype" else device) for stage in ("onload", "preparing", "computation") for kind in ("dtype", "device")}
     torch.manual_seed(162)
-    wrapped = layers.AutoWrappedLinear(torch.nn.Linear(64, 32).to(device), offload_dtype=fp8, offload_device="cpu", **placement)
+    # CUDA's torch._scaled_mm refuses a bias with a float32 out_dtype: there the layer runs in bfloat16.
+    dtype = torch.bfloat16 if device == "cuda" else torch.float32
+    wrapped = layers.AutoWrappedLinear(torch.nn.Linear(64, 32).to(device, dtype), offload_dtype=fp8, offload_device="cpu", **placement)
     wrapped.onload()
     seen = {}
     original = torch._scaled_mm
@@ -208,7 +210,7 @@ def show_diffsynth(device: str) -> dict:
     torch._scaled_mm = spy
     try:
         with torch.no_grad():
-            wrapped(torch.randn(2, 64, generator=torch.Generator().manual_seed(163)).to(device))
+            wrapped(torch.randn(2, 64, generator=torch.Generator().manual_seed(163)).to(device, dtype))
     finally:
         torch._scaled_mm = original
     scale = float(seen["scale_a"].max())

@@ -69,7 +69,9 @@ def show_sd(device: str, steps: int) -> dict:
     key_ids = {}
     for name in ip_names:
         loaded = processors[name].to_k_ip[0].weight
-        key_ids[name] = next(int(key.split(".")[1]) for key, value in state.items() if key.endswith("to_k_ip.weight") and torch.equal(value, loaded))
+        key_ids[name] = next(
+            int(key.split(".")[1]) for key, value in state.items() if key.endswith("to_k_ip.weight") and torch.equal(value.to(loaded.device), loaded)
+        )
     print(f"  IP-Adapter processors: {reveal(len(ip_names))} of {len(processors)}; checkpoint entry per layer, in attn_processors order:")
     for name in ip_names:
         asked = name.startswith(("up_blocks.0.attentions.0.", "mid_block."))  # the exercises ask for these two

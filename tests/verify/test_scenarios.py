@@ -33,7 +33,7 @@ def _real_plan():
 def _run_everything(device: str):
     plan = _real_plan()
     result = run_plan(plan, device, jobs=2, scenarios=plan.catalog.names())
-    broken = [f"{s.name}: {s.status}: {s.error}" for s in result.scenarios if s.status != "passed"]
+    broken = [f"{s.scenario}: {s.status}: {s.error}" for s in result.scenarios if s.status != "passed"]
     assert not broken, "\n".join(broken)
     problems = findings(result) + [str(d) for d in plan.diagnostics]
     assert not problems, "\n".join(problems)

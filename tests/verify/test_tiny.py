@@ -49,6 +49,20 @@ def test_pick_device_sets_one_thread_on_cpu_and_rejects_unknown_names():
             pick_device("cuda")
 
 
+@pytest.mark.gpu
+def test_pick_device_runs_cuda_in_true_float32():
+    """TF32 convolutions moved tiny-model outputs by ~6e-4 on an H200 and broke claims written to 1e-4."""
+    import torch
+
+    if not torch.cuda.is_available():
+        pytest.skip("needs CUDA")
+    from infralens.tiny import pick_device
+
+    torch.backends.cudnn.allow_tf32 = True
+    assert pick_device("cuda") == "cuda"
+    assert torch.backends.cudnn.allow_tf32 is False and torch.backends.cuda.matmul.allow_tf32 is False
+
+
 def _run(code: str) -> subprocess.CompletedProcess:
     return subprocess.run([sys.executable, "-c", code], check=False, capture_output=True, text=True, timeout=300)
 

@@ -45,6 +45,11 @@ def pick_device(name: str = "auto") -> str:
     import torch
 
     torch.set_num_threads(1)
+    if device == "cuda":
+        # float32 means float32 here: cuDNN convolutions default to TF32 on Ampere and later, which moves a tiny
+        # model's outputs by ~1e-3 and would break claims written (and checked on CPU) to 1e-5.
+        torch.backends.cuda.matmul.allow_tf32 = False
+        torch.backends.cudnn.allow_tf32 = False
     return device
 
 
