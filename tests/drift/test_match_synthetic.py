@@ -261,3 +261,32 @@ def test_two_methods_of_that_name_holding_it_are_not_told_apart(demo):
     twice = DELEGATED.replace("class Unrelated:\n    def elsewhere(", "class Unrelated:\n    def apply_attention(")
     steps = _by_key(_check(demo, OLD, twice, "h = self.attn(h)"))
     assert steps["s0"].kind.value == "changed", steps["s0"].message  # the call that replaced it, in place; never moved
+
+
+ONE_LINE_IF = """
+class Mixer:
+    def run(self, image, rgb, rgba):
+        image = load(image)
+        if rgb: image = image.convert("RGB")
+        if rgba: image = image.convert("RGBA")
+        return image
+
+
+def thumbnail(image):
+    image = image.convert("RGB")
+    return image
+
+
+def preview(image):
+    image = image.convert("RGB")
+    return image
+"""
+
+
+def test_a_body_on_its_header_line_is_its_own_statement_in_the_assignment(demo):
+    """`if rgb: image = ...` is two statements on one line: the header's step must not take the body's place too
+    (DiffSynth 2.1.11 LoadImage.__call__, where look-alikes elsewhere then got the body reported deleted)."""
+    new = ONE_LINE_IF.replace("        image = load(image)\n", "        if remote(image):\n            image = fetch(image)\n        else:\n            image = load(image)\n")
+    steps = _by_key(_check(demo, ONE_LINE_IF, new, "if rgb:", 'image = image.convert("RGB")', 'image = image.convert("RGBA")'))
+    assert [steps[k].kind.value for k in ("s0", "s1", "s2")] == ["unchanged", "unchanged", "unchanged"]
+    assert steps["s1"].new is not None and steps["s1"].new.target == "Mixer.run"

@@ -35,7 +35,7 @@ from infralens.drift.match.decide import (
 )
 from infralens.drift.match.evidence import Evidence, assigned_name, measure
 from infralens.drift.match.position import Alignment
-from infralens.drift.match.propose import Proposal, container_header, elsewhere, in_helpers, in_target, target_pool
+from infralens.drift.match.propose import Proposal, container_header, elsewhere, in_helpers, in_target, statement_key, target_pool
 from infralens.drift.match.reader import TreeReader
 from infralens.drift.match.results import Candidate, Scores, StepKind, StepResult, TargetKind, TargetResult
 from infralens.drift.match.reviewed import ReviewedSources, Transfers
@@ -182,7 +182,7 @@ class DistributionMatcher:
         sole_key = None
         if name is not None and not any(assigned_name(s.texts[0]) == name for s in steps if s.step_id != entry.step_id):
             same = [s for s in pool if assigned_name(s.text) == name]
-            sole_key = (found.source.relpath, same[0].start_line) if len(same) == 1 else None
+            sole_key = statement_key(found.source.relpath, same[0]) if len(same) == 1 else None
         scored = []
         for proposal in in_target(found, pool, entry, exact_only=False):
             position = alignment.position(entry, proposal.window[0])
@@ -286,7 +286,7 @@ def _held(annotation: AnnotationLock, pool: tuple[Statement, ...]) -> frozenset[
 
 def _settle_contested(options: dict[str, list[_Scored]]) -> None:
     """Keep a surviving copy (after copies went) only for the step whose neighbours single it out: context above 0 and above every other step's."""
-    contexts: dict[tuple[str, int], list[float]] = {}
+    contexts: dict[tuple[str, int, str], list[float]] = {}
     for found_options in options.values():
         for option in found_options:
             if option.contested:

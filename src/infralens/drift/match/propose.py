@@ -20,6 +20,11 @@ from infralens.drift.match.reader import TreeReader
 from infralens.source import DefinitionKind, ModuleIndex, SourceFile, Statement
 
 
+def statement_key(relpath: str, statement: Statement) -> tuple[str, int, str]:
+    """One statement of one file: its line and its text (``if x: y = 1`` holds two statements on one line)."""
+    return (relpath, statement.start_line, statement.text)
+
+
 @dataclass(frozen=True)
 class Proposal:
     """A run of statements (as long as the locked block) where the step may be now."""
@@ -35,9 +40,9 @@ class Proposal:
         return tuple(s.text for s in self.window)
 
     @property
-    def key(self) -> tuple[str, int]:
+    def key(self) -> tuple[str, int, str]:
         """Identifies the first statement (the one-to-one assignment never gives it to two steps)."""
-        return (self.source.relpath, self.window[0].start_line)
+        return statement_key(self.source.relpath, self.window[0])
 
     def place(self) -> Place:
         """Where the run is: the innermost enclosing function, else the function whose ``def`` line or decorator it is
