@@ -474,3 +474,78 @@ def test_a_moved_def_line_is_placed_in_its_method_not_its_class(demo):
     _lock(demo, {"mixer.py": OLD}, "def run(self, x, scale):")
     step = demo.check(demo.write_source("2.0", {"mixer.py": "X = 1\n", "elsewhere.py": OLD})).steps[0]
     assert (step.kind.value, step.new.module, step.new.target) == ("moved", "demo.elsewhere", "Mixer.run"), step.new
+
+
+ROPE = """
+import torch
+
+
+def rope(pos, dim, theta):
+    assert dim % 2 == 0, "even"
+    scale = torch.arange(0, dim, 2) / dim
+    omega = 1.0 / (theta ** scale)
+    out = torch.einsum("...n,d->...nd", pos, omega)
+    return out.float()
+
+
+class EmbedND:
+    def forward(self, ids):
+        return torch.cat([rope(ids[..., i], 4, 10000) for i in range(3)], dim=-3)
+"""
+
+ROPE_NOW = """
+import torch
+
+
+class PosEmbed:
+    def forward(self, ids):
+        return torch.cat([get_rotary(ids[..., i], 4, 10000) for i in range(3)], dim=-3)
+"""
+
+ROPE_COPY = """
+import torch
+
+
+def rope(pos, dim, theta):
+    assert dim % 2 == 0, "The dimension must be even."
+    scale = torch.arange(0, dim, 2, dtype=torch.float64) / dim
+    omega = 1.0 / (theta ** scale)
+    out = torch.einsum("...n,d->...nd", pos, omega)
+    return out.float()
+
+
+class OtherEmbedND:
+    def forward(self, ids):
+        return torch.cat([rope(ids[..., i], 4, 10000) for i in range(3)], dim=-3)
+"""
+
+ROPE_STEPS = ("omega = 1.0 / (theta ** scale)", 'out = torch.einsum("...n,d->...nd", pos, omega)', "return out.float()")
+
+
+def test_a_module_function_copied_into_a_new_module_whose_callers_went_is_deleted_not_moved(demo):
+    """diffusers 0.35 dropped Flux's ``rope`` (and ``EmbedND``, its caller) while the new HiDream module had an edited
+    copy of it used by its own ``HiDreamImageEmbedND``: the old module still exists, never names the new one, and
+    none of the target's callers went there, so the copy is not the target moved (rule copied-not-moved)."""
+    _lock(demo, {"mixer.py": ROPE}, *ROPE_STEPS, target="demo.mixer.rope")
+    report = demo.check(demo.write_source("2.0", {"mixer.py": ROPE_NOW, "other.py": ROPE_COPY}))
+    (target,) = report.targets
+    assert (target.kind.value, target.rule) == ("deleted", "deleted"), target.message
+    assert "other.py is a copy made there (copied-not-moved" in target.message
+    assert [s.kind.value for s in report.steps] == ["deleted"] * 3, [s.message for s in report.steps]
+
+
+def test_a_module_function_whose_caller_moved_along_is_moved(demo):
+    """The same copy, but the caller ``EmbedND`` went to the new module too: that is the function moved."""
+    _lock(demo, {"mixer.py": ROPE}, *ROPE_STEPS, target="demo.mixer.rope")
+    moved = ROPE_COPY.replace("class OtherEmbedND", "class EmbedND")
+    report = demo.check(demo.write_source("2.0", {"mixer.py": ROPE_NOW, "other.py": moved}))
+    (target,) = report.targets
+    assert (target.kind.value, target.rule) == ("moved", "moved-module"), target.message
+    assert [s.kind.value for s in report.steps] == ["moved"] * 3
+
+
+def test_a_module_function_the_old_module_imports_from_its_new_home_is_moved(demo):
+    _lock(demo, {"mixer.py": ROPE}, *ROPE_STEPS, target="demo.mixer.rope")
+    report = demo.check(demo.write_source("2.0", {"mixer.py": "from .other import rope\n" + ROPE_NOW, "other.py": ROPE_COPY}))
+    (target,) = report.targets
+    assert (target.kind.value, target.rule) == ("moved", "moved-module"), target.message

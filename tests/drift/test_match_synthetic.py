@@ -286,7 +286,9 @@ def preview(image):
 def test_a_body_on_its_header_line_is_its_own_statement_in_the_assignment(demo):
     """`if rgb: image = ...` is two statements on one line: the header's step must not take the body's place too
     (DiffSynth 2.1.11 LoadImage.__call__, where look-alikes elsewhere then got the body reported deleted)."""
-    new = ONE_LINE_IF.replace("        image = load(image)\n", "        if remote(image):\n            image = fetch(image)\n        else:\n            image = load(image)\n")
+    new = ONE_LINE_IF.replace(
+        "        image = load(image)\n", "        if remote(image):\n            image = fetch(image)\n        else:\n            image = load(image)\n"
+    )
     steps = _by_key(_check(demo, ONE_LINE_IF, new, "if rgb:", 'image = image.convert("RGB")', 'image = image.convert("RGBA")'))
     assert [steps[k].kind.value for k in ("s0", "s1", "s2")] == ["unchanged", "unchanged", "unchanged"]
     assert steps["s1"].new is not None and steps["s1"].new.target == "Mixer.run"

@@ -8,7 +8,8 @@ subclass or a ``__new__`` returning the new class); a definition of another name
 (``renamed-body-overlap``), or that holds it with the helpers it calls (``renamed-and-split``); the new name its callers now call
 (``renamed-at-callers``, see :mod:`.callers`); the method of its name in the class its class was renamed to
 (``class-renamed``, see :mod:`.classes`); a method folded into the class of its first parameter, which is now ``self``
-(``moved-to-receiver``, see :mod:`.receiver`); else ``deleted``. Decorators are part of the target: one added, removed or
+(``moved-to-receiver``, see :mod:`.receiver`); else ``deleted``. A module function's namesake or look-alike in another
+file is not taken when it is a copy made there (``copied-not-moved``, see :func:`.callers.copied_not_moved`). Decorators are part of the target: one added, removed or
 replaced makes the finding ``decorators-changed`` (low severity, like a body that changed around
 unchanged steps), named in the message. A body that lost statements to helpers it now calls or to a
 decorator it now carries is one more decision (``split-into-helpers``, ``wrapped-by-decorator``; see
@@ -23,7 +24,7 @@ from dataclasses import dataclass, replace
 
 from infralens.drift.lock.entries import AnnotationLock, Place, StepLock
 from infralens.drift.lock.facts import body_hashes, jaccard
-from infralens.drift.match.callers import renamed_at_callers
+from infralens.drift.match.callers import copied_not_moved, renamed_at_callers
 from infralens.drift.match.classes import method_of_renamed_class
 from infralens.drift.match.decide import THRESHOLDS, best_scored, clearly_best
 from infralens.drift.match.forwarding import forwarded_method
@@ -71,6 +72,7 @@ class ContainerMapper:
     def __init__(self, reader: TreeReader, reviewed: ReviewedSources) -> None:
         self.reader = reader
         self.reviewed = reviewed
+        self._copies: dict[tuple[str, str], bool] = {}
 
     def map(self, entry: AnnotationLock, steps: list[StepLock]) -> tuple[TargetResult, Found | None]:
         """The target's classification (with its rule) and where it was found."""
@@ -159,6 +161,9 @@ class ContainerMapper:
             message = f"{entry.target} moved into {now}, its parameter {receiver.parameter} now self (statement overlap {receiver.overlap:.2f})"
             return TargetResult(entry, TargetKind.MOVED, found.place(), receiver.overlap, message, 3, rule="moved-to-receiver"), found
         message = f"{entry.module}.{entry.target} is not defined anywhere in {self.reader.tree.describe()}"
+        copies = [relpath for (annotation, relpath), copied in self._copies.items() if copied and annotation == entry.id]
+        if copies:
+            message += f"; the look-alike in {', '.join(copies)} is a copy made there (copied-not-moved: none of its callers went there)"
         return TargetResult(entry, TargetKind.DELETED, None, 0.0, message, 3, rule="deleted"), None
 
     def _same_qualname_here(self, entry: AnnotationLock) -> Found | None:
@@ -187,9 +192,16 @@ class ContainerMapper:
                 score = found.overlap(entry)
                 if best is None or score > best[0]:
                     best = (score, found)
-        if best is None or best[0] < THRESHOLDS.target_moved_overlap:
+        if best is None or best[0] < THRESHOLDS.target_moved_overlap or self.copied_away(entry, best[1].source, best[1].index):
             return None
         return best[1]
+
+    def copied_away(self, entry: AnnotationLock, source: SourceFile, index: ModuleIndex) -> bool:
+        """Whether a definition in ``source`` is a copy made there, not the target moved (:func:`.callers.copied_not_moved`)."""
+        key = (entry.id, source.relpath)
+        if key not in self._copies:
+            self._copies[key] = copied_not_moved(self.reader, self._reviewed(entry), entry, source, index)
+        return self._copies[key]
 
     def _same_name_elsewhere(self, entry: AnnotationLock) -> Found | None:
         """A definition of the target's own name at the other level (a method turned module function, or the reverse), new
@@ -224,7 +236,8 @@ class ContainerMapper:
             for definition in index.definitions:
                 if definition.kind is not entry.kind or defined_in(reviewed, relpath, definition.qualname):
                     continue  # a name the reviewed release defined there already is a twin that was there, not the new name
-                candidates.append(Found(source, index, definition, 0.8, False))
+                if not self.copied_away(entry, source, index):
+                    candidates.append(Found(source, index, definition, 0.8, False))
         plain = _clearly_best([(found.overlap(entry), found) for found in candidates], entry)
         if plain is not None or reviewed is None:
             return (plain, "renamed-body-overlap") if plain is not None else None

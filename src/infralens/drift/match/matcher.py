@@ -233,13 +233,15 @@ class DistributionMatcher:
                 reached = by_name[0] if len(by_name) == 1 else None
             if reached is not None:
                 reached = _Scored(reached.proposal, _reached(reached.evidence))
-        if reached is None and away and (reach is None or carried_can_decide(own.evidence if own else None)):
-            away = [_with_provenance(s, transfers, gone=reach is None) for s in away]
-            best = pick_carried([s.evidence for s in away], gone=reach is None)
-            carried = away[best] if best is not None else None
-        if reach is None and carried is None and away:
-            best = pick_home([s.evidence for s in away])
-            home = away[best] if best is not None else None
+        # A gone target's statements do not go to a copy of it made elsewhere (rule copied-not-moved): that stays a decoy.
+        homes = [s for s in away if not self.containers.copied_away(annotation, s.proposal.source, s.proposal.index)] if reach is None else away
+        if reached is None and homes and (reach is None or carried_can_decide(own.evidence if own else None)):
+            homes = [_with_provenance(s, transfers, gone=reach is None) for s in homes]
+            best = pick_carried([s.evidence for s in homes], gone=reach is None)
+            carried = homes[best] if best is not None else None
+        if reach is None and carried is None and homes:
+            best = pick_home([s.evidence for s in homes])
+            home = homes[best] if best is not None else None
         taken = {s.proposal.key for s in (reached, home, carried) if s is not None}
         rivals = sorted((s for s in away if s.proposal.key not in taken), key=_home_rank, reverse=True)
         case = StepCase(
