@@ -549,3 +549,43 @@ def test_a_module_function_the_old_module_imports_from_its_new_home_is_moved(dem
     report = demo.check(demo.write_source("2.0", {"mixer.py": "from .other import rope\n" + ROPE_NOW, "other.py": ROPE_COPY}))
     (target,) = report.targets
     assert (target.kind.value, target.rule) == ("moved", "moved-module"), target.message
+
+
+NESTED_ELSE_OLD = """
+class Mixer:
+    def run(self, x, scale, lora):
+        if self.use:
+            if self.name == "conv":
+                if lora:
+                    x = self.conv(x, scale)
+                else:
+                    x = self.conv(x)
+            else:
+                if lora:
+                    x = self.conv0(x, scale)
+                else:
+                    x = self.conv0(x)
+        return x
+"""
+NESTED_ELSE_NEW = """
+class Mixer:
+    def run(self, x, scale, lora):
+        if self.use:
+            if self.name == "conv":
+                x = self.conv(x)
+            else:
+                x = self.conv0(x)
+        return x
+"""
+
+
+def test_of_reshuffled_bare_elses_the_survivor_goes_to_the_one_at_its_depth(demo):
+    """diffusers 0.30 ``Upsample2D.forward``: the LoRA branches went, and of four ``else :`` one stayed, the outer one.
+    Each contender matches one neighbour of it; the outer ``else :`` of the reviewed release sits at its depth."""
+    from drift_samples import MIXER_ANNOTATION
+
+    steps = "".join(f'  - key: e{n}\n    at: {{text: "else:", nth: {n}}}\n    note: else {n}\n' for n in (1, 2, 3))
+    demo.write_annotation("mixer.yaml", MIXER_ANNOTATION.format(steps=steps.rstrip("\n")))
+    demo.lock(demo.write_source("1.0", {"mixer.py": NESTED_ELSE_OLD}))
+    found = _by_key(demo.check(demo.write_source("2.0", {"mixer.py": NESTED_ELSE_NEW})))
+    assert {key: step.kind.value for key, step in found.items()} == {"e1": "deleted", "e2": "unchanged", "e3": "deleted"}

@@ -140,13 +140,22 @@ class DistributionMatcher:
         options: dict[str, list[_Scored]] = {}
         for entry in steps:
             options[entry.step_id] = self._options(found, pool, entry, steps, old_body, alignment, annotation.target)
-        _settle_contested(options)
+        if any(o.contested for found_options in options.values() for o in found_options):
+            _settle_contested(options, self._reviewed_indents(annotation, steps))
         weights = {step_id: {o.proposal.key: weight(o.evidence) + o.tie for o in found_options} for step_id, found_options in options.items()}
         chosen = assign(weights)
         own = {}
         for step_id, key in chosen.items():
             own[step_id] = next(o for o in options[step_id] if o.proposal.key == key)
         return own, options
+
+    def _reviewed_indents(self, annotation: AnnotationLock, steps: list[StepLock]) -> dict[str, int]:
+        """Each step's indentation in the reviewed release (empty when that release is not at hand)."""
+        reviewed = self.reviewed.reader(annotation.distribution, annotation.version, checked=self.tree.version)
+        source = reviewed.source(annotation.relpath) if reviewed is not None else None
+        if source is None:
+            return {}
+        return {s.step_id: indent for s in steps if s.relpath == annotation.relpath and (indent := _indent(source.text, s.lines[0])) is not None}
 
     def _options(
         self,
@@ -286,20 +295,38 @@ def _held(annotation: AnnotationLock, pool: tuple[Statement, ...]) -> frozenset[
     return frozenset(h for h, n in before.items() if n >= now[h])
 
 
-def _settle_contested(options: dict[str, list[_Scored]]) -> None:
-    """Keep a surviving copy (after copies went) only for the step whose neighbours single it out: context above 0 and above every other step's."""
+def _settle_contested(options: dict[str, list[_Scored]], indents: dict[str, int]) -> None:
+    """Keep a surviving copy (after copies went) only for the step whose neighbours single it out: context above 0 and
+    above every other step's. When the reviewed release tells each step's indentation (``indents``) and exactly one of
+    the steps with some context sits at the survivor's depth, it is that one (rule of thumb of AST differs: a
+    statement keeps its nesting; two ``else :`` whose branches were reshuffled each match one neighbour)."""
     contexts: dict[tuple[str, int, str], list[float]] = {}
-    for found_options in options.values():
-        for option in found_options:
-            if option.contested:
-                contexts.setdefault(option.proposal.key, []).append(option.evidence.context)
+    level: dict[tuple[str, int, str], list[str]] = {}
     for step_id, found_options in options.items():
-        options[step_id] = [
-            o
-            for o in found_options
-            if not o.contested
-            or (o.evidence.context > 0.0 and contexts[o.proposal.key].count(o.evidence.context) == 1 and o.evidence.context == max(contexts[o.proposal.key]))
-        ]
+        for option in found_options:
+            if option.contested and option.evidence.context > 0.0:
+                contexts.setdefault(option.proposal.key, []).append(option.evidence.context)
+                if indents.get(step_id) == _indent(option.proposal.source.text, option.proposal.window[0].start_line):
+                    level.setdefault(option.proposal.key, []).append(step_id)
+    for step_id, found_options in options.items():
+        options[step_id] = [o for o in found_options if not o.contested or _keeps(o, step_id, contexts, level)]
+
+
+def _keeps(option: _Scored, step_id: str, contexts: dict[tuple[str, int, str], list[float]], level: dict[tuple[str, int, str], list[str]]) -> bool:
+    key, context = option.proposal.key, option.evidence.context
+    if context <= 0.0:
+        return False
+    if len(level.get(key, ())) == 1:
+        return level[key] == [step_id]
+    return contexts[key].count(context) == 1 and context == max(contexts[key])
+
+
+def _indent(text: str, line: int) -> int | None:
+    """Columns of indentation of 1-based ``line`` of ``text`` (None when there is no such line)."""
+    lines = text.splitlines()
+    if not 0 < line <= len(lines):
+        return None
+    return len(lines[line - 1]) - len(lines[line - 1].lstrip())
 
 
 def _with_occurrence(exact: list[_Scored], entry: StepLock) -> list[_Scored]:
