@@ -7,7 +7,6 @@ ends child processes and temporary files on its way out and exits 2 ("infralens:
 from __future__ import annotations
 
 import signal
-import threading
 import time
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
@@ -20,15 +19,17 @@ if TYPE_CHECKING:  # subprocess costs ~3 ms to import; every command enters sigt
 
 @contextmanager
 def sigterm_interrupts() -> Iterator[None]:
-    """While inside, SIGTERM raises KeyboardInterrupt like Ctrl-C (only the main thread can set handlers)."""
-    if threading.current_thread() is not threading.main_thread():
-        yield
-        return
+    """While inside, SIGTERM raises KeyboardInterrupt like Ctrl-C (only the main thread can set handlers: elsewhere this
+    does nothing; asking ``signal`` is cheaper than importing ``threading`` on every command)."""
 
     def interrupt(signum: int, frame: FrameType | None) -> None:
         raise KeyboardInterrupt
 
-    previous = signal.signal(signal.SIGTERM, interrupt)
+    try:
+        previous = signal.signal(signal.SIGTERM, interrupt)
+    except ValueError:  # not the main thread
+        yield
+        return
     try:
         yield
     finally:

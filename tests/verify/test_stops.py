@@ -101,3 +101,25 @@ def test_a_worker_runs_in_a_folder_of_its_own_that_is_removed_after(tmp_path, mo
     workers.ended(worker)
     assert not Path(folder).exists() and not (tmp_path / "stray.txt").exists()
     assert (tmp_path / "stderr.txt").read_text() == ""
+
+
+def test_sigterm_interrupts_turns_sigterm_into_ctrl_c_in_the_main_thread_and_does_nothing_elsewhere():
+    import threading
+
+    from infralens.stops import sigterm_interrupts
+
+    before = signal.getsignal(signal.SIGTERM)
+    with pytest.raises(KeyboardInterrupt), sigterm_interrupts():
+        os.kill(os.getpid(), signal.SIGTERM)
+        time.sleep(1)
+    assert signal.getsignal(signal.SIGTERM) is before
+    seen = []
+
+    def in_a_thread() -> None:
+        with sigterm_interrupts():
+            seen.append(signal.getsignal(signal.SIGTERM) is before)
+
+    thread = threading.Thread(target=in_a_thread)
+    thread.start()
+    thread.join()
+    assert seen == [True]
