@@ -294,3 +294,10 @@ def test_untouched_corpus_11_keeps_its_first_measured_figures():
     *moved*, the issue's targets met. Its misses were read then (seen since): a one-line ``if x: y = ...`` whose header
     step took its body's place in the one-to-one assignment was fixed, 253/255."""
     _holds_its_figures(_parts(11), rows_at_least=255, right_at_least=253, false_moved_at_most=0)
+
+
+def test_untouched_corpus_12_keeps_its_first_measured_figures():
+    """Corpus 12 (diffusers 0.28.2 -> 0.33.1, 0.31.0 -> 0.35.1, 0.36.0 -> 0.39.0, 0.38.0 -> 0.41.0, diffsynth 2.0.11 ->
+    2.1.7 and 2.0.13 -> 2.1.9; files visited in a shuffled order; truth committed before the checker ran). Its one run,
+    2026-11-26, with the session's final matcher: 258/260 (99.2%), 0 false *unchanged*, 0 false *moved*."""
+    _holds_its_figures(_parts(12), rows_at_least=260, right_at_least=258, false_moved_at_most=0)
