@@ -60,6 +60,15 @@ def cuda_available() -> bool:
     return bool(torch.cuda.is_available())
 
 
+class MemoryCounters(Protocol):
+    """What :func:`measure_models` reads around each build and forward (the GPU's allocator; a fake in the tests)."""
+
+    def allocated(self) -> int: ...
+    def reset_peak(self) -> None: ...
+    def peak(self) -> int: ...
+    def release(self) -> None: ...
+
+
 class CudaMemory:
     """The GPU's allocator counters, as :func:`measure_models` reads them."""
 
@@ -84,13 +93,6 @@ class CudaMemory:
         import torch
 
         torch.cuda.empty_cache()
-
-
-class MemoryCounters(Protocol):
-    def allocated(self) -> int: ...
-    def reset_peak(self) -> None: ...
-    def peak(self) -> int: ...
-    def release(self) -> None: ...
 
 
 def measure_cuda(catalog: Catalog, report: CostReport) -> CudaMeasurement:
