@@ -502,22 +502,11 @@ class PosEmbed:
         return torch.cat([get_rotary(ids[..., i], 4, 10000) for i in range(3)], dim=-3)
 """
 
-ROPE_COPY = """
-import torch
-
-
-def rope(pos, dim, theta):
-    assert dim % 2 == 0, "The dimension must be even."
-    scale = torch.arange(0, dim, 2, dtype=torch.float64) / dim
-    omega = 1.0 / (theta ** scale)
-    out = torch.einsum("...n,d->...nd", pos, omega)
-    return out.float()
-
-
-class OtherEmbedND:
-    def forward(self, ids):
-        return torch.cat([rope(ids[..., i], 4, 10000) for i in range(3)], dim=-3)
-"""
+ROPE_COPY = (  # an edited copy, with a caller of another name
+    ROPE.replace('"even"', '"The dimension must be even."')
+    .replace("torch.arange(0, dim, 2)", "torch.arange(0, dim, 2, dtype=torch.float64)")
+    .replace("class EmbedND", "class OtherEmbedND")
+)
 
 ROPE_STEPS = ("omega = 1.0 / (theta ** scale)", 'out = torch.einsum("...n,d->...nd", pos, omega)', "return out.float()")
 

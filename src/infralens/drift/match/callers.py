@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from infralens.drift.lock.entries import AnnotationLock
@@ -60,20 +61,29 @@ def renamed_at_callers(reader: TreeReader, reviewed: TreeReader | None, entry: A
     return _new_definition(reader, reviewed, entry, new_name, near[new_name], calls)
 
 
-def copied_not_moved(reader: TreeReader, reviewed: TreeReader | None, entry: AnnotationLock, source: SourceFile, index: ModuleIndex) -> bool:
+def callers_at_review(reviewed: TreeReader | None, entry: AnnotationLock) -> frozenset[str]:
+    """Qualnames of the functions in the target's file that called it at the review (empty without that release)."""
+    if reviewed is None:
+        return frozenset()
+    return frozenset(
+        caller for relpath, caller, _ in _calls_before(reviewed, entry.target, entry.relpath) if relpath == entry.relpath and caller != entry.target
+    )
+
+
+def copied_not_moved(reader: TreeReader, entry: AnnotationLock, source: SourceFile, index: ModuleIndex, callers: Callable[[], frozenset[str]]) -> bool:
     """Rule ``copied-not-moved``: whether a module function's namesake or look-alike in another file (``source``) is a
     copy made there rather than the target moved. It is a copy when the target's file is still here, does not name
     the other module (no import, no re-export), and none of the functions that called the target in its file at the
-    review is defined in the other file now: a move takes its callers along or leaves the old module pointing at the
-    new home (RefactoringMiner's *Move Method* likewise wants the references updated). Without callers to ask, or
-    without the reviewed release, nothing is said (False)."""
-    if reviewed is None or "." in entry.target or source.relpath == entry.relpath:
+    review (``callers``, asked only when it matters: :func:`callers_at_review`) is defined in the other file now: a
+    move takes its callers along or leaves the old module pointing at the new home (RefactoringMiner's *Move Method*
+    likewise wants the references updated). Without callers to ask, nothing is said (False)."""
+    if "." in entry.target or source.relpath == entry.relpath:
         return False
     old = reader.source(entry.relpath)
     if old is None or source.module.rpartition(".")[2] in old.text:
         return False
-    callers = {caller for relpath, caller, _ in _calls_before(reviewed, entry.target, entry.relpath) if relpath == entry.relpath and caller != entry.target}
-    return bool(callers) and not any(d.qualname in callers for d in index.definitions)
+    called_by = callers()
+    return bool(called_by) and not any(d.qualname in called_by for d in index.definitions)
 
 
 def _with_name_open(statement: str, name: str) -> re.Pattern[str]:

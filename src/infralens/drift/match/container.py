@@ -24,7 +24,7 @@ from dataclasses import dataclass, replace
 
 from infralens.drift.lock.entries import AnnotationLock, Place, StepLock
 from infralens.drift.lock.facts import body_hashes, jaccard
-from infralens.drift.match.callers import copied_not_moved, renamed_at_callers
+from infralens.drift.match.callers import callers_at_review, copied_not_moved, renamed_at_callers
 from infralens.drift.match.classes import method_of_renamed_class
 from infralens.drift.match.decide import THRESHOLDS, best_scored, clearly_best
 from infralens.drift.match.forwarding import forwarded_method
@@ -73,6 +73,7 @@ class ContainerMapper:
         self.reader = reader
         self.reviewed = reviewed
         self._copies: dict[tuple[str, str], bool] = {}
+        self._callers: dict[str, frozenset[str]] = {}
 
     def map(self, entry: AnnotationLock, steps: list[StepLock]) -> tuple[TargetResult, Found | None]:
         """The target's classification (with its rule) and where it was found."""
@@ -200,8 +201,14 @@ class ContainerMapper:
         """Whether a definition in ``source`` is a copy made there, not the target moved (:func:`.callers.copied_not_moved`)."""
         key = (entry.id, source.relpath)
         if key not in self._copies:
-            self._copies[key] = copied_not_moved(self.reader, self._reviewed(entry), entry, source, index)
+            self._copies[key] = copied_not_moved(self.reader, entry, source, index, lambda: self._callers_at_review(entry))
         return self._copies[key]
+
+    def _callers_at_review(self, entry: AnnotationLock) -> frozenset[str]:
+        """:func:`.callers.callers_at_review`, read once per target however many files hold a look-alike."""
+        if entry.id not in self._callers:
+            self._callers[entry.id] = callers_at_review(self._reviewed(entry), entry)
+        return self._callers[entry.id]
 
     def _same_name_elsewhere(self, entry: AnnotationLock) -> Found | None:
         """A definition of the target's own name at the other level (a method turned module function, or the reverse), new

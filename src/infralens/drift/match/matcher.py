@@ -155,7 +155,8 @@ class DistributionMatcher:
         source = reviewed.source(annotation.relpath) if reviewed is not None else None
         if source is None:
             return {}
-        return {s.step_id: indent for s in steps if s.relpath == annotation.relpath and (indent := _indent(source.text, s.lines[0])) is not None}
+        lines = source.text.splitlines()
+        return {s.step_id: indent for s in steps if s.relpath == annotation.relpath and (indent := _indent(lines, s.lines[0])) is not None}
 
     def _options(
         self,
@@ -302,11 +303,15 @@ def _settle_contested(options: dict[str, list[_Scored]], indents: dict[str, int]
     statement keeps its nesting; two ``else :`` whose branches were reshuffled each match one neighbour)."""
     contexts: dict[tuple[str, int, str], list[float]] = {}
     level: dict[tuple[str, int, str], list[str]] = {}
+    lines: dict[str, list[str]] = {}  # each candidate file split once
     for step_id, found_options in options.items():
         for option in found_options:
             if option.contested and option.evidence.context > 0.0:
                 contexts.setdefault(option.proposal.key, []).append(option.evidence.context)
-                if indents.get(step_id) == _indent(option.proposal.source.text, option.proposal.window[0].start_line):
+                source = option.proposal.source
+                if source.relpath not in lines:
+                    lines[source.relpath] = source.text.splitlines()
+                if indents.get(step_id) == _indent(lines[source.relpath], option.proposal.window[0].start_line):
                     level.setdefault(option.proposal.key, []).append(step_id)
     for step_id, found_options in options.items():
         options[step_id] = [o for o in found_options if not o.contested or _keeps(o, step_id, contexts, level)]
@@ -321,9 +326,8 @@ def _keeps(option: _Scored, step_id: str, contexts: dict[tuple[str, int, str], l
     return contexts[key].count(context) == 1 and context == max(contexts[key])
 
 
-def _indent(text: str, line: int) -> int | None:
-    """Columns of indentation of 1-based ``line`` of ``text`` (None when there is no such line)."""
-    lines = text.splitlines()
+def _indent(lines: list[str], line: int) -> int | None:
+    """Columns of indentation of 1-based ``line`` of a file's ``lines`` (None when there is no such line)."""
     if not 0 < line <= len(lines):
         return None
     return len(lines[line - 1]) - len(lines[line - 1].lstrip())
