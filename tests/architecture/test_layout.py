@@ -23,6 +23,7 @@ LAYERS: dict[str, int] = {
     "cachedir": 0,
     "hashing": 0,
     "stops": 0,
+    "bounds": 0,
     "userfiles": 1,
     "annotations": 1,
     "reports": 1,
