@@ -44,12 +44,28 @@ class Project:
         files: list[Path] = []
         for root in roots:
             if root.is_dir():
-                files.extend(sorted(p for p in root.rglob("*") if p.suffix in (".yaml", ".yml") and not p.is_dir()))  # a FIFO is reported, not skipped
+                files.extend(sorted(self._yaml_files_under(root)))
             elif root.is_file():
                 files.append(root)
             else:
                 raise InfralensError(f"{root}: no such file or directory")
         return files
+
+    def _yaml_files_under(self, root: Path) -> list[Path]:
+        """Every ``.yaml``/``.yml`` entry under ``root`` that is not a folder (a FIFO is reported, not skipped).
+
+        The walk never recurses and never enters a link (:func:`infralens.bounds.walk`); a folder nested too deep
+        is a clear error naming it, never a ``RecursionError``.
+        """
+        from infralens.bounds import FolderTooDeep, walk
+
+        found: list[Path] = []
+        try:
+            for folder, _, names in walk(root):
+                found.extend(Path(folder) / name for name in names if Path(name).suffix in (".yaml", ".yml") and not (Path(folder) / name).is_dir())
+        except FolderTooDeep as error:
+            raise InfralensError(error.describe(_as_given(self, root))) from None
+        return found
 
     def lab_slugs(self) -> set[str] | None:
         """Labs present in ``labs/`` (``lab-02-denoising-step`` → ``02-denoising-step``); None if there is no labs dir."""

@@ -1,7 +1,7 @@
 """Layer 0, bounds: the one walk over a folder and the one reading of every number and version field.
 
-:mod:`.walk` walks a user's or an upstream folder without recursing and refuses folders nested deeper
-than :data:`~.walk.MAX_FOLDER_DEPTH` (never a ``RecursionError``; a symbolic link is never followed, so a
+:mod:`.folders` walks a user's or an upstream folder without recursing and refuses folders nested deeper
+than :data:`~.folders.MAX_FOLDER_DEPTH` (never a ``RecursionError``; a symbolic link is never followed, so a
 link loop cannot loop). :mod:`.numbers` reads whole numbers and seconds written in plain decimal digits
 within bounds (annotation YAML, the lock, CLI options). :mod:`.versions` reads a version: one line, at most
 :data:`~.versions.MAX_VERSION_CHARS` safe characters, PEP 440. Each raises its own ``ValueError`` whose
@@ -31,7 +31,7 @@ if TYPE_CHECKING:
         parsed_version as parsed_version,
         shown_text as shown_text,
     )
-    from .walk import MAX_FOLDER_DEPTH as MAX_FOLDER_DEPTH, FolderTooDeep as FolderTooDeep, walk as walk
+    from .folders import MAX_FOLDER_DEPTH as MAX_FOLDER_DEPTH, FolderTooDeep as FolderTooDeep, walk as walk
 
 __all__, __getattr__ = lazy_exports(
     __name__,
@@ -47,8 +47,8 @@ __all__, __getattr__ = lazy_exports(
         "checked_version": "versions",
         "parsed_version": "versions",
         "shown_text": "versions",
-        "MAX_FOLDER_DEPTH": "walk",
-        "FolderTooDeep": "walk",
-        "walk": "walk",
+        "MAX_FOLDER_DEPTH": "folders",
+        "FolderTooDeep": "folders",
+        "walk": "folders",
     },
 )

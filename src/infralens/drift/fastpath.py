@@ -53,11 +53,16 @@ def _digest(path: str) -> str | None:
         return None
 
 
-def _yaml_files(folder: str) -> list[str]:
+def _yaml_files(folder: str) -> list[str] | None:
+    """The annotation files, in walk order; None when a folder is nested too deep (the full check names it)."""
+    from infralens.bounds import FolderTooDeep, walk
+
     found: list[str] = []
-    for dirpath, dirnames, filenames in os.walk(folder):
-        dirnames.sort()
-        found.extend(os.path.join(dirpath, f) for f in sorted(filenames) if f.endswith((".yaml", ".yml")))
+    try:
+        for dirpath, _, filenames in walk(folder):
+            found.extend(os.path.join(dirpath, f) for f in filenames if f.endswith((".yaml", ".yml")))
+    except FolderTooDeep:
+        return None
     return found
 
 
@@ -93,6 +98,8 @@ def store(request: CheckRequest, version: str, *, lock_path: Path, annotations_d
     import tempfile
 
     annotation_files = _yaml_files(str(annotations_dir))
+    if annotation_files is None:
+        return
     files = []
     for path in [str(lock_path), *annotation_files, *upstream]:
         try:

@@ -30,6 +30,7 @@ from email.parser import HeaderParser
 from functools import cached_property
 from pathlib import Path
 
+from infralens.bounds import FolderTooDeep, walk
 from infralens.errors import SourceNotFoundError, UnsafePathError
 from infralens.hashing import sha256_text
 from infralens.source.models import SourceFile
@@ -241,19 +242,22 @@ class DirectoryTree(SourceTree):
         return tuple(sorted(p.name for p in self.root.iterdir() if p.is_dir() and (p / "__init__.py").is_file()))
 
     def iter_python_files(self) -> Iterator[str]:
+        """Every regular ``.py`` file of the packages; a folder nested too deep is a :class:`SourceNotFoundError` naming it."""
         for package in self.packages:
-            base = self.root / package
-            for dirpath, dirnames, filenames in os.walk(base, followlinks=False):
-                dirnames[:] = sorted(d for d in dirnames if d != "__pycache__")
-                for filename in sorted(filenames):
-                    if filename.endswith(".py"):
-                        full = Path(dirpath) / filename
-                        try:
-                            if _not_regular(full.lstat().st_mode):
-                                continue  # symlinks, FIFOs, sockets, devices: listed nowhere, opened never
-                        except OSError:
-                            continue  # vanished since the directory was listed
-                        yield full.relative_to(self.root).as_posix()
+            try:
+                for dirpath, dirnames, filenames in walk(self.root / package):  # iterative, never into a link
+                    dirnames[:] = [d for d in dirnames if d != "__pycache__"]
+                    for filename in filenames:
+                        if filename.endswith(".py"):
+                            full = Path(dirpath) / filename
+                            try:
+                                if _not_regular(full.lstat().st_mode):
+                                    continue  # symlinks, FIFOs, sockets, devices: listed nowhere, opened never
+                            except OSError:
+                                continue  # vanished since the directory was listed
+                            yield full.relative_to(self.root).as_posix()
+            except FolderTooDeep as error:
+                raise SourceNotFoundError(f"{self.distribution}: {error.describe(str(self.root / package))}") from None
 
     def metadata_text(self) -> str | None:
         wanted = canonical_name(self.distribution)
