@@ -169,7 +169,19 @@ def hidden_character_diagnostics(value: str, document: PositionedDocument, path:
 
 
 def lab_pages(labs_dir: Path) -> list[Path]:
-    """The Markdown pages of every ``lab-*`` folder, in a stable order."""
+    """The Markdown pages of every ``lab-*`` folder, in a stable order.
+
+    Walked without recursion and never through a link; a folder nested too deep is an :class:`InfralensError` naming it.
+    """
+    from infralens.bounds import FolderTooDeep, walk
+    from infralens.errors import InfralensError
+
     if not labs_dir.is_dir():
         return []
-    return sorted(page for folder in labs_dir.iterdir() if folder.is_dir() and folder.name.startswith("lab-") for page in folder.rglob("*.md"))
+    pages: list[Path] = []
+    for lab in sorted(folder for folder in labs_dir.iterdir() if folder.is_dir() and folder.name.startswith("lab-")):
+        try:
+            pages.extend(Path(where) / name for where, _, names in walk(lab) for name in names if Path(name).suffix == ".md")
+        except FolderTooDeep as error:
+            raise InfralensError(error.describe(str(lab))) from None
+    return sorted(pages)

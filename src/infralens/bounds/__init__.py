@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING
 from infralens._exports import lazy_exports
 
 if TYPE_CHECKING:
+    from .folders import MAX_FOLDER_DEPTH as MAX_FOLDER_DEPTH, FolderTooDeep as FolderTooDeep, walk as walk
     from .numbers import (
         BadNumber as BadNumber,
         cli_seconds as cli_seconds,
@@ -31,7 +32,6 @@ if TYPE_CHECKING:
         parsed_version as parsed_version,
         shown_text as shown_text,
     )
-    from .folders import MAX_FOLDER_DEPTH as MAX_FOLDER_DEPTH, FolderTooDeep as FolderTooDeep, walk as walk
 
 __all__, __getattr__ = lazy_exports(
     __name__,

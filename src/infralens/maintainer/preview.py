@@ -212,7 +212,12 @@ def _page_files(project: Project, page: PreviewPage, annotations: Sequence[Annot
     if concepts:
         files.add(project.relative(project.labs_dir / "concepts.yaml"))
     if page.lab_folder is not None:
-        files.update(project.relative(p) for p in page.lab_folder.rglob("*.md"))
+        from infralens.bounds import FolderTooDeep, walk
+
+        try:  # iterative and depth-limited: a folder nested 1,200 deep is named, not a RecursionError
+            files.update(project.relative(Path(where) / name) for where, _, names in walk(page.lab_folder) for name in names if name.endswith(".md"))
+        except FolderTooDeep as error:
+            raise InfralensError(error.describe(project.relative(page.lab_folder))) from None
     return files
 
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from pathlib import Path
 
 from infralens.annotations import directive_uses
 from infralens.maintainer.repair_yaml import read_user_text
@@ -39,7 +40,7 @@ def follow_renames(project: Project, renames: dict[str, str]) -> LabEdits:
         return LabEdits((), ())
     changes: list[FileChange] = []
     left: list[str] = []
-    pages = sorted(page for page in project.labs_dir.rglob("*") if page.suffix in (".md", ".rst") and page.is_file() and not page.is_symlink())
+    pages = sorted(page for page in _files_under(project, project.labs_dir) if page.suffix in (".md", ".rst") and page.is_file() and not page.is_symlink())
     concepts = project.labs_dir / CONCEPTS_FILE
     for path in [*pages, *([concepts] if concepts.is_file() else [])]:
         display = project.relative(path)
@@ -93,3 +94,14 @@ def _rewrite_line(line: str, renames: dict[str, str], patterns: tuple[re.Pattern
             start, end = found.span("name")
             return line[:start] + renames[found.group("name")] + line[end:]
     return None
+
+
+def _files_under(project: Project, folder: Path) -> list[Path]:
+    """Every entry below ``folder`` but its subfolders, walked without recursion; a folder nested too deep is an error naming it."""
+    from infralens.bounds import FolderTooDeep, walk
+    from infralens.errors import InfralensError
+
+    try:
+        return [Path(where) / name for where, _, names in walk(folder) for name in names]
+    except FolderTooDeep as error:
+        raise InfralensError(error.describe(project.relative(folder))) from None

@@ -113,7 +113,12 @@ def load_catalog(settings: Settings) -> Catalog:
     """Load and resolve every annotation; each problem becomes a warning at its YAML line."""
     project = Project(settings.project_root, settings.annotations_dir, settings.labs_dir, settings.annotations_dir / "annotations.lock")
     labs = _find_labs(settings.labs_dir, settings.project_root)
-    for page in lab_pages(settings.labs_dir):  # a curly quote in a lab's code breaks what readers paste
+    try:
+        pages = lab_pages(settings.labs_dir)
+    except InfralensError as error:  # a lab folder nested too deep: named, and the build goes on without its pages' checks
+        warn(str(error), Subtype.LAB, (str(settings.labs_dir), 0))
+        pages = []
+    for page in pages:  # a curly quote in a lab's code breaks what readers paste
         if outside_project(page, settings.project_root):
             continue  # refused by _find_labs and _lab_files, with a warning
         for diagnostic in file_diagnostics(page, str(page)):

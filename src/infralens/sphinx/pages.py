@@ -252,13 +252,26 @@ def _compare_page(catalog: Catalog, pair: ConceptPair) -> str:
     return "\n".join([f"# {text(pair.title)}", "", context, "", f"```{{infralens-concept}} {name(pair.slug)}", "```", ""])
 
 
+def _lab_folder_files(folder: Path) -> list[Path]:
+    """Every entry below a lab folder but its subfolders, walked without recursion; a folder nested too deep is warned about and left out."""
+    from infralens.bounds import FolderTooDeep, walk
+
+    found: list[Path] = []
+    try:
+        for where, _, names in walk(folder):
+            found.extend(Path(where) / name for name in names)
+    except FolderTooDeep as error:
+        warn(f"lab files refused: {error.describe(str(folder))}", Subtype.LAB, (str(folder), 0))
+    return sorted(found)
+
+
 def _lab_files(catalog: Catalog) -> dict[str, bytes]:
     """Every lab folder with an index.md, copied as is (extra Markdown pages become orphans)."""
     files: dict[str, bytes] = {}
     for lab in catalog.labs.values():
         if lab.page is None:
             continue
-        for path in sorted(lab.folder.rglob("*")):
+        for path in _lab_folder_files(lab.folder):
             relative = path.relative_to(lab.folder)
             if path.is_symlink() and outside_project(path, catalog.settings.project_root):
                 warn(f"lab file refused: it is a symbolic link to {path.resolve()}, outside the project", Subtype.LAB, (str(path), 0))
