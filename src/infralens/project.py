@@ -32,7 +32,10 @@ class Project:
 
     def relative(self, path: Path | str) -> str:
         """A path for messages: relative to the project root when inside it."""
-        path = Path(path).resolve()
+        try:
+            path = Path(path).resolve()
+        except (RuntimeError, OSError):  # a link that loops (Python 3.11 raises RuntimeError): shown as found
+            path = Path(os.path.abspath(path))
         try:
             return path.relative_to(self.root).as_posix()
         except ValueError:
@@ -122,7 +125,11 @@ def load_annotations(project: Project, paths: list[str] | None = None) -> Loaded
     files = project.annotation_files(paths)
     root = project.root.resolve()
     for file in files:
-        real = file.resolve()
+        try:
+            real = file.resolve()
+        except (RuntimeError, OSError):  # a link that loops (Python 3.11 raises RuntimeError)
+            diagnostics.append(_looping(project, file))
+            continue
         if real != root and root not in real.parents:
             diagnostics.append(_outside(project, file))
             continue
@@ -144,6 +151,11 @@ def _outside(project: Project, file: Path) -> Diagnostic:
         what = f"outside the project (its root is {project.root})"
         hint = f"move it into {project.relative(project.annotations_dir)}/, or pass --project with the folder that holds it"
     return Diagnostic(Location(shown), f"this annotation file is {what}; it was not read", hint, code="io")
+
+
+def _looping(project: Project, file: Path) -> Diagnostic:
+    hint = "replace the link with the file it should name, or remove it"
+    return Diagnostic(Location(_as_given(project, file)), "this annotation file is a symbolic link that loops; it was not read", hint, code="io")
 
 
 def _as_given(project: Project, path: Path) -> str:

@@ -196,7 +196,10 @@ class DirectoryTree(SourceTree):
         return None
 
     def _inside(self, relpath: str) -> Path:
-        path = (self.root / relpath).resolve()
+        try:
+            path = (self.root / relpath).resolve()
+        except (RuntimeError, OSError) as error:  # a symbolic link loop (Python 3.11 raises RuntimeError)
+            raise UnsafePathError(f"{relpath!r} is a symbolic link that loops; not read") from error
         if path != self.root and self.root not in path.parents:
             raise UnsafePathError(f"{relpath!r} resolves outside {self.root} (symlink?)")
         return path
