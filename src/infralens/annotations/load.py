@@ -144,10 +144,60 @@ def _without_broken_steps(value: Any, prefix: tuple, document: PositionedDocumen
 
 
 def _schema_problems(value: Any, prefix: tuple, document: PositionedDocument) -> list[tuple[tuple, Diagnostic]]:
-    """Each schema error as (its path inside *value*, the diagnostic at its YAML position)."""
+    """Each schema error as (its path inside *value*, the diagnostic at its YAML position).
+
+    An integer not written in plain decimal digits (``0x10``, ``0b1``, ``1_000``, ``+5``, ``017``, ``1:30``) is
+    one error at its value, whatever else the schema says about that value.
+    """
     validator = _single_annotation_validator()
     errors = sorted(validator.iter_errors(value), key=lambda e: (list(map(str, e.absolute_path)), e.message))
-    return [(tuple(error.absolute_path), _describe_schema_error(error, prefix, document)) for error in _most_specific(errors)]
+    spelling = _number_spelling_problems(value, prefix, document)
+    misspelt = {path for path, _ in spelling}
+    schema = [(tuple(error.absolute_path), _describe_schema_error(error, prefix, document)) for error in _most_specific(errors)]
+    return sorted(spelling + [(path, found) for path, found in schema if path not in misspelt], key=lambda item: list(map(str, item[0])))
+
+
+@lru_cache(maxsize=1)
+def _integer_keys() -> frozenset[str]:
+    """The keys whose value the schema says is an integer (``nth``, ``definition``)."""
+    keys: set[str] = set()
+    pending: list[Any] = [annotation_schema()]
+    while pending:
+        node = pending.pop()
+        if isinstance(node, dict):
+            keys.update(key for key, sub in node.get("properties", {}).items() if isinstance(sub, dict) and sub.get("type") == "integer")
+            pending.extend(node.values())
+        elif isinstance(node, list):
+            pending.extend(node)
+    return frozenset(keys)
+
+
+_PLAIN_TOKEN = re.compile(r"[^\s,\]\}#]*")
+
+
+def _number_spelling_problems(value: Any, prefix: tuple, document: PositionedDocument) -> list[tuple[tuple, Diagnostic]]:
+    """Every integer of an integer key whose text in the file is not plain decimal digits (YAML 1.1 reads many spellings)."""
+    from infralens.bounds import BadNumber, check_spelling
+
+    lines = re.split(r"\r\n|\r|\n", document.source)
+    found: list[tuple[tuple, Diagnostic]] = []
+    pending: list[tuple[tuple, Any]] = [((), value)]
+    while pending:
+        path, item = pending.pop()
+        children = item.items() if isinstance(item, dict) else enumerate(item) if isinstance(item, list) else ()
+        for key, child in children:
+            if not (key in _integer_keys() and isinstance(child, int) and not isinstance(child, bool)):
+                pending.append((path + (key,), child))
+                continue
+            where = document.where(prefix + path + (key,))
+            line = lines[where.line - 1] if where.line and 0 < where.line <= len(lines) else ""
+            token = _PLAIN_TOKEN.match(line, max((where.col or 1) - 1, 0))
+            try:
+                check_spelling(token.group() if token else "", len(line))
+            except BadNumber as error:
+                field = ".".join(str(part) for part in path + (key,))
+                found.append((path + (key,), Diagnostic(where, f"{field} is {error.problem}", error.hint or "write a small whole number", code="schema")))
+    return found
 
 
 def _most_specific(errors: list[jsonschema.ValidationError]) -> list[jsonschema.ValidationError]:

@@ -19,6 +19,7 @@ if TYPE_CHECKING:
     from .folders import MAX_FOLDER_DEPTH as MAX_FOLDER_DEPTH, FolderTooDeep as FolderTooDeep, walk as walk
     from .numbers import (
         BadNumber as BadNumber,
+        check_spelling as check_spelling,
         cli_seconds as cli_seconds,
         cli_whole as cli_whole,
         decimal_number as decimal_number,
@@ -37,6 +38,7 @@ __all__, __getattr__ = lazy_exports(
     __name__,
     {
         "BadNumber": "numbers",
+        "check_spelling": "numbers",
         "cli_seconds": "numbers",
         "cli_whole": "numbers",
         "decimal_number": "numbers",

@@ -25,13 +25,27 @@ PLAIN_DIGITS = "write it with the digits 0-9 only (no sign, '0x', '0o', '0b', '_
 class BadNumber(ValueError):
     """Why a text or value is not an allowed number (the message never quotes the text)."""
 
+    def __init__(self, problem: str, hint: str = "") -> None:
+        self.problem, self.hint = problem, hint
+        super().__init__(f"{problem}: {hint}" if hint else problem)
+
+
+def check_spelling(text: str, max_digits: int) -> None:
+    """Refuse (:class:`BadNumber`) a whole number not written as at most ``max_digits`` plain decimal digits."""
+    if not _DECIMAL.match(text):
+        raise BadNumber("not a plain whole number", PLAIN_DIGITS)
+    if len(text) > max_digits:
+        raise BadNumber(f"the number is too long (at most {max_digits} digits)")
+
 
 def decimal_number(text: str, minimum: int, maximum: int) -> int:
-    """The whole number ``text`` spells in plain decimal digits, between ``minimum`` and ``maximum`` (``minimum >= 0``)."""
+    """The whole number ``text`` spells in plain decimal digits, between ``minimum`` and ``maximum`` (``minimum >= 0``).
+
+    Text longer than ``maximum`` is refused before it is converted.
+    """
+    check_spelling(text, len(text))
     if len(text) > len(str(maximum)):
-        raise BadNumber(f"the number is too long (at most {maximum})")
-    if not _DECIMAL.match(text):
-        raise BadNumber(f"not a plain whole number: {PLAIN_DIGITS}")
+        raise BadNumber(f"must be between {minimum} and {maximum}")
     return whole_number(int(text), minimum, maximum)
 
 
