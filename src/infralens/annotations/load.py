@@ -196,7 +196,7 @@ def _number_spelling_problems(value: Any, prefix: tuple, document: PositionedDoc
                 check_spelling(token.group() if token else "", len(line))
             except BadNumber as error:
                 field = ".".join(str(part) for part in path + (key,))
-                found.append((path + (key,), Diagnostic(where, f"{field} is {error.problem}", error.hint or "write a small whole number", code="schema")))
+                found.append((path + (key,), Diagnostic(where, f"{field} {error.problem}", error.hint or "write a small whole number", code="schema")))
     return found
 
 

@@ -23,19 +23,23 @@ PLAIN_DIGITS = "write it with the digits 0-9 only (no sign, '0x', '0o', '0b', '_
 
 
 class BadNumber(ValueError):
-    """Why a text or value is not an allowed number (the message never quotes the text)."""
+    """Why a text or value is not an allowed number (the message never quotes the text).
+
+    ``problem`` is a predicate for the caller's subject (``"is not a plain whole number"``: "nth is not …",
+    "value of 'lines' is not …"); ``hint`` says what to write instead; ``str()`` is both, about "the value".
+    """
 
     def __init__(self, problem: str, hint: str = "") -> None:
         self.problem, self.hint = problem, hint
-        super().__init__(f"{problem}: {hint}" if hint else problem)
+        super().__init__(f"the value {problem} — {hint}" if hint else f"the value {problem}")
 
 
 def check_spelling(text: str, max_digits: int) -> None:
     """Refuse (:class:`BadNumber`) a whole number not written as at most ``max_digits`` plain decimal digits."""
     if not _DECIMAL.match(text):
-        raise BadNumber("not a plain whole number", PLAIN_DIGITS)
+        raise BadNumber("is not a plain whole number", PLAIN_DIGITS)
     if len(text) > max_digits:
-        raise BadNumber(f"the number is too long (at most {max_digits} digits)")
+        raise BadNumber(f"is too long (at most {max_digits} digits)")
 
 
 def decimal_number(text: str, minimum: int, maximum: int) -> int:
@@ -61,7 +65,7 @@ def whole_number(value: object, minimum: int, maximum: int) -> int:
 def seconds(text: str, maximum: float) -> float:
     """A finite, positive number of seconds up to ``maximum``, written as digits with an optional decimal fraction."""
     if len(text) > MAX_SECONDS_CHARS or not _SECONDS.match(text):
-        raise BadNumber(f"not a number of seconds: write a positive number such as 900 or 2.5, at most {maximum:g}")
+        raise BadNumber("is not a number of seconds", f"write a positive number such as 900 or 2.5, at most {maximum:g}")
     value = float(text)
     if not 0 < value <= maximum:
         raise BadNumber(f"must be more than 0 and at most {maximum:g} seconds")

@@ -232,7 +232,36 @@ def _typed(value: object, codec: Codec) -> object | None:
         return None
 
 
+MAX_LOCK_NUMBER = 10_000_000
+"""Largest number a lock holds (line numbers, counts): a source file is at most 2 MB, so far fewer lines."""
+_PAIR = re.compile(r"\[\s*([^,\s]*)\s*,\s*([^\]\s]*)\s*\]\Z")
+
+
+def _numbers_problem(raw: str, codec: Codec) -> str | None:
+    """Why a number field's text is not plain decimal digits within bounds (checked before JSON converts it), or None."""
+    from infralens.bounds import BadNumber, decimal_number
+
+    if codec is Codec.INT:
+        parts: tuple[str, ...] = (raw,)
+    elif codec is Codec.PAIR:
+        pair = _PAIR.match(raw)
+        if pair is None:
+            return "has the wrong type: it must be a list of two whole numbers, such as [12, 14]"
+        parts = pair.groups()
+    else:
+        return None
+    try:
+        for part in parts:
+            decimal_number(part, 0, MAX_LOCK_NUMBER)
+    except BadNumber as error:
+        return error.problem  # the lock's own hint follows: regenerate it
+    return None
+
+
 def _decode(display: str, line: int, key: str, raw: str, codec: Codec) -> object:
+    problem_text = _numbers_problem(raw, codec)
+    if problem_text is not None:
+        raise problem(display, line, f"value of {key!r} {problem_text}")
     try:
         value = _json_value(raw)
     except (ValueError, RecursionError):  # RecursionError: absurdly nested JSON
