@@ -30,7 +30,7 @@ from email.parser import HeaderParser
 from functools import cached_property
 from pathlib import Path
 
-from infralens.bounds import FolderTooDeep, walk
+from infralens.bounds import BadVersion, FolderTooDeep, checked_version, walk
 from infralens.errors import SourceNotFoundError, UnsafePathError
 from infralens.hashing import sha256_text
 from infralens.source.models import SourceFile
@@ -41,6 +41,7 @@ from infralens.source.packages import (
     package_root,
     packages_from_record as _packages_from_record,
     static_version,
+    upstream_version,
     version_from_dist_info_dir,
 )
 
@@ -289,7 +290,7 @@ class InstalledTree(DirectoryTree):
             if not packages:
                 packages = _packages_from_record(dist)
             root = Path(str(dist.locate_file("")))
-            version = dist.version
+            version = upstream_version(dist.version, f"distribution {distribution!r}: its installed METADATA") if dist.version else None
         else:
             root, version = None, None
         guess = distribution.replace("-", "_")
@@ -308,6 +309,16 @@ class InstalledTree(DirectoryTree):
             root = Path(locations[0]).parent
         super().__init__(root, distribution, version, packages)
         self.origin = f"installed at {self.root}"
+
+
+_DISTRIBUTION_NAME = re.compile(r"[A-Za-z0-9](?:[A-Za-z0-9._-]{0,98}[A-Za-z0-9])?\Z", re.ASCII)
+"""A distribution name as PEP 508 spells it (at most 100 characters)."""
+
+
+def _distribution_name(text: str, where: str) -> str:
+    if not _DISTRIBUTION_NAME.match(text):
+        raise SourceNotFoundError(f"{where} gives no valid distribution name (letters, digits and . _ -, at most 100 characters); it is not read")
+    return text
 
 
 def _not_regular(mode: int) -> str:
@@ -355,15 +366,18 @@ class WheelTree(SourceTree):
         return None
 
     def _metadata(self) -> tuple[str, str]:
+        """The distribution's name and version, from its ``METADATA`` (else the file name), each checked."""
         for relpath in self._names:
             if relpath.count("/") == 1 and relpath.endswith(".dist-info/METADATA"):
                 data = self._read_entry(relpath, MAX_METADATA_BYTES)
                 headers = HeaderParser().parsestr(data.decode("utf-8", "replace"))
                 if headers.get("Name") and headers.get("Version"):
-                    return headers["Name"], headers["Version"]
+                    where = f"{self.path}: its METADATA"
+                    return _distribution_name(str(headers["Name"]), where), upstream_version(str(headers["Version"]), where)
         parts = self.path.name.split("-")
         if len(parts) >= 2:
-            return parts[0], parts[1]
+            where = f"{self.path}: the file name"
+            return _distribution_name(parts[0], where), upstream_version(parts[1], where)
         raise SourceNotFoundError(f"{self.path}: wheel has no METADATA naming the distribution")
 
     def _exists(self, relpath: str) -> bool:
@@ -402,6 +416,11 @@ def open_tree(spec: str, *, distribution: str | None = None, version: str | None
     unpacked wheel) or the package folder itself, which is read as its parent, so paths inside the
     tree are the same either way. ``version`` names the release when the folder's metadata does not.
     """
+    if version is not None:
+        try:
+            checked_version(version)
+        except BadVersion as error:
+            raise SourceNotFoundError(f"the version given for {distribution or spec}: {error}") from None
     path = Path(spec)
     if spec.endswith(".whl"):
         return WheelTree(path)

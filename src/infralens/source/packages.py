@@ -12,6 +12,7 @@ import re
 from collections.abc import Iterable
 from pathlib import Path
 
+from infralens.bounds import BadVersion, checked_version
 from infralens.errors import SourceNotFoundError
 
 MODULE_PART = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
@@ -39,19 +40,30 @@ def static_version(text: str) -> str | None:
         targets = node.targets if isinstance(node, ast.Assign) else [node.target] if isinstance(node, ast.AnnAssign) else []
         value = node.value if isinstance(node, ast.Assign | ast.AnnAssign) else None
         if any(isinstance(t, ast.Name) and t.id == "__version__" for t in targets) and isinstance(value, ast.Constant) and isinstance(value.value, str):
-            version = value.value.strip()
-            if version and len(version) <= 64 and version.isprintable():
-                return version
+            try:
+                return checked_version(value.value.strip())
+            except BadVersion:
+                return None  # not a release anything can name: the tree's version is unknown
     return None
 
 
 def version_from_dist_info_dir(root: Path, distribution: str) -> str | None:
+    """The version a ``<distribution>-<version>.dist-info`` folder in ``root`` names, checked (a bad one is an error)."""
     wanted = canonical_name(distribution)
-    for info in root.glob("*.dist-info"):
+    for info in sorted(root.glob("*.dist-info")):
         name, _, version = info.name[: -len(".dist-info")].partition("-")
         if canonical_name(name) == wanted and version:
-            return version
+            return upstream_version(version, f"{root}: the {distribution} .dist-info folder's name")
     return None
+
+
+def upstream_version(text: str, where: str) -> str:
+    """``text`` when it is a version; else a :class:`SourceNotFoundError` saying ``where`` it came from (the text
+    itself is quoted only when it is short and safe to print: a folded METADATA header never reaches a CI log)."""
+    try:
+        return checked_version(text)
+    except BadVersion as error:
+        raise SourceNotFoundError(f"{where} gives no valid version: {error}; it is not read") from None
 
 
 def packages_from_record(dist: importlib.metadata.Distribution) -> tuple[str, ...]:

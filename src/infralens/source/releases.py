@@ -15,16 +15,15 @@ from dataclasses import dataclass
 from enum import StrEnum
 from pathlib import Path
 
-from packaging.version import InvalidVersion, Version
+from packaging.version import Version
 
+from infralens.bounds import BadVersion, parsed_version
 from infralens.cachedir import read_cache_entry, store_cache_file
 from infralens.errors import InfralensError
 from infralens.source.distributions import canonical_name
 from infralens.source.wheels import PIP_COMMAND, wheel_cache_dir
 
 INDEX_TIMEOUT_S: float = 60
-MAX_VERSION_CHARS = 100
-"""Longest version text read: anything longer (a 5,000-digit release number, say) is not a release."""
 
 
 class ReleaseListOrigin(StrEnum):
@@ -50,13 +49,11 @@ class ReleaseList:
 
 
 def _parse(text: str) -> Version | None:
-    """The version ``text`` spells, or None: too long, or not a version (packaging would raise ``ValueError``
-    converting a number of more than 4,300 digits, so long text is refused before it is parsed)."""
-    if len(text) > MAX_VERSION_CHARS:
-        return None
+    """The version ``text`` spells, or None (the one rule of :mod:`infralens.bounds.versions`: one line, at most
+    64 safe characters, PEP 440; a 5,000-digit release or a text holding a line break is skipped)."""
     try:
-        return Version(text)
-    except (InvalidVersion, ValueError):
+        return parsed_version(text)
+    except BadVersion:
         return None
 
 
@@ -74,11 +71,10 @@ def final_versions(versions: Iterable[str]) -> tuple[str, ...]:
 
 def version_key(text: str) -> Version:
     """A sortable version (raises :class:`InfralensError` for text that is not a version)."""
-    version = _parse(text)
-    if version is None:
-        shown = repr(text) if len(text) <= MAX_VERSION_CHARS else f"a text of {len(text):,} characters"
-        raise InfralensError(f"{shown} is not a version (expected something like 0.38.0, at most {MAX_VERSION_CHARS} characters)")
-    return version
+    try:
+        return parsed_version(text)
+    except BadVersion as error:
+        raise InfralensError(str(error)) from None
 
 
 def list_releases(distribution: str, *, offline: bool = False, folder: Path | None = None) -> ReleaseList:

@@ -20,6 +20,7 @@ import tempfile
 import zipfile
 from pathlib import Path
 
+from infralens.bounds import BadVersion, checked_version
 from infralens.errors import InfralensError, SourceNotFoundError
 from infralens.source.cache import default_cache_dir
 from infralens.source.distributions import DirectoryTree, SourceTree, WheelTree, canonical_name
@@ -88,6 +89,10 @@ def fetch_wheel(distribution: str, version: str, folder: Path | None = None) -> 
     and the file reads as a zip) is moved into place. Ctrl-C or SIGTERM stops pip and removes
     the temporary folder.
     """
+    try:
+        checked_version(version)  # never hand pip a 5,000-digit or multi-line version
+    except BadVersion as error:
+        raise SourceNotFoundError(f"cannot download a wheel of {distribution}: {error}") from None
     folder = folder or wheel_cache_dir()
     found = cached_wheel(distribution, version, folder)
     if found is not None:
@@ -154,6 +159,10 @@ def open_against(spec: str, known: set[str]) -> SourceTree:
     spec = spec.strip()
     pin = _PIN.match(spec)
     if pin:
+        try:
+            checked_version(pin.group(2))
+        except BadVersion as error:
+            raise InfralensError(f"--against {pin.group(1)}==…: {error}") from None
         if canonical_name(pin.group(1)) not in {canonical_name(k) for k in known}:
             raise InfralensError(f"--against {spec}: the lock has no annotations on {pin.group(1)} (it has: {', '.join(sorted(known)) or 'none'})")
         wheel = fetch_wheel(pin.group(1), pin.group(2))
