@@ -6,6 +6,7 @@ import argparse
 import re
 import sys
 
+from infralens.bounds import cli_whole
 from infralens.commands import EXIT_OK, EXIT_USAGE, command, extension
 
 
@@ -14,7 +15,7 @@ def _add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> Non
     cost = sub.add_parser("cost", help="memory, FLOPs and offload traffic of models at their published configs (counted on the meta device)")
     cost.add_argument("models", nargs="*", metavar="MODEL", help="model ids from costs/models.yaml (default: all)")
     cost.add_argument("--resolution", action="append", default=[], metavar="WxH", help="image size (repeatable; default: each pipeline's sizes)")
-    cost.add_argument("--batch", type=int, default=1, help="images per prompt (default 1)")
+    cost.add_argument("--batch", type=cli_whole(1, 64), default=1, help="images per prompt, 1-64 (default 1)")
     cost.add_argument("--format", choices=["text", "json"], default="text", help="json: the reports/cost.json format")
     cost.add_argument("--output", metavar="FILE", help="write the report to FILE instead of standard output")
     cost.add_argument("--catalog", metavar="FILE", help="the model catalog (default: costs/models.yaml in the project)")
@@ -24,7 +25,7 @@ def _add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> Non
 
 
 def parse_resolution(text: str) -> tuple[int, int]:
-    match = re.fullmatch(r"\s*(\d+)\s*[xX×]\s*(\d+)\s*", text)
+    match = re.fullmatch(r"\s*([0-9]{1,5})\s*[xX×]\s*([0-9]{1,5})\s*", text)  # ASCII digits, a few of them
     if not match:
         raise ValueError(f"--resolution {text!r}: expected WIDTHxHEIGHT, e.g. 1024x1024")
     width, height = int(match.group(1)), int(match.group(2))

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 
+from infralens.bounds import cli_whole
 from infralens.commands import command, extension, open_context
 
 
@@ -28,7 +29,7 @@ def _add_parsers(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> No
     add.add_argument("--lab", help="lab slug for a new annotation, e.g. 03-scheduler-reading (needed when the project has labs)")
     add.add_argument("--id", dest="annotation_id", help="annotation id (new file name), or the existing annotation to extend")
     add.add_argument("--dist", help="distribution (default: the first part of the target or path)")
-    add.add_argument("--max-steps", type=int, default=None, help="how many statements to scaffold for a bare TARGET (default 8)")
+    add.add_argument("--max-steps", type=cli_whole(1, 1000), default=None, help="how many statements to scaffold for a bare TARGET, 1-1000 (default 8)")
     add.add_argument("--dry-run", action="store_true", help="print the resulting file instead of writing it")
 
     fix = sub.add_parser(
@@ -61,7 +62,7 @@ def _add_parsers(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> No
     coverage.add_argument("scenario", help="scenario name (see 'infralens coverage --list')", nargs="?")
     coverage.add_argument("--list", action="store_true", help="list the scenarios that can be mapped")
     coverage.add_argument("--json", metavar="PATH", help="also write the call tree as JSON (the site draws it)")
-    coverage.add_argument("--depth", type=int, default=None, help="print only this many levels")
+    coverage.add_argument("--depth", type=cli_whole(0, 10_000), default=None, help="print only this many levels")
     coverage.add_argument("--device", default="cpu", help="cpu (default), cuda or auto")
 
     preview = sub.add_parser("preview", help="build one annotated function or lab page quickly and serve it on 127.0.0.1")
@@ -109,11 +110,10 @@ def _preview(args: argparse.Namespace) -> int:
 
 
 def port_number(text: str) -> int:
-    """An argparse type: a TCP port, 0-65535 (anything else is a usage error, exit 2)."""
+    """An argparse type: a TCP port, 0-65535 in plain digits (anything else is a usage error, exit 2)."""
+    from infralens.bounds import BadNumber, decimal_number
+
     try:
-        port = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a port number") from None
-    if not 0 <= port <= 65535:
-        raise argparse.ArgumentTypeError(f"{port} is out of range: use 0-65535 (0 picks a free port)")
-    return port
+        return decimal_number(text, 0, 65535)
+    except BadNumber as error:
+        raise argparse.ArgumentTypeError(f"{error}; a port is 0-65535 (0 picks a free one)") from None

@@ -46,11 +46,44 @@ class OtherRelease:
 
 
 def parse_pin(spec: str) -> tuple[str, str]:
-    """``DIST==X.Y.Z`` → (dist, version); anything else is a usage error."""
+    """``DIST==X.Y.Z`` → (dist, version); anything else (a 5,000-digit or multi-line version too) is a usage error."""
+    from infralens.bounds import BadVersion, checked_version
+
     found = _PIN.match(spec.strip())
-    if found is None:
-        raise InfralensError(f"--against {spec!r}: expected DIST==X.Y.Z (a release on the package index, e.g. diffusers==0.38.0)")
+    if found is None or len(found.group(1)) > MAX_NAME_CHARS:
+        raise InfralensError(f"--against {_shown(spec)}: expected DIST==X.Y.Z (a release on the package index, e.g. diffusers==0.38.0)")
+    try:
+        checked_version(found.group(2))
+    except BadVersion as error:
+        raise InfralensError(f"--against {found.group(1)}==…: {error}") from None
     return found.group(1), found.group(2)
+
+
+MAX_NAME_CHARS = 100
+
+
+def _shown(spec: str) -> str:
+    """``spec`` quoted when short, else its length: a refused option is never echoed at full length."""
+    return repr(spec) if len(spec) <= 120 else f"(a text of {len(spec):,} characters)"
+
+
+def refuse_unannotated(specs: tuple[str, ...], annotated: set[str]) -> None:
+    """A usage error unless every ``--against`` release is of a distribution the selected annotations name (``source:``).
+
+    Checked before anything is downloaded or installed: ``--against torch==2.13.0`` would otherwise install
+    700 MB that no annotation reads.
+    """
+    from infralens.source import canonical_name
+
+    named = {canonical_name(name) for name in annotated}
+    for spec in specs:
+        distribution, version = parse_pin(spec)
+        if canonical_name(distribution) not in named:
+            listed = ", ".join(sorted(annotated)) or "none"
+            raise InfralensError(
+                f"--against {distribution}=={version}: no annotation selected here is on {distribution} (annotated distributions: {listed}); "
+                "nothing was installed — pass a release of one of them"
+            )
 
 
 def environments_dir() -> Path:

@@ -8,7 +8,13 @@ from __future__ import annotations
 
 import argparse
 
+from infralens.bounds import cli_seconds, cli_whole
 from infralens.commands import command, extension, open_context
+
+MAX_JOBS = 256
+MAX_TIMEOUT_S = 86_400.0
+"""A worker may take at most a day: ``nan``, ``inf``, zero and negative timeouts are usage errors."""
+MAX_MUTANTS = 100
 
 
 @extension
@@ -32,21 +38,28 @@ def add_verify_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) 
     parser.add_argument("--report", metavar="PATH", help="write the JSON report here (e.g. reports/verify-cpu.json)")
     parser.add_argument("--list-static", action="store_true", help="list the static (never traced) steps with their reasons, then exit")
     parser.add_argument("--list", action="store_true", help="list the scenario catalog, then exit")
-    parser.add_argument("--jobs", type=int, default=1, help="worker processes to run at once (default 1)")
+    parser.add_argument("--jobs", type=cli_whole(1, MAX_JOBS), default=1, help=f"worker processes to run at once, 1-{MAX_JOBS} (default 1)")
     parser.add_argument(
         "--backend",
         choices=("auto", "settrace", "instrument", "monitoring"),
         default="auto",
         help="tracer backend (auto: monitoring on 3.12+, instrument on 3.11 when the bytecode package is installed, else settrace)",
     )
-    parser.add_argument("--timeout", type=float, default=900.0, help="seconds a worker process may take (default 900)")
+    parser.add_argument(
+        "--timeout",
+        type=cli_seconds(MAX_TIMEOUT_S),
+        default=900.0,
+        help=f"seconds a worker process may take, more than 0 and at most {MAX_TIMEOUT_S:g} (default 900)",
+    )
     parser.add_argument(
         "--mutate",
         action="store_true",
         help="also mutation-test the expects: run each step's scenario again with wrong versions of its statement and "
         "report which an expect caught (killed), missed (survived) or could not tell apart (equivalent)",
     )
-    parser.add_argument("--max-mutants", type=int, default=4, metavar="N", help="mutants tried per step with --mutate (default 4)")
+    parser.add_argument(
+        "--max-mutants", type=cli_whole(0, MAX_MUTANTS), default=4, metavar="N", help=f"mutants tried per step with --mutate, at most {MAX_MUTANTS} (default 4)"
+    )
     parser.add_argument(
         "--against",
         action="append",

@@ -55,7 +55,7 @@ def run_verify(options: VerifyOptions, open_context: OpenContext) -> int:
 
     Ctrl-C and SIGTERM (which the CLI turns into Ctrl-C) end the workers on the way out.
     """
-    from infralens.verify.against import install_release, parse_pin
+    from infralens.verify.against import install_release, parse_pin, refuse_unannotated
     from infralens.verify.registry import project_catalog
 
     if options.list_catalog:
@@ -79,7 +79,18 @@ def run_verify(options: VerifyOptions, open_context: OpenContext) -> int:
     if unknown:
         print(f"infralens verify: unknown scenario(s) {', '.join(unknown)}; see 'infralens verify --list'", file=sys.stderr)
         return EXIT_USAGE
+    from infralens.project import load_annotations
+    from infralens.verify.plan import build_plan
+
+    loaded = load_annotations(project, list(options.paths) or None)  # the selection decides which releases may be installed
+    if options.annotations:
+        missing = sorted(set(options.annotations) - {annotation.id for annotation in loaded.annotations})
+        if missing:
+            print(f"infralens verify: unknown annotation id(s) {', '.join(missing)}", file=sys.stderr)
+            return EXIT_USAGE
+        loaded = replace(loaded, annotations=tuple(a for a in loaded.annotations if a.id in options.annotations))
     try:
+        refuse_unannotated(options.against, {annotation.source for annotation in loaded.annotations})
         releases = tuple(install_release(spec) for spec in options.against)
     except InfralensError as error:
         print(f"infralens verify: {error}", file=sys.stderr)
@@ -87,17 +98,7 @@ def run_verify(options: VerifyOptions, open_context: OpenContext) -> int:
     for release in releases:
         print(f"running on {release.distribution} {release.version} (installed on its own in {release.folder})", file=sys.stderr)
 
-    from infralens.project import load_annotations
-    from infralens.verify.plan import build_plan
-
     project, resolver = open_context(tuple(release.source_option for release in releases))
-    loaded = load_annotations(project, list(options.paths) or None)
-    if options.annotations:
-        missing = sorted(set(options.annotations) - {annotation.id for annotation in loaded.annotations})
-        if missing:
-            print(f"infralens verify: unknown annotation id(s) {', '.join(missing)}", file=sys.stderr)
-            return EXIT_USAGE
-        loaded = replace(loaded, annotations=tuple(a for a in loaded.annotations if a.id in options.annotations))
     environment = tuple(str(release.folder) for release in releases)
     plan = build_plan(project, resolver, loaded.annotations, loaded.diagnostics, environment)
     if releases:
