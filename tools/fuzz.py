@@ -5,7 +5,8 @@
 Targets: annotation files (YAML + schema + loader, single files and whole
 projects), the statement normaliser and selectors, the libcst indexer and the
 index cache, the lock reader, and (``fuzz_site``) what reaches the site and the
-logs: page-level MyST configuration, math, strings in generated MyST, report strings. The property for all of them: every input
+logs: page-level MyST configuration, math, strings in generated MyST, report strings; and (``fuzz_print``) every
+printed field in text, JSON and GitHub formats. The property for all of them: every input
 gives a result or an error naming ``path:line`` — never a traceback, a hang
 (each case has a time limit) or a partial write. Prints the number of cases
 run per target and exits 1 if any property failed.
@@ -33,6 +34,7 @@ except ImportError as missing:  # a development tool: hypothesis comes with the 
     raise SystemExit("python tools/fuzz.py needs hypothesis: pip install -e '.[test]'") from missing
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+import fuzz_print  # beside this file: every printed field, in every output format
 import fuzz_site  # beside this file: what reaches the site and the logs
 
 from infralens.annotations.load import load_file
@@ -639,6 +641,7 @@ TARGETS = (
     Target("math", fuzz_site.MATH_LATEX, fuzz_site.check_math, 0.05),
     Target("myst-text", fuzz_site.NASTY_TEXT, fuzz_site.check_myst_text, 0.05),
     Target("report-text", fuzz_site.report_strings(), fuzz_site.check_report_text, 0.03),
+    Target("printed-field", fuzz_print.PRINTED_TEXT, fuzz_print.check_printed_field, 0.03),
 )
 
 

@@ -14,7 +14,7 @@ import sys
 from collections.abc import Sequence
 
 from infralens import __version__
-from infralens.commands import COMMANDS, EXIT_FINDINGS, EXIT_OK, EXIT_USAGE, EXTENSIONS, command, open_context, print_diagnostics
+from infralens.commands import COMMANDS, EXIT_FINDINGS, EXIT_OK, EXIT_USAGE, EXTENSIONS, command, open_context, print_diagnostics, say
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -53,6 +53,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    utf8_safe_streams()
     _load_extensions()
     parser = build_parser()
     args = parser.parse_args(argv)
@@ -73,21 +74,32 @@ def main(argv: Sequence[str] | None = None) -> int:
         return _report_failure(error)
 
 
+def utf8_safe_streams() -> None:
+    """Standard output and error never write a byte that is not UTF-8 (nor of the streams' own encoding).
+
+    Every field is escaped before it is printed (:mod:`infralens.errors`); this is the net under it: a lone
+    surrogate that still reached a stream (a file name that is not UTF-8, kept by Python as U+DC80–U+DCFF)
+    is written as the text ``\\udcXX``, where Python would otherwise write the raw byte or stop with an error."""
+    for stream in (sys.stdout, sys.stderr):
+        reconfigure = getattr(stream, "reconfigure", None)
+        if reconfigure is not None and getattr(stream, "errors", "strict") in ("strict", "surrogateescape"):
+            reconfigure(errors="backslashreplace")
+
+
 def _report_failure(error: Exception) -> int:
     """Expected errors print their diagnostics; anything else is a bug, said briefly."""
     from infralens.errors import InfralensError, printable  # imported only on failure: keeps the warm paths light
 
     if isinstance(error, InfralensError):
         print(f"infralens: error: {printable(str(error))}", file=sys.stderr)
-        for diagnostic in error.diagnostics:
-            print(diagnostic, file=sys.stderr)
+        print_diagnostics(error.diagnostics)
         return EXIT_USAGE
     if isinstance(error, TimeoutError):  # e.g. filelock.Timeout: another process holds the writer lock
-        print(f"infralens: error: {error} — another infralens process is writing; nothing was changed, try again", file=sys.stderr)
+        print(printable(f"infralens: error: {error} — another infralens process is writing; nothing was changed, try again"), file=sys.stderr)
         return EXIT_USAGE
     if os.environ.get("INFRALENS_DEBUG"):
         raise error
-    print(f"infralens: internal error: {type(error).__name__}: {error} (set INFRALENS_DEBUG=1 for a traceback)", file=sys.stderr)
+    print(printable(f"infralens: internal error: {type(error).__name__}: {error} (set INFRALENS_DEBUG=1 for a traceback)"), file=sys.stderr)
     return EXIT_USAGE
 
 
@@ -129,13 +141,13 @@ def _locate(args: argparse.Namespace) -> int:
     _, resolver = open_context(args, need_project=False)
     found = resolver.locate(args.dist, args.name)
     for problem in resolver.skipped:
-        print(f"infralens: note: skipped {problem}", file=sys.stderr)
+        say(f"infralens: note: skipped {problem}", error=True)
     if not found:
-        print(f"{args.name}: not defined anywhere in {resolver.tree(args.dist).describe()}", file=sys.stderr)
+        say(f"{args.name}: not defined anywhere in {resolver.tree(args.dist).describe()}", error=True)
         return EXIT_FINDINGS
-    for item in found:
+    for item in found:  # upstream file names: one visible, inert line each
         d = item.definition
-        print(f"{item.source.relpath}:{d.start_line}-{d.end_line}: {d.kind.value} {item.dotted}")
+        say(f"{item.source.relpath}:{d.start_line}-{d.end_line}: {d.kind.value} {item.dotted}")
     return EXIT_OK
 
 
@@ -146,7 +158,7 @@ def _validate(args: argparse.Namespace) -> int:
     project, resolver = open_context(args)
     validation = validate_project(project, resolver, args.paths or None)
     print_diagnostics(validation.diagnostics)
-    print(validation.summary())
+    say(validation.summary())
     return EXIT_FINDINGS if validation.errors else EXIT_OK
 
 
@@ -154,7 +166,7 @@ def _validate(args: argparse.Namespace) -> int:
 def _schema(args: argparse.Namespace) -> int:
     from importlib import resources
 
-    print(resources.files("infralens.schema").joinpath("annotation.schema.json"))
+    say(str(resources.files("infralens.schema").joinpath("annotation.schema.json")))  # an install path
     return EXIT_OK
 
 

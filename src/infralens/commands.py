@@ -92,7 +92,18 @@ def source_option(item: str) -> tuple[str, str | None, str]:
     return name, version, path
 
 
+def say(message: str, *, error: bool = False) -> None:
+    """Print one line of a command's own output (``wrote PATH``, a note, a summary) on stdout, or stderr with
+    *error*, through :func:`infralens.errors.printable_line`: a path, id or version in it cannot drive the
+    terminal, split the line, or start a workflow command in a CI log."""
+    from infralens.errors import printable_line
+
+    print(printable_line(message), file=sys.stderr if error else sys.stdout)
+
+
 def print_diagnostics(diagnostics: Iterable[Diagnostic]) -> None:
-    """Each diagnostic on its own line of stderr (``path:line:col: severity: message — hint``)."""
+    """Each diagnostic on its own line of stderr (``path:line:col: severity: message — hint``), every field escaped."""
+    from infralens.errors import printable
+
     for diagnostic in diagnostics:
-        print(diagnostic, file=sys.stderr)
+        print(printable(str(diagnostic)), file=sys.stderr)

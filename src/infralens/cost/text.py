@@ -1,7 +1,13 @@
-"""The cost report as readable tables (GiB, TFLOP)."""
+"""The cost report as readable tables (GiB, TFLOP).
+
+Model and pipeline ids, format names and notes come from the project's ``costs/models.yaml``: each cell and
+each line is printed through :func:`infralens.errors.printable_line`, so none can drive the terminal or start
+a workflow command in a CI log, and the columns are measured on what is printed.
+"""
 
 from __future__ import annotations
 
+from infralens.errors import printable_line
 from infralens.reports import CostReport
 
 GIB = 2**30
@@ -18,6 +24,7 @@ def tflop(value: float) -> str:
 
 
 def _table(header: list[str], rows: list[list[str]]) -> list[str]:
+    header, rows = [printable_line(cell) for cell in header], [[printable_line(cell) for cell in row] for row in rows]
     widths = [max(len(str(row[i])) for row in [header, *rows]) for i in range(len(header))]
     lines = ["  ".join(cell.ljust(w) if i == 0 else cell.rjust(w) for i, (cell, w) in enumerate(zip(row, widths, strict=True))) for row in [header, *rows]]
     lines.insert(1, "  ".join("-" * w for w in widths))
@@ -73,4 +80,4 @@ def render_text(report: CostReport) -> str:
         ]
         out += _table(["model", "at", "weights GiB (predicted)", "measured", "act GiB (predicted)", "measured", "ratio"], rows)
     out += [f"note: {n}" for n in report.notes]
-    return "\n".join(out) + "\n"
+    return "\n".join(printable_line(line) for line in out) + "\n"

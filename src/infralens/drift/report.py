@@ -13,7 +13,7 @@ from infralens.drift.diffs import statement_diff
 from infralens.drift.lock.entries import Place
 from infralens.drift.match.results import Candidate, StepKind, StepResult, TargetKind
 from infralens.drift.record import STEP_SEVERITY, TARGET_SEVERITY, drift_record
-from infralens.errors import printable_line
+from infralens.errors import github_data, github_property, json_text, printable_line
 from infralens.reports import dumps_report
 
 
@@ -135,7 +135,8 @@ def explain(report: CheckReport, step_id: str) -> str:
         target = next((t for t in report.targets if t.entry.id == step.entry.annotation), None)
         if target is not None:
             lines.append(f"    target {target.entry.target}: {target.kind.value} by rule {target.rule!r}: {target.message}")
-    return "\n".join(lines) + "\n" if lines else f"explain {step_id}: not checked\n"
+    lines = lines or [f"explain {step_id}: not checked"]
+    return "\n".join(printable_line(line) for line in lines) + "\n"  # places, statements and evidence come from upstream
 
 
 def render_text(report: CheckReport, *, everything: bool = False) -> str:
@@ -150,16 +151,9 @@ def render_text(report: CheckReport, *, everything: bool = False) -> str:
     return "\n".join(printable_line(line) for line in lines) + "\n"  # file names, targets and diffs come from upstream
 
 
-def _escape_data(text: str) -> str:
-    return text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
-
-
-def _escape_property(text: str) -> str:
-    return _escape_data(text).replace(":", "%3A").replace(",", "%2C")
-
-
 def render_github(report: CheckReport) -> str:
-    """GitHub Actions workflow commands (``::warning file=...,line=...::message``)."""
+    """GitHub Actions workflow commands (``::warning file=...,line=...::message``), each one log line whose fields
+    cannot start another command (see :func:`infralens.errors.github_data`); the summary is a plain line."""
     lines = []
     for f in findings(report):
         level = {"error": "error", "notice": "notice"}.get(f.severity, "warning")
@@ -168,9 +162,9 @@ def render_github(report: CheckReport) -> str:
             body += "\ncandidates:\n" + "\n".join(f.candidates)
         if f.diff:
             body += "\n" + "\n".join(f.diff)
-        title = _escape_property(f"infralens drift: {f.kind}")
-        lines.append(f"::{level} file={_escape_property(f.path)},line={f.line},title={title}::{_escape_data(body)}")
-    lines.append(summary(report))
+        title = github_property(f"infralens drift: {f.kind}")
+        lines.append(f"::{level} file={github_property(f.path)},line={f.line},title={title}::{github_data(body)}")
+    lines.append(printable_line(summary(report)))  # the checked versions come from upstream metadata
     return "\n".join(lines) + "\n"
 
 
@@ -180,4 +174,5 @@ def report_json(report: CheckReport, exit_code: int) -> dict[str, object]:
 
 
 def render_json(report: CheckReport, exit_code: int) -> str:
-    return dumps_report(drift_record(report, exit_code))
+    """The JSON report as printed: valid UTF-8 and inert in a log whatever file names and statements hold."""
+    return json_text(dumps_report(drift_record(report, exit_code)))

@@ -7,7 +7,6 @@ it when the code line is too wide.
 
 from __future__ import annotations
 
-import re
 import textwrap
 from typing import TYPE_CHECKING
 
@@ -16,25 +15,20 @@ from pygments.formatters import TerminalFormatter
 from pygments.lexers import PythonLexer
 from pygments.token import Token
 
-from infralens.errors import FORMAT_CHARACTERS
+from infralens.errors import escaped, neutralised, printable_line
 from infralens.render.view import FunctionView, NoteView
 from infralens.source import split_lines
 
 if TYPE_CHECKING:
     from pygments.token import _TokenType
 
-_CONTROL = re.compile(f"[\\x00-\\x08\\x0b-\\x1f\\x7f-\\x9f\\u2028\\u2029{FORMAT_CHARACTERS.pattern[1:-1]}]")
-
 
 def visible(text: str) -> str:
     """Control and format characters as escapes (``\\x1b``, ``\\u202e``), so notes or upstream text cannot drive
-    the terminal or reorder, hide or join what it shows (bidirectional overrides, zero-width characters)."""
-    return _CONTROL.sub(_escape, text)
-
-
-def _escape(found: re.Match[str]) -> str:
-    code = ord(found.group())
-    return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}" if code < 0x10000 else f"\\U{code:08x}"
+    the terminal or reorder, hide or join what it shows (bidirectional overrides, zero-width characters); the
+    one escape of :func:`infralens.errors.printable`, applied to a token or a line; each drawn line is then
+    :func:`~infralens.errors.neutralised`, so none can start a workflow command."""
+    return escaped(text)
 
 
 MARK = "▶"
@@ -61,9 +55,8 @@ def highlighted_lines(text: str, color: bool) -> list[str]:
 def render(view: FunctionView, *, color: bool = False, width: int = 160, code_width: int = 88) -> str:
     """The definition's real lines with real numbers and notes beside the annotated lines."""
     source, definition = view.source, view.definition
-    out = [
-        f"{source.distribution} {source.version} · {source.relpath}:{view.first_line}-{view.last_line} · {definition.kind.value} {definition.qualname}",
-    ]
+    where = f"{source.relpath}:{view.first_line}-{view.last_line}"
+    out = [printable_line(f"{source.distribution} {source.version} · {where} · {definition.kind.value} {definition.qualname}")]  # from upstream metadata
     all_lines = highlighted_lines(source.text, color)
     plain = source.lines
     number_width = len(str(view.last_line))
@@ -89,7 +82,7 @@ def render(view: FunctionView, *, color: bool = False, width: int = 160, code_wi
             out.append(prefix + shown)
             indent = " " * (number_width + 1) + GUTTER.lstrip() + "    "
             out.extend(indent + line for line in _note_lines_full(notes, width - len(indent)))
-    return "\n".join(out) + "\n"
+    return "\n".join(neutralised(line) for line in out) + "\n"  # colour codes stay; a wrapped note cannot start a command
 
 
 def _note_lines(annotation_id: str, note: str, width: int) -> list[str]:

@@ -1,9 +1,15 @@
-"""A dependency-free progress display on stderr: a bar on terminals, one line per scenario otherwise."""
+"""A dependency-free progress display on stderr: a bar on terminals, one line per scenario otherwise.
+
+Scenario names come from the project's ``scenarios/`` folder: they are printed through
+:func:`infralens.errors.printable_line` (the bar's own ``\\r`` and erase-line codes are ours).
+"""
 
 from __future__ import annotations
 
 import time
 from typing import TYPE_CHECKING, TextIO
+
+from infralens.errors import printable_line
 
 if TYPE_CHECKING:
     from infralens.verify.protocol import ScenarioOutcome
@@ -27,7 +33,8 @@ class Progress:
             if name in self.running:
                 self.running.remove(name)
             if not self.tty and outcome is not None:
-                print(f"verify [{self.done}/{self.total}] {name}: {outcome.status.value} ({outcome.seconds:.2f} s)", file=self.stream, flush=True)
+                line = f"verify [{self.done}/{self.total}] {name}: {outcome.status.value} ({outcome.seconds:.2f} s)"
+                print(printable_line(line), file=self.stream, flush=True)
         if self.tty:
             self._draw()
 
@@ -36,7 +43,7 @@ class Progress:
         bar = "#" * filled + "." * (self.width - filled)
         now = ", ".join(self.running) or "-"
         elapsed = time.perf_counter() - self.started
-        self.stream.write(f"\r\x1b[2Kverify [{bar}] {self.done}/{self.total} {elapsed:5.1f}s  {now}")
+        self.stream.write("\r\x1b[2K" + printable_line(f"verify [{bar}] {self.done}/{self.total} {elapsed:5.1f}s  {now}"))
         self.stream.flush()
 
     def close(self) -> None:

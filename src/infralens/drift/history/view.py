@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 from infralens.drift.history.build import chosen_annotations, plan_history, run_history
 from infralens.drift.lock.file import read_lock
-from infralens.errors import printable_line
+from infralens.errors import json_text, printable_line
 from infralens.project import Project
 from infralens.reports import STATE_WORDS, HistoryReport, ReleaseState, describe_holding, dumps_report, release_ranges
 from infralens.resolve import Resolver
@@ -51,17 +51,17 @@ def history(request: HistoryRequest, project: Project, resolver: Resolver) -> st
     plans = plan_history(annotations, request.since, request.until, offline=request.offline, per_series=request.per_series, progress=progress)
     for plan in plans:
         if plan.note and not request.quiet:
-            print(f"infralens history: {plan.distribution}: {plan.note}", file=sys.stderr)
+            print(printable_line(f"infralens history: {plan.distribution}: {plan.note}"), file=sys.stderr)
     step_ids = {i for i in request.ids if "/" in i} if all("/" in i for i in request.ids) else set()
     report = run_history(project, resolver, lock, annotations, plans, step_ids=step_ids, progress=progress, walk=request.walk)
     if sys.stderr.isatty() and progress:
         print("\r\033[K", end="", file=sys.stderr)
-    return dumps_report(report) if request.json else render_text(report, offline=request.offline)
+    return json_text(dumps_report(report)) if request.json else render_text(report, offline=request.offline)
 
 
 def _progress(message: str) -> None:
     if sys.stderr.isatty():
-        print(f"\r\033[K{message}", end="", file=sys.stderr, flush=True)
+        print(f"\r\033[K{printable_line(message)}", end="", file=sys.stderr, flush=True)  # release names come from the registry
 
 
 def render_text(report: HistoryReport, *, offline: bool = True) -> str:
