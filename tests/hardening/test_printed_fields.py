@@ -243,3 +243,26 @@ def test_standard_streams_never_write_bytes_that_are_not_utf8(tmp_path):
         done = subprocess.run([sys.executable, "-c", code], capture_output=True, env={**os.environ, "PYTHONIOENCODING": encoding}, check=False)
         assert done.returncode == 0, done.stderr
         assert (strict(done.stdout), strict(done.stderr)) == ("a\\udcffb\n", "c\\udcfe\n")
+
+
+@pytest.mark.parametrize("terminal", [False, True])
+def test_verify_progress_escapes_scenario_names(terminal):
+    """Scenario names are the project's: the progress lines print them escaped (the bar's own ``\\r`` and erase code stay)."""
+    import io
+
+    from infralens.reports import ScenarioStatus
+    from infralens.verify.progress import Progress
+    from infralens.verify.protocol import ScenarioOutcome
+
+    class Stream(io.StringIO):
+        def isatty(self) -> bool:
+            return terminal
+
+    stream = Stream()
+    progress = Progress(2, stream)
+    progress("start", HOSTILE, None)
+    progress("done", HOSTILE, ScenarioOutcome(HOSTILE, ScenarioStatus.PASSED, 0.5))
+    progress.close()
+    shown = stream.getvalue().replace("\r\x1b[2K", "\n") if terminal else stream.getvalue()
+    assert_inert(shown)
+    assert "2.0\\n::error file=x.py" in shown
