@@ -28,6 +28,7 @@ if TYPE_CHECKING:
     )
     from .versions import (
         MAX_VERSION_CHARS as MAX_VERSION_CHARS,
+        VERSION_PATTERN as VERSION_PATTERN,
         BadVersion as BadVersion,
         checked_version as checked_version,
         parsed_version as parsed_version,
@@ -45,6 +46,7 @@ __all__, __getattr__ = lazy_exports(
         "seconds": "numbers",
         "whole_number": "numbers",
         "MAX_VERSION_CHARS": "versions",
+        "VERSION_PATTERN": "versions",
         "BadVersion": "versions",
         "checked_version": "versions",
         "parsed_version": "versions",

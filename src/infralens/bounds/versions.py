@@ -20,6 +20,8 @@ MAX_VERSION_CHARS = 64
 PEP 440 allows long local versions (``+cu121.abc``), and 64 leaves room for them."""
 
 _SAFE = re.compile(r"[A-Za-z0-9.+!_-]+\Z", re.ASCII)
+VERSION_PATTERN = f"^[A-Za-z0-9.+!_-]{{1,{MAX_VERSION_CHARS}}}$"
+"""The same rule's characters and length as a JSON Schema pattern (a report's version fields; PEP 440 is not checked there)."""
 EXAMPLE = "expected something like 0.38.0"
 
 

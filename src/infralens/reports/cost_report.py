@@ -15,6 +15,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any, ClassVar
 
+from infralens.bounds import VERSION_PATTERN  # every version field of a report follows it
 from infralens.errors import InfralensError
 from infralens.reports.records import Record, record, spec
 
@@ -150,7 +151,7 @@ class CostReport(Record):
     json_title: ClassVar[str | None] = "Cost report (infralens cost --format json; reports/cost.json)"
     batch: int = spec(key="cost.batch", minimum=1)
     fingerprint: str = spec(key="cost.fingerprint", doc="Hash of what the numbers depend on: the catalog, the installed versions and the request.")
-    versions: dict[str, str] = spec(key="cost.versions")
+    versions: dict[str, str] = spec(key="cost.versions", item_pattern=VERSION_PATTERN)
     cuda: str = spec(key="cost.cuda", doc="What was measured on CUDA, or why nothing was.")
     seconds: float = spec(key="cost.seconds", minimum=0, doc="Time the counting took (written to a tenth of a second).")
     models: tuple[ModelCostRecord, ...]

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from typing import Any, ClassVar
 
+from infralens.bounds import VERSION_PATTERN  # every version field of a report follows it
 from infralens.reports.records import JsonObject, Record, record, spec
 from infralens.reports.verify_report import CREATED_PATTERN, STEP_ID_PATTERN
 from infralens.reports.vocabulary import DriftKind, DriftSeverity, LockFindingKind, MatchQuality, TargetDriftKind
@@ -26,7 +27,7 @@ class LockedPlace(Record):
     json_name: ClassVar[str] = "old"
     json_order: ClassVar[tuple[str, ...]] = ("distribution", "version", "source", "module", "target", "scope", "lines", "text")
     distribution: str
-    version: str
+    version: str = spec(pattern=VERSION_PATTERN)
     source: str = spec(doc="File path inside the distribution.")
     module: str
     target: str = spec(doc="Qualname of the annotation's target.")
@@ -46,7 +47,7 @@ class Place(Record):
     scope: str
     lines: tuple[int, int] = spec(item_minimum=1, doc=LINES_DOC)
     text: tuple[str, ...]
-    version: str | None = spec(default=None, omit="none")
+    version: str | None = spec(default=None, omit="none", pattern=VERSION_PATTERN)
 
 
 @record
@@ -140,7 +141,7 @@ class CheckedTree(Record):
 
     json_name: ClassVar[str] = "checkedTree"
     distribution: str
-    version: str
+    version: str = spec(pattern=VERSION_PATTERN)
     origin: str = spec(doc="Installed folder, wheel file or directory.")
 
 

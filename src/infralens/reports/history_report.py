@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from typing import ClassVar
 
+from infralens.bounds import VERSION_PATTERN  # every version field of a report follows it
 from infralens.reports.records import Record, record, spec
 from infralens.reports.vocabulary import ReleaseState
 
@@ -22,8 +23,8 @@ class ReleaseSpan(Record):
 
     json_name: ClassVar[str] = "historySpan"
     distribution: str
-    baseline: str = spec(doc="The release the lock was reviewed against.")
-    releases: tuple[str, ...] = spec(doc="Releases read, oldest first; every states list of this distribution aligns with it.")
+    baseline: str = spec(pattern=VERSION_PATTERN, doc="The release the lock was reviewed against.")
+    releases: tuple[str, ...] = spec(item_pattern=VERSION_PATTERN, doc="Releases read, oldest first; every states list of this distribution aligns with it.")
     missing: tuple[str, ...] = spec(default=(), doc="Releases in the range that could not be read (offline without a cached wheel).")
     list_origin: str = spec(default="index", choices=("index", "cached list", "cached wheels"), doc="Where the list of releases came from.")
 
@@ -33,7 +34,7 @@ class Difference(Record):
     """One way a step differs from its review, and the releases where it differs so."""
 
     json_name: ClassVar[str] = "historyDifference"
-    releases: tuple[str, ...] = spec(min_items=1)
+    releases: tuple[str, ...] = spec(min_items=1, item_pattern=VERSION_PATTERN)
     state: ReleaseState
     where: str = spec(doc="relpath:line qualname of the statement in those releases (empty when it is not there).")
     message: str

@@ -16,6 +16,7 @@ from collections.abc import Sequence
 from enum import Enum
 from typing import ClassVar
 
+from infralens.bounds import VERSION_PATTERN  # every version field of a report follows it
 from infralens.reports.records import Record, record, spec
 from infralens.reports.verify_report import CREATED_PATTERN, STEP_ID_PATTERN, StepRecord, VerifyReport
 from infralens.reports.vocabulary import ScenarioStatus, StepStatus, StepTier
@@ -78,7 +79,7 @@ class ReleaseRun(Record):
     """One ``verify --against`` run: the release, when, where, and how each scenario went."""
 
     json_name: ClassVar[str] = "historyRun"
-    release: str
+    release: str = spec(pattern=VERSION_PATTERN)
     created: str = spec(pattern=CREATED_PATTERN, doc="When the verification report was written.")
     device: str = spec(choices=("cpu", "cuda"))
     report: str = spec(doc="The verification report this run was summarized from.")

@@ -21,7 +21,7 @@ from functools import cache
 from importlib import resources
 from itertools import accumulate
 from pathlib import Path
-from typing import TypeVar
+from typing import Any, TypeVar
 
 from infralens.cachedir import cache_root, read_regular
 from infralens.errors import InfralensError
@@ -38,6 +38,8 @@ _R = TypeVar("_R", VerifyReport, DriftReport, HistoryReport, HistoryRuns)
 MAX_DEPTH = 64
 """Deepest nesting of arrays and objects a report may have (the committed reports nest at most 8 deep)."""
 MAX_INT_DIGITS = 30
+MAX_MESSAGE_CHARS = 300
+"""Longest schema message repeated; a longer one (it quotes the value) is replaced by the rule that failed."""
 """Longest integer in a report (a line, a count); longer ones are refused before Python converts them."""
 MAX_REPORT_BYTES = 64 << 20
 
@@ -114,16 +116,32 @@ def kind_of(data: object) -> ReportKind | None:
 
 def validate_report(data: object, kind: ReportKind) -> str | None:
     """What is wrong with *data* as a report of *kind* (the most relevant schema error), or None."""
-    from jsonschema import Draft202012Validator
     from jsonschema.exceptions import best_match
 
     schema = {key: value for key, value in report_schema().items() if key != "oneOf"}
     schema["$ref"] = f"#/$defs/{kind.value}"
-    error = best_match(Draft202012Validator(schema).iter_errors(data))
+    error = best_match(_strict_validator()(schema).iter_errors(data))
     if error is None:
         return None
     where = "/".join(str(part) for part in error.absolute_path)
-    return f"{error.message} (at {where})" if where else error.message
+    message = (
+        error.message if len(error.message) <= MAX_MESSAGE_CHARS else f"a value fails the schema's {error.validator!r} rule"
+    )  # never echo a 5,000-character value
+    return f"{message} (at {where})" if where else message
+
+
+def _whole(checker: object, value: object) -> bool:
+    """JSON integers only: JSON Schema would also take ``1.0`` and ``1e2`` as integers (the records then fail unlocated)."""
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+@cache
+def _strict_validator() -> Any:
+    """Draft 2020-12 where an integer is written as one (``1.0``, ``1e2`` are refused at their place)."""
+    from jsonschema import Draft202012Validator, validators
+
+    types = Draft202012Validator.TYPE_CHECKER.redefine("integer", _whole)
+    return validators.extend(Draft202012Validator, type_checker=types)
 
 
 def load_report(path: str | Path) -> Report:

@@ -47,6 +47,8 @@ class FieldSpec:
     const: object = None
     item_minimum: float | None = None
     item_maximum: float | None = None
+    item_pattern: str | None = None
+    """For ``tuple[str, ...]`` and ``dict[str, str]``: the pattern every item or value follows."""
     min_items: int | None = None
     keys_pattern: str | None = None
     """For ``dict[str, X]``: the pattern every key follows."""

@@ -179,7 +179,7 @@ _SCALARS = {str: "string", int: "integer", float: "number", bool: "boolean"}
 
 
 class _NoSpec:
-    const = choices = item_minimum = item_maximum = min_items = keys_pattern = required_keys = open_keys = None
+    const = choices = item_minimum = item_maximum = item_pattern = min_items = keys_pattern = required_keys = open_keys = None
     minimum = maximum = pattern = None
 
 
@@ -187,8 +187,8 @@ _NO_SPEC = _NoSpec()
 
 
 def _bounded(items: JsonObject, s: Any) -> JsonObject:
-    """The schema of an array's items or an object's values with the field's ``item_minimum`` / ``item_maximum``."""
-    for word, bound in (("minimum", s.item_minimum), ("maximum", s.item_maximum)):
+    """The schema of an array's items or an object's values with the field's ``item_minimum`` / ``item_maximum`` / ``item_pattern``."""
+    for word, bound in (("minimum", s.item_minimum), ("maximum", s.item_maximum), ("pattern", s.item_pattern)):
         if bound is not None:
             items = items | {word: bound}
     return items

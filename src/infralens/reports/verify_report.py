@@ -10,6 +10,7 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import ClassVar
 
+from infralens.bounds import VERSION_PATTERN  # every version field of a report follows it
 from infralens.reports.records import Record, record, spec
 from infralens.reports.tiers import step_tier
 from infralens.reports.vocabulary import ScenarioStatus, StepStatus, StepTier
@@ -17,6 +18,10 @@ from infralens.reports.vocabulary import ScenarioStatus, StepStatus, StepTier
 VERIFY_FORMAT = 1
 CREATED_PATTERN = r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z$"
 STEP_ID_PATTERN = r"^[^/\s]+/[^/\s]+$"
+
+
+RAN_VERSION_PATTERN = f"^(?:{VERSION_PATTERN[1:-1]}|not installed)$"
+"""A version that ran, or ``not installed`` (the runner's word for a package the scenarios import that is absent)."""
 
 
 @record
@@ -131,7 +136,7 @@ class VerifyReport(Record):
     created: str = spec(pattern=CREATED_PATTERN)
     device: str = spec(choices=("cpu", "cuda"))
     device_name: str | None = spec(doc="The GPU's name on cuda, else null.")
-    versions: dict[str, str] = spec(doc="python and the packages that ran.")
+    versions: dict[str, str] = spec(item_pattern=RAN_VERSION_PATTERN, doc="python and the packages that ran.")
     stubbed_modules: tuple[str, ...] = spec(doc="Modules DiffSynth's full-package mode replaced with stubs.")
     scenarios: dict[str, ScenarioRecord] = spec(doc="Keyed by scenario name.")
     steps: dict[str, StepRecord] = spec(keys_pattern=STEP_ID_PATTERN, doc="Keyed by step id (annotation id/step key).")
