@@ -33,7 +33,8 @@ Functions:
 - :mod:`.ip_adapter`: ``sd_adapter_state_dict``, ``flux_adapter_state_dict``, ``write_adapter`` (tiny IP-Adapter files in the
   original key layout), ``StandInImageEncoder``, ``IMAGE_EMBED_DIM``.
 - :mod:`.diffsynth_loader`: ``diffsynth_root()``, ``load_diffsynth_module(dotted)`` (path-based: runs
-  one module file without the package ``__init__``), ``import_full_diffsynth()`` (the whole package
+  one module file without the package ``__init__``; the name must be dotted identifiers under ``diffsynth`` and its
+  file, links followed, inside the package folder: ``diffsynth_name_problem``, ``diffsynth_module_file``), ``import_full_diffsynth()`` (the whole package
   with stub modules for torchvision/imageio/pandas/modelscope). Use one mode per process.
 - :mod:`.diffsynth_models`: ``ds_tiny_unet(module, seed)``, ``ds_tiny_vae(module, seed)``,
   ``ds_tiny_text_encoder(module, seed)`` — DiffSynth's own SD classes from tiny configs;
@@ -56,6 +57,8 @@ from infralens._exports import lazy_exports
 if TYPE_CHECKING:
     from .device import choose_device as choose_device, generator as generator, pick_device as pick_device
     from .diffsynth_loader import (
+        diffsynth_module_file as diffsynth_module_file,
+        diffsynth_name_problem as diffsynth_name_problem,
         diffsynth_root as diffsynth_root,
         import_full_diffsynth as import_full_diffsynth,
         load_diffsynth_module as load_diffsynth_module,
@@ -141,6 +144,8 @@ __all__, __getattr__ = lazy_exports(
         "write_adapter": "ip_adapter",
         "write_q8_0_gguf": "gguf_file",
         "choose_device": "device",
+        "diffsynth_module_file": "diffsynth_loader",
+        "diffsynth_name_problem": "diffsynth_loader",
         "diffsynth_root": "diffsynth_loader",
         "diffsynth_sd_pipeline": "labkit",
         "ds_tiny_text_encoder": "diffsynth_models",

@@ -39,6 +39,8 @@ from __future__ import annotations
 import importlib
 import importlib.machinery
 import importlib.util
+import keyword
+import os
 import sys
 import types
 from pathlib import Path
@@ -97,15 +99,70 @@ def _empty_package(name: str, root: Path) -> None:
     sys.modules[name] = module
 
 
+MAX_MODULE_NAME = 200
+"""Longest dotted module name accepted (DiffSynth's longest is about 60 characters)."""
+
+
+def diffsynth_name_problem(dotted: object) -> str | None:
+    """Why *dotted* is not a dotted module name under ``diffsynth`` (None when it is one).
+
+    Each part must be a Python identifier that is neither a keyword nor a dunder name (``__init__``), so the
+    name can only ever become folder and file names below the package folder: no ``/``, ``..``, empty part
+    or absolute path can reach the file system.
+    """
+    if not isinstance(dotted, str):
+        return "a module must be a dotted name (text), e.g. diffsynth.models.flux_dit"
+    if len(dotted) > MAX_MODULE_NAME:
+        return f"the module name is longer than {MAX_MODULE_NAME} characters"
+    parts = dotted.split(".")
+    if parts[0] != "diffsynth" or len(parts) < 2:
+        return f"{dotted!r} is not a module of the diffsynth package (expected diffsynth.<module>, e.g. diffsynth.models.flux_dit)"
+    for part in parts[1:]:
+        if not (part.isidentifier() and part.isascii()) or keyword.iskeyword(part) or part.startswith("__"):
+            return f"{dotted!r} is not a dotted module name: {part!r} is not a plain Python identifier"
+    return None
+
+
+def diffsynth_module_file(dotted: str) -> Path:
+    """The file that *dotted* names inside the installed ``diffsynth`` folder, found without importing anything.
+
+    ``diffsynth.a.b`` is ``<package>/a/b.py``, else ``<package>/a/b/__init__.py``. Its real path (links
+    followed) must lie inside the package folder's real path; the path returned is the one below the package folder.
+
+    Raises:
+        ValueError: not a dotted name under ``diffsynth`` (:func:`diffsynth_name_problem`), or the file
+            is a link (or lies below a link) leading outside the package folder.
+        ModuleNotFoundError: diffsynth is not installed (``name == "diffsynth"``), or no such module file.
+    """
+    problem = diffsynth_name_problem(dotted)
+    if problem is not None:
+        raise ValueError(problem)
+    root = diffsynth_root()
+    real_root = root.resolve()
+    parts = dotted.split(".")[1:]
+    for candidate in (root.joinpath(*parts[:-1], f"{parts[-1]}.py"), root.joinpath(*parts, "__init__.py")):
+        if not os.path.lexists(candidate):
+            continue
+        real = candidate.resolve()
+        if not real.is_relative_to(real_root):
+            raise ValueError(f"{dotted!r} leads outside the diffsynth package folder {real_root} (through a link to {real}); it is not loaded")
+        if real.is_file():
+            return candidate  # the path as installed: code objects and tracebacks name the file the source tree reads
+    raise ModuleNotFoundError(f"no diffsynth module file {root.joinpath(*parts[:-1], parts[-1] + '.py')}", name=dotted)
+
+
 def load_diffsynth_module(dotted: str) -> types.ModuleType:
     """Execute one DiffSynth module file (e.g. ``diffsynth.diffusion.flow_match``) without package ``__init__``.
 
+    The name is checked, and its file found inside the package folder, before anything is registered or run
+    (:func:`diffsynth_module_file`).
+
     Raises:
+        ValueError: not a dotted module name under ``diffsynth``, or its file leads outside the package folder.
+        ModuleNotFoundError: no such module file (or diffsynth is not installed).
         DiffSynthModeError: the full package was already imported in this process.
-        ModuleNotFoundError: no such module file.
     """
-    if not dotted.startswith("diffsynth."):
-        raise ValueError(f"not a diffsynth module: {dotted!r}")
+    path = diffsynth_module_file(dotted)
     _require_mode("path")
     root = diffsynth_root()
     parts = dotted.split(".")
@@ -113,12 +170,8 @@ def load_diffsynth_module(dotted: str) -> types.ModuleType:
         _empty_package(".".join(parts[:index]), root)
     if dotted in sys.modules:
         return sys.modules[dotted]
-    path = root.joinpath(*parts[1:]).with_suffix(".py")
-    if not path.is_file():
-        package_init = root.joinpath(*parts[1:], "__init__.py")
-        if package_init.is_file():
-            return importlib.import_module(dotted)
-        raise ModuleNotFoundError(f"no diffsynth module file {path}", name=dotted)
+    if path.name == "__init__.py":
+        return importlib.import_module(dotted)
     spec = importlib.util.spec_from_file_location(dotted, path)
     if spec is None or spec.loader is None:
         raise ModuleNotFoundError(f"cannot load {path} as {dotted}", name=dotted)
@@ -182,6 +235,8 @@ __all__ = [
     "LIGHT_PACKAGES",
     "STUBBED_MODULES",
     "DiffSynthModeError",
+    "diffsynth_module_file",
+    "diffsynth_name_problem",
     "diffsynth_root",
     "import_full_diffsynth",
     "load_diffsynth_module",
