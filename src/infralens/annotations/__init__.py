@@ -37,6 +37,7 @@ if TYPE_CHECKING:
         Step as Step,
         selector_key as selector_key,
     )
+    from .positions import PositionedDocument as PositionedDocument, YamlProblem as YamlProblem, load_positioned as load_positioned
 
 __all__, __getattr__ = lazy_exports(
     __name__,
@@ -63,5 +64,6 @@ __all__, __getattr__ = lazy_exports(
         "load_file": "load",
         "load_text": "load",
         "selector_key": "models",
+        **dict.fromkeys(("PositionedDocument", "YamlProblem", "load_positioned"), "positions"),
     },
 )

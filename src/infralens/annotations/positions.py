@@ -22,6 +22,7 @@ _LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 """libyaml's composer when PyYAML has it (about 100x faster on big files), else the pure-Python one."""
 
 _PLAIN_COLLECTION_TAGS = {"tag:yaml.org,2002:map", "tag:yaml.org,2002:seq"}
+_NUMBER_TAGS = {"tag:yaml.org,2002:int", "tag:yaml.org,2002:float"}
 
 MAX_INT_CHARS = 4_300
 """Longest integer text converted (Python's own limit for decimal text; also bounds hex and 1:30:00 spellings)."""
@@ -49,6 +50,8 @@ class PositionedDocument:
     locations: dict[PathKey, Location] = field(default_factory=dict)
     source: str = ""
     """The YAML text itself (to place a problem inside a value, see :mod:`.code_quotes`)."""
+    number_texts: dict[PathKey, str] = field(default_factory=dict)
+    """How each integer or float was written (``0x10``, ``1_000`` and ``16`` all read as numbers), for fields that take only plain decimals."""
 
     def where(self, path: PathKey) -> Location:
         """The location of ``path``, or of its nearest ancestor that has one."""
@@ -70,6 +73,7 @@ class _Builder:
         self.aliased = 0
         self.seen: set[int] = set()
         self.locations: dict[PathKey, Location] = {}
+        self.number_texts: dict[PathKey, str] = {}
         self._constructor = yaml.SafeLoader("")  # only for scalar construction
 
     def build(self, node: yaml.Node, at: PathKey, depth: int = 0) -> Any:
@@ -101,6 +105,8 @@ class _Builder:
             return self._mapping(node, at, depth)
         if isinstance(node, yaml.SequenceNode):
             return [self.build(item, at + (index,), depth + 1) for index, item in enumerate(node.value)]
+        if node.tag in _NUMBER_TAGS:
+            self.number_texts[at] = str(node.value)
         if node.tag == "tag:yaml.org,2002:int" and len(str(node.value)) > MAX_INT_CHARS:  # refused before it is converted
             hint = "write a small whole number (or quote it as a string)"
             raise YamlProblem(Diagnostic(_location(self.path, node), "cannot read this value: the number is too long", hint, code="yaml"))
@@ -153,7 +159,7 @@ _UNSEEN = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\u2028\u2029]")
 """Control characters, and the separators YAML counts as line breaks but editors and git do not."""
 
 
-def _unseen_character(text: str, path: str) -> Diagnostic | None:
+def _unseen_character(text: str, path: str, kind: str) -> Diagnostic | None:
     """The first invisible character that would hide text or shift every later line number, if any."""
     found = _UNSEEN.search(text)
     if found is None:
@@ -162,15 +168,18 @@ def _unseen_character(text: str, path: str) -> Diagnostic | None:
     column = found.start() - (text.rfind("\n", 0, found.start()) + 1) + 1
     return Diagnostic(
         Location(path, line, column),
-        f"the invisible character U+{ord(found.group()):04X} is not allowed in annotation files",
+        f"the invisible character U+{ord(found.group()):04X} is not allowed in {kind}",
         "delete it (in a double-quoted string, an escape such as \\u2028 is fine)",
         code="yaml",
     )
 
 
-def load_positioned(text: str, path: str) -> PositionedDocument:
-    """Parse one YAML document, raising :class:`YamlProblem` with a location on any error."""
-    unseen = _unseen_character(text, path)
+def load_positioned(text: str, path: str, *, kind: str = "annotation files") -> PositionedDocument:
+    """Parse one YAML document, raising :class:`YamlProblem` with a location on any error.
+
+    *kind* names the files in messages ("annotation files", "the model catalog"); the limits are the same for all.
+    """
+    unseen = _unseen_character(text, path, kind)
     if unseen is not None:
         raise YamlProblem(unseen)
     try:
@@ -192,4 +201,4 @@ def load_positioned(text: str, path: str) -> PositionedDocument:
         return PositionedDocument(None, {(): Location(path, 1, 1)}, text)
     builder = _Builder(path)
     value = builder.build(node, ())
-    return PositionedDocument(value, builder.locations, text)
+    return PositionedDocument(value, builder.locations, text, builder.number_texts)

@@ -1,6 +1,7 @@
 """What it costs: parameters, bytes per storage format, FLOPs, activation peaks and offload traffic.
 
-Models come at their published configurations from ``costs/models.yaml`` (:mod:`.catalog`), built from the
+Models come at their published configurations from ``costs/models.yaml`` (:mod:`.catalog`, data only: what it may
+say is :mod:`.rules`, and nothing it names runs until a model is built), built from the
 installed diffusers, transformers and DiffSynth classes on torch's ``meta`` device (:mod:`.build`), so no
 weights are downloaded and nothing is allocated. :mod:`.formats` holds each storage format's rules,
 :mod:`.counting` runs one forward under ``FlopCounterMode`` and a live-tensor tracker (inputs from
@@ -8,7 +9,8 @@ weights are downloaded and nothing is allocated. :mod:`.formats` holds each stor
 assembles the report (typed in :mod:`infralens.reports`), :mod:`.text` prints it, :mod:`.fresh` keeps
 ``reports/cost.json`` current, :mod:`.measure` is the CUDA measurement and :mod:`.cli` is ``infralens cost``.
 Sits at layer 6 beside drift and verify. May import: :mod:`infralens.reports`, :mod:`infralens.tiny`,
-:mod:`infralens.userfiles`, :mod:`infralens.commands`, :mod:`infralens.errors`, :mod:`infralens.hashing`.
+:mod:`infralens.userfiles`, :mod:`infralens.commands`, :mod:`infralens.errors`, :mod:`infralens.hashing`,
+:mod:`infralens.annotations` (its YAML reader with limits), :mod:`infralens.cachedir`, :mod:`infralens.bounds`.
 """
 
 from __future__ import annotations

@@ -20,7 +20,11 @@ class FreshReport:
 
 
 def is_current(report: CostReport, catalog_path: Path) -> bool:
-    """Whether *report* was made from this catalog and these installed versions (with the default request)."""
+    """Whether *report* was made from this catalog and these installed versions (with the default request).
+
+    Reads the catalog as data and the installed versions' metadata only: nothing is built or imported (the site
+    build asks this, and never computes).
+    """
     return report.fingerprint == fingerprint(load_catalog(catalog_path), Request(batch=report.batch))
 
 
