@@ -7,10 +7,10 @@ Usage (MyST)::
     ```
 
 Kinds: ``weights`` (``:models:``), ``flops`` and ``vae`` (``:model:``), ``offload`` and ``fbc`` (``:pipeline:``),
-``generation`` (``:pipelines:``). The report is read once per build. When it no longer matches
-``costs/models.yaml`` or the installed versions, it is recomputed in memory for the build (never written)
-and a warning says to run ``make cost``; when it cannot be recomputed (torch missing) the warning says so
-and the committed numbers are drawn. The figure is a node of its own, written by the HTML visitor into
+``generation`` (``:pipelines:``). The report is read once per build. The build never computes costs (that
+would build upstream models from ``costs/models.yaml`` inside the site build): when the report no longer
+matches the catalog or the installed versions, or the catalog cannot be read, the committed numbers are drawn
+and a warning says to run ``make cost``. The figure is a node of its own, written by the HTML visitor into
 ``_images/`` and shown with an ``<img>``, so lab-page policies that refuse images from outside a lab's folder
 do not apply to it.
 """
@@ -70,6 +70,7 @@ COST_VISITORS = {
 
 
 def _report(directive: SphinxDirective) -> CostReport | None:
+    """The committed ``reports/cost.json``, read once per build; a warning naming ``make cost`` when it is stale."""
     settings = catalog_for(directive.env).settings
     path = settings.reports_dir / "cost.json"
     key = str(path)
@@ -82,20 +83,28 @@ def _report(directive: SphinxDirective) -> CostReport | None:
     except CostReportError as error:
         warn(f"cannot draw cost figures: {error} (run `make cost`)", Subtype.REPORT, directive.get_location())
         return None
-    catalog_path = settings.project_root / "costs" / "models.yaml"
-    try:
-        from infralens.cost import NO_CUDA, Request, compute_report, is_current, load_catalog
-
-        if catalog_path.is_file() and not is_current(report, catalog_path):
-            warn(
-                f"{path} is stale (costs/models.yaml or the installed versions changed): recomputed for this build; run `make cost` to commit it",
-                Subtype.REPORT,
-            )
-            report = compute_report(load_catalog(catalog_path), Request(batch=report.batch), NO_CUDA)
-    except ImportError as error:
-        warn(f"{path} may be stale and cannot be recomputed here ({error}); drawing the committed numbers", Subtype.REPORT)
+    why = _staleness(report, settings.project_root / "costs" / "models.yaml")
+    if why:
+        warn(f"{path} {why}: drawing its committed numbers (the site build never computes costs); run `make cost` and commit the report", Subtype.REPORT)
     _CACHE[key] = report
     return report
+
+
+def _staleness(report: CostReport, catalog_path: Path) -> str:
+    """Why *report* may not match the catalog and the installed versions ("" when it matches).
+
+    Only reads: the catalog as data and the installed versions' metadata. No model is built and no upstream or
+    catalogued module is imported.
+    """
+    if not catalog_path.is_file():
+        return ""
+    from infralens.cost import is_current
+    from infralens.errors import InfralensError
+
+    try:
+        return "" if is_current(report, catalog_path) else "is stale (costs/models.yaml or the installed versions changed)"
+    except InfralensError as error:
+        return f"cannot be checked against the catalog ({error})"
 
 
 def _table(header: list[str], rows: list[list[str]]) -> nodes.table:
