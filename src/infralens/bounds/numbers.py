@@ -10,7 +10,6 @@ The messages never repeat the text they refuse.
 
 from __future__ import annotations
 
-import argparse
 import re
 from collections.abc import Callable
 
@@ -79,6 +78,8 @@ def cli_whole(minimum: int, maximum: int) -> Callable[[str], int]:
         try:
             return decimal_number(text, minimum, maximum)
         except BadNumber as error:
+            import argparse
+
             raise argparse.ArgumentTypeError(str(error)) from None
 
     read.__name__ = "whole number"  # argparse names the type in its own messages
@@ -92,6 +93,8 @@ def cli_seconds(maximum: float) -> Callable[[str], float]:
         try:
             return seconds(text, maximum)
         except BadNumber as error:
+            import argparse
+
             raise argparse.ArgumentTypeError(str(error)) from None
 
     read.__name__ = "seconds"
