@@ -172,6 +172,12 @@ def _integer_keys() -> frozenset[str]:
     return frozenset(keys)
 
 
+@lru_cache(maxsize=2)
+def _lines(source: str) -> tuple[str, ...]:
+    """The file's lines, split once per file (a file may hold many annotations, each with several numbers)."""
+    return tuple(re.split(r"\r\n|\r|\n", source))
+
+
 _PLAIN_TOKEN = re.compile(r"[^\s,\]\}#]*")
 
 
@@ -179,7 +185,6 @@ def _number_spelling_problems(value: Any, prefix: tuple, document: PositionedDoc
     """Every integer of an integer key whose text in the file is not plain decimal digits (YAML 1.1 reads many spellings)."""
     from infralens.bounds import BadNumber, check_spelling
 
-    lines = re.split(r"\r\n|\r|\n", document.source)
     found: list[tuple[tuple, Diagnostic]] = []
     pending: list[tuple[tuple, Any]] = [((), value)]
     while pending:
@@ -190,6 +195,7 @@ def _number_spelling_problems(value: Any, prefix: tuple, document: PositionedDoc
                 pending.append((path + (key,), child))
                 continue
             where = document.where(prefix + path + (key,))
+            lines = _lines(document.source)
             line = lines[where.line - 1] if where.line and 0 < where.line <= len(lines) else ""
             token = _PLAIN_TOKEN.match(line, max((where.col or 1) - 1, 0))
             try:
