@@ -17,7 +17,7 @@ def _add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> Non
     cost.add_argument("--resolution", action="append", default=[], metavar="WxH", help="image size (repeatable; default: each pipeline's sizes)")
     cost.add_argument("--batch", type=cli_whole(1, 64), default=1, help="images per prompt, 1-64 (default 1)")
     cost.add_argument("--format", choices=["text", "json"], default="text", help="json: the reports/cost.json format")
-    cost.add_argument("--output", metavar="FILE", help="write the report to FILE instead of standard output")
+    cost.add_argument("--output", metavar="FILE", help="write the report to FILE instead of standard output ('-': standard output)")
     cost.add_argument("--catalog", metavar="FILE", help="the model catalog (default: costs/models.yaml in the project)")
     cost.add_argument(
         "--measure", choices=["cuda"], help="also build each model on CUDA (random bf16 weights made on the GPU) and measure its weights and forward peak"
@@ -53,6 +53,11 @@ def _cost(args: argparse.Namespace) -> int:
     if args.batch < 1 or args.batch > 64:
         print("infralens: error: --batch must be between 1 and 64", file=sys.stderr)
         return EXIT_USAGE
+    from infralens.userfiles import STANDARD_OUTPUT, check_output, write_output
+
+    output = None if args.output == STANDARD_OUTPUT else args.output
+    if output:
+        check_output(output)  # a FIFO, a device or a link leading out of its folder: refused before the counting
     catalog = load_catalog(Path(args.catalog) if args.catalog else default_catalog_path(Path(args.project) if args.project else None))
     for model_id in args.models:
         catalog.model(model_id)  # unknown ids fail before any counting
@@ -63,11 +68,9 @@ def _cost(args: argparse.Namespace) -> int:
         measured = measure_cuda(catalog, report)
         report = replace(report, cuda=measured.describe(), measured=measured.records)
     text = dumps_cost_report(report) if args.format == "json" else render_text(report)
-    if args.output:
-        from infralens.userfiles import write_atomically
-
-        write_atomically(Path(args.output), text, what="cost report")
-        print(f"wrote {args.output}", file=sys.stderr)
+    if output:
+        write_output(output, text, what="cost report")
+        print(f"wrote {output}", file=sys.stderr)
     else:
         sys.stdout.write(text)
     return EXIT_OK

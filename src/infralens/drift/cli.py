@@ -61,7 +61,7 @@ def _add_parsers(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> No
         action="store_true",
         help="reach each release from the lock's through the releases in between, one by one (rows not cached)",
     )
-    history.add_argument("--output", metavar="FILE", help="write the report to FILE instead of standard output")
+    history.add_argument("--output", metavar="FILE", help="write the report to FILE instead of standard output ('-': standard output)")
     history.add_argument(
         "--runs",
         nargs="+",
@@ -105,21 +105,22 @@ def _history(args: argparse.Namespace) -> int:
     request = HistoryRequest(
         tuple(args.ids), tuple(args.since), tuple(args.until), args.offline, args.format == "json", per_series=args.per_series, walk=args.walk
     )
-    text = history(request, project, resolver)
-    if args.output:
-        from infralens.userfiles import UserFileError, write_atomically
+    from infralens.userfiles import STANDARD_OUTPUT, UserFileError, check_output, write_output
 
-        try:  # whole or not at all: Ctrl-C or a full disk leaves the previous report
-            if not Path(args.output).parent.is_dir():
-                raise UserFileError(
-                    f"{args.output}: cannot write the release history (its folder {Path(args.output).parent} does not exist); nothing was written"
-                )
-            write_atomically(Path(args.output), text, what="release history")
-        except UserFileError as error:
-            print(f"infralens history: {error} (choose a writable path with --output)", file=sys.stderr)
-            return EXIT_USAGE
-        print(f"wrote {args.output}", file=sys.stderr)
-    else:
+    output = None if args.output == STANDARD_OUTPUT else args.output
+    try:
+        if output:
+            check_output(output, within=project.root)  # a FIFO, a device or a link leading out: refused before the work
+            if not Path(output).parent.is_dir():
+                raise UserFileError(f"{output}: cannot write the release history (its folder {Path(output).parent} does not exist); nothing was written")
+        text = history(request, project, resolver)
+        if output:  # whole or not at all: Ctrl-C or a full disk leaves the previous report
+            write_output(output, text, what="release history", within=project.root)
+            print(f"wrote {output}", file=sys.stderr)
+    except UserFileError as error:
+        print(f"infralens history: {error} (choose a writable path with --output)", file=sys.stderr)
+        return EXIT_USAGE
+    if not output:
         sys.stdout.write(text)
     return EXIT_OK
 

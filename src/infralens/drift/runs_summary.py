@@ -16,11 +16,20 @@ from infralens.commands import EXIT_OK, EXIT_USAGE
 
 
 def write_runs_summary(paths: Sequence[str], output: str | None) -> int:
-    """Summarize the verification reports at ``paths`` into ``output`` (standard output when None)."""
+    """Summarize the verification reports at ``paths`` into ``output`` (standard output when None or ``-``)."""
     from infralens import __version__
     from infralens.reports import ReportError, RunsInputError, dumps_report, load_verify_report, summarize_runs
-    from infralens.userfiles import UserFileError, write_atomically
+    from infralens.userfiles import STANDARD_OUTPUT, UserFileError, check_output, write_output
 
+    output = None if output == STANDARD_OUTPUT else output
+    try:
+        if output is not None:
+            check_output(output)  # a FIFO, a device or a link leading out of its folder: refused before reading
+            if not Path(output).parent.is_dir():
+                raise UserFileError(f"{output}: its folder {Path(output).parent} does not exist; nothing was written")
+    except UserFileError as error:
+        print(f"infralens history --runs: {error} (choose a writable path with --output)", file=sys.stderr)
+        return EXIT_USAGE
     try:
         reports = [(Path(path).as_posix(), load_verify_report(path)) for path in paths]
         summary = summarize_runs(reports, f"infralens {__version__} history --runs")
@@ -32,9 +41,7 @@ def write_runs_summary(paths: Sequence[str], output: str | None) -> int:
         sys.stdout.write(text)
         return EXIT_OK
     try:
-        if not Path(output).parent.is_dir():
-            raise UserFileError(f"{output}: its folder {Path(output).parent} does not exist; nothing was written")
-        write_atomically(Path(output), text, what="summary of runs")
+        write_output(output, text, what="summary of runs")
     except UserFileError as error:
         print(f"infralens history --runs: {error} (choose a writable path with --output)", file=sys.stderr)
         return EXIT_USAGE

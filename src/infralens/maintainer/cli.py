@@ -61,7 +61,9 @@ def _add_parsers(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> No
     coverage = sub.add_parser("coverage", help="run a scenario and print the tree of upstream functions it called, annotated ones marked")
     coverage.add_argument("scenario", help="scenario name (see 'infralens coverage --list')", nargs="?")
     coverage.add_argument("--list", action="store_true", help="list the scenarios that can be mapped")
-    coverage.add_argument("--json", metavar="PATH", help="also write the call tree as JSON (the site draws it)")
+    coverage.add_argument(
+        "--json", metavar="PATH", help="also write the call tree as JSON (the site draws it; '-': standard output, the tree then goes to standard error)"
+    )
     coverage.add_argument("--depth", type=cli_whole(0, 10_000), default=None, help="print only this many levels")
     coverage.add_argument("--device", default="cpu", help="cpu (default), cuda or auto")
 
@@ -93,10 +95,18 @@ def _fix(args: argparse.Namespace) -> int:
 
 @command("coverage")
 def _coverage(args: argparse.Namespace) -> int:
+    from dataclasses import replace
+
     from infralens.maintainer.actions import CoverageOptions, map_coverage
+    from infralens.userfiles import STANDARD_OUTPUT, check_output, report_on_standard_output
 
     options = CoverageOptions(args.scenario, args.list, args.json, args.depth, args.device)
-    return map_coverage(options, lambda: open_context(args))
+    if args.json != STANDARD_OUTPUT:
+        if args.json:
+            check_output(args.json)  # a FIFO, a device or a link leading out of its folder: refused before the scenario runs
+        return map_coverage(options, lambda: open_context(args))
+    with report_on_standard_output("coverage.json") as path:
+        return map_coverage(replace(options, json=str(path)), lambda: open_context(args))
 
 
 @command("preview")

@@ -19,7 +19,7 @@ from pathlib import Path
 from infralens.errors import InfralensError, printable_line
 from infralens.maintainer.coverage import AnnotationMark, CallNode, CoverageMap, FunctionInfo, FunctionRef
 from infralens.reports import ReportError, ScenarioStatus, parse_report_json, read_report_text
-from infralens.userfiles import write_atomically
+from infralens.userfiles import write_output
 
 FORMAT = 1
 MAX_COVERAGE_DEPTH = 400
@@ -56,8 +56,9 @@ def _node_dict(node: CallNode) -> dict:
 
 
 def write_json(coverage: CoverageMap, path: Path) -> None:
-    """Write the coverage report whole or not at all (Ctrl-C leaves the previous file)."""
-    write_atomically(Path(path), json.dumps(to_dict(coverage), indent=1, ensure_ascii=False) + "\n", what="coverage report")
+    """Write the coverage report whole or not at all (Ctrl-C leaves the previous file), only where an output may go
+    (:mod:`infralens.userfiles`: never onto a FIFO or a device, nor through a link leading out of its folder)."""
+    write_output(Path(path), json.dumps(to_dict(coverage), indent=1, ensure_ascii=False) + "\n", what="coverage report")
 
 
 def read_json(path: Path) -> CoverageMap:

@@ -7,9 +7,13 @@ module costs nothing when ``infralens --version`` loads the extensions.
 from __future__ import annotations
 
 import argparse
+from typing import TYPE_CHECKING
 
 from infralens.bounds import cli_seconds, cli_whole
 from infralens.commands import command, extension, open_context
+
+if TYPE_CHECKING:
+    from infralens.verify.command import OpenContext, VerifyOptions
 
 MAX_JOBS = 256
 MAX_TIMEOUT_S = 86_400.0
@@ -35,7 +39,11 @@ def add_verify_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) 
         metavar="ID",
         help="verify only this annotation (repeatable); with --report, its steps are merged into the existing report (so is --scenario)",
     )
-    parser.add_argument("--report", metavar="PATH", help="write the JSON report here (e.g. reports/verify-cpu.json)")
+    parser.add_argument(
+        "--report",
+        metavar="PATH",
+        help="write the JSON report here (e.g. reports/verify-cpu.json; '-': standard output, the summary then goes to standard error)",
+    )
     parser.add_argument("--list-static", action="store_true", help="list the static (never traced) steps with their reasons, then exit")
     parser.add_argument("--list", action="store_true", help="list the scenario catalog, then exit")
     parser.add_argument("--jobs", type=cli_whole(1, MAX_JOBS), default=1, help=f"worker processes to run at once, 1-{MAX_JOBS} (default 1)")
@@ -75,7 +83,7 @@ def add_verify_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) 
 def verify_command(args: argparse.Namespace) -> int:
     from pathlib import Path
 
-    from infralens.verify.command import VerifyOptions, run_verify
+    from infralens.verify.command import VerifyOptions
 
     options = VerifyOptions(
         device=args.device,
@@ -96,4 +104,19 @@ def verify_command(args: argparse.Namespace) -> int:
     def opened(sources: tuple[str, ...]):
         return open_context(argparse.Namespace(**{**vars(args), "source": [*args.source, *sources]}))
 
-    return run_verify(options, opened)
+    return _run_with_report(args.report, options, opened)
+
+
+def _run_with_report(report: str | None, options: VerifyOptions, opened: OpenContext) -> int:
+    """``run_verify``, with ``--report`` checked before any scenario runs; ``-`` puts the report alone on standard output."""
+    from dataclasses import replace
+
+    from infralens.userfiles import STANDARD_OUTPUT, check_output, report_on_standard_output
+    from infralens.verify.command import run_verify
+
+    if report != STANDARD_OUTPUT:
+        if report:
+            check_output(report)  # a FIFO, a device or a link leading out of its folder: refused now, not after the run
+        return run_verify(options, opened)
+    with report_on_standard_output("verify.json") as path:
+        return run_verify(replace(options, report=path), opened)

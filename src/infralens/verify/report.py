@@ -19,7 +19,7 @@ from infralens.reports import (
     load_verify_report,
     step_tier,
 )
-from infralens.userfiles import write_atomically
+from infralens.userfiles import write_output
 from infralens.verify.protocol import ScenarioOutcome
 from infralens.verify.runner import ExpectOutcome, StepOutcome, VerifyResult
 
@@ -82,9 +82,10 @@ def _expect(expect: ExpectOutcome) -> ExpectRecord:
 
 
 def write_report(result: VerifyResult, path: str | Path) -> Path:
-    """Write the JSON report for *result* to *path*, whole or not at all (:func:`~infralens.userfiles.write_atomically`); returns the path."""
+    """Write the JSON report for *result* to *path*, whole or not at all and only where an output may go
+    (:func:`~infralens.userfiles.write_output`); returns the path."""
     path = Path(path)
-    write_atomically(path, dumps_report(to_record(result)), what="verification report")
+    write_output(path, dumps_report(to_record(result)), what="verification report")
     return path
 
 
@@ -99,7 +100,7 @@ def write_merged_report(result: VerifyResult, path: str | Path, *, annotations: 
     if not path.is_file():
         return write_report(result, path)
     merged = merge_records(load_verify_report(path), to_record(result), annotations=annotations, scenarios=scenarios)
-    write_atomically(path, dumps_report(merged), what="verification report")
+    write_output(path, dumps_report(merged), what="verification report")
     return path
 
 

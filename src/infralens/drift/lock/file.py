@@ -2,17 +2,13 @@
 
 ``infralens lock --update`` rewrites single entries and keeps every other byte of
 the file (:func:`compose`). Writes go through :mod:`infralens.userfiles` (a temporary file and
-``os.replace``: :func:`write_atomically`) and are serialised across processes by :func:`writer_lock`.
+``os.replace``: :func:`write_atomically`) and are serialised across processes by the writer lock
+(:func:`infralens.userfiles.writer_lock`, offered here too), which every writer of the project holds.
 The text format itself is :mod:`.lockformat`; the entries are :mod:`.entries`.
 """
 
 from __future__ import annotations
 
-import contextlib
-import getpass
-import os
-import stat
-import tempfile
 from collections.abc import Collection
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -21,8 +17,7 @@ from infralens.cachedir import read_regular
 from infralens.drift.lock.entries import Lock, LockEntry
 from infralens.drift.lock.text import PREAMBLE, LockText, parse_lock, problem, render_entry
 from infralens.errors import LockfileError
-from infralens.hashing import sha256_text
-from infralens.userfiles import UserFileError, write_atomically as write_user_file
+from infralens.userfiles import UserFileError, finish_interrupted, journal_for, write_atomically as write_user_file, writer_lock_folder
 
 if TYPE_CHECKING:
     from filelock import FileLock
@@ -112,16 +107,20 @@ def _insert(parts: list[tuple[str, str]], entry: LockEntry) -> list[tuple[str, s
 # --------------------------------------------------------------------------
 
 
-def write_atomically(path: Path, text: str) -> None:
+def write_atomically(path: Path, text: str, *, within: Path | None = None) -> None:
     """Write ``text`` to ``path`` whole or not at all, through :func:`infralens.userfiles.write_atomically`.
 
     That is the one atomic write of every user's file: a temporary file in the same folder, ``os.replace``,
-    the old file's permission bits (a new lock gets the umask's default, as ``open`` would give it). A folder
-    or file that cannot be written raises :class:`LockfileError` naming the path; the old file is then untouched.
+    the old file's permission bits (a new lock gets the umask's default, as ``open`` would give it). A lock that
+    is a symbolic link is written through to its target when that lies ``within`` the project (refused otherwise),
+    so the link stays a link. A folder or file that cannot be written raises :class:`LockfileError` naming the
+    path; the old file is then untouched.
     """
     try:
-        write_user_file(path, text, what="lock")
+        write_user_file(path, text, what="lock", within=within)
     except UserFileError as error:
+        if error.refused:  # a device, a FIFO, a link leading outside: the message says what to do
+            raise LockfileError(str(error)) from None
         raise _unwritable(path, error.reason, permissions=error.denied) from None
 
 
@@ -132,48 +131,17 @@ def _unwritable(path: Path, reason: str, *, permissions: bool = True) -> Lockfil
 
 
 def writer_lock(path: Path, timeout: float = 60.0) -> FileLock:
-    """A cross-process lock serialising one user's writers of ``path``.
+    """The project's cross-process writer lock (:func:`infralens.userfiles.writer_lock`), keyed by the lock's path."""
+    from infralens.userfiles import writer_lock as user_writer_lock
 
-    The lock file lives in a private folder of the current user in the temporary
-    folder (``infralens-writers-<uid>``, mode 0700), named by a hash of the lock's
-    absolute path, so every writer of the same lock agrees on it, the project folder
-    stays clean, and users never share (or block each other with) a lock file.
-    """
-    from filelock import FileLock
-
-    digest = sha256_text(str(path.resolve()))[:24]
-    folder = _private_folder()
-    _prune_stale(folder, keep=f"{digest}.lock")
-    return FileLock(str(folder / f"{digest}.lock"), timeout=timeout)
+    return user_writer_lock(path, timeout)
 
 
-STALE_LOCK_S = 86_400.0
-"""A writer-lock file untouched this long (every acquisition rewrites it) belongs to no running writer."""
-
-
-def _prune_stale(folder: Path, keep: str) -> None:
-    """Remove writer-lock files of other locks not used for :data:`STALE_LOCK_S`, so the folder does not only grow."""
-    import time
-
-    horizon = time.time() - STALE_LOCK_S
-    with contextlib.suppress(OSError):
-        for entry in os.scandir(folder):
-            with contextlib.suppress(OSError):
-                if entry.name.endswith(".lock") and entry.name != keep and entry.is_file(follow_symlinks=False) and entry.stat().st_mtime < horizon:
-                    os.unlink(entry.path)
+def finish_interrupted_write(lock_path: Path, root: Path) -> None:
+    """Complete or roll back a write of several files killed part-way (hold :func:`writer_lock` when calling it)."""
+    finish_interrupted(journal_for(lock_path), root)
 
 
 def _private_folder() -> Path:
-    """``<tmp>/infralens-writers-<uid>``, created 0700; refused unless it is a folder only this user can write."""
-    user = str(os.getuid()) if hasattr(os, "getuid") else getpass.getuser()
-    folder = Path(tempfile.gettempdir()) / f"infralens-writers-{user}"
-    try:
-        with contextlib.suppress(FileExistsError):
-            folder.mkdir(mode=0o700)
-        info = folder.lstat()
-    except OSError as error:
-        raise LockfileError(f"{folder}: cannot create the folder for writer locks ({error.strerror}); set TMPDIR to a writable folder") from None
-    owned = not hasattr(os, "getuid") or info.st_uid == os.getuid()
-    if not stat.S_ISDIR(info.st_mode) or not owned or info.st_mode & 0o022:
-        raise LockfileError(f"{folder}: not a private folder of this user (writer locks live there); remove it and try again")
-    return folder
+    """The per-user folder of writer-lock files (kept here for callers of the lock's old API)."""
+    return writer_lock_folder()
