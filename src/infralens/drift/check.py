@@ -8,6 +8,7 @@ then classifies each locked step and target with
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Collection
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -21,6 +22,7 @@ from infralens.project import Project
 from infralens.reports import LockFindingKind
 from infralens.resolve import Resolver, still_picks
 from infralens.source import SourceTree
+from infralens.userfiles import journal_for, pending_note
 
 LOW_SEVERITY_TARGETS = frozenset({TargetKind.BODY_CHANGED, TargetKind.DECORATORS_CHANGED})
 """Target findings that fail the check only with ``--strict``: the body changed around the steps, a decorator changed."""
@@ -110,6 +112,9 @@ class _Consistency:
 
 def compare_with_annotations(project: Project, lock: Lock) -> _Consistency:
     """Which lock entries are still the annotations' truth; loads only files whose hash changed."""
+    note = pending_note(journal_for(project.lock_path))  # a fix killed between its replaces: the next writer finishes it
+    if note is not None:
+        print(note, file=sys.stderr)
     files = project.annotation_files()
     on_disk = {project.relative(f): f for f in files}
     recorded: dict[str, list[AnnotationLock]] = {}

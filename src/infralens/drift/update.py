@@ -2,8 +2,9 @@
 
 A plain lock rewrites the whole file (keeping its preamble and entry comments). ``lock --update``
 accepts the named annotations or steps (default: every one that drifted) and rewrites only their
-entries, keeping every other byte. Both read and write under the writer lock, so concurrent
-writers never interleave.
+entries, keeping every other byte. Both hold the project's writer lock from reading the annotation files to
+writing the lock, so ``add`` and ``fix`` never write in between, and record each file's hash of the very bytes
+that were parsed.
 """
 
 from __future__ import annotations
@@ -11,16 +12,16 @@ from __future__ import annotations
 from collections.abc import Callable, Collection
 from dataclasses import dataclass, replace
 from enum import Enum
-from pathlib import Path
 
+from infralens.cachedir import read_regular
 from infralens.drift.check import CheckReport, run_check
 from infralens.drift.lock.entries import AnnotationLock, EntryKind, Lock, LockEntry, StepLock, annotation_of, lock_key
 from infralens.drift.lock.facts import entries_for
-from infralens.drift.lock.file import compose, read_lock_text, write_atomically, writer_lock
+from infralens.drift.lock.file import compose, finish_interrupted_write, read_lock_text, write_atomically, writer_lock
 from infralens.drift.lock.text import LockText
 from infralens.errors import Diagnostic, InfralensError, LockfileError, Severity
-from infralens.hashing import sha256_file
-from infralens.project import Project, load_annotations
+from infralens.hashing import sha256_bytes
+from infralens.project import LoadedAnnotations, Project, load_annotations
 from infralens.resolve import Resolver
 from infralens.source import UNKNOWN_VERSION, SourceTree
 
@@ -36,8 +37,13 @@ class BuiltEntries:
 
 
 def build_entries(project: Project, resolver: Resolver, paths: list[str] | None = None) -> BuiltEntries:
-    """Resolve annotations (all, or those in ``paths``) into lock entries."""
-    loaded = load_annotations(project, paths)
+    """Resolve annotations (all, or those in ``paths``) into lock entries.
+
+    Each entry records the SHA-256 of exactly the bytes its annotations were parsed from (:func:`load_as_hashed`),
+    never of a file read later: a file saved in between would otherwise be recorded with the old file's steps, and
+    ``check``, which trusts a matching hash, would call the new steps locked.
+    """
+    loaded, digests = load_as_hashed(project, paths)
     diagnostics = [d for d in loaded.diagnostics if d.severity is Severity.ERROR]
     entries: list[LockEntry] = []
     failed: set[str] = set()
@@ -51,7 +57,10 @@ def build_entries(project: Project, resolver: Resolver, paths: list[str] | None 
             continue
         path = annotation.path
         if path not in hashes:
-            hashes[path] = sha256_file(project.root / path)
+            digest = digests.get(path)
+            if digest is None:
+                raise InfralensError(f"{path}: the file could not be read again to record its hash; nothing was written — run 'infralens lock' again")
+            hashes[path] = digest
         tree = resolver.tree(annotation.source)
         if tree.distribution not in origins:
             refuse_unknown_version(tree)
@@ -62,6 +71,36 @@ def build_entries(project: Project, resolver: Resolver, paths: list[str] | None 
     bad_files = {d.location.path for d in diagnostics}
     failed.update(a.id for a in loaded.annotations if a.path in bad_files)
     return BuiltEntries(tuple(entries), tuple(diagnostics), frozenset(failed))
+
+
+HASH_LIMIT = 4 << 20
+"""Bytes of an annotation file hashed at most: the loader refuses files over 2 MB, so their hash is never recorded."""
+LOAD_ATTEMPTS = 3
+"""How many times :func:`load_as_hashed` reads the annotations again when a file was saved while it read them."""
+
+
+def load_as_hashed(project: Project, paths: list[str] | None = None) -> tuple[LoadedAnnotations, dict[str, str | None]]:
+    """The annotations and, per file (as ``Annotation.path`` names it), the SHA-256 of the bytes they were parsed from.
+
+    Every file is hashed before and after it is parsed; the parse read the hashed bytes when the two agree. When a
+    file was saved meanwhile (by an editor: InfraLens writers wait for the writer lock) the whole load is done again.
+    """
+    for _ in range(LOAD_ATTEMPTS):
+        before = _digests(project, paths)
+        loaded = load_annotations(project, paths)
+        if _digests(project, paths) == before:
+            return loaded, before
+    raise InfralensError("annotation files kept changing while 'infralens lock' read them; nothing was written — run it again once they are saved")
+
+
+def _digests(project: Project, paths: list[str] | None) -> dict[str, str | None]:
+    digests: dict[str, str | None] = {}
+    for file in project.annotation_files(paths):
+        try:
+            digests[project.relative(file)] = sha256_bytes(read_regular(file, limit=HASH_LIMIT))
+        except OSError:  # the load reports the file
+            digests[project.relative(file)] = None
+    return digests
 
 
 def refuse_unknown_version(tree: SourceTree) -> None:
@@ -118,16 +157,18 @@ class LockOutcome:
 
 def write_lock(project: Project, resolver: Resolver, *, update: bool, ids: Collection[str] = ()) -> LockOutcome:
     """Write the whole lock, or with ``update`` only the entries of ``ids`` (default: of everything drifted)."""
-    built = build_entries(project, resolver)
     display = project.relative(project.lock_path)
-    with writer_lock(project.lock_path):
+    with writer_lock(project.lock_path):  # from reading the annotations to writing the lock: no add or fix in between
+        finish_interrupted_write(project.lock_path, project.root)
+        built = build_entries(project, resolver)
         if update:
             old = read_lock_text(project.lock_path, display)  # a missing or broken lock cannot be updated
             return _update(project, resolver, old, built, ids, display)
-        return _write_whole(project.lock_path, display, built)
+        return _write_whole(project, display, built)
 
 
-def _write_whole(path: Path, display: str, built: BuiltEntries) -> LockOutcome:
+def _write_whole(project: Project, display: str, built: BuiltEntries) -> LockOutcome:
+    path = project.lock_path
     if built.diagnostics:
         return LockOutcome(LockAction.REFUSED, display, built.diagnostics, tuple(sorted(built.failed)))
     old: LockText | None = None
@@ -136,7 +177,7 @@ def _write_whole(path: Path, display: str, built: BuiltEntries) -> LockOutcome:
             old = read_lock_text(path, display)  # keeps its preamble and entry comments
         except LockfileError:
             old = None  # a whole lock replaces a broken file
-    write_atomically(path, compose(old, list(built.entries), None, set()))
+    write_atomically(path, compose(old, list(built.entries), None, set()), within=project.root)
     steps = sum(1 for e in built.entries if isinstance(e, StepLock))
     return LockOutcome(LockAction.WROTE, display, annotations=len(built.entries) - steps, steps=steps)
 
@@ -148,7 +189,7 @@ def _update(project: Project, resolver: Resolver, old: LockText, built: BuiltEnt
     plan = plan_rewrite(chosen, old.lock, built)
     if not plan.replace and not plan.remove:
         return LockOutcome(LockAction.UNCHANGED, display, shown, blocked)
-    write_atomically(project.lock_path, compose(old, list(plan.entries), plan.replace, plan.remove))
+    write_atomically(project.lock_path, compose(old, list(plan.entries), plan.replace, plan.remove), within=project.root)
     return LockOutcome(LockAction.UPDATED, display, shown, blocked, rewritten=len(plan.replace), removed=len(plan.remove))
 
 

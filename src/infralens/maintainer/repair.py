@@ -7,7 +7,8 @@ finds the statement, else gets one computed the way ``add`` chooses one; only a 
 changed gets ``review: <why>``; a statement that moved into a function the target calls takes its step
 (note, expects, keys) into an annotation of that function (:mod:`.repair_move`); a *deleted* step stays,
 flagged with the closest candidates. The files are edited span by span (:mod:`.repair_yaml`), checked
-to read back exactly as intended (:mod:`.repair_check`), and written together or not at all.
+to read back exactly as intended (:mod:`.repair_check`), and written together or not at all, compared and
+replaced under the project's writer lock, with a journal that lets the next command finish a killed run.
 """
 
 from __future__ import annotations
@@ -26,7 +27,7 @@ from infralens.maintainer.scaffold_yaml import refuse_read_only
 from infralens.project import Project
 from infralens.resolve import Resolver
 from infralens.source import Definition, ModuleIndex, SourceFile, Statement
-from infralens.userfiles import FileChange, write_together
+from infralens.userfiles import FileChange, finish_interrupted, journal_for, project_writes, write_together, writer_lock
 
 REVIEW_PREFIX = "infralens fix:"
 
@@ -82,6 +83,8 @@ class Repair:
 
     files: tuple[FileFix, ...]
     not_rewritten: tuple[str, ...] = ()
+    project: Project | None = None
+    """The project written: its writer lock and journal guard the write, and links may lead only inside it."""
 
 
 @dataclass(frozen=True)
@@ -101,6 +104,7 @@ def plan_fixes(project: Project, resolver: Resolver, report: CheckReport, *, mov
     from infralens.maintainer.repair_labs import follow_renames
     from infralens.maintainer.repair_move import MoveRequest, plan_moves
 
+    _finish_interrupted(project)
     targets = {t.entry.id: t for t in report.targets}
     results: dict[str, list[StepResult]] = {}
     for result in report.steps:
@@ -174,7 +178,14 @@ def plan_fixes(project: Project, resolver: Resolver, report: CheckReport, *, mov
         files.append(FileFix(created.path, created.display, "", created.text, (), (), created=True))
     labs = follow_renames(project, renames)
     files.extend(FileFix(change.path, project.relative(change.path), change.old or "", change.new) for change in labs.changes)
-    return Repair(tuple(files), (*left, *moved.not_moved, *labs.not_rewritten))
+    return Repair(tuple(files), (*left, *moved.not_moved, *labs.not_rewritten), project)
+
+
+def _finish_interrupted(project: Project) -> None:
+    """An earlier fix killed between its replaces is completed or rolled back first; then this one must start over."""
+    with writer_lock(project.lock_path):
+        if finish_interrupted(journal_for(project.lock_path), project.root) is not None:
+            raise InfralensError("an interrupted fix was completed or rolled back (above), after the drift check read the files; run 'infralens fix' again")
 
 
 def _loaded(doc: YamlFile, annotation_id: str) -> Annotation:
@@ -331,14 +342,21 @@ def _statement_at(relpath: str, pool: tuple[Statement, ...], line: int) -> State
 def apply_fixes(repair: Repair) -> list[str]:
     """Write every changed file as one change (all or nothing, refused when one was edited meanwhile).
 
-    Returns the files that changed again right after being written (someone else's edit; left as it is).
+    The comparison with what fix read and the replaces happen under the project's writer lock, so no other
+    InfraLens writer lands in between; a write of several files is journaled, so a run killed between two replaces
+    is completed or rolled back by the next command. Returns the files that changed again right after being
+    written (someone else's edit; left as it is).
     """
     changes = [FileChange(f.path, f.new, None if f.created else f.old) for f in repair.files if f.new != f.old or f.created]
-    for fix in repair.files:
-        refuse_read_only(fix.path, fix.display)
-        if fix.created and fix.path.exists():
-            raise InfralensError(f"{fix.display}: the file fix meant to create exists now; nothing was written — run fix again")
-    write_together(changes, what="file")
+    if repair.project is None:
+        raise ValueError("apply_fixes needs the Repair that plan_fixes made (it names the project)")
+    project = repair.project
+    with project_writes(project.lock_path, project.root) as journal:
+        for fix in repair.files:
+            refuse_read_only(fix.path, fix.display)
+            if fix.created and fix.path.exists():
+                raise InfralensError(f"{fix.display}: the file fix meant to create exists now; nothing was written — run fix again")
+        write_together(changes, what="file", within=project.root, journal=journal)
     return [fix.display for fix in repair.files if (fix.new != fix.old or fix.created) and _current(fix.path) != fix.new]
 
 

@@ -23,7 +23,7 @@ from infralens.maintainer.scaffold import PlannedStep, ScaffoldPlan
 from infralens.project import Project, load_annotations
 from infralens.resolve import Resolver
 from infralens.source import Statement
-from infralens.userfiles import write_atomically
+from infralens.userfiles import project_writes, write_atomically
 
 TODO_NOTE = "TODO: explain {what}."
 LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
@@ -54,7 +54,18 @@ def slug_for(qualname: str) -> str:
 
 
 def add_to_project(project: Project, resolver: Resolver, plan: ScaffoldPlan, *, annotation_id: str | None, lab: str | None, dry_run: bool = False) -> AddResult:
-    """Create ``annotations/<dist>/<id>.yaml`` or append the plan's steps to the target's annotation."""
+    """Create ``annotations/<dist>/<id>.yaml`` or append the plan's steps to the target's annotation.
+
+    A real run holds the project's writer lock from reading the annotations to writing the file, so ``lock`` never
+    reads the file half-way through an ``add`` and no ``fix`` writes in between.
+    """
+    if dry_run:
+        return _add(project, resolver, plan, annotation_id, lab, dry_run)
+    with project_writes(project.lock_path, project.root):
+        return _add(project, resolver, plan, annotation_id, lab, dry_run)
+
+
+def _add(project: Project, resolver: Resolver, plan: ScaffoldPlan, annotation_id: str | None, lab: str | None, dry_run: bool) -> AddResult:
     loaded = load_annotations(project)
     existing = _existing_annotation(loaded.annotations, plan, annotation_id)
     if existing is None:
@@ -291,7 +302,7 @@ def _write_checked(
     if original is None and path.exists():
         raise InfralensError(f"{project.relative(path)} was created while 'infralens add' ran; nothing was written — run add again")
     refuse_read_only(path, project.relative(path))
-    write_atomically(path, text, expect=original, what="annotation file")
+    write_atomically(path, text, expect=original, what="annotation file", within=project.root)
 
 
 def refuse_read_only(path: Path, display: str) -> None:
