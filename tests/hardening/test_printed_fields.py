@@ -266,3 +266,25 @@ def test_verify_progress_escapes_scenario_names(terminal):
     shown = stream.getvalue().replace("\r\x1b[2K", "\n") if terminal else stream.getvalue()
     assert_inert(shown)
     assert "2.0\\n::error file=x.py" in shown
+
+
+def test_the_diff_of_fix_cannot_start_a_workflow_command(tmp_path):
+    """``fix --dry-run`` prints a YAML diff whose context lines come from the annotation file: a note line
+    ``::error …`` (indented, which the runner trims) is shown escaped, and so is the file's name in the
+    lines ``fix`` prints about what it did."""
+    project, old = locked_project(tmp_path)
+    annotation = project / "annotations" / "evil" / "engine.yaml"
+    annotation.write_text(
+        annotation.read_text().replace(
+            "    note: Twice.\n", "    note: |\n      ::error file=pwned.py::pwned by a note\n      ##[error]pwned\n"
+        )
+    )
+    relocked = run_cli(["--source", f"evil={old}", "lock"], project, tmp_path / "cache")
+    assert relocked.returncode == 0, relocked.stderr
+    new = build_wheel(tmp_path / "new", "2.0", body="doubled = value * 2 + 0")
+    for extra in (["--dry-run"], []):
+        done = run_cli(["--source", f"evil={new}", "fix", *extra], project, tmp_path / "cache")
+        out, err = strict(done.stdout), strict(done.stderr)
+        assert "pwned" in out + err + annotation.read_text()
+        assert_inert(out)
+        assert_inert(err)

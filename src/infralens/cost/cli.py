@@ -7,7 +7,7 @@ import re
 import sys
 
 from infralens.bounds import cli_whole
-from infralens.commands import EXIT_OK, EXIT_USAGE, command, extension
+from infralens.commands import EXIT_OK, EXIT_USAGE, command, extension, say
 
 
 @extension
@@ -48,10 +48,10 @@ def _cost(args: argparse.Namespace) -> int:
     try:
         resolutions = tuple(parse_resolution(r) for r in args.resolution)
     except ValueError as error:
-        print(f"infralens: error: {error}", file=sys.stderr)
+        say(f"infralens: error: {error}", error=True)
         return EXIT_USAGE
     if args.batch < 1 or args.batch > 64:
-        print("infralens: error: --batch must be between 1 and 64", file=sys.stderr)
+        say("infralens: error: --batch must be between 1 and 64", error=True)
         return EXIT_USAGE
     from infralens.userfiles import STANDARD_OUTPUT, check_output, write_output
 
@@ -70,7 +70,7 @@ def _cost(args: argparse.Namespace) -> int:
     text = dumps_cost_report(report) if args.format == "json" else render_text(report)
     if output:
         write_output(output, text, what="cost report")
-        print(f"wrote {output}", file=sys.stderr)
+        say(f"wrote {output}", error=True)
     else:
         sys.stdout.write(text)
     return EXIT_OK

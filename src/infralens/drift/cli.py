@@ -10,7 +10,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from infralens.commands import EXIT_FINDINGS, EXIT_OK, EXIT_USAGE, command, extension, open_context, print_diagnostics
+from infralens.commands import EXIT_FINDINGS, EXIT_OK, EXIT_USAGE, command, extension, open_context, print_diagnostics, say
 from infralens.drift.request import CheckRequest, OutputFormat
 
 
@@ -116,9 +116,9 @@ def _history(args: argparse.Namespace) -> int:
         text = history(request, project, resolver)
         if output:  # whole or not at all: Ctrl-C or a full disk leaves the previous report
             write_output(output, text, what="release history", within=project.root)
-            print(f"wrote {output}", file=sys.stderr)
+            say(f"wrote {output}", error=True)
     except UserFileError as error:
-        print(f"infralens history: {error} (choose a writable path with --output)", file=sys.stderr)
+        say(f"infralens history: {error} (choose a writable path with --output)", error=True)
         return EXIT_USAGE
     if not output:
         sys.stdout.write(text)
@@ -131,22 +131,19 @@ def _lock(args: argparse.Namespace) -> int:
 
     project, resolver = open_context(args)
     if args.ids and not args.update:
-        print("infralens lock: ids are only accepted with --update (a plain 'infralens lock' rewrites the whole lock)", file=sys.stderr)
+        say("infralens lock: ids are only accepted with --update (a plain 'infralens lock' rewrites the whole lock)", error=True)
         return EXIT_USAGE
     outcome = write_lock(project, resolver, update=args.update, ids=args.ids)
     print_diagnostics(outcome.diagnostics)
     if outcome.action is LockAction.REFUSED:
-        print(f"infralens lock: {len(outcome.unresolved)} annotation(s) have errors (above); nothing written (fix them: infralens validate)", file=sys.stderr)
+        say(f"infralens lock: {len(outcome.unresolved)} annotation(s) have errors (above); nothing written (fix them: infralens validate)", error=True)
         return EXIT_FINDINGS
     if outcome.unresolved:
-        print(
-            f"infralens lock --update: {', '.join(outcome.unresolved)} have errors (above); their entries are kept as they were",
-            file=sys.stderr,
-        )
+        say(f"infralens lock --update: {', '.join(outcome.unresolved)} have errors (above); their entries are kept as they were", error=True)
     if outcome.action is LockAction.WROTE:
-        print(f"wrote {outcome.display}: {outcome.annotations} annotations, {outcome.steps} steps")
+        say(f"wrote {outcome.display}: {outcome.annotations} annotations, {outcome.steps} steps")
     elif outcome.action is LockAction.UNCHANGED:
-        print(f"{outcome.display}: nothing to update")
+        say(f"{outcome.display}: nothing to update")
     else:
-        print(f"updated {outcome.display}: {outcome.rewritten} entries rewritten or added, {outcome.removed} removed")
+        say(f"updated {outcome.display}: {outcome.rewritten} entries rewritten or added, {outcome.removed} removed")
     return EXIT_OK if outcome.complete else EXIT_FINDINGS

@@ -12,7 +12,7 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-from infralens.commands import EXIT_OK, EXIT_USAGE
+from infralens.commands import EXIT_OK, EXIT_USAGE, say
 
 
 def write_runs_summary(paths: Sequence[str], output: str | None) -> int:
@@ -28,13 +28,13 @@ def write_runs_summary(paths: Sequence[str], output: str | None) -> int:
             if not Path(output).parent.is_dir():
                 raise UserFileError(f"{output}: its folder {Path(output).parent} does not exist; nothing was written")
     except UserFileError as error:
-        print(f"infralens history --runs: {error} (choose a writable path with --output)", file=sys.stderr)
+        say(f"infralens history --runs: {error} (choose a writable path with --output)", error=True)
         return EXIT_USAGE
     try:
         reports = [(Path(path).as_posix(), load_verify_report(path)) for path in paths]
         summary = summarize_runs(reports, f"infralens {__version__} history --runs")
     except (ReportError, RunsInputError) as error:
-        print(f"infralens history --runs: {error}; nothing was written", file=sys.stderr)
+        say(f"infralens history --runs: {error}; nothing was written", error=True)
         return EXIT_USAGE
     text = dumps_report(summary)
     if output is None:
@@ -43,9 +43,9 @@ def write_runs_summary(paths: Sequence[str], output: str | None) -> int:
     try:
         write_output(output, text, what="summary of runs")
     except UserFileError as error:
-        print(f"infralens history --runs: {error} (choose a writable path with --output)", file=sys.stderr)
+        say(f"infralens history --runs: {error} (choose a writable path with --output)", error=True)
         return EXIT_USAGE
     runs = sum(len(series.runs) for series in summary.series)
     steps = sum(len(series.steps) for series in summary.series)
-    print(f"wrote {output}: {runs} runs, {steps} steps", file=sys.stderr)
+    say(f"wrote {output}: {runs} runs, {steps} steps", error=True)
     return EXIT_OK

@@ -12,8 +12,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from infralens.commands import EXIT_FINDINGS, EXIT_OK, EXIT_USAGE, print_diagnostics, source_option
-from infralens.errors import Severity
+from infralens.commands import EXIT_FINDINGS, EXIT_OK, EXIT_USAGE, print_diagnostics, say, source_option
+from infralens.errors import Severity, printable
 
 if TYPE_CHECKING:
     from infralens.project import Project
@@ -44,18 +44,18 @@ def add_annotation(options: AddOptions, open_context: OpenContext) -> int:
     result = add_to_project(project, resolver, plan, annotation_id=options.annotation_id, lab=options.lab, dry_run=options.dry_run)
     where = project.relative(result.path)
     for step in result.already:
-        print(f"already annotated: line {step.statement.start_line}: {step.selector.describe()}", file=sys.stderr)
+        say(f"already annotated: line {step.statement.start_line}: {step.selector.describe()}", error=True)
     if options.dry_run:
         sys.stdout.write(result.text)
         return EXIT_OK
     if not result.added:
-        print(f"{where}: nothing to add — every chosen statement is already annotated in {result.annotation_id!r}", file=sys.stderr)
+        say(f"{where}: nothing to add — every chosen statement is already annotated in {result.annotation_id!r}", error=True)
         return EXIT_FINDINGS
     verb = "created" if result.created else "extended"
-    print(f"{verb} {where} ({result.annotation_id}): {len(result.added)} step(s) for {plan.dotted_target}")
+    say(f"{verb} {where} ({result.annotation_id}): {len(result.added)} step(s) for {plan.dotted_target}")
     for step in result.added:
-        print(f"  line {step.statement.start_line}: {step.selector.describe()}")
-    print(f"next: write the TODO notes and summary, then 'infralens validate {where}' and 'infralens show {result.annotation_id}'")
+        say(f"  line {step.statement.start_line}: {step.selector.describe()}")
+    say(f"next: write the TODO notes and summary, then 'infralens validate {where}' and 'infralens show {result.annotation_id}'")
     return EXIT_OK
 
 
@@ -80,7 +80,7 @@ def map_coverage(options: CoverageOptions, open_context: OpenContext) -> int:
     if options.list_catalog or not options.scenario:
         print_diagnostics(catalog.problems)
         for spec in catalog.specs:
-            print(f"{spec.name:22} {spec.summary}")
+            say(f"{spec.name:22} {spec.summary}")
         return EXIT_OK if options.list_catalog else EXIT_USAGE
     from infralens.maintainer.coverage import run_scenario_coverage
     from infralens.maintainer.coverage_format import format_tree, write_json
@@ -91,7 +91,7 @@ def map_coverage(options: CoverageOptions, open_context: OpenContext) -> int:
     sys.stdout.write(format_tree(coverage, depth=options.depth))
     if options.json:
         write_json(coverage, Path(options.json))
-        print(f"wrote {options.json}")
+        say(f"wrote {options.json}")
     return EXIT_OK if coverage.status is ScenarioStatus.PASSED else EXIT_FINDINGS
 
 
@@ -114,8 +114,8 @@ def preview_page(options: PreviewOptions, open_context: OpenContext) -> int:
     sources = {name: path for name, _version, path in map(source_option, options.sources)}  # DIST=PATH or DIST==VERSION=PATH
     build = build_preview(project, page, options.out, sources=sources)
     for line in build.warnings:
-        print(line, file=sys.stderr)
-    print(f"built the {page.kind} page for {page.name} in {build.seconds:.2f} s ({len(build.warnings)} warnings): {build.index_html}")
+        say(line, error=True)
+    say(f"built the {page.kind} page for {page.name} in {build.seconds:.2f} s ({len(build.warnings)} warnings): {build.index_html}")
     if options.serve:
         serve(build.out_dir, options.port)
     return EXIT_OK
@@ -139,28 +139,28 @@ def fix_drift(options: FixOptions, open_context: OpenContext) -> int:
     report = run_check(project, resolver, lock, ids=options.ids or None)
     repair = plan_fixes(project, resolver, report, move_notes=options.move_notes)
     if not repair.files and not repair.not_rewritten:
-        print("nothing to fix: every locked step is unchanged")
+        say("nothing to fix: every locked step is unchanged")
         return EXIT_OK
     if options.dry_run:
         for fix in repair.files:
-            sys.stdout.write(fix.diff())
+            sys.stdout.write(printable(fix.diff()))
         for line in repair.not_rewritten:
-            print(f"not rewritten: {line}", file=sys.stderr)
+            say(f"not rewritten: {line}", error=True)
         return EXIT_OK
     changed_again = apply_fixes(repair)
     for fix in repair.files:
         if fix.created:
-            print(f"{fix.display}: created for the steps that moved there")
+            say(f"{fix.display}: created for the steps that moved there")
         for annotation_id, target in fix.targets:
-            print(f"{fix.display}: {annotation_id}: target -> {target}")
+            say(f"{fix.display}: {annotation_id}: target -> {target}")
         for step in fix.steps:
             review = " (review: set)" if step.review and not step.moved_to else ""
-            print(f"{fix.display}: {step.step_id}: {step.kind.value}: {step.action}{review}")
+            say(f"{fix.display}: {step.step_id}: {step.kind.value}: {step.action}{review}")
         if not fix.steps and not fix.targets and not fix.created:
-            print(f"{fix.display}: renamed targets followed")
+            say(f"{fix.display}: renamed targets followed")
     for line in repair.not_rewritten:
-        print(f"not rewritten: {line}", file=sys.stderr)
+        say(f"not rewritten: {line}", error=True)
     for display in changed_again:
-        print(f"{display}: changed again right after fix wrote it (another editor?); left as it is now — check it", file=sys.stderr)
-    print("next: re-read each note marked 'review:', edit or delete it, remove 'review:', then 'infralens lock --update'")
+        say(f"{display}: changed again right after fix wrote it (another editor?); left as it is now — check it", error=True)
+    say("next: re-read each note marked 'review:', edit or delete it, remove 'review:', then 'infralens lock --update'")
     return EXIT_FINDINGS if repair.not_rewritten else EXIT_OK

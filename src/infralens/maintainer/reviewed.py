@@ -7,7 +7,6 @@ gone, or nothing is written. Files are written through :mod:`infralens.userfiles
 
 from __future__ import annotations
 
-import sys
 from collections.abc import Callable, Collection
 from dataclasses import dataclass, replace
 
@@ -107,15 +106,15 @@ def describe(cleared: list[Cleared]) -> list[str]:
 
 def mark_reviewed(ids: tuple[str, ...], dry_run: bool, open_context: Callable[[], tuple[Project, object]]) -> int:
     """What ``infralens fix --reviewed IDS`` does: clear the marks, say which, and what to run next."""
-    from infralens.commands import EXIT_OK, EXIT_USAGE
+    from infralens.commands import EXIT_OK, EXIT_USAGE, say
 
     if not ids:
-        print("infralens: error: fix --reviewed needs the annotation or step ids whose notes were re-read", file=sys.stderr)
+        say("infralens: error: fix --reviewed needs the annotation or step ids whose notes were re-read", error=True)
         return EXIT_USAGE
     project, _resolver = open_context()
     cleared = clear_reviews(project, ids, dry_run=dry_run)
     for line in describe(cleared):
-        print(line + (" (dry run: nothing written)" if dry_run else ""))
+        say(line + (" (dry run: nothing written)" if dry_run else ""))
     if not dry_run:
-        print(f"next: infralens lock --update {' '.join(ids)}")
+        say(f"next: infralens lock --update {' '.join(ids)}")
     return EXIT_OK

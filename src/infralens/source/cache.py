@@ -22,6 +22,7 @@ from functools import lru_cache
 from pathlib import Path
 
 from infralens.cachedir import NotRegularFile, cache_root, read_regular, store_cache_file
+from infralens.errors import printable_line
 from infralens.hashing import sha256_bytes
 from infralens.source.fast_index import fast_index_source
 from infralens.source.models import Definition, DefinitionKind, ModuleIndex, Statement, StatementKind
@@ -158,7 +159,7 @@ class IndexCache:
                 shutil.rmtree(entry)
             else:
                 entry.unlink()
-        print(f"infralens: index cache: discarded {entry} ({reason}); rebuilding it", file=sys.stderr)
+        print(printable_line(f"infralens: index cache: discarded {entry} ({reason}); rebuilding it"), file=sys.stderr)
 
     def put(self, index: ModuleIndex) -> None:
         self._memory[index.sha256] = index

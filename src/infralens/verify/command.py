@@ -14,7 +14,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from infralens.commands import EXIT_FINDINGS, EXIT_OK, EXIT_USAGE
+from infralens.commands import EXIT_FINDINGS, EXIT_OK, EXIT_USAGE, say
 from infralens.errors import Diagnostic, InfralensError, Severity
 
 if TYPE_CHECKING:
@@ -64,20 +64,20 @@ def run_verify(options: VerifyOptions, open_context: OpenContext) -> int:
         for spec in options.against:
             parse_pin(spec)
     except InfralensError as error:
-        print(f"infralens verify: {error}", file=sys.stderr)
+        say(f"infralens verify: {error}", error=True)
         return EXIT_USAGE
     from infralens.tiny import choose_device
 
     try:
         device = choose_device(options.device)
     except ValueError as error:
-        print(f"infralens verify: {error}", file=sys.stderr)
+        say(f"infralens verify: {error}", error=True)
         return EXIT_USAGE
     project, _ = open_context(())
     catalog = project_catalog(project)
     unknown = [name for name in options.scenarios if name not in catalog.names()]
     if unknown:
-        print(f"infralens verify: unknown scenario(s) {', '.join(unknown)}; see 'infralens verify --list'", file=sys.stderr)
+        say(f"infralens verify: unknown scenario(s) {', '.join(unknown)}; see 'infralens verify --list'", error=True)
         return EXIT_USAGE
     from infralens.project import load_annotations
     from infralens.verify.plan import build_plan
@@ -86,17 +86,17 @@ def run_verify(options: VerifyOptions, open_context: OpenContext) -> int:
     if options.annotations:
         missing = sorted(set(options.annotations) - {annotation.id for annotation in loaded.annotations})
         if missing:
-            print(f"infralens verify: unknown annotation id(s) {', '.join(missing)}", file=sys.stderr)
+            say(f"infralens verify: unknown annotation id(s) {', '.join(missing)}", error=True)
             return EXIT_USAGE
         loaded = replace(loaded, annotations=tuple(a for a in loaded.annotations if a.id in options.annotations))
     try:
         refuse_unannotated(options.against, {annotation.source for annotation in loaded.annotations})
         releases = tuple(install_release(spec) for spec in options.against)
     except InfralensError as error:
-        print(f"infralens verify: {error}", file=sys.stderr)
+        say(f"infralens verify: {error}", error=True)
         return EXIT_USAGE
     for release in releases:
-        print(f"running on {release.distribution} {release.version} (installed on its own in {release.folder})", file=sys.stderr)
+        say(f"running on {release.distribution} {release.version} (installed on its own in {release.folder})", error=True)
 
     project, resolver = open_context(tuple(release.source_option for release in releases))
     environment = tuple(str(release.folder) for release in releases)
@@ -106,15 +106,15 @@ def run_verify(options: VerifyOptions, open_context: OpenContext) -> int:
     if options.scenarios and not options.list_static:
         plan = plan.only(set(options.scenarios))
     for diagnostic in plan.diagnostics:
-        print(diagnostic, file=sys.stderr)
+        say(str(diagnostic), error=True)
     if options.list_static:
         return _list_static(plan)
     if options.mutate and options.max_mutants < 1:
-        print("infralens verify: --max-mutants must be at least 1", file=sys.stderr)
+        say("infralens verify: --max-mutants must be at least 1", error=True)
         return EXIT_USAGE
     if plan.untraceable:
         for reason in plan.untraceable:
-            print(f"infralens verify: {reason}", file=sys.stderr)
+            say(f"infralens verify: {reason}", error=True)
         return EXIT_USAGE
     return _run(plan, device, options)
 
@@ -139,17 +139,17 @@ def _run(plan: Plan, device: str, options: VerifyOptions) -> int:
     print(summary_table(result))
     problems = findings(result)
     for line in problems:
-        print(line, file=sys.stderr)
+        say(line, error=True)
     if options.report and (options.annotations or options.scenarios) and options.report.is_file():  # a refresh: merged into the report
         try:
             path = write_merged_report(result, options.report, annotations=options.annotations, scenarios=options.scenarios)
         except ValueError as error:
-            print(f"infralens verify: report not written: {error}", file=sys.stderr)
+            say(f"infralens verify: report not written: {error}", error=True)
             return EXIT_USAGE
-        print(f"{len(result.steps)} steps merged into {path} (the other steps kept as they were)")
+        say(f"{len(result.steps)} steps merged into {path} (the other steps kept as they were)")
     elif options.report:
         path = write_report(result, options.report)
-        print(f"report written to {path}")
+        say(f"report written to {path}")
     if any(d.severity is Severity.ERROR for d in plan.diagnostics):
         return EXIT_FINDINGS
     return EXIT_OK if result.ok and not problems else EXIT_FINDINGS
@@ -184,21 +184,21 @@ def _list_catalog(project: Project) -> int:
 
     catalog = project_catalog(project)
     for problem in catalog.problems:
-        print(problem, file=sys.stderr)
+        say(str(problem), error=True)
     if not catalog.specs:
-        print(f"no scenarios in {project.relative(project.scenario_folder)}/: add scenarios/NAME.py defining 'def run(device: str) -> None'")
+        say(f"no scenarios in {project.relative(project.scenario_folder)}/: add scenarios/NAME.py defining 'def run(device: str) -> None'")
         return EXIT_OK
     width = max(len(spec.name) for spec in catalog.specs)
     order = {process: index for index, process in enumerate(process_order(spec.process for spec in catalog.specs))}
     for spec in sorted(catalog.specs, key=lambda spec: order[spec.process]):  # stable: file order within a group
-        print(f"{spec.name.ljust(width)}  [{spec.process}]  {spec.summary}")
+        say(f"{spec.name.ljust(width)}  [{spec.process}]  {spec.summary}")
     return EXIT_OK
 
 
 def _list_static(plan: Plan) -> int:
     statics = plan.static_steps()
     for step in statics:
-        print(f"{step.where}: {step.step_id}: static: {step.static}")
+        say(f"{step.where}: {step.step_id}: static: {step.static}")
     unassigned = [step for step in plan.steps if not step.static and step.problem and step.problem not in plan.untraceable]
-    print(f"{len(statics)} static step(s) of {len(plan.steps)}")
+    say(f"{len(statics)} static step(s) of {len(plan.steps)}")
     return EXIT_FINDINGS if unassigned else EXIT_OK
