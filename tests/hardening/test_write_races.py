@@ -124,9 +124,9 @@ def test_a_file_saved_while_lock_parses_it_is_read_again(project: Path, monkeypa
 # -- one writer at a time --------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("command", ["add", "fix"])
+@pytest.mark.parametrize("command", ["add", "fix", "fix --reviewed"])
 def test_add_and_fix_wait_for_the_writer_lock(command: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, quick_writer_lock, capsys) -> None:
-    """While another writer (here: ``lock``) holds the project's writer lock, ``add`` and ``fix`` write nothing."""
+    """While another writer (here: ``lock``) holds the project's writer lock, ``add``, ``fix`` and ``fix --reviewed`` write nothing."""
     monkeypatch.setenv("INFRALENS_CACHE_DIR", str(tmp_path / "cache"))
     if command == "add":
         root = small_project(tmp_path / "project")
@@ -137,6 +137,10 @@ def test_add_and_fix_wait_for_the_writer_lock(command: str, tmp_path: Path, monk
         fix.locked(("s.yaml", STEP_ANNOTATION))
         root, path = fix.root, fix.root / "annotations" / "demo" / "s.yaml"
         argv = ["--project", str(root), "--source", f"demo={fix.release('2.0', CHANGED_BOTH)}", "fix"]
+        if command == "fix --reviewed":
+            assert main(argv) == 0  # marks the changed steps 'review:'
+            argv = ["--project", str(root), "--source", f"demo={fix.release('2.0', CHANGED_BOTH)}", "fix", "--reviewed", "demo-step"]
+            capsys.readouterr()
     before = path.read_bytes()
     with drift.writer_lock(root / "annotations" / "annotations.lock", timeout=5):
         code = main(argv)

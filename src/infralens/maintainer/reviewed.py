@@ -13,7 +13,7 @@ from dataclasses import dataclass, replace
 from infralens.annotations import Annotation, Step, load_text
 from infralens.errors import InfralensError
 from infralens.project import Project, load_annotations
-from infralens.userfiles import FileChange, write_together
+from infralens.userfiles import FileChange, project_writes, write_together
 
 
 @dataclass(frozen=True)
@@ -48,7 +48,8 @@ def clear_reviews(project: Project, ids: Collection[str], *, dry_run: bool = Fal
         changes.append(FileChange(file, new, old))
         done.append(Cleared(path, tuple(sorted(step_ids))))
     if not dry_run:
-        write_together(changes, what="annotation file")
+        with project_writes(project.lock_path, project.root) as journal:  # the writer lock; a write of several files is journaled
+            write_together(changes, what="annotation file", within=project.root, journal=journal)
     return done
 
 
