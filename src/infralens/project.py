@@ -113,6 +113,8 @@ class LoadedAnnotations:
     files: tuple[str, ...]
     recovered: tuple[Annotation, ...] = ()
     """Annotations with broken steps, rebuilt from their good ones: for ``validate`` only (see ``LoadResult``)."""
+    sha256: tuple[tuple[str, str], ...] = ()
+    """Per file read (as ``Annotation.path`` names it), the SHA-256 of exactly the bytes its annotations were parsed from."""
 
 
 def load_annotations(project: Project, paths: list[str] | None = None) -> LoadedAnnotations:
@@ -122,6 +124,7 @@ def load_annotations(project: Project, paths: list[str] | None = None) -> Loaded
     annotations: list[Annotation] = []
     recovered: list[Annotation] = []
     diagnostics: list[Diagnostic] = []
+    digests: list[tuple[str, str]] = []
     files = project.annotation_files(paths)
     root = project.root.resolve()
     for file in files:
@@ -137,8 +140,11 @@ def load_annotations(project: Project, paths: list[str] | None = None) -> Loaded
         annotations.extend(result.annotations)
         recovered.extend(result.recovered)
         diagnostics.extend(result.diagnostics)
+        if result.sha256 is not None:
+            digests.append((result.path, result.sha256))
     diagnostics.extend(_cross_file_checks(project, annotations))
-    return LoadedAnnotations(tuple(annotations), tuple(diagnostics), tuple(project.relative(f) for f in files), tuple(recovered))
+    files_read = tuple(project.relative(f) for f in files)
+    return LoadedAnnotations(tuple(annotations), tuple(diagnostics), files_read, tuple(recovered), tuple(digests))
 
 
 def _outside(project: Project, file: Path) -> Diagnostic:

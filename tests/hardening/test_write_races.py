@@ -99,26 +99,32 @@ def test_a_file_saved_while_lock_resolves_it_is_not_recorded_as_locked(project: 
     assert "not in the lock" in out
 
 
-def test_a_file_saved_while_lock_parses_it_is_read_again(project: Path, monkeypatch: pytest.MonkeyPatch, capsys) -> None:
-    """The file changes right after it was parsed: lock sees the hash move and reads the annotations again."""
-    from infralens.drift import update
+def test_lock_records_the_hash_of_exactly_the_bytes_it_parsed(project: Path, monkeypatch: pytest.MonkeyPatch, capsys) -> None:
+    """The file is saved the instant the loader has read it: the lock records the hash of the bytes that were
+    parsed (one read, no second read to hash), so ``check`` sees the file changed and reports the new step."""
+    from infralens.annotations import load as loader
+    from infralens.hashing import sha256_bytes
 
     path = _annotation(project)
-    load = update.load_annotations
-    saved: list[bool] = []
+    read = loader.read_regular
+    parsed: list[bytes] = []
 
-    def load_then_save(*args, **kwargs):  # type: ignore[no-untyped-def]
-        loaded = load(*args, **kwargs)
-        if not saved:
-            saved.append(True)
-            path.write_text(path.read_text() + NEW_STEP)
-        return loaded
+    def read_then_save(file, *args, **kwargs):  # type: ignore[no-untyped-def]
+        data = read(file, *args, **kwargs)
+        if Path(file) == path and not parsed:
+            parsed.append(data)
+            path.write_text(path.read_text() + NEW_STEP)  # an editor saves right after the read
+        return data
 
-    monkeypatch.setattr(update, "load_annotations", load_then_save)
+    monkeypatch.setattr(loader, "read_regular", read_then_save)
     assert main(cli(project, "lock")) == 0
-    assert len(drift.read_lock(project / "annotations" / "annotations.lock").steps) == 2  # the step saved meanwhile is locked
+    monkeypatch.setattr(loader, "read_regular", read)
+    lock = drift.read_lock(project / "annotations" / "annotations.lock")
+    assert len(lock.steps) == 1
+    assert {entry.file_sha256 for entry in lock.annotations.values()} == {sha256_bytes(parsed[0])}
     capsys.readouterr()
-    assert main(cli(project, "check")) == 0
+    assert main(cli(project, "check")) == 1
+    assert "not in the lock" in capsys.readouterr().out
 
 
 # -- one writer at a time --------------------------------------------------------------------------

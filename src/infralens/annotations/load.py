@@ -7,6 +7,7 @@ that point at the offending line; nothing in a file is skipped silently.
 from __future__ import annotations
 
 import ast
+import dataclasses
 import json
 import re
 from collections.abc import Mapping
@@ -23,6 +24,7 @@ from infralens.annotations.models import Annotation, BlockSelector, ContainsSele
 from infralens.annotations.positions import PositionedDocument, YamlProblem, load_positioned
 from infralens.cachedir import NotRegularFile, read_regular
 from infralens.errors import Diagnostic, Location
+from infralens.hashing import sha256_bytes
 
 TODO_MARK = re.compile(r"\bTODO\b")
 MAX_FILE_BYTES = 2_000_000
@@ -63,6 +65,8 @@ class LoadResult:
     recovered: tuple[Annotation, ...] = ()
     """Annotations with schema errors in some steps, rebuilt from their other steps. Only ``validate``
     uses them (to report selector problems in the same pass); they are never locked, checked or shown."""
+    sha256: str | None = None
+    """SHA-256 of exactly the bytes parsed (None when the file could not be read): what ``lock`` records."""
 
 
 def load_file(path: str | Path, *, display_path: str | None = None) -> LoadResult:
@@ -80,7 +84,7 @@ def load_file(path: str | Path, *, display_path: str | None = None) -> LoadResul
     except UnicodeDecodeError as error:
         line = raw[: error.start].count(b"\n") + 1
         return LoadResult(shown, (), (Diagnostic(Location(shown, line), "file is not valid UTF-8", "save it as UTF-8", code="encoding"),))
-    return load_text(text, shown)
+    return dataclasses.replace(load_text(text, shown), sha256=sha256_bytes(raw))
 
 
 def load_text(text: str, path: str) -> LoadResult:

@@ -13,14 +13,12 @@ from collections.abc import Callable, Collection
 from dataclasses import dataclass, replace
 from enum import Enum
 
-from infralens.cachedir import read_regular
 from infralens.drift.check import CheckReport, run_check
 from infralens.drift.lock.entries import AnnotationLock, EntryKind, Lock, LockEntry, StepLock, annotation_of, lock_key
 from infralens.drift.lock.facts import entries_for
 from infralens.drift.lock.file import compose, finish_interrupted_write, read_lock_text, write_atomically, writer_lock
 from infralens.drift.lock.text import LockText
 from infralens.errors import Diagnostic, InfralensError, LockfileError, Severity
-from infralens.hashing import sha256_bytes
 from infralens.project import LoadedAnnotations, Project, load_annotations
 from infralens.resolve import Resolver
 from infralens.source import UNKNOWN_VERSION, SourceTree
@@ -73,34 +71,15 @@ def build_entries(project: Project, resolver: Resolver, paths: list[str] | None 
     return BuiltEntries(tuple(entries), tuple(diagnostics), frozenset(failed))
 
 
-HASH_LIMIT = 4 << 20
-"""Bytes of an annotation file hashed at most: the loader refuses files over 2 MB, so their hash is never recorded."""
-LOAD_ATTEMPTS = 3
-"""How many times :func:`load_as_hashed` reads the annotations again when a file was saved while it read them."""
-
-
 def load_as_hashed(project: Project, paths: list[str] | None = None) -> tuple[LoadedAnnotations, dict[str, str | None]]:
     """The annotations and, per file (as ``Annotation.path`` names it), the SHA-256 of the bytes they were parsed from.
 
-    Every file is hashed before and after it is parsed; the parse read the hashed bytes when the two agree. When a
-    file was saved meanwhile (by an editor: InfraLens writers wait for the writer lock) the whole load is done again.
+    The loader reads each file once and hashes the very bytes it parses (``LoadResult.sha256``), so a file saved
+    while ``lock`` runs is recorded either with its old steps and its old hash, or with its new steps and its new
+    hash — never the new hash with the old steps, which ``check`` would then trust.
     """
-    for _ in range(LOAD_ATTEMPTS):
-        before = _digests(project, paths)
-        loaded = load_annotations(project, paths)
-        if _digests(project, paths) == before:
-            return loaded, before
-    raise InfralensError("annotation files kept changing while 'infralens lock' read them; nothing was written — run it again once they are saved")
-
-
-def _digests(project: Project, paths: list[str] | None) -> dict[str, str | None]:
-    digests: dict[str, str | None] = {}
-    for file in project.annotation_files(paths):
-        try:
-            digests[project.relative(file)] = sha256_bytes(read_regular(file, limit=HASH_LIMIT))
-        except OSError:  # the load reports the file
-            digests[project.relative(file)] = None
-    return digests
+    loaded = load_annotations(project, paths)
+    return loaded, dict(loaded.sha256)
 
 
 def refuse_unknown_version(tree: SourceTree) -> None:
