@@ -86,22 +86,42 @@ def find_project(start: Path | str | None = None) -> Project:
             settings = settings or {}
             return Project(
                 root=folder,
-                annotations_dir=folder / settings.get("annotations", "annotations"),
-                labs_dir=folder / settings.get("labs", "labs"),
-                lock_path=folder / settings.get("lock", "annotations/annotations.lock"),
-                scenarios_dir=folder / settings.get("scenarios", "scenarios"),
+                annotations_dir=_inside(folder, settings, "annotations", "annotations"),
+                labs_dir=_inside(folder, settings, "labs", "labs"),
+                lock_path=_inside(folder, settings, "lock", "annotations/annotations.lock"),
+                scenarios_dir=_inside(folder, settings, "scenarios", "scenarios"),
             )
     raise InfralensError(f"no InfraLens project found at or above {here} (expected an annotations/ folder)")
 
 
+PYPROJECT_LIMIT = 1 << 20
+"""Largest ``pyproject.toml`` read for its ``[tool.infralens]`` table."""
+
+
 def _settings(pyproject: Path) -> dict | None:
+    from infralens.cachedir import read_regular
+
     if not pyproject.is_file():
         return None
     try:
-        data = tomllib.loads(pyproject.read_text("utf-8"))
+        data = tomllib.loads(read_regular(pyproject, limit=PYPROJECT_LIMIT).decode("utf-8"))
     except (tomllib.TOMLDecodeError, OSError, UnicodeDecodeError):
         return None
-    return data.get("tool", {}).get("infralens")
+    settings = data.get("tool", {}).get("infralens")
+    return settings if isinstance(settings, dict) else None
+
+
+def _inside(root: Path, settings: dict, key: str, default: str) -> Path:
+    """``root / settings[key]``, which must be a relative path that stays inside the project (no ``..`` out of it, no
+    absolute path): the project's configuration names where its files live, never a file elsewhere to read or write."""
+    value = settings.get(key, default)
+    where = f"{root / 'pyproject.toml'}: [tool.infralens] {key}"
+    if not isinstance(value, str) or not value or "\0" in value:
+        raise InfralensError(f"{where} must be a relative path inside the project, as text (default {default!r})")
+    path = Path(os.path.normpath(root / value))
+    if Path(value).is_absolute() or not path.is_relative_to(root):
+        raise InfralensError(f"{where} = {value!r} leads outside the project; name a path inside {root}")
+    return path
 
 
 @dataclass(frozen=True)
