@@ -203,11 +203,9 @@ def _never(*args: object, **kwargs: object) -> None:
 
 def test_a_stale_report_during_the_site_build_draws_the_committed_numbers_and_names_make_cost(tmp_path, monkeypatch):
     import infralens.cost.compute
-    import infralens.cost.fresh
     from infralens.sphinx.cost import _report
 
     monkeypatch.setattr(infralens.cost.compute, "compute_report", _never)
-    monkeypatch.setattr(infralens.cost.fresh, "compute_report", _never)
     changed = (ROOT / "costs" / "models.yaml").read_text("utf-8").replace("steps: 28", "steps: 30")
     directive, warnings = _fake_directive(tmp_path, monkeypatch, changed)
     report = _report(directive)

@@ -6,8 +6,8 @@ installed diffusers, transformers and DiffSynth classes on torch's ``meta`` devi
 weights are downloaded and nothing is allocated. :mod:`.formats` holds each storage format's rules,
 :mod:`.counting` runs one forward under ``FlopCounterMode`` and a live-tensor tracker (inputs from
 :mod:`.inputs`), :mod:`.offload` applies diffusers' offload and First Block Cache rules, :mod:`.compute`
-assembles the report (typed in :mod:`infralens.reports`), :mod:`.text` prints it, :mod:`.fresh` keeps
-``reports/cost.json`` current, :mod:`.measure` is the CUDA measurement and :mod:`.cli` is ``infralens cost``.
+assembles the report (typed in :mod:`infralens.reports`), :mod:`.text` prints it, :mod:`.fresh` says whether
+``reports/cost.json`` is current (never recomputing it), :mod:`.rules` is what a catalog may hold, :mod:`.measure` is the CUDA measurement and :mod:`.cli` is ``infralens cost``.
 Sits at layer 6 beside drift and verify. May import: :mod:`infralens.reports`, :mod:`infralens.tiny`,
 :mod:`infralens.userfiles`, :mod:`infralens.commands`, :mod:`infralens.errors`, :mod:`infralens.hashing`,
 :mod:`infralens.annotations` (its YAML reader with limits), :mod:`infralens.cachedir`, :mod:`infralens.bounds`.
@@ -29,7 +29,7 @@ if TYPE_CHECKING:
     )
     from .compute import Request as Request, compute_report as compute_report, fingerprint as fingerprint, resolution_key as resolution_key
     from .exercises import EXERCISES as EXERCISES, show_cost_exercises as show_cost_exercises
-    from .fresh import FreshReport as FreshReport, fresh_report as fresh_report, is_current as is_current
+    from .fresh import is_current as is_current
     from .measure import NO_CUDA as NO_CUDA, NoCudaError as NoCudaError, cuda_available as cuda_available, measure_cuda as measure_cuda
     from .text import GIB as GIB, render_text as render_text
 
@@ -39,7 +39,7 @@ __all__, __getattr__ = lazy_exports(
         **dict.fromkeys(("Catalog", "CatalogError", "ModelSpec", "default_catalog_path", "load_catalog"), "catalog"),
         **dict.fromkeys(("Request", "compute_report", "fingerprint", "resolution_key"), "compute"),
         **dict.fromkeys(("EXERCISES", "show_cost_exercises"), "exercises"),
-        **dict.fromkeys(("FreshReport", "fresh_report", "is_current"), "fresh"),
+        "is_current": "fresh",
         **dict.fromkeys(("NO_CUDA", "NoCudaError", "cuda_available", "measure_cuda"), "measure"),
         **dict.fromkeys(("GIB", "render_text"), "text"),
     },
