@@ -39,6 +39,7 @@ import fuzz_site  # beside this file: what reaches the site and the logs
 
 from infralens.annotations.load import load_file
 from infralens.annotations.models import BlockSelector, ContainsSelector, ExactSelector
+from infralens.bounds import cli_whole
 from infralens.errors import InfralensError, LockfileError, ResolutionError
 from infralens.project import find_project, load_annotations
 from infralens.resolve.resolver import Resolver
@@ -671,8 +672,8 @@ def run_target(target: Target, cases: int, random_seed: int | None, derandomize:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python tools/fuzz.py", description="Fuzz every reader of untrusted text.")
-    parser.add_argument("--cases", type=int, default=10_000, help="total cases over all targets (default 10000)")
-    parser.add_argument("--seed", type=int, default=None, help="random seed (default: random)")
+    parser.add_argument("--cases", type=cli_whole(1, 10_000_000), default=10_000, help="total cases over all targets (default 10000)")
+    parser.add_argument("--seed", type=cli_whole(0, 2**32 - 1), default=None, help="random seed (default: random)")
     parser.add_argument("--only", choices=[t.name for t in TARGETS], action="append", help="run only these targets")
     args = parser.parse_args(argv)
     total, failed = 0, []

@@ -14,6 +14,7 @@ import sys
 from collections.abc import Sequence
 
 from infralens import __version__
+from infralens.bounds import cli_whole
 from infralens.commands import COMMANDS, EXIT_FINDINGS, EXIT_OK, EXIT_USAGE, EXTENSIONS, command, open_context, print_diagnostics, say
 
 
@@ -36,7 +37,7 @@ def build_parser() -> argparse.ArgumentParser:
     show.add_argument("target", help="module.qualname (e.g. diffusers.schedulers.scheduling_ddim.DDIMScheduler.step) or an annotation id")
     show.add_argument("--dist", help="distribution to read (default: the target's top-level package)")
     show.add_argument("--color", choices=("auto", "always", "never"), default="auto")
-    show.add_argument("--width", type=int, default=None, help="output width (default: terminal width)")
+    show.add_argument("--width", type=cli_whole(20, 1000), default=None, help="output width (default: terminal width)")
 
     locate = sub.add_parser("locate", help="list where a class or function is defined (e.g. DDIMScheduler.step)")
     locate.add_argument("name")
