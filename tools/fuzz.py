@@ -34,6 +34,7 @@ except ImportError as missing:  # a development tool: hypothesis comes with the 
     raise SystemExit("python tools/fuzz.py needs hypothesis: pip install -e '.[test]'") from missing
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+import fuzz_catalog  # beside this file: a cost catalog is data
 import fuzz_print  # beside this file: every printed field, in every output format
 import fuzz_site  # beside this file: what reaches the site and the logs
 
@@ -643,6 +644,7 @@ TARGETS = (
     Target("myst-text", fuzz_site.NASTY_TEXT, fuzz_site.check_myst_text, 0.05),
     Target("report-text", fuzz_site.report_strings(), fuzz_site.check_report_text, 0.03),
     Target("printed-field", fuzz_print.PRINTED_TEXT, fuzz_print.check_printed_field, 0.03),
+    Target("cost-catalog", fuzz_catalog.CATALOGS, fuzz_catalog.check_cost_catalog, 0.03),
 )
 
 
