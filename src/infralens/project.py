@@ -121,6 +121,12 @@ def _inside(root: Path, settings: dict, key: str, default: str) -> Path:
     path = Path(os.path.normpath(root / value))
     if Path(value).is_absolute() or not path.is_relative_to(root):
         raise InfralensError(f"{where} = {value!r} leads outside the project; name a path inside {root}")
+    real, real_root = Path(os.path.realpath(path)), Path(os.path.realpath(root))
+    if real != real_root and real_root not in real.parents:
+        raise InfralensError(
+            f"{where} = {value!r}: {path} leads outside the project through a symbolic link (to {real}); "
+            f"replace the link with the file itself, or name a path inside {root}"
+        )
     return path
 
 

@@ -256,6 +256,46 @@ def test_a_journal_is_data_and_cannot_replace_a_file_outside_the_project(project
     assert "remove the file and run again" in capsys.readouterr().err
 
 
+def test_a_planted_journal_cannot_delete_or_replace_files_infralens_does_not_write(project: Path, capsys) -> None:
+    """The hostile re-test's second critical case: a journal naming ``.git/HEAD`` as a file the write created (its
+    hash is predictable), beside a mismatched entry that forces a rollback, deleted ``.git/HEAD``. A journal may
+    name only files InfraLens writes, outside hidden folders; and a rollback moves a created file aside, never
+    deleting it."""
+    from infralens.hashing import sha256_bytes
+
+    git = project / ".git"
+    git.mkdir()
+    head = git / "HEAD"
+    head.write_text("ref: refs/heads/main\n")
+    annotation = _annotation(project)
+    journal = project / "annotations" / JOURNAL
+    mismatched = {
+        "path": "fakedist/f.yaml",
+        "new": "fakedist/.f.yaml.y.tmp",
+        "backup": "fakedist/.f.yaml.z.tmp",
+        "new-sha256": "a" * 64,
+        "old-sha256": "b" * 64,
+    }
+    created = {"path": "../.git/HEAD", "new": "../.git/.HEAD.x.tmp", "backup": None, "new-sha256": sha256_bytes(head.read_bytes()), "old-sha256": None}
+    journal.write_text(json.dumps({"format": "infralens-write-journal 1", "files": [created, mismatched]}))
+    before = annotation.read_bytes()
+    assert main(cli(project, "lock")) == 2
+    err = capsys.readouterr().err
+    assert "not a file InfraLens writes" in err and "Traceback" not in err
+    assert head.read_text() == "ref: refs/heads/main\n" and annotation.read_bytes() == before
+
+    # The same shape naming an annotation file (predictable too): rolled back, the file is moved aside, not deleted.
+    other = annotation.with_name("g.yaml")
+    other.write_text(annotation.read_text().replace("id: ", "id: g-", 1))
+    created = {"path": "fakedist/g.yaml", "new": "fakedist/.g.yaml.x.tmp", "backup": None, "new-sha256": sha256_bytes(other.read_bytes()), "old-sha256": None}
+    journal.write_text(json.dumps({"format": "infralens-write-journal 1", "files": [created, mismatched]}))
+    kept = other.read_bytes()
+    main(cli(project, "lock"))
+    err = capsys.readouterr().err
+    assert "moved aside" in err and "g.yaml.rolled-back" in err
+    assert other.with_name("g.yaml.rolled-back").read_bytes() == kept and not journal.exists()
+
+
 # -- Ctrl-C the moment a temporary file exists -----------------------------------------------------
 
 

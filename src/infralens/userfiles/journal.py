@@ -17,8 +17,11 @@ any file ``untouched`` or ``foreign``                rolls back: each replaced f
 ==================================================  ===============================================================
 
 The journal is project data a checkout could carry, so it is read as untrusted: bounded, strict JSON, every file
-inside the project and a regular file (the policy of :mod:`.targets`), every temporary file named as
-:func:`~.staging.stage` names them beside its file, and nothing is replaced unless its hash matches the journal.
+inside the project and a regular file (the policy of :mod:`.targets`), and one of the kinds of file InfraLens
+writes there (:data:`JOURNALED_SUFFIXES`, never inside a hidden folder such as ``.git``); every temporary file
+named as :func:`~.staging.stage` names them beside its file, and nothing is replaced unless its hash matches the
+journal. A rollback never deletes: a file the interrupted write created is moved aside (``NAME.rolled-back``), so a
+planted journal can at most rename a file InfraLens itself would write.
 """
 
 from __future__ import annotations
@@ -42,6 +45,10 @@ from infralens.userfiles.targets import write_target
 JOURNAL_NAME = ".infralens-write.journal"
 JOURNAL_FORMAT = "infralens-write-journal 1"
 MAX_JOURNAL_BYTES = 1 << 20
+JOURNALED_SUFFIXES = (".yaml", ".yml", ".md", ".lock")
+"""The files a multi-file write may touch: annotations, the concept map, lab pages and the lock."""
+ROLLED_BACK_SUFFIX = ".rolled-back"
+"""What a file created by an interrupted write is renamed to when that write is rolled back."""
 
 
 def journal_for(lock_path: Path) -> Path:
@@ -92,12 +99,18 @@ class Recovery:
     """Files it wrote (completed, or put back), relative to the project root."""
     left: tuple[str, ...]
     """Files changed by someone else since, left as they are."""
+    moved_aside: tuple[str, ...] = ()
+    """Files the interrupted write had created, renamed to ``NAME.rolled-back`` by the rollback (never deleted)."""
 
     @property
     def message(self) -> str:
-        done = f"wrote {', '.join(self.changed)}" if self.changed else "nothing needed writing"
-        left = f"; left as they are (changed since): {', '.join(self.left)}" if self.left else ""
-        return printable_line(f"infralens: an interrupted write of {self.files} file(s) was {self.action.value} ({done}{left})")
+        parts = [f"wrote {', '.join(self.changed)}"] if self.changed else []
+        if self.moved_aside:
+            parts.append(f"moved aside the files it had created: {', '.join(self.moved_aside)} (delete them if you do not need them)")
+        if self.left:
+            parts.append(f"left as they are (changed since): {', '.join(self.left)}")
+        done = "; ".join(parts) or "nothing needed writing"
+        return printable_line(f"infralens: an interrupted write of {self.files} file(s) was {self.action.value} ({done})")
 
 
 def decide(states: list[EntryState]) -> RecoveryAction:
@@ -146,6 +159,7 @@ def recover(journal: Path, within: Path) -> Recovery | None:
     action = decide(states)
     changed: list[str] = []
     left: list[str] = []
+    aside: list[str] = []
     try:
         for entry, state in zip(entries, states, strict=True):
             shown = os.path.relpath(os.path.realpath(entry.path), os.path.realpath(within))
@@ -154,6 +168,9 @@ def recover(journal: Path, within: Path) -> Recovery | None:
             elif action is RecoveryAction.COMPLETED and state is EntryState.PENDING:
                 os.replace(entry.new, entry.path)
                 changed.append(shown)
+            elif action is RecoveryAction.ROLLED_BACK and state is EntryState.REPLACED and entry.old_sha256 is None:
+                os.replace(entry.path, _aside(entry.path))
+                aside.append(f"{shown} -> {shown}{ROLLED_BACK_SUFFIX}")
             elif action is RecoveryAction.ROLLED_BACK and state is EntryState.REPLACED:
                 (changed if _put_back(entry) else left).append(shown)
     except OSError as error:
@@ -165,7 +182,7 @@ def recover(journal: Path, within: Path) -> Recovery | None:
         if entry.backup is not None:
             discard(entry.backup)
     discard(journal)
-    return Recovery(action, len(entries), tuple(changed), tuple(left))
+    return Recovery(action, len(entries), tuple(changed), tuple(left), tuple(aside))
 
 
 def finish_interrupted(journal: Path, within: Path) -> Recovery | None:
@@ -185,11 +202,18 @@ def state_of(entry: JournalEntry) -> EntryState:
     return EntryState.PENDING if _digest(entry.new) == entry.new_sha256 else EntryState.UNTOUCHED
 
 
+def _aside(path: Path) -> Path:
+    """A free name beside ``path`` for a file a rollback moves aside: ``NAME.rolled-back``, then ``.rolled-back-2``, …"""
+    candidate = path.with_name(path.name + ROLLED_BACK_SUFFIX)
+    number = 2
+    while os.path.lexists(candidate):
+        candidate = path.with_name(f"{path.name}{ROLLED_BACK_SUFFIX}-{number}")
+        number += 1
+    return candidate
+
+
 def _put_back(entry: JournalEntry) -> bool:
-    """Give a replaced file its old text again (remove it when the write created it); False when that is impossible."""
-    if entry.old_sha256 is None:
-        os.unlink(entry.path)
-        return True
+    """Give a replaced file its old text again from its backup; False when that is impossible."""
     if entry.backup is None or _digest(entry.backup) != entry.old_sha256:
         return False
     os.replace(entry.backup, entry.path)
@@ -239,8 +263,12 @@ def _entry(item: Any, folder: Path, within: Path) -> JournalEntry:
     path = _place(item.get("path"), folder)
     target = write_target(path, within=within)  # a regular file (or none yet), never a device, a link only inside the project
     root = Path(os.path.realpath(within))
-    if root not in Path(os.path.realpath(target.real)).parents:
+    real = Path(os.path.realpath(target.real))
+    if root not in real.parents:
         raise ValueError(f"{path} is outside the project")
+    inner = real.relative_to(root).parts
+    if real.suffix not in JOURNALED_SUFFIXES or any(part.startswith(".") for part in inner):
+        raise ValueError(f"{printable_line(str(path))} is not a file InfraLens writes (an annotation, lab page, concept map or lock)")
     new = _place(item.get("new"), folder)
     backup = None if item.get("backup") is None else _place(item.get("backup"), folder)
     for temporary in (new, backup):

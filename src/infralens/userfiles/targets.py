@@ -15,6 +15,10 @@ anything but a regular file, or that cannot be followed
 ``-`` (outputs only, see :mod:`.outputs`)                written to standard output
 ======================================================  ==========================================================
 
+The folders on the way count too: a path inside the project (or, for any write, inside the working folder)
+must still be inside it once every symbolic link among its folders is followed, so a linked folder planted in a
+checkout (``reports -> /elsewhere``, ``annotations/shared -> /elsewhere``) cannot carry a write out of it.
+
 The boundary a link may lead into: the project root (:func:`write_target`'s ``within``) for a link inside the
 project — the project's own files (annotations, the lock, lab pages) and outputs the command knows are in it —
 and otherwise the folder that holds the link. So a link planted in a checkout can never make InfraLens
@@ -72,6 +76,9 @@ def write_target(path: Path, *, within: Path | None = None, output: bool = False
     ``output``: the path was named on the command line (the advice of a refusal mentions ``-``).
     """
     named = Path(path)
+    escape = _folder_escape(named, within)
+    if escape:
+        raise _refused(named, escape, output, link=True)
     try:
         info = os.lstat(named)
     except FileNotFoundError:
@@ -83,6 +90,22 @@ def write_target(path: Path, *, within: Path | None = None, output: bool = False
     if not stat.S_ISLNK(info.st_mode):
         raise _refused(named, f"is {_kind(info.st_mode)}, not a regular file", output)
     return _through_link(named, within, output)
+
+
+def _folder_escape(named: Path, within: Path | None) -> str:
+    """Why the folder ``named`` sits in leaves the project (or the working folder) through a linked folder, or ""."""
+    folder = Path(os.path.abspath(named.parent))
+    for boundary, name in ((within, "the project"), (Path.cwd(), "the working folder")):
+        if boundary is None:
+            continue
+        given = Path(os.path.abspath(boundary))
+        if folder != given and given not in folder.parents:
+            continue
+        real, real_boundary = Path(os.path.realpath(folder)), Path(os.path.realpath(given))
+        if real != real_boundary and real_boundary not in real.parents:
+            return f"is in the folder {folder}, which a symbolic link leads to {real}, outside {name}"
+        return ""
+    return ""
 
 
 def _through_link(named: Path, within: Path | None, output: bool) -> WriteTarget:
