@@ -3,8 +3,9 @@
 Owns the annotation format (:mod:`.models`: selectors, steps, annotations), reading YAML with real
 positions (:mod:`.positions`) and validating it against the shipped JSON Schema (:mod:`.load`); the concept
 map that pairs diffusers and DiffSynth functions (:mod:`.concepts`); curly quotes in code, in notes and lab
-pages (:mod:`.code_quotes`).
-May import: :mod:`infralens.errors` only.
+pages (:mod:`.code_quotes`); a lab folder read as the site reads it, bounded, and the directives of a lab page
+(:mod:`.lab_refs`).
+May import: layer 0 only (:mod:`infralens.errors`, :mod:`infralens.cachedir` for ``read_regular``, :mod:`infralens.bounds`).
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ if TYPE_CHECKING:
         curly_quotes_in_code as curly_quotes_in_code,
         file_diagnostics as file_diagnostics,
         lab_pages as lab_pages,
+        page_diagnostics as page_diagnostics,
     )
     from .concepts import (
         CONCEPTS_FILE as CONCEPTS_FILE,
@@ -25,7 +27,15 @@ if TYPE_CHECKING:
         ConceptPair as ConceptPair,
         load_concepts as load_concepts,
     )
-    from .lab_refs import INFRALENS_DIRECTIVES as INFRALENS_DIRECTIVES, DirectiveUse as DirectiveUse, directive_uses as directive_uses
+    from .lab_refs import (
+        INFRALENS_DIRECTIVES as INFRALENS_DIRECTIVES,
+        DirectiveUse as DirectiveUse,
+        LabFolder as LabFolder,
+        LabPageText as LabPageText,
+        directive_uses as directive_uses,
+        read_lab_folder as read_lab_folder,
+        read_lab_page as read_lab_page,
+    )
     from .load import LoadResult as LoadResult, annotation_schema as annotation_schema, load_file as load_file, load_text as load_text
     from .models import (
         Annotation as Annotation,
@@ -50,9 +60,11 @@ __all__, __getattr__ = lazy_exports(
         "curly_quotes_in_code": "code_quotes",
         "file_diagnostics": "code_quotes",
         "lab_pages": "code_quotes",
+        "page_diagnostics": "code_quotes",
         "DirectiveUse": "lab_refs",
         "INFRALENS_DIRECTIVES": "lab_refs",
         "directive_uses": "lab_refs",
+        **dict.fromkeys(("LabFolder", "LabPageText", "read_lab_folder", "read_lab_page"), "lab_refs"),
         "BlockSelector": "models",
         "ContainsSelector": "models",
         "ExactSelector": "models",

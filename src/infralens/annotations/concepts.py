@@ -21,12 +21,14 @@ A pair looks like::
 
 from __future__ import annotations
 
+import os
 import re
 from dataclasses import dataclass
 from pathlib import Path
 
 from infralens.annotations.code_quotes import hidden_character_diagnostics, value_diagnostics
 from infralens.annotations.positions import PositionedDocument, YamlProblem, load_positioned
+from infralens.cachedir import NotRegularFile, read_regular
 from infralens.errors import Diagnostic, Location
 
 CONCEPTS_FILE = "concepts.yaml"
@@ -34,6 +36,8 @@ CONCEPTS_FILE = "concepts.yaml"
 
 REQUIRED = ("pair", "title", "diffusers", "diffsynth", "same", "differs", "read-first")
 OPTIONAL = ("lab",)
+MAX_BYTES = 1_000_000
+"""The largest concept map read (the project's is about 41 kB)."""
 MIN_PARAGRAPH_WORDS = 25
 """``same`` and ``differs`` are paragraphs, not labels: fewer words than this is an error."""
 SLUG = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*$")
@@ -91,17 +95,42 @@ EMPTY = ConceptMap((), ())
 
 
 def load_concepts(path: Path, display_path: str | None = None) -> ConceptMap:
-    """Read the map at *path*; a missing file is an empty map, every problem a diagnostic at its line."""
+    """Read the map at *path*; a missing file is an empty map, every problem a diagnostic at its line.
+
+    The one reader of the concept map: a regular file of at most :data:`MAX_BYTES` (a FIFO, device or folder
+    is refused at once, never waited on), UTF-8 (a stray byte is reported at its line), then YAML through
+    :func:`~infralens.annotations.positions.load_positioned` with its alias, size and depth limits.
+    """
     shown = display_path or str(path)
-    if not path.is_file():
+    if not os.path.lexists(path):
         return ConceptMap((), (), shown)
     try:
-        document = load_positioned(path.read_text("utf-8"), shown)
+        data = read_regular(path, MAX_BYTES)
+    except NotRegularFile as error:
+        return ConceptMap((), (_unreadable(shown, f"the concept map {error.strerror}", "make it a YAML file"),), shown)
+    except OSError as error:
+        return ConceptMap((), (_unreadable(shown, f"cannot read the concept map ({error.strerror or error})", "check the file"),), shown)
+    if len(data) > MAX_BYTES:
+        return ConceptMap((), (_unreadable(shown, f"the concept map is larger than {MAX_BYTES:,} bytes", "split the prose or remove pairs"),), shown)
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as error:
+        line = data.count(b"\n", 0, error.start) + 1
+        col = error.start - (data.rfind(b"\n", 0, error.start) + 1) + 1
+        return ConceptMap(
+            (),
+            (Diagnostic(Location(shown, line, col), f"byte 0x{data[error.start]:02x} is not UTF-8", "save the concept map as UTF-8", code="concepts"),),
+            shown,
+        )
+    try:
+        document = load_positioned(text, shown)
     except YamlProblem as problem:
         return ConceptMap((), (problem.diagnostic,), shown)
-    except (OSError, UnicodeDecodeError) as error:
-        return ConceptMap((), (Diagnostic(Location(shown), f"cannot read the concept map: {error}", "save it as UTF-8 text", code="io"),), shown)
     return _pairs_of(document, shown)
+
+
+def _unreadable(shown: str, message: str, hint: str) -> Diagnostic:
+    return Diagnostic(Location(shown), f"{message}; no concept pair is read", hint, code="concepts")
 
 
 def _pairs_of(document: PositionedDocument, shown: str) -> ConceptMap:

@@ -12,15 +12,16 @@ directives. Building takes a second or two instead of the whole site's minutes.
 from __future__ import annotations
 
 import io
+import os
 import re
 import shutil
 import tempfile
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from infralens.annotations import Annotation
+from infralens.annotations import Annotation, read_lab_folder, read_lab_page
 from infralens.cachedir import cache_root
 from infralens.errors import Diagnostic, InfralensError
 from infralens.project import Project, load_annotations
@@ -74,9 +75,12 @@ def choose_page(project: Project, what: str) -> PreviewPage:
         for path in (folder, page):  # the site refuses these too (infralens.sphinx.catalog): nothing outside the project is published
             if not path.resolve().is_relative_to(project.root.resolve()):
                 raise InfralensError(f"{project.relative(path)}: a symbolic link to {path.resolve()}, outside the project; refused")
-        if not page.is_file():
+        if not os.path.lexists(page):
             raise InfralensError(f"{project.relative(page)} does not exist yet: write the lab page first")
-        return PreviewPage("lab", matching[0], page.read_text("utf-8"), folder)
+        read = read_lab_page(page, project.relative(page))  # as the site reads it: a regular file, bounded, UTF-8 checked
+        if read.text is None:
+            raise InfralensError(str(read.problems[0]))
+        return PreviewPage("lab", matching[0], read.text, folder)
     if len(matching) > 1:
         raise InfralensError(f"{what!r} matches several labs: {', '.join(matching)}")
     loaded = load_annotations(project)
@@ -88,17 +92,6 @@ def choose_page(project: Project, what: str) -> PreviewPage:
     heading = ".".join(title[-2:]) if len(title) >= 2 else target
     markdown = f"# {heading}\n\n```{{infralens-function}} {target}\n:canonical:\n```\n"  # canonical: with the summary
     return PreviewPage("function", target, markdown)
-
-
-def _lab_copy_filter(root: Path) -> Callable[[str, list[str]], set[str]]:
-    """What not to copy of a lab folder: caches, and symbolic links that lead outside the project (the site leaves them out too)."""
-    caches = shutil.ignore_patterns("__pycache__", "*.pyc")
-
-    def ignored(folder: str, names: list[str]) -> set[str]:
-        outside = {name for name in names if (Path(folder) / name).is_symlink() and not (Path(folder) / name).resolve().is_relative_to(root.resolve())}
-        return set(caches(folder, names)) | outside
-
-    return ignored
 
 
 def default_preview_dir() -> Path:
@@ -126,7 +119,9 @@ def build_preview(project: Project, page: PreviewPage, out_dir: Path | None = No
         work = Path(folder)
         source = work / "src"
         if page.lab_folder is not None:
-            shutil.copytree(page.lab_folder, source, symlinks=True, ignore=_lab_copy_filter(project.root))
+            for relative, data in read_lab_folder(page.lab_folder, project.root).files.items():  # what the site publishes; the build warns
+                (source / relative).parent.mkdir(parents=True, exist_ok=True)
+                (source / relative).write_bytes(data)
         source.mkdir(parents=True, exist_ok=True)
         (source / "index.md").write_text(page.markdown, "utf-8")
         lab = page.name if page.kind == "lab" else ""  # a lab's pages follow the lab-text rules, as on the site

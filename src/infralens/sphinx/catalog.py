@@ -9,13 +9,13 @@ from __future__ import annotations
 
 import re
 import weakref
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
 
 from sphinx.environment import BuildEnvironment
 
-from infralens.annotations import CONCEPTS_FILE, ConceptMap, file_diagnostics, lab_pages, load_concepts
+from infralens.annotations import CONCEPTS_FILE, ConceptMap, LabFolder, load_concepts, page_diagnostics, read_lab_folder
 from infralens.errors import InfralensError
 from infralens.project import Project, load_annotations
 from infralens.render import FunctionView, function_view
@@ -78,6 +78,8 @@ class Lab:
     folder: Path
     title: str
     page: Path | None
+    files: LabFolder | None = field(default=None, compare=False, repr=False)
+    """What the site may publish of the folder (:func:`~infralens.annotations.read_lab_folder`), read once per build."""
 
 
 class Catalog:
@@ -112,17 +114,7 @@ class Catalog:
 def load_catalog(settings: Settings) -> Catalog:
     """Load and resolve every annotation; each problem becomes a warning at its YAML line."""
     project = Project(settings.project_root, settings.annotations_dir, settings.labs_dir, settings.annotations_dir / "annotations.lock")
-    labs = _find_labs(settings.labs_dir, settings.project_root)
-    try:
-        pages = lab_pages(settings.labs_dir)
-    except InfralensError as error:  # a lab folder nested too deep: named, and the build goes on without its pages' checks
-        warn(str(error), Subtype.LAB, (str(settings.labs_dir), 0))
-        pages = []
-    for page in pages:  # a curly quote in a lab's code breaks what readers paste
-        if outside_project(page, settings.project_root):
-            continue  # refused by _find_labs and _lab_files, with a warning
-        for diagnostic in file_diagnostics(page, str(page)):
-            warn_diagnostic(diagnostic, settings.project_root)
+    labs = _find_labs(settings.labs_dir, settings.project_root)  # each lab's files read once, bounded, with their warnings
     reports = load_reports(settings.reports_dir)
     if not settings.annotations_dir.is_dir():
         return Catalog(settings, {}, labs, reports)
@@ -213,15 +205,17 @@ def _find_labs(labs_dir: Path, root: Path) -> dict[str, Lab]:
             warn(f"lab folder {folder.name} is refused: it is a symbolic link to {folder.resolve()}, outside the project", Subtype.LAB, (str(folder), 0))
             continue
         slug = folder.name.removeprefix("lab-")
-        page = folder / "index.md"
-        if page.is_symlink() and outside_project(page, root):
-            warn(f"lab page refused: it is a symbolic link to {page.resolve()}, outside the project", Subtype.LAB, (str(page), 0))
-            page = folder / "index.md.refused"
-        title = slug.replace("-", " ")
-        if page.is_file():
-            match = _HEADING.search(page.read_text("utf-8", errors="replace"))
-            title = match.group(1).strip() if match else title
-        labs[slug] = Lab(slug, folder, title, page if page.is_file() else None)
+        content = read_lab_folder(folder, root)  # the one reader of a lab folder: bounded, FIFO-safe, UTF-8 checked
+        for problem in content.problems:
+            warn_diagnostic(problem, root)
+        for relative in content.files:  # a curly quote in a lab's code breaks what readers paste
+            if relative.endswith(".md"):
+                for diagnostic in page_diagnostics(content.page(relative) or "", str(folder / relative)):
+                    warn_diagnostic(diagnostic, root)
+        index = content.page("index.md")
+        match = _HEADING.search(index) if index is not None else None
+        title = match.group(1).strip() if match else slug.replace("-", " ")
+        labs[slug] = Lab(slug, folder, title, folder / "index.md" if index is not None else None, content)
     return labs
 
 

@@ -3,7 +3,8 @@
 They are written as MyST files into ``<srcdir>/<infralens_generated_dir>/`` on
 ``builder-inited`` by :mod:`.generated`, only when their text changes, so an
 incremental build re-reads just what changed. Lab folders are copied from
-``labs/`` as they are.
+``labs/`` as :func:`~infralens.annotations.read_lab_folder` read them (regular files
+within the size limits, pages as UTF-8), line for line.
 """
 
 from __future__ import annotations
@@ -15,17 +16,14 @@ from sphinx.errors import ConfigError
 
 from infralens.annotations import ConceptPair
 from infralens.reports import StepTier
-from infralens.sphinx.catalog import AnnotatedFunction, Catalog, Lab, outside_project
+from infralens.sphinx.catalog import AnnotatedFunction, Catalog, Lab
 from infralens.sphinx.config import Settings
 from infralens.sphinx.generated import output_dir, write_generated
 from infralens.sphinx.myst_text import UnsafeText, code, doc_link, fenced, name, text
-from infralens.sphinx.warnings import Subtype, warn
 
 ORPHAN = "---\norphan: true\n---\n\n"
 GLOSSARY = Path(__file__).parent / "templates" / "verified.md"
 """What checked, ran, read and unverified mean: written as ``<generated>/verified.md`` for every project."""
-
-MAX_COPIED_BYTES = 5_000_000
 
 
 def function_docname(settings: Settings, function: AnnotatedFunction) -> str:
@@ -81,7 +79,7 @@ def _pages(catalog: Catalog) -> dict[str, str]:
     for pair in catalog.concepts.pairs:
         pages[f"compare/{pair.slug}.md"] = _compare_page(catalog, pair)
     for lab in catalog.labs.values():
-        if lab.page is not None and (lab.folder / STARTER).is_file():
+        if lab.page is not None and lab.files is not None and STARTER in lab.files.files:
             pages[f"starters/lab-{lab.slug}.md"] = ORPHAN + _starter_page(lab)
     return pages
 
@@ -94,7 +92,7 @@ _PLAIN_NAME = re.compile(r"[A-Za-z0-9._-]+")
 
 def _starter_page(lab: Lab) -> str:
     """The lab's starter source as a page: a fenced block, fenced longer than any backtick run inside."""
-    source = (lab.folder / STARTER).read_text("utf-8", errors="replace")
+    source = lab.files.files[STARTER].decode("utf-8", errors="replace") if lab.files is not None else ""
     return "\n".join([f"# {code(f'{lab.folder.name}/{STARTER}')}", "", *fenced("python", source.rstrip("\n").split("\n")), ""])
 
 
@@ -252,38 +250,13 @@ def _compare_page(catalog: Catalog, pair: ConceptPair) -> str:
     return "\n".join([f"# {text(pair.title)}", "", context, "", f"```{{infralens-concept}} {name(pair.slug)}", "```", ""])
 
 
-def _lab_folder_files(folder: Path) -> list[Path]:
-    """Every entry below a lab folder but its subfolders, walked without recursion; a folder nested too deep is warned about and left out."""
-    from infralens.bounds import FolderTooDeep, walk
-
-    found: list[Path] = []
-    try:
-        for where, _, names in walk(folder):
-            found.extend(Path(where) / name for name in names)
-    except FolderTooDeep as error:
-        warn(f"lab files refused: {error.describe(str(folder))}", Subtype.LAB, (str(folder), 0))
-    return sorted(found)
-
-
 def _lab_files(catalog: Catalog) -> dict[str, bytes]:
-    """Every lab folder with an index.md, copied as is (extra Markdown pages become orphans)."""
+    """Every lab folder with an index.md, as :func:`~infralens.annotations.read_lab_folder` read it (bounded, decoded, warned about)."""
     files: dict[str, bytes] = {}
     for lab in catalog.labs.values():
-        if lab.page is None:
+        if lab.page is None or lab.files is None:
             continue
-        for path in _lab_folder_files(lab.folder):
-            relative = path.relative_to(lab.folder)
-            if path.is_symlink() and outside_project(path, catalog.settings.project_root):
-                warn(f"lab file refused: it is a symbolic link to {path.resolve()}, outside the project", Subtype.LAB, (str(path), 0))
-                continue
-            if not path.is_file() or path.is_symlink() or any(part.startswith((".", "__pycache__")) for part in relative.parts):
-                continue
-            if path.stat().st_size > MAX_COPIED_BYTES:
-                continue
-            data = path.read_bytes()
-            if path.suffix == ".md" and relative.as_posix() != "index.md" and not data.startswith(b"---"):
-                data = b"---\norphan: true\n---\n" + data
-            if relative.as_posix() == "index.md" and (lab.folder / STARTER).is_file() and _PLAIN_NAME.fullmatch(lab.folder.name):
-                data = data.rstrip(b"\n") + _starter_link(catalog.settings, lab)
-            files[f"labs/{lab.folder.name}/{relative.as_posix()}"] = data
+        for relative, data in lab.files.files.items():
+            with_link = relative == "index.md" and STARTER in lab.files.files and _PLAIN_NAME.fullmatch(lab.folder.name)
+            files[f"labs/{lab.folder.name}/{relative}"] = data.rstrip(b"\n") + _starter_link(catalog.settings, lab) if with_link else data
     return files

@@ -54,6 +54,7 @@ _CODE_TO_SUBTYPE = {
     "target": Subtype.RESOLVE,
     "selector": Subtype.RESOLVE,
     "lab": Subtype.LAB,
+    "lab-text": Subtype.LAB_TEXT,
     "layout": Subtype.LAYOUT,
     "duplicate": Subtype.LAYOUT,
     "concepts": Subtype.CONCEPTS,
