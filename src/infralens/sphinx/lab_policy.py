@@ -1,23 +1,29 @@
-"""Lab pages follow the notes' rules: what :mod:`.note_policy` refuses in a note is refused in lab text too.
+"""Lab pages are data: unless a lab is listed in ``infralens_trusted_labs``, its pages follow the lab allow-list.
 
 Lab folders arrive in pull requests like annotations, and their pages are published. So, unless a
-lab is listed in ``infralens_trusted_labs`` (the project's own, reviewed pages), its text may not
-run reStructuredText, insert raw markup, a file or page metadata, copy a file of the build machine
-into the site, or link with a scheme other than ``http``, ``https`` and ``mailto``. Images are
-allowed when the file is inside the lab's own folder (or on the web).
+lab is listed in ``infralens_trusted_labs`` (the project's own, reviewed pages), a page may use only
+what :mod:`.lab_allow` allows: no reStructuredText, raw markup, inserted file, page metadata or
+copied file, links only to ``http``, ``https``, ``mailto`` or places in the project, images only from
+the lab's own folder (or the web), toctrees only over the lab's own pages. Each refusal is a warning
+at the lab's file and line (``infralens.lab-text``) and leaves the construct out; the build goes on.
 
-Two passes, each warning at the lab file and line (``infralens.lab-text``):
+Three passes:
 
-- :func:`on_source_read` blanks what would act while the page is parsed: refused directives
-  (also inside other directives), directives with a ``:file:`` or ``:url:`` option, and raw HTML blocks.
+- :func:`on_source_read`, before MyST parses the page: installs :mod:`.lab_guard` (directives and roles
+  judged on their parsed options) and blanks what MyST handles without any lookup or what could not be
+  parsed safely: ``{eval-rst}`` fences, raw HTML blocks, and directives nested deeper than
+  :data:`MAX_DEPTH` block levels (found with MyST's own parser, without recursion).
 - :func:`on_doctree_read` removes what is left in the tree: inline raw markup, page metadata,
-  ``{download}`` references, links with a refused scheme, images from outside the lab folder.
-  It runs before Sphinx's collectors, so nothing refused is ever copied into the output.
+  ``{download}`` references, links with a refused scheme, images from outside the lab folder. It runs
+  before Sphinx's collectors, so nothing refused is ever copied into the output. It also marks every
+  lab page but the index an orphan (trusted labs too), so the pages keep their own line numbers.
+
+The bounds of the page itself (a regular file, its size, UTF-8) are :func:`infralens.annotations.read_lab_folder`'s,
+applied when the lab is copied into the site.
 """
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 from typing import TYPE_CHECKING
@@ -26,7 +32,8 @@ from docutils import nodes
 from sphinx import addnodes
 
 from infralens.sphinx.catalog import catalog_for
-from infralens.sphinx.note_policy import REFUSED_DIRECTIVES, refused_scheme
+from infralens.sphinx.lab_guard import GuardedPage, install
+from infralens.sphinx.note_policy import refused_scheme
 from infralens.sphinx.staging import pages_base
 from infralens.sphinx.warnings import Subtype, warn
 
@@ -39,19 +46,24 @@ if TYPE_CHECKING:
 DOCTREE_PRIORITY = 400
 """Before Sphinx's image and download collectors (priority 500) see the tree."""
 
-_FILE_OPTION = re.compile(r"(?m)^\s*:(file|url):")
-_IMAGE_DIRECTIVES = frozenset({"image", "figure"})
+MAX_DEPTH = 40
+"""The deepest block nesting (directives inside directives, quotes and lists) a lab page may reach."""
+
+_LITERAL_DIRECTIVES = frozenset({"code-block", "code", "sourcecode", "math", "raw", "csv-table", "toctree"})
+"""Directives whose body is not Markdown: not searched for nested blocks."""
 
 
 @dataclass(frozen=True)
 class LabPage:
-    """A page of a lab: its slug, its own file in ``labs/``, its path inside the lab, and the folder the lab is staged in."""
+    """A page of a lab: its slug, its own file in ``labs/``, its path inside the lab, and where the lab is staged."""
 
     slug: str
     path: Path
     inner: PurePosixPath
     staged: Path
     trusted: bool
+    base: str = ""
+    """The docname of the lab's folder (``""`` in ``infralens preview``)."""
 
 
 def lab_page(env: BuildEnvironment, docname: str) -> LabPage | None:
@@ -61,16 +73,17 @@ def lab_page(env: BuildEnvironment, docname: str) -> LabPage | None:
     parts = PurePosixPath(docname).parts
     prefix = PurePosixPath(settings.generated_dir).parts + ("labs",)
     if settings.preview_lab:  # infralens preview: the source dir is a copy of that one lab's folder
-        slug, inner, staged = settings.preview_lab, PurePosixPath(docname), Path(env.srcdir)
+        slug, inner, staged, base = settings.preview_lab, PurePosixPath(docname), Path(env.srcdir), ""
     elif len(parts) >= len(prefix) + 2 and parts[: len(prefix)] == prefix and parts[len(prefix)].startswith("lab-"):
         slug, inner = parts[len(prefix)][len("lab-") :], PurePosixPath(*parts[len(prefix) + 1 :])
         staged = pages_base(env) / settings.generated_dir / "labs" / f"lab-{slug}"
+        base = str(PurePosixPath(*parts[: len(prefix) + 1]))
     else:
         return None
     lab = catalog.labs.get(slug)
     folder = lab.folder if lab is not None else settings.labs_dir / f"lab-{slug}"
     trusted = "*" in settings.trusted_labs or slug in settings.trusted_labs
-    return LabPage(slug, folder / f"{inner}.md", inner, staged, trusted)
+    return LabPage(slug, folder / f"{inner}.md", inner, staged, trusted, base)
 
 
 def lab_source(env: BuildEnvironment, docname: str) -> tuple[str, Path, PurePosixPath] | None:
@@ -88,33 +101,47 @@ def lab_file(env: BuildEnvironment, docname: str) -> Path | None:
 
 
 def on_source_read(app: Sphinx, docname: str, source: list[str]) -> None:
-    """Blank refused directives and raw HTML blocks of an untrusted lab page before MyST parses it."""
-    found = lab_source(app.env, docname)
-    if found is None:
+    """Guard the parse of an untrusted lab page, and blank what must not reach MyST."""
+    page = lab_page(app.env, docname)
+    if page is None or page.trusted:
         return
-    _, path, _ = found
+    install(app.env, GuardedPage(str(app.env.doc2path(docname)), page.path, docname, page.base))
     lines = source[0].split("\n")
-    for line, reason, start, end in _refusals(_markdown(app), source[0], 0):
-        warn(f"lab text: {reason}; it is left out of the page (list the lab in infralens_trusted_labs if it is your own)", Subtype.LAB_TEXT, (str(path), line))
+    for line, reason, start, end in refusals(_markdown(app), source[0]):
+        warn(
+            f"lab text: {reason}; it is left out of the page (list the lab in infralens_trusted_labs if it is your own)",
+            Subtype.LAB_TEXT,
+            (str(page.path), line),
+        )
         lines[start:end] = [""] * (end - start)
     source[0] = "\n".join(lines)
 
 
-def _refusals(markdown: MarkdownIt, text: str, offset: int) -> list[tuple[int, str, int, int]]:
-    """``(line, reason, first, end)`` for each refused block in ``text`` (lines 0-based, ``end`` exclusive)."""
+def refusals(markdown: MarkdownIt, text: str) -> list[tuple[int, str, int, int]]:
+    """``(line, reason, first, end)`` for each block of ``text`` to blank (lines 0-based, ``end`` exclusive).
+
+    Directive bodies are searched too, one level after another from a work list (never by recursion),
+    each at its own line offset and depth; a directive past :data:`MAX_DEPTH` is blanked whole.
+    """
     found: list[tuple[int, str, int, int]] = []
-    for token in markdown.parse(text):
-        if token.map is None:
-            continue
-        start, end = token.map[0] + offset, token.map[1] + offset
-        if token.type == "html_block":
-            found.append((start + 1, "raw HTML is refused", start, end))
-        elif token.type in ("fence", "colon_fence") and (name := _directive_name(token)) is not None:
-            reason = _directive_refusal(name, token.content)
-            if reason is not None:
-                found.append((start + 1, reason, start, end))
-            elif name not in ("code-block", "code", "sourcecode", "math"):
-                found.extend(_refusals(markdown, token.content, start + 1))
+    work: list[tuple[str, int, int]] = [(text, 0, 0)]
+    while work:
+        chunk, offset, depth = work.pop()
+        for token in markdown.parse(chunk):
+            if token.map is None:
+                continue
+            start, end = token.map[0] + offset, token.map[1] + offset
+            level = depth + token.level + 1
+            if token.type == "html_block":
+                found.append((start + 1, "raw HTML is refused", start, end))
+            elif token.type not in ("fence", "colon_fence") or (name := _directive_name(token)) is None:
+                continue
+            elif name == "eval-rst":
+                found.append((start + 1, "the 'eval-rst' directive is refused (it would run reStructuredText)", start, end))
+            elif level > MAX_DEPTH:
+                found.append((start + 1, f"the {name!r} directive nests blocks more than {MAX_DEPTH} levels deep", start, end))
+            elif name not in _LITERAL_DIRECTIVES:
+                work.append((token.content, start + 1, level))
     return found
 
 
@@ -122,14 +149,6 @@ def _directive_name(token: Token) -> str | None:
     info = token.info.strip()
     if info.startswith("{") and "}" in info:
         return info[1 : info.index("}")].strip().lower()
-    return None
-
-
-def _directive_refusal(name: str, content: str) -> str | None:
-    if name in REFUSED_DIRECTIVES - _IMAGE_DIRECTIVES:
-        return f"the {name!r} directive is refused (it could run reStructuredText or insert markup, a file or page metadata)"
-    if _FILE_OPTION.search(content):
-        return f"the {name!r} directive's :file: or :url: option is refused (it would insert a file into the page)"
     return None
 
 
@@ -144,9 +163,13 @@ def _markdown(app: Sphinx) -> MarkdownIt:
 
 
 def on_doctree_read(app: Sphinx, doctree: nodes.document) -> None:
-    """Remove inline raw markup, metadata, downloads, refused links and outside images from an untrusted lab page."""
+    """Mark lab pages orphans; remove inline raw markup, metadata, downloads, refused links and outside images from an untrusted one."""
     page = lab_page(app.env, app.env.docname)
-    if page is None or page.trusted:
+    if page is None:
+        return
+    if str(page.inner) != "index":  # listed only if the lab index lists it: never "not in any toctree"
+        app.env.metadata[app.env.docname]["orphan"] = True
+    if page.trusted:
         return
     path, folder = page.path, page.staged
     here = (folder / page.inner).parent
@@ -155,8 +178,8 @@ def on_doctree_read(app: Sphinx, doctree: nodes.document) -> None:
         if reason is None:
             continue
         warn(f"lab text: {reason}; it is left out of the page", Subtype.LAB_TEXT, (str(path), node.line or 0))
-        if isinstance(node, nodes.reference | addnodes.download_reference):
-            node.replace_self([nodes.Text(node.astext())] if node.astext() else [])
+        if isinstance(node, nodes.reference | addnodes.download_reference) and node.parent is not None and node.children:
+            node.replace_self(nodes.inline("", "", *node.children))  # the text stays, as inert text
         elif node.parent is not None:
             node.parent.remove(node)
 
