@@ -59,7 +59,7 @@ CONFIG_VALUES = (
         "infralens_trusted_labs",
         [],
         list,
-        "lab slugs (or '*') whose pages may use raw HTML, file-inserting directives and any link; the others follow the notes' rules",
+        "lab slugs (or '*') whose pages may use any directive, raw HTML and any link; the others follow the lab allow-list (infralens.sphinx.lab_allow)",
     ),
     ConfigValue("infralens_preview_lab", "", str, "infralens preview: every page of the source dir is this lab's (slug), under the lab-text rules"),
 )
