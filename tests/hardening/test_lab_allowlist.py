@@ -227,11 +227,13 @@ def test_include_literalinclude_and_raw_are_refused_in_both_option_syntaxes(read
 
 
 def _cells(levels: int) -> str:
-    """Tables nested in each other's cells, each quoting with its own character: MyST parses a cell, so each is a
-    directive nested in the one before, in lines no Markdown parser of the page sees as fences."""
+    """Tables nested in each other's cells, each cell a note holding 15 quote levels: MyST parses a cell, so each table
+    is nested in the one before, in lines no Markdown parser of the page sees as fences (25 levels stopped the build)."""
     text = "deep"
-    for quote in "0123456789ABCFGHIJKLMNOQRSUVWYZ"[:levels]:
-        text = f"```{{csv-table}}\n:quote: {quote}\n\n{quote}{text}{quote}\n```"
+    for level, quote in enumerate("0123456789ABCFGHIJKLMNOQRSUVWYZ"[:levels], 1):
+        body = "\n".join("> " * 15 + line for line in text.split("\n"))
+        fence = "`" * (3 + level)
+        text = f"{fence}{{csv-table}}\n:quote: {quote}\n\n{quote}:::{{note}}\n{body}\n:::{quote}\n{fence}"
     return text
 
 
@@ -250,7 +252,7 @@ def stopping_pages() -> dict[str, str | bytes | None]:
             '```{card} Second\n---\nlink: "JaVaScRiPt:alert(2)"\n---\nSecond body.\n```\n'
         ),
         "nested.md": NESTED,
-        "cells.md": "# Cells\n\n" + _cells(30) + "\n\nAfter the cells.\n",
+        "cells.md": "# Cells\n\n" + _cells(25) + "\n\nAfter the cells.\n",
         "crash.md": "# Crash\n\n```{csv-table}\n:quote: |\n\n|a|\n```\n\nAfter the table.\n",
         "utf8.md": b"# UTF-8\n\nfine line\nbad \xff byte here\n",
         "big.md": b"# Big\n\n" + b"word " * 5_000_000,
