@@ -94,8 +94,10 @@ def _package(root: Path, name: str, body: str, target: str, statement: str) -> N
     )
 
 
-def history_report() -> HistoryReport:
-    releases = ("0.0.9", HOSTILE_STRINGS["release"], "1.2.3")
+def history_report(middle_release: str = "0.1.0") -> HistoryReport:
+    """The hostile ``history.json``; its releases are valid versions, since the report loader refuses any other
+    (``HOSTILE_STRINGS["release"]`` as a release makes the whole report a ``ReportError``, see the site test)."""
+    releases = ("0.0.9", middle_release, "1.2.3")
     states = (ReleaseState.CHANGED, ReleaseState.UNCHANGED, ReleaseState.UNCHANGED)
     difference = Difference(
         releases=(releases[0],), state=ReleaseState.CHANGED, where=HOSTILE_STRINGS["where"], message=HOSTILE_STRINGS["message"], diff=HOSTILE_STRINGS["diff"]

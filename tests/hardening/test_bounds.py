@@ -287,7 +287,10 @@ def test_verify_counts_are_plain_bounded_numbers(tmp_path, capsys, option, value
     assert f"argument {option}: the value" in capsys.readouterr().err
 
 
-@pytest.mark.parametrize(("command", "value"), [(["cost", "--batch"], "1_0"), (["add", "x.y", "--max-steps"], "1_0"), (["preview", "x", "--port"], "80_80"), (["show", "x.y", "--width"], "+80")])
+@pytest.mark.parametrize(
+    ("command", "value"),
+    [(["cost", "--batch"], "1_0"), (["add", "x.y", "--max-steps"], "1_0"), (["preview", "x", "--port"], "80_80"), (["show", "x.y", "--width"], "+80")],
+)
 def test_other_numeric_options_take_plain_digits(tmp_path, capsys, command, value):
     project = write_project(tmp_path / "project")
     assert run(["--project", str(project), *command, value]) == 2

@@ -15,7 +15,7 @@ import pytest
 pytest.importorskip("sphinx")
 pytest.importorskip("myst_parser")
 
-from hostile_site import HOSTILE_TITLE, MATH_PAYLOADS, SECRET, front_matters, make_hostile_root
+from hostile_site import HOSTILE_STRINGS, HOSTILE_TITLE, MATH_PAYLOADS, SECRET, front_matters, history_report, make_hostile_root
 from test_notes_are_data import sphinx_build
 
 from infralens.errors import InfralensError
@@ -204,10 +204,20 @@ def test_report_strings_stay_text_on_the_matrix_and_the_function_page(hostile):
     matrix = (outdir / "_infralens" / "history.html").read_text("utf-8")
     function = (outdir / "_infralens" / "source" / "toypkg" / "toypkg.mixing.blend.html").read_text("utf-8")
     assert "&lt;script&gt;alert" in matrix and "<script>alert" not in matrix  # generated_by, missing: text
-    assert "0.1.0&lt;img src=x" in html.unescape(matrix).replace("<img", "&lt;img") or "0.1.0&lt;img" in matrix
+    assert "<img src=x" not in matrix
     assert "PWNED-MARKER-93b2" in function and "<b>PWNED" not in function  # where and the diff: text
     assert "&lt;script&gt;alert(&#x27;diff&#x27;)" in function or "&lt;script&gt;alert('diff')" in function
     assert "Release history" in function
+
+
+def test_a_release_that_is_not_a_version_makes_the_history_report_refused(tmp_path):
+    """A release name carrying markup never reaches the matrix: the report loader refuses it (issue 38, versions)."""
+    from infralens.reports import ReportError, dumps_report, load_history_report
+
+    path = tmp_path / "history.json"
+    path.write_text(dumps_report(history_report(HOSTILE_STRINGS["release"])))
+    with pytest.raises(ReportError, match=r"history\.json"):
+        load_history_report(path)
 
 
 # Item 5: symlinked lab folders and files; preview follows the lab rules.

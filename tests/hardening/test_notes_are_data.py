@@ -118,7 +118,7 @@ def test_terminal_output_escapes_control_characters(tmp_path, capsys, monkeypatc
     assert main(["--project", str(root), "--source", f"toypkg={root / 'src'}", "show", "toypkg.mixing.blend", "--color", "never"]) == 0
     out = capsys.readouterr().out
     assert not re.search(r"[\x00-\x08\x0b-\x1f\x7f\x80-\x9f]", out), repr(out)
-    for shown in ("◀ clear \\x1b[2J\\x1b]0;pwned\\x07 screen", "\\x9b31m", "\\x0d"):
+    for shown in ("◀ clear \\x1b[2J\\x1b]0;pwned\\x07 screen", "\\x9b31m", "and \\r overwrite"):
         assert shown in out
 
 

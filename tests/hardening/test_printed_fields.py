@@ -275,9 +275,7 @@ def test_the_diff_of_fix_cannot_start_a_workflow_command(tmp_path):
     project, old = locked_project(tmp_path)
     annotation = project / "annotations" / "evil" / "engine.yaml"
     annotation.write_text(
-        annotation.read_text().replace(
-            "    note: Twice.\n", "    note: |\n      ::error file=pwned.py::pwned by a note\n      ##[error]pwned\n"
-        )
+        annotation.read_text().replace("    note: Twice.\n", "    note: |\n      ::error file=pwned.py::pwned by a note\n      ##[error]pwned\n")
     )
     relocked = run_cli(["--source", f"evil={old}", "lock"], project, tmp_path / "cache")
     assert relocked.returncode == 0, relocked.stderr
