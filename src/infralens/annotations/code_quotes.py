@@ -107,11 +107,12 @@ def page_diagnostics(text: str, shown: str) -> list[Diagnostic]:
 
 
 def file_diagnostics(path: Path, shown: str) -> list[Diagnostic]:
-    """:func:`page_diagnostics` of the page at *path*; an unreadable page has none (the build says why)."""
-    try:
-        return page_diagnostics(path.read_text("utf-8"), shown)
-    except (OSError, UnicodeDecodeError):
-        return []
+    """:func:`page_diagnostics` of the page at *path*, read by :func:`~.lab_refs.read_lab_page` (a regular file,
+    bounded, never waited on); a page it leaves out has none here (its own problems say why)."""
+    from infralens.annotations.lab_refs import read_lab_page
+
+    text = read_lab_page(path, shown).text
+    return [] if text is None else page_diagnostics(text, shown)
 
 
 def value_diagnostics(value: str, document: PositionedDocument, path: PathKey) -> list[Diagnostic]:
@@ -168,18 +169,22 @@ def hidden_character_diagnostics(value: str, document: PositionedDocument, path:
     return found
 
 
-def lab_pages(labs_dir: Path) -> list[Path]:
+def lab_pages(labs_dir: Path, within: Path | None = None) -> list[Path]:
     """The Markdown pages of every ``lab-*`` folder, in a stable order.
 
     Walked without recursion and never through a link; a folder nested too deep is an :class:`InfralensError` naming it.
+    *within*: a lab folder that is a link leading outside this folder (the project) is not entered (its
+    caller reports it: ``validate`` through :func:`infralens.resolve.lab_checks.read_lab_pages`).
     """
-    from infralens.bounds import FolderTooDeep, walk
+    from infralens.bounds import FolderTooDeep, leads_outside, walk
     from infralens.errors import InfralensError
 
     if not labs_dir.is_dir():
         return []
     pages: list[Path] = []
     for lab in sorted(folder for folder in labs_dir.iterdir() if folder.is_dir() and folder.name.startswith("lab-")):
+        if within is not None and leads_outside(lab, within):
+            continue
         try:
             pages.extend(Path(where) / name for where, _, names in walk(lab) for name in names if Path(name).suffix == ".md")
         except FolderTooDeep as error:

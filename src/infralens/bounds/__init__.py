@@ -12,7 +12,7 @@ small and import nothing heavy (``packaging`` and ``argparse`` only when used), 
 
 from __future__ import annotations
 
-from infralens.bounds.folders import MAX_FOLDER_DEPTH, FolderTooDeep, walk
+from infralens.bounds.folders import MAX_FOLDER_DEPTH, FolderTooDeep, leads_outside, walk
 from infralens.bounds.numbers import BadNumber, check_spelling, cli_seconds, cli_whole, decimal_number, seconds, whole_number
 from infralens.bounds.versions import MAX_VERSION_CHARS, VERSION_PATTERN, BadVersion, checked_version, parsed_version, shown_text
 
@@ -28,6 +28,7 @@ __all__ = [
     "cli_seconds",
     "cli_whole",
     "decimal_number",
+    "leads_outside",
     "parsed_version",
     "seconds",
     "shown_text",

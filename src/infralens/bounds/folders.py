@@ -4,6 +4,8 @@ Python 3.11's :func:`os.walk` and :meth:`pathlib.Path.rglob` recurse once per fo
 nested 1,200 deep ended a run in a ``RecursionError``. :func:`walk` keeps its own stack: a folder deeper
 than the limit raises :class:`FolderTooDeep` naming it, at once and in constant stack depth. A symbolic
 link (to a folder or anything else) is listed among the files, never entered, so a link loop cannot loop.
+:func:`leads_outside` says whether a path, its links followed, leaves a folder (the project): what a reader
+of a user's file asks before it opens a link.
 Only :mod:`os` is imported: the warm ``check`` path (:mod:`infralens.drift.fastpath`) walks with it too.
 """
 
@@ -65,3 +67,13 @@ def walk(top: str | os.PathLike[str], *, max_depth: int = MAX_FOLDER_DEPTH) -> I
         if folders and depth >= max_depth:
             raise FolderTooDeep(os.path.join(folder, folders[0]), root, max_depth)
         pending.extend((os.path.join(folder, name), depth + 1) for name in reversed(folders))
+
+
+def leads_outside(path: str | os.PathLike[str], root: str | os.PathLike[str]) -> bool:
+    """Whether ``path``, once every symbolic link on the way to it is followed, lies outside ``root``.
+
+    Links are followed as far as they lead (a link to nothing is judged by where it points; one that loops, by
+    the loop's own path), so the answer is known before anything is opened.
+    """
+    real, inside = os.path.realpath(path), os.path.realpath(root)
+    return real != inside and not real.startswith(inside.rstrip(os.sep) + os.sep)

@@ -8,27 +8,95 @@ Problems are reported at the lab file and line, as the site build would warn abo
 
 from __future__ import annotations
 
+import dataclasses
 import difflib
+import os
 from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
 
-from infralens.annotations import CONCEPTS_FILE, INFRALENS_DIRECTIVES, Annotation, ConceptMap, DirectiveUse, directive_uses, lab_pages, load_concepts
+from infralens.annotations import (
+    CONCEPTS_FILE,
+    INFRALENS_DIRECTIVES,
+    Annotation,
+    ConceptMap,
+    DirectiveUse,
+    directive_uses,
+    lab_pages,
+    load_concepts,
+    page_diagnostics,
+    read_lab_page,
+)
+from infralens.bounds import leads_outside
 from infralens.errors import Diagnostic, Location, Severity
 from infralens.project import Project
 
 COMPARE_OPTIONS = ("diffusers", "diffsynth")
 
 
-def lab_page_uses(project: Project) -> dict[Path, list[DirectiveUse]]:
-    """Every lab page's ``{infralens-*}`` directives (an unreadable page has none: the build says why)."""
-    found: dict[Path, list[DirectiveUse]] = {}
-    for page in lab_pages(project.labs_dir):
-        try:
-            text = page.read_text("utf-8")
-        except (OSError, UnicodeDecodeError):
+@dataclass(frozen=True)
+class LabPageRead:
+    """One lab page as ``validate`` read it: its path, the name messages give it (a link's own), and its text."""
+
+    path: Path
+    shown: str
+    text: str
+
+
+@dataclass(frozen=True)
+class LabPages:
+    """Every lab page that could be read, and an error for each one that could not (or was not, being a link out)."""
+
+    pages: tuple[LabPageRead, ...]
+    problems: tuple[Diagnostic, ...]
+
+
+def read_lab_pages(project: Project) -> LabPages:
+    """Every lab page, each read by :func:`infralens.annotations.read_lab_page`, the site's own reader of a page.
+
+    So a FIFO, a device or a page larger than the site takes is refused at once (never waited on, never read
+    whole), and bytes that are not UTF-8 are an error at their line. A lab folder or page that is a symbolic link
+    leading outside the project is never opened: an error names the link itself, not where it leads.
+    """
+    problems: list[Diagnostic] = []
+    for slug in sorted(project.lab_slugs() or ()):
+        folder = project.labs_dir / f"lab-{slug}"
+        if leads_outside(folder, project.root):
+            problems.append(_linked_out(project, folder, "lab folder", "folder", "move the lab's files into the labs folder"))
+    pages: list[LabPageRead] = []
+    for page in lab_pages(project.labs_dir, within=project.root):
+        shown = _as_found(project, page)
+        if leads_outside(page, project.root):
+            problems.append(_linked_out(project, page, "lab page", "file", "copy the page into the lab folder instead of linking to it"))
             continue
-        found[page] = directive_uses(text, project.relative(page))
-    return found
+        read = read_lab_page(page, shown)
+        problems.extend(dataclasses.replace(problem, severity=Severity.ERROR) for problem in read.problems)  # the site build fails on them too (-W)
+        if read.text is not None:
+            pages.append(LabPageRead(page, shown, read.text))
+    return LabPages(tuple(pages), tuple(problems))
+
+
+def lab_page_diagnostics(project: Project) -> list[Diagnostic]:
+    """Errors about the lab pages themselves: each one that cannot be read, and each curly quote in its code."""
+    read = read_lab_pages(project)
+    return [*read.problems, *(d for page in read.pages for d in page_diagnostics(page.text, page.shown))]
+
+
+def _as_found(project: Project, path: Path) -> str:
+    """*path* as it stands in the project (a link's own name, never where it leads), for messages."""
+    absolute = os.path.abspath(path)
+    root = os.path.abspath(project.root)
+    return Path(os.path.relpath(absolute, root)).as_posix() if absolute.startswith(root.rstrip(os.sep) + os.sep) else absolute
+
+
+def _linked_out(project: Project, path: Path, what: str, kind: str, hint: str) -> Diagnostic:
+    message = f"this {what} is a link to a {kind} outside the project; it was not read"
+    return Diagnostic(Location(_as_found(project, path)), message, hint, code="io")
+
+
+def lab_page_uses(project: Project) -> dict[Path, list[DirectiveUse]]:
+    """Every lab page's ``{infralens-*}`` directives (a page that cannot be read has none: :func:`read_lab_pages` says why)."""
+    return {page.path: directive_uses(page.text, page.shown) for page in read_lab_pages(project).pages}
 
 
 def concept_map(project: Project) -> ConceptMap | None:

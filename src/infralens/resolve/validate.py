@@ -4,11 +4,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from infralens.annotations import file_diagnostics, lab_pages
 from infralens.errors import Diagnostic, Location, Severity
 from infralens.project import Project, load_annotations
 from infralens.resolve.frame_names import unknown_names
-from infralens.resolve.lab_checks import lab_reference_diagnostics, unshown_warnings
+from infralens.resolve.lab_checks import lab_page_diagnostics, lab_reference_diagnostics, unshown_warnings
 from infralens.resolve.models import ResolvedAnnotation
 from infralens.resolve.resolver import Resolver
 from infralens.resolve.scenario_names import scenario_diagnostics
@@ -51,7 +50,7 @@ def validate_project(project: Project, resolver: Resolver, paths: list[str] | No
             diagnostics.extend(step_warnings(resolved))
     diagnostics.extend(scenario_diagnostics(project, loaded.annotations + loaded.recovered, folder_problems=paths is None))
     if paths is None:  # the whole project: its lab pages and concept map too, against every annotation
-        diagnostics.extend(d for page in lab_pages(project.labs_dir) for d in file_diagnostics(page, project.relative(page)))
+        diagnostics.extend(lab_page_diagnostics(project))  # read as the site reads them: bounded, never through a link out
         diagnostics.extend(lab_reference_diagnostics(project, loaded.annotations + loaded.recovered))
     diagnostics.extend(unshown_warnings(project, loaded.annotations))
     diagnostics.sort(key=lambda d: (d.location.path, d.location.line, d.location.col))
