@@ -122,7 +122,10 @@ def compare_with_annotations(project: Project, lock: Lock) -> _Consistency:
         recorded.setdefault(entry.path, []).append(entry)
     changed: list[Path] = []
     for relative, path in on_disk.items():
-        digest = sha256_file(path)
+        try:
+            digest = sha256_file(path)  # a regular file only: a FIFO, device or linked folder is never waited on
+        except OSError:
+            digest = None  # counts as changed, so the loader reads it and says what is wrong
         entries = recorded.get(relative, [])
         if not entries or any(e.file_sha256 != digest for e in entries):
             changed.append(path)

@@ -54,13 +54,15 @@ def _digest(path: str) -> str | None:
 
 
 def _yaml_files(folder: str) -> list[str] | None:
-    """The annotation files, in walk order; None when a folder is nested too deep (the full check names it)."""
+    """The annotation files and linked folders (which the full check reports), in walk order; None when a folder is
+    nested too deep (the full check names it)."""
     from infralens.bounds import FolderTooDeep, walk
 
     found: list[str] = []
     try:
         for dirpath, _, filenames in walk(folder):
-            found.extend(os.path.join(dirpath, f) for f in filenames if f.endswith((".yaml", ".yml")))
+            paths = (os.path.join(dirpath, f) for f in filenames)
+            found.extend(path for path in paths if path.endswith((".yaml", ".yml")) or os.path.isdir(path))
     except FolderTooDeep:
         return None
     return found
@@ -84,7 +86,9 @@ def try_cached(request: CheckRequest, version: str) -> str | None:
         trusted_before = entry["written_ns"] - RACY_NS
         for path, size, mtime_ns, digest in entry["files"]:
             stat = os.stat(path)
-            if stat.st_size == size and stat.st_mtime_ns == mtime_ns and mtime_ns < trusted_before:
+            if stat.st_size != size:  # changed: never hashed (a huge or sparse file planted there is not even read)
+                return None
+            if stat.st_mtime_ns == mtime_ns and mtime_ns < trusted_before:
                 continue
             if _digest(path) != digest:
                 return None

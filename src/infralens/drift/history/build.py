@@ -236,8 +236,16 @@ def run_history(
 def _key_base(project: Project, lock: Lock) -> str:
     """What every cached row depends on besides the release: the checker's code, the lock, the annotation files."""
     files = sorted(project.annotation_files())
-    parts = [code_fingerprint(CHECKER_MODULES), sha256_file(lock.path), *(f"{project.relative(f)}={sha256_file(f)}" for f in files)]
+    parts = [code_fingerprint(CHECKER_MODULES), _file_key(lock.path), *(f"{project.relative(f)}={_file_key(f)}" for f in files)]
     return sha256_text("\n".join(parts))
+
+
+def _file_key(path: Path) -> str:
+    """The file's SHA-256; for a FIFO, device or linked folder (never read), a key no file has: the check reports it."""
+    try:
+        return sha256_file(path)
+    except OSError:
+        return "unreadable"
 
 
 def _release_cells(

@@ -269,7 +269,36 @@ def _decode(display: str, line: int, key: str, raw: str, codec: Codec) -> object
     typed = _typed(value, codec)
     if typed is None:
         raise problem(display, line, f"value of {key!r} has the wrong type")
+    path_problem = _file_value_problem(typed) if key == "file" else None
+    if path_problem is not None:
+        raise problem(
+            display, line, f"value of {key!r} {path_problem}: it must be the annotation file's path inside the project, such as annotations/diffusers/x.yaml"
+        )
     return typed
+
+
+_DRIVE = re.compile(r"[A-Za-z]:")
+
+
+def _file_value_problem(value: object) -> str | None:
+    """Why a lock's ``file`` value cannot name an annotation file (None when it can).
+
+    It is a path relative to the project root with ``/`` between folders, as ``infralens lock`` writes it: never
+    absolute, never with a ``..`` part, a backslash or a control or invisible character. Messages, GitHub
+    annotations (``file=``) and editors' links show it, so it must stay a plain path inside the project.
+    """
+    text = str(value)
+    if not text:
+        return "is empty"
+    if not text.isprintable():
+        return "holds a control or invisible character"
+    if "\\" in text:
+        return "holds a backslash"
+    if text.startswith("/") or _DRIVE.match(text):
+        return "is an absolute path"
+    if ".." in text.split("/"):
+        return "has a '..' part"
+    return None
 
 
 def _split_lines(text: str) -> list[str]:
