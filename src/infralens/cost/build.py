@@ -92,12 +92,20 @@ def build_on(spec: ModelSpec, device: str, dtype: torch.dtype | None = None) -> 
             model = cls(config_cls(**config)) if config_cls is not None else cls(**config)
             if dtype is not None:
                 model = model.to(dtype)
-    except TypeError as error:
-        raise CatalogError(f"{spec.where}: model {spec.id}: {spec.class_name} does not accept this config: {error}") from None
+    except Exception as error:  # whatever the upstream class raises (KeyboardInterrupt and SystemExit are not Exceptions)
+        raise CatalogError(f"{spec.where}: model {spec.id}: {spec.class_name} cannot be built from this config: {_reason(error)}") from None
     finally:
         for logger, level in zip(quiet, levels, strict=True):
             logger.setLevel(level)
     return model.eval()
+
+
+def _reason(error: Exception) -> str:
+    """What an upstream class said when it refused a config: the error's kind and first two lines, cut to 200 characters."""
+    lines = str(error).strip().splitlines()
+    first = " ".join(line.strip() for line in lines[:2]) if lines else ""
+    text = f"{type(error).__name__}: {first}" if first else type(error).__name__
+    return text if len(text) <= 200 else text[:197] + "..."
 
 
 def quiet_upstream() -> None:

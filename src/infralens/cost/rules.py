@@ -11,8 +11,8 @@ names code to load (a file, a hub repository, remote code) and never a callable 
 - ``module``: a dotted name under ``diffsynth`` whose file lies inside the installed package folder
   (:func:`infralens.tiny.diffsynth_module_file`, the one rule for loader and catalog alike).
 - ``config``: keys that configure a model, never loading (:func:`config_key_problem`); values are plain data
-  (:func:`config_value_problem`): text that names something (no path, no address), decimal numbers, booleans,
-  null, and lists and mappings of them.
+  (:func:`config_value_problem`): text that names something (no path, no address, never a number spelled as text
+  such as ``1e999`` or ``inf``), decimal numbers, booleans, null, and lists and mappings of them; every key is a name.
 - numbers: plain decimals (no ``0x``, ``0o``, ``0b``, ``_``, ``1:30``, sign or leading zero: the rule of
   :mod:`infralens.bounds`) within :data:`WHOLE_NUMBERS` (:func:`whole_number`).
 """
@@ -115,14 +115,36 @@ def config_class_problem(value: object) -> str | None:
     return f"'config_class' must be one of {', '.join(sorted(CONFIG_CLASSES))}"
 
 
+def _shown(text: str) -> str:
+    """*text*'s repr, cut to 60 characters (a message never repeats a long hostile value)."""
+    return repr(text) if len(text) <= 60 else repr(text[:57]) + "..."
+
+
 def config_key_problem(key: str) -> str | None:
-    """Why *key* may not appear in ``config`` (None when it may): private keys and keys that load rather than size."""
+    """Why *key* may not appear in ``config`` (None when it may): a key that is not a name (it becomes a keyword
+    argument; YAML's ``1:`` reads as the text ``'1'``), private keys and keys that load rather than size."""
+    if not (key.isascii() and key.isidentifier()):
+        return f"the config key {_shown(key)} is not a name — a config key is a keyword of the model class: letters, digits and '_', not starting with a digit"
     if key.startswith("_"):
-        return f"the config key {key!r} is private (it starts with '_')"
+        return f"the config key {_shown(key)} is private (it starts with '_')"
     lowered = key.lower()
     if lowered in LOADING_KEYS or any(word in lowered for word in LOADING_KEY_WORDS):
-        return f"the config key {key!r} would load code, files or hub repositories; a catalogued model is built from plain sizes only"
+        return f"the config key {_shown(key)} would load code, files or hub repositories; a catalogued model is built from plain sizes only"
     return None
+
+
+def _reads_as_number(text: str) -> bool:
+    """Whether *text* is a number spelled as text: what ``float`` or ``int(text, 0)`` accept (``1e999``, ``7.0e300``,
+    ``0x10``, ``1_000``, ``inf``, ``nan``). YAML 1.1 reads such spellings as text, and a model class then gets a
+    string where it wants a number."""
+    try:
+        float(text)
+    except ValueError:
+        try:
+            int(text, 0)
+        except ValueError:
+            return False
+    return True
 
 
 def plain_number_problem(value: object, written: str | None, *, signed: bool) -> str | None:
@@ -180,6 +202,9 @@ def config_value_problem(value: object, at: tuple[str | int, ...], written: Writ
         problem = plain_number_problem(value, written(at) if written else repr(value), signed=True)
         return None if problem is None else f"{where}: {problem}"
     if isinstance(value, str):
+        if len(value) <= MAX_NAME_TEXT and _reads_as_number(value):
+            hint = "write a plain decimal number that YAML reads as a number: 64, 0.5 or 1.0e+5 (no '0x', '_', inf or nan)"
+            return f"{where}: the text {_shown(value)} is a number spelled as text — {hint}"
         if len(value) <= MAX_NAME_TEXT and _NAME_TEXT.fullmatch(value):
             return None
         return f"{where}: text in a config names something (letters, digits, '_', '.', '+', '-'); it is never a path, address or sentence"
