@@ -46,16 +46,19 @@ class Project:
         roots = [Path(p) for p in paths] if paths else [self.annotations_dir]
         files: list[Path] = []
         for root in roots:
-            if root.is_dir():
+            if paths and root.is_symlink() and root.is_dir():
+                files.append(root)  # a linked folder named on the command line: reported, never entered, as in a walk
+            elif root.is_dir():
                 files.extend(sorted(self._yaml_files_under(root)))
-            elif root.is_file():
-                files.append(root)
+            elif root.exists() or root.is_symlink():
+                files.append(root)  # a file, or a FIFO, device or dangling link: load_annotations says what is wrong
             else:
                 raise InfralensError(f"{root}: no such file or directory")
         return files
 
     def _yaml_files_under(self, root: Path) -> list[Path]:
-        """Every ``.yaml``/``.yml`` entry under ``root`` that is not a folder (a FIFO is reported, not skipped).
+        """Every ``.yaml``/``.yml`` entry under ``root`` that is not a folder (a FIFO is reported, not skipped), and
+        every symbolic link to a folder (never entered: :func:`load_annotations` reports it, so none is skipped in silence).
 
         The walk never recurses and never enters a link (:func:`infralens.bounds.walk`); a folder nested too deep
         is a clear error naming it, never a ``RecursionError``.
@@ -65,7 +68,8 @@ class Project:
         found: list[Path] = []
         try:
             for folder, _, names in walk(root):
-                found.extend(Path(folder) / name for name in names if Path(name).suffix in (".yaml", ".yml") and not (Path(folder) / name).is_dir())
+                paths = [Path(folder) / name for name in names]  # a link to a folder is among the names: the walk lists it, never enters it
+                found.extend(path for path in paths if path.is_dir() or path.suffix in (".yaml", ".yml"))
         except FolderTooDeep as error:
             raise InfralensError(error.describe(_as_given(self, root))) from None
         return found
@@ -89,7 +93,7 @@ def find_project(start: Path | str | None = None) -> Project:
                 annotations_dir=_inside(folder, settings, "annotations", "annotations"),
                 labs_dir=_inside(folder, settings, "labs", "labs"),
                 lock_path=_inside(folder, settings, "lock", "annotations/annotations.lock"),
-                scenarios_dir=_inside(folder, settings, "scenarios", "scenarios"),
+                scenarios_dir=_inside(folder, settings, "scenarios", "scenarios", through_links=True),
             )
     raise InfralensError(f"no InfraLens project found at or above {here} (expected an annotations/ folder)")
 
@@ -111,9 +115,13 @@ def _settings(pyproject: Path) -> dict | None:
     return settings if isinstance(settings, dict) else None
 
 
-def _inside(root: Path, settings: dict, key: str, default: str) -> Path:
+def _inside(root: Path, settings: dict, key: str, default: str, *, through_links: bool = False) -> Path:
     """``root / settings[key]``, which must be a relative path that stays inside the project (no ``..`` out of it, no
-    absolute path): the project's configuration names where its files live, never a file elsewhere to read or write."""
+    absolute path): the project's configuration names where its files live, never a file elsewhere to read or write.
+
+    The annotations, labs and lock are data InfraLens reads and writes, so they must stay inside once symbolic links
+    are followed too. ``through_links``: the scenarios folder, which is code the project runs by design (like a
+    ``conftest.py``), may be a link to a shared folder."""
     value = settings.get(key, default)
     where = f"{root / 'pyproject.toml'}: [tool.infralens] {key}"
     if not isinstance(value, str) or not value or "\0" in value:
@@ -122,7 +130,7 @@ def _inside(root: Path, settings: dict, key: str, default: str) -> Path:
     if Path(value).is_absolute() or not path.is_relative_to(root):
         raise InfralensError(f"{where} = {value!r} leads outside the project; name a path inside {root}")
     real, real_root = Path(os.path.realpath(path)), Path(os.path.realpath(root))
-    if real != real_root and real_root not in real.parents:
+    if not through_links and real != real_root and real_root not in real.parents:
         raise InfralensError(
             f"{where} = {value!r}: {path} leads outside the project through a symbolic link (to {real}); "
             f"replace the link with the file itself, or name a path inside {root}"
@@ -162,6 +170,11 @@ def load_annotations(project: Project, paths: list[str] | None = None) -> Loaded
         if real != root and root not in real.parents:
             diagnostics.append(_outside(project, file))
             continue
+        if file.is_dir():  # a link to a folder inside the project
+            hint = "move the files here instead of linking to their folder"
+            message = "this annotation folder is a symbolic link to a folder; annotation folders are not followed through links, so it was not read"
+            diagnostics.append(Diagnostic(Location(_as_given(project, file)), message, hint, code="io"))
+            continue
         result = load_file(file, display_path=project.relative(file))
         annotations.extend(result.annotations)
         recovered.extend(result.recovered)
@@ -177,12 +190,13 @@ def _outside(project: Project, file: Path) -> Diagnostic:
     """Why a file outside the project is not read: a link leading out of it, or a plain file that is not in it."""
     shown = _as_given(project, file)
     given = Path(os.path.abspath(file))
+    kind = "folder" if file.is_dir() else "file"
     if given.is_relative_to(Path(os.path.abspath(project.root))):
-        what, hint = "a link to a file outside the project", "copy the file into the project instead of linking to it"
+        what, hint = f"a link to a {kind} outside the project", f"copy the {kind} into the project instead of linking to it"
     else:
         what = f"outside the project (its root is {project.root})"
         hint = f"move it into {project.relative(project.annotations_dir)}/, or pass --project with the folder that holds it"
-    return Diagnostic(Location(shown), f"this annotation file is {what}; it was not read", hint, code="io")
+    return Diagnostic(Location(shown), f"this annotation {kind} is {what}; it was not read", hint, code="io")
 
 
 def _looping(project: Project, file: Path) -> Diagnostic:
