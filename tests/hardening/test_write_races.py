@@ -44,18 +44,6 @@ JOURNAL = ".infralens-write.journal"
 
 
 @pytest.fixture
-def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    monkeypatch.setenv("INFRALENS_CACHE_DIR", str(tmp_path / "cache"))
-    return small_project(tmp_path / "project")
-
-
-@pytest.fixture
-def fixproject(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> FixProject:
-    monkeypatch.setenv("INFRALENS_CACHE_DIR", str(tmp_path / "cache"))
-    return new_fix_project(tmp_path / "project")
-
-
-@pytest.fixture
 def quick_writer_lock(monkeypatch: pytest.MonkeyPatch) -> None:
     """A writer that finds the writer lock held gives up after 0.5 s (instead of waiting a minute)."""
     acquire = filelock.BaseFileLock.acquire

@@ -20,7 +20,7 @@ import pytest
 from infralens.cli import main
 from infralens.reports import ScenarioRecord, ScenarioStatus, StepRecord, StepStatus, VerifyReport, dumps_report, load_history_runs
 
-from write_samples import RENAMED, STEP_ANNOTATION, FixProject, cli, new_fix_project, small_project  # isort: skip  (puts tests/ on the path)
+from write_samples import RENAMED, STEP_ANNOTATION, FixProject, cli  # isort: skip  (puts tests/ on the path)
 from _deadline import deadline  # isort: skip
 
 pytestmark = pytest.mark.skipif(not hasattr(os, "mkfifo") or not hasattr(os, "symlink"), reason="needs FIFOs and symbolic links")
@@ -47,18 +47,6 @@ def _verify_report(folder: Path) -> Path:
 def _runs(folder: Path, output: str) -> int:
     """``infralens history --runs REPORT --output OUTPUT``: the lightest command with an ``--output``."""
     return main(["history", "--runs", str(_verify_report(folder)), "--output", output])
-
-
-@pytest.fixture
-def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    monkeypatch.setenv("INFRALENS_CACHE_DIR", str(tmp_path / "cache"))
-    return small_project(tmp_path / "project")
-
-
-@pytest.fixture
-def fixproject(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> FixProject:
-    monkeypatch.setenv("INFRALENS_CACHE_DIR", str(tmp_path / "cache"))
-    return new_fix_project(tmp_path / "project")
 
 
 def _one_line_error(err: str, *words: str) -> None:

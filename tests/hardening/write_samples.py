@@ -10,27 +10,12 @@ ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "tests"))
 sys.path.insert(0, str(ROOT / "tests" / "maintainer"))
 
-from fix_samples import CORE, FIX_PYPROJECT, STEP_ANNOTATION, FixProject  # noqa: E402
+from fix_samples import CHANGED_BOTH, CORE, FIX_PYPROJECT, OTHER_ANNOTATION, RENAMED, STEP_ANNOTATION, FixProject  # noqa: E402, F401  (re-exported to the write tests)
 
 MOD = "def f(a):\n    x = a + 1\n    y = x * 2\n    return y\n"
 ANNOTATION = "id: ann-f\nlab: 01-lab\nsource: fakedist\ntarget: fakedist.mod.f\nsummary: s\nsteps:\n  - at: x = a + 1\n    note: |\n      A note.\n"
 NEW_STEP = "  - at: y = x * 2\n    note: |\n      Doubled.\n"
 """A second step for ``ANNOTATION``, as an edit or ``add`` would append it."""
-
-OTHER_ANNOTATION = """\
-id: demo-other
-lab: 01-demo
-source: demo
-target: demo.core.other
-summary: A made-up helper.
-steps:
-  - at: "z = y * 2"
-    key: z
-    note: doubled
-"""
-CHANGED_BOTH = CORE.replace("alpha = math.cos(t / self.steps)", "alpha = math.cos(t / self.steps) ** 2").replace("z = y * 2", "z = y * 3")
-"""A release where a statement of each of ``STEP_ANNOTATION`` and ``OTHER_ANNOTATION`` changed: fix writes two files."""
-RENAMED = CORE.replace("class Sampler:", "class EulerSampler:")
 
 
 __all__ = ["CHANGED_BOTH", "NEW_STEP", "OTHER_ANNOTATION", "RENAMED", "STEP_ANNOTATION", "FixProject", "cli", "new_fix_project", "small_project"]

@@ -90,3 +90,20 @@ class FixProject:
             self.annotation(name, text)
         assert self.run(base, "lock") == 0
         return base
+
+
+OTHER_ANNOTATION = """\
+id: demo-other
+lab: 01-demo
+source: demo
+target: demo.core.other
+summary: A made-up helper.
+steps:
+  - at: "z = y * 2"
+    key: z
+    note: doubled
+"""
+CHANGED_BOTH = CORE.replace("alpha = math.cos(t / self.steps)", "alpha = math.cos(t / self.steps) ** 2").replace("z = y * 2", "z = y * 3")
+"""A release where a statement of each of ``STEP_ANNOTATION`` and ``OTHER_ANNOTATION`` changed: fix writes two files."""
+RENAMED = CORE.replace("class Sampler:", "class EulerSampler:")
+"""A release where ``Sampler`` became ``EulerSampler``."""

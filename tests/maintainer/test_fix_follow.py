@@ -4,20 +4,7 @@ follow, notes move into the helper that now holds their statement, and only chan
 from __future__ import annotations
 
 import yaml
-from fix_samples import CORE, STEP_ANNOTATION, FixProject
-
-RENAMED = CORE.replace("class Sampler:", "class EulerSampler:")
-OTHER = """\
-id: demo-other
-lab: 01-demo
-source: demo
-target: demo.core.other
-summary: A made-up helper.
-steps:
-  - at: "z = y * 2"
-    key: z
-    note: doubled
-"""
+from fix_samples import CORE, OTHER_ANNOTATION as OTHER, RENAMED, STEP_ANNOTATION, FixProject
 
 
 def _list_of(*texts: str) -> str:

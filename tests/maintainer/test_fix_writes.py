@@ -9,23 +9,11 @@ import time
 from pathlib import Path
 
 import pytest
-from fix_samples import CORE, DIST, STEP_ANNOTATION, FixProject
+from fix_samples import CHANGED_BOTH, CORE, DIST, OTHER_ANNOTATION, STEP_ANNOTATION, FixProject
 
 from infralens.cli import main
 
 CHANGED = CORE.replace("alpha = math.cos(t / self.steps)", "alpha = math.cos(t / self.steps) ** 2")
-OTHER_ANNOTATION = """\
-id: demo-other
-lab: 01-demo
-source: demo
-target: demo.core.other
-summary: A made-up helper.
-steps:
-  - at: "z = y * 2"
-    key: z
-    note: doubled
-"""
-CHANGED_BOTH = CHANGED.replace("z = y * 2", "z = y * 3")
 
 
 def _interrupt_at_fsync(monkeypatch: pytest.MonkeyPatch, *, by_signal: bool = False) -> None:
