@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from infralens.annotations import Annotation
+from infralens.bounds import leads_outside
 from infralens.errors import Diagnostic, InfralensError, Location, Severity
 
 
@@ -129,10 +130,9 @@ def _inside(root: Path, settings: dict, key: str, default: str, *, through_links
     path = Path(os.path.normpath(root / value))
     if Path(value).is_absolute() or not path.is_relative_to(root):
         raise InfralensError(f"{where} = {value!r} leads outside the project; name a path inside {root}")
-    real, real_root = Path(os.path.realpath(path)), Path(os.path.realpath(root))
-    if not through_links and real != real_root and real_root not in real.parents:
+    if not through_links and leads_outside(path, root):
         raise InfralensError(
-            f"{where} = {value!r}: {path} leads outside the project through a symbolic link (to {real}); "
+            f"{where} = {value!r}: {path} leads outside the project through a symbolic link (to {os.path.realpath(path)}); "
             f"replace the link with the file itself, or name a path inside {root}"
         )
     return path

@@ -17,7 +17,6 @@ from infralens._exports import lazy_exports
 if TYPE_CHECKING:
     from .code_quotes import (
         curly_quotes_in_code as curly_quotes_in_code,
-        file_diagnostics as file_diagnostics,
         lab_pages as lab_pages,
         page_diagnostics as page_diagnostics,
     )
@@ -58,7 +57,6 @@ __all__, __getattr__ = lazy_exports(
         "ConceptPair": "concepts",
         "load_concepts": "concepts",
         "curly_quotes_in_code": "code_quotes",
-        "file_diagnostics": "code_quotes",
         "lab_pages": "code_quotes",
         "page_diagnostics": "code_quotes",
         "DirectiveUse": "lab_refs",

@@ -106,15 +106,6 @@ def page_diagnostics(text: str, shown: str) -> list[Diagnostic]:
     return found
 
 
-def file_diagnostics(path: Path, shown: str) -> list[Diagnostic]:
-    """:func:`page_diagnostics` of the page at *path*, read by :func:`~.lab_refs.read_lab_page` (a regular file,
-    bounded, never waited on); a page it leaves out has none here (its own problems say why)."""
-    from infralens.annotations.lab_refs import read_lab_page
-
-    text = read_lab_page(path, shown).text
-    return [] if text is None else page_diagnostics(text, shown)
-
-
 def value_diagnostics(value: str, document: PositionedDocument, path: PathKey) -> list[Diagnostic]:
     """The curly quotes in code in the Markdown *value* at *path* of a YAML document, each at its place in the file.
 

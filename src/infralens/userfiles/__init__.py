@@ -7,7 +7,7 @@ files (no Ctrl-C can leave one behind); :mod:`.journal` records a write of sever
 between two replaces is completed or rolled back by the next one; :mod:`.exclusive` is the project's writer
 lock, held by every command that writes the project (``add``, ``fix``, ``lock``); :mod:`.outputs` is ``--output``, ``--report``
 and ``--json`` (``-`` is standard output). May import: :mod:`infralens.errors`, :mod:`infralens.cachedir`,
-:mod:`infralens.hashing` and the standard library.
+:mod:`infralens.hashing`, :mod:`infralens.bounds` and the standard library.
 """
 
 from __future__ import annotations

@@ -35,6 +35,7 @@ from enum import Enum
 from pathlib import Path
 from typing import Any, TypeGuard
 
+from infralens.bounds import leads_outside
 from infralens.cachedir import read_regular
 from infralens.errors import printable_line
 from infralens.hashing import sha256_bytes
@@ -262,11 +263,10 @@ def _entry(item: Any, folder: Path, within: Path) -> JournalEntry:
         raise ValueError("an entry is not an object")
     path = _place(item.get("path"), folder)
     target = write_target(path, within=within)  # a regular file (or none yet), never a device, a link only inside the project
-    root = Path(os.path.realpath(within))
-    real = Path(os.path.realpath(target.real))
-    if root not in real.parents:
+    if leads_outside(target.real, within):
         raise ValueError(f"{path} is outside the project")
-    inner = real.relative_to(root).parts
+    real = Path(os.path.realpath(target.real))
+    inner = real.relative_to(os.path.realpath(within)).parts
     if real.suffix not in JOURNALED_SUFFIXES or any(part.startswith(".") for part in inner):
         raise ValueError(f"{printable_line(str(path))} is not a file InfraLens writes (an annotation, lab page, concept map or lock)")
     new = _place(item.get("new"), folder)

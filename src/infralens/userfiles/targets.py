@@ -33,6 +33,7 @@ from dataclasses import dataclass
 from enum import Enum
 from pathlib import Path
 
+from infralens.bounds import leads_outside
 from infralens.errors import printable_line
 from infralens.userfiles.problems import UserFileError
 
@@ -101,9 +102,8 @@ def _folder_escape(named: Path, within: Path | None) -> str:
         given = Path(os.path.abspath(boundary))
         if folder != given and given not in folder.parents:
             continue
-        real, real_boundary = Path(os.path.realpath(folder)), Path(os.path.realpath(given))
-        if real != real_boundary and real_boundary not in real.parents:
-            return f"is in the folder {folder}, which a symbolic link leads to {real}, outside {name}"
+        if leads_outside(folder, given):
+            return f"is in the folder {folder}, which a symbolic link leads to {os.path.realpath(folder)}, outside {name}"
         return ""
     return ""
 
