@@ -27,6 +27,7 @@ from dataclasses import dataclass
 from enum import Enum
 from pathlib import Path
 
+from infralens.bounds import BadNumber, decimal_number
 from infralens.drift.lock.entries import AnnotationLock, EntryKind, HandEdit, Lock, LockEntry, StepLock, annotation_of, lock_key
 from infralens.errors import LockfileError
 from infralens.hashing import sha256_text
@@ -239,8 +240,6 @@ _PAIR = re.compile(r"\[\s*([^,\s]*)\s*,\s*([^\]\s]*)\s*\]\Z")
 
 def _numbers_problem(raw: str, codec: Codec) -> str | None:
     """Why a number field's text is not plain decimal digits within bounds (checked before JSON converts it), or None."""
-    from infralens.bounds import BadNumber, decimal_number
-
     if codec is Codec.INT:
         parts: tuple[str, ...] = (raw,)
     elif codec is Codec.PAIR:
