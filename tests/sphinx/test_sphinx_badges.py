@@ -8,20 +8,42 @@ from pathlib import Path
 
 import pytest
 
-from infralens.reports import DriftKind, ExpectRecord, LockFindingKind, ScenarioStatus, StepRecord, StepStatus, VerifyReport, load_drift_report
+from infralens.reports import (
+    DriftKind,
+    ExpectRecord,
+    LockFindingKind,
+    MutantRecord,
+    MutantsRecord,
+    MutantVerdict,
+    ScenarioStatus,
+    StepRecord,
+    StepStatus,
+    VerifyReport,
+    load_drift_report,
+)
 from infralens.sphinx.badges import BadgeState, Reports, drift_statuses, load_reports
 
 ROOT = Path(__file__).resolve().parents[2]
 
 
 def _verify(steps: dict[str, StepStatus | str], device: str = "cpu") -> VerifyReport:
-    """A report; a step given as the string ``"checked"`` passed with one expect, ``"ran"`` passed with none."""
+    """A mutation-tested report; a step given as ``"checked"`` passed with one expect that rejected an operator mutant,
+    ``"ran"`` passed with none."""
     records = {}
     for step_id, status in steps.items():
         expects = (ExpectRecord("x > 0", True, "x=1", 3, 1),) if status == "checked" else ()
         real = StepStatus.PASSED if status in ("checked", "ran") else StepStatus(status)
+        caught = MutantsRecord(1, 1, {"expect": 1}, (MutantRecord("operator", MutantVerdict.CAUGHT, "x = a - b", step_id),))
         records[step_id] = StepRecord(
-            real, 0 if real is StepStatus.STATIC else 1, None, "a.yaml", 1, None, expects, "read by hand" if real is StepStatus.STATIC else None
+            real,
+            0 if real is StepStatus.STATIC else 1,
+            None,
+            "a.yaml",
+            1,
+            None,
+            expects,
+            "read by hand" if real is StepStatus.STATIC else None,
+            mutants=caught if real is StepStatus.PASSED else None,
         )
     return VerifyReport("2026-11-21T00:00:00Z", device, None, {}, (), {}, records)
 

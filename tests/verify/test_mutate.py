@@ -1,4 +1,4 @@
-"""``verify --mutate``: killed / survived / equivalent on a synthetic module, and a weakened expect on real diffusers."""
+"""``verify --mutate``: each mutant's verdict and whose expect caught it, on a synthetic module; a weakened expect on real diffusers."""
 
 from __future__ import annotations
 
@@ -11,6 +11,7 @@ import pytest
 from _device import DEVICE, requires_test_device, requires_torch
 
 from infralens.cli import main
+from infralens.reports import MutantRecord, MutantsRecord, MutantVerdict
 from infralens.verify.context import ScenarioContext
 from infralens.verify.execute import execute
 from infralens.verify.mutate import Baseline, mutate_steps
@@ -38,6 +39,17 @@ UPSTREAM = textwrap.dedent(
     def shape_of(a, b):
         product = a * b
         return product
+
+
+    def ratio(h, w):
+        gap = h - w
+        return gap
+
+
+    def chain(a, b):
+        first = a + b
+        second = first * 2
+        return second
     """
 )
 
@@ -57,6 +69,11 @@ def upstream(tmp_path):
 
 def _probe(path: str, key: str, scope: str, line: int, *expects: str) -> Probe:
     return Probe(key=f"t/{key}", file=path, scope=scope, entry=(line, line), exit=(line, line), expects=expects, module="mutatee")
+
+
+def _changes(found: MutantsRecord, *verdicts: MutantVerdict) -> list[str]:
+    """The changed text of the mutants with one of *verdicts*."""
+    return [item.change for item in found.records if item.verdict in verdicts]
 
 
 def _run(module, probes, scenario, keys, limit=8):
@@ -82,10 +99,11 @@ def test_a_strong_expect_kills_and_a_weak_one_lets_mutants_survive(upstream):
 
     found = _run(module, probes, scenario, ("t/strong", "t/weak"))
     strong, weak = found["t/strong"], found["t/weak"]
-    assert strong.tried >= 3 and strong.killed_by.get("expect", 0) >= 2
-    judged = {diff for diff in weak.survived if "return None" not in diff}  # an early return leaves the expect nothing to read
-    assert weak.tried >= 3 and weak.killed_by.get("expect", 0) == 0 and judged and judged <= set(weak.past_expects)
-    assert all(diff.startswith("--- ") and "product" in diff for diff in weak.survived)
+    assert strong.tried >= 3 and strong.caught >= 2 and all(item.caught_by == "t/strong" for item in strong.records if item.verdict is MutantVerdict.CAUGHT)
+    past = _changes(weak, MutantVerdict.SURVIVED, MutantVerdict.PAST_EXPECTS)
+    assert weak.tried >= 3 and weak.caught == 0 and past and weak.missed == len(past)
+    assert all("product" in change for change in past if change != "return None")
+    assert {item.kind for item in weak.records} >= {"operator", "return"}
     assert module.total.__code__.co_filename == path and module.total(2, 3) == 5  # restored
 
 
@@ -98,8 +116,8 @@ def test_a_mutant_that_changes_no_observed_value_is_equivalent(upstream):
 
     found = _run(module, probes, scenario, ("t/clamp",))["t/clamp"]
     # max(5, 1) observes kept == 5 exactly as max(5, 0) did; max(a, 1)... all other mutants change a value
-    assert any("max(a, 1)" in diff for diff in found.equivalent)
-    assert not any("max(a, 1)" in diff for diff in found.survived)
+    assert "kept = max(a, 1)" in _changes(found, MutantVerdict.EQUIVALENT)
+    assert "kept = max(a, 1)" not in _changes(found, MutantVerdict.SURVIVED, MutantVerdict.PAST_EXPECTS)
 
 
 def test_a_scenario_check_and_a_hang_kill_but_do_not_count_as_an_expect(upstream):
@@ -111,8 +129,10 @@ def test_a_scenario_check_and_a_hang_kill_but_do_not_count_as_an_expect(upstream
 
     found = _run(module, probes, scenario, ("t/down",))["t/down"]
     assert found.killed_by.get("timeout", 0) >= 1  # n += 1 never ends
-    assert found.killed_by.get("check", 0) >= 1  # n -= 2 ends at -1
-    assert found.killed_by.get("expect", 0) == 0 and len(found.past_expects) >= 2
+    assert found.killed_by.get("check", 0) >= 1  # a nudged n ends off 0
+    # the expect was evaluated on them and held: they got past it, whatever stopped them later
+    past = _changes(found, MutantVerdict.PAST_EXPECTS)
+    assert found.caught == 0 and "n += 1" in past and len(past) >= 2
     assert module.countdown(3) == 0
 
 
@@ -126,9 +146,10 @@ def test_a_mutant_that_skips_the_statement_is_neutral_not_past_the_expects(upstr
         module.total(2, 3)
 
     found = _run(module, probes, scenario, ("t/strong",))["t/strong"]
-    assert any("return None" in diff for diff in found.survived), found  # it ran, and nothing stopped it...
-    assert not any("return None" in diff for diff in found.past_expects), found.past_expects  # ...but no expect could judge it
-    assert found.killed_by.get("expect", 0) >= 2
+    (deleted,) = [item for item in found.records if item.kind == "return"]
+    # it ran and changed what the run observed, but the expects had nothing to read: unjudged, not past them
+    assert deleted.verdict is MutantVerdict.UNJUDGED and deleted.caught_by is None and not deleted.verdict.got_past, found
+    assert found.caught >= 2
 
 
 WEAK = """
@@ -168,21 +189,28 @@ def test_a_weakened_expect_makes_its_step_lose_checked(write_project, tmp_path, 
     steps = json.loads(report.read_text())["steps"]
     weak, strong_step = steps["test-weak-expect/weak"], steps["test-strong-expect/strong"]
     assert weak["status"] == "passed" and weak["tier"] == "ran", weak
-    assert weak["tier_reason"].startswith("no mutant of the statement failed an expect")
-    assert weak["mutants"]["tried"] == 3 and weak["mutants"].get("killed_by", {}).get("expect", 0) == 0
-    assert strong_step["tier"] == "checked" and strong_step["mutants"]["killed_by"]["expect"] >= 1, strong_step
-    assert "caught by expects" in out
+    assert "got past its expects" in weak["tier_reason"]
+    assert weak["mutants"]["tried"] == 3 and not any(item["verdict"] == "caught" for item in weak["mutants"]["records"])
+    assert strong_step["tier"] == "checked", strong_step
+    assert any(item["caught_by"] == "test-strong-expect/strong" for item in strong_step["mutants"]["records"] if item["verdict"] == "caught")
+    assert "caught by own expects" in out
 
 
 def test_mutation_results_and_settings_cross_the_worker_protocol():
     from infralens.reports import ScenarioStatus
-    from infralens.verify.probes import MutationResult
     from infralens.verify.protocol import ScenarioJob, ScenarioOutcome, WorkerRequest, decode, encode
 
     request = WorkerRequest("cpu", "auto", (ScenarioJob("forward-noise", (), ("a/b", "a/c")),), max_mutants=3)
     assert WorkerRequest.decode(request.encode()) == request
     outcome = ScenarioOutcome(
-        "forward-noise", ScenarioStatus.PASSED, 1.0, mutants={"a/b": MutationResult(3, 2, ("-x\n+y",), ("-p\n+q",), {"expect": 2}, ("-x\n+y",))}
+        "forward-noise",
+        ScenarioStatus.PASSED,
+        1.0,
+        mutants={
+            "a/b": MutantsRecord(
+                2, 1, {"expect": 1}, (MutantRecord("swap", MutantVerdict.CAUGHT, "y = b - a", "a/b"), MutantRecord("value", MutantVerdict.SURVIVED, "y = n(x)"))
+            )
+        },
     )
     assert decode(encode(outcome)) == outcome
 
@@ -208,3 +236,45 @@ def test_mutation_work_is_split_into_units_dealt_to_the_jobs():
     assert keys == sorted(s.step_id for s in plan.steps)
     assert all(len(job.probes) == len(plan.probes_for(job.name)) for unit in units for job in unit)
     assert max(len(job.mutate) for unit in units for job in unit) >= MUTATION_UNIT
+
+
+def test_a_swap_that_changes_nothing_because_two_sizes_are_equal_is_untestable_not_equivalent(upstream):
+    """``h - w`` swapped is ``w - h``: on a square input both are 0, so the run is bit-identical; before, that
+    was filed as equivalent and did not count against the step. Now it is untestable on this data."""
+    module, path = upstream
+    probes = (_probe(path, "gap", "ratio", 23, "gap == h - w"),)
+
+    def square(ctx):
+        module.ratio(4, 4)
+
+    def wide(ctx):
+        module.ratio(4, 6)
+
+    on_square = _run(module, probes, square, ("t/gap",))["t/gap"]
+    (swap,) = [item for item in on_square.records if item.kind == "swap"]
+    assert swap.verdict is MutantVerdict.UNTESTABLE and swap.change == "gap = w - h"
+    assert on_square.missed >= 1
+    on_wide = _run(module, probes, wide, ("t/gap",))["t/gap"]
+    (swap,) = [item for item in on_wide.records if item.kind == "swap"]
+    assert swap.verdict is MutantVerdict.CAUGHT and swap.caught_by == "t/gap"
+
+
+def test_a_kill_made_by_a_later_steps_expect_is_recorded_as_that_steps(upstream):
+    """The first step's own expect cannot fail; the second step's can. The old count credited the second
+    step's kills to the first; now each record names the step whose expect failed, and the first step is ran."""
+    from infralens.reports import StepStatus, StepTier, step_tier
+
+    module, path = upstream
+    probes = (_probe(path, "first", "chain", 28, "first is not None"), _probe(path, "second", "chain", 29, "second == (a + b) * 2"))
+
+    def scenario(ctx):
+        module.chain(2, 5)
+
+    found = _run(module, probes, scenario, ("t/first", "t/second"))
+    first = found["t/first"]
+    downstream = [item for item in first.records if item.caught_by == "t/second"]
+    assert downstream and all(item.verdict is MutantVerdict.PAST_EXPECTS for item in downstream), first.records
+    assert first.caught == 0 and first.killed_by.get("expect", 0) == len(downstream)
+    tier, why = step_tier(StepStatus.PASSED, 1, mutants=first.records)
+    assert tier is StepTier.RAN and "caught downstream by t/second" in why
+    assert step_tier(StepStatus.PASSED, 1, mutants=found["t/second"].records)[0] is StepTier.CHECKED, found["t/second"].records

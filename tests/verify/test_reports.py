@@ -124,6 +124,6 @@ def test_a_broken_scenario_is_a_finding_and_a_report_entry(tmp_path: Path) -> No
     broken = ScenarioOutcome("lora", ScenarioStatus.ERROR, 0.0, "worker exited with status 1")
     result = VerifyResult("cpu", None, "2026-11-21T00:00:00Z", {"python": "3.11"}, (broken,), ())
     assert findings(result) == ["scenario lora: error: worker exited with status 1"]
-    assert "lora       error     0.00        0    0     0           0       0" in summary_table(result)
+    assert "lora       error     0.00        0     0    0     0           0       0" in summary_table(result)
     report = load_verify_report(write_verify_report(result, tmp_path / "verify-cpu.json"))
     assert report.scenarios["lora"].status is ScenarioStatus.ERROR and report.scenarios["lora"].error == "worker exited with status 1"

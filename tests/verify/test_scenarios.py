@@ -102,7 +102,7 @@ def test_a_true_expect_passes(write_project, capsys):
     text = FALSE_EXPECT.replace('      - "noisy_samples.shape[0] == 99"\n', "")
     root = write_project({"annotations/diffusers/test-add-noise.yaml": text}, labs=("01-forward-noise",))
     assert main(["--project", str(root), "verify", "--device", DEVICE, "--scenario", "forward-noise"]) == 0
-    assert "1 steps: 1 checked, 0 ran, 0 read, 0 unverified (0 failed)" in capsys.readouterr().out
+    assert "1 steps: 0 checked, 1 held, 0 ran, 0 read, 0 unverified (0 failed)" in capsys.readouterr().out
 
 
 def test_the_real_project_has_no_step_without_scenario_or_static_reason():

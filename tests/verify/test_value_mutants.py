@@ -13,6 +13,7 @@ import textwrap
 import pytest
 from _device import requires_torch
 
+from infralens.reports import MutantVerdict
 from infralens.verify import perturb
 from infralens.verify.context import ScenarioContext
 from infralens.verify.execute import execute
@@ -37,8 +38,21 @@ LINES = SOURCE.splitlines(keepends=True)
 def by_kind(line: int) -> dict[str, list[str]]:
     found: dict[str, list[str]] = {}
     for mutant in statement_mutants(LINES, line, line, local_names=("a", "b", "c", "x")):
-        found.setdefault(mutant.kind, []).append(mutant.lines[0].strip())
+        found.setdefault(mutant.kind, []).append((mutant.shown or mutant.lines)[0].strip())
     return found
+
+
+def test_a_swap_runs_through_a_helper_that_sees_both_operands_and_shows_the_plain_swap():
+    swaps = {
+        mutant.lines[0].strip(): (mutant.shown or ())[0].strip() for mutant in statement_mutants(LINES, 4, 4, local_names=("a", "b")) if mutant.kind == "swap"
+    }
+    assert swaps == {"out = torch.cat([*_infralens_swap(a, b)], dim=1)": "out = torch.cat([b, a], dim=1)"}
+    (binary,) = [m for m in statement_mutants(LINES, 2, 2, local_names=("a", "b", "c")) if m.kind == "swap"]
+    assert binary.lines[0].strip() == 'x = _infralens_swap_operator(a * b, c, "-")' and "+    x = c - a * b" in binary.diff
+    perturb.install()
+    perturb.reset()
+    assert perturb.swap(3, 3) == (3, 3) and perturb.swaps() == (1, 0)  # equal operands: the swap changed nothing
+    assert perturb.swap_operator(5, 2, "-") == -3 and perturb.swaps() == (2, 1)
 
 
 def test_the_result_of_an_assignment_or_return_is_nudged_and_transposed():
@@ -150,10 +164,14 @@ def test_a_closed_form_expect_catches_a_one_percent_nudge_and_a_type_check_lets_
 
     found = _mutate(scenario, probes, ("t/strong", "t/weak", "t/kind"))
     strong, weak, kind = found["t/strong"], found["t/weak"], found["t/kind"]
-    assert not any("_infralens_nudge" in diff for diff in strong.past_expects) and strong.killed_by.get("expect", 0) >= 1
+
+    def nudged(found, wanted):
+        return [item for item in found.records if item.kind == "value" and wanted(item.verdict)]
+
+    assert not nudged(strong, lambda verdict: verdict.got_past) and strong.caught >= 1
     # "3_" is still a str: the nudge reached the expect and got past it
-    assert any("_infralens_nudge" in diff for diff in weak.past_expects), weak
+    assert nudged(weak, lambda verdict: verdict.got_past), weak
     # a class cannot be nudged: the value mutant changed nothing in any frame, so it is equivalent, not a miss
-    assert any("_infralens_nudge" in diff for diff in kind.equivalent), kind
-    assert not any("_infralens_nudge" in diff for diff in kind.past_expects)
+    assert nudged(kind, lambda verdict: verdict is MutantVerdict.EQUIVALENT), kind
+    assert not nudged(kind, lambda verdict: verdict.got_past)
     assert module.scaled(3.0) == 6.0 and module.label(3) == "3"  # restored

@@ -93,6 +93,7 @@ if TYPE_CHECKING:
     from .tiers import step_tier as step_tier
     from .verify_report import (
         ExpectRecord as ExpectRecord,
+        MutantRecord as MutantRecord,
         MutantsRecord as MutantsRecord,
         ScenarioRecord as ScenarioRecord,
         StepRecord as StepRecord,
@@ -104,6 +105,7 @@ if TYPE_CHECKING:
         DriftSeverity as DriftSeverity,
         LockFindingKind as LockFindingKind,
         MatchQuality as MatchQuality,
+        MutantVerdict as MutantVerdict,
         ReleaseState as ReleaseState,
         ScenarioStatus as ScenarioStatus,
         StepStatus as StepStatus,
@@ -175,7 +177,7 @@ __all__, __getattr__ = lazy_exports(
         ),
         **dict.fromkeys(("STATE_WORDS", "describe_holding", "holding_span", "release_ranges"), "history_text"),
         **dict.fromkeys(("as_int", "as_list", "as_object", "strings"), "json_values"),
-        **dict.fromkeys(("ExpectRecord", "MutantsRecord", "ScenarioRecord", "StepRecord", "VerifyReport"), "verify_report"),
+        **dict.fromkeys(("ExpectRecord", "MutantRecord", "MutantsRecord", "ScenarioRecord", "StepRecord", "VerifyReport"), "verify_report"),
         "step_tier": "tiers",
         "Record": "records",
         **dict.fromkeys(
@@ -185,6 +187,7 @@ __all__, __getattr__ = lazy_exports(
                 "DriftSeverity",
                 "LockFindingKind",
                 "MatchQuality",
+                "MutantVerdict",
                 "ReleaseState",
                 "ScenarioStatus",
                 "StepStatus",

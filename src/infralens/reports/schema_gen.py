@@ -23,6 +23,7 @@ from infralens.reports.vocabulary import (
     DriftSeverity,
     LockFindingKind,
     MatchQuality,
+    MutantVerdict,
     ReleaseState,
     ScenarioStatus,
     StepStatus,
@@ -34,8 +35,12 @@ ENUMS: dict[type[Enum], tuple[str, str | None]] = {
     StepStatus: ("stepStatus", None),
     StepTier: (
         "stepTier",
-        "checked: ran and an expect about its values held (and, under --mutate, some mutant was killed or all were equivalent); "
-        "ran: ran, nothing asserted about its values; read: static; unverified: none of these.",
+        "checked: under --mutate, the step's own expects rejected a wrong version other than the deletion and let none past; "
+        "held: its expects held, no mutation run; ran: ran, its claims not shown to pin it; read: static; unverified: none of these.",
+    ),
+    MutantVerdict: (
+        "mutantVerdict",
+        "How one wrong version ended, seen from its step; past-expects, survived and untestable count against checked.",
     ),
     ScenarioStatus: ("scenarioStatus", None),
     DriftKind: ("stepKind", None),

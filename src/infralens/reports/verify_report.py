@@ -13,7 +13,7 @@ from typing import ClassVar
 from infralens.bounds import VERSION_PATTERN  # every version field of a report follows it
 from infralens.reports.records import Record, record, spec
 from infralens.reports.tiers import step_tier
-from infralens.reports.vocabulary import ScenarioStatus, StepStatus, StepTier
+from infralens.reports.vocabulary import MutantVerdict, ScenarioStatus, StepStatus, StepTier
 
 VERIFY_FORMAT = 1
 CREATED_PATTERN = r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z$"
@@ -37,6 +37,23 @@ class ExpectRecord(Record):
     error: str | None = spec(default=None, omit="none")
 
 
+MUTANT_KINDS = ("value", "operator", "comparison", "negate", "constant", "swap", "drop-term", "operand", "return", "transpose")
+"""The kinds of wrong version ``verify --mutate`` makes (see :mod:`infralens.verify.mutants`)."""
+CHANGE_LIMIT = 160
+"""Characters of a mutant's changed text kept in the report (the statement itself is in the source)."""
+
+
+@record
+class MutantRecord(Record):
+    """One wrong version of the step's statement and how it ended."""
+
+    json_name: ClassVar[str] = "verifyMutant"
+    kind: str = spec(choices=MUTANT_KINDS)
+    verdict: MutantVerdict
+    change: str = spec(doc=f"The mutated statement's changed text, one line, at most {CHANGE_LIMIT} characters.")
+    caught_by: str | None = spec(default=None, omit="none", pattern=STEP_ID_PATTERN, doc="The step whose expect failed on it.")
+
+
 @record
 class MutantsRecord(Record):
     """What ``verify --mutate`` did to one step: wrong versions of its statement and whether an expect caught them."""
@@ -44,31 +61,24 @@ class MutantsRecord(Record):
     json_name: ClassVar[str] = "verifyMutants"
     tried: int = spec(minimum=0)
     killed: int = spec(minimum=0)
-    survived: tuple[str, ...] = spec(default=(), doc="Diffs of surviving mutants that changed some observed value.")
-    equivalent: tuple[str, ...] = spec(default=(), doc="Diffs of surviving mutants whose run observed bit-identical values.")
     killed_by: dict[str, int] = spec(
         factory=dict,
         omit="empty",
         item_minimum=0,
-        doc="Killed mutants by how: expect (an expect failed; only these make a step checked), check (the scenario's own check failed), "
+        doc="Killed mutants by how: expect (an expect failed, this step's or a later one's), check (the scenario's own check failed), "
         "error (the scenario raised), timeout.",
     )
-    past_expects: tuple[str, ...] | None = spec(
-        default=None,
-        omit="none",
-        doc="Diffs of the mutants the step's expects were evaluated on without failing, equivalent ones left out (they survived, or only the "
-        "scenario stopped them later). None in a record that does not say (then: every mutant not caught).",
-    )
+    records: tuple[MutantRecord, ...] = spec(default=(), doc="Each mutant tried: its kind, verdict and the step whose expect caught it.")
 
     @property
     def caught(self) -> int:
-        """Mutants an expect failed on."""
-        return self.killed_by.get("expect", 0)
+        """Mutants the step's own expects rejected."""
+        return sum(record.verdict is MutantVerdict.CAUGHT for record in self.records)
 
     @property
     def missed(self) -> int:
-        """Mutants that got past the expects."""
-        return self.tried - self.caught - len(self.equivalent) if self.past_expects is None else len(self.past_expects)
+        """Mutants that got past the step's own expects (past them, survived, or untestable on this data)."""
+        return sum(record.verdict.got_past for record in self.records)
 
 
 @record
@@ -86,23 +96,18 @@ class StepRecord(Record):
     expects: tuple[ExpectRecord, ...] = ()
     reason: str | None = spec(default=None, omit="none", doc="Why the step is static or did not run.")
     tier: StepTier | None = spec(default=None, omit="none")
-    """checked, ran, read or unverified; None only before :meth:`graded` fills it (see :func:`~.tiers.step_tier`)."""
+    """checked, held, ran, read or unverified as written; readers use :meth:`graded`, which applies the rule again."""
     tier_reason: str | None = spec(default=None, omit="none", doc="One sentence: why the step has its tier.")
     mutants: MutantsRecord | None = spec(default=None, omit="none", doc="Mutation results (verify --mutate), absent when none were run.")
 
     def graded(self, unchecked: str | None = None) -> tuple[StepTier, str]:
-        """The step's tier and its reason: as recorded, else computed from the other fields."""
-        if self.tier is not None:
-            return self.tier, self.tier_reason or ""
+        """The step's tier under the one rule (:func:`~.tiers.step_tier`), always computed from the other fields;
+        the recorded reason is kept when the recorded tier agrees (it may name the annotation's ``unchecked:``)."""
         mutants = self.mutants
-        return step_tier(
-            self.status,
-            len(self.expects),
-            self.reason,
-            unchecked=unchecked,
-            caught=None if mutants is None else mutants.caught,
-            missed=0 if mutants is None else mutants.missed,
-        )
+        tier, reason = step_tier(self.status, len(self.expects), self.reason, unchecked=unchecked, mutants=None if mutants is None else mutants.records)
+        if self.tier is tier and self.tier_reason and unchecked is None:
+            return tier, self.tier_reason
+        return tier, reason
 
     def before_dump(self) -> StepRecord:
         """The tier is always written: as recorded, else computed."""
@@ -110,8 +115,8 @@ class StepRecord(Record):
         return replace(self, tier=tier, tier_reason=tier_reason)
 
     def after_load(self) -> StepRecord:
-        """A report written before tiers existed gets its tier computed here."""
-        return self if self.tier is not None else self.before_dump()
+        """The tier as the rule gives it today, whatever the file says (a report written under an older rule)."""
+        return self.before_dump()
 
 
 @record
@@ -141,6 +146,11 @@ class VerifyReport(Record):
     scenarios: dict[str, ScenarioRecord] = spec(doc="Keyed by scenario name.")
     steps: dict[str, StepRecord] = spec(keys_pattern=STEP_ID_PATTERN, doc="Keyed by step id (annotation id/step key).")
     format: int = spec(default=VERIFY_FORMAT, const=VERIFY_FORMAT, doc="Version of this report layout.")
+
+    @property
+    def mutated(self) -> bool:
+        """Whether any step of this report was mutation-tested (``verify --mutate``)."""
+        return any(record.mutants is not None for record in self.steps.values())
 
     def tier_of(self, step_id: str) -> tuple[StepTier, str]:
         """The step's tier and one-sentence reason; a step the report does not know is unverified."""

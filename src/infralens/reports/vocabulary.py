@@ -47,29 +47,64 @@ _STEP_TIERS = {
 class StepTier(str, Enum):
     """How much a verified step is worth: the words the report, ``verify``'s table and the site share.
 
-    *checked*: the statement ran in a scenario and an expect about its values held (and, under
-    ``--mutate``, some wrong version of the statement failed an expect); *ran*: it ran but nothing
-    about its values is asserted; *read*: static, checked by reading (with the reason);
-    *unverified*: none of these (not run, failed, or not resolved).
+    *checked*: under ``--mutate``, the step's own expects rejected a wrong version of its statement other
+    than deleting it, and no wrong version that computes something else got past them; *held*: its expects
+    held on that device, but no mutation run says whether they could fail (a report without ``--mutate``);
+    *ran*: it ran but nothing about its values is asserted, or a wrong version got past its expects; *read*:
+    static, checked by reading (with the reason); *unverified*: none of these (not run, failed, or not resolved).
     """
 
     CHECKED = "checked"
+    HELD = "held"
     RAN = "ran"
     READ = "read"
     UNVERIFIED = "unverified"
 
     @property
     def badge(self) -> BadgeTier:
-        """The badge colour the site shows for this tier: only *checked* is green; *ran* is neutral, not a warning."""
+        """The badge colour the site shows for this tier: only *checked* is green; *held* and *ran* are neutral, not warnings."""
         return _TIER_BADGES[self]
 
 
 _TIER_BADGES = {
     StepTier.CHECKED: BadgeTier.OK,
+    StepTier.HELD: BadgeTier.NEUTRAL,
     StepTier.RAN: BadgeTier.NEUTRAL,
     StepTier.READ: BadgeTier.INFO,
     StepTier.UNVERIFIED: BadgeTier.UNKNOWN,
 }
+
+
+class MutantVerdict(str, Enum):
+    """How one wrong version of a statement ended (``verify --mutate``), seen from the step it was made for.
+
+    *caught*: the step's own expect failed on it; *caught-downstream*: a later step's expect failed before the
+    step's own expects were evaluated on it; *past-expects*: the step's own expects were evaluated on it and
+    held, and something later (another step's expect, the scenario's check, an error, the time limit) stopped
+    it; *survived*: nothing stopped it and the run observed other values; *unjudged*: a deletion of the statement
+    that nothing stopped, whose missing names left the step's expects nothing to read; *equivalent*: the run observed
+    bit-identical values; *untestable*: equivalent only because the data cannot tell (a swap whose two
+    operands were equal every time it ran); *raised-first*: it raised or ran out of time before the step's
+    expects were evaluated; *stopped-by-scenario*: the scenario's own check failed before them.
+    """
+
+    CAUGHT = "caught"
+    CAUGHT_DOWNSTREAM = "caught-downstream"
+    PAST_EXPECTS = "past-expects"
+    SURVIVED = "survived"
+    UNJUDGED = "unjudged"
+    EQUIVALENT = "equivalent"
+    UNTESTABLE = "untestable"
+    RAISED_FIRST = "raised-first"
+    STOPPED_BY_SCENARIO = "stopped-by-scenario"
+
+    @property
+    def got_past(self) -> bool:
+        """Whether this verdict counts against the step's tier: a wrong version its own expects did not reject."""
+        return self in _GOT_PAST
+
+
+_GOT_PAST = frozenset({MutantVerdict.PAST_EXPECTS, MutantVerdict.SURVIVED, MutantVerdict.UNTESTABLE})
 
 
 class ScenarioStatus(str, Enum):

@@ -23,7 +23,6 @@ from infralens.reports import (
     load_drift_report,
     load_history_report,
     load_verify_report,
-    step_tier,
 )
 from infralens.sphinx.history import History
 from infralens.sphinx.history_runs import load_runs
@@ -84,10 +83,10 @@ class Reports:
         return [self._drift_badge(step_ids, annotation_ids), *self._verify_badges(step_ids)]
 
     def step_status(self, step_id: str) -> list[Badge]:
-        """Per-note chips: the step's tier (checked, ran, read, unverified) or *failed*, on each device that ran."""
+        """Per-note chips: the step's tier (checked, held, ran, read, unverified) or *failed*, on each device that ran."""
         chips = []
         for report in self.verify:
-            tier, reason = _tier(report, step_id)
+            tier, reason = report.tier_of(step_id)
             if report.status_of(step_id) is StepStatus.FAILED:
                 label, state = "failed", BadgeTier.BAD
             else:
@@ -109,7 +108,7 @@ class Reports:
         if not self.verify:
             return None
         report = self.verify[0]
-        counts: Counter[StepTier] = Counter(_tier(report, s)[0] for s in step_ids)
+        counts: Counter[StepTier] = Counter(report.tier_of(s)[0] for s in step_ids)
         failed = sum(report.status_of(s) is StepStatus.FAILED for s in step_ids)
         return report.device, {tier: counts[tier] for tier in StepTier}, failed
 
@@ -132,34 +131,29 @@ class Reports:
             return [Badge("verify", BadgeTier.UNKNOWN, "verification: not checked", "no reports/verify-*.json: run 'infralens verify --report'")]
         badges = []
         for report in self.verify:
-            tiers: Counter[StepTier] = Counter(_tier(report, s)[0] for s in step_ids)
+            tiers: Counter[StepTier] = Counter(report.tier_of(s)[0] for s in step_ids)
             failed = sum(report.status_of(s) is StepStatus.FAILED for s in step_ids)
             words = [f"{tiers[tier]} {tier.value}" for tier in StepTier if tiers[tier]]
             title = ", ".join(words + ([f"{failed} failed"] if failed else [])) + f" ({describe(report)}); see 'What the verification words mean'"
             kind = f"verify-{report.device}"
-            checked, read = tiers[StepTier.CHECKED], tiers[StepTier.READ]
-            # coloured by its worst state that is not neutral (ran and read are neutral): failed, then unverified
-            # (a statement no scenario reached), then checked; a function whose steps only ran or were read is neutral
+            # a report without a mutation run can only say its expects held: it counts "held", never "checked"
+            word = StepTier.CHECKED if report.mutated else StepTier.HELD
+            counted, read = tiers[word], tiers[StepTier.READ]
+            # coloured by its worst state that is not neutral (held, ran and read are neutral): failed, then
+            # unverified (a statement no scenario reached), then checked; a function whose steps only held, ran or
+            # were read is neutral
             unverified = tiers[StepTier.UNVERIFIED] - failed
-            state = BadgeTier.BAD if failed else BadgeTier.WARN if unverified else BadgeTier.OK if checked else BadgeTier.NEUTRAL
+            green = word is StepTier.CHECKED and counted
+            state = BadgeTier.BAD if failed else BadgeTier.WARN if unverified else BadgeTier.OK if green else BadgeTier.NEUTRAL
             if failed:
                 badge = Badge(kind, state, f"{report.device}: {failed} failed", title)
-            elif checked == 0:
-                badge = Badge(kind, state, f"{report.device}: 0 checked", title)
+            elif counted == 0:
+                badge = Badge(kind, state, f"{report.device}: 0 {word.value}", title)
             else:
                 extra = f" (+{read} read)" if read else ""
-                badge = Badge(kind, state, f"{report.device}: {checked}/{len(step_ids) - read} checked{extra}", title)
+                badge = Badge(kind, state, f"{report.device}: {counted}/{len(step_ids) - read} {word.value}{extra}", title)
             badges.append(badge)
         return badges
-
-
-def _tier(report: VerifyReport, step_id: str) -> tuple[StepTier, str]:
-    """The step's tier under today's rule: a mutation-tested step is graded again from its mutants (a report
-    written before the rule tightened may say *checked* where no expect caught a wrong version)."""
-    record = report.steps.get(step_id)
-    if record is None or record.mutants is None:
-        return report.tier_of(step_id)
-    return step_tier(record.status, len(record.expects), record.reason, caught=record.mutants.caught, missed=record.mutants.missed)
 
 
 def load_reports(folder: Path) -> Reports:

@@ -23,7 +23,7 @@ from infralens.sphinx.myst_text import UnsafeText, code, doc_link, fenced, name,
 
 ORPHAN = "---\norphan: true\n---\n\n"
 GLOSSARY = Path(__file__).parent / "templates" / "verified.md"
-"""What checked, ran, read and unverified mean: written as ``<generated>/verified.md`` for every project."""
+"""What checked, held, ran, read and unverified mean: written as ``<generated>/verified.md`` for every project."""
 
 
 def function_docname(settings: Settings, function: AnnotatedFunction) -> str:
@@ -35,7 +35,7 @@ def compare_docname(settings: Settings, pair: str) -> str:
 
 
 def glossary_docname(settings: Settings) -> str:
-    """The page that says what checked, ran, read and unverified mean (every chip links to it)."""
+    """The page that says what checked, held, ran, read and unverified mean (every chip links to it)."""
     return f"{settings.generated_dir}/verified"
 
 
@@ -183,7 +183,7 @@ def _labs_index(catalog: Catalog) -> str:
 
 
 def _lab_tiers(catalog: Catalog, labs: list[Lab]) -> list[str]:
-    """A table: how many of each lab's notes are checked, ran, read or unverified (see the glossary)."""
+    """A table: how many of each lab's notes are checked, held, ran, read or unverified (see the glossary)."""
     rows = []
     device = ""
     for lab in labs:

@@ -10,7 +10,8 @@ Kinds, in the order a mutant of each kind is taken (then a second of each kind, 
 plus one, a bool negated…, one element of a tuple at a time; see :mod:`.perturb`), ``operator`` (``+``↔``-``,
 ``*``↔``/``, ``**``→``*``, augmented ``+=``↔``-=``…), ``comparison`` (``<``↔``<=``, ``==``↔``!=``, ``is``↔``is not``,
 ``in``↔``not in``), ``negate`` (a condition, ``and``↔``or``), ``constant`` (0↔1, n→n+1), ``swap`` (two operands
-or arguments trade places), ``drop-term`` (a sum or product loses one operand), ``operand`` (a local name
+or arguments trade places; run through a helper of :mod:`.perturb` that notes whether the two were ever different,
+so a swap that changed nothing because the data is symmetric is told apart from one that is truly equivalent), ``drop-term`` (a sum or product loses one operand), ``operand`` (a local name
 replaced by another local of the function), ``return`` (the statement becomes ``return None``) and
 ``transpose`` (the result's two same-sized dimensions swapped). ``value``, ``swap`` and ``transpose`` keep the
 program running, so they reach the expects.
@@ -30,7 +31,7 @@ from libcst.metadata import ExpressionContext, ExpressionContextProvider, Metada
 KINDS = ("value", "operator", "comparison", "negate", "constant", "swap", "drop-term", "operand", "return", "transpose")
 VALUE_KINDS = frozenset({"value", "transpose"})
 """Kinds whose change happens at run time (:mod:`.perturb`): equivalent when it never changed a value."""
-NUDGE, TRANSPOSE = "_infralens_nudge", "_infralens_transpose"
+NUDGE, TRANSPOSE, SWAP, SWAP_OPERATOR = "_infralens_nudge", "_infralens_transpose", "_infralens_swap", "_infralens_swap_operator"
 MAX_ELEMENTS = 3
 """Elements of a tuple result nudged one at a time (a mutant each)."""
 OPERAND_CHOICES = 2
@@ -63,7 +64,8 @@ _SWAP: dict[type[cst.CSTNode], type[cst.CSTNode]] = {
 }
 _DROPPABLE = (cst.Add, cst.Subtract, cst.Multiply, cst.Divide)
 _NEVER_REPLACED = frozenset({"self", "cls", "__class__"})
-_ORDERED = (cst.Subtract, cst.Divide, cst.MatrixMultiply, cst.FloorDivide)
+_ORDERED = {cst.Subtract: "-", cst.Divide: "/", cst.MatrixMultiply: "@", cst.FloorDivide: "//"}
+"""Operators whose operands may not trade places, with the symbol :func:`.perturb.swap_operator` takes."""
 _LITERALS = (cst.Integer, cst.Float, cst.Imaginary, cst.SimpleString, cst.ConcatenatedString, cst.FormattedString)
 _COMPOUND = re.compile(r"\s*(async\s+)?(if|elif|while|for|with)\b")
 
@@ -77,11 +79,13 @@ class Mutant:
     original: tuple[str, ...]
     lines: tuple[str, ...]
     relpath: str = ""
+    shown: tuple[str, ...] | None = None
+    """The lines a reader sees in the diff when *lines* run through a helper (a swap): the plain swap."""
 
     @property
     def diff(self) -> str:
         """Unified diff of the statement (padding lines left out)."""
-        new = [line for line in self.lines if line.strip()]
+        new = [line for line in (self.shown or self.lines) if line.strip()]
         where = f"{self.relpath}:{self.start}" if self.relpath else f"line {self.start}"
         found = difflib.unified_diff(
             [line.rstrip("\n") for line in self.original], [line.rstrip("\n") for line in new], f"{where}", f"{where} ({self.kind})", n=0, lineterm=""
@@ -109,22 +113,23 @@ def statement_mutants(
     parsed = _parse(original)
     if parsed is None:
         return []
-    by_kind: dict[str, list[tuple[cst.CSTNode, cst.CSTNode]]] = {kind: [] for kind in KINDS}
+    by_kind: dict[str, list[_Site]] = {kind: [] for kind in KINDS}
     _Sites(by_kind, _loaded_names(parsed.header), tuple(local_names)).collect(parsed)
     seen = {"".join(original)}
     found: list[Mutant] = []
     queues = {kind: list(sites) for kind, sites in by_kind.items()}
     if not isinstance(parsed.statement, cst.BaseCompoundStatement):
-        queues["return"] = [(parsed.statement, parsed.statement)]
+        queues["return"] = [(parsed.statement, parsed.statement, None)]
     while any(queues.values()) and (limit is None or len(found) < limit):
         for kind in KINDS:
             while queues[kind]:
-                old, new = queues[kind].pop(0)
+                old, new, plain = queues[kind].pop(0)
                 lines = _return_lines(original) if kind == "return" else _render(parsed, old, new, len(original))
-                if lines is None or "".join(lines) in seen:
+                shown = None if plain is None else _render(parsed, old, plain, len(original))
+                if lines is None or "".join(lines) in seen or (plain is not None and shown is None):
                     continue
                 seen.add("".join(lines))
-                found.append(Mutant(kind, start, original, lines, relpath))
+                found.append(Mutant(kind, start, original, lines, relpath, shown))
                 break
             if limit is not None and len(found) >= limit:
                 break
@@ -193,10 +198,14 @@ def _loaded_names(header: tuple[cst.CSTNode, ...]) -> tuple[str, ...]:
     return tuple(names)
 
 
-class _Sites:
-    """Collects (node, replacement) pairs per kind inside the parts of the statement to mutate."""
+_Site = tuple[cst.CSTNode, cst.CSTNode, cst.CSTNode | None]
+"""A node, the replacement that runs, and the replacement a reader sees when it differs (None: the same)."""
 
-    def __init__(self, by_kind: dict[str, list[tuple[cst.CSTNode, cst.CSTNode]]], loaded: tuple[str, ...], local_names: tuple[str, ...]) -> None:
+
+class _Sites:
+    """Collects :data:`_Site` triples per kind inside the parts of the statement to mutate."""
+
+    def __init__(self, by_kind: dict[str, list[_Site]], loaded: tuple[str, ...], local_names: tuple[str, ...]) -> None:
         self.by_kind = by_kind
         self.candidates = tuple(dict.fromkeys([*(n for n in loaded if n in local_names), *local_names]))
         self.local_names = set(local_names)
@@ -216,8 +225,12 @@ class _Sites:
 
             def visit_BinaryOperation(self, node: cst.BinaryOperation) -> None:
                 sites.operator(node, node.operator, "operator")
-                if isinstance(node.operator, _ORDERED) and not isinstance(node.left, _LITERALS) and not isinstance(node.right, _LITERALS):
-                    sites.add("swap", node, node.with_changes(left=node.right, right=node.left))
+                symbol = _ORDERED.get(type(node.operator))
+                if symbol is not None and not isinstance(node.left, _LITERALS) and not isinstance(node.right, _LITERALS):
+                    helper = cst.Call(
+                        cst.Name(SWAP_OPERATOR), [cst.Arg(_bare(node.left)), cst.Arg(_bare(node.right)), cst.Arg(cst.SimpleString(f'"{symbol}"'))]
+                    )
+                    sites.add("swap", node, helper.with_changes(lpar=node.lpar, rpar=node.rpar), node.with_changes(left=node.right, right=node.left))
                 if isinstance(node.operator, _DROPPABLE):
                     sites.add("drop-term", node, node.left.with_changes(lpar=node.lpar, rpar=node.rpar) if node.lpar else node.left)
                     sites.add("drop-term", node, node.right.with_changes(lpar=node.lpar, rpar=node.rpar) if node.lpar else node.right)
@@ -238,10 +251,10 @@ class _Sites:
                 sites.swap(node, node.args)
 
             def visit_List(self, node: cst.List) -> None:
-                sites.swap(node, node.elements)
+                sites.swap(node, node.elements, stored=contexts.get(node) is ExpressionContext.STORE)
 
             def visit_Tuple(self, node: cst.Tuple) -> None:
-                sites.swap(node, node.elements)
+                sites.swap(node, node.elements, stored=contexts.get(node) is ExpressionContext.STORE)
 
             def visit_BooleanOperation(self, node: cst.BooleanOperation) -> None:
                 sites.operator(node, node.operator, "negate")
@@ -292,8 +305,11 @@ class _Sites:
             if not isinstance(small, cst.AugAssign):
                 self.add("transpose", value, _helper(TRANSPOSE, value))
 
-    def swap(self, node: cst.CSTNode, items: Sequence[cst.Arg | cst.BaseElement]) -> None:
-        """A ``swap`` site: the first two neighbouring positional operands that are not literals trade places."""
+    def swap(self, node: cst.CSTNode, items: Sequence[cst.Arg | cst.BaseElement], *, stored: bool = False) -> None:
+        """A ``swap`` site: the first two neighbouring positional operands that are not literals trade places.
+
+        What runs is ``*_infralens_swap(a, b)`` in their place, which notes whether *a* and *b* differed; an
+        assignment target (*stored*) cannot hold a call, so there the plain swap runs."""
         for first, second in itertools.pairwise(items):
             if any(_fixed(item) for item in (first, second)):
                 continue
@@ -301,11 +317,22 @@ class _Sites:
             # keep each position's comma and whitespace: only the values move
             moved = [old.with_changes(value=new.value) for old, new in zip(items, replaced, strict=True)]
             field = "args" if isinstance(node, cst.Call) else "elements"
-            self.add("swap", node, node.with_changes(**{field: moved}))
+            plain = node.with_changes(**{field: moved})
+            if stored:
+                self.add("swap", node, plain)
+                return
+            pair = cst.Call(cst.Name(SWAP), [cst.Arg(_bare(first.value)), cst.Arg(_bare(second.value))])
+            joined: cst.Arg | cst.BaseElement = (
+                second.with_changes(value=pair, star="*") if isinstance(second, cst.Arg) else cst.StarredElement(pair, comma=second.comma)
+            )
+            helped = [joined if item is second else item for item in items if item is not first]
+            if len(helped) == 1 and isinstance(node, cst.Tuple) and isinstance(joined, cst.StarredElement):
+                helped = [joined.with_changes(comma=cst.Comma())]  # (*pair,) stays a tuple
+            self.add("swap", node, node.with_changes(**{field: helped}), plain)
             return
 
-    def add(self, kind: str, old: cst.CSTNode, new: cst.CSTNode) -> None:
-        self.by_kind[kind].append((old, new))
+    def add(self, kind: str, old: cst.CSTNode, new: cst.CSTNode, shown: cst.CSTNode | None = None) -> None:
+        self.by_kind[kind].append((old, new, shown))
 
     def operator(self, node: cst.CSTNode, operator: cst.CSTNode, kind: str) -> None:
         new_op = _swapped(operator)
@@ -331,6 +358,13 @@ def _helper(name: str, value: cst.BaseExpression, index: int | None = None) -> c
     if index is not None:
         args.append(cst.Arg(cst.Integer(str(index))))
     return cst.Call(cst.Name(name), args, lpar=outer[0], rpar=outer[1])
+
+
+def _bare(value: cst.BaseExpression) -> cst.BaseExpression:
+    """*value* as a call argument: a bare tuple keeps its parentheses, anything else loses them."""
+    if isinstance(value, cst.Tuple):
+        return value.with_changes(lpar=[cst.LeftParen()], rpar=[cst.RightParen()])
+    return value.with_changes(lpar=(), rpar=())
 
 
 def _fixed(item: cst.Arg | cst.BaseElement) -> bool:

@@ -4,17 +4,18 @@ For each step to mutate (it ran and all its expects held in the plain run), :mod
 to *limit* wrong versions of its statement; each is compiled in memory (:mod:`.codeswap`), swapped
 into the live function, and the scenario runs again in this same process under a fresh tracer.
 
-A mutant is *killed* when an expect of the step, or of a later step of the same function, fails (the
-run stops there; ``expect``), when the scenario's own check fails (``check``), when the scenario
-raises (``error``), or when it runs past the per-mutant time limit (``timeout``). Only ``expect``
-kills count for the step's tier: they show that the step's expects pin what the statement computes.
-An expect that fails only because a name is missing from the frame (``return None`` skipped the
-assignment) does not kill: that says nothing about the values. A mutant *got past the expects* when
-the step's expects were evaluated on it, none failed, and it is not equivalent (it survived, or the
-scenario stopped it later); a mutant that raised before they were evaluated says nothing either way. A mutant that survives is *equivalent* when every exact value the run
-observed (each expect's names at each evaluation, each step's run count, the scenario's facts) is
-bit-identical to the plain run; otherwise it *survived*. A value mutant (:mod:`.perturb`) is equivalent
-exactly when its helper changed no value in any frame the statement ran in.
+Each mutant gets one :class:`~infralens.reports.MutantVerdict`, decided in :func:`verdict` from how its run
+ended: *caught* when an expect of the step itself failed; *caught-downstream* when an expect of a later step of
+the same function failed first (its key is kept as ``caught_by``: it is that step's evidence, not this one's);
+*past-expects* when the step's own expects were evaluated on it and held and something later stopped it;
+*raised-first* or *stopped-by-scenario* when an error, the time limit or the scenario's check ended it before
+the step's expects were evaluated. A mutant that runs to the end is *equivalent* when every exact value the
+run observed (each expect's names at each evaluation, each step's run count, the scenario's facts) is
+bit-identical to the plain run, else *survived* (*unjudged* when it deletes the statement and so left the step's
+expects nothing to read); a swap whose two operands were equal every time it ran is
+*untestable* on this data, and a value mutant whose helper changed nothing is equivalent by construction.
+An expect that fails only because a name is missing from the frame (``return None`` skipped the assignment)
+does not catch: that says nothing about the values, and the step's expects count as not evaluated.
 """
 
 from __future__ import annotations
@@ -27,13 +28,15 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from types import CodeType, FrameType, FunctionType
 
-from infralens.reports import ScenarioStatus
+from infralens.reports import MutantRecord, MutantsRecord, MutantVerdict, ScenarioStatus
+from infralens.reports.tiers import DELETE_KINDS
+from infralens.reports.verify_report import CHANGE_LIMIT
 from infralens.verify.codeswap import compile_function, find_code, live_functions, nested_scopes, outer_scope, swapped_with_closures
 from infralens.verify.context import ScenarioContext
 from infralens.verify.execute import execute
 from infralens.verify.mutants import VALUE_KINDS, Mutant, statement_mutants
-from infralens.verify.perturb import applied as values_changed, install as install_helpers, reset as reset_helpers
-from infralens.verify.probes import MutationResult, Probe, ProbeResult
+from infralens.verify.perturb import applied as values_changed, install as install_helpers, reset as reset_helpers, swaps
+from infralens.verify.probes import Probe, ProbeResult
 from infralens.verify.tracer import Tracer
 
 MIN_TIMEOUT_S = 10.0
@@ -79,7 +82,7 @@ def mutate_steps(
     baseline: Baseline,
     limit: int,
     timeout: float | None = None,
-) -> dict[str, MutationResult]:
+) -> dict[str, MutantsRecord]:
     """Per key in *keys*: mutate the step's statement(s) up to *limit* times and classify each mutant.
 
     *timeout*: seconds one mutant's run may take (default: from the plain run, at least :data:`MIN_TIMEOUT_S`).
@@ -88,12 +91,12 @@ def mutate_steps(
     by_key = {probe.key: probe for probe in probes}
     lines: dict[str, list[str]] = {}
     timeout = timeout or max(MIN_TIMEOUT_S, 4 * baseline.seconds + 5)
-    found: dict[str, MutationResult] = {}
+    found: dict[str, MutantsRecord] = {}
     for key in keys:
         probe = by_key[key]
         target = _target(probe)
         if target is None:
-            found[key] = MutationResult(0, 0)
+            found[key] = MutantsRecord(0, 0)
             continue
         functions, original, closures = target
         if probe.file not in lines:
@@ -106,31 +109,27 @@ def mutate_steps(
         spans = [probe.entry] + ([probe.exit] if probe.exit != probe.entry and (probe.exit_scope or probe.scope) == probe.scope else [])
         candidates = _interleave([statement_mutants(text, start, end, local_names=local_names, relpath=relpath) for start, end in spans], limit * 2)
         kill_keys = _kill_keys(probe, probes)
-        killed, tried = 0, 0
-        past: list[str] = []
+        records: list[MutantRecord] = []
         killed_by: dict[str, int] = {}
-        survived: list[str] = []
-        equivalent: list[str] = []
         for mutant in candidates:
-            if tried >= limit:
+            if len(records) >= limit:
                 break
             code = compile_function(mutant.apply(text), original.co_filename, original)
             if code is None:
                 continue
-            tried += 1
             run = MutantRun(function, probes, key, kill_keys, device, backend, (functions, code, closures), timeout, mutant.kind)
-            verdict, reached = _run_mutant(run, baseline)
-            if reached and verdict not in ("expect", "equivalent"):
-                past.append(mutant.diff)
-            if verdict == "equivalent":
-                equivalent.append(mutant.diff)
-            elif verdict == "survived":
-                survived.append(mutant.diff)
-            else:
-                killed += 1
-                killed_by[verdict] = killed_by.get(verdict, 0) + 1
-        found[key] = MutationResult(tried, killed, tuple(survived), tuple(equivalent), killed_by, tuple(past))
+            judged, caught_by, how = _run_mutant(run, baseline)
+            records.append(MutantRecord(mutant.kind, judged, _change(mutant), caught_by))
+            if how != "passed":
+                killed_by[how] = killed_by.get(how, 0) + 1
+        found[key] = MutantsRecord(len(records), sum(killed_by.values()), killed_by, tuple(records))
     return found
+
+
+def _change(mutant: Mutant) -> str:
+    """The mutant's new text on one line, cut to :data:`CHANGE_LIMIT` characters (the report keeps no full diffs)."""
+    text = " ".join(line.strip() for line in (mutant.shown or mutant.lines) if line.strip())
+    return text if len(text) <= CHANGE_LIMIT else text[: CHANGE_LIMIT - 1] + "…"
 
 
 Closures = list[tuple[list[FunctionType], str]]
@@ -201,33 +200,67 @@ class MutantRun:
     kind: str = ""
 
 
-def _run_mutant(run: MutantRun, baseline: Baseline) -> tuple[str, bool]:
-    """How the mutant ended: ``expect``, ``check``, ``error`` or ``timeout`` (killed that way), ``survived`` or
-    ``equivalent``; and whether the expects of step *key* were evaluated on it (it got as far as them).
+@dataclass(frozen=True)
+class RunEnd:
+    """How one run of a mutant ended: ``expect`` (and whose), ``check``, ``error``, ``timeout`` or ``passed``;
+    whether the step's own expects were evaluated on it; and, when fingerprinted, what it observed."""
 
-    The first run watches only the steps that can kill the mutant (cheap: most mutants die there);
+    how: str
+    owner: str | None = None
+    reached: bool = False
+    prints: tuple[dict[str, tuple[str, ...]], dict[str, str]] | None = None
+
+
+def verdict(end: RunEnd, key: str, same: bool | None = None, *, symmetric: bool = False, deletion: bool = False) -> tuple[MutantVerdict, str | None]:
+    """The mutant's verdict for step *key* and the step whose expect caught it, from how its run ended.
+
+    *same*: a run that passed observed bit-identical values (None when it did not pass); *symmetric*: a swap
+    whose operands were equal every time it ran; *deletion*: the mutant deletes the statement. The one table
+    of the rules in the module docstring."""
+    if end.how == "expect" and end.owner == key:
+        return MutantVerdict.CAUGHT, key
+    if end.how != "passed":
+        if end.reached:
+            return MutantVerdict.PAST_EXPECTS, end.owner
+        if end.how == "expect":
+            return MutantVerdict.CAUGHT_DOWNSTREAM, end.owner
+        return (MutantVerdict.STOPPED_BY_SCENARIO if end.how == "check" else MutantVerdict.RAISED_FIRST), None
+    if not same:
+        return (MutantVerdict.UNJUDGED if deletion and not end.reached else MutantVerdict.SURVIVED), None
+    return (MutantVerdict.UNTESTABLE if symmetric else MutantVerdict.EQUIVALENT), None
+
+
+def _run_mutant(run: MutantRun, baseline: Baseline) -> tuple[MutantVerdict, str | None, str]:
+    """The mutant's verdict (see :func:`verdict`), the step whose expect caught it, and how its last run ended
+    (``expect``, ``check``, ``error``, ``timeout``: the counts beside the records; ``passed``).
+
+    The first run watches only the steps that can catch the mutant (cheap: most mutants die there);
     a mutant that lives through it runs again with every step watched and fingerprinted. A value mutant
     (:mod:`.perturb`) needs no second run: it survived when the helper changed a value in some frame the
-    statement ran in, and is equivalent when it changed none.
+    statement ran in, and is equivalent when it changed none; nor does a swap whose operands were always
+    equal (untestable: nothing changed).
     """
     killers = tuple(probe for probe in run.probes if probe.key in run.kill_keys)
     reset_helpers()
-    verdict, reached, _ = _one_run(run, killers, fingerprint=False)
-    if verdict != "passed":
-        return verdict, reached
+    end = _one_run(run, killers, fingerprint=False)
+    if end.how != "passed":
+        return (*verdict(end, run.key), end.how)
     if run.kind in VALUE_KINDS:  # the helper knows whether any value changed: no second run needed
-        return ("survived" if values_changed() else "equivalent"), reached
-    verdict, reached, prints = _one_run(run, run.probes, fingerprint=True)
-    if verdict != "passed":
-        return verdict, reached
-    return ("equivalent" if prints == (baseline.fingerprints, baseline.facts) else "survived"), reached
+        return (*verdict(end, run.key, same=not values_changed()), end.how)
+    calls, differed = swaps()
+    if run.kind == "swap" and calls > 0 and differed == 0:
+        return (*verdict(end, run.key, same=True, symmetric=True), end.how)
+    again = _one_run(run, run.probes, fingerprint=True)
+    if again.how != "passed":
+        return (*verdict(again, run.key), again.how)
+    same = again.prints == (baseline.fingerprints, baseline.facts)
+    return (*verdict(again, run.key, same=same, deletion=run.kind in DELETE_KINDS), again.how)
 
 
-def _one_run(run: MutantRun, probes: tuple[Probe, ...], *, fingerprint: bool) -> tuple[str, bool, tuple[dict[str, tuple[str, ...]], dict[str, str]] | None]:
-    """How one run of the mutant ended (a kill, or ``passed``), whether the step's own expects were evaluated,
-    and, with *fingerprint*, what it observed."""
+def _one_run(run: MutantRun, probes: tuple[Probe, ...], *, fingerprint: bool) -> RunEnd:
+    """How one run of the mutant ended (see :class:`RunEnd`)."""
     tracer = Tracer(probes, backend=run.backend, fingerprint=fingerprint)
-    caught: list[str | None] = []
+    caught: list[str] = []
     skipped: list[str] = []
 
     def stop(error: str | None, owner: str) -> None:
@@ -237,7 +270,7 @@ def _one_run(run: MutantRun, probes: tuple[Probe, ...], *, fingerprint: bool) ->
             if owner == run.key:
                 skipped.append(error)
             return
-        caught.append(error)
+        caught.append(owner)
         raise MutantStopped("expect")
 
     for killer in run.kill_keys | {run.key}:
@@ -245,19 +278,23 @@ def _one_run(run: MutantRun, probes: tuple[Probe, ...], *, fingerprint: bool) ->
             expect.on_fail = functools.partial(stop, owner=killer) if killer in run.kill_keys else functools.partial(_note_skip, skipped)
     context = ScenarioContext(run.device)
     own = tracer.table.expects.get(run.key, [])
+
+    def reached() -> bool:
+        # evaluated on the mutant and not skipped; when the step's own expect is the one that failed, it was judged
+        return (any(expect.evaluations for expect in own) and not skipped) or run.key in caught
+
     try:
         with swapped_with_closures(*run.swap), _time_limit(run.timeout):
             outcome = execute(run.function, context, tracer)
     except MutantStopped as stopped:
-        return stopped.reason, any(expect.evaluations for expect in own) and not skipped, None
-    reached = any(expect.evaluations for expect in own) and not skipped
+        return RunEnd(stopped.reason, caught[0] if caught else None, reached())
     if caught:  # upstream code swallowed the stop
-        return "expect", reached, None
+        return RunEnd("expect", caught[0], reached())
     if outcome.status is ScenarioStatus.FAILED:
-        return "check", reached, None
+        return RunEnd("check", None, reached())
     if outcome.status is not ScenarioStatus.PASSED:
-        return "error", reached, None
-    return "passed", reached, ((tracer.table.fingerprints(), dict(context.facts)) if fingerprint else None)
+        return RunEnd("error", None, reached())
+    return RunEnd("passed", None, reached(), (tracer.table.fingerprints(), dict(context.facts)) if fingerprint else None)
 
 
 def _note_skip(skipped: list[str], error: str | None) -> None:

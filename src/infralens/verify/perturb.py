@@ -9,6 +9,10 @@ able to run on, so the mutant reaches the expects instead of raising first:
   dict without its last entry; in a tuple or list, the element at *index* (the first that can change when
   *index* is None, else the last element dropped).
 - ``_infralens_transpose(value)``: a tensor with two dimensions of the same size (> 1) gets them swapped.
+- ``_infralens_swap(a, b)`` gives ``(b, a)`` and ``_infralens_swap_operator(a, b, "-")`` gives ``b - a``: the
+  runtime half of the ``swap`` mutants. :data:`SWAPS` counts their calls and the calls whose two operands
+  differed: a swap whose operands were equal every time (a square image, two widths of the same size)
+  cannot be told from the original on this data.
 
 Anything else passes through unchanged. :data:`APPLIED` counts the calls that changed something, over
 every frame the statement ran in: a value mutant that never changed anything is equivalent by
@@ -18,10 +22,13 @@ construction, whatever the run observed.
 from __future__ import annotations
 
 import builtins
+import operator
 from typing import Any
 
 NUDGE = "_infralens_nudge"
 TRANSPOSE = "_infralens_transpose"
+SWAP = "_infralens_swap"
+SWAP_OPERATOR = "_infralens_swap_operator"
 SCALE = 1e-2
 """The relative change of a float (and the shift of an all-zero float tensor)."""
 
@@ -29,18 +36,72 @@ APPLIED = [0]
 """Calls that changed their value since the last :func:`reset` (one counter for every value mutant)."""
 
 
+SWAPS = [0, 0]
+"""Calls of the swap helpers since the last :func:`reset`, and those whose two operands differed."""
+
+_OPERATORS = {"-": operator.sub, "/": operator.truediv, "@": operator.matmul, "//": operator.floordiv}
+
+
 def reset() -> None:
     APPLIED[0] = 0
+    SWAPS[:] = [0, 0]
 
 
 def applied() -> int:
     return APPLIED[0]
 
 
+def swaps() -> tuple[int, int]:
+    """How often a swap helper ran since the last :func:`reset`, and how often its two operands differed."""
+    return SWAPS[0], SWAPS[1]
+
+
 def install() -> None:
     """Make the helpers visible to mutated code (as builtins, so no module's globals change)."""
     setattr(builtins, NUDGE, nudge)
     setattr(builtins, TRANSPOSE, transpose)
+    setattr(builtins, SWAP, swap)
+    setattr(builtins, SWAP_OPERATOR, swap_operator)
+
+
+def swap(first: Any, second: Any) -> tuple[Any, Any]:
+    """``(second, first)``, counted (see :data:`SWAPS`)."""
+    _count_swap(first, second)
+    return second, first
+
+
+def swap_operator(first: Any, second: Any, symbol: str) -> Any:
+    """``second <symbol> first`` (the operands of ``first <symbol> second`` swapped), counted."""
+    _count_swap(first, second)
+    return _OPERATORS[symbol](second, first)
+
+
+def _count_swap(first: Any, second: Any) -> None:
+    SWAPS[0] += 1
+    if not _equal(first, second):
+        SWAPS[1] += 1
+
+
+def _equal(first: Any, second: Any) -> bool:
+    """Whether swapping *first* and *second* changes nothing: the same object, equal tensors (shape, dtype,
+    device and values) or equal plain values of one type; anything it cannot compare counts as different."""
+    if first is second:
+        return True
+    torch = _torch()
+    if torch is not None and isinstance(first, torch.Tensor) and isinstance(second, torch.Tensor):
+        if (first.shape, first.dtype, first.device) != (second.shape, second.dtype, second.device) or first.is_meta:
+            return False
+        try:
+            return bool(torch.equal(first, second))
+        except (RuntimeError, TypeError):
+            return False
+    if type(first) is not type(second):
+        return False
+    try:
+        same = first == second
+    except Exception:  # an upstream __eq__ may raise anything: then they are not known to be equal
+        return False
+    return same if isinstance(same, bool) else False
 
 
 def nudge(value: Any, index: int | None = None) -> Any:

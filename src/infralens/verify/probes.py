@@ -6,7 +6,7 @@ travel back to the runner (see :mod:`.protocol`).
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 
 @dataclass(frozen=True)
@@ -50,20 +50,3 @@ class ProbeResult:
     key: str
     times_ran: int
     expects: tuple[ExpectResult, ...]
-
-
-@dataclass(frozen=True)
-class MutationResult:
-    """What ``verify --mutate`` found for one step: mutants run, killed, and the diffs of the survivors."""
-
-    tried: int
-    killed: int
-    survived: tuple[str, ...] = ()
-    """Diffs of surviving mutants that changed some observed value."""
-    equivalent: tuple[str, ...] = ()
-    """Diffs of surviving mutants whose run observed bit-identical values."""
-    killed_by: dict[str, int] = field(default_factory=dict)
-    """``expect``, ``check``, ``error`` or ``timeout`` → how many mutants were killed that way."""
-    past_expects: tuple[str, ...] = ()
-    """Diffs of the mutants the step's expects were evaluated on without failing, equivalent ones left out
-    (they survived, or only the scenario stopped them later)."""

@@ -10,8 +10,8 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass, field
 
-from infralens.reports import ScenarioStatus, as_int, as_list, as_object, strings
-from infralens.verify.probes import ExpectResult, MutationResult, Probe, ProbeResult
+from infralens.reports import MutantsRecord, ScenarioStatus, as_int, as_list, as_object, strings
+from infralens.verify.probes import ExpectResult, Probe, ProbeResult
 
 
 def probe_to_json(probe: Probe) -> dict[str, object]:
@@ -118,7 +118,7 @@ class ScenarioOutcome:
     """CPU time of the worker during the scenario (robust to other load on the machine)."""
     facts: dict[str, str] = field(default_factory=dict)
     probes: dict[str, ProbeResult] = field(default_factory=dict)
-    mutants: dict[str, MutationResult] = field(default_factory=dict)
+    mutants: dict[str, MutantsRecord] = field(default_factory=dict)
     """Per probe key, what mutating its statement found (``verify --mutate`` only)."""
 
 
@@ -150,7 +150,7 @@ def encode(message: Message) -> str:
             "cpu_seconds": message.cpu_seconds,
             "facts": message.facts,
             "probes": {key: _result_to_json(result) for key, result in message.probes.items()},
-            "mutants": {key: _mutation_to_json(result) for key, result in message.mutants.items()},
+            "mutants": {key: result.to_json() for key, result in message.mutants.items()},
         }
     else:
         data = {"event": "finished", "seconds": message.seconds, "stubbed": list(message.stubbed)}
@@ -181,7 +181,7 @@ def decode(line: str) -> Message | None:
             cpu_seconds=None if cpu is None else float(cpu),
             facts={str(k): str(v) for k, v in as_object(data["facts"]).items()},
             probes={str(key): _result_from_json(as_object(value)) for key, value in as_object(data["probes"]).items()},
-            mutants={str(key): _mutation_from_json(as_object(value)) for key, value in as_object(data.get("mutants", {})).items()},
+            mutants={str(key): MutantsRecord.from_json(as_object(value)) for key, value in as_object(data.get("mutants", {})).items()},
         )
     if event == "finished":
         return Finished(float(data["seconds"]), tuple(str(name) for name in as_list(data["stubbed"])))
@@ -199,28 +199,6 @@ def _result_from_json(data: dict[str, object]) -> ProbeResult:
         for e in (as_object(item) for item in as_list(data["expects"]))
     )
     return ProbeResult(str(data["key"]), as_int(data["times_ran"]), expects)
-
-
-def _mutation_to_json(result: MutationResult) -> dict[str, object]:
-    return {
-        "tried": result.tried,
-        "killed": result.killed,
-        "survived": list(result.survived),
-        "equivalent": list(result.equivalent),
-        "killed_by": result.killed_by,
-        "past_expects": list(result.past_expects),
-    }
-
-
-def _mutation_from_json(data: dict[str, object]) -> MutationResult:
-    return MutationResult(
-        as_int(data["tried"]),
-        as_int(data["killed"]),
-        tuple(str(item) for item in as_list(data["survived"])),
-        tuple(str(item) for item in as_list(data["equivalent"])),
-        {str(key): as_int(value) for key, value in as_object(data["killed_by"]).items()},
-        tuple(str(item) for item in as_list(data.get("past_expects", []))),
-    )
 
 
 def _pair(value: object) -> tuple[int, int]:

@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+from collections import Counter
 from dataclasses import replace
 from pathlib import Path
 
 from infralens.errors import printable_line
 from infralens.reports import (
     ExpectRecord,
-    MutantsRecord,
+    MutantVerdict,
     ScenarioRecord,
     ScenarioStatus,
     StepRecord,
@@ -19,6 +20,7 @@ from infralens.reports import (
     load_verify_report,
     step_tier,
 )
+from infralens.reports.tiers import own_catches
 from infralens.userfiles import write_output
 from infralens.verify.protocol import ScenarioOutcome
 from infralens.verify.runner import ExpectOutcome, StepOutcome, VerifyResult
@@ -50,15 +52,13 @@ def tier(outcome: StepOutcome) -> tuple[StepTier, str]:
         len(outcome.expects) if outcome.expects else len(outcome.step.expects),
         outcome.reason,
         unchecked=outcome.step.unchecked,
-        caught=None if mutants is None else mutants.killed_by.get("expect", 0),
-        missed=0 if mutants is None else len(mutants.past_expects),
+        mutants=None if mutants is None else mutants.records,
     )
 
 
 def _step(outcome: StepOutcome) -> StepRecord:
     step = outcome.step
     grade, why = tier(outcome)
-    mutants = outcome.mutants
     return StepRecord(
         status=outcome.status,
         times_ran=outcome.times_ran,
@@ -70,9 +70,7 @@ def _step(outcome: StepOutcome) -> StepRecord:
         reason=outcome.reason,
         tier=grade,
         tier_reason=why,
-        mutants=None
-        if mutants is None
-        else MutantsRecord(mutants.tried, mutants.killed, mutants.survived, mutants.equivalent, dict(mutants.killed_by), mutants.past_expects),
+        mutants=outcome.mutants,
     )
 
 
@@ -127,7 +125,7 @@ def summary_table(result: VerifyResult) -> str:
     """One row per scenario: status, seconds, its steps per tier (checked, ran, read, unverified) and failed; then totals."""
     graded = [(outcome, tier(outcome)[0]) for outcome in result.steps]
     mutating = any(outcome.mutants is not None for outcome in result.steps)
-    header = ("scenario", "status", "seconds", "checked", "ran", "read", "unverified", "failed") + (("caught by expects",) if mutating else ())
+    header = ("scenario", "status", "seconds", *(grade.value for grade in StepTier), "failed") + (("caught by own expects",) if mutating else ())
     rows = [header]
     for scenario in result.scenarios:
         mine = [(outcome, grade) for outcome, grade in graded if outcome.step.scenario == scenario.scenario]
@@ -141,8 +139,9 @@ def summary_table(result: VerifyResult) -> str:
     total = sum(outcome.seconds for outcome in result.scenarios)
     lines.append("")
     lines.append(
-        f"{len(result.steps)} steps: {counts[StepTier.CHECKED]} checked, {counts[StepTier.RAN]} ran, {counts[StepTier.READ]} read, "
-        f"{counts[StepTier.UNVERIFIED]} unverified ({failed} failed); scenarios {total:.1f} s on {result.device}"
+        f"{len(result.steps)} steps: "
+        + ", ".join(f"{counts[grade]} {grade.value}" for grade in StepTier)
+        + f" ({failed} failed); scenarios {total:.1f} s on {result.device}"
         + (f" ({result.device_name})" if result.device_name else "")
     )
     if mutating:
@@ -157,19 +156,19 @@ def _tier_cells(graded: list[tuple[StepOutcome, StepTier]]) -> tuple[str, ...]:
 
 def _killed_cell(outcomes: list[StepOutcome]) -> str:
     mutated = [outcome.mutants for outcome in outcomes if outcome.mutants is not None and outcome.mutants.tried]
-    return f"{sum(m.killed_by.get('expect', 0) for m in mutated)}/{sum(m.tried for m in mutated)}" if mutated else "-"
+    return f"{sum(m.caught for m in mutated)}/{sum(m.tried for m in mutated)}" if mutated else "-"
 
 
 def _mutation_line(outcomes: list[StepOutcome]) -> str:
+    """Mutants per verdict over the run, and the steps whose own expects rejected one other than the deletion."""
     mutated = [outcome.mutants for outcome in outcomes if outcome.mutants is not None and outcome.mutants.tried]
-    caught = sum(m.killed_by.get("expect", 0) > 0 for m in mutated)
-    share = f"{100 * caught / len(mutated):.0f}%" if mutated else "-"
-    others = sum(m.killed - m.killed_by.get("expect", 0) for m in mutated)
+    verdicts = Counter(item.verdict for mutants in mutated for item in mutants.records)
+    own = sum(bool(own_catches(m.records)) for m in mutated)
+    share = f"{100 * own / len(mutated):.0f}%" if mutated else "-"
     return (
-        f"mutants: {sum(m.tried for m in mutated)} tried on {len(mutated)} steps; {sum(m.killed_by.get('expect', 0) for m in mutated)} caught by "
-        f"an expect, {others} stopped only by the scenario (its check, an error or the time limit), {sum(len(m.survived) for m in mutated)} survived, "
-        f"{sum(len(m.equivalent) for m in mutated)} equivalent; {sum(len(m.past_expects) for m in mutated)} got past the expects; "
-        f"{caught}/{len(mutated)} steps ({share}) have an expect that catches one"
+        f"mutants: {sum(m.tried for m in mutated)} tried on {len(mutated)} steps; "
+        + ", ".join(f"{verdicts[verdict]} {verdict.value}" for verdict in MutantVerdict)
+        + f"; {own}/{len(mutated)} steps ({share}) have an own expect that rejects a wrong version other than the deletion"
     )
 
 

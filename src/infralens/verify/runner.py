@@ -18,11 +18,11 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
 from typing import IO
 
-from infralens.reports import ScenarioStatus, StepStatus
+from infralens.reports import MutantsRecord, ScenarioStatus, StepStatus
 from infralens.stops import end_processes
 from infralens.verify.execute import scenario_spec
 from infralens.verify.plan import Plan, PlannedStep
-from infralens.verify.probes import MutationResult, ProbeResult
+from infralens.verify.probes import ProbeResult
 from infralens.verify.protocol import Finished, Ready, ScenarioJob, ScenarioOutcome, Started, WorkerRequest, decode
 from infralens.verify.registry import process_order
 from infralens.verify.timings import DEFAULT_S, load_timings, save_timings
@@ -54,7 +54,7 @@ class StepOutcome:
     times_ran: int = 0
     expects: tuple[ExpectOutcome, ...] = ()
     reason: str | None = None
-    mutants: MutationResult | None = None
+    mutants: MutantsRecord | None = None
     """What ``--mutate`` found (None without it, or when the step was not mutated)."""
 
 
