@@ -27,7 +27,7 @@ from infralens.verify.protocol import Finished, Ready, ScenarioJob, ScenarioOutc
 ROOT = Path(__file__).resolve().parents[2]
 
 
-@pytest.mark.parametrize(("name", "kind"), [("verify-cpu.json", VerifyReport), ("check.json", DriftReport)])
+@pytest.mark.parametrize(("name", "kind"), [("verify-cpu.json", VerifyReport), ("verify-cuda.json", VerifyReport), ("check.json", DriftReport)])
 def test_committed_reports_load_typed_and_dump_byte_identical(name: str, kind: type) -> None:
     path = ROOT / "reports" / name
     report = load_report(path)
@@ -40,6 +40,22 @@ def test_committed_reports_load_typed_and_dump_byte_identical(name: str, kind: t
         assert written == json.loads(text)
         return
     assert dumps_report(report) == text
+
+
+def test_the_committed_reports_say_checked_only_where_their_own_mutant_records_show_it() -> None:
+    """Read as raw JSON, not through the loader (which grades again): what a reader of the file sees."""
+    cpu = json.loads((ROOT / "reports" / "verify-cpu.json").read_text("utf-8"))
+    with_expects = [step for step in cpu["steps"].values() if step["status"] == "passed" and step["expects"]]
+    assert with_expects and all("records" in step["mutants"] and len(step["mutants"]["records"]) == step["mutants"]["tried"] for step in with_expects)
+    for step_id, step in cpu["steps"].items():
+        records = step.get("mutants", {}).get("records", [])
+        own = [r for r in records if r["verdict"] == "caught" and r["kind"] != "return"]
+        past = [r for r in records if r["verdict"] in ("past-expects", "survived", "untestable")]
+        assert (step["tier"] == "checked") == (step["status"] == "passed" and bool(step["expects"]) and bool(own) and not past), step_id
+        assert all(r["caught_by"] == step_id for r in records if r["verdict"] == "caught"), step_id
+    cuda = json.loads((ROOT / "reports" / "verify-cuda.json").read_text("utf-8"))
+    assert not any("mutants" in step for step in cuda["steps"].values())
+    assert {step["tier"] for step in cuda["steps"].values()} <= {"held", "ran", "read", "unverified"}
 
 
 def test_the_schema_ships_in_the_package_and_describes_both_reports() -> None:
