@@ -27,8 +27,8 @@ def _diff(a: torch.Tensor, b: torch.Tensor) -> float:
 def run_diffsynth_flow_match(ctx: ScenarioContext) -> None:
     """FLUX.1 and Wan templates; the exact velocity (eps - x0) integrates back to x0."""
     flow_match = load_diffsynth_module("diffsynth.diffusion.flow_match")
-    x0 = _randn(1, 16, 8, 8, seed=30, device=ctx.device)
-    eps = _randn(1, 16, 8, 8, seed=31, device=ctx.device)
+    x0 = _randn(1, 16, 6, 10, seed=30, device=ctx.device)
+    eps = _randn(1, 16, 6, 10, seed=31, device=ctx.device)
     scheduler = flow_match.FlowMatchScheduler("FLUX.1")
     scheduler.set_timesteps(4)
     ctx.fact("FLUX.1 sigmas", [round(float(s), 4) for s in scheduler.sigmas])
@@ -61,8 +61,8 @@ def run_diffsynth_ddim(ctx: ScenarioContext) -> None:
     grid = [int(t) for t in scheduler.timesteps]
     ctx.fact("timesteps", grid)
     ctx.check(grid == [999, 666, 333, 0], f"DiffSynth DDIM 4-step grid is {grid}, expected 999, 666, 333, 0")
-    x0 = _randn(1, 4, 8, 8, seed=32, device=ctx.device)
-    eps = _randn(1, 4, 8, 8, seed=33, device=ctx.device)
+    x0 = _randn(1, 4, 6, 10, seed=32, device=ctx.device)
+    eps = _randn(1, 4, 6, 10, seed=33, device=ctx.device)
     start = scheduler.timesteps[:1]
     sample = scheduler.add_noise(x0, eps, start)
     reference = DDPMScheduler(beta_schedule="scaled_linear", beta_start=0.00085, beta_end=0.012)

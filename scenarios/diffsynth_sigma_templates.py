@@ -39,8 +39,8 @@ def run_diffsynth_sigma_templates(ctx: ScenarioContext) -> None:
     ctx.check(512.0 in pinned.tolist() and pinned.shape == (8,), f"target timestep 512 not pinned: {pinned.tolist()}")
     ctx.fact("Z-Image sigmas", [round(float(s), 4) for s in z_image])
 
-    x0 = torch.randn(1, 16, 4, 4, generator=torch.Generator().manual_seed(120)).to(ctx.device)
-    eps = torch.randn(1, 16, 4, 4, generator=torch.Generator().manual_seed(121)).to(ctx.device)
+    x0 = torch.randn(1, 16, 4, 6, generator=torch.Generator().manual_seed(120)).to(ctx.device)
+    eps = torch.randn(1, 16, 4, 6, generator=torch.Generator().manual_seed(121)).to(ctx.device)
     for template in ("Qwen-Image", "FLUX.2", "Z-Image"):
         scheduler = scheduler_class(template)
         scheduler.set_timesteps(4)

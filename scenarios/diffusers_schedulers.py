@@ -24,8 +24,8 @@ def run_forward_noise(ctx: ScenarioContext) -> None:
     scheduler = DDPMScheduler()  # linear betas 1e-4 -> 0.02, 1000 steps
     DDPMScheduler(beta_schedule="scaled_linear", beta_start=0.00085, beta_end=0.012)
     generator = torch.Generator().manual_seed(0)
-    x0 = torch.randn(3, 4, 8, 8, generator=generator).to(device)
-    eps = torch.randn(3, 4, 8, 8, generator=generator).to(device)
+    x0 = torch.randn(3, 4, 6, 10, generator=generator).to(device)
+    eps = torch.randn(3, 4, 6, 10, generator=generator).to(device)
     t = torch.tensor([10, 500, 999], device=device)
     noisy = scheduler.add_noise(x0, eps, t)
     abar = scheduler.alphas_cumprod.to(device)[t].view(3, 1, 1, 1)
@@ -73,7 +73,7 @@ def run_scheduler_spacing(ctx: ScenarioContext) -> None:
 
     euler = EulerDiscreteScheduler(beta_schedule="scaled_linear", beta_start=0.00085, beta_end=0.012, steps_offset=1)
     euler.set_timesteps(4, device=ctx.device)
-    sample = torch.ones(1, 4, 8, 8, device=ctx.device)
+    sample = torch.ones(1, 4, 6, 10, device=ctx.device)
     scaled = euler.scale_model_input(sample, euler.timesteps[0])
     sigma = float(euler.sigmas[0])
     factor = float(scaled.flatten()[0])
@@ -89,8 +89,8 @@ def run_flow_match_euler(ctx: ScenarioContext) -> None:
     scheduler = FlowMatchEulerDiscreteScheduler(shift=3.0)
     scheduler.set_timesteps(4, device=ctx.device)
     generator = torch.Generator().manual_seed(1)
-    x0 = torch.randn(1, 4, 8, 8, generator=generator).to(ctx.device)
-    eps = torch.randn(1, 4, 8, 8, generator=generator).to(ctx.device)
+    x0 = torch.randn(1, 4, 6, 10, generator=generator).to(ctx.device)
+    eps = torch.randn(1, 4, 6, 10, generator=generator).to(ctx.device)
     sample = scheduler.scale_noise(x0, scheduler.timesteps[:1], eps)
     for t in scheduler.timesteps:
         sample = scheduler.step(eps - x0, t, sample).prev_sample
@@ -106,8 +106,8 @@ def run_guider(ctx: ScenarioContext) -> None:
     from diffusers.guiders import ClassifierFreeGuidance
 
     generator = torch.Generator().manual_seed(2)
-    cond = torch.randn(2, 4, 8, 8, generator=generator).to(ctx.device)
-    uncond = torch.randn(2, 4, 8, 8, generator=generator).to(ctx.device)
+    cond = torch.randn(2, 4, 6, 10, generator=generator).to(ctx.device)
+    uncond = torch.randn(2, 4, 6, 10, generator=generator).to(ctx.device)
     guider = ClassifierFreeGuidance(guidance_scale=5.0)
     out = guider.forward(cond, uncond).pred
     error = _max_diff(out, uncond + 5.0 * (cond - uncond))
