@@ -97,7 +97,7 @@ def run_diffsynth_models(ctx: ScenarioContext) -> None:
     unet = ds_tiny_unet(unet_module, seed=1).to(device)
     keys = unet.load_state_dict(reference_unet.state_dict(), strict=True)
     ctx.check(not keys.missing_keys and not keys.unexpected_keys, f"UNet keys differ: {keys}")
-    latents = _randn(1, 4, 32, 32, seed=34, device=device)
+    latents = _randn(1, 4, 24, 40, seed=34, device=device)
     text = _randn(1, 77, 32, seed=35, device=device)
     timestep = torch.tensor([10], device=device)
     with torch.no_grad():
@@ -110,7 +110,7 @@ def run_diffsynth_models(ctx: ScenarioContext) -> None:
     reference_vae = tiny_vae(seed=0).to(device).eval()
     vae = ds_tiny_vae(vae_module, seed=1).to(device)
     keys = vae.load_state_dict(reference_vae.state_dict(), strict=True)
-    images = _randn(1, 3, 64, 64, seed=36, device=device).clamp(-1, 1)
+    images = _randn(1, 3, 48, 80, seed=36, device=device).clamp(-1, 1)
     with torch.no_grad():
         mean = vae.encode(images).mean
         reference_mean = reference_vae.encode(images).latent_dist.mean
@@ -124,7 +124,7 @@ def run_diffsynth_models(ctx: ScenarioContext) -> None:
     ctx.check(_diff(embedding, reference) < 1e-6, "timestep embeddings differ from diffusers")
 
     pointwise = torch.nn.Conv2d(4, 4, 1).to(device)
-    grid = _randn(1, 4, 16, 16, seed=37, device=device)
+    grid = _randn(1, 4, 16, 24, seed=37, device=device)
     with torch.no_grad():
         tiled = flux_vae.TileWorker().tiled_forward(pointwise, grid, 8, 4, tile_device=device)
         plain = pointwise(grid)
@@ -133,12 +133,12 @@ def run_diffsynth_models(ctx: ScenarioContext) -> None:
 
     torch.manual_seed(2)
     decoder = flux_vae.FluxVAEDecoder().to(device).eval()
-    latent = _randn(1, 16, 6, 6, seed=38, device=device)
+    latent = _randn(1, 16, 6, 8, seed=38, device=device)
     with torch.no_grad():
         full = decoder(latent)
         tiles = decoder(latent, tiled=True, tile_size=4, tile_stride=2)  # 4 overlapping tiles
     ctx.fact("Flux VAE decode shape", tuple(full.shape))
-    ctx.check(full.shape == (1, 3, 48, 48) and tiles.shape == full.shape, f"Flux VAE decode shapes {tuple(full.shape)} / {tuple(tiles.shape)}")
+    ctx.check(full.shape == (1, 3, 48, 64) and tiles.shape == full.shape, f"Flux VAE decode shapes {tuple(full.shape)} / {tuple(tiles.shape)}")
     ctx.check(bool(torch.isfinite(tiles).all()), "tiled Flux VAE decode produced non-finite values")
 
 
@@ -168,7 +168,7 @@ def run_diffsynth_lora(ctx: ScenarioContext) -> None:
 
     reference = tiny_unet(seed=0).to(device).eval()
     lora = _diffusers_lora(reference, with_alpha=False)
-    latents = _randn(1, 4, 32, 32, seed=40, device=device)
+    latents = _randn(1, 4, 24, 40, seed=40, device=device)
     text = _randn(1, 77, 32, seed=41, device=device)
     timestep = torch.tensor([10], device=device)
 
