@@ -54,3 +54,49 @@ def run_g4_sdxl_wide(ctx: ScenarioContext) -> None:
     ctx.fact("unet time ids", seen)
     ctx.check(image.size == (48, 32), f"image size {image.size}, expected (48, 32) as (width, height)")
     ctx.check(seen == [[[32.0, 48.0, 0.0, 0.0, 32.0, 48.0]]] * 2, f"expected 2 calls with time ids 32,48,0,0,32,48: {seen}")
+
+
+@scenario("g4-fp8-index", "DiffSynth AutoWrappedLinear float8 on an index-valued (2, 3, 64) input", process="diffsynth-path")
+def run_g4_fp8_index(ctx: ScenarioContext) -> None:
+    """fp8_linear on arange(384) viewed (2, 3, 64): every flattened row shows which elements it holds."""
+    layers = load_diffsynth_module("diffsynth.core.vram.layers")
+    device = ctx.device
+    dtype = torch.bfloat16 if device == "cuda" else torch.float32  # _scaled_mm on CUDA refuses a bias with float32 output
+    torch.manual_seed(164)
+    linear = torch.nn.Linear(64, 32).to(device, dtype)
+    inputs = torch.arange(2 * 3 * 64, device=device).to(dtype).view(2, 3, 64)
+    fp8 = torch.float8_e4m3fn
+    wrapped = layers.AutoWrappedLinear(
+        linear, offload_dtype=fp8, offload_device="cpu", onload_dtype=fp8, onload_device=device,
+        preparing_dtype=fp8, preparing_device=device, computation_dtype=fp8, computation_device=device,
+    )
+    wrapped.offload()
+    wrapped.onload()
+    with torch.no_grad():
+        output = wrapped(inputs)
+    ctx.check(output.shape == (2, 3, 32) and bool(torch.isfinite(output).all()), f"fp8 output {tuple(output.shape)}")
+
+
+@scenario("g4-ip-default-scale", "DiffSynth FluxImageUnit_IPAdapter.process with one picture and no ipadapter_scale", process="diffsynth-full")
+def run_g4_ip_default_scale(ctx: ScenarioContext) -> None:
+    """The unit without ``ipadapter_scale``: the positive K/V get the default strength 1.0."""
+    from PIL import Image
+
+    from infralens.tiny import StandInImageEncoder, import_full_diffsynth
+
+    import_full_diffsynth()
+    from diffsynth.models.flux_ipadapter import FluxIpAdapter
+    from diffsynth.pipelines.flux_image import FluxImagePipeline, FluxImageUnit_IPAdapter
+
+    device = ctx.device
+    torch.manual_seed(190)
+    pipe = FluxImagePipeline(device=device, torch_dtype=torch.float32)
+    pipe.ipadapter = FluxIpAdapter(num_attention_heads=2, attention_head_dim=32, cross_attention_dim=32, num_tokens=4, num_blocks=2).to(device).eval()
+    pipe.ipadapter_image_encoder = StandInImageEncoder().to(device).eval()
+    pixels = torch.randint(0, 256, (20, 24, 3), generator=torch.Generator().manual_seed(191), dtype=torch.uint8)
+    shared = {"ipadapter_images": [Image.fromarray(pixels.numpy(), mode="RGB")], "cfg_scale": 3.0}
+    with torch.no_grad():
+        _, posi, _ = FluxImageUnit_IPAdapter().process(pipe, shared, {}, {})
+    scales = [entry["scale"] for entry in posi["ipadapter_kwargs_list"].values()]
+    ctx.fact("positive scales without ipadapter_scale", scales)
+    ctx.check(scales == [1.0, 1.0], f"expected the default scale 1.0 for both blocks, got {scales}")
