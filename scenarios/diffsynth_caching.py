@@ -20,7 +20,7 @@ IMPORTS = ("torch", "transformers", "peft", "numpy")
 def _flux_step_inputs(device: str, seed: int = 175) -> dict[str, torch.Tensor]:
     generator = torch.Generator().manual_seed(seed)
     return dict(
-        latents=torch.randn(1, 4, 8, 8, generator=generator).to(device),
+        latents=torch.randn(1, 4, 6, 10, generator=generator).to(device),
         prompt_emb=torch.randn(1, 6, 32, generator=generator).to(device),
         pooled_prompt_emb=torch.randn(1, 32, generator=generator).to(device),
         guidance=torch.tensor([3.5], device=device),

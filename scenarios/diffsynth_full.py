@@ -139,7 +139,7 @@ def run_diffsynth_flux(ctx: ScenarioContext) -> None:
 
     device = ctx.device
     dit = _tiny_flux_dit(device)
-    latents = _randn(1, 4, 8, 8, seed=51, device=device)
+    latents = _randn(1, 4, 6, 10, seed=51, device=device)
     common = dict(
         timestep=torch.tensor([500.0], device=device),
         prompt_emb=_randn(1, 6, 32, seed=52, device=device),
@@ -150,7 +150,7 @@ def run_diffsynth_flux(ctx: ScenarioContext) -> None:
     with torch.no_grad():
         plain = model_fn_flux_image(dit, latents=latents, **common)
         ctx.check(plain.shape == latents.shape, f"model_fn_flux_image returned {tuple(plain.shape)}, expected {tuple(latents.shape)}")
-        tokens = 16  # (8 / 2) * (8 / 2) image tokens
+        tokens = 15  # (6 / 2) * (10 / 2) image tokens
         controlnet = MultiControlNet([_StandInControlNet(tokens, 64, 1, 1, seed=s) for s in (54, 55)]).to(device)
         inputs = [ControlNetInput(controlnet_id=0), ControlNetInput(controlnet_id=1)]
         guided = model_fn_flux_image(

@@ -52,7 +52,7 @@ def run_diffsynth_ip_adapter(ctx: ScenarioContext) -> None:
     ctx.check(sorted(kv) == [0, 1] and tuple(kv[0]["ip_k"].shape) == (1, 2, 8, 32), f"K/V blocks {sorted(kv)}, ip_k {tuple(kv[0]['ip_k'].shape)}")
     ctx.check(kv[1]["scale"] == 0.6 and nega["ipadapter_kwargs_list"][1]["scale"] == 1.0, "scales: positive 0.6, negative keeps the default 1.0")
 
-    latents = _randn(1, 4, 8, 8, seed=187, device=device)
+    latents = _randn(1, 4, 6, 10, seed=187, device=device)
     common = dict(
         timestep=torch.tensor([500.0], device=device),
         prompt_emb=_randn(1, 6, 32, seed=188, device=device),

@@ -27,7 +27,7 @@ def _diff(a: torch.Tensor, b: torch.Tensor) -> float:
 
 def _unet_inputs(device: str) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
     generator = torch.Generator().manual_seed(161)
-    latents = torch.randn(1, 4, 8, 8, generator=generator).to(device)
+    latents = torch.randn(1, 4, 6, 10, generator=generator).to(device)
     text = torch.randn(1, 8, 32, generator=generator).to(device)
     return latents, torch.tensor([10], device=device), text
 
