@@ -25,7 +25,7 @@ def _diff(a: torch.Tensor, b: torch.Tensor) -> float:
 def run_vae_tiling(ctx: ScenarioContext) -> None:
     """Encode/decode plainly, sliced (exact) and tiled (shapes only: random weights leave seams)."""
     vae = tiny_vae(seed=0, sample_size=32).to(ctx.device).eval()
-    images = _randn(2, 3, 64, 64, seed=5, device=ctx.device).clamp(-1, 1)
+    images = _randn(2, 3, 48, 80, seed=5, device=ctx.device).clamp(-1, 1)
     with torch.no_grad():
         plain_latents = vae.encode(images).latent_dist.mean
         plain_images = vae.decode(plain_latents).sample
@@ -40,7 +40,7 @@ def run_vae_tiling(ctx: ScenarioContext) -> None:
     ctx.fact("latent shape", tuple(plain_latents.shape))
     ctx.fact("slicing difference", max(_diff(plain_latents, sliced_latents), _diff(plain_images, sliced_images)))
     ctx.fact("tiled decode difference (random weights)", _diff(plain_images, tiled_images))
-    ctx.check(plain_latents.shape == (2, 4, 32, 32), f"latent shape {tuple(plain_latents.shape)}, expected (2, 4, 32, 32)")
+    ctx.check(plain_latents.shape == (2, 4, 24, 40), f"latent shape {tuple(plain_latents.shape)}, expected (2, 4, 24, 40)")
     ctx.check(_diff(plain_latents, sliced_latents) < 1e-4 and _diff(plain_images, sliced_images) < 1e-4, "slicing changed the result")
     ctx.check(tiled_latents.shape == plain_latents.shape and tiled_images.shape == plain_images.shape, "tiling changed shapes")
     ctx.check(bool(torch.isfinite(tiled_images).all()), "tiled decode produced non-finite values")
@@ -80,7 +80,7 @@ def run_lora(ctx: ScenarioContext) -> None:
     pipe.set_progress_bar_config(disable=True)
     pipe = pipe.to(ctx.device)
     unet = pipe.unet
-    x = _randn(1, 4, 32, 32, seed=10, device=ctx.device)
+    x = _randn(1, 4, 24, 40, seed=10, device=ctx.device)
     text = _randn(1, 77, 32, seed=11, device=ctx.device)
 
     def run(**kwargs) -> torch.Tensor:
@@ -170,7 +170,7 @@ def run_memory_options(ctx: ScenarioContext) -> None:
     pipe.set_progress_bar_config(disable=True)
     pipe = pipe.to(device)
     unet = pipe.unet
-    x = _randn(1, 4, 32, 32, seed=17, device=device)
+    x = _randn(1, 4, 24, 40, seed=17, device=device)
     text = _randn(1, 77, 32, seed=18, device=device)
 
     def run(model) -> torch.Tensor:
