@@ -305,3 +305,14 @@ def test_a_closure_made_at_import_time_runs_its_mutant(tmp_path):
     with swapped_with_closures(outer, code, closures):
         assert module.plus_one(3) == 2.5  # 3 / 2 + 1: the mutant ran
     assert module.plus_one(3) == 7
+
+
+def test_a_header_with_its_body_on_the_same_line_is_mutated_header_and_body():
+    """``if a > b: return a - b`` made no mutant at all before: the parser added a ``pass`` line it cannot take."""
+    lines = ["def f(a, b):\n", "    if a > b: return a - b\n", "    elif a == b: return a\n", "    return b\n"]
+    found = {(m.kind, (m.shown or m.lines)[0].strip()) for m in statement_mutants(lines, 2, 2, local_names=("a", "b"))}
+    assert {("negate", "if not (a > b): return a - b"), ("comparison", "if a >= b: return a - b"), ("swap", "if a > b: return b - a")} <= found
+    assert ("comparison", "elif a != b: return a") in {(m.kind, m.lines[0].strip()) for m in statement_mutants(lines, 3, 3, local_names=("a", "b"))}
+    for line in (2, 3):
+        for mutant in statement_mutants(lines, line, line, local_names=("a", "b")):
+            compile(mutant.apply(lines), "f.py", "exec")

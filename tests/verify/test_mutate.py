@@ -50,6 +50,12 @@ UPSTREAM = textwrap.dedent(
         first = a + b
         second = first * 2
         return second
+
+
+    def stamp(h, w):
+        scratch = __import__("random").random()
+        low = min(h, w)
+        return low
     """
 )
 
@@ -278,3 +284,19 @@ def test_a_kill_made_by_a_later_steps_expect_is_recorded_as_that_steps(upstream)
     tier, why = step_tier(StepStatus.PASSED, 1, mutants=first.records)
     assert tier is StepTier.RAN and "caught downstream by t/second" in why
     assert step_tier(StepStatus.PASSED, 1, mutants=found["t/second"].records)[0] is StepTier.CHECKED, found["t/second"].records
+
+
+def test_a_value_the_plain_run_does_not_reproduce_is_not_evidence_that_a_mutant_changed_something(upstream):
+    """The expect reads ``scratch``, which differs on every run (like memory from ``torch.empty_like``).
+    ``min(w, h)`` changes nothing; compared on every digest it looked *survived*; the values the plain run
+    reproduces say *equivalent*."""
+    module, path = upstream
+    probes = (_probe(path, "low", "stamp", 35, "low == min(h, w) and 0 <= scratch < 1"),)
+
+    def scenario(ctx):
+        module.stamp(3, 5)
+
+    found = _run(module, probes, scenario, ("t/low",))["t/low"]
+    (swap,) = [item for item in found.records if item.kind == "swap"]
+    assert swap.verdict is MutantVerdict.EQUIVALENT, found.records
+    assert "low = max(h, w)" not in _changes(found, MutantVerdict.EQUIVALENT)

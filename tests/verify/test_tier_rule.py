@@ -57,7 +57,7 @@ def test_without_a_mutation_run_expects_only_held():
 
 def test_a_case_no_scenario_runs_is_named_whatever_the_tier() -> None:
     tier, why = step_tier(StepStatus.PASSED, 2, unchecked="two images per prompt", mutants=(_m("value", V.CAUGHT, "a/b"),))
-    assert tier is StepTier.CHECKED and why.endswith("not run by any scenario: two images per prompt")
+    assert tier is StepTier.CHECKED and why.endswith("left unchecked: two images per prompt")
     tier, why = step_tier(StepStatus.PASSED, 2, unchecked="two images per prompt", mutants=(_m("value", V.SURVIVED),))
     assert tier is StepTier.RAN and "two images per prompt" in why
 

@@ -57,7 +57,7 @@ def step_tier(
         expects: how many expects the step has.
         reason: the static text, or why the step did not run.
         unchecked: the annotation's ``unchecked:`` text: why a traced step has no expect, or (beside expects) the
-            case of the claim that no scenario runs, added to the reason whatever the tier.
+            part of the claim no expect tests and why, added to the reason whatever the tier.
         mutants: the step's mutant records from ``verify --mutate``; None when no mutation was run.
     """
     if status is StepStatus.STATIC:
@@ -69,7 +69,7 @@ def step_tier(
     if expects == 0:
         return StepTier.RAN, unchecked or "no expect"
     tier, why = _tier_with_expects(expects, mutants)
-    return tier, f"{why}; not run by any scenario: {unchecked}" if unchecked else why
+    return tier, f"{why}; left unchecked: {unchecked}" if unchecked else why
 
 
 def own_catches(mutants: Sequence[JudgedMutant]) -> list[JudgedMutant]:

@@ -159,18 +159,20 @@ def _parse(original: tuple[str, ...]) -> _Parsed | None:
     lines = list(original)
     if elif_:
         lines[0] = first.replace("elif", "if", 1)
-    body = "".join(lines) + (f"{indent}    pass\n" if compound else "")
-    try:
-        wrapper = cst.parse_module(f"if True:\n{body}" if indent else body)
-    except cst.ParserSyntaxError:
+    wrapper = None
+    if compound:  # a header with its body on the same line (``if done: return x``) parses as it is
+        wrapper = _parse_text("".join(lines), indent)
+        inline = wrapper is not None and isinstance(_first_statement(wrapper, indent), (cst.If, cst.While, cst.For, cst.With))
+        compound = not inline
+        if not inline:
+            wrapper = None
+    if wrapper is None:
+        wrapper = _parse_text("".join(lines) + (f"{indent}    pass\n" if compound else ""), indent)
+    if wrapper is None:
         return None
-    block = wrapper.body[0]
-    if indent:
-        if not isinstance(block, cst.If) or not isinstance(block.body, cst.IndentedBlock) or not block.body.body:
-            return None
-        statement: cst.CSTNode = block.body.body[0]
-    else:
-        statement = block
+    statement = _first_statement(wrapper, indent)
+    if statement is None:
+        return None
     if isinstance(statement, (cst.If, cst.While)):
         header: tuple[cst.CSTNode, ...] = (statement.test,)
     elif isinstance(statement, cst.For):
@@ -181,7 +183,26 @@ def _parse(original: tuple[str, ...]) -> _Parsed | None:
         return None
     else:
         header = (statement,)
+    if isinstance(statement, cst.BaseCompoundStatement) and isinstance(statement.body, cst.SimpleStatementSuite):
+        header += tuple(statement.body.body)  # the body on the header's line is part of the statement's line
     return _Parsed(wrapper, statement, header, bool(indent), compound, elif_)
+
+
+def _parse_text(body: str, indent: str) -> cst.Module | None:
+    try:
+        return cst.parse_module(f"if True:\n{body}" if indent else body)
+    except cst.ParserSyntaxError:
+        return None
+
+
+def _first_statement(wrapper: cst.Module, indent: str) -> cst.CSTNode | None:
+    """The statement inside the wrapper (inside ``if True:`` when it was indented)."""
+    block = wrapper.body[0]
+    if not indent:
+        return block
+    if not isinstance(block, cst.If) or not isinstance(block.body, cst.IndentedBlock) or not block.body.body:
+        return None
+    return block.body.body[0]
 
 
 def _loaded_names(header: tuple[cst.CSTNode, ...]) -> tuple[str, ...]:

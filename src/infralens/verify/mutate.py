@@ -54,6 +54,10 @@ class MutantStopped(BaseException):
         self.reason = reason
 
 
+Prints = tuple[dict[str, tuple[str, ...]], dict[str, str]]
+"""What a fingerprinted run observed: per step, its run count and each expect's digest; the scenario's facts."""
+
+
 @dataclass(frozen=True)
 class Baseline:
     """The plain run the mutants are compared with."""
@@ -61,6 +65,47 @@ class Baseline:
     seconds: float
     fingerprints: dict[str, tuple[str, ...]]
     facts: dict[str, str]
+
+
+class Stability:
+    """Which observed values the plain run reproduces: the only ones a mutant's run may be compared on.
+
+    A value read from memory nothing wrote (``torch.empty_like`` before every chunk is filled) differs from run
+    to run; counting it as a change would call a mutant that changed nothing *survived*. The first time a
+    mutant's run differs from the baseline, the plain scenario runs once more, and every digest or fact that
+    differs between the two plain runs is left out of every comparison after that."""
+
+    def __init__(self, baseline: Baseline, rerun: Callable[[], Prints]) -> None:
+        self.baseline = baseline
+        self.rerun = rerun
+        self.unstable: tuple[set[tuple[str, int]], set[str]] | None = None
+
+    def same(self, prints: Prints) -> bool:
+        """Whether *prints* equal the baseline on every value the plain run reproduces."""
+        fingerprints, facts = prints
+        if (fingerprints, facts) == (self.baseline.fingerprints, self.baseline.facts):
+            return True
+        if self.unstable is None:
+            self.unstable = _differences((self.baseline.fingerprints, self.baseline.facts), self.rerun())
+        digests, fact_names = self.unstable
+        if set(fingerprints) != set(self.baseline.fingerprints) or set(facts) != set(self.baseline.facts):
+            return False
+        for key, values in self.baseline.fingerprints.items():
+            other = fingerprints[key]
+            if len(other) != len(values) or any(a != b for i, (a, b) in enumerate(zip(values, other, strict=True)) if (key, i) not in digests):
+                return False
+        return all(facts[name] == value for name, value in self.baseline.facts.items() if name not in fact_names)
+
+
+def _differences(first: Prints, second: Prints) -> tuple[set[tuple[str, int]], set[str]]:
+    """The (step, position) digests and the fact names that differ between two runs."""
+    digests = {
+        (key, index)
+        for key, values in first[0].items()
+        for index, value in enumerate(values)
+        if key not in second[0] or index >= len(second[0][key]) or second[0][key][index] != value
+    }
+    return digests, {name for name, value in first[1].items() if second[1].get(name) != value}
 
 
 def mutable_keys(keys: tuple[str, ...], results: dict[str, ProbeResult]) -> tuple[str, ...]:
@@ -91,6 +136,7 @@ def mutate_steps(
     by_key = {probe.key: probe for probe in probes}
     lines: dict[str, list[str]] = {}
     timeout = timeout or max(MIN_TIMEOUT_S, 4 * baseline.seconds + 5)
+    stability = Stability(baseline, functools.partial(_plain_prints, function, probes, device, backend))
     found: dict[str, MutantsRecord] = {}
     for key in keys:
         probe = by_key[key]
@@ -118,7 +164,7 @@ def mutate_steps(
             if code is None:
                 continue
             run = MutantRun(function, probes, key, kill_keys, device, backend, (functions, code, closures), timeout, mutant.kind)
-            judged, caught_by, how = _run_mutant(run, baseline)
+            judged, caught_by, how = _run_mutant(run, stability)
             records.append(MutantRecord(mutant.kind, judged, _change(mutant), caught_by))
             if how != "passed":
                 killed_by[how] = killed_by.get(how, 0) + 1
@@ -208,7 +254,7 @@ class RunEnd:
     how: str
     owner: str | None = None
     reached: bool = False
-    prints: tuple[dict[str, tuple[str, ...]], dict[str, str]] | None = None
+    prints: Prints | None = None
 
 
 def verdict(end: RunEnd, key: str, same: bool | None = None, *, symmetric: bool = False, deletion: bool = False) -> tuple[MutantVerdict, str | None]:
@@ -230,7 +276,16 @@ def verdict(end: RunEnd, key: str, same: bool | None = None, *, symmetric: bool 
     return (MutantVerdict.UNTESTABLE if symmetric else MutantVerdict.EQUIVALENT), None
 
 
-def _run_mutant(run: MutantRun, baseline: Baseline) -> tuple[MutantVerdict, str | None, str]:
+def _plain_prints(function: Callable[[ScenarioContext], None], probes: tuple[Probe, ...], device: str, backend: str) -> Prints:
+    """What the unmutated scenario observes when run once more (see :class:`Stability`)."""
+    reset_helpers()
+    tracer = Tracer(probes, backend=backend, fingerprint=True)
+    context = ScenarioContext(device)
+    execute(function, context, tracer)
+    return tracer.table.fingerprints(), dict(context.facts)
+
+
+def _run_mutant(run: MutantRun, stability: Stability) -> tuple[MutantVerdict, str | None, str]:
     """The mutant's verdict (see :func:`verdict`), the step whose expect caught it, and how its last run ended
     (``expect``, ``check``, ``error``, ``timeout``: the counts beside the records; ``passed``).
 
@@ -253,7 +308,7 @@ def _run_mutant(run: MutantRun, baseline: Baseline) -> tuple[MutantVerdict, str 
     again = _one_run(run, run.probes, fingerprint=True)
     if again.how != "passed":
         return (*verdict(again, run.key), again.how)
-    same = again.prints == (baseline.fingerprints, baseline.facts)
+    same = again.prints is not None and stability.same(again.prints)
     return (*verdict(again, run.key, same=same, deletion=run.kind in DELETE_KINDS), again.how)
 
 
