@@ -7,6 +7,7 @@ a check on a value the parent never reads, or a model layout whose neighbouring 
 
 from __future__ import annotations
 
+import tempfile
 from typing import Any
 
 import torch
@@ -56,3 +57,25 @@ def run_flux_rope_read(ctx: ScenarioContext) -> None:
     ctx.fact("RoPE tables (tokens, head_dim)", seen)
     ctx.check(image.shape == (1, 16, 16, 3), f"image shape {image.shape}")
     ctx.check(len(seen) >= 1 and all(shape == (80, 16) for shape in seen), f"expected (80, 16) tables, got {seen}")
+
+
+@scenario("ip-adapter-load-alt-unet", "tiny SD whose cross-attention sits in down block 1 and up block 1: load_ip_adapter, neighbouring attention layers of different widths")
+def run_ip_adapter_load_alt_unet(ctx: ScenarioContext) -> None:
+    """``load_ip_adapter`` into a UNet with down blocks (plain, cross-attention) and up blocks (plain, cross-attention):
+    walking ``attn_processors`` (down, up, mid) the width changes 64 → 32 → 64, so each layer's hidden size differs
+    from the one before it (in the stock tiny UNet the up block and the mid block both run at 64)."""
+    from diffusers.models.attention_processor import IPAdapterAttnProcessor2_0
+    from diffusers.pipelines.stable_diffusion.pipeline_stable_diffusion import StableDiffusionPipeline
+
+    from infralens.tiny import sd_adapter_state_dict, tiny_sd_components, write_adapter
+    from infralens.tiny.diffusers_models import tiny_unet
+
+    components = tiny_sd_components(seed=0)
+    components["unet"] = tiny_unet(0, down_block_types=("DownBlock2D", "CrossAttnDownBlock2D"), up_block_types=("UpBlock2D", "CrossAttnUpBlock2D"))
+    pipe = StableDiffusionPipeline(**components, requires_safety_checker=False).to(ctx.device)
+    with tempfile.TemporaryDirectory() as folder:
+        weight_name = write_adapter(sd_adapter_state_dict(pipe.unet), folder)
+        pipe.load_ip_adapter(folder, subfolder="", weight_name=weight_name, image_encoder_folder=None, local_files_only=True)
+    widths = [(name.split(".")[0], p.hidden_size) for name, p in pipe.unet.attn_processors.items() if isinstance(p, IPAdapterAttnProcessor2_0)]
+    ctx.fact("IP processors (block, hidden size)", widths)
+    ctx.check([w for _, w in widths] == [64, 64, 32, 32, 32, 64], f"IP processor widths {widths}")
