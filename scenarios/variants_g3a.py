@@ -21,22 +21,21 @@ def _max_diff(a: torch.Tensor, b: torch.Tensor) -> float:
     return float((a.double() - b.double()).abs().max())
 
 
-@scenario("ddpm-add-noise-two-devices", "DDPMScheduler.add_noise on the meta device, then on the run's device")
+@scenario("ddpm-add-noise-two-devices", "DDPMScheduler.add_noise on the run's device, then (another scheduler) on the meta device")
 def run_ddpm_add_noise_two_devices(ctx: ScenarioContext) -> None:
     """The stored schedule follows the samples' device; on meta no values exist, only the move."""
     from diffusers.schedulers.scheduling_ddpm import DDPMScheduler
 
-    on_meta = DDPMScheduler()
-    meta = torch.empty(2, 4, 8, 6, device="meta")
-    out = on_meta.add_noise(meta, torch.empty_like(meta), torch.tensor([1, 2], device="meta"))
-    ctx.fact("stored schedule device after the meta call", str(on_meta.alphas_cumprod.device))
-    ctx.check(out.shape == meta.shape and out.is_meta, f"meta add_noise gave {out.shape} on {out.device}")
-    scheduler = DDPMScheduler()
+    scheduler, on_meta = DDPMScheduler(), DDPMScheduler()
     generator = torch.Generator().manual_seed(0)
     x0 = torch.randn(3, 4, 8, 6, generator=generator).to(ctx.device)
     eps = torch.randn(3, 4, 8, 6, generator=generator).to(ctx.device)
     t = torch.tensor([10, 500, 999], device=ctx.device)
     noisy = scheduler.add_noise(x0, eps, t)
+    meta = torch.empty(2, 4, 8, 6, device="meta")
+    out = on_meta.add_noise(meta, torch.empty_like(meta), torch.tensor([1, 2], device="meta"))
+    ctx.fact("stored schedule device after the meta call", str(on_meta.alphas_cumprod.device))
+    ctx.check(out is not None and out.shape == meta.shape and out.is_meta, f"meta add_noise gave {out!r}")
     abar = scheduler.alphas_cumprod.to(ctx.device)[t].view(3, 1, 1, 1)
     error = _max_diff(noisy, abar.sqrt() * x0 + (1 - abar).sqrt() * eps)
     ctx.check(error < 1e-5, f"add_noise differs from the closed form by {error}")
@@ -136,3 +135,20 @@ def run_vae_in_out_differ(ctx: ScenarioContext) -> None:
         decoded = vae.decode(latents).sample
     ctx.check(tuple(latents.shape) == (1, 4, 8, 6), f"latents {tuple(latents.shape)}")
     ctx.check(tuple(decoded.shape) == (1, 1, 16, 12), f"decoded {tuple(decoded.shape)}")
+
+
+@scenario("ddim-eta-half", "DDIMScheduler.step loop with eta 0.5, leading grid 750, 500, 250, 0 (a step lands on t_prev = 0)")
+def run_ddim_eta_half(ctx: ScenarioContext) -> None:
+    """eta > 0 makes sigma_t non-zero; steps_offset 0 makes the third step end exactly at t_prev = 0."""
+    from diffusers.schedulers.scheduling_ddim import DDIMScheduler
+
+    scheduler = DDIMScheduler(beta_schedule="scaled_linear", beta_start=0.00085, beta_end=0.012, clip_sample=False)
+    scheduler.set_timesteps(4, device=ctx.device)
+    ctx.check([int(t) for t in scheduler.timesteps] == [750, 500, 250, 0], f"grid {scheduler.timesteps.tolist()}")
+    generator = torch.Generator().manual_seed(6)
+    sample = torch.randn(1, 4, 8, 6, generator=generator).to(ctx.device)
+    eps = torch.randn(1, 4, 8, 6, generator=generator).to(ctx.device)
+    step_generator = ctx.generator(7)
+    for t in scheduler.timesteps:
+        sample = scheduler.step(eps, t, sample, eta=0.5, generator=step_generator).prev_sample
+    ctx.check(bool(torch.isfinite(sample).all()), "DDIM with eta 0.5 gave a non-finite sample")
