@@ -68,3 +68,15 @@ def test_a_fingerprint_folds_a_value_whose_attributes_raise():
     first.add(True, ("value",), {"value": Placeholder()})
     second.add(True, ("value",), {"value": Placeholder()})
     assert first.hexdigest() == second.hexdigest()
+
+
+def test_a_container_that_holds_itself_is_shown_without_recursing_forever():
+    """It raised RecursionError inside a failing expect, which turned the catch into a scenario error."""
+    from infralens.verify.observe import short_repr
+
+    loop: list[object] = [1]
+    loop.append(loop)
+    table: dict[str, object] = {"a": 1}
+    table["self"] = table
+    assert short_repr(loop).startswith("[1, [1, [1,") and "…" in short_repr(loop)
+    assert short_repr(table).startswith("dict(len=2: 'a': 1, 'self': dict(")

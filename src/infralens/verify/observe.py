@@ -9,6 +9,8 @@ from collections.abc import Callable
 from types import ModuleType
 
 MAX_LENGTH = 120
+MAX_DEPTH = 4
+"""Containers nested deeper than this show as ``…`` (a list that contains itself must not recurse forever)."""
 
 
 _ADDRESS = re.compile(r" (?:object )?at 0x[0-9a-fA-F]+")
@@ -39,8 +41,10 @@ def is_value(value: object) -> bool:
         return True
 
 
-def _describe(value: object) -> str:
+def _describe(value: object, depth: int = 0) -> str:
     kind = type(value)
+    if depth > MAX_DEPTH and isinstance(value, (dict, list, tuple, set, frozenset)):
+        return "…"
     module = kind.__module__ or ""
     if module.startswith("torch") and kind.__name__ in ("Tensor", "Parameter"):
         return _tensor(value)
@@ -53,15 +57,15 @@ def _describe(value: object) -> str:
         return f"ndarray(shape={tuple(array.shape)}, dtype={array.dtype})"
     if isinstance(value, dict):
         items = list(value.items())
-        inner = ", ".join(f"{key!r}: {_describe(item)}" for key, item in items[:3] if isinstance(key, (str, int)))
+        inner = ", ".join(f"{key!r}: {_describe(item, depth + 1)}" for key, item in items[:3] if isinstance(key, (str, int)))
         return f"dict(len={len(value)}: {inner}{', …' if len(items) > 3 else ''})"
     if isinstance(value, (set, frozenset)) and len(value) > 6:
         return f"{kind.__name__}(len={len(value)})"
     if isinstance(value, (list, tuple)) and len(value) > 6:
-        inner = ", ".join(_describe(item) for item in value[:3])
+        inner = ", ".join(_describe(item, depth + 1) for item in value[:3])
         return f"{kind.__name__}(len={len(value)}: {inner}, …)"
     if isinstance(value, (list, tuple)):
-        inner = ", ".join(_describe(item) for item in value)
+        inner = ", ".join(_describe(item, depth + 1) for item in value)
         return f"[{inner}]" if isinstance(value, list) else f"({inner}{',' if len(value) == 1 else ''})"
     if isinstance(value, float):
         return f"{value:.6g}"
