@@ -175,3 +175,15 @@ def test_a_closed_form_expect_catches_a_one_percent_nudge_and_a_type_check_lets_
     assert nudged(kind, lambda verdict: verdict is MutantVerdict.EQUIVALENT), kind
     assert not nudged(kind, lambda verdict: verdict.got_past)
     assert module.scaled(3.0) == 6.0 and module.label(3) == "3"  # restored
+
+
+def test_numpy_arrays_are_nudged_like_tensors():
+    """A step whose result is a NumPy array (a Karras sigma grid) had value mutants that changed nothing."""
+    import numpy
+
+    perturb.reset()
+    floats = perturb.nudge(numpy.array([1.0, 2.0]))
+    assert numpy.allclose(floats, [1.01, 2.02]) and perturb.applied() == 1
+    assert list(perturb.nudge(numpy.array([3, 4]))) == [4, 5]
+    assert list(perturb.nudge(numpy.array([True, False]))) == [False, True]
+    assert perturb.nudge(numpy.array([], dtype=float)).size == 0 and perturb.applied() == 3

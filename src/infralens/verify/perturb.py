@@ -4,8 +4,8 @@
 code finds these functions among the builtins, where :func:`install` puts them. Each leaves the program
 able to run on, so the mutant reaches the expects instead of raising first:
 
-- ``_infralens_nudge(value, index=None)``: a float tensor or float scaled by 1 + 1e-2 (shifted by 1e-2 when
-  it is all zeros), an int tensor or int plus one, a bool (tensor) negated, a string with ``_`` appended, a
+- ``_infralens_nudge(value, index=None)``: a float tensor, NumPy array or float scaled by 1 + 1e-2 (shifted by 1e-2
+  when it is all zeros), an int tensor, array or int plus one, a bool (tensor or array) negated, a string with ``_`` appended, a
   dict without its last entry; in a tuple or list, the element at *index* (the first that can change when
   *index* is None, else the last element dropped).
 - ``_infralens_transpose(value)``: a tensor with two dimensions of the same size (> 1) gets them swapped.
@@ -170,6 +170,8 @@ def _nudge_one(value: Any) -> Any:
         return value + "_"
     if type(value) is dict and value:
         return dict(list(value.items())[:-1])
+    if type(value).__module__ == "numpy" and type(value).__name__ == "ndarray":
+        return _nudge_array(value)
     torch = _torch()
     if torch is None or not isinstance(value, torch.Tensor) or value.numel() == 0:
         return _SAME
@@ -180,6 +182,20 @@ def _nudge_one(value: Any) -> Any:
     else:
         changed = value + 1
     return _keep_parameter(value, changed)
+
+
+def _nudge_array(value: Any) -> Any:
+    """A NumPy array changed as a tensor would be: floats scaled (shifted when all zero), ints plus one, bools negated."""
+    if value.size == 0:
+        return _SAME
+    kind = value.dtype.kind
+    if kind == "b":
+        return ~value
+    if kind in "fc":
+        return value * (1 + SCALE) if bool(value.any()) else value + SCALE
+    if kind in "iu":
+        return value + 1
+    return _SAME
 
 
 def _keep_parameter(original: Any, changed: Any) -> Any:
