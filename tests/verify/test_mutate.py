@@ -56,6 +56,11 @@ UPSTREAM = textwrap.dedent(
         scratch = __import__("random").random()
         low = min(h, w)
         return low
+
+
+    def dotted(prefix, name):
+        full = prefix + "." + name if prefix else name
+        return full
     """
 )
 
@@ -88,7 +93,7 @@ def _run(module, probes, scenario, keys, limit=8):
     run = execute(scenario, context, tracer)
     assert run.status.value == "passed", run.failure
     assert all(result.expects and all(e.passed for e in result.expects) for result in tracer.results().values())
-    baseline = Baseline(run.seconds, tracer.table.fingerprints(), dict(context.facts))
+    baseline = Baseline(run.seconds, tracer.table.fingerprints(), dict(context.facts), tracer.table.trails())
     return mutate_steps(scenario, probes, keys, "cpu", "auto", baseline, limit, timeout=1.0)
 
 
@@ -300,3 +305,20 @@ def test_a_value_the_plain_run_does_not_reproduce_is_not_evidence_that_a_mutant_
     (swap,) = [item for item in found.records if item.kind == "swap"]
     assert swap.verdict is MutantVerdict.EQUIVALENT, found.records
     assert "low = max(h, w)" not in _changes(found, MutantVerdict.EQUIVALENT)
+
+
+def test_expects_that_held_only_where_the_mutant_changed_nothing_did_not_let_it_past(upstream):
+    """On the first call the prefix is empty: the mutated half of the line does not run and the expect holds on an
+    unchanged frame. On the second call ``prefix - "."`` raises inside the statement, before the expect. The expect
+    never saw that mutant: raised first, not past the expects (which it was before)."""
+    module, path = upstream
+    probes = (_probe(path, "full", "dotted", 40, "full == (prefix + '.' + name if prefix else name)"),)
+
+    def scenario(ctx):
+        module.dotted("", "a")
+        module.dotted("p", "b")
+
+    found = _run(module, probes, scenario, ("t/full",))["t/full"]
+    verdicts = {item.change: item.verdict for item in found.records}
+    assert verdicts['full = prefix - "." + name if prefix else name'] is MutantVerdict.RAISED_FIRST, verdicts
+    assert found.missed == 0 and found.caught >= 1, verdicts

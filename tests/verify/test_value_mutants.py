@@ -146,7 +146,9 @@ def _mutate(scenario, probes, keys):
     context = ScenarioContext("cpu")
     run = execute(scenario, context, tracer)
     assert run.status.value == "passed", run.failure
-    return mutate_steps(scenario, probes, keys, "cpu", "auto", Baseline(run.seconds, tracer.table.fingerprints(), dict(context.facts)), 8, timeout=2.0)
+    return mutate_steps(
+        scenario, probes, keys, "cpu", "auto", Baseline(run.seconds, tracer.table.fingerprints(), dict(context.facts), tracer.table.trails()), 8, timeout=2.0
+    )
 
 
 def test_a_closed_form_expect_catches_a_one_percent_nudge_and_a_type_check_lets_it_through(upstream):

@@ -20,7 +20,7 @@ MAX_EVALUATIONS = 200
 class Expect:
     """Mutable evaluation state of one expect expression."""
 
-    __slots__ = ("code", "compile_error", "digest", "error", "evaluations", "expr", "failures", "names", "observed", "on_fail")
+    __slots__ = ("code", "compile_error", "digest", "error", "evaluations", "expr", "failures", "names", "observed", "on_fail", "trail", "witness")
 
     def __init__(self, expr: str, where: str, *, fingerprint: bool = False) -> None:
         self.expr = expr
@@ -38,6 +38,10 @@ class Expect:
         self.names = _observable_names(expr) if self.code is not None else ()
         self.digest: Fingerprint | None = Fingerprint() if fingerprint else None
         """The exact values the names held at each evaluation (``verify --mutate`` compares runs with it)."""
+        self.witness: Fingerprint | None = Fingerprint() if fingerprint else None
+        self.trail: list[str] = []
+        """With a witness: after each evaluation that held, the running digest of the expect's names and every local of
+        the frame (``verify --mutate``: whether a mutant had changed anything in the frame by then)."""
         self.on_fail: Callable[[str | None], None] | None = None
         """Called with the error (None: the expression was false) after a failed evaluation (``verify --mutate``)."""
 
@@ -58,12 +62,22 @@ class Expect:
         except Exception as error:  # an expect that raises is a failed expect, with the error observed
             self._fail(_namespace(frame), f"{type(error).__name__}: {error}")
             return
-        if self.digest is not None:
-            self.digest.add(ok, self.names, _namespace(frame))
+        if self.digest is not None or self.witness is not None:
+            namespace = _namespace(frame)
+            if self.digest is not None:
+                self.digest.add(ok, self.names, namespace)
+            if self.witness is not None and ok:
+                self.witness.add(ok, self.names + tuple(sorted(name for name in frame.f_locals if name not in self.names)), namespace)
+                self.trail.append(self.witness.hexdigest())
         if not ok:
             self._fail(_namespace(frame), None)
         elif self.evaluations == 1:
             self.observed = _observe(self.names, _namespace(frame))
+
+    def keep_trail(self) -> None:
+        """Keep a :attr:`trail` from now on (the mutated step's own expects, in a run that fingerprints nothing else)."""
+        if self.witness is None:
+            self.witness = Fingerprint()
 
     def _fail(self, namespace: dict[str, object], error: str | None) -> None:
         self.failures += 1

@@ -7,7 +7,8 @@ into the live function, and the scenario runs again in this same process under a
 Each mutant gets one :class:`~infralens.reports.MutantVerdict`, decided in :func:`verdict` from how its run
 ended: *caught* when an expect of the step itself failed; *caught-downstream* when an expect of a later step of
 the same function failed first (its key is kept as ``caught_by``: it is that step's evidence, not this one's);
-*past-expects* when the step's own expects were evaluated on it and held and something later stopped it;
+*past-expects* when the step's own expects were evaluated on it and held, on a frame the mutant had changed (its
+locals or the expects' names differ from the plain run's at that evaluation), and something later stopped it;
 *raised-first* or *stopped-by-scenario* when an error, the time limit or the scenario's check ended it before
 the step's expects were evaluated. A mutant that runs to the end is *equivalent* when every exact value the
 run observed (each expect's names at each evaluation, each step's run count, the scenario's facts) is
@@ -25,7 +26,7 @@ import os
 import signal
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from types import CodeType, FrameType, FunctionType
 
 from infralens.reports import MutantRecord, MutantsRecord, MutantVerdict, ScenarioStatus
@@ -65,6 +66,8 @@ class Baseline:
     seconds: float
     fingerprints: dict[str, tuple[str, ...]]
     facts: dict[str, str]
+    trails: dict[str, tuple[tuple[str, ...], ...]] = field(default_factory=dict)
+    """Per step, each expect's trail: what the frame held at each evaluation (see :class:`RunEnd`'s *seen*)."""
 
 
 class Stability:
@@ -163,7 +166,7 @@ def mutate_steps(
             code = compile_function(mutant.apply(text), original.co_filename, original)
             if code is None:
                 continue
-            run = MutantRun(function, probes, key, kill_keys, device, backend, (functions, code, closures), timeout, mutant.kind)
+            run = MutantRun(function, probes, key, kill_keys, device, backend, (functions, code, closures), timeout, mutant.kind, baseline.trails.get(key))
             judged, caught_by, how = _run_mutant(run, stability)
             records.append(MutantRecord(mutant.kind, judged, _change(mutant), caught_by))
             if how != "passed":
@@ -244,6 +247,8 @@ class MutantRun:
     swap: Swap
     timeout: float
     kind: str = ""
+    trail: tuple[tuple[str, ...], ...] | None = None
+    """The plain run's trails of the step's own expects (None: unknown, so any evaluation counts as seeing the mutant)."""
 
 
 @dataclass(frozen=True)
@@ -255,6 +260,9 @@ class RunEnd:
     owner: str | None = None
     reached: bool = False
     prints: Prints | None = None
+    seen: bool = True
+    """Whether, at some evaluation of the step's own expects, the frame held something the plain run's did not:
+    expects that held only on frames the mutant had not changed yet did not let it past, they never saw it."""
 
 
 def verdict(end: RunEnd, key: str, same: bool | None = None, *, symmetric: bool = False, deletion: bool = False) -> tuple[MutantVerdict, str | None]:
@@ -266,7 +274,7 @@ def verdict(end: RunEnd, key: str, same: bool | None = None, *, symmetric: bool 
     if end.how == "expect" and end.owner == key:
         return MutantVerdict.CAUGHT, key
     if end.how != "passed":
-        if end.reached:
+        if end.reached and end.seen:
             return MutantVerdict.PAST_EXPECTS, end.owner
         if end.how == "expect":
             return MutantVerdict.CAUGHT_DOWNSTREAM, end.owner
@@ -333,23 +341,30 @@ def _one_run(run: MutantRun, probes: tuple[Probe, ...], *, fingerprint: bool) ->
             expect.on_fail = functools.partial(stop, owner=killer) if killer in run.kill_keys else functools.partial(_note_skip, skipped)
     context = ScenarioContext(run.device)
     own = tracer.table.expects.get(run.key, [])
+    for expect in own:
+        expect.keep_trail()
 
     def reached() -> bool:
         # evaluated on the mutant and not skipped; when the step's own expect is the one that failed, it was judged
         return (any(expect.evaluations for expect in own) and not skipped) or run.key in caught
 
+    def seen() -> bool:
+        if run.trail is None or len(run.trail) != len(own):
+            return True
+        return any(tuple(expect.trail) != plain[: len(expect.trail)] for expect, plain in zip(own, run.trail, strict=True))
+
     try:
         with swapped_with_closures(*run.swap), _time_limit(run.timeout):
             outcome = execute(run.function, context, tracer)
     except MutantStopped as stopped:
-        return RunEnd(stopped.reason, caught[0] if caught else None, reached())
+        return RunEnd(stopped.reason, caught[0] if caught else None, reached(), seen=seen())
     if caught:  # upstream code swallowed the stop
-        return RunEnd("expect", caught[0], reached())
+        return RunEnd("expect", caught[0], reached(), seen=seen())
     if outcome.status is ScenarioStatus.FAILED:
-        return RunEnd("check", None, reached())
+        return RunEnd("check", None, reached(), seen=seen())
     if outcome.status is not ScenarioStatus.PASSED:
-        return RunEnd("error", None, reached())
-    return RunEnd("passed", None, reached(), (tracer.table.fingerprints(), dict(context.facts)) if fingerprint else None)
+        return RunEnd("error", None, reached(), seen=seen())
+    return RunEnd("passed", None, reached(), (tracer.table.fingerprints(), dict(context.facts)) if fingerprint else None, seen())
 
 
 def _note_skip(skipped: list[str], error: str | None) -> None:

@@ -116,6 +116,10 @@ class WatchTable:
             for key, expects in self.expects.items()
         }
 
+    def trails(self) -> dict[str, tuple[tuple[str, ...], ...]]:
+        """Per probe key: each expect's :attr:`~.expects.Expect.trail` (with *fingerprint* on)."""
+        return {key: tuple(tuple(expect.trail) for expect in expects) for key, expects in self.expects.items()}
+
     def results(self, probes: tuple[Probe, ...]) -> dict[str, ProbeResult]:
         """Per probe key: how many times its entry statement ran and each expect's outcome."""
         return {

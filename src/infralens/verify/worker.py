@@ -95,7 +95,7 @@ def run_scenario(
         from infralens.verify.isolate import ChildFailed, in_child
         from infralens.verify.mutate import Baseline, mutable_keys, mutate_steps
 
-        baseline = Baseline(run.seconds, tracer.table.fingerprints(), dict(run.facts))
+        baseline = Baseline(run.seconds, tracer.table.fingerprints(), dict(run.facts), tracer.table.trails())
         keys = mutable_keys(mutate, outcome.probes)
         try:  # in a forked child: a mutant that breaks global state must not break the scenarios after this one
             mutants = in_child(lambda: mutate_steps(function, probes, keys, device, backend, baseline, max_mutants), device)
