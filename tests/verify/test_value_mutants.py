@@ -189,3 +189,13 @@ def test_numpy_arrays_are_nudged_like_tensors():
     assert list(perturb.nudge(numpy.array([3, 4]))) == [4, 5]
     assert list(perturb.nudge(numpy.array([True, False]))) == [False, True]
     assert perturb.nudge(numpy.array([], dtype=float)).size == 0 and perturb.applied() == 3
+
+
+def test_a_square_meta_tensor_is_not_transposed():
+    """It holds no values, so the transpose changed nothing; counting it made the mutant 'survived'."""
+    import torch
+
+    perturb.reset()
+    square = torch.empty(3, 3, device="meta")
+    assert perturb.transpose(square) is square and perturb.applied() == 0
+    assert perturb.transpose(torch.arange(9.0).reshape(3, 3))[0, 1] == 3.0 and perturb.applied() == 1

@@ -118,8 +118,8 @@ def nudge(value: Any, index: int | None = None) -> Any:
 def transpose(value: Any) -> Any:
     """*value* with its last pair of same-sized dimensions swapped; unchanged when it has none."""
     torch = _torch()
-    if torch is None or not isinstance(value, torch.Tensor) or value.dim() < 2:
-        return value
+    if torch is None or not isinstance(value, torch.Tensor) or value.dim() < 2 or value.is_meta:
+        return value  # a meta tensor holds no values: a transpose of two equal sizes changes nothing
     sizes = list(value.shape)
     for last in range(len(sizes) - 1, 0, -1):
         for first in range(last - 1, -1, -1):
