@@ -109,18 +109,9 @@ PENDING = {
 PIPELINE_KEYWORDS = frozenset({"guidance_scale", "cfg_scale", "output_type", "generator", "seed", "prompt"})
 """With ``num_inference_steps``, one of these marks a pipeline call (not, say, ``TeaCache(num_inference_steps=3)``)."""
 
-_SEEN_PENDING: set[str] = set()
-
-
-def _report(problems: list[str], keys: list[str]) -> list[str]:
-    """*problems* whose key is not in :data:`PENDING` (the pending ones are remembered for the shrink check)."""
-    left = []
-    for problem, key in zip(problems, keys, strict=True):
-        if key in PENDING:
-            _SEEN_PENDING.add(key)
-        else:
-            left.append(problem)
-    return left
+def _report(found: list[tuple[str, str]]) -> list[str]:
+    """The problems of *found* (``(problem, key)`` pairs) whose key is not in :data:`PENDING`."""
+    return [problem for problem, key in found if key not in PENDING]
 
 
 def _duplicates(sizes: dict[str, int], exempt: dict[frozenset[str], str] | None = None) -> list[str]:
@@ -152,34 +143,41 @@ def _int(node: ast.AST) -> int | None:
     return node.value if isinstance(node, ast.Constant) and type(node.value) is int else None
 
 
-def test_scenario_keyword_sizes_are_distinct() -> None:
-    """In one call, ``height != width`` and the other size keywords differ from them and from one another."""
-    problems, keys = [], []
+def _keyword_collisions() -> list[tuple[str, str]]:
+    found = []
     for where, call in _calls():
         sizes = {k.arg: v for k in call.keywords if k.arg in SIZE_KEYWORDS and (v := _int(k.value)) is not None}
         for pair in _duplicates(sizes, EXEMPT_KEYWORD_PAIRS):
-            problems.append(f"{where} {_name(call)}: {pair}")
-            keys.append(f"{where.split(':')[0]} {_name(call)}: {pair}")
-    problems = _report(problems, keys)
+            found.append((f"{where} {_name(call)}: {pair}", f"{where.split(':')[0]} {_name(call)}: {pair}"))
+    return found
+
+
+def test_scenario_keyword_sizes_are_distinct() -> None:
+    """In one call, ``height != width`` and the other size keywords differ from them and from one another."""
+    problems = _report(_keyword_collisions())
     assert not problems, "equal sizes in one scenario call:\n" + "\n".join(problems)
 
 
-def test_scenario_pipeline_calls_name_a_non_square_size() -> None:
-    """A pipeline call (it has ``num_inference_steps``) passes ``height`` and ``width``: the default is square."""
-    problems, keys = [], []
+def _unsized_pipeline_calls() -> list[tuple[str, str]]:
+    found = []
     for where, call in _calls():
         keywords = {k.arg for k in call.keywords}
         merged = None in keywords or (_name(call) == "dict" and call.args)  # **call or dict(call, ...): sizes come from elsewhere
         if "num_inference_steps" in keywords and keywords & PIPELINE_KEYWORDS and not merged and not {"height", "width"} <= keywords:
-            problems.append(f"{where} {_name(call)}: no height/width (the pipeline's default size is square)")
-            keys.append(f"{where.split(':')[0]} {_name(call)}: no height/width")
-    problems = _report(problems, keys)
+            found.append(
+                (f"{where} {_name(call)}: no height/width (the pipeline's default size is square)", f"{where.split(':')[0]} {_name(call)}: no height/width")
+            )
+    return found
+
+
+def test_scenario_pipeline_calls_name_a_non_square_size() -> None:
+    """A pipeline call (it has ``num_inference_steps``) passes ``height`` and ``width``: the default is square."""
+    problems = _report(_unsized_pipeline_calls())
     assert not problems, "\n".join(problems)
 
 
-def test_scenario_tensor_shapes_are_distinct() -> None:
-    """Every literal input shape in the scenarios has pairwise distinct sizes > 1 (``(1, 4, 6, 10)``, not ``(1, 4, 8, 8)``)."""
-    problems, keys = [], []
+def _shape_collisions() -> list[tuple[str, str]]:
+    found = []
     for where, call in _calls():
         if _name(call) not in TENSOR_MAKERS:
             continue
@@ -187,9 +185,13 @@ def test_scenario_tensor_shapes_are_distinct() -> None:
         sizes = {f"dim{index}": size for index, size in enumerate(dims)}
         key = f"{where.split(':')[0]} {_name(call)}{tuple(dims)}"
         if _duplicates(sizes) and key not in EXEMPT_SHAPES:
-            problems.append(f"{where} {_name(call)}{tuple(dims)}")
-            keys.append(key)
-    problems = _report(problems, keys)
+            found.append((f"{where} {_name(call)}{tuple(dims)}", key))
+    return found
+
+
+def test_scenario_tensor_shapes_are_distinct() -> None:
+    """Every literal input shape in the scenarios has pairwise distinct sizes > 1 (``(1, 4, 6, 10)``, not ``(1, 4, 8, 8)``)."""
+    problems = _report(_shape_collisions())
     assert not problems, "tensor shapes with equal sizes:\n" + "\n".join(problems)
 
 
@@ -289,17 +291,23 @@ def _transformer_layouts() -> dict[str, dict[str, int]]:
 FAMILIES = {"sd": _sd_layouts, "sdxl": _sdxl_layouts, "flux": _flux_layouts, "transformers": _transformer_layouts}
 
 
+def _factory_collisions(family: str) -> list[tuple[str, str]]:
+    return [(found, found) for layout, sizes in FAMILIES[family]().items() for pair in _duplicates(sizes) if (found := f"{layout}: {pair}")]
+
+
 @pytest.mark.parametrize("family", sorted(FAMILIES))
 def test_tiny_factory_sizes_are_distinct(family: str) -> None:
     """Within each layout of a tiny family, the sizes that share a tensor or an operation differ."""
     pytest.importorskip("diffusers")
-    found = [f"{layout}: {pair}" for layout, sizes in FAMILIES[family]().items() for pair in _duplicates(sizes)]
-    problems = _report(found, found)
+    problems = _report(_factory_collisions(family))
     assert not problems, f"equal sizes in the tiny {family} models:\n" + "\n".join(problems)
 
 
 def test_pending_entries_still_occur() -> None:
-    """Every :data:`PENDING` entry was met by the tests above (run in this module): a fixed one must leave the list."""
-    if len(_SEEN_PENDING) == 0:
-        pytest.skip("run with the rest of this module")
-    assert PENDING <= _SEEN_PENDING, f"fixed, remove from PENDING: {sorted(PENDING - _SEEN_PENDING)}"
+    """Every :data:`PENDING` entry still occurs (computed here, not left over from the other tests): a fixed one must leave the list."""
+    pytest.importorskip("diffusers")
+    found = _keyword_collisions() + _unsized_pipeline_calls() + _shape_collisions()
+    for family in FAMILIES:
+        found += _factory_collisions(family)
+    occurring = {key for _, key in found}
+    assert PENDING <= occurring, f"fixed, remove from PENDING: {sorted(PENDING - occurring)}"
