@@ -238,3 +238,26 @@ def test_equal_code_in_another_file_is_watched_separately(synthetic, backend, tm
         sys.modules.pop("twin_module", None)
     assert tracer.results()["first"].times_ran == 1
     assert second.results()["second"].times_ran == 2
+
+
+@pytest.mark.skipif(sys.version_info[:2] != (3, 11), reason="the instrumenting backend is Python 3.11's")
+def test_wrappers_made_by_a_module_imported_while_tracing_get_their_original_code_back(tmp_path, monkeypatch):
+    """diffusers imports its model modules lazily, during a scenario: their decorators then ran the rewritten nested
+    code, the wrappers kept the hooks after tracing stopped, and ``--mutate`` could not swap a mutant into them."""
+    from infralens.verify.codeswap import find_code
+
+    name = f"deco_{uuid.uuid4().hex[:8]}"
+    (tmp_path / f"{name}.py").write_text("def deco(f):\n    def wrapper(*a):\n        out = f(*a)\n        return out\n    return wrapper\n")
+    user = f"user_{uuid.uuid4().hex[:8]}"
+    (tmp_path / f"{user}.py").write_text(f"from {name} import deco\n\n\n@deco\ndef double(x):\n    return 2 * x\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    module = importlib.import_module(name)
+    try:
+        with Tracer([probe(str(tmp_path / f"{name}.py"), "out", "deco.<locals>.wrapper", 3, 3, "out == 2 * a[0]")], backend="instrument") as tracer:
+            late = importlib.import_module(user)  # imported while tracing, as a lazy import is
+            assert late.double(4) == 8
+        assert tracer.results()["out"].times_ran == 1
+        assert late.double.__code__ is find_code(module.deco.__code__, "deco.<locals>.wrapper")
+    finally:
+        sys.modules.pop(name, None)
+        sys.modules.pop(user, None)

@@ -54,6 +54,11 @@ class _Index:
         return [function for function in (ref() for ref in cls.functions.get(key, ())) if function is not None]
 
 
+def rescan() -> None:
+    """Index the function objects alive now (after a scenario ran: the closures it made since the last scan)."""
+    _Index.scan()
+
+
 def live_functions(path: str, qualname: str) -> list[FunctionType]:
     """Function objects now alive whose code is *qualname* in the file at *path*."""
     key = (os.path.realpath(path), qualname)

@@ -206,6 +206,7 @@ class InstrumentBackend:
         self.states: dict[FrameType, FrameState] = {}
         self.swapped: list[tuple[FunctionType, CodeType]] = []
         self._real: dict[str, str] = {}
+        self._modules_at_start = 0
 
     def watch(self, key: tuple[str, str]) -> CodeWatch | None:
         scopes = self.table.files.get(key[0])
@@ -247,6 +248,7 @@ class InstrumentBackend:
                 if new is not code:
                     function.__code__ = new
                     self.swapped.append((function, code))
+        self._modules_at_start = len(sys.modules)
         _Active.backend = self
 
     def stop(self) -> None:
@@ -255,3 +257,17 @@ class InstrumentBackend:
             function.__code__ = code
         self.swapped.clear()
         self.states.clear()
+        if len(sys.modules) != self._modules_at_start:
+            _restore_made_while_tracing()
+
+
+def _restore_made_while_tracing() -> None:
+    """Give the original code back to functions made from rewritten code while tracing: a module imported then
+    (diffusers imports lazily) ran its decorators with rewritten nested code, so its wrappers would keep the hooks,
+    and ``verify --mutate`` could not find them as the closures of the original code."""
+    originals = {id(new): (new, old) for old, new in _REWRITTEN.values()}
+    for obj in gc.get_objects():
+        if type(obj) is FunctionType:
+            found = originals.get(id(obj.__code__))
+            if found is not None and obj.__code__ is found[0]:
+                obj.__code__ = found[1]

@@ -32,7 +32,7 @@ from types import CodeType, FrameType, FunctionType
 from infralens.reports import MutantRecord, MutantsRecord, MutantVerdict, ScenarioStatus
 from infralens.reports.tiers import DELETE_KINDS
 from infralens.reports.verify_report import CHANGE_LIMIT
-from infralens.verify.codeswap import compile_function, find_code, live_functions, nested_scopes, outer_scope, swapped_with_closures
+from infralens.verify.codeswap import compile_function, find_code, live_functions, nested_scopes, outer_scope, rescan, swapped_with_closures
 from infralens.verify.context import ScenarioContext
 from infralens.verify.execute import execute
 from infralens.verify.mutants import VALUE_KINDS, Mutant, statement_mutants
@@ -136,6 +136,7 @@ def mutate_steps(
     *timeout*: seconds one mutant's run may take (default: from the plain run, at least :data:`MIN_TIMEOUT_S`).
     """
     install_helpers()
+    rescan()  # wrappers and closures the plain run made (a decorator applied at load time) must be found and swapped
     by_key = {probe.key: probe for probe in probes}
     lines: dict[str, list[str]] = {}
     timeout = timeout or max(MIN_TIMEOUT_S, 4 * baseline.seconds + 5)
