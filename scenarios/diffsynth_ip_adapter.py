@@ -41,7 +41,7 @@ def run_diffsynth_ip_adapter(ctx: ScenarioContext) -> None:
     dit = _tiny_flux_dit(device)  # 64 wide, 2 heads of 32, one joint block (id 0) and one single block (id 1)
     torch.manual_seed(184)
     pipe = FluxImagePipeline(device=device, torch_dtype=torch.float32)
-    pipe.ipadapter = FluxIpAdapter(num_attention_heads=2, attention_head_dim=32, cross_attention_dim=32, num_tokens=4, num_blocks=2).to(device).eval()
+    pipe.ipadapter = FluxIpAdapter(num_attention_heads=2, attention_head_dim=32, cross_attention_dim=24, num_tokens=4, num_blocks=2).to(device).eval()
     pipe.ipadapter_image_encoder = StandInImageEncoder().to(device).eval()
     shared = {"ipadapter_images": [_picture(185), _picture(186)], "ipadapter_scale": 0.6, "cfg_scale": 3.0}
     with torch.no_grad():

@@ -145,7 +145,7 @@ def show_diffsynth(device: str) -> dict:
     print("== 3. DiffSynth: FluxImageUnit_IPAdapter.process with a FluxIpAdapter of 2 blocks, 4 tokens per image")
     torch.manual_seed(184)
     pipe = FluxImagePipeline(device=device, torch_dtype=torch.float32)
-    pipe.ipadapter = FluxIpAdapter(num_attention_heads=2, attention_head_dim=32, cross_attention_dim=32, num_tokens=4, num_blocks=2).to(device).eval()
+    pipe.ipadapter = FluxIpAdapter(num_attention_heads=2, attention_head_dim=32, cross_attention_dim=24, num_tokens=4, num_blocks=2).to(device).eval()
     pipe.ipadapter_image_encoder = StandInImageEncoder().to(device).eval()
     pictures = [Image.new("RGB", (20, 24), colour) for colour in ("red", "blue")]
     shared = {"ipadapter_images": pictures, "ipadapter_scale": 0.6, "cfg_scale": 3.0}
