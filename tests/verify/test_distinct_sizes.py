@@ -73,7 +73,6 @@ EXEMPT_SHAPES = {
 PENDING = {
     # scenario calls: each change moves sizes that annotation expects or lab answers hard-code
     "diffsynth_full.py dict: height == width == 64",
-    "diffsynth_sdxl.py pipe: height == width == 32",
     "diffusers_flux.py dict: height == width == 16",
     "diffusers_flux.py dict: height == max_sequence_length == 16",
     "diffusers_flux.py dict: width == max_sequence_length == 16",
@@ -87,7 +86,6 @@ PENDING = {
     "diffusers_models.py pipe: no height/width",
     "diffusers_pipelines.py dict: no height/width",
     "diffusers_pipelines.py pipe: no height/width",
-    "diffsynth_sdxl.py randn(2, 4, 8, 8)",
     "diffusers_models.py _randn(2, 4, 8, 8)",
     "diffusers_pipelines.py rand(1, 3, 64, 64)",
     "diffusers_pipelines.py randn(1, 4, 32, 32)",
