@@ -52,11 +52,11 @@ def run_ip_adapter(ctx: ScenarioContext) -> None:
     from diffusers.models.attention_processor import Attention, AttnProcessor2_0, IPAdapterAttnProcessor2_0
 
     torch.manual_seed(6)
-    attention = Attention(query_dim=32, cross_attention_dim=32, heads=2, dim_head=16).to(ctx.device)
-    processor = IPAdapterAttnProcessor2_0(hidden_size=32, cross_attention_dim=32, num_tokens=(4,), scale=0.0).to(ctx.device)
-    hidden = _randn(1, 16, 32, seed=7, device=ctx.device)
-    text = _randn(1, 77, 32, seed=8, device=ctx.device)
-    image_tokens = _randn(1, 4, 32, seed=9, device=ctx.device)
+    attention = Attention(query_dim=32, cross_attention_dim=24, heads=2, dim_head=16).to(ctx.device)
+    processor = IPAdapterAttnProcessor2_0(hidden_size=32, cross_attention_dim=24, num_tokens=(4,), scale=0.0).to(ctx.device)
+    hidden = _randn(1, 12, 32, seed=7, device=ctx.device)
+    text = _randn(1, 77, 24, seed=8, device=ctx.device)
+    image_tokens = _randn(1, 4, 24, seed=9, device=ctx.device)
     # diffusers annotates set_processor's argument as AttnProcessor, but it takes every processor class.
     with torch.no_grad():
         attention.set_processor(AttnProcessor2_0())  # type: ignore[arg-type]
@@ -96,8 +96,17 @@ def run_lora(ctx: ScenarioContext) -> None:
     ctx.fact("scale 0.5 change", _diff(half, base))
     ctx.check(_diff(full, base) > 1e-4, "the loaded LoRA did not change the UNet output")
     ctx.check(_diff(zero, base) < 1e-5, f"LoRA at scale 0 differs from the base UNet by {_diff(zero, base)}")
-    image = pipe("a cat", num_inference_steps=2, guidance_scale=6.0, cross_attention_kwargs={"scale": 0.5}, output_type="np", generator=ctx.generator(0)).images
-    ctx.check(image.shape == (1, 64, 64, 3), "pipeline with a LoRA scale did not produce an image")
+    image = pipe(
+        "a cat",
+        height=32,
+        width=48,
+        num_inference_steps=2,
+        guidance_scale=6.0,
+        cross_attention_kwargs={"scale": 0.5},
+        output_type="np",
+        generator=ctx.generator(0),
+    ).images
+    ctx.check(image.shape == (1, 32, 48, 3), "pipeline with a LoRA scale did not produce an image")
     pipe.fuse_lora()
     fused = run()
     ctx.fact("fused vs adapter", _diff(fused, full))
@@ -119,11 +128,12 @@ def run_lora(ctx: ScenarioContext) -> None:
 def run_dit_forward(ctx: ScenarioContext) -> None:
     """Class-conditional DiT, text-conditional PixArt, MM-DiT SD3: patchify, adaLN, unpatchify."""
     device = ctx.device
-    latents = _randn(2, 4, 8, 8, seed=12, device=device)
+    square = _randn(2, 4, 8, 8, seed=12, device=device)  # DiT's unpatchify takes a square side from the token count
+    latents = _randn(2, 4, 6, 10, seed=22, device=device)  # PixArt and SD3 unpatchify with the input's height and width
     timestep = torch.tensor([1, 500], device=device)
     with torch.no_grad():
         dit = tiny_dit().to(device)
-        out = dit(latents, timestep=timestep, class_labels=torch.tensor([3, 7], device=device)).sample
+        out = dit(square, timestep=timestep, class_labels=torch.tensor([3, 7], device=device)).sample
         ctx.check(out.shape == (2, 8, 8, 8), f"DiT output {tuple(out.shape)}, expected (2, 8, 8, 8) (mean and variance)")
         pixart = tiny_pixart().to(device)
         out = pixart(
@@ -132,13 +142,13 @@ def run_dit_forward(ctx: ScenarioContext) -> None:
             timestep=timestep,
             added_cond_kwargs={"resolution": None, "aspect_ratio": None},
         ).sample
-        ctx.check(out.shape == (2, 8, 8, 8), f"PixArt output {tuple(out.shape)}")
+        ctx.check(out.shape == (2, 8, 6, 10), f"PixArt output {tuple(out.shape)}")
         sd3 = tiny_sd3().to(device)
         out = sd3(
             latents, encoder_hidden_states=_randn(2, 5, 32, seed=14, device=device), pooled_projections=_randn(2, 64, seed=15, device=device), timestep=timestep
         ).sample
-        ctx.check(out.shape == (2, 4, 8, 8), f"SD3 output {tuple(out.shape)}")
-    ctx.fact("outputs", "DiT (2, 8, 8, 8); PixArt (2, 8, 8, 8); SD3 (2, 4, 8, 8)")
+        ctx.check(out.shape == (2, 4, 6, 10), f"SD3 output {tuple(out.shape)}")
+    ctx.fact("outputs", "DiT (2, 8, 8, 8); PixArt (2, 8, 6, 10); SD3 (2, 4, 6, 10)")
 
 
 def _tiny_flux(device: str):
@@ -152,9 +162,9 @@ def _tiny_flux(device: str):
         num_single_layers=1,
         attention_head_dim=16,
         num_attention_heads=2,
-        joint_attention_dim=32,
-        pooled_projection_dim=32,
-        axes_dims_rope=[4, 4, 8],
+        joint_attention_dim=40,
+        pooled_projection_dim=24,
+        axes_dims_rope=[2, 6, 8],
     ).to(device)
 
 
@@ -201,11 +211,11 @@ def run_memory_options(ctx: ScenarioContext) -> None:
 
     flux = _tiny_flux(device)
     tokens = dict(
-        hidden_states=_randn(1, 16, 4, seed=19, device=device),
-        encoder_hidden_states=_randn(1, 8, 32, seed=20, device=device),
-        pooled_projections=_randn(1, 32, seed=21, device=device),
+        hidden_states=_randn(1, 12, 4, seed=19, device=device),
+        encoder_hidden_states=_randn(1, 8, 40, seed=20, device=device),
+        pooled_projections=_randn(1, 24, seed=21, device=device),
         timestep=torch.tensor([1.0], device=device),
-        img_ids=torch.zeros(16, 3, device=device),
+        img_ids=torch.zeros(12, 3, device=device),
         txt_ids=torch.zeros(8, 3, device=device),
     )
     with torch.no_grad():
@@ -216,6 +226,6 @@ def run_memory_options(ctx: ScenarioContext) -> None:
     ctx.check(_diff(after, before) < 1e-5, "the native attention backend changed the Flux output")
 
     pipe.enable_model_cpu_offload(device=device)
-    image = pipe("a cat", num_inference_steps=2, guidance_scale=6.0, output_type="np", generator=ctx.generator(0)).images
+    image = pipe("a cat", height=32, width=48, num_inference_steps=2, guidance_scale=6.0, output_type="np", generator=ctx.generator(0)).images
     ctx.fact("offload hooks", len(getattr(pipe, "_all_hooks", [])))
-    ctx.check(image.shape == (1, 64, 64, 3), "pipeline with model CPU offload did not produce an image")
+    ctx.check(image.shape == (1, 32, 48, 3), "pipeline with model CPU offload did not produce an image")

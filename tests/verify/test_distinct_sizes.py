@@ -18,8 +18,8 @@ What counts:
 
 Exempt, each inherent rather than chosen (:data:`EXEMPT_KEYWORD_PAIRS`, :data:`EXEMPT_SHAPES`): a ``sample_size``
 is one int, so a factory's default size is square by design (its layouts are read at that size; the scenarios pass a
-non-square ``height``/``width`` instead); a self-attention mask is (tokens x tokens); an IP-Adapter processor built for
-self-attention width over a text of the same width. A latent model's ``in_channels == out_channels`` is never compared
+non-square ``height``/``width`` instead); a self-attention mask is (tokens x tokens); DiT's forward accepts only square
+latents. A latent model's ``in_channels == out_channels`` is never compared
 (one layout holds one of them).
 
 :data:`PENDING` lists what is still equal because changing it also changes hard-coded sizes in annotation expects,
@@ -60,13 +60,12 @@ SIZE_KEYWORDS = frozenset(
 TENSOR_MAKERS = frozenset({"randn", "rand", "zeros", "ones", "empty", "_randn"})
 """Calls whose positional integer arguments are a tensor's shape."""
 
-EXEMPT_KEYWORD_PAIRS = {
-    frozenset({"hidden_size", "cross_attention_dim"}): "IPAdapterAttnProcessor: a self-attention-width processor over a text of that width",
-}
+EXEMPT_KEYWORD_PAIRS: dict[frozenset[str], str] = {}
 """Keyword pairs that are equal by construction in one call (the reason as the value)."""
 
 EXEMPT_SHAPES = {
     "diffsynth_attention.py zeros(1, 1, 6, 6)": "a self-attention mask: queries and keys are the same 6 tokens",
+    "diffusers_models.py _randn(2, 4, 8, 8)": "DiT's unpatchify takes a square side from the token count, so its forward accepts only square latents",
 }
 """Literal shapes whose equal sizes are inherent (file and call, the reason as the value)."""
 
@@ -80,13 +79,9 @@ PENDING = {
     "diffusers_ip_adapter.py pipe: height == width == 16",
     "diffusers_ip_adapter.py pipe: height == max_sequence_length == 16",
     "diffusers_ip_adapter.py pipe: width == max_sequence_length == 16",
-    "diffusers_models.py Attention: query_dim == cross_attention_dim == 32",
-    "diffusers_models.py FluxTransformer2DModel: joint_attention_dim == pooled_projection_dim == 32",
     "diffusers_sdxl.py dict: height == width == 16",
-    "diffusers_models.py pipe: no height/width",
     "diffusers_pipelines.py dict: no height/width",
     "diffusers_pipelines.py pipe: no height/width",
-    "diffusers_models.py _randn(2, 4, 8, 8)",
     "diffusers_pipelines.py rand(1, 3, 64, 64)",
     "diffusers_pipelines.py randn(1, 4, 32, 32)",
     "diffusers_sdxl.py rand(1, 3, 16, 16)",
