@@ -1,6 +1,6 @@
 """Tiny SDXL pipelines: two text encoders, pooled embeddings, micro-conditioning time ids, the fp16 VAE upcast, the refiner.
 
-The components come from :mod:`infralens.tiny.sdxl` (16x16 images, 8x8 latents). Size and crop ids are given
+The components come from :mod:`infralens.tiny.sdxl` (the VAE halves each side: 32x48 images give 16x24 latents). Size and crop ids are given
 explicitly and differ from one another so the notes' expects can tell them apart.
 """
 
@@ -23,7 +23,7 @@ IMPORTS = (
 )
 
 PROMPT = "a cat"
-SIZES = dict(original_size=(24, 20), crops_coords_top_left=(2, 3), target_size=(16, 16))
+SIZES = dict(original_size=(24, 20), crops_coords_top_left=(2, 3), target_size=(16, 28))
 
 
 class _AddedCond:
@@ -52,24 +52,24 @@ def run_tiny_sdxl(ctx: ScenarioContext) -> None:
     pipe.set_progress_bar_config(disable=True)
     ctx.check(pipe.watermark is None, "the invisible watermark should be off (the package is not installed)")
     recorder = _AddedCond(pipe.unet)
-    call = dict(height=16, width=16, num_inference_steps=2, guidance_scale=5.0, output_type="np", **SIZES)
+    call = dict(height=32, width=48, num_inference_steps=2, guidance_scale=5.0, output_type="np", **SIZES)
     image = pipe(PROMPT, generator=ctx.generator(0), **call).images
-    ctx.check(image.shape == (1, 16, 16, 3), f"image shape {image.shape}")
+    ctx.check(image.shape == (1, 32, 48, 3), f"image shape {image.shape}")
     ctx.check(len(recorder.calls) == 2, f"expected 2 UNet calls, got {len(recorder.calls)}")
     ids = recorder.calls[0]["time_ids"]
     ctx.fact("time_ids", ids.tolist())
-    ctx.check(ids.tolist() == [[24.0, 20.0, 2.0, 3.0, 16.0, 16.0]] * 2, f"time ids {ids.tolist()}")
+    ctx.check(ids.tolist() == [[24.0, 20.0, 2.0, 3.0, 16.0, 28.0]] * 2, f"time ids {ids.tolist()}")
     ctx.check(not recorder.calls[0]["text_embeds"][0].any(), "the negative pooled embedding should be zeros (force_zeros_for_empty_prompt)")
     recorder.remove()
 
     # The time ids and pooled vector must reach the output: change one id, the prediction changes.
     generator = torch.Generator().manual_seed(14)
-    sample, context = torch.randn(1, 4, 8, 8, generator=generator).to(ctx.device), torch.randn(1, 16, 64, generator=generator).to(ctx.device)
+    sample, context = torch.randn(1, 4, 6, 10, generator=generator).to(ctx.device), torch.randn(1, 16, 64, generator=generator).to(ctx.device)
     pooled = torch.randn(1, 32, generator=generator).to(ctx.device)
     with torch.no_grad():
         outs = [
             pipe.unet(sample, 500, context, added_cond_kwargs={"text_embeds": pooled, "time_ids": torch.tensor([ids], device=ctx.device)}).sample
-            for ids in ([16.0, 16.0, 0.0, 0.0, 16.0, 16.0], [1024.0, 16.0, 0.0, 0.0, 16.0, 16.0])
+            for ids in ([16.0, 28.0, 0.0, 0.0, 16.0, 28.0], [1024.0, 28.0, 0.0, 0.0, 16.0, 28.0])
         ]
     ctx.fact("UNet output change when orig height 16 -> 1024", float((outs[0] - outs[1]).abs().max()))
     ctx.check(not torch.allclose(outs[0], outs[1]), "the time ids did not reach the UNet's output")
@@ -82,7 +82,7 @@ def run_tiny_sdxl(ctx: ScenarioContext) -> None:
     ctx.check(half.shape == image.shape and half.dtype == image.dtype, f"fp16-VAE run gave {half.shape} {half.dtype}")
 
     try:
-        pipe._get_add_time_ids((16, 16), (0, 0), (16, 16), dtype=torch.float32, text_encoder_projection_dim=16)
+        pipe._get_add_time_ids((16, 28), (0, 0), (16, 28), dtype=torch.float32, text_encoder_projection_dim=16)
         ctx.check(False, "a projection_dim that does not fit add_embedding should raise ValueError")
     except ValueError as error:
         ctx.fact("wrong projection dim", str(error)[:80])
@@ -99,7 +99,7 @@ def run_tiny_sdxl_refiner(ctx: ScenarioContext) -> None:
     pipe.to(ctx.device)
     pipe.set_progress_bar_config(disable=True)
     recorder = _AddedCond(pipe.unet)
-    init = torch.rand(1, 3, 16, 16, generator=torch.Generator().manual_seed(1)).to(ctx.device)
+    init = torch.rand(1, 3, 28, 44, generator=torch.Generator().manual_seed(1)).to(ctx.device)
     image = pipe(
         PROMPT,
         image=init,
@@ -113,7 +113,7 @@ def run_tiny_sdxl_refiner(ctx: ScenarioContext) -> None:
         **SIZES,
     ).images
     recorder.remove()
-    ctx.check(image.shape == (1, 16, 16, 3), f"image shape {image.shape}")
+    ctx.check(image.shape == (1, 28, 44, 3), f"image shape {image.shape}")
     ctx.check(len(recorder.calls) == 2, f"strength 0.5 of 4 steps should run 2 UNet calls, got {len(recorder.calls)}")
     ids = recorder.calls[0]["time_ids"].tolist()
     ctx.fact("refiner time_ids", ids)

@@ -79,13 +79,10 @@ PENDING = {
     "diffusers_ip_adapter.py pipe: height == width == 16",
     "diffusers_ip_adapter.py pipe: height == max_sequence_length == 16",
     "diffusers_ip_adapter.py pipe: width == max_sequence_length == 16",
-    "diffusers_sdxl.py dict: height == width == 16",
     "diffusers_pipelines.py dict: no height/width",
     "diffusers_pipelines.py pipe: no height/width",
     "diffusers_pipelines.py rand(1, 3, 64, 64)",
     "diffusers_pipelines.py randn(1, 4, 32, 32)",
-    "diffusers_sdxl.py rand(1, 3, 16, 16)",
-    "diffusers_sdxl.py randn(1, 4, 8, 8)",
     # tiny factories: labs 11/13 answers, tests/labs and annotation notes state these sizes
     "Flux attention: head dim == text tokens == 16",
     "Flux RoPE: rope axis 0 (text/index) == rope axis 1 (height) == 4",
