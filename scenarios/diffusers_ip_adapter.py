@@ -47,7 +47,7 @@ def run_ip_adapter_load(ctx: ScenarioContext) -> None:
     def generate(**kwargs) -> torch.Tensor:
         generator = torch.Generator().manual_seed(182)
         with torch.no_grad():
-            return pipe("a cat", height=16, width=16, num_inference_steps=1, guidance_scale=6.0, output_type="latent", generator=generator, **kwargs).images
+            return pipe("a cat", height=16, width=24, num_inference_steps=1, guidance_scale=6.0, output_type="latent", generator=generator, **kwargs).images
 
     plain = generate()
     with tempfile.TemporaryDirectory() as folder:
@@ -96,7 +96,7 @@ def run_ip_adapter_per_prompt(ctx: ScenarioContext) -> None:
             "a cat",
             num_images_per_prompt=2,
             height=16,
-            width=16,
+            width=24,
             num_inference_steps=1,
             guidance_scale=6.0,
             output_type="latent",
@@ -123,7 +123,7 @@ def run_flux_ip_adapter_load(ctx: ScenarioContext) -> None:
     def generate(**kwargs) -> torch.Tensor:
         generator = torch.Generator().manual_seed(192)
         with torch.no_grad():
-            return pipe("a cat", height=16, width=16, num_inference_steps=2, max_sequence_length=16, output_type="latent", generator=generator, **kwargs).images
+            return pipe("a cat", height=12, width=20, num_inference_steps=2, max_sequence_length=10, output_type="latent", generator=generator, **kwargs).images
 
     plain = generate()
     with tempfile.TemporaryDirectory() as folder:
