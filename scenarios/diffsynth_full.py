@@ -51,11 +51,11 @@ def run_diffsynth_pipeline(ctx: ScenarioContext) -> None:
 
     device = ctx.device
     pipe = diffsynth_sd_pipeline(device)  # the same tiny pipeline the lab 04/05 starters use
-    quiet = dict(height=64, width=64, seed=0, num_inference_steps=3, progress_bar_cmd=lambda steps: steps)
+    quiet = dict(height=48, width=80, seed=0, num_inference_steps=3, progress_bar_cmd=lambda steps: steps)
     calls = _UNetCalls(pipe.unet)
     image = pipe("a cat", cfg_scale=7.5, **quiet)
     ctx.fact("unet calls with CFG (batch, t)", calls.calls)
-    ctx.check(image.size == (64, 64), f"image size {image.size}, expected 64x64")
+    ctx.check(image.size == (80, 48), f"image size {image.size}, expected 80 wide, 48 high")
     ctx.check([batch for batch, _ in calls.calls] == [1] * 6, f"CFG 7.5 should call the UNet 6 times with batch 1, got {calls.calls}")
     calls.calls.clear()
     plain = pipe("a cat", cfg_scale=1.0, **quiet)

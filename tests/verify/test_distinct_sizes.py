@@ -71,7 +71,6 @@ EXEMPT_SHAPES = {
 
 PENDING = {
     # scenario calls: each change moves sizes that annotation expects or lab answers hard-code
-    "diffsynth_full.py dict: height == width == 64",
     "diffusers_flux.py dict: height == width == 16",
     "diffusers_flux.py dict: height == max_sequence_length == 16",
     "diffusers_flux.py dict: width == max_sequence_length == 16",
