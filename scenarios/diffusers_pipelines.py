@@ -44,12 +44,14 @@ def run_tiny_sd_ddim(ctx: ScenarioContext) -> None:
     """DDIM, CFG 6.0, 3 steps: one UNet call per step on a doubled batch; then guidance_rescale 0.7."""
     pipe = _pipeline(ctx)
     recorder = _CallRecorder(pipe.unet)
-    image = pipe(PROMPT, num_inference_steps=3, guidance_scale=6.0, output_type="np", generator=ctx.generator(0)).images
+    image = pipe(PROMPT, height=32, width=48, num_inference_steps=3, guidance_scale=6.0, output_type="np", generator=ctx.generator(0)).images
     recorder.remove()
     ctx.fact("unet calls (batch, t)", recorder.calls)
-    ctx.check(image.shape == (1, 64, 64, 3), f"image shape {image.shape}, expected (1, 64, 64, 3)")
+    ctx.check(image.shape == (1, 32, 48, 3), f"image shape {image.shape}, expected (1, 32, 48, 3)")
     ctx.check([batch for batch, _ in recorder.calls] == [2, 2, 2], f"expected 3 UNet calls with batch 2, got {recorder.calls}")
-    rescaled = pipe(PROMPT, num_inference_steps=3, guidance_scale=6.0, guidance_rescale=0.7, output_type="np", generator=ctx.generator(0)).images
+    rescaled = pipe(
+        PROMPT, height=32, width=48, num_inference_steps=3, guidance_scale=6.0, guidance_rescale=0.7, output_type="np", generator=ctx.generator(0)
+    ).images
     ctx.check(rescaled.shape == image.shape, "guidance_rescale run returned another shape")
     ctx.fact("rescale changes image by", float(abs(rescaled - image).max()))
 
@@ -67,7 +69,7 @@ def run_tiny_sd_batch_wide(ctx: ScenarioContext) -> None:
     ctx.check(len(recorder.calls) >= 1 and recorder.calls[0][0] == 12, f"expected a UNet call on batch 12 (2 prompts x 3 images x CFG), got {recorder.calls}")
 
 
-@scenario("tiny-sd-euler", "tiny StableDiffusionPipeline, Euler, guidance 1.0 (no CFG), 3 steps")
+@scenario("tiny-sd-euler", "tiny StableDiffusionPipeline, Euler, guidance 1.0 (no CFG), 3 steps, the default 64x64 size")
 def run_tiny_sd_euler(ctx: ScenarioContext) -> None:
     """Euler, guidance 1.0: CFG off, so the UNet sees batch 1; latents start at init_noise_sigma."""
     from diffusers import EulerDiscreteScheduler
@@ -77,7 +79,8 @@ def run_tiny_sd_euler(ctx: ScenarioContext) -> None:
     scheduler = EulerDiscreteScheduler.from_config(tiny_ddim_scheduler().config)
     pipe = _pipeline(ctx, scheduler=scheduler)
     recorder = _CallRecorder(pipe.unet)
-    image = pipe(PROMPT, num_inference_steps=3, guidance_scale=1.0, output_type="np", generator=ctx.generator(0)).images
+    # height and width left to the pipeline on purpose: the default (square) size, which sd-denoising-loop/default-size reads
+    image = pipe(PROMPT, height=None, width=None, num_inference_steps=3, guidance_scale=1.0, output_type="np", generator=ctx.generator(0)).images
     recorder.remove()
     ctx.fact("unet calls (batch, t)", recorder.calls)
     ctx.fact("init_noise_sigma", float(pipe.scheduler.init_noise_sigma))
@@ -96,12 +99,12 @@ def run_img2img(ctx: ScenarioContext) -> None:
 
     pipe = _pipeline(ctx, cls=StableDiffusionImg2ImgPipeline)
     recorder = _CallRecorder(pipe.unet)
-    init_image = torch.rand(1, 3, 64, 64, generator=torch.Generator().manual_seed(3)).to(ctx.device)
+    init_image = torch.rand(1, 3, 32, 48, generator=torch.Generator().manual_seed(3)).to(ctx.device)
     image = pipe(PROMPT, image=init_image, strength=0.5, num_inference_steps=4, guidance_scale=6.0, output_type="np", generator=ctx.generator(0)).images
     recorder.remove()
     timesteps = [t for _, t in recorder.calls]
     ctx.fact("denoising timesteps", timesteps)
-    ctx.check(image.shape == (1, 64, 64, 3), f"image shape {image.shape}")
+    ctx.check(image.shape == (1, 32, 48, 3), f"image shape {image.shape}")
     ctx.check(timesteps == [251.0, 1.0], f"strength 0.5 of 751,501,251,1 should run 251 and 1, ran {timesteps}")
 
 
@@ -114,7 +117,7 @@ def run_pipeline_save_load(ctx: ScenarioContext) -> None:
     from diffusers import StableDiffusionPipeline
 
     pipe = _pipeline(ctx)
-    kwargs = dict(num_inference_steps=2, guidance_scale=6.0, output_type="np")
+    kwargs = dict(height=32, width=48, num_inference_steps=2, guidance_scale=6.0, output_type="np")
     before = pipe(PROMPT, generator=ctx.generator(0), **kwargs).images
     with tempfile.TemporaryDirectory(prefix="infralens-pipe-") as folder:
         pipe.save_pretrained(folder, safe_serialization=True)
@@ -142,9 +145,9 @@ def run_controlnet(ctx: ScenarioContext) -> None:
     unet.to(ctx.device)
     controlnet.to(ctx.device)
     generator = torch.Generator().manual_seed(4)
-    latents = torch.randn(1, 4, 32, 32, generator=generator).to(ctx.device)
+    latents = torch.randn(1, 4, 24, 40, generator=generator).to(ctx.device)
     text = torch.randn(1, 77, 32, generator=generator).to(ctx.device)
-    hint = torch.rand(1, 3, 64, 64, generator=generator).to(ctx.device)
+    hint = torch.rand(1, 3, 48, 80, generator=generator).to(ctx.device)
     with torch.no_grad():
         down, mid = controlnet(latents, 10, encoder_hidden_states=text, controlnet_cond=hint, return_dict=False)
         largest = max(float(residual.abs().max()) for residual in [*down, mid])
@@ -164,5 +167,5 @@ def run_controlnet(ctx: ScenarioContext) -> None:
     pipe = StableDiffusionControlNetPipeline(**components, controlnet=controlnet, requires_safety_checker=False)
     pipe.set_progress_bar_config(disable=True)
     pipe = pipe.to(ctx.device)
-    image = pipe(PROMPT, image=hint, num_inference_steps=2, guidance_scale=6.0, output_type="np", generator=ctx.generator(0)).images
-    ctx.check(image.shape == (1, 64, 64, 3), f"ControlNet pipeline image shape {image.shape}")
+    image = pipe(PROMPT, image=hint, height=48, width=80, num_inference_steps=2, guidance_scale=6.0, output_type="np", generator=ctx.generator(0)).images
+    ctx.check(image.shape == (1, 48, 80, 3), f"ControlNet pipeline image shape {image.shape}")

@@ -75,10 +75,6 @@ PENDING = {
     "diffusers_flux.py dict: height == max_sequence_length == 16",
     "diffusers_flux.py dict: width == max_sequence_length == 16",
     "diffusers_flux.py pipe: height == max_sequence_length == 16",
-    "diffusers_pipelines.py dict: no height/width",
-    "diffusers_pipelines.py pipe: no height/width",
-    "diffusers_pipelines.py rand(1, 3, 64, 64)",
-    "diffusers_pipelines.py randn(1, 4, 32, 32)",
     # tiny factories: labs 11/13 answers, tests/labs and annotation notes state these sizes
     "Flux attention: head dim == text tokens == 16",
     "Flux RoPE: rope axis 0 (text/index) == rope axis 1 (height) == 4",
@@ -149,7 +145,8 @@ def _unsized_pipeline_calls() -> list[tuple[str, str]]:
     for where, call in _calls():
         keywords = {k.arg for k in call.keywords}
         merged = None in keywords or (_name(call) == "dict" and call.args)  # **call or dict(call, ...): sizes come from elsewhere
-        if "num_inference_steps" in keywords and keywords & PIPELINE_KEYWORDS and not merged and not {"height", "width"} <= keywords:
+        sized_by_image = "image" in keywords  # image-to-image: the size is the input image's (its literal shape is checked below)
+        if "num_inference_steps" in keywords and keywords & PIPELINE_KEYWORDS and not merged and not sized_by_image and not {"height", "width"} <= keywords:
             found.append(
                 (f"{where} {_name(call)}: no height/width (the pipeline's default size is square)", f"{where.split(':')[0]} {_name(call)}: no height/width")
             )
