@@ -28,7 +28,9 @@ def run_layerwise_walk_nested(ctx: ScenarioContext) -> None:
 
     device = ctx.device
     part = tiny_flux_transformer(seed=16).to(device)
-    _apply_layerwise_casting(part.transformer_blocks, torch.float8_e4m3fn, torch.float32, DEFAULT_SKIP_MODULES_PATTERN, None, False, _prefix="transformer_blocks")
+    _apply_layerwise_casting(
+        part.transformer_blocks, torch.float8_e4m3fn, torch.float32, DEFAULT_SKIP_MODULES_PATTERN, None, False, _prefix="transformer_blocks"
+    )
     block = part.transformer_blocks[0]
     ctx.check(block.ff.net[2].weight.dtype == torch.float8_e4m3fn, "a block's feed-forward Linear should be stored in float8")
     ctx.check(block.norm1.linear.weight.dtype == torch.float32, "the 'norm' pattern should keep norm1's Linear in float32")

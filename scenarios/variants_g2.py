@@ -48,18 +48,26 @@ def run_flux_rope_read(ctx: ScenarioContext) -> None:
     def hook(module, args, output) -> None:
         ctx.check(isinstance(output, tuple) and len(output) == 2, f"pos_embed returned {type(output).__name__}, expected (cos, sin)")
         cos, sin = _rope_reference(args[0], list(module.axes_dim), module.theta)
-        ctx.check(torch.allclose(output[0].double().cpu(), cos, atol=1e-5) and torch.allclose(output[1].double().cpu(), sin, atol=1e-5), "pos_embed's table differs from RoPE by hand")
+        ctx.check(
+            torch.allclose(output[0].double().cpu(), cos, atol=1e-5) and torch.allclose(output[1].double().cpu(), sin, atol=1e-5),
+            "pos_embed's table differs from RoPE by hand",
+        )
         seen.append(tuple(output[0].shape))
 
     handle = pos_embed.register_forward_hook(hook)
-    image = pipe("a red cat", height=16, width=16, num_inference_steps=1, max_sequence_length=16, guidance_scale=3.5, output_type="np", generator=ctx.generator(0)).images
+    image = pipe(
+        "a red cat", height=16, width=16, num_inference_steps=1, max_sequence_length=16, guidance_scale=3.5, output_type="np", generator=ctx.generator(0)
+    ).images
     handle.remove()
     ctx.fact("RoPE tables (tokens, head_dim)", seen)
     ctx.check(image.shape == (1, 16, 16, 3), f"image shape {image.shape}")
     ctx.check(len(seen) >= 1 and all(shape == (80, 16) for shape in seen), f"expected (80, 16) tables, got {seen}")
 
 
-@scenario("ip-adapter-load-alt-unet", "tiny SD whose cross-attention sits in down block 1 and up block 1: load_ip_adapter, neighbouring attention layers of different widths")
+@scenario(
+    "ip-adapter-load-alt-unet",
+    "tiny SD whose cross-attention sits in down block 1 and up block 1: load_ip_adapter, neighbouring attention layers of different widths",
+)
 def run_ip_adapter_load_alt_unet(ctx: ScenarioContext) -> None:
     """``load_ip_adapter`` into a UNet with down blocks (plain, cross-attention) and up blocks (plain, cross-attention):
     walking ``attn_processors`` (down, up, mid) the width changes 64 → 32 → 64, so each layer's hidden size differs

@@ -22,9 +22,8 @@ IMPORTS = ("torch", "transformers", "diffusers", "PIL")
 @scenario("g3b-controlnet-trained-hint", "ControlNet pipeline, non-zero zero convs, 40x56 PIL hint, 3 images per prompt, CFG 6.0")
 def run_controlnet_trained_hint(ctx: ScenarioContext) -> None:
     """A 'trained' ControlNet (zero convs given weights) on an 8-bit 40x56 hint, one prompt, three images."""
-    from PIL import Image
-
     from diffusers.pipelines.controlnet.pipeline_controlnet import StableDiffusionControlNetPipeline
+    from PIL import Image
 
     components = tiny_sd_components(seed=0)
     controlnet = tiny_controlnet(components["unet"])

@@ -37,7 +37,10 @@ def run_g4_flux_grid(ctx: ScenarioContext) -> None:
         ids = dit.prepare_image_ids(torch.zeros(2, 1, 8, 12, device=device))
         reference = FluxPipeline._prepare_latent_image_ids(2, 4, 6, device, torch.float32)
         ctx.fact("image ids shape, batch 2, 8x12 latent", tuple(ids.shape))
-        ctx.check(ids.shape == (2, 24, 3) and torch.equal(ids[0], reference) and torch.equal(ids[1], reference), "prepare_image_ids differs from diffusers on 8x12, batch 2")
+        ctx.check(
+            ids.shape == (2, 24, 3) and torch.equal(ids[0], reference) and torch.equal(ids[1], reference),
+            "prepare_image_ids differs from diffusers on 8x12, batch 2",
+        )
 
 
 @scenario("g4-sdxl-wide", "DiffSynth StableDiffusionXLPipeline at 32 x 48 (height != width), CFG 5.0, 1 step", process="diffsynth-full")
@@ -67,8 +70,15 @@ def run_g4_fp8_index(ctx: ScenarioContext) -> None:
     inputs = torch.arange(2 * 3 * 64, device=device).to(dtype).view(2, 3, 64)
     fp8 = torch.float8_e4m3fn
     wrapped = layers.AutoWrappedLinear(
-        linear, offload_dtype=fp8, offload_device="cpu", onload_dtype=fp8, onload_device=device,
-        preparing_dtype=fp8, preparing_device=device, computation_dtype=fp8, computation_device=device,
+        linear,
+        offload_dtype=fp8,
+        offload_device="cpu",
+        onload_dtype=fp8,
+        onload_device=device,
+        preparing_dtype=fp8,
+        preparing_device=device,
+        computation_dtype=fp8,
+        computation_device=device,
     )
     wrapped.offload()
     wrapped.onload()
