@@ -199,3 +199,22 @@ def test_a_square_meta_tensor_is_not_transposed():
     square = torch.empty(3, 3, device="meta")
     assert perturb.transpose(square) is square and perturb.applied() == 0
     assert perturb.transpose(torch.arange(9.0).reshape(3, 3))[0, 1] == 3.0 and perturb.applied() == 1
+
+
+def test_enum_members_dtypes_and_flags_have_wrong_versions():
+    """A stored enum member, a dtype or a literal flag had no wrong version but deletion: nothing could earn checked."""
+    import enum
+
+    import torch
+
+    class Mode(enum.Enum):
+        A = "a"
+        B = "b"
+
+    perturb.reset()
+    assert perturb.nudge(Mode.A) is Mode.B and perturb.nudge(Mode.B) is Mode.A
+    assert perturb.nudge(torch.float16) is torch.bfloat16 and perturb.nudge(torch.float32) is torch.float64
+    assert perturb.nudge(torch.uint8) is torch.float32 and perturb.applied() == 5
+    lines = ["def f(m):\n", "    m.to(dtype, non_blocking=True)\n"]
+    flips = [(m.kind, m.lines[0].strip()) for m in statement_mutants(lines, 2, 2, local_names=("m",))]
+    assert ("constant", "m.to(dtype, non_blocking=False)") in flips

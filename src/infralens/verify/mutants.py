@@ -9,7 +9,7 @@ Kinds, in the order a mutant of each kind is taken (then a second of each kind, 
 ``value`` (the statement's result nudged where it is stored or returned: a float scaled by 1 + 1e-2, an int
 plus one, a bool negated…, one element of a tuple at a time; see :mod:`.perturb`), ``operator`` (``+``↔``-``,
 ``*``↔``/``, ``**``→``*``, augmented ``+=``↔``-=``…), ``comparison`` (``<``↔``<=``, ``==``↔``!=``, ``is``↔``is not``,
-``in``↔``not in``), ``negate`` (a condition, ``and``↔``or``), ``constant`` (0↔1, n→n+1), ``swap`` (two operands
+``in``↔``not in``), ``negate`` (a condition, ``and``↔``or``), ``constant`` (0↔1, n→n+1, ``True``↔``False``), ``swap`` (two operands
 or arguments trade places; run through a helper of :mod:`.perturb` that notes whether the two were ever different,
 so a swap that changed nothing because the data is symmetric is told apart from one that is truly equivalent), ``drop-term`` (a sum or product loses one operand), ``operand`` (a local name
 replaced by another local of the function), ``return`` (the statement becomes ``return None``) and
@@ -295,6 +295,9 @@ class _Sites:
                 sites.add("constant", node, node.with_changes(value="1.0" if value == 0 else "0.0" if value == 1 else repr(value + 1)))
 
             def visit_Name(self, node: cst.Name) -> None:
+                if node.value in ("True", "False") and id(node) not in skip:  # a flag passed or stored: the other one
+                    sites.add("constant", node, node.with_changes(value="False" if node.value == "True" else "True"))
+                    return
                 if id(node) in skip or node.value not in sites.local_names or node.value in _NEVER_REPLACED:
                     return
                 if contexts.get(node) is not ExpressionContext.LOAD:

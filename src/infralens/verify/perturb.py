@@ -5,7 +5,8 @@ code finds these functions among the builtins, where :func:`install` puts them. 
 able to run on, so the mutant reaches the expects instead of raising first:
 
 - ``_infralens_nudge(value, index=None)``: a float tensor, NumPy array or float scaled by 1 + 1e-2 (shifted by 1e-2
-  when it is all zeros), an int tensor, array or int plus one, a bool (tensor or array) negated, a string with ``_`` appended, a
+  when it is all zeros), an int tensor, array or int plus one, a bool (tensor or array) negated, an enum member
+  the next member of its enum, a torch dtype another width of its kind (float32 → float64, float16 → bfloat16, …), a string with ``_`` appended, a
   dict without its last entry; in a tuple or list, the element at *index* (the first that can change when
   *index* is None, else the last element dropped).
 - ``_infralens_transpose(value)``: a tensor with two dimensions of the same size (> 1) gets them swapped.
@@ -22,6 +23,7 @@ construction, whatever the run observed.
 from __future__ import annotations
 
 import builtins
+import enum
 import operator
 from typing import Any
 
@@ -172,7 +174,11 @@ def _nudge_one(value: Any) -> Any:
         return dict(list(value.items())[:-1])
     if type(value).__module__ == "numpy" and type(value).__name__ == "ndarray":
         return _nudge_array(value)
+    if isinstance(value, enum.Enum):
+        return _other_member(value)
     torch = _torch()
+    if torch is not None and isinstance(value, torch.dtype):
+        return getattr(torch, _OTHER_DTYPES.get(str(value).removeprefix("torch."), "float32"))
     if torch is None or not isinstance(value, torch.Tensor) or value.numel() == 0:
         return _SAME
     if value.dtype == torch.bool:
@@ -182,6 +188,18 @@ def _nudge_one(value: Any) -> Any:
     else:
         changed = value + 1
     return _keep_parameter(value, changed)
+
+
+_OTHER_DTYPES = {"float32": "float64", "float64": "float32", "float16": "bfloat16", "bfloat16": "float16", "int64": "int32", "int32": "int64"}
+"""The dtype a nudged dtype becomes (a name; :func:`_nudge_one` resolves it): the same kind, another width."""
+
+
+def _other_member(value: enum.Enum) -> Any:
+    """The next member of *value*'s enum (wrapping), or unchanged when it has only one."""
+    members = list(type(value))
+    if len(members) < 2:
+        return _SAME
+    return members[(members.index(value) + 1) % len(members)]
 
 
 def _nudge_array(value: Any) -> Any:
