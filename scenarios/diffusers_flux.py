@@ -23,9 +23,10 @@ class _TransformerCalls:
         self.calls.append((int(kwargs["hidden_states"].shape[0]), round(float(kwargs["timestep"].flatten()[0]), 4)))
 
 
-@scenario("tiny-flux", "tiny FluxPipeline 16x16, 2 steps, guidance 3.5; then negative_prompt with true_cfg_scale 4.0")
+@scenario("tiny-flux", "tiny FluxPipeline 16x24, 10 text tokens, 2 steps, guidance 3.5; then negative_prompt with true_cfg_scale 4.0")
 def run_tiny_flux(ctx: ScenarioContext) -> None:
-    """``FluxPipeline`` at 16x16, 2 steps, guidance 3.5: once plain, once with ``negative_prompt`` and true CFG 4.0."""
+    """``FluxPipeline`` at 16 high, 24 wide (an 8x12 packed grid of 96 tokens) with 10 T5 tokens, 2 steps, guidance 3.5:
+    once plain, once with ``negative_prompt`` and true CFG 4.0."""
     from diffusers import FluxPipeline
 
     from infralens.tiny import tiny_flux_components
@@ -34,11 +35,11 @@ def run_tiny_flux(ctx: ScenarioContext) -> None:
     pipe = pipe.to(ctx.device)
     pipe.set_progress_bar_config(disable=True)
     calls = _TransformerCalls(pipe.transformer)
-    common = dict(height=16, width=16, num_inference_steps=2, max_sequence_length=16, guidance_scale=3.5, output_type="np")
+    common = dict(height=16, width=24, num_inference_steps=2, max_sequence_length=10, guidance_scale=3.5, output_type="np")
     plain = pipe("a red cat", generator=ctx.generator(0), **common).images
     ctx.fact("transformer calls, plain (batch, t/1000)", list(calls.calls))
     ctx.check(len(calls.calls) >= 2 and all(batch == 1 for batch, _ in calls.calls), f"expected batch-1 transformer calls, got {calls.calls}")
-    ctx.check(plain.shape == (1, 16, 16, 3), f"image shape {plain.shape}, expected (1, 16, 16, 3)")
+    ctx.check(plain.shape == (1, 16, 24, 3), f"image shape {plain.shape}, expected (1, 16, 24, 3)")
     calls.calls.clear()
     guided = pipe("a red cat", negative_prompt="blurry", true_cfg_scale=4.0, generator=ctx.generator(0), **common).images
     ctx.fact("transformer calls, true CFG (batch, t/1000)", list(calls.calls))
@@ -50,9 +51,9 @@ def run_tiny_flux(ctx: ScenarioContext) -> None:
     calls.handle.remove()
 
 
-@scenario("tiny-flux-wide", "tiny FluxPipeline, 2 prompts, 16x32 (height != width), 1 step, guidance 3.5")
+@scenario("tiny-flux-wide", "tiny FluxPipeline, 2 prompts, 16x32 (height != width), 10 text tokens, 1 step, guidance 3.5")
 def run_tiny_flux_wide(ctx: ScenarioContext) -> None:
-    """``FluxPipeline`` on two prompts at 16 high, 32 wide: an 8x16 packed grid of 128 tokens per image."""
+    """``FluxPipeline`` on two prompts at 16 high, 32 wide: an 8x16 packed grid of 128 tokens per image, 10 T5 tokens."""
     from diffusers import FluxPipeline
 
     from infralens.tiny import tiny_flux_components
@@ -66,7 +67,7 @@ def run_tiny_flux_wide(ctx: ScenarioContext) -> None:
         height=16,
         width=32,
         num_inference_steps=1,
-        max_sequence_length=16,
+        max_sequence_length=10,
         guidance_scale=3.5,
         output_type="np",
         generator=ctx.generator(0),

@@ -70,11 +70,6 @@ EXEMPT_SHAPES = {
 """Literal shapes whose equal sizes are inherent (file and call, the reason as the value)."""
 
 PENDING = {
-    # tiny-flux (16x16, 16 text tokens): about 25 expects in annotations/diffusers/13-flux*.yaml hard-code 64 tokens, 80 joint tokens, (8, 8, 3) ids, mu 0.4675; left for time
-    "diffusers_flux.py dict: height == width == 16",
-    "diffusers_flux.py dict: height == max_sequence_length == 16",
-    "diffusers_flux.py dict: width == max_sequence_length == 16",
-    "diffusers_flux.py pipe: height == max_sequence_length == 16",
     # tiny factories: labs 08/11/13/14 answers, tests/labs/test_labs_06_18.py and annotation notes state these sizes; each change reruns
     # slow lab tests (minutes per lab), left for time
     "Flux attention: head dim == text tokens == 16",
