@@ -226,7 +226,7 @@ def run_attention(ctx: ScenarioContext) -> None:
 
     generator = torch.Generator().manual_seed(157)
     q = torch.randn(1, 4, 6, 16, generator=generator).to(ctx.device)  # 4 query heads
-    k, v = (torch.randn(1, 2, 6, 16, generator=generator).to(ctx.device) for _ in range(2))  # 2 key/value heads
+    k, v = (torch.randn(1, 2, 10, 16, generator=generator).to(ctx.device) for _ in range(2))  # 2 key/value heads, 10 keys
     saved_gqa = module.TORCH_SUPPORT_GQA
     try:
         module.TORCH_SUPPORT_GQA = False
