@@ -80,7 +80,12 @@ def run_flow_training_grid(ctx: ScenarioContext) -> None:
     ctx.check(float(weights.min()) > 0.0, "on a short grid no training weight should be 0")
 
 
-@scenario("dodge-c-sd-input-image", "DiffSynth SDUnit_InputImageEmbedder.process on an 80x48 picture (the img2img branch)", process="diffsynth-full", imports=("torch", "transformers"))
+@scenario(
+    "dodge-c-sd-input-image",
+    "DiffSynth SDUnit_InputImageEmbedder.process on an 80x48 picture (the img2img branch)",
+    process="diffsynth-full",
+    imports=("torch", "transformers"),
+)
 def run_sd_input_image(ctx: ScenarioContext) -> None:
     """The unit's image branch, called directly (SD ``__call__`` takes no ``input_image``): encode, scale,
     noise to the first timestep of a strength-0.6 grid; in training mode it also hands back the clean latents."""
@@ -117,7 +122,12 @@ def run_sd_input_image(ctx: ScenarioContext) -> None:
     ctx.fact("first timestep at strength 0.6", float(pipe.scheduler.timesteps[0]))
 
 
-@scenario("dodge-c-inpaint", "DiffSynth BasePipeline.step with input_latents and an inpaint_mask, DDIM and FLUX.1 flow matching", process="diffsynth-full", imports=("torch", "transformers"))
+@scenario(
+    "dodge-c-inpaint",
+    "DiffSynth BasePipeline.step with input_latents and an inpaint_mask, DDIM and FLUX.1 flow matching",
+    process="diffsynth-full",
+    imports=("torch", "transformers"),
+)
 def run_inpaint(ctx: ScenarioContext) -> None:
     """``pipe.step`` on (1, 4, 6, 10) latents with a mask that is 0 on the left 4 columns: every step keeps the
     model's prediction where the mask is 1, and the last step lands on the input latents where it is 0."""
@@ -139,14 +149,22 @@ def run_inpaint(ctx: ScenarioContext) -> None:
             prediction = _randn(1, 4, 6, 10, seed=110 + progress_id, device=device)
             nxt = pipe.step(scheduler, latents, progress_id, prediction, input_latents=x0, inpaint_mask=mask)
             plain = scheduler.step(prediction, scheduler.timesteps[progress_id], latents)
-            ctx.check(torch.allclose(nxt[..., 4:], plain[..., 4:], atol=1e-6), f"{type(scheduler).__name__} step {progress_id}: the mask-1 region did not use the model's prediction")
+            ctx.check(
+                torch.allclose(nxt[..., 4:], plain[..., 4:], atol=1e-6),
+                f"{type(scheduler).__name__} step {progress_id}: the mask-1 region did not use the model's prediction",
+            )
             latents = nxt
         error = float((latents[..., :4] - x0[..., :4]).abs().max())
         ctx.fact(f"{type(scheduler).__name__}: masked region vs input latents after the last step", error)
         ctx.check(error < 1e-4, f"{type(scheduler).__name__}: the mask-0 region ended {error} away from the input latents")
 
 
-@scenario("dodge-c-compile-pipeline", "DiffSynth compile_pipeline on the tiny SD pipeline (whole UNet) and a tiny FluxDiT (regional); nothing is run compiled", process="diffsynth-full", imports=("torch", "transformers", "torch._dynamo"))
+@scenario(
+    "dodge-c-compile-pipeline",
+    "DiffSynth compile_pipeline on the tiny SD pipeline (whole UNet) and a tiny FluxDiT (regional); nothing is run compiled",
+    process="diffsynth-full",
+    imports=("torch", "transformers", "torch._dynamo"),
+)
 def run_compile_pipeline(ctx: ScenarioContext) -> None:
     """``compile_pipeline()`` wraps the SD UNet whole (no ``_repeated_blocks``); ``compile_models=['dit']`` with a
     tiny FluxDiT attached wraps only its joint and single blocks; an empty ``_repeated_blocks`` wraps nothing.
@@ -173,7 +191,12 @@ def run_compile_pipeline(ctx: ScenarioContext) -> None:
     ctx.check(wrapped(pipe.vae) == [], f"an empty _repeated_blocks should wrap nothing, wrapped {wrapped(pipe.vae)}")
 
 
-@scenario("dodge-c-teacache-reset", "TeaCache with rel_l1_thresh 0.1 over 4 steps: every middle step crosses it, computes and resets", process="diffsynth-full", imports=("torch", "transformers", "numpy"))
+@scenario(
+    "dodge-c-teacache-reset",
+    "TeaCache with rel_l1_thresh 0.1 over 4 steps: every middle step crosses it, computes and resets",
+    process="diffsynth-full",
+    imports=("torch", "transformers", "numpy"),
+)
 def run_teacache_reset(ctx: ScenarioContext) -> None:
     """Four ``model_fn_flux_image`` steps with a TeaCache threshold of 0.1: the rescaled change of each middle step
     exceeds it, so no step is skipped and each cached output equals the uncached one."""
@@ -198,10 +221,15 @@ def run_teacache_reset(ctx: ScenarioContext) -> None:
         handle.remove()
         plain = [model_fn_flux_image(dit, timestep=torch.tensor([t], device=device), **inputs) for t in timesteps]
     ctx.check(len(ran) == 4, f"with threshold 0.1 the blocks should run at all 4 steps, ran {len(ran)} times")
-    ctx.check(all(torch.equal(a, b) for a, b in zip(cached, plain)), "a step that computes should equal the uncached step")
+    ctx.check(all(torch.equal(a, b) for a, b in zip(cached, plain, strict=True)), "a step that computes should equal the uncached step")
 
 
-@scenario("dodge-c-attention", "DiffSynth initialize_attention_priority called again (variable set, unset) and SDPA's enable_gqa path", process="diffsynth-path", imports=("torch", "einops"))
+@scenario(
+    "dodge-c-attention",
+    "DiffSynth initialize_attention_priority called again (variable set, unset) and SDPA's enable_gqa path",
+    process="diffsynth-path",
+    imports=("torch", "einops"),
+)
 def run_attention(ctx: ScenarioContext) -> None:
     """``initialize_attention_priority()`` with ``DIFFSYNTH_ATTENTION_IMPLEMENTATION=SAGE_Attention`` (lower-cased)
     and without it ("torch" here: no optional kernel is installed); the module global keeps its import-time value.
@@ -240,22 +268,12 @@ def run_attention(ctx: ScenarioContext) -> None:
     ctx.check(native.shape == q.shape and difference < 1e-6, f"enable_gqa differs from the repeat fallback by {difference}")
 
 
-@scenario("dodge-c-flex", "DiffSynth attention_forward(use_flex=True): one FlexAttention call, compiled by inductor on first use", process="diffsynth-path", imports=("torch", "einops", "torch._dynamo", "torch.nn.attention.flex_attention"))
-def run_flex(ctx: ScenarioContext) -> None:
-    """One ``use_flex=True`` call on (1, 2, 6, 16) "b n s d" tensors equals plain softmax attention.
-    The first call compiles a FlexAttention kernel with inductor (about 25 s on a CPU with a cold cache)."""
-    module: Any = load_diffsynth_module("diffsynth.core.attention.attention")
-    ctx.check(module.FLEX_ATTN_AVAILABLE, "torch should provide flex_attention")
-    generator = torch.Generator().manual_seed(158)
-    q, k, v = (torch.randn(1, 2, 6, 16, generator=generator).to(ctx.device) for _ in range(3))
-    out = module.attention_forward(q, k, v, use_flex=True)
-    expected = torch.softmax(q @ k.transpose(-1, -2) / 16**0.5, -1) @ v
-    difference = float((out - expected).abs().max())
-    ctx.fact("flex vs softmax attention", difference)
-    ctx.check(difference < 1e-5, f"FlexAttention differs from softmax attention by {difference}")
-
-
-@scenario("dodge-c-from-pretrained", "DiffSynth StableDiffusionPipeline.from_pretrained on a tiny local UNet checkpoint: no download, type detection refuses it", process="diffsynth-full", imports=("torch", "transformers", "safetensors"))
+@scenario(
+    "dodge-c-from-pretrained",
+    "DiffSynth StableDiffusionPipeline.from_pretrained on a tiny local UNet checkpoint: no download, type detection refuses it",
+    process="diffsynth-full",
+    imports=("torch", "transformers", "safetensors"),
+)
 def run_from_pretrained(ctx: ScenarioContext) -> None:
     """``ModelConfig(path=...)`` needs no download; the pool hashes the tiny UNet's key names and shapes, finds
     no entry in ``MODEL_CONFIGS`` and raises ``ValueError: Cannot detect the model type``."""
