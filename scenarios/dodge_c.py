@@ -250,7 +250,7 @@ def run_attention(ctx: ScenarioContext) -> None:
             os.environ.pop(name, None)
         else:
             os.environ[name] = saved_env
-    ctx.check(module.ATTENTION_IMPLEMENTATION == at_import, "calling the function again must not change the module global")
+    ctx.check(at_import == module.ATTENTION_IMPLEMENTATION, "calling the function again must not change the module global")
 
     generator = torch.Generator().manual_seed(157)
     q = torch.randn(1, 4, 6, 16, generator=generator).to(ctx.device)  # 4 query heads
