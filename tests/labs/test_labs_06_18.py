@@ -28,8 +28,8 @@ FACTS = {
     "08-unet-dit-conditioning": [
         "time embedding after the MLP: (2, 128)",
         "12 attention processors, types ['AttnProcessor2_0']",
-        "patch 2 -> tokens (2, 16, 16)",
-        "adaLN-Zero linear output (2, 96) = 6 x inner_dim",
+        "patch 2 -> tokens (2, 16, 24)",
+        "adaLN-Zero linear output (2, 144) = 6 x inner_dim",
     ],
     "09-lora-injection": [
         "96 tensors in the file -> 48 wrapped layers",

@@ -79,7 +79,6 @@ PENDING = {
     "SD UNet attention 1: heads == head dim == 8",
     "SDXL UNet attention 1: head dim == text tokens == 16",
     "SDXL UNet attention 1: query tokens == text width == 64",
-    "DiT: tokens == inner width == 16",
 }
 """Equal sizes left for now (see the module docstring); an entry that no longer occurs must be removed."""
 
