@@ -30,7 +30,7 @@ _UNET = dict(
     out_channels=4,
     down_block_types=("DownBlock2D", "CrossAttnDownBlock2D"),
     up_block_types=("CrossAttnUpBlock2D", "UpBlock2D"),
-    attention_head_dim=(2, 4),
+    attention_head_dim=(2, 2),
     cross_attention_dim=2 * TEXT_WIDTH,
     use_linear_projection=True,
     addition_embed_type="text_time",
@@ -40,11 +40,15 @@ _UNET = dict(
 
 
 def tiny_sdxl_unet(seed: int = 0, **overrides: Any):
-    """A ``UNet2DConditionModel`` with ``addition_embed_type="text_time"`` (SDXL's micro-conditioning), 32/64 channels."""
+    """A ``UNet2DConditionModel`` with ``addition_embed_type="text_time"`` (SDXL's micro-conditioning), 32/64 channels.
+
+    Its cross-attention runs at 64 channels as 2 heads of 32, so the head dim differs from the 16 text tokens; the
+    default ``sample_size`` 12 gives 6x6 = 36 query tokens there, not the 64 of the text width.
+    """
     from diffusers import UNet2DConditionModel
 
     _seed(seed)
-    config: dict[str, Any] = dict(_UNET, sample_size=16)
+    config: dict[str, Any] = dict(_UNET, sample_size=12)
     config.update(overrides)
     model: Any = UNet2DConditionModel(**config)
     return model.eval()
@@ -54,7 +58,8 @@ def tiny_sdxl_components(seed: int = 0, refiner: bool = False) -> dict[str, Any]
     """Keyword arguments for ``StableDiffusionXLPipeline`` (or, with *refiner*, ``StableDiffusionXLImg2ImgPipeline``).
 
     The refiner has no first text encoder (like the real SDXL refiner) and a UNet that expects the aesthetic-score ids.
-    Call at 32x32 (16x16 latents).
+    Call with an explicit ``height`` and ``width`` (multiples of 4; the VAE halves them, the UNet halves once more);
+    the default is 24x24 (12x12 latents).
     """
     from diffusers import EulerDiscreteScheduler
 
