@@ -66,7 +66,7 @@ FACTS = {
         "guidance_scale 3.5 reaches the embedding as 3500.0; 2 transformer calls for 2 steps",
         "true_cfg_scale 4.0 + negative_prompt: 4 calls, batch sizes [1, 1, 1, 1]",
         "text ids (16, 3), all zero: True",
-        "diffusers RoPE cos (80, 16) (axes [4, 4, 8]); DiffSynth rotation matrices (1, 1, 80, 8, 2, 2)",
+        "diffusers RoPE cos (80, 16) (axes [2, 6, 8]); DiffSynth rotation matrices (1, 1, 80, 8, 2, 2)",
         "to_qkv_mlp out_features = 224",
     ],
     "14-sdxl": [

@@ -70,15 +70,15 @@ EXEMPT_SHAPES = {
 """Literal shapes whose equal sizes are inherent (file and call, the reason as the value)."""
 
 PENDING = {
-    # tiny factories: labs 08/11/13/14 answers, tests/labs/test_labs_06_18.py and annotation notes state these sizes; each change reruns
-    # slow lab tests (minutes per lab), left for time
-    "Flux attention: head dim == text tokens == 16",
-    "Flux RoPE: rope axis 0 (text/index) == rope axis 1 (height) == 4",
+    # tiny Flux: the context-embedder expect inverts the 32 -> 32 map (a joint width must stay below the inner width to
+    # stay invertible) while the Q8_0 GGUF writer needs rows that are multiples of 32, so the inner width would have to
+    # grow (heads 2 -> 4): that changes the (1, 8, 32) inputs of the hooks/quantization/attention scenarios and labs 15-17,
+    # the 224-wide to_qkv_mlp of lab 13, the GGUF facts of lab 16 and ip_k of lab 18; left for time
     "Flux text: joint width == inner width == 32",
+    # tiny SD UNet (every SD scenario, labs 06-11 and 18): a new side changes the default 64x64 size several notes and
+    # lab facts state, new heads change lab 11's score-tensor sizes (4096 KiB / 256 KiB) and the attention expects; left for time
     "SD UNet level 0: channels == side == 32",
     "SD UNet attention 1: heads == head dim == 8",
-    "SDXL UNet attention 1: head dim == text tokens == 16",
-    "SDXL UNet attention 1: query tokens == text width == 64",
 }
 """Equal sizes left for now (see the module docstring); an entry that no longer occurs must be removed."""
 

@@ -1,10 +1,11 @@
 """Tiny Flux models from configs: a 2+2-block ``FluxTransformer2DModel``, a 1-level VAE, CLIP + T5 encoders.
 
 Sizes: 1x1 patches over 4 latent channels, head dim 16 with 2 heads (inner width 32), RoPE axes
-``[4, 4, 8]`` (they must sum to the head dim), joint (T5) width 32, pooled (CLIP) width 32, and a
+``[2, 6, 8]`` (they must sum to the head dim; the index, row and column axes differ in width, so a swapped row
+and column changes the embedding), joint (T5) width 32, pooled (CLIP) width 32, 10 T5 tokens by default, and a
 guidance embedding as in FLUX.1-dev. The VAE has one level (no downsampling) with latent channels 1,
-so a 16x16 image gives 16x16x1 latents and ``FluxPipeline`` packs them into 2x2 patches (4 channels,
-64 tokens). Every component is put in eval mode: T5 has dropout and would otherwise make two runs with
+so a 16x24 image gives 16x24x1 latents and ``FluxPipeline`` packs them into 2x2 patches (4 channels,
+8x12 = 96 tokens). Every component is put in eval mode: T5 has dropout and would otherwise make two runs with
 one seed differ. Nothing is downloaded; the T5 tokenizer is a character-level Unigram built in memory.
 """
 
@@ -31,7 +32,7 @@ def tiny_flux_transformer(seed: int = 0, **overrides: Any):
         num_attention_heads=2,
         joint_attention_dim=32,
         pooled_projection_dim=32,
-        axes_dims_rope=[4, 4, 8],
+        axes_dims_rope=[2, 6, 8],
         guidance_embeds=True,
     )
     config.update(overrides)
@@ -80,8 +81,11 @@ def tiny_clip_text_encoder(seed: int = 0, hidden_size: int = 32, projection_dim:
     return model.eval()
 
 
-def tiny_t5_tokenizer(max_length: int = 16):
-    """A ``T5Tokenizer`` built in memory: a Unigram vocabulary of single characters, no hub files."""
+def tiny_t5_tokenizer(max_length: int = 10):
+    """A ``T5Tokenizer`` built in memory: a Unigram vocabulary of single characters, no hub files.
+
+    *max_length* (10) differs from the transformer's head dim (16); ``FluxPipeline`` pads to its own
+    ``max_sequence_length``, so pass that too."""
     from transformers import T5Tokenizer
 
     pieces = [("<pad>", 0.0), ("</s>", 0.0), ("<unk>", 0.0), ("\u2581", -1.0)]
@@ -102,7 +106,7 @@ def tiny_flux_components(seed: int = 0, scheduler=None) -> dict[str, Any]:
     """Keyword arguments for ``diffusers.FluxPipeline`` (tiny transformer, VAE, CLIP and T5 with tokenizers).
 
     *scheduler* defaults to ``FlowMatchEulerDiscreteScheduler`` with FLUX.1-dev's dynamic shifting.
-    Call the pipeline at 16x16 (or any multiple of 2) with ``max_sequence_length=16``.
+    Call the pipeline at any height and width that are multiples of 2 (16x24, say) with ``max_sequence_length=10``.
     """
     from diffusers import FlowMatchEulerDiscreteScheduler
 

@@ -52,10 +52,10 @@ def single_block_from_diffusers(module: Any, block: Any, width: int, heads: int)
 
 
 def tiny_ds_flux_dit(module: Any, transformer: Any, width: int = 32, heads: int = 2) -> Any:
-    """A DiffSynth ``FluxDiT`` shell (``__init__`` fixes width 3072) with RoPE axes [4, 4, 8] and the converted blocks."""
+    """A DiffSynth ``FluxDiT`` shell (``__init__`` fixes width 3072) with *transformer*'s RoPE axes and the converted blocks."""
     dit = module.FluxDiT.__new__(module.FluxDiT)
     torch.nn.Module.__init__(dit)
-    dit.pos_embedder = module.RoPEEmbedding(width, 10000, [4, 4, 8])
+    dit.pos_embedder = module.RoPEEmbedding(width, 10000, list(transformer.config.axes_dims_rope))
     dit.blocks = torch.nn.ModuleList([joint_block_from_diffusers(module, b, width, heads) for b in transformer.transformer_blocks])
     dit.single_blocks = torch.nn.ModuleList([single_block_from_diffusers(module, b, width, heads) for b in transformer.single_transformer_blocks])
     dit.input_dim = 4
