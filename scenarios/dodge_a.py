@@ -59,7 +59,14 @@ def run_config_register(ctx: ScenarioContext) -> None:
     positional = EulerDiscreteScheduler(500, beta_schedule="scaled_linear")
     ctx.check("num_train_timesteps" in positional.config._use_default_values, "a positional argument should be listed as defaulted")
     ctx.check(DDIMScheduler.from_config(positional.config).config.num_train_timesteps == 1000, "from_config should drop the positional 500")
-    vae = AutoencoderKL(block_out_channels=(8, 16), norm_num_groups=4, sample_size=24, scaling_factor=0.13025, down_block_types=("DownEncoderBlock2D",) * 2, up_block_types=("UpDecoderBlock2D",) * 2)
+    vae = AutoencoderKL(
+        block_out_channels=(8, 16),
+        norm_num_groups=4,
+        sample_size=24,
+        scaling_factor=0.13025,
+        down_block_types=("DownEncoderBlock2D",) * 2,
+        up_block_types=("UpDecoderBlock2D",) * 2,
+    )
     ctx.check(vae.tile_sample_min_size == 24 and vae.config.scaling_factor == 0.13025, "the VAE body did not read the registered sample_size")
 
 
@@ -198,7 +205,9 @@ def _sd_pipeline(ctx: ScenarioContext, cls=None):
     return pipe.to(ctx.device)
 
 
-@scenario("dodge-a-sd-user-latents", "tiny StableDiffusionPipeline (DDIM, 32x48, 2 steps) with latents drawn by the caller from the seed the pipeline would use")
+@scenario(
+    "dodge-a-sd-user-latents", "tiny StableDiffusionPipeline (DDIM, 32x48, 2 steps) with latents drawn by the caller from the seed the pipeline would use"
+)
 def run_sd_user_latents(ctx: ScenarioContext) -> None:
     """Latents passed in pin the starting noise: the caller's draw of the same seed gives the same image."""
     pipe = _sd_pipeline(ctx)
@@ -236,7 +245,9 @@ def run_cfg_off(ctx: ScenarioContext) -> None:
     ctx.check(_max_diff(inside.forward(cond, uncond).pred, cond) > 1e-3, "a step inside the window should be guided")
 
 
-@scenario("dodge-a-img2img-latent-image", "img2img (strength 0.5, 4 steps) given the latents of a previous output_type='latent' call as `image` (12x20 latents)")
+@scenario(
+    "dodge-a-img2img-latent-image", "img2img (strength 0.5, 4 steps) given the latents of a previous output_type='latent' call as `image` (12x20 latents)"
+)
 def run_img2img_latent_image(ctx: ScenarioContext) -> None:
     """A 4-channel image is used as latents: no encode, no scaling, only the forward noise."""
     from diffusers import StableDiffusionImg2ImgPipeline
@@ -266,7 +277,10 @@ def run_logvar_clamp(ctx: ScenarioContext) -> None:
     logvar = torch.linspace(-45.0, 30.0, 240).reshape(1, 4, 6, 10).to(ctx.device)
     posterior = DiagonalGaussianDistribution(torch.cat([mean, logvar], dim=1))
     ctx.fact("std range", [float(posterior.std.min()), float(posterior.std.max())])
-    ctx.check(abs(float(posterior.std.min()) - math.exp(-15.0)) < 1e-12 and abs(float(posterior.std.max()) - math.exp(10.0)) < 1e-2, "std is not bounded by exp(-15) and exp(10)")
+    ctx.check(
+        abs(float(posterior.std.min()) - math.exp(-15.0)) < 1e-12 and abs(float(posterior.std.max()) - math.exp(10.0)) < 1e-2,
+        "std is not bounded by exp(-15) and exp(10)",
+    )
 
 
 @scenario("dodge-a-lora-text-encoder", "tiny SD with a LoRA on the UNet and on the text encoder's q/v projections, loaded then unloaded")
