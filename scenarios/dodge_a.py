@@ -254,10 +254,9 @@ def run_img2img_latent_image(ctx: ScenarioContext) -> None:
 
     pipe = _sd_pipeline(ctx, cls=StableDiffusionImg2ImgPipeline)
     pixels = torch.rand(1, 3, 24, 40, generator=torch.Generator().manual_seed(80)).to(ctx.device)
-    call = dict(strength=0.5, num_inference_steps=4, guidance_scale=6.0, output_type="latent")
-    latents = pipe("a cat", image=pixels, generator=ctx.generator(81), **call).images
+    latents = pipe("a cat", image=pixels, strength=0.5, num_inference_steps=4, guidance_scale=6.0, output_type="latent", generator=ctx.generator(81)).images
     ctx.check(tuple(latents.shape) == (1, 4, 12, 20), f"latent output {tuple(latents.shape)}")
-    out = pipe("a cat", image=latents, generator=ctx.generator(82), **call).images
+    out = pipe("a cat", image=latents, strength=0.5, num_inference_steps=4, guidance_scale=6.0, output_type="latent", generator=ctx.generator(82)).images
     ctx.check(tuple(out.shape) == (1, 4, 12, 20), f"second pass {tuple(out.shape)}")
     pipe.scheduler.set_timesteps(4, device=ctx.device)
     t = pipe.scheduler.timesteps[2:3]
