@@ -97,3 +97,42 @@ def run_blitz3_dit_inputs(ctx: ScenarioContext) -> None:
         ctx.check(out.shape == (2, 4, 6, 10), f"SD3 output {tuple(out.shape)}")
     for handle in handles:
         handle.remove()
+
+
+@scenario(
+    "blitz3-flux-inputs",
+    "tiny FluxPipeline 16x24, 10 text tokens, 2 steps, guidance 3.5; every transformer block keeps its keyword inputs, a step-end callback keeps the packed latents",
+)
+def run_blitz3_flux_inputs(ctx: ScenarioContext) -> None:
+    """The plain ``tiny-flux`` run: each double- and single-stream block keeps the keywords it was called with, and
+    ``callback_on_step_end`` keeps the last step's packed latents on the pipeline (``pipe._blitz_latents``), the
+    tensor the pipeline unpacks after the loop."""
+    from diffusers import FluxPipeline
+
+    from infralens.tiny import tiny_flux_components
+
+    pipe: Any = FluxPipeline(**tiny_flux_components(seed=0))
+    pipe = pipe.to(ctx.device)
+    pipe.set_progress_bar_config(disable=True)
+    handles = _keep_inputs(*pipe.transformer.transformer_blocks, *pipe.transformer.single_transformer_blocks)
+
+    def keep_latents(pipeline, step, timestep, callback_kwargs):
+        pipeline._blitz_latents = callback_kwargs["latents"]
+        return {}
+
+    image = pipe(
+        "a red cat",
+        height=16,
+        width=24,
+        num_inference_steps=2,
+        max_sequence_length=10,
+        guidance_scale=3.5,
+        output_type="np",
+        generator=ctx.generator(0),
+        callback_on_step_end=keep_latents,
+        callback_on_step_end_tensor_inputs=["latents"],
+    ).images
+    for handle in handles:
+        handle.remove()
+    ctx.check(image.shape == (1, 16, 24, 3), f"image shape {image.shape}, expected (1, 16, 24, 3)")
+    ctx.check(getattr(pipe, "_blitz_latents", None) is not None, "the step-end callback never ran")
