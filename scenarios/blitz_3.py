@@ -136,3 +136,24 @@ def run_blitz3_flux_inputs(ctx: ScenarioContext) -> None:
         handle.remove()
     ctx.check(image.shape == (1, 16, 24, 3), f"image shape {image.shape}, expected (1, 16, 24, 3)")
     ctx.check(getattr(pipe, "_blitz_latents", None) is not None, "the step-end callback never ran")
+
+
+@scenario("blitz3-ip-adapter-inputs", "Attention with IPAdapterAttnProcessor2_0 at scale 1 (as in ip-adapter); the layer keeps its call keywords")
+def run_blitz3_ip_adapter_inputs(ctx: ScenarioContext) -> None:
+    """The ``ip-adapter`` layer at scale 1, called with ``(text, [image tokens])``; the ``Attention`` module keeps the
+    keywords of its call, so the processor's frame can compare what it unpacked with what was passed."""
+    from diffusers.models.attention_processor import Attention, IPAdapterAttnProcessor2_0
+
+    torch.manual_seed(6)
+    attention = Attention(query_dim=32, cross_attention_dim=24, heads=2, dim_head=16).to(ctx.device)
+    processor = IPAdapterAttnProcessor2_0(hidden_size=32, cross_attention_dim=24, num_tokens=(4,), scale=1.0).to(ctx.device)
+    hidden = _randn(1, 12, 32, seed=7, device=ctx.device)
+    text = _randn(1, 77, 24, seed=8, device=ctx.device)
+    image_tokens = _randn(1, 4, 24, seed=9, device=ctx.device)
+    attention.set_processor(processor)  # type: ignore[arg-type]
+    handles = _keep_inputs(attention)
+    with torch.no_grad():
+        out = attention(hidden, encoder_hidden_states=(text, [image_tokens]))
+    for handle in handles:
+        handle.remove()
+    ctx.check(out.shape == (1, 12, 32), f"IP-Adapter attention output {tuple(out.shape)}")
