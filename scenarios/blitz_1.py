@@ -37,7 +37,9 @@ def run_attention_cross(ctx: ScenarioContext) -> None:
     try:
         registry._checks_enabled = False
         native = ad.dispatch_attention_fn(query, key, value, attn_mask=mask, backend=names.NATIVE)
-        ctx.check(native.shape == query.shape and torch.allclose(native, reference(True), atol=1e-5), "native cross-attention should equal the masked reference")
+        ctx.check(
+            native.shape == query.shape and torch.allclose(native, reference(True), atol=1e-5), "native cross-attention should equal the masked reference"
+        )
         math = ad.dispatch_attention_fn(query, key, value, backend=names._NATIVE_MATH)
         ctx.check(torch.allclose(math, reference(False), atol=1e-5), "_native_math cross-attention should equal the reference")
         if ctx.device == "cuda":  # CUDA's flash kernel takes only half types

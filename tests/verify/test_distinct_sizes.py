@@ -66,6 +66,7 @@ EXEMPT_KEYWORD_PAIRS: dict[frozenset[str], str] = {}
 EXEMPT_SHAPES = {
     "diffsynth_attention.py zeros(1, 1, 6, 6)": "a self-attention mask: queries and keys are the same 6 tokens",
     "diffusers_models.py _randn(2, 4, 8, 8)": "DiT's unpatchify takes a square side from the token count, so its forward accepts only square latents",
+    "blitz_3.py _randn(2, 4, 8, 8)": "the same DiT input as diffusers_models.py: DiT's forward accepts only square latents",
 }
 """Literal shapes whose equal sizes are inherent (file and call, the reason as the value)."""
 
