@@ -90,8 +90,9 @@ if TYPE_CHECKING:
         validate_report as validate_report,
     )
     from .records import Record as Record
-    from .tiers import step_tier as step_tier
+    from .tiers import DELETE_KINDS as DELETE_KINDS, own_catches as own_catches, step_tier as step_tier
     from .verify_report import (
+        CHANGE_LIMIT as CHANGE_LIMIT,
         ExpectRecord as ExpectRecord,
         MutantRecord as MutantRecord,
         MutantsRecord as MutantsRecord,
@@ -177,8 +178,8 @@ __all__, __getattr__ = lazy_exports(
         ),
         **dict.fromkeys(("STATE_WORDS", "describe_holding", "holding_span", "release_ranges"), "history_text"),
         **dict.fromkeys(("as_int", "as_list", "as_object", "strings"), "json_values"),
-        **dict.fromkeys(("ExpectRecord", "MutantRecord", "MutantsRecord", "ScenarioRecord", "StepRecord", "VerifyReport"), "verify_report"),
-        "step_tier": "tiers",
+        **dict.fromkeys(("CHANGE_LIMIT", "ExpectRecord", "MutantRecord", "MutantsRecord", "ScenarioRecord", "StepRecord", "VerifyReport"), "verify_report"),
+        **dict.fromkeys(("DELETE_KINDS", "own_catches", "step_tier"), "tiers"),
         "Record": "records",
         **dict.fromkeys(
             (

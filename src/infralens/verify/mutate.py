@@ -29,9 +29,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from types import CodeType, FrameType, FunctionType
 
-from infralens.reports import MutantRecord, MutantsRecord, MutantVerdict, ScenarioStatus
-from infralens.reports.tiers import DELETE_KINDS
-from infralens.reports.verify_report import CHANGE_LIMIT
+from infralens.reports import CHANGE_LIMIT, DELETE_KINDS, MutantRecord, MutantsRecord, MutantVerdict, ScenarioStatus
 from infralens.verify.codeswap import compile_function, find_code, live_functions, nested_scopes, outer_scope, rescan, swapped_with_closures
 from infralens.verify.context import ScenarioContext
 from infralens.verify.execute import execute

@@ -18,9 +18,9 @@ from infralens.reports import (
     VerifyReport,
     dumps_report,
     load_verify_report,
+    own_catches,
     step_tier,
 )
-from infralens.reports.tiers import own_catches
 from infralens.userfiles import write_output
 from infralens.verify.protocol import ScenarioOutcome
 from infralens.verify.runner import ExpectOutcome, StepOutcome, VerifyResult
