@@ -25,8 +25,7 @@ import math
 import torch
 
 from infralens.scenarios import scenario
-from infralens.tiny import tiny_sd_components
-from infralens.tiny.diffusers_models import lora_donor_state_dict
+from infralens.tiny import lora_donor_state_dict, tiny_sd_components
 from infralens.verify import ScenarioContext
 
 IMPORTS = ("torch", "transformers", "diffusers", "infralens.tiny")

@@ -75,8 +75,7 @@ def run_ip_adapter_load_alt_unet(ctx: ScenarioContext) -> None:
     from diffusers.models.attention_processor import IPAdapterAttnProcessor2_0
     from diffusers.pipelines.stable_diffusion.pipeline_stable_diffusion import StableDiffusionPipeline
 
-    from infralens.tiny import sd_adapter_state_dict, tiny_sd_components, write_adapter
-    from infralens.tiny.diffusers_models import tiny_unet
+    from infralens.tiny import sd_adapter_state_dict, tiny_sd_components, tiny_unet, write_adapter
 
     components = tiny_sd_components(seed=0)
     components["unet"] = tiny_unet(0, down_block_types=("DownBlock2D", "CrossAttnDownBlock2D"), up_block_types=("UpBlock2D", "CrossAttnUpBlock2D"))

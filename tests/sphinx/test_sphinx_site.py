@@ -89,10 +89,17 @@ def test_permalink_per_note_and_upstream_link(app: SphinxTestApp) -> None:
 
 
 def verify_report(statuses: dict[str, str]) -> str:
-    """A complete verification report (reports must follow the reports schema) with these step statuses."""
+    """A complete mutation-run verification report (reports must follow the reports schema) with these step statuses:
+    a passed step's expect held and rejected an operator mutant of its statement."""
     held = [{"expr": "signal >= 0", "passed": True, "observed": "signal=0.4472, clean=0.5", "line": 12, "evaluations": 1}]
+
+    def caught(step: str) -> dict[str, object]:
+        record = {"kind": "operator", "verdict": "caught", "change": "signal = clean - noise", "caught_by": step}
+        return {"tried": 1, "killed": 1, "killed_by": {"expect": 1}, "records": [record]}
+
     steps = {
         step: {"status": status, "times_ran": 1, "file": "annotations/toypkg/blend.yaml", "line": 1, "expects": held if status == "passed" else []}
+        | ({"mutants": caught(step)} if status == "passed" else {})
         for step, status in statuses.items()
     }
     document = {

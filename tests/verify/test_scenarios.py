@@ -83,7 +83,7 @@ def test_a_false_expect_fails_with_its_file_line_and_observed_value(write_projec
     false_line = line_of(yaml_path, "noisy_samples.shape[0] == 99")
     assert code == 1
     assert f"annotations/diffusers/test-add-noise.yaml:{false_line}: error: expect failed" in err
-    assert "noisy_samples.shape=(3, 4, 8, 8)" in err
+    assert "noisy_samples.shape=(3, 4, 6, 10)" in err
     step = next(iter(json.loads(report.read_text())["steps"].values()))
     assert step["status"] == "failed" and step["times_ran"] == 1 and step["scenario"] == "forward-noise"
     true_expect, false_expect = step["expects"]
@@ -91,7 +91,7 @@ def test_a_false_expect_fails_with_its_file_line_and_observed_value(write_projec
     assert false_expect == {
         "expr": "noisy_samples.shape[0] == 99",
         "passed": False,
-        "observed": "noisy_samples.shape=(3, 4, 8, 8)",
+        "observed": "noisy_samples.shape=(3, 4, 6, 10)",
         "line": false_line,
         "evaluations": 1,
     }
