@@ -44,7 +44,7 @@ def run_attention_cross(ctx: ScenarioContext) -> None:
         ctx.check(torch.allclose(math, reference(False), atol=1e-5), "_native_math cross-attention should equal the reference")
         if ctx.device == "cuda":  # CUDA's flash kernel takes only half types
             halves = [tensor.to(torch.bfloat16) for tensor in (query, key, value)]
-            flash = ad.dispatch_attention_fn(*halves, backend=names._NATIVE_FLASH).float()
+            flash = ad.dispatch_attention_fn(halves[0], halves[1], halves[2], backend=names._NATIVE_FLASH).float()
             ctx.check(torch.allclose(flash, reference(False), atol=3e-2), "_native_flash (bf16) cross-attention should match the reference")
         else:
             flash = ad.dispatch_attention_fn(query, key, value, backend=names._NATIVE_FLASH)

@@ -40,7 +40,7 @@ def run_blitz3_sd_inputs(ctx: ScenarioContext) -> None:
     are kept on those modules, so the UNet's frame can recompute what those lines produce."""
     from diffusers import StableDiffusionPipeline
 
-    pipe = StableDiffusionPipeline(**tiny_sd_components(seed=0), requires_safety_checker=False)
+    pipe: Any = StableDiffusionPipeline(**tiny_sd_components(seed=0), requires_safety_checker=False)
     pipe.set_progress_bar_config(disable=True)
     pipe = pipe.to(ctx.device)
     handles = _keep_inputs(pipe.unet, pipe.unet.conv_in, pipe.unet.conv_out)

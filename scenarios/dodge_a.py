@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import logging
 import math
+from typing import Any
 
 import torch
 
@@ -46,19 +47,19 @@ def run_config_register(ctx: ScenarioContext) -> None:
     """Passed and defaulted keywords land in the config before the body runs; from_config re-applies the new class's defaults."""
     from diffusers import AutoencoderKL, DDIMScheduler, DDPMScheduler, EulerDiscreteScheduler
 
-    ddpm = DDPMScheduler(num_train_timesteps=800, beta_schedule="scaled_linear", beta_end=0.015, prediction_type="v_prediction")
+    ddpm: Any = DDPMScheduler(num_train_timesteps=800, beta_schedule="scaled_linear", beta_end=0.015, prediction_type="v_prediction")
     ctx.check(ddpm.config.num_train_timesteps == 800 and len(ddpm.betas) == 800, "DDPM config and schedule disagree on 800 steps")
     ctx.check(DDPMScheduler.from_config(ddpm.config).config == ddpm.config, "DDPM from_config did not rebuild the same config")
-    ddim = DDIMScheduler(beta_schedule="scaled_linear", beta_start=0.00085, beta_end=0.012, clip_sample=False, set_alpha_to_one=False)
+    ddim: Any = DDIMScheduler(beta_schedule="scaled_linear", beta_start=0.00085, beta_end=0.012, clip_sample=False, set_alpha_to_one=False)
     ctx.check(ddim.config.timestep_spacing == "leading", "DDIM's own default spacing should be leading")
-    euler = EulerDiscreteScheduler.from_config(ddim.config)
+    euler: Any = EulerDiscreteScheduler.from_config(ddim.config)
     ctx.fact("euler from ddim config: spacing", euler.config.timestep_spacing)
     ctx.check(euler.config.timestep_spacing == "linspace", "a defaulted timestep_spacing should take Euler's own default (linspace)")
     ctx.check(euler.config.get("set_alpha_to_one") is False, "DDIM-only keys should stay in the Euler config")
-    positional = EulerDiscreteScheduler(500, beta_schedule="scaled_linear")
+    positional: Any = EulerDiscreteScheduler(500, beta_schedule="scaled_linear")
     ctx.check("num_train_timesteps" in positional.config._use_default_values, "a positional argument should be listed as defaulted")
     ctx.check(DDIMScheduler.from_config(positional.config).config.num_train_timesteps == 1000, "from_config should drop the positional 500")
-    vae = AutoencoderKL(
+    vae: Any = AutoencoderKL(
         block_out_channels=(8, 16),
         norm_num_groups=4,
         sample_size=24,
@@ -199,7 +200,7 @@ def run_retrieve_custom(ctx: ScenarioContext) -> None:
 def _sd_pipeline(ctx: ScenarioContext, cls=None):
     from diffusers import StableDiffusionPipeline
 
-    pipe = (cls or StableDiffusionPipeline)(**tiny_sd_components(seed=0), requires_safety_checker=False)
+    pipe: Any = (cls or StableDiffusionPipeline)(**tiny_sd_components(seed=0), requires_safety_checker=False)
     pipe.set_progress_bar_config(disable=True)
     return pipe.to(ctx.device)
 

@@ -161,7 +161,7 @@ def run_gguf_skip(ctx: ScenarioContext) -> None:
         model.save_config(folder)
         path = Path(folder) / "tiny-flux-Q8_0.gguf"
         write_q8_0_gguf(model, path)
-        config = GGUFQuantizationConfig(compute_dtype=torch.bfloat16)
+        config: Any = GGUFQuantizationConfig(compute_dtype=torch.bfloat16)
         config.modules_to_not_convert = ["proj_out"]
         quantized = FluxTransformer2DModel.from_single_file(str(path), config=folder, quantization_config=config).to(device).eval()
     names = [name for name, module in quantized.named_modules() if name.rpartition(".")[2] == "proj_out"]
@@ -229,7 +229,9 @@ def run_hook_remove_nested(ctx: ScenarioContext) -> None:
         HookRegistry.check_if_exists_or_initialize(middle).register_hook(Scale(3.0), "shift")
         hooked = top(x)
         ctx.check(not torch.allclose(hooked, plain * 3.0, atol=1e-3), "the halving hooks should change the output")
-        top._diffusers_hook.remove_hook("halve")
-        ctx.check(all(module._diffusers_hook.get_hook("halve") is None for module in levels), "every level should have lost 'halve'")
-        ctx.check(middle._diffusers_hook.get_hook("shift") is not None, "the other hook should stay")
+        registry: Any = top._diffusers_hook
+        registry.remove_hook("halve")
+        registries: list[Any] = [module._diffusers_hook for module in levels]
+        ctx.check(all(each.get_hook("halve") is None for each in registries), "every level should have lost 'halve'")
+        ctx.check(registries[1].get_hook("shift") is not None, "the other hook should stay")
         ctx.check(torch.allclose(top(x), plain * 3.0, atol=1e-6), "after the removal only the middle level's x3 should remain")

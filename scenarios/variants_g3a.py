@@ -8,6 +8,8 @@ pipeline folder and from a top-level module, and a VAE whose input and output ch
 
 from __future__ import annotations
 
+from typing import Any
+
 import torch
 
 from infralens.scenarios import scenario
@@ -101,7 +103,7 @@ def run_img2img_sharp_posterior(ctx: ScenarioContext) -> None:
     with torch.no_grad():
         vae.quant_conv.weight[channels:] = 0.0
         vae.quant_conv.bias[channels:] = -30.0
-    pipe = StableDiffusionImg2ImgPipeline(**components, requires_safety_checker=False)
+    pipe: Any = StableDiffusionImg2ImgPipeline(**components, requires_safety_checker=False)
     pipe.set_progress_bar_config(disable=True)
     pipe = pipe.to(ctx.device)
     init_image = torch.rand(1, 3, 64, 48, generator=torch.Generator().manual_seed(3), dtype=torch.float64).to(ctx.device)
