@@ -292,9 +292,20 @@ def run_check(
         targets.append(matcher.target(entry, siblings)[0])
         for step in siblings:
             steps.append(matcher.step(step, entry, siblings))
-    trees = tuple(CheckedTree(d, m.tree.version, m.tree.origin) for d, m in sorted(matchers.items()))
+    trees = tuple(CheckedTree(d, m.tree.version, _shown_origin(project, m.tree.origin)) for d, m in sorted(matchers.items()))
     findings = tuple(f for f in consistency.findings if not wanted or f.id in wanted or annotation_of(f.id) in wanted)
     return CheckReport(lock, trees, tuple(targets), tuple(steps), findings, strict, consistency.lines)
+
+
+_INSTALLED = "installed at "
+
+
+def _shown_origin(project: Project, origin: str) -> str:
+    """*origin* as a report shows it: an install inside the project (its virtual environment) relative to the
+    project root, so a committed report holds no path of the machine that wrote it."""
+    if origin.startswith(_INSTALLED):
+        return _INSTALLED + project.relative(origin.removeprefix(_INSTALLED))
+    return origin
 
 
 def _index_changed_files(resolver: Resolver, matchers: dict[str, DistributionMatcher], entries: list[AnnotationLock]) -> None:
