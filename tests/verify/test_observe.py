@@ -80,3 +80,12 @@ def test_a_container_that_holds_itself_is_shown_without_recursing_forever():
     table["self"] = table
     assert short_repr(loop).startswith("[1, [1, [1,") and "…" in short_repr(loop)
     assert short_repr(table).startswith("dict(len=2: 'a': 1, 'self': dict(")
+
+
+def test_the_temporary_folder_is_shown_as_tmp():
+    """A scenario's scratch folder differs on every run and machine: a committed report must not hold it."""
+    import tempfile
+
+    from infralens.verify.observe import short_repr
+
+    assert short_repr(f"{tempfile.gettempdir()}/infralens-pipe-x1y2") == "'<tmp>/infralens-pipe-x1y2'"
