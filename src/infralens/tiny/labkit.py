@@ -48,6 +48,56 @@ DEFAULT_TOLERANCE = Tolerance()
 """rel 1e-3, abs 1e-6: a float answer written to four significant digits matches."""
 
 
+class Decimals(NamedTuple):
+    """A float answer asked "to N decimals": it matches when it equals the right value rounded to *places*.
+
+    ``Decimals(5)`` takes 0.99915 for 0.999149 and rejects 1.0 (off by 0.00085, far more than half a unit
+    of the fifth decimal). With *share*, the question asks for a fraction and a percentage string as a page
+    prints it (``"49%"``, ``"49.1 %"``) is read as that fraction first, at the precision the string has.
+    """
+
+    places: int
+    share: bool = False
+
+
+class Significant(NamedTuple):
+    """A float answer asked "to N significant figures": it matches the right value rounded to *digits*."""
+
+    digits: int
+
+
+Precision = Tolerance | Decimals | Significant
+"""How one numeric answer is compared: per key, passed to :func:`finish` as ``precision={key: ...}``."""
+
+_HALF_UNIT = 0.5 + 1e-9  # a value written with a rounding of the last digit is inside half a unit (float noise aside)
+
+
+def _percent(text: str) -> tuple[float, int] | None:
+    """``"49%"`` as (0.49, 2), ``"49.1 %"`` as (0.491, 3): the fraction and its decimal places; None if not a percentage."""
+    body = text.strip()
+    if not body.endswith("%"):
+        return None
+    number = body[:-1].strip()
+    try:
+        value = float(number)
+    except ValueError:
+        return None
+    places = len(number.split(".", 1)[1]) if "." in number else 0
+    return value / 100, places + 2
+
+
+def _close_at(yours: float, right: float, precision: Precision) -> bool:
+    """*yours* against *right* at *precision* (the rule each :data:`Precision` kind states)."""
+    if isinstance(precision, Decimals):
+        return abs(yours - right) <= _HALF_UNIT * 10.0 ** -precision.places
+    if isinstance(precision, Significant):
+        if right == 0:
+            return yours == 0
+        unit = 10.0 ** (math.floor(math.log10(abs(right))) - precision.digits + 1)
+        return abs(yours - right) <= _HALF_UNIT * unit
+    return math.isclose(yours, right, rel_tol=precision.rel, abs_tol=precision.abs)
+
+
 def positive_int(text: str) -> int:
     """An argparse ``type``: an integer ≥ 1 (``--steps 0`` is an error, not a ZeroDivisionError later)."""
     try:
@@ -138,21 +188,28 @@ def _is_bool(value: Any) -> bool:
     return isinstance(value, bool) or type(value).__name__ == "bool_"
 
 
-def answer_matches(yours: Any, right: Any, tolerance: Tolerance | None = None) -> bool:
+def answer_matches(yours: Any, right: Any, tolerance: Precision | None = None) -> bool:
     """Whether *yours* equals *right* the way a learner means it.
 
     Tuples equal lists, ``torch.float16``, ``"torch.float16"`` and ``"float16"`` are one dtype, an
-    exception class equals its name, floats match within *tolerance* (integers and bools exactly),
-    and containers are compared element by element with the same rules. Never raises.
+    exception class equals its name, floats match at *tolerance* (a :data:`Precision`; integers and
+    bools exactly), and containers are compared element by element with the same rules. A percentage
+    string (``"49%"``) matches a fraction when *tolerance* is ``Decimals(n, share=True)``. Never raises.
     """
     tolerance = tolerance or DEFAULT_TOLERANCE
+    if isinstance(tolerance, Decimals) and tolerance.share and isinstance(yours, str) and isinstance(right, numbers.Real):
+        percent = _percent(yours)
+        if percent is None:
+            return False
+        value, places = percent
+        return _close_at(value, float(right), Decimals(min(places, tolerance.places)))
     yours, right = _canonical(yours), _canonical(right)
     if _is_bool(yours) or _is_bool(right):
         return _is_bool(yours) and _is_bool(right) and bool(yours) == bool(right)
     if isinstance(yours, numbers.Real) and isinstance(right, numbers.Real):
         if isinstance(yours, numbers.Integral) and isinstance(right, numbers.Integral):
             return int(yours) == int(right)
-        return math.isclose(float(yours), float(right), rel_tol=tolerance.rel, abs_tol=tolerance.abs)
+        return _close_at(float(yours), float(right), tolerance)
     if isinstance(yours, Mapping) and isinstance(right, Mapping):
         return yours.keys() == right.keys() and all(answer_matches(yours[k], right[k], tolerance) for k in right)
     if isinstance(yours, list | tuple) and isinstance(right, list | tuple):
@@ -180,7 +237,7 @@ def literal(value: Any) -> str:
     return repr(value)
 
 
-def report_answers(answers: dict, computed: dict, *, reveal: bool = False, tolerances: Mapping[str, Tolerance] | None = None) -> int:
+def report_answers(answers: dict, computed: dict, *, reveal: bool = False, tolerances: Mapping[str, Precision] | None = None) -> int:
     """Compare the learner's *answers* with the *computed* right ones, print the report, return how many are wrong.
 
     One line per key of *answers*, in its order::
@@ -193,7 +250,7 @@ def report_answers(answers: dict, computed: dict, *, reveal: bool = False, toler
         still empty: shape (fill them in ANSWERS at the top of the starter)
 
     With *reveal*, ``[WRONG]`` and ``[EMPTY]`` lines end in ``the right answer X`` instead. A key
-    missing from *computed* is wrong. *tolerances* overrides the float :class:`Tolerance` per key.
+    missing from *computed* is wrong. *tolerances* gives a key's :data:`Precision` (the default is :data:`DEFAULT_TOLERANCE`).
     """
     tolerances = tolerances or {}
     print("== check: your ANSWERS against the values the real code computes")
@@ -221,7 +278,7 @@ def print_right_answers(computed: dict) -> None:
         print(f"  {key} = {literal(value)}")
 
 
-def finish(args: argparse.Namespace, answers: dict, computed: dict | Callable[[], dict], *, tolerances: Mapping[str, Tolerance] | None = None) -> int:
+def finish(args: argparse.Namespace, answers: dict, computed: dict | Callable[[], dict], *, tolerances: Mapping[str, Precision] | None = None) -> int:
     """End a starter: the ``--check`` report, else the ``--reveal`` list, else a hint; return the exit code.
 
     *computed* maps each exercise key to its right answer, or is a function that computes it (called
