@@ -89,7 +89,7 @@ def _percent(text: str) -> tuple[float, int] | None:
 def _close_at(yours: float, right: float, precision: Precision) -> bool:
     """*yours* against *right* at *precision* (the rule each :data:`Precision` kind states)."""
     if isinstance(precision, Decimals):
-        return abs(yours - right) <= _HALF_UNIT * 10.0 ** -precision.places
+        return abs(yours - right) <= _HALF_UNIT * 10.0**-precision.places
     if isinstance(precision, Significant):
         if right == 0:
             return yours == 0
