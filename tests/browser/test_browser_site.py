@@ -7,6 +7,7 @@ from pathlib import Path
 from urllib.parse import urlparse
 
 import pytest
+from note_layout import lab_pages, settled
 
 pytestmark = pytest.mark.browser
 
@@ -24,7 +25,13 @@ MEASURE = """() => [...document.querySelectorAll('.il-note')].map(note => {
   const functions = [...document.querySelectorAll('.infralens-function')];
   const first = fn.querySelector('.il-note') === note;
   const box = el => { const r = el.getBoundingClientRect(); return {left: r.left, right: r.right, top: r.top + scrollY, bottom: r.bottom + scrollY}; };
-  return {id: note.id, first, fn: functions.indexOf(fn), compact: !!note.closest('.il-compact'), note: box(note), code: box(code), line: box(line), block: box(block)};
+  const own = note.getBoundingClientRect();
+  let text = -Infinity;  // the right end of the code text on the rows beside the note
+  for (const row of code.querySelectorAll('.il-line')) {
+    const range = document.createRange(); range.selectNodeContents(row);
+    for (const r of range.getClientRects()) if (r.width && Math.min(r.bottom, own.bottom) - Math.max(r.top, own.top) > 1) text = Math.max(text, r.right);
+  }
+  return {id: note.id, first, fn: functions.indexOf(fn), compact: !!note.closest('.il-compact'), note: box(note), code: box(code), line: box(line), block: box(block), text};
 })"""
 
 
@@ -53,14 +60,15 @@ class Visit:
 
 
 def check_layout(visit: Visit, width: int) -> int:
-    """Wide: margin notes beside the code, never above their line, never overlapping, and the code one block
-    (a block is as tall as its code). Narrow: each note right under its lines."""
+    """Wide: margin notes beside the code (over no code text: a note may take the free part of short lines), never
+    above their line, never overlapping, and the code one block (a block is as tall as its code). Narrow: each
+    note right under its lines."""
     notes = visit.page.evaluate(MEASURE)
     assert notes, "the page shows no note"
     previous: dict[int, float] = {}
     for n in sorted(notes, key=lambda n: (n["fn"], n["note"]["top"])):
         if width == DESKTOP:
-            assert n["note"]["left"] >= n["code"]["right"] - 1, f"{n['id']} is not to the right of its code"
+            assert n["note"]["left"] >= n["text"] - 1, f"{n['id']} covers code text beside it"
             assert n["note"]["top"] >= n["line"]["top"] - 1, f"{n['id']} sits above its line"
             assert n["note"]["top"] >= previous.get(n["fn"], float("-inf")) - 1, f"{n['id']} overlaps the note above it"
             previous[n["fn"]] = n["note"]["bottom"]
@@ -314,52 +322,6 @@ def test_the_matrix_fits_the_window_and_a_cell_opens_the_diff(browser, docs_site
     visit.close()
 
 
-# For every note: how far its top is from its line's top, in px, and whether both are shown.
-NOTE_OFFSETS = """() => [...document.querySelectorAll('.il-note')].filter(n => n.offsetParent !== null).map(note => {
-  const line = document.getElementById(note.dataset.lineAnchor);
-  return {id: note.id, offset: Math.round(note.getBoundingClientRect().top - line.getBoundingClientRect().top)};
-})"""
-
-
-def note_offsets(page) -> list[dict]:
-    page.evaluate("() => document.fonts.ready")
-    page.wait_for_timeout(50)  # the placement after fonts.ready runs in the next frame
-    return page.evaluate(NOTE_OFFSETS)
-
-
-def level_share(offsets: list[dict]) -> tuple[float, list[dict]]:
-    """(share of notes starting within 24 px of their line, the notes more than 120 px away)."""
-    within = sum(1 for o in offsets if abs(o["offset"]) <= 24)
-    return within / max(len(offsets), 1), [o for o in offsets if abs(o["offset"]) > 120]
-
-
-def _pages(docs_site: Path, folder: str, pattern: str) -> list[str]:
-    return sorted(p.relative_to(docs_site).as_posix() for p in (docs_site / "_infralens" / folder).glob(pattern))
-
-
-@pytest.mark.parametrize("kind", ["labs", "compare", "functions"])
-def test_every_note_starts_level_with_its_line_at_1440(browser, docs_site: Path, serve, kind: str) -> None:
-    """At 1440 px at least 95% of notes start within 24 px of their line and none more than 120 px away,
-    on lab pages, comparison pages and function pages alike (one layout for all)."""
-    pages = {
-        "labs": _pages(docs_site, "labs", "lab-*/index.html"),
-        "compare": _pages(docs_site, "compare", "*.html"),
-        "functions": _pages(docs_site, "source", "*/*.html")[::6],  # every sixth function page: all kinds of function
-    }[kind]
-    assert pages
-    base = serve(docs_site)
-    page = browser.new_page(viewport={"width": 1440, "height": 900})
-    offsets: list[dict] = []
-    for relative in pages:
-        page.goto(f"{base}/{relative}")
-        offsets += [{**o, "page": relative} for o in note_offsets(page)]
-    page.close()
-    share, far = level_share(offsets)
-    assert offsets
-    assert share >= 0.95, f"{kind}: only {share:.1%} of {len(offsets)} notes start within 24 px of their line"
-    assert far == [], f"{kind}: {len(far)} notes start more than 120 px from their line, e.g. {far[:3]}"
-
-
 def test_a_note_and_its_lines_mark_each_other_on_hover(browser, docs_site: Path, serve) -> None:
     page = browser.new_page(viewport={"width": 1440, "height": 900})
     page.goto(f"{serve(docs_site)}/{DDIM_STEP}")
@@ -375,24 +337,6 @@ def test_a_note_and_its_lines_mark_each_other_on_hover(browser, docs_site: Path,
     page.close()
 
 
-def test_a_long_note_folds_to_its_slot_and_opens_with_more(browser, docs_site: Path, serve) -> None:
-    """A note longer than the lines up to the next note shows what fits and a "more" button; opened, the code
-    below moves down so that the next note still starts level with its line."""
-    page = browser.new_page(viewport={"width": 1440, "height": 900})
-    page.goto(f"{serve(docs_site)}/{DDIM_STEP}")
-    note_offsets(page)
-    first = page.locator(".il-note.il-clamped").first
-    assert first.count() == 1
-    clamped = page.locator(f"[id='{first.get_attribute('id')}']")
-    height = clamped.bounding_box()["height"]
-    clamped.locator(".il-more").click()
-    page.wait_for_timeout(50)
-    assert "il-open" in (clamped.get_attribute("class") or "") and clamped.bounding_box()["height"] > height
-    share, far = level_share(note_offsets(page))
-    assert share == 1.0 and far == []
-    page.close()
-
-
 def test_a_permalink_shows_the_line_and_its_note_below_the_sticky_header(browser, docs_site: Path, serve) -> None:
     base = serve(docs_site)
     lab = "_infralens/labs/lab-02-denoising-step/index.html"
@@ -403,7 +347,7 @@ def test_a_permalink_shows_the_line_and_its_note_below_the_sticky_header(browser
     for note_id in ids[:: max(1, len(ids) // 5)][:5]:
         page.goto("about:blank")
         page.goto(f"{base}/{lab}#{note_id}")  # a fresh landing on the permalink, as from another page
-        note_offsets(page)
+        settled(page)
         seen = page.evaluate(
             """(id) => {
               const note = document.getElementById(id), line = document.getElementById(note.dataset.lineAnchor);
@@ -446,7 +390,7 @@ def test_on_a_phone_code_lines_stay_whole_and_nothing_is_clipped(browser, docs_s
     base = serve(docs_site)
     page = browser.new_page(viewport={"width": PHONE, "height": 900})
     total = wrapped = 0
-    for relative in _pages(docs_site, "labs", "lab-*/index.html"):
+    for relative in lab_pages(docs_site):
         page.goto(f"{base}/{relative}")
         measured = page.evaluate(LINES_ON_A_PHONE)
         assert measured["clipped"] == 0 and measured["lonely"] == 0, (relative, measured)
@@ -491,7 +435,7 @@ def test_the_on_page_contents_list_every_function_drawn(browser, docs_site: Path
     """Every function a lab page draws has an entry in the page's contents, linking to it, under its section."""
     base = serve(docs_site)
     page = browser.new_page(viewport={"width": 1440, "height": 900})
-    for relative in _pages(docs_site, "labs", "lab-*/index.html"):
+    for relative in lab_pages(docs_site):
         page.goto(f"{base}/{relative}")
         drawn = page.evaluate("() => [...document.querySelectorAll('article .infralens-function')].map(f => '#' + f.id)")
         listed = page.evaluate("() => [...document.querySelectorAll('.toc-tree li.il-toc-function > a')].map(a => a.getAttribute('href'))")

@@ -144,12 +144,12 @@ def _note(note: NoteView, context: RenderContext, body: list[nodes.Node]) -> il.
         chips += _badge_html(Badge("static", BadgeState.UNKNOWN, "read only", f"not traced: {note.static}"), context.glossary_url)
     if note.review:  # 'infralens fix' (or a maintainer) flagged it: the note may no longer match the code
         chips += _badge_html(Badge("review", BadgeState.WARN, "under review", f"this note waits for a re-read against the code: {note.review}"))
-    head = (
-        f'<div class="il-note-head"><a class="il-permalink headerlink" href="#{note_id}" title="Permalink to this note">#</a>'
+    foot = (  # after the text: a reader meets the note's words first, its line numbers and chips after them
+        f'<div class="il-note-foot"><a class="il-permalink headerlink" href="#{note_id}" title="Permalink to this note">#</a>'
         f'<span class="il-note-lines">{lines}</span>{chips}</div>'
     )
-    box += il.infralens_html(html=head, text=f"[{lines}]")
     box.extend(body)
+    box += il.infralens_html(html=foot, text=f"[{lines}]")
     if note.expect:
         claims = nodes.bullet_list(classes=["il-claims"])
         for expression in note.expect:

@@ -82,7 +82,7 @@
           if (!label) {
             label = document.createElement("span");
             label.className = "il-stale-label";
-            note.querySelector(".il-note-head")?.appendChild(label);
+            note.querySelector(".il-note-foot")?.appendChild(label);
           }
           label.textContent = `${WORDS[letter] || letter} in ${release}`;
         } else if (label) {
@@ -95,7 +95,7 @@
           if (run === "h") held += 1;
           if (!runLabel) {
             runLabel = document.createElement("span");
-            note.querySelector(".il-note-head")?.appendChild(runLabel);
+            note.querySelector(".il-note-foot")?.appendChild(runLabel);
           }
           runLabel.className = `il-run-label il-run-${run}`;
           runLabel.textContent = `${RUNS[run][0]} ${RUNS[run][1]} when run on ${release}`;

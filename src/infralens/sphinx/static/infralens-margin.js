@@ -1,22 +1,30 @@
-// Margin notes: on wide screens each note sits level with its own line, and the code stays one block.
-// In a side-by-side comparison column there is no room beside the code: there each note sits right under
-// its first line, across the column, and that line's row grows by the note's height (as review comments do).
+// Margin notes. On wide screens each note sits beside the code, level with its first line, and is shown
+// whole: where a note is taller than the code up to the next note's line, the code makes room (the line
+// before the next note's line gets a bottom margin), as review threads and annotated implementations do.
+// Notes on the same first line stack, one under the other. Only a very long note (over FOLD_ROWS rows)
+// folds its tail behind a "more" button under it; its first rows always show. In a side-by-side comparison
+// column there is no room beside the code: there each note sits right under its first line, across the
+// column, and that line's row grows by the note's height.
 //
-// Each note is placed at the top of its first line. Until the next note's line (or the end of its block)
-// it has a slot; a note longer than its slot shows what fits and a "more" button (it is clamped). Only an
-// opened note, or a slot shorter than two rows of note text, makes the code grow: the line before the next
-// note's line gets a bottom margin, so every note stays level with its line. Hovering or focusing a note
-// marks its lines, and hovering a marked line marks its note. A permalink to a note (or a line) opens the
-// note and scrolls so that the line and the note are both in view below the sticky header.
+// Placing runs in three passes over every function at once, so that the browser lays the page out a fixed
+// number of times however many notes there are: clear what the last placing set (writes only), read every
+// line's and note's position and height (reads only), then set each note's top and each growing line's
+// margin (writes only). Hovering or focusing a note marks its lines, and hovering a marked line marks its
+// note. A permalink to a note (or a line) opens the note and scrolls so that the line and the note are both
+// in view below the sticky header.
 (() => {
   "use strict";
   const WIDE = window.matchMedia("(min-width: 60em)");
   const SIDE_BY_SIDE = window.matchMedia("(min-width: 90em)");
-  const GAP = 4;
-  const MIN_ROWS = 2; // a clamped note shows at least this many rows of text (the code grows to make room)
+  const GAP = 6; // px between stacked notes, and between a note and the next note's line
+  const FOLD_ROWS = 12; // a note taller than this many rows of its text folds the rest behind "more"
+  const WIDEST = 40; // rem: a note widened over short code lines stays within a reading measure
+  const SPARE = 3; // characters kept free between the longest code line beside a note and the note
 
   const functions = () => [...document.querySelectorAll(".infralens-function")];
   const lineOf = (note) => document.getElementById(note.dataset.lineAnchor);
+
+  const lastLineOf = (note) => document.getElementById(note.dataset.lineAnchor.replace(/-L\d+$/, `-L${note.dataset.lastLine}`));
 
   function linesOf(note) {
     const prefix = note.dataset.lineAnchor.replace(/-L\d+$/, "-L");
@@ -28,111 +36,185 @@
     return lines;
   }
 
+  // The "more"/"less" button of a folded note: in the notes column right under the note, never over its text.
   function moreButton(note) {
-    let button = note.querySelector(":scope > .il-more");
-    if (!button) {
-      button = document.createElement("button");
+    if (!note.ilMore) {
+      const button = document.createElement("button");
       button.type = "button";
       button.className = "il-more";
       button.addEventListener("click", () => {
         note.classList.toggle("il-open");
         soon(note.closest(".infralens-function"));
       });
-      note.append(button);
+      note.after(button);
+      note.ilMore = button;
     }
-    button.textContent = note.classList.contains("il-open") ? "less" : "more";
-    button.setAttribute("aria-expanded", note.classList.contains("il-open") ? "true" : "false");
-    return button;
+    const open = note.classList.contains("il-open");
+    note.ilMore.textContent = open ? "show less" : "show the rest";
+    note.ilMore.setAttribute("aria-expanded", String(open));
+    note.ilMore.hidden = false;
+    return note.ilMore;
   }
 
-  function reset(fn) {
+  function clear(fn) {
     fn.classList.remove("il-margin");
     for (const line of fn.querySelectorAll(".il-line[style*='margin-bottom']")) line.style.marginBottom = "";
     for (const note of fn.querySelectorAll(".il-note")) {
       note.style.top = "";
+      note.style.left = "";
       note.style.maxHeight = "";
-      note.classList.remove("il-clamped");
+      note.classList.remove("il-folded");
+      if (note.ilMore) note.ilMore.hidden = true;
     }
   }
 
-  // Inline (a comparison column): each note under its first line; the line's row grows by the note's height.
-  function placeInline(cell) {
-    const block = cell.parentElement;
-    const grown = new Map();
+  const modeOf = (fn) => getComputedStyle(fn).getPropertyValue("--il-notes").trim(); // "beside", "inline" or "under" (CSS)
+
+  // Reads only: where each note's line is, how tall each note is, where the code ends, in the coordinates of
+  // the notes' containing block (the notes column beside the code; the whole block in a comparison column).
+  function measure(cell, mode) {
+    const code = cell.parentElement.querySelector(".il-code");
+    const cellTop = (mode === "inline" ? cell.parentElement : cell).getBoundingClientRect().top;
+    const notes = [];
     for (const note of cell.querySelectorAll(":scope > .il-note")) {
       const line = lineOf(note);
       if (!line) continue;
-      note.style.top = `${line.getBoundingClientRect().bottom + (grown.get(line) || 0) - block.getBoundingClientRect().top + GAP / 2}px`;
-      note.style.maxHeight = "";
-      note.classList.remove("il-clamped");
-      const full = note.scrollHeight;
-      const limit = 3 * rowHeight(note);
-      if (full > limit + 1) {
-        moreButton(note);
-        if (!note.classList.contains("il-open")) {
-          note.style.maxHeight = `${limit}px`;
-          note.classList.add("il-clamped");
+      const box = line.getBoundingClientRect();
+      const last = mode === "inline" ? lastLineOf(note) || line : line;
+      const bottom = (last === line ? box : last.getBoundingClientRect()).bottom - cellTop;
+      notes.push({ note, line, last, top: box.top - cellTop, bottom, height: note.offsetHeight, left: note.getBoundingClientRect().left });
+    }
+    notes.sort((a, b) => a.top - b.top); // notes of several annotations may interleave in the page's order
+    const row = notes.length ? Math.ceil(parseFloat(getComputedStyle(notes[0].note).lineHeight) || 20) : 20;
+    const more = notes.length ? Math.ceil(parseFloat(getComputedStyle(notes[0].note).fontSize) * 1.6) : 20;
+    const plan = { cell, mode, notes, row, more, codeBottom: code.getBoundingClientRect().bottom - cellTop, lastLine: code.querySelector(".il-line:last-of-type") };
+    if (mode === "beside") reach(plan, cellTop);
+    return plan;
+  }
+
+  // Reads only: how far left each note may start. The notes column takes what short code lines leave free:
+  // a note may cover the empty right part of the code lines beside it (from its first line, down as far as it
+  // reaches at its first width, never past the next note's line), keeping SPARE characters clear of the longest.
+  function reach(plan, cellTop) {
+    const any = plan.notes[0];
+    if (!any) return;
+    const ch = charWidth(any.line);
+    const codeRow = parseFloat(getComputedStyle(any.line).lineHeight) || 18; // every code line has the same
+    const widest = WIDEST * parseFloat(getComputedStyle(document.documentElement).fontSize);
+    const right = any.left + any.note.offsetWidth;
+    plan.notes.forEach((item, i) => {
+      const next = plan.notes.slice(i + 1).find((later) => later.line !== item.line); // notes on one line stack
+      let longest = 0;
+      for (let line = item.line; line && line !== (next && next.line); line = line.nextElementSibling) {
+        const box = line.getBoundingClientRect();
+        if (line !== item.line && box.top - cellTop >= item.top + item.height) break;
+        const rows = Math.round(box.height / codeRow);
+        const number = line.firstElementChild;
+        const chars = rows > 1 ? Infinity : line.textContent.length - (number ? number.textContent.length : 0);
+        longest = Math.max(longest, chars);
+        if (longest === Infinity) break;
+        item.codeLeft = number ? number.getBoundingClientRect().right : box.left;
+      }
+      if (longest === Infinity || item.codeLeft === undefined) return;
+      const start = Math.max(item.codeLeft + (longest + SPARE) * ch, right - widest);
+      if (start < item.left - 1) item.shift = Math.floor(item.left - start);
+    });
+  }
+
+  // The width of one character of the code font, from a line's own text (a monospace font: every one alike).
+  function charWidth(line) {
+    const text = line.lastChild;
+    if (text && text.nodeType === Node.TEXT_NODE && text.length) {
+      const range = document.createRange();
+      range.selectNodeContents(text);
+      const width = range.getBoundingClientRect().width;
+      if (width) return width / text.length;
+    }
+    return parseFloat(getComputedStyle(line).fontSize) * 0.6;
+  }
+
+  // A note over FOLD_ROWS rows shows its first rows and a button; the height it takes in the column.
+  function fold(item, plan) {
+    const limit = FOLD_ROWS * plan.row;
+    if (item.height <= limit + plan.row) return item.height;
+    const open = item.note.classList.contains("il-open");
+    if (!open) {
+      item.note.style.maxHeight = `${limit}px`;
+      item.note.classList.add("il-folded");
+    }
+    item.button = moreButton(item.note);
+    return (open ? item.height : limit) + plan.more;
+  }
+
+  // Writes only, from the reads: each note at its line (or under the note before it on the same line); the
+  // line before the next note's line grows when the notes above it need the room.
+  function layoutBeside(plan) {
+    let added = 0; // how far the code has grown above the current line
+    let bottom = -Infinity; // where the last placed note (and its button) ends
+    let previous = null;
+    for (const item of plan.notes) {
+      const taken = fold(item, plan);
+      let top = item.top + added;
+      if (bottom + GAP > top) {
+        if (item.line === previous) {
+          top = bottom + GAP; // the same first line: stacked
+        } else {
+          const need = Math.ceil(bottom + GAP - top);
+          const before = item.line.previousElementSibling;
+          if (before) before.style.marginBottom = `${(parseFloat(before.style.marginBottom) || 0) + need}px`;
+          added += need;
+          top += need;
         }
       }
-      grown.set(line, (grown.get(line) || 0) + note.getBoundingClientRect().height + GAP);
-      line.style.marginBottom = `${Math.ceil(grown.get(line))}px`;
+      item.note.style.top = `${top}px`;
+      if (item.button) item.button.style.top = `${top + taken - plan.more + 2}px`;
+      bottom = top + taken;
+      previous = item.line;
     }
+    const end = plan.codeBottom + added;
+    if (plan.lastLine && bottom + GAP > end) plan.lastLine.style.marginBottom = `${Math.ceil(bottom + GAP - end) + (parseFloat(plan.lastLine.style.marginBottom) || 0)}px`;
   }
 
-  // Beside: notes at their lines, clamped to their slots; the code grows only where a note needs room.
-  function placeBlock(cell) {
-    const notes = [...cell.querySelectorAll(":scope > .il-note")];
-    const code = cell.parentElement.querySelector(".il-code");
-    for (let i = 0; i < notes.length; i++) {
-      const note = notes[i];
-      const line = lineOf(note);
-      if (!line) continue;
-      const cellTop = cell.getBoundingClientRect().top;
-      const lineTop = line.getBoundingClientRect().top;
-      const next = i + 1 < notes.length ? lineOf(notes[i + 1]) : null;
-      const end = next ? next.getBoundingClientRect().top : code.getBoundingClientRect().bottom;
-      const slot = end - lineTop - GAP;
-      note.style.top = `${lineTop - cellTop}px`;
-      note.style.maxHeight = "";
-      note.classList.remove("il-clamped");
-      const full = note.scrollHeight;
-      const open = note.classList.contains("il-open");
-      if (!open && full > slot + 1) {
-        note.style.maxHeight = `${Math.max(slot, MIN_ROWS * rowHeight(note))}px`;
-        note.classList.add("il-clamped");
+  // Writes only: each note right under the last line of its statement, across the column (a statement is not
+  // cut in two); that line grows by the notes under it.
+  function layoutInline(plan) {
+    let added = 0; // how far the lines above the current one have grown
+    let under = 0; // how much the current line has grown (the notes already under it)
+    let current = null;
+    for (const item of plan.notes.sort((a, b) => a.bottom - b.bottom)) {
+      if (item.last !== current) {
+        added += under;
+        under = 0;
+        current = item.last;
       }
-      if (full > slot + 1) moreButton(note);
-      const needed = note.getBoundingClientRect().height - slot;
-      if (needed > 0) {
-        const before = next ? next.previousElementSibling : code.querySelector(".il-line:last-of-type");
-        if (before) before.style.marginBottom = `${Math.ceil(needed)}px`;
-      }
-    }
-  }
-
-  function rowHeight(note) {
-    return Math.ceil(parseFloat(getComputedStyle(note).lineHeight) || 20);
-  }
-
-  function place(fn) {
-    reset(fn);
-    const mode = getComputedStyle(fn).getPropertyValue("--il-notes").trim(); // "beside", "inline" or "under" (CSS)
-    if (mode === "under" || !mode || !fn.querySelector(".il-block.il-annotated")) return;
-    fn.classList.add("il-margin");
-    for (const cell of fn.querySelectorAll(".il-block.il-annotated > .il-notes")) {
-      if (cell.offsetParent === null) continue; // inside a closed fold
-      if (mode === "inline") placeInline(cell);
-      else placeBlock(cell);
+      const taken = fold(item, plan);
+      const top = item.bottom + added + under + GAP / 2;
+      item.note.style.top = `${top}px`;
+      if (item.button) item.button.style.top = `${top + taken - plan.more + 2}px`;
+      under += taken + GAP;
+      item.last.style.marginBottom = `${under}px`;
     }
   }
 
   function placeEach(fns) {
-    for (const fn of fns) place(fn);
+    for (const fn of fns) clear(fn);
+    const plans = [];
+    for (const fn of fns) {
+      const mode = modeOf(fn);
+      if (mode === "under" || !mode || !fn.querySelector(".il-block.il-annotated")) continue;
+      for (const cell of fn.querySelectorAll(".il-block.il-annotated > .il-notes")) plans.push([fn, cell, mode]);
+    }
+    for (const [fn] of plans) fn.classList.add("il-margin"); // notes leave the flow: their heights are read below
+    const measured = plans.filter(([, cell]) => cell.offsetParent !== null).map(([, cell, mode]) => measure(cell, mode)); // a closed fold has none
+    const widened = measured.flatMap((plan) => plan.notes.filter((item) => item.shift));
+    for (const item of widened) item.note.style.left = `calc(0.7rem - ${item.shift}px)`;
+    for (const item of widened) item.height = item.note.offsetHeight; // shorter now: read again, all at once
+    for (const plan of measured) (plan.mode === "inline" ? layoutInline : layoutBeside)(plan);
   }
   const placeAll = () => placeEach(functions());
 
-  // Placing is done once per frame: the whole page after a resize or a font load, else only the functions
-  // in which something opened or closed (each function's notes are placed within it alone).
+  // Placing is done once per frame: the whole page after a resize (of the width) or a font load, else only the
+  // functions in which something opened or closed (each function's notes are placed within it alone).
   let pending = 0;
   let everything = false;
   const changed = new Set();
@@ -219,16 +301,25 @@
     for (const fn of functions()) observedToggle(fn);
     placeAll();
     arrive();
-    window.addEventListener("resize", () => soon());
+    let width = window.innerWidth;
+    window.addEventListener("resize", () => {
+      if (window.innerWidth === width) return; // a change of height moves no note
+      width = window.innerWidth;
+      soon();
+    });
     window.addEventListener("hashchange", arrive);
     window.addEventListener("load", () => window.location.hash && arrive());
     WIDE.addEventListener("change", () => soon());
     SIDE_BY_SIDE.addEventListener("change", () => soon());
     // <details> toggles do not bubble: listen while capturing. Notes are placed within their function, so
-    // a fold opening elsewhere (an answers dropdown) moves none of them.
+    // a fold opening elsewhere (an answers dropdown) moves none of them. Observed values open where they are
+    // seen: a claims fold opening inside a folded note unfolds the note.
     document.addEventListener("toggle", (event) => {
       const fn = event.target.closest(".infralens-function");
-      if (fn) soon(fn);
+      if (!fn) return;
+      const note = event.target.open && event.target.closest(".il-note");
+      if (note) note.classList.add("il-open");
+      soon(fn);
     }, true);
     document.addEventListener("mouseover", (event) => link(event.target, true));
     document.addEventListener("mouseout", (event) => link(event.target, false));

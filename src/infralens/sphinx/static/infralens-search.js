@@ -6,7 +6,7 @@
 // notes, summaries and lab prose stay. Loaded with "defer": after searchtools.js, before its search runs.
 (() => {
   if (typeof Search === "undefined" || typeof Search.htmlToText !== "function") return;
-  const notProse = ".il-code, .il-head, .il-note-head, .il-badges, .il-claims, .il-claims-title, .il-fold-summary, .infralens-coverage";
+  const notProse = ".il-code, .il-head, .il-note-foot, .il-badges, .il-claims, .il-claims-title, .il-fold-summary, .infralens-coverage";
   const original = Search.htmlToText;
   Search.htmlToText = (htmlString, anchor) => {
     const page = new DOMParser().parseFromString(htmlString, "text/html");
