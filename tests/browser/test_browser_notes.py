@@ -57,7 +57,9 @@ def test_a_reader_sees_the_notes_whole_without_a_click_at_1440(browser, docs_sit
         text = page.evaluate(NOTE_TEXT)
         total += text["total"]
         seen += text["seen"]
-        folded = page.evaluate("() => [...document.querySelectorAll('.il-note.il-folded')].map(n => n.getBoundingClientRect().height / parseFloat(getComputedStyle(n).lineHeight))")
+        folded = page.evaluate(
+            "() => [...document.querySelectorAll('.il-note.il-folded')].map(n => n.getBoundingClientRect().height / parseFloat(getComputedStyle(n).lineHeight))"
+        )
         assert all(rows >= 11.5 for rows in folded), (relative, folded)  # a folded note still shows its first 12 rows
     page.close()
     assert total and seen / total >= 0.95, f"only {seen / total:.1%} of the notes' text shows without a click"
@@ -73,7 +75,7 @@ def test_two_notes_on_one_line_stack_and_the_second_is_readable(browser, docs_si
         CFG_LINE,
     )
     assert len(boxes) == 2
-    (top_a, bottom_a, hidden_a), (top_b, bottom_b, hidden_b) = sorted(boxes)
+    (_, bottom_a, hidden_a), (top_b, _, hidden_b) = sorted(boxes)
     assert bottom_a <= top_b and hidden_a <= 1 and hidden_b <= 1
     page.close()
 
