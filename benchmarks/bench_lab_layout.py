@@ -12,7 +12,8 @@ folder first). Opens every lab page in Debian's chromium (Playwright), with only
   the page height and its functions;
 - at 1440 px, when the page is interactive (the end of the last main-thread task over 50 ms after navigation
   started, or DOMContentLoaded when there is none) and what a window resize costs (from the resize event to the
-  frame after the notes were placed again; the mean of a narrowing and a widening by 40 px).
+  frame after the notes near the window were placed again, and until every note was; the mean of a narrowing and
+  a widening by 40 px).
 
 Needs /usr/bin/chromium (``make browser-setup``).
 """
@@ -76,6 +77,7 @@ def measure(site: Path) -> list[tuple[str, int, dict]]:
     rows = []
     sys.path.insert(0, str(REPO / "tests" / "browser"))
     from conftest import fresh_machine_fontconfig  # the browser tests' font set: only a fresh machine's DejaVu
+    from note_layout import settled
 
     with tempfile.TemporaryDirectory() as fonts, sync_playwright() as playwright:
         browser = playwright.chromium.launch(executable_path="/usr/bin/chromium", args=CHROMIUM_ARGS, env=fresh_machine_fontconfig(Path(fonts)))
@@ -84,12 +86,13 @@ def measure(site: Path) -> list[tuple[str, int, dict]]:
             page.add_init_script(f"({TIMING})()")
             for path in pages:
                 page.goto(path.as_uri())
-                page.evaluate("() => document.fonts.ready")
-                page.wait_for_timeout(1000 if width == WIDTHS[0] else 50)
+                page.wait_for_timeout(1000 if width == WIDTHS[0] else 0)
+                settled(page)
                 row = {**page.evaluate(MEASURE), **notes(page)}
                 if width == WIDTHS[0]:
                     row["interactive"] = page.evaluate(INTERACTIVE)
-                    row["resize"] = (resize_cost(page, width - 40) + resize_cost(page, width)) / 2
+                    (narrower, narrower_all), (wider, wider_all) = resize_cost(page, width - 40), resize_cost(page, width)
+                    row["resize"], row["resize_all"] = (narrower + wider) / 2, (narrower_all + wider_all) / 2
                 rows.append((path.parent.name, width, row))
             page.close()
         browser.close()
@@ -114,12 +117,14 @@ def notes(page) -> dict:
     }
 
 
-def resize_cost(page, width: int) -> float:
-    """Milliseconds from a resize event to the frame after the notes were placed again (the window goes to *width*)."""
+def resize_cost(page, width: int) -> tuple[float, float]:
+    """Milliseconds from a resize event (the window goes to *width*) to the frame after the notes near the window
+    were placed again, and to when every note of the page was (the far ones are placed in idle time)."""
     page.evaluate("() => { window.__resizeStart = window.__resizeEnd = undefined; }")
     page.set_viewport_size({"width": width, "height": 900})
     page.wait_for_function("() => window.__resizeEnd !== undefined", timeout=10_000)
-    return page.evaluate("() => window.__resizeEnd - window.__resizeStart")
+    page.wait_for_function("() => document.documentElement.classList.contains('il-notes-placed')", polling=5, timeout=10_000)
+    return page.evaluate("() => [window.__resizeEnd - window.__resizeStart, performance.now() - window.__resizeStart]")
 
 
 def main() -> int:
@@ -127,14 +132,14 @@ def main() -> int:
     rows = measure(site)
     head = (
         f"{'lab':34} {'width':>5} {'notes':>5} {'≤24px':>6} {'>120':>4} {'worst':>5} {'text':>6} {'whole':>5} {'over':>4} "
-        f"{'lines':>6} {'wrap':>6} {'clip':>4} {'alone':>5} {'sideways':>8} {'height':>6} {'ready':>6} {'resize':>6}"
+        f"{'lines':>6} {'wrap':>6} {'clip':>4} {'alone':>5} {'sideways':>8} {'height':>6} {'ready':>6} {'resize':>6} {'all':>6}"
     )
     print(head)
     for width in WIDTHS:
         keys = ("notes", "level", "far", "lines", "wrapped", "clipped", "lonely", "textTotal", "textSeen", "wholeNotes", "overlaps")
         sums = dict.fromkeys(keys, 0)
         worst = 0
-        slowest = {"interactive": 0.0, "resize": 0.0}
+        slowest = {"interactive": 0.0, "resize": 0.0, "resize_all": 0.0}
         for lab, w, m in rows:
             if w != width:
                 continue
@@ -143,7 +148,7 @@ def main() -> int:
             worst = max(worst, m["worst"])
             share = m["wrapped"] / m["lines"] if m["lines"] else 0.0
             text = m["textSeen"] / m["textTotal"] if m["textTotal"] else 1.0
-            timing = f"{m['interactive']:>6.0f} {m['resize']:>6.0f}" if "interactive" in m else f"{'':>6} {'':>6}"
+            timing = f"{m['interactive']:>6.0f} {m['resize']:>6.0f} {m['resize_all']:>6.0f}" if "interactive" in m else ""
             for key, value in slowest.items():
                 slowest[key] = max(value, m.get(key, 0.0))
             print(
@@ -152,7 +157,7 @@ def main() -> int:
             )
         level = sums["level"] / max(sums["notes"], 1)
         text = sums["textSeen"] / max(sums["textTotal"], 1)
-        timing = f"{slowest['interactive']:>6.0f} {slowest['resize']:>6.0f}" if width == WIDTHS[0] else ""
+        timing = f"{slowest['interactive']:>6.0f} {slowest['resize']:>6.0f} {slowest['resize_all']:>6.0f}" if width == WIDTHS[0] else ""
         print(
             f"{'all labs (timings: slowest)':34} {width:>5} {sums['notes']:>5} {level:>6.1%} {sums['far']:>4} {worst:>5} {text:>6.1%} "
             f"{sums['wholeNotes']:>5} {sums['overlaps']:>4} {sums['lines']:>6} {sums['wrapped'] / max(sums['lines'], 1):>6.1%} "

@@ -80,8 +80,9 @@ NOTE_TEXT = r"""() => {
 
 
 def settled(page) -> None:
-    """Wait until the notes are placed: after the fonts load, the placing runs in the next frame."""
+    """Wait until every note is placed: the fonts are in, the page says so (``il-notes-placed``), and a frame passed."""
     page.evaluate("() => document.fonts.ready")
+    page.wait_for_function("() => document.documentElement.classList.contains('il-notes-placed') || !document.querySelector('.il-note')", timeout=15_000)
     page.wait_for_timeout(50)
 
 

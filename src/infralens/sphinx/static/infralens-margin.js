@@ -211,7 +211,44 @@
     for (const item of widened) item.height = item.note.offsetHeight; // shorter now: read again, all at once
     for (const plan of measured) (plan.mode === "inline" ? layoutInline : layoutBeside)(plan);
   }
-  const placeAll = () => placeEach(functions());
+
+  // The whole page: the functions within a screen of the window at once, the others in idle time, a few at a
+  // time, so that a long page is ready to read (and a resize is answered) without waiting for its far end.
+  // Changes of height far above the window keep what is read in place (the browser's scroll anchoring).
+  // When every note is placed the root gets the class "il-notes-placed".
+  let queue = [];
+  let draining = 0;
+  const idle = window.requestIdleCallback || ((run) => setTimeout(() => run({ timeRemaining: () => 16 }), 1));
+  const cancelIdle = window.cancelIdleCallback || clearTimeout;
+  function placeAll() {
+    const reach = window.innerHeight;
+    const near = [];
+    queue = [];
+    for (const fn of functions()) {
+      const box = fn.getBoundingClientRect();
+      (box.bottom > -reach && box.top < 2 * reach ? near : queue).push(fn);
+    }
+    document.documentElement.classList.remove("il-notes-placed");
+    placeEach(near);
+    drain();
+  }
+  function drain() {
+    cancelIdle(draining);
+    if (!queue.length) {
+      document.documentElement.classList.add("il-notes-placed");
+      return;
+    }
+    draining = idle((deadline) => {
+      do placeEach(queue.splice(0, 3));
+      while (queue.length && deadline.timeRemaining() > 10);
+      drain();
+    });
+  }
+  const placeAllNow = () => {
+    queue = [];
+    placeEach(functions());
+    drain();
+  };
 
   // Placing is done once per frame: the whole page after a resize (of the width) or a font load, else only the
   // functions in which something opened or closed (each function's notes are placed within it alone).
@@ -223,7 +260,8 @@
     else everything = true;
     cancelAnimationFrame(pending);
     pending = requestAnimationFrame(() => {
-      placeEach(everything ? functions() : [...changed]);
+      if (everything) placeAll();
+      else placeEach([...changed]);
       everything = false;
       changed.clear();
     });
@@ -261,7 +299,7 @@
       note.classList.add("il-open", "il-target");
       for (const line of linesOf(note)) line.classList.add("il-target");
     }
-    placeAll();
+    placeAllNow(); // where the note lands depends on every function above it
     const note = notes[0];
     const line = lineOf(note) || target;
     const top = Math.min(note.getBoundingClientRect().top, line.getBoundingClientRect().top);
@@ -325,7 +363,8 @@
     document.addEventListener("mouseout", (event) => link(event.target, false));
     document.addEventListener("focusin", (event) => link(event.target, true));
     document.addEventListener("focusout", (event) => link(event.target, false));
-    if (document.fonts) document.fonts.ready.then(() => (window.location.hash ? arrive() : placeAll()));
+    // Fonts still loading change the widths of text: place again once they are in (not when they already were).
+    if (document.fonts && document.fonts.status !== "loaded") document.fonts.ready.then(() => (window.location.hash ? arrive() : placeAll()));
   }
 
   if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", start);
