@@ -27,6 +27,12 @@ from infralens.sphinx.learning_path import LearningPathDirective, on_doctree_rea
 from infralens.sphinx.mathml import visit_math_block_html, visit_math_html
 from infralens.sphinx.nodes import VISITORS
 from infralens.sphinx.page_config import SOURCE_READ_PRIORITY, install_parser_guard, on_source_read as refuse_page_config
+from infralens.sphinx.search_rank import (
+    on_doctree_read as measure_lab_words,
+    on_env_merge_info as merge_lab_words,
+    on_env_purge_doc as forget_lab_words,
+    on_html_page_context as add_search_ranking,
+)
 from infralens.sphinx.tex_check import LeftoverTexCheck
 from infralens.sphinx.titles import BreakableTitles
 
@@ -71,6 +77,10 @@ def setup(app: Sphinx) -> ExtensionMetadata:
     app.connect("doctree-read", on_doctree_read, priority=DOCTREE_PRIORITY)  # lab_policy: refused inline nodes
     app.connect("doctree-read", add_path_place)  # learning_path: a lab page says where it sits on the path
     app.connect("doctree-read", add_lab_topics)  # lab_topics: a lab ranks first in search for its topic words
+    app.connect("doctree-read", measure_lab_words)  # search_rank: how strongly a lab page teaches each word
+    app.connect("env-purge-doc", forget_lab_words)  # search_rank
+    app.connect("env-merge-info", merge_lab_words)  # search_rank: after parallel reads
+    app.connect("html-page-context", add_search_ranking)  # search_rank: the search page ranks the teaching lab first
     app.connect("env-get-outdated", on_labs_outdated)  # lab_topics: a lab page changed, every lab's words may move
     app.connect("doctree-read", add_functions_to_contents, priority=CONTENTS_PRIORITY)  # contents: every function in the ToC
     return {"version": __version__, "env_version": 2, "parallel_read_safe": True, "parallel_write_safe": True}

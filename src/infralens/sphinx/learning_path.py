@@ -27,6 +27,8 @@ if TYPE_CHECKING:
     from sphinx.application import Sphinx
 
 _CODE = re.compile(r"`([^`]+)`")
+NOT_TAUGHT = frozenset({"il-learning-place", "il-learning-assumes"})
+"""Classes of the lines a lab page gets about its place: what it assumes is not what it teaches (search leaves them out)."""
 
 
 def tracks_with_labs(catalog: Catalog) -> list[tuple[Track, list[Lab]]]:
