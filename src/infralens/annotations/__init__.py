@@ -4,7 +4,7 @@ Owns the annotation format (:mod:`.models`: selectors, steps, annotations), read
 positions (:mod:`.positions`) and validating it against the shipped JSON Schema (:mod:`.load`); the concept
 map that pairs diffusers and DiffSynth functions (:mod:`.concepts`); curly quotes in code, in notes and lab
 pages (:mod:`.code_quotes`); a lab folder read as the site reads it, bounded, and the directives of a lab page
-(:mod:`.lab_refs`).
+(:mod:`.lab_refs`); the learning path: its tracks and each lab's place on it (:mod:`.learning_path`).
 May import: layer 0 only (:mod:`infralens.errors`, :mod:`infralens.cachedir` for ``read_regular``, :mod:`infralens.bounds`).
 """
 
@@ -35,6 +35,18 @@ if TYPE_CHECKING:
         read_lab_folder as read_lab_folder,
         read_lab_page as read_lab_page,
     )
+    from .learning_path import (
+        LAB_FILE as LAB_FILE,
+        TRACKS_FILE as TRACKS_FILE,
+        LabPlace as LabPlace,
+        Track as Track,
+        Tracks as Tracks,
+        check_path as check_path,
+        lab_number as lab_number,
+        load_tracks as load_tracks,
+        path_order as path_order,
+        read_lab_place as read_lab_place,
+    )
     from .load import LoadResult as LoadResult, annotation_schema as annotation_schema, load_file as load_file, load_text as load_text
     from .models import (
         Annotation as Annotation,
@@ -63,6 +75,10 @@ __all__, __getattr__ = lazy_exports(
         "INFRALENS_DIRECTIVES": "lab_refs",
         "directive_uses": "lab_refs",
         **dict.fromkeys(("LabFolder", "LabPageText", "read_lab_folder", "read_lab_page"), "lab_refs"),
+        **dict.fromkeys(
+            ("LAB_FILE", "TRACKS_FILE", "LabPlace", "Track", "Tracks", "check_path", "lab_number", "load_tracks", "path_order", "read_lab_place"),
+            "learning_path",
+        ),
         "BlockSelector": "models",
         "ContainsSelector": "models",
         "ExactSelector": "models",

@@ -172,7 +172,7 @@ _FENCE = re.compile(r"^\s*(`{3,}|~{3,}|:{3,})\s*(.*?)\s*$")
 _DIRECTIVE = re.compile(r"^\{([A-Za-z][\w.:-]*)\}\s*(.*)$")
 _OPTION = re.compile(r"^\s*:([\w-]+):\s*(.*?)\s*$")
 
-INFRALENS_DIRECTIVES = ("infralens-function", "infralens-compare", "infralens-concept", "infralens-coverage", "infralens-cost")
+INFRALENS_DIRECTIVES = ("infralens-function", "infralens-compare", "infralens-concept", "infralens-coverage", "infralens-cost", "infralens-learning-path")
 """The directives the InfraLens extensions register (``infralens.sphinx`` and ``infralens.sphinx.coverage``); keep in step with their ``setup()``."""
 
 

@@ -23,9 +23,16 @@ from infralens.sphinx.domain import InfralensDomain
 from infralens.sphinx.events import on_builder_inited, on_config_inited, on_env_get_outdated, on_env_get_updated
 from infralens.sphinx.lab_policy import DOCTREE_PRIORITY, on_doctree_read, on_source_read
 from infralens.sphinx.lab_topics import on_doctree_read as add_lab_topics, on_env_get_outdated as on_labs_outdated
+from infralens.sphinx.learning_path import LearningPathDirective, on_doctree_read as add_path_place
 from infralens.sphinx.mathml import visit_math_block_html, visit_math_html
 from infralens.sphinx.nodes import VISITORS
 from infralens.sphinx.page_config import SOURCE_READ_PRIORITY, install_parser_guard, on_source_read as refuse_page_config
+from infralens.sphinx.search_rank import (
+    on_doctree_read as measure_lab_words,
+    on_env_merge_info as merge_lab_words,
+    on_env_purge_doc as forget_lab_words,
+    on_html_page_context as add_search_ranking,
+)
 from infralens.sphinx.tex_check import LeftoverTexCheck
 from infralens.sphinx.titles import BreakableTitles
 
@@ -49,11 +56,13 @@ def setup(app: Sphinx) -> ExtensionMetadata:
     app.add_directive("infralens-concept", ConceptDirective, override=True)  # concept map pairs with their prose
     app.add_node(cost_figure, override=True, **COST_VISITORS)  # cost: a cost-*.svg figure, written by the HTML visitor
     app.add_directive("infralens-cost", CostDirective, override=True)  # cost: a table and figure from reports/cost.json
+    app.add_directive("infralens-learning-path", LearningPathDirective, override=True)  # learning_path: tracks and labs as cards
     app.add_post_transform(BacklinksTransform)  # directives: "Shown on" links of function pages
     app.add_post_transform(LeftoverTexCheck)  # tex_check: TeX that did not become math is a warning
     app.add_post_transform(BreakableTitles)  # titles: dotted names in titles break after a dot, not inside a name
     app.add_html_math_renderer("infralens_mathml", (visit_math_html, None), (visit_math_block_html, None))  # mathml
     app.add_css_file("infralens.css")  # static/
+    app.add_css_file("infralens-path.css")  # static/: the learning path's cards
     app.add_js_file("infralens-search.js", loading_method="defer")  # static/: search snippets from prose, not code
     app.add_js_file("infralens-margin.js", loading_method="defer")  # static/: notes beside their lines, code in one block
     app.add_js_file("infralens-history.js", loading_method="defer")  # static/: pick your release, see which notes do not hold
@@ -66,7 +75,12 @@ def setup(app: Sphinx) -> ExtensionMetadata:
     app.connect("source-read", refuse_page_config, priority=SOURCE_READ_PRIORITY)  # page_config: front matter cannot configure MyST
     install_parser_guard()  # page_config: nor can text MyST parses by any other way in (an rst include with :parser:)
     app.connect("doctree-read", on_doctree_read, priority=DOCTREE_PRIORITY)  # lab_policy: refused inline nodes
+    app.connect("doctree-read", add_path_place)  # learning_path: a lab page says where it sits on the path
     app.connect("doctree-read", add_lab_topics)  # lab_topics: a lab ranks first in search for its topic words
+    app.connect("doctree-read", measure_lab_words)  # search_rank: how strongly a lab page teaches each word
+    app.connect("env-purge-doc", forget_lab_words)  # search_rank
+    app.connect("env-merge-info", merge_lab_words)  # search_rank: after parallel reads
+    app.connect("html-page-context", add_search_ranking)  # search_rank: the search page ranks the teaching lab first
     app.connect("env-get-outdated", on_labs_outdated)  # lab_topics: a lab page changed, every lab's words may move
     app.connect("doctree-read", add_functions_to_contents, priority=CONTENTS_PRIORITY)  # contents: every function in the ToC
     return {"version": __version__, "env_version": 2, "parallel_read_safe": True, "parallel_write_safe": True}

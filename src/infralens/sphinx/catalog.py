@@ -15,7 +15,21 @@ from pathlib import Path
 
 from sphinx.environment import BuildEnvironment
 
-from infralens.annotations import CONCEPTS_FILE, ConceptMap, LabFolder, load_concepts, page_diagnostics, read_lab_folder
+from infralens.annotations import (
+    CONCEPTS_FILE,
+    LAB_FILE,
+    TRACKS_FILE,
+    ConceptMap,
+    LabFolder,
+    LabPlace,
+    Tracks,
+    check_path,
+    load_concepts,
+    load_tracks,
+    page_diagnostics,
+    read_lab_folder,
+    read_lab_place,
+)
 from infralens.errors import InfralensError
 from infralens.project import Project, load_annotations
 from infralens.render import FunctionView, function_view
@@ -80,13 +94,21 @@ class Lab:
     page: Path | None
     files: LabFolder | None = field(default=None, compare=False, repr=False)
     """What the site may publish of the folder (:func:`~infralens.annotations.read_lab_folder`), read once per build."""
+    place: LabPlace | None = None
+    """Its place on the learning path, from its ``lab.yaml`` (:mod:`infralens.annotations.learning_path`)."""
 
 
 class Catalog:
     """Loaded annotations grouped by target, plus the labs on disk."""
 
     def __init__(
-        self, settings: Settings, functions: dict[str, AnnotatedFunction], labs: dict[str, Lab], reports: Reports, concepts: ConceptMap | None = None
+        self,
+        settings: Settings,
+        functions: dict[str, AnnotatedFunction],
+        labs: dict[str, Lab],
+        reports: Reports,
+        concepts: ConceptMap | None = None,
+        tracks: Tracks | None = None,
     ) -> None:
         self.settings = settings
         self.functions = functions
@@ -94,6 +116,8 @@ class Catalog:
         self.reports = reports
         self.concepts = concepts if concepts is not None else ConceptMap((), ())
         """The concept map, holding only pairs whose two functions are both annotated."""
+        self.tracks = tracks if tracks is not None else Tracks((), ())
+        """The learning path's tracks, in order (none without ``labs/tracks.yaml``)."""
         self.upstream_urls: dict[str, str] = dict(settings.upstream_urls)
         """Upstream link templates by distribution: configured, or found in the distribution's metadata."""
 
@@ -116,8 +140,9 @@ def load_catalog(settings: Settings) -> Catalog:
     project = Project(settings.project_root, settings.annotations_dir, settings.labs_dir, settings.annotations_dir / "annotations.lock")
     labs = _find_labs(settings.labs_dir, settings.project_root)  # each lab's files read once, bounded, with their warnings
     reports = load_reports(settings.reports_dir)
+    tracks = _tracks(settings, labs)
     if not settings.annotations_dir.is_dir():
-        return Catalog(settings, {}, labs, reports)
+        return Catalog(settings, {}, labs, reports, tracks=tracks)
     loaded = load_annotations(project)
     for diagnostic in loaded.diagnostics:
         warn_diagnostic(diagnostic, settings.project_root)
@@ -136,7 +161,7 @@ def load_catalog(settings: Settings) -> Catalog:
         files = {str(_absolute(settings.project_root, r.annotation.path)) for r in resolved_list}
         files.add(_source_path(tree, first.target.source.relpath))
         functions[target] = AnnotatedFunction(first.annotation.source, target, tuple(resolved_list), tuple(sorted(files)))
-    catalog = Catalog(settings, functions, labs, reports, _concepts(settings, functions, labs))
+    catalog = Catalog(settings, functions, labs, reports, _concepts(settings, functions, labs), tracks)
     trees = {function.distribution: resolver.tree(function.distribution) for function in functions.values()}
     catalog.upstream_urls = upstream_templates(settings.upstream_urls, trees)
     return catalog
@@ -160,6 +185,17 @@ def _concepts(settings: Settings, functions: dict[str, AnnotatedFunction], labs:
             continue
         kept.append(pair)
     return ConceptMap(tuple(kept), loaded.diagnostics, loaded.path)
+
+
+def _tracks(settings: Settings, labs: dict[str, Lab]) -> Tracks:
+    """The learning path's tracks, with every problem of the path (tracks file, labs' places) warned about at its line."""
+    path = settings.labs_dir / TRACKS_FILE
+    tracks = load_tracks(path, str(path))
+    published = [lab for lab in labs.values() if lab.page is not None]
+    places = {lab.folder.name: lab.place for lab in published}
+    for diagnostic in [*tracks.diagnostics, *check_path(tracks, places, {lab.folder.name: str(lab.folder) for lab in published})]:
+        warn_diagnostic(diagnostic, settings.project_root)
+    return tracks
 
 
 def _override_trees(settings: Settings) -> dict[str, SourceTree]:
@@ -215,7 +251,12 @@ def _find_labs(labs_dir: Path, root: Path) -> dict[str, Lab]:
         index = content.page("index.md")
         match = _HEADING.search(index) if index is not None else None
         title = match.group(1).strip() if match else slug.replace("-", " ")
-        labs[slug] = Lab(slug, folder, title, folder / "index.md" if index is not None else None, content)
+        place = None
+        if LAB_FILE in content.files:
+            place, problems = read_lab_place(content.files[LAB_FILE], str(folder / LAB_FILE))
+            for problem in problems:
+                warn_diagnostic(problem, root)
+        labs[slug] = Lab(slug, folder, title, folder / "index.md" if index is not None else None, content, place)
     return labs
 
 

@@ -14,7 +14,7 @@ from pathlib import Path
 
 from sphinx.errors import ConfigError
 
-from infralens.annotations import ConceptPair
+from infralens.annotations import ConceptPair, path_order
 from infralens.reports import StepTier
 from infralens.sphinx.catalog import AnnotatedFunction, Catalog, Lab
 from infralens.sphinx.config import Settings
@@ -176,10 +176,25 @@ def _labs_index(catalog: Catalog) -> str:
     missing = [lab for lab in catalog.labs.values() if not lab.page]
     if not with_pages:
         lines += ["No lab page is written yet.", ""]
-    lines += ["```{toctree}", ":maxdepth: 1", ""] + [name(f"lab-{lab.slug}/index") for lab in with_pages] + ["```", ""]
+    places = {lab.folder.name: lab.place for lab in with_pages}
+    on_path = [catalog.labs[folder.removeprefix("lab-")] for folder in path_order(catalog.tracks, places)] if catalog.tracks.path else []
+    off_path = [lab for lab in with_pages if lab not in on_path]
+    if on_path:  # the learning path draws every lab on it as a card; the toctree only orders the sidebar and next/previous links
+        lines += [
+            "Take the tracks in order, and the labs of a track one after the other. Each lab says what it assumes "
+            "(the labs to take first, and what it takes for granted) and about how long a first reading takes.",
+            "",
+            "```{infralens-learning-path}",
+            "```",
+            "",
+        ]
+        if off_path:
+            lines += ["Not on the learning path yet: " + ", ".join(doc_link(lab.title, f"lab-{lab.slug}/index") for lab in off_path) + ".", ""]
+    toctree = ["```{toctree}", ":maxdepth: 1", *([":hidden:"] if on_path else []), ""]
+    lines += toctree + [name(f"lab-{lab.slug}/index") for lab in on_path + off_path] + ["```", ""]
     if missing:
         lines += ["Still being written: " + ", ".join(code(lab.slug) for lab in missing) + ".", ""]
-    return "\n".join(lines + _lab_tiers(catalog, with_pages))
+    return "\n".join(lines + _lab_tiers(catalog, on_path + off_path))
 
 
 def _lab_tiers(catalog: Catalog, labs: list[Lab]) -> list[str]:
