@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import sys
 
-from infralens.tiny.labkit import finish, lab_arguments, reveal, setup_torch
+from infralens.tiny.labkit import Decimals, finish, lab_arguments, reveal, setup_torch
 
 # Your answers to the exercises in index.md: replace each None, then run with --check,
 # which recomputes every answer from the real code (exit 1 while one is wrong or empty).
@@ -27,6 +27,9 @@ ANSWERS = {
     "diffsynth_level_of_second_sample": None,  # DiffSynth add_noise with timesteps [10, 999]
     "flow_x0_coefficient_at_sigma_0.25": None,
 }
+
+# How --check compares each float answer: the precision its question in index.md states in words.
+PRECISION = {"abar_500_sd": Decimals(3), "snr_999_sd": Decimals(4), "flow_x0_coefficient_at_sigma_0.25": Decimals(2)}
 
 
 def sd_ddpm():
@@ -149,7 +152,7 @@ def main(argv: list[str] | None = None) -> int:
     show_add_noise(device)
     show_flow_matching(device)
     show_diffsynth(device)
-    return finish(args, ANSWERS, lambda: compute_answers(device))
+    return finish(args, ANSWERS, lambda: compute_answers(device), tolerances=PRECISION)
 
 
 if __name__ == "__main__":

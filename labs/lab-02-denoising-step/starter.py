@@ -18,7 +18,7 @@ from __future__ import annotations
 import math
 import sys
 
-from infralens.tiny.labkit import finish, lab_arguments, reveal, setup_torch
+from infralens.tiny.labkit import Decimals, finish, lab_arguments, reveal, setup_torch
 
 # Your answers to the exercises in index.md: replace each None, then run with --check,
 # which recomputes every answer from the real code (exit 1 while one is wrong or empty).
@@ -31,6 +31,9 @@ ANSWERS = {
     "diffsynth_weight_x_999_to_666": None,  # sqrt(abar_666 / abar_999), 3 decimals
     "flow_euler_true_velocity_error_below_1e-5": None,
 }
+
+# How --check compares each float answer: the precision its question in index.md states in words.
+PRECISION = {"final_alpha_cumprod_sd": Decimals(5), "diffsynth_weight_x_999_to_666": Decimals(3)}
 
 SD_SCHEDULE = dict(beta_schedule="scaled_linear", beta_start=0.00085, beta_end=0.012)
 
@@ -179,7 +182,7 @@ def main(argv: list[str] | None = None) -> int:
     show_oracle(device)
     show_real_step(device, args.steps)
     show_diffsynth_and_flow(device)
-    return finish(args, ANSWERS, lambda: compute_answers(device))
+    return finish(args, ANSWERS, lambda: compute_answers(device), tolerances=PRECISION)
 
 
 if __name__ == "__main__":

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import sys
 
-from infralens.tiny.labkit import finish, lab_arguments, reveal, setup_torch
+from infralens.tiny.labkit import Decimals, finish, lab_arguments, reveal, setup_torch
 
 # Your answers to the exercises in index.md: replace each None, then run with --check,
 # which recomputes every answer from the real code (exit 1 while one is wrong or empty).
@@ -26,12 +26,20 @@ ANSWERS = {
     "ddim_trailing_4": None,
     "euler_init_noise_sigma_linspace": None,  # 3 decimals
     "euler_init_noise_sigma_leading": None,  # sqrt(sigma_751^2 + 1): leading starts at t=751
-    "euler_first_input_scale_linspace": None,  # 1 / sqrt(sigma_max^2 + 1), 3 decimals
+    "euler_first_input_scale_linspace": None,  # 1 / sqrt(sigma_max^2 + 1), 4 decimals
     "diffsynth_flux_sigmas_4": None,  # 4 decimals
     "diffsynth_unknown_template_uses": None,
     "diffsynth_ddim_4": None,
     "euler_from_ddim_config_spacing": None,  # DDIM's spacing was a default: Euler's own default wins
     "euler_from_explicit_leading_config_spacing": None,  # passed explicitly: carried over
+}
+
+# How --check compares each float answer: the precision its question in index.md states in words.
+PRECISION = {
+    "euler_init_noise_sigma_linspace": Decimals(3),
+    "euler_init_noise_sigma_leading": Decimals(3),
+    "euler_first_input_scale_linspace": Decimals(4),
+    "diffsynth_flux_sigmas_4": Decimals(4),
 }
 
 SD_SCHEDULE = dict(beta_schedule="scaled_linear", beta_start=0.00085, beta_end=0.012)
@@ -137,7 +145,7 @@ def compute_answers(device: str) -> dict:
         "ddim_trailing_4": ddim_grid("trailing", 4, device),
         "euler_init_noise_sigma_linspace": round(linspace["init_noise_sigma"], 3),
         "euler_init_noise_sigma_leading": round(leading["init_noise_sigma"], 3),
-        "euler_first_input_scale_linspace": round(linspace["first_input_scale"], 3),
+        "euler_first_input_scale_linspace": round(linspace["first_input_scale"], 4),
         "diffsynth_flux_sigmas_4": facts["FLUX.1"]["sigmas"],
         "diffsynth_unknown_template_uses": facts["flux"]["fn"],
         "diffsynth_ddim_4": facts["ddim"],
@@ -151,7 +159,7 @@ def main(argv: list[str] | None = None) -> int:
     device = setup_torch(args.device)
     print(f"lab 03 scheduler reading on {device}")
     show(device, args.steps)
-    return finish(args, ANSWERS, lambda: compute_answers(device))
+    return finish(args, ANSWERS, lambda: compute_answers(device), tolerances=PRECISION)
 
 
 if __name__ == "__main__":

@@ -17,7 +17,7 @@ from __future__ import annotations
 import sys
 from dataclasses import dataclass
 
-from infralens.tiny.labkit import diffsynth_sd_pipeline, finish, lab_arguments, reveal, setup_torch
+from infralens.tiny.labkit import Decimals, diffsynth_sd_pipeline, finish, lab_arguments, reveal, setup_torch
 
 # Your answers to the exercises in index.md: replace each None, then run with --check,
 # which recomputes every answer from the real code (exit 1 while one is wrong or empty).
@@ -32,6 +32,9 @@ ANSWERS = {
     "diffsynth_unet_batch": None,
     "diffsynth_latents_shape_64px": None,  # height // 8 is hard-coded in SDUnit_NoiseInitializer
 }
+
+# How --check compares each float answer: the precision its question in index.md states in words.
+PRECISION = {"euler_init_noise_sigma": Decimals(3)}
 
 
 @dataclass(frozen=True)
@@ -133,7 +136,7 @@ def main(argv: list[str] | None = None) -> int:
     device = setup_torch(args.device)
     print(f"lab 04 scheduler loop on {device}")
     show(device, args.steps)
-    return finish(args, ANSWERS, lambda: compute_answers(device))
+    return finish(args, ANSWERS, lambda: compute_answers(device), tolerances=PRECISION)
 
 
 if __name__ == "__main__":

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import sys
 
-from infralens.tiny.labkit import finish, lab_arguments, reveal, setup_torch
+from infralens.tiny.labkit import Decimals, finish, lab_arguments, reveal, setup_torch
 
 # Your answers to the exercises in index.md: replace each None, then run with --check,
 # which recomputes every answer from the real code (exit 1 while one is wrong or empty).
@@ -31,6 +31,9 @@ ANSWERS = {
     "img2img_first_timestep_strength_0.5": None,
     "img2img_steps_run_strength_0.5": None,
 }
+
+# How --check compares each float answer: the precision its question in index.md states in words.
+PRECISION = {"scaling_factor": Decimals(5)}
 
 
 class LargestActivation:
@@ -211,7 +214,7 @@ def main(argv: list[str] | None = None) -> int:
     vae = tiny_vae(seed=0).to(device).eval()
     answers = compute_answers(vae, 4 if args.check or args.reveal else args.steps, device)
     show_diffsynth(vae)
-    return finish(args, ANSWERS, answers)
+    return finish(args, ANSWERS, answers, tolerances=PRECISION)
 
 
 if __name__ == "__main__":

@@ -19,7 +19,7 @@ import os
 import sys
 import tempfile
 
-from infralens.tiny.labkit import finish, lab_arguments, reveal, setup_torch
+from infralens.tiny.labkit import Decimals, finish, lab_arguments, reveal, setup_torch
 
 # Your answers to the exercises in index.md: replace each None, then run with --check,
 # which recomputes every answer from the real code (exit 1 while one is wrong or empty).
@@ -36,6 +36,9 @@ ANSWERS = {
     "cost_t5_xxl_bf16_gib": None,
     "cost_sd15_pipeline_bf16_gib": None,
 }
+
+# How --check compares each float answer: the precision its question in index.md states in words.
+PRECISION = {"round_trip_max_diff": Decimals(6)}
 
 
 def run(pipe, steps: int, device: str):
@@ -136,7 +139,7 @@ def main(argv: list[str] | None = None) -> int:
     from infralens.cost import show_cost_exercises
 
     answers.update(show_cost_exercises("07", reveal))
-    return finish(args, ANSWERS, answers)
+    return finish(args, ANSWERS, answers, tolerances=PRECISION)
 
 
 if __name__ == "__main__":

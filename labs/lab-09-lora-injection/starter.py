@@ -18,7 +18,7 @@ import contextlib
 import io
 import sys
 
-from infralens.tiny.labkit import finish, lab_arguments, reveal, setup_torch
+from infralens.tiny.labkit import Decimals, finish, lab_arguments, reveal, setup_torch
 
 # Your answers to the exercises in index.md: replace each None, then run with --check,
 # which recomputes every answer from the real code (exit 1 while one is wrong or empty).
@@ -34,6 +34,9 @@ ANSWERS = {
     "unfuse_restores_base_1e-4": None,
     "diffsynth_fused_matches_1e-4": None,
 }
+
+# How --check compares each float answer: the precision its question in index.md states in words.
+PRECISION = {"scaling_alpha_over_r": Decimals(2), "delta_at_scale_0": Decimals(6), "layer_delta_ratio_scale_half": Decimals(3)}
 
 
 class UNetProbe:
@@ -173,7 +176,7 @@ def main(argv: list[str] | None = None) -> int:
     answers.update(show_layer_linearity(answers.pop("layer"), pipe.unet, device))
     answers.update(show_fuse(pipe, probe, base))
     answers.update(show_diffsynth(base_state, state_dict, probe, answers.pop("adapter")))
-    return finish(args, ANSWERS, answers)
+    return finish(args, ANSWERS, answers, tolerances=PRECISION)
 
 
 if __name__ == "__main__":

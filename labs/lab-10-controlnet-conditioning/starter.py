@@ -17,7 +17,7 @@ from __future__ import annotations
 import inspect
 import sys
 
-from infralens.tiny.labkit import finish, lab_arguments, reveal, setup_torch
+from infralens.tiny.labkit import Decimals, finish, lab_arguments, reveal, setup_torch
 
 # Your answers to the exercises in index.md: replace each None, then run with --check,
 # which recomputes every answer from the real code (exit 1 while one is wrong or empty).
@@ -31,6 +31,14 @@ ANSWERS = {
     "controlnet_batch_under_cfg": None,
     "ip_adapter_scale_0_change": None,
     "diffsynth_sd_unet_takes_residuals": None,
+}
+
+# How --check compares each float answer: the precision its question in index.md states in words.
+PRECISION = {
+    "fresh_residual_max": Decimals(6),
+    "unet_change_with_fresh_controlnet": Decimals(6),
+    "residual_ratio_at_scale_half": Decimals(3),
+    "ip_adapter_scale_0_change": Decimals(6),
 }
 
 
@@ -170,7 +178,7 @@ def main(argv: list[str] | None = None) -> int:
     answers.update(show_pipeline(components, controlnet, inputs, args.steps, device))
     answers.update(show_ip_adapter(device))
     answers.update(show_diffsynth())
-    return finish(args, ANSWERS, answers)
+    return finish(args, ANSWERS, answers, tolerances=PRECISION)
 
 
 if __name__ == "__main__":

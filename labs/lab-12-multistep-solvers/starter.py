@@ -18,7 +18,7 @@ from __future__ import annotations
 import math
 import sys
 
-from infralens.tiny.labkit import finish, lab_arguments, reveal, setup_torch
+from infralens.tiny.labkit import Decimals, finish, lab_arguments, reveal, setup_torch
 
 # Your answers to the exercises in index.md: replace each None, then run with --check,
 # which recomputes every answer from the real code (exit 1 while one is wrong or empty).
@@ -36,6 +36,13 @@ ANSWERS = {
     "flux2_empirical_mu_4096_tokens_8_steps": None,
     "cost_sd15_generation_tflop": None,
     "cost_sd15_tflop_saved_50_to_20_steps": None,
+}
+
+# How --check compares each float answer: the precision its question in index.md states in words.
+PRECISION = {
+    "karras_first_sigmas_10_steps": Decimals(2),
+    "qwen_image_last_sigma": Decimals(2),
+    "flux2_empirical_mu_4096_tokens_8_steps": Decimals(2),
 }
 
 
@@ -178,7 +185,7 @@ def main(argv: list[str] | None = None) -> int:
     from infralens.cost import show_cost_exercises
 
     answers.update(show_cost_exercises("12", reveal))
-    return finish(args, ANSWERS, answers)
+    return finish(args, ANSWERS, answers, tolerances=PRECISION)
 
 
 if __name__ == "__main__":

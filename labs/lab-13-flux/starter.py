@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import sys
 
-from infralens.tiny.labkit import finish, lab_arguments, reveal, setup_torch
+from infralens.tiny.labkit import Decimals, finish, lab_arguments, reveal, setup_torch
 
 # Your answers to the exercises in index.md: replace each None, then run with --check,
 # which recomputes every answer from the real code (exit 1 while one is wrong or empty).
@@ -35,6 +35,9 @@ ANSWERS = {
     "cost_flux_step_tflop_1024": None,
     "cost_flux_attention_share_1024": None,
 }
+
+# How --check compares each float answer: the precision its question in index.md states in words.
+PRECISION = {"mu_for_64_tokens": Decimals(4), "second_timestep_2_steps": Decimals(1), "guidance_seen_by_embedding": Decimals(1)}
 
 
 class Calls:
@@ -150,7 +153,7 @@ def main(argv: list[str] | None = None) -> int:
     from infralens.cost import show_cost_exercises
 
     answers.update(show_cost_exercises("13", reveal))
-    return finish(args, ANSWERS, answers)
+    return finish(args, ANSWERS, answers, tolerances=PRECISION)
 
 
 if __name__ == "__main__":

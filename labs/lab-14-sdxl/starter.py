@@ -37,6 +37,9 @@ ANSWERS = {
     "cost_sdxl_generation_tflop_1024": None,
 }
 
+# How --check compares each float answer: the precision its question in index.md states in words.
+PRECISION: dict = {}
+
 SIZES = dict(original_size=(24, 20), crops_coords_top_left=(2, 3), target_size=(16, 16))
 
 
@@ -168,7 +171,7 @@ def main(argv: list[str] | None = None) -> int:
     from infralens.cost import show_cost_exercises
 
     answers.update(show_cost_exercises("14", reveal))
-    return finish(args, ANSWERS, answers)
+    return finish(args, ANSWERS, answers, tolerances=PRECISION)
 
 
 if __name__ == "__main__":

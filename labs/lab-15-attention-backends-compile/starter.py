@@ -39,6 +39,9 @@ ANSWERS = {
     "cost_flux_attention_growth_512_to_1024": None,
 }
 
+# How --check compares each float answer: the precision its question in index.md states in words.
+PRECISION: dict = {}
+
 
 @contextlib.contextmanager
 def recompile_log():
@@ -229,7 +232,7 @@ def main(argv: list[str] | None = None) -> int:
     from infralens.cost import show_cost_exercises
 
     answers.update(show_cost_exercises("15", reveal))
-    return finish(args, ANSWERS, answers)
+    return finish(args, ANSWERS, answers, tolerances=PRECISION)
 
 
 if __name__ == "__main__":

@@ -16,7 +16,7 @@ import os
 import sys
 import tempfile
 
-from infralens.tiny.labkit import finish, lab_arguments, reveal, setup_torch
+from infralens.tiny.labkit import Decimals, finish, lab_arguments, reveal, setup_torch
 
 # Your answers to the exercises in index.md: replace each None, then run with --check,
 # which recomputes every answer from the real code (exit 1 while one is wrong or empty).
@@ -32,6 +32,9 @@ ANSWERS = {
     "cost_flux_group_block_h2d_gib_per_step": None,
     "cost_flux_fbc_saved_at_half": None,
 }
+
+# How --check compares each float answer: the precision its question in index.md states in words.
+PRECISION = {"fbc_default_threshold": Decimals(2)}
 
 
 def flux_inputs(device: str, timestep: float):
@@ -187,7 +190,7 @@ def main(argv: list[str] | None = None) -> int:
     from infralens.cost import show_cost_exercises
 
     answers.update(show_cost_exercises("17", reveal))
-    return finish(args, ANSWERS, answers)
+    return finish(args, ANSWERS, answers, tolerances=PRECISION)
 
 
 if __name__ == "__main__":

@@ -17,7 +17,7 @@ import sys
 import tempfile
 import warnings
 
-from infralens.tiny.labkit import finish, lab_arguments, reveal, setup_torch
+from infralens.tiny.labkit import Decimals, finish, lab_arguments, reveal, setup_torch
 
 # Your answers to the exercises in index.md: replace each None, then run with --check,
 # which recomputes every answer from the real code (exit 1 while one is wrong or empty).
@@ -35,6 +35,9 @@ ANSWERS = {
     "diffsynth_ip_k_shape": None,
     "diffsynth_negative_scale": None,
 }
+
+# How --check compares each float answer: the precision its question in index.md states in words.
+PRECISION = {"style_scales": Decimals(1), "diffsynth_negative_scale": Decimals(1)}
 
 
 def diff(a, b) -> float:
@@ -167,7 +170,7 @@ def main(argv: list[str] | None = None) -> int:
         answers = show_sd(device, args.steps)
         answers.update(show_flux(device, args.steps))
     answers.update(show_diffsynth(device))
-    return finish(args, ANSWERS, answers)
+    return finish(args, ANSWERS, answers, tolerances=PRECISION)
 
 
 if __name__ == "__main__":

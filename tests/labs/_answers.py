@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import ast
 import re
+from collections.abc import Mapping
 
 REVEAL_HEADING = "== the right answers (--reveal)"
 DROPDOWN = re.compile(r"^:::\{dropdown\}[^\n]*\n.*?^:::$", re.M | re.S)
@@ -35,7 +36,8 @@ def _forms(value: object) -> list[str]:
     if isinstance(value, int):
         return [str(value)] if abs(value) >= 10 else []
     if isinstance(value, float):
-        return [] if value in (0.0, 1.0, 0.5) or len(repr(value)) <= 3 else [repr(value)]
+        whole = [str(int(value))] if value.is_integer() and abs(value) >= 10 else []  # 3500.0 is also written 3500
+        return [] if value in (0.0, 1.0, 0.5) or len(repr(value)) <= 3 else [repr(value), *whole]
     if isinstance(value, str):
         return [value] if len(value) >= 4 else []
     if isinstance(value, list | tuple):
@@ -47,20 +49,28 @@ def _forms(value: object) -> list[str]:
 
 
 _DURATION = re.compile(r"(?<![\w.])\d+(?:\.\d+)?\s?(?:ms|µs|us|s)\b")
+_UNIT = r"\s?(?:[KMGT]i?B\b|kB\b|[GT]FLOPs?\b|GB/s|%)"
+"""A size, FLOP count or percentage written after a number (``80 GiB``, ``48.2 TFLOP``, ``20%``)."""
+_KEY_UNIT = re.compile(r"_(?:[kmg]ib|[kmg]b|[gt]flop)(?:_|$)")
+"""An answer key that names its unit (``cost_flux_q4_k_gib``): its value is written with that unit."""
 
 
-def leaked(text: str, printed: dict[str, str], skip: frozenset[str] = frozenset()) -> dict[str, str]:
+def leaked(text: str, printed: dict[str, str], skip: frozenset[str] = frozenset(), also: Mapping[str, list[str]] | None = None) -> dict[str, str]:
     """{key: the form found} for every answer in *printed* (``--reveal`` literals) that *text* states.
 
-    Durations the run measured (``first call 1.65 s``) are left out: a wall-clock time that happens to equal an
-    answer states nothing (lab 15's compile time once matched its 1.65 TFLOP answer)."""
+    *also* gives more forms of a key's answer (a share's percentages). Durations the run measured (``first call
+    1.65 s``) are left out: a wall-clock time that happens to equal an answer states nothing (lab 15's compile
+    time once matched its 1.65 TFLOP answer). So is a number followed by a unit (``80 GiB``, ``20%``) when the
+    key names no unit: a card size is not an embedding width. A percentage form (from *also*) always counts."""
     text = _DURATION.sub("<duration>", text)
     found = {}
     for key, literal in printed.items():
         if key in skip:
             continue
-        for form in _forms(ast.literal_eval(literal)):
-            if re.search(rf"(?<![\w.]){re.escape(form)}(?![\w]|\.\d)", text):
+        unit = "" if _KEY_UNIT.search(key) else f"|{_UNIT}"
+        extra = (also or {}).get(key, [])
+        for form in [*_forms(ast.literal_eval(literal)), *extra]:
+            if re.search(rf"(?<![\w.]){re.escape(form)}(?![\w]|\.\d{'' if form in extra else unit})", text):
                 found[key] = form
                 break
     return found

@@ -29,7 +29,7 @@ SOLUTIONS: dict[str, dict] = {
         "ddim_trailing_4": [999, 749, 499, 249],
         "euler_init_noise_sigma_linspace": 14.615,
         "euler_init_noise_sigma_leading": 4.236,
-        "euler_first_input_scale_linspace": 0.068,
+        "euler_first_input_scale_linspace": 0.0683,
         "diffsynth_flux_sigmas_4": [1.0, 0.8577, 0.6022, 0.0089],
         "diffsynth_unknown_template_uses": "set_timesteps_flux",
         "diffsynth_ddim_4": [999, 666, 333, 0],

@@ -5,7 +5,21 @@ from __future__ import annotations
 import pytest
 from _device import requires_torch
 
-from infralens.tiny.labkit import HIDDEN, Tolerance, answer_matches, finish, lab_arguments, literal, report_answers, reveal, setup_torch
+from infralens.tiny.labkit import (
+    HIDDEN,
+    Decimals,
+    Significant,
+    Tolerance,
+    answer_matches,
+    finish,
+    holds_float,
+    lab_arguments,
+    literal,
+    precision_words,
+    report_answers,
+    reveal,
+    setup_torch,
+)
 
 KEY = {"shape": (1, 4, 32, 32), "scale": 0.18215, "steps": 2, "fused": True}
 
@@ -89,6 +103,62 @@ def test_tolerance_can_be_set_per_answer(capsys):
     assert not answer_matches(0.18215, 0.1822, Tolerance(rel=0, abs=1e-6))
     assert report_answers({"scale": 0.18215}, {"scale": 0.1822}, tolerances={"scale": Tolerance(rel=0, abs=1e-6)}) == 1
     assert "[WRONG] scale" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize(
+    ("yours", "right", "precision", "matches"),
+    [
+        (0.99915, 0.9991499781608582, Decimals(5), True),
+        (0.999149978, 0.99915, Decimals(5), True),
+        (1.0, 0.99915, Decimals(5), False),  # lab 02's trap: within the old rel 1e-3, off by 85 units of the fifth decimal
+        (1.0, 0.99915, Tolerance(), True),
+        (4.75, 4.749, Decimals(3), False),  # asked to three decimals, written to two
+        (0.0, 0.0, Decimals(6), True),
+        (1e-6, 0.0, Decimals(6), False),  # float noise is not zero at six decimals
+        (1e-6, 0.0, Tolerance(), True),
+        (2567000000.0, 2567463684, Significant(4), True),
+        (2568000000.0, 2567463684, Significant(4), False),
+        (0.0047, 0.004681913, Significant(2), True),
+        ([14.61, 9.1, 5.48], [14.615, 9.103, 5.478], Decimals(2), True),
+        ([14.61, 7.32, 3.67], [14.615, 9.103, 5.478], Decimals(2), False),
+        (3500, 3500.0, Decimals(1), True),
+    ],
+)
+def test_a_float_answer_is_compared_at_its_stated_precision(yours, right, precision, matches):
+    assert answer_matches(yours, right, precision) is matches
+
+
+@pytest.mark.parametrize(
+    ("yours", "matches"),
+    [("49%", True), ("49.1%", True), ("49.1 %", True), (0.49, True), (0.4911, True), ("0.49", False), ("48%", False), (49, False), ("49", False), ("%", False)],
+)
+def test_a_share_accepts_the_percentage_a_page_prints(yours, matches):
+    assert answer_matches(yours, 0.4911, Decimals(2, share=True)) is matches
+    assert not answer_matches("49%", 0.4911, Decimals(2))  # a percentage string only where the question asks for a share
+
+
+def test_precision_words_are_what_a_question_says():
+    assert precision_words(Decimals(5)) == "to five decimals"
+    assert precision_words(Decimals(1)) == "to one decimal"
+    assert precision_words(Decimals(12)) == "to 12 decimals"
+    assert precision_words(Significant(3)) == "to three significant figures"
+    assert precision_words(Decimals(2, share=True)) == "as a share to two decimals"
+    assert precision_words(Tolerance(rel=1e-3, abs=1e-6)) == "within a relative 0.001 (absolute 1e-06)"
+
+
+def test_a_wrong_float_says_its_precision_but_not_the_answer(capsys):
+    assert report_answers({"abar": 1.0, "steps": 2}, {"abar": 0.99915, "steps": 3}, tolerances={"abar": Decimals(5)}) == 2
+    out = capsys.readouterr().out.splitlines()
+    assert "  [WRONG] abar: your answer 1.0 (compared to five decimals); (the right answer: run with --reveal)" in out
+    assert "  [WRONG] steps: your answer 2; (the right answer: run with --reveal)" in out  # no precision for an integer
+    assert not any("0.99915" in line for line in out)
+
+
+@pytest.mark.parametrize(
+    ("value", "floats"), [(0.5, True), (1, False), (True, False), ("0.5", False), ([1, 2.0], True), ((1, 2), False), ({"a": [0.1]}, True), (None, False)]
+)
+def test_holds_float_finds_answers_that_need_a_precision(value, floats):
+    assert holds_float(value) is floats
 
 
 def test_literal_is_what_a_learner_pastes():

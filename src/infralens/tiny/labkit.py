@@ -6,13 +6,18 @@ Importing this module is cheap: torch is imported inside :func:`setup_torch` onl
 
 Usage (in a starter)::
 
-    from infralens.tiny.labkit import finish, lab_arguments, reveal, setup_torch
+    from infralens.tiny.labkit import Decimals, finish, lab_arguments, reveal, setup_torch
 
-    ANSWERS = {"steps_taken": None}  # the learner fills these in; None = not answered yet
+    ANSWERS = {"steps_taken": None, "final_scale": None}  # the learner fills these in; None = not answered yet
+    PRECISION = {"final_scale": Decimals(3)}   # each float answer: the precision its question states in words
     args = lab_arguments(__doc__, ANSWERS, steps=3, steps_help="number of inference steps").parse_args(argv)
     device = setup_torch(args.device)          # "cpu" or "cuda", torch on one CPU thread, no library noise
     print(f"steps taken: {reveal(taken)}")     # an exercise's answer shows only with --reveal
-    return finish(args, ANSWERS, {"steps_taken": taken})  # --check report / --reveal list; the exit code
+    return finish(args, ANSWERS, {"steps_taken": taken, "final_scale": scale}, tolerances=PRECISION)  # the exit code
+
+Integers, booleans and strings are compared exactly; a float answer at the precision of its key in
+``tolerances`` (:class:`Decimals`, :class:`Significant` or :class:`Tolerance`), which the exercise's
+question states in the same words (:func:`precision_words`).
 
 Answers stay hidden until asked: a value an exercise asks for prints as :data:`HIDDEN` unless the
 starter runs with ``--reveal``, and the ``--check`` report shows the right answer only then too.
@@ -45,7 +50,10 @@ class Tolerance(NamedTuple):
 
 
 DEFAULT_TOLERANCE = Tolerance()
-"""rel 1e-3, abs 1e-6: a float answer written to four significant digits matches."""
+"""rel 1e-3, abs 1e-6: how a float answer is compared when its starter states no precision for it.
+
+Every lab exercise states its precision (a starter's ``PRECISION``); this default remains for answers that do
+not, and for :func:`answer_matches` called without one."""
 
 
 class Decimals(NamedTuple):
@@ -67,7 +75,38 @@ class Significant(NamedTuple):
 
 
 Precision = Tolerance | Decimals | Significant
-"""How one numeric answer is compared: per key, passed to :func:`finish` as ``precision={key: ...}``."""
+"""How one numeric answer is compared: per key, passed to :func:`finish` as ``tolerances={key: ...}``."""
+
+_NUMBER_WORDS = ("zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten")
+
+
+def _count(number: int, unit: str) -> str:
+    """``_count(5, "decimal")`` is "five decimals", ``_count(1, "decimal")`` "one decimal", 12 stays "12 decimals"."""
+    word = _NUMBER_WORDS[number] if 0 <= number < len(_NUMBER_WORDS) else str(number)
+    return f"{word} {unit}" + ("" if number == 1 else "s")
+
+
+def precision_words(precision: Precision) -> str:
+    """*precision* in the words a question uses: "to five decimals", "to three significant figures".
+
+    A share reads "as a share to two decimals" (a percentage such as "49%" is accepted for it); a
+    :class:`Tolerance` reads "within a relative 0.001 (absolute 1e-06)".
+    """
+    if isinstance(precision, Decimals):
+        return ("as a share " if precision.share else "") + f"to {_count(precision.places, 'decimal')}"
+    if isinstance(precision, Significant):
+        return f"to {_count(precision.digits, 'significant figure')}"
+    return f"within a relative {precision.rel:g} (absolute {precision.abs:g})"
+
+
+def holds_float(value: Any) -> bool:
+    """Whether *value* is a float or a container holding one (such an answer needs a stated precision)."""
+    if isinstance(value, Mapping):
+        return any(holds_float(item) for item in value.values())
+    if isinstance(value, list | tuple):
+        return any(holds_float(item) for item in value)
+    return isinstance(value, numbers.Real) and not isinstance(value, numbers.Integral) and not _is_bool(value)
+
 
 _HALF_UNIT = 0.5 + 1e-9  # a value written with a rounding of the last digit is inside half a unit (float noise aside)
 
@@ -250,7 +289,8 @@ def report_answers(answers: dict, computed: dict, *, reveal: bool = False, toler
         still empty: shape (fill them in ANSWERS at the top of the starter)
 
     With *reveal*, ``[WRONG]`` and ``[EMPTY]`` lines end in ``the right answer X`` instead. A key
-    missing from *computed* is wrong. *tolerances* gives a key's :data:`Precision` (the default is :data:`DEFAULT_TOLERANCE`).
+    missing from *computed* is wrong. *tolerances* gives a key's :data:`Precision` (the default is :data:`DEFAULT_TOLERANCE`);
+    a ``[WRONG]`` line of such a key says how it was compared (``(compared to five decimals)``), never the value.
     """
     tolerances = tolerances or {}
     print("== check: your ANSWERS against the values the real code computes")
@@ -263,7 +303,8 @@ def report_answers(answers: dict, computed: dict, *, reveal: bool = False, toler
             wrong += 1
             continue
         ok = key in computed and answer_matches(yours, computed[key], tolerances.get(key, DEFAULT_TOLERANCE))
-        print(f"  [ok] {key}: your answer {literal(yours)}" if ok else f"  [WRONG] {key}: your answer {literal(yours)}; {shown}")
+        compared = f" (compared {precision_words(tolerances[key])})" if key in tolerances else ""
+        print(f"  [ok] {key}: your answer {literal(yours)}" if ok else f"  [WRONG] {key}: your answer {literal(yours)}{compared}; {shown}")
         wrong += not ok
     print(f"check: {len(answers) - wrong}/{len(answers)} answers correct")
     if empty := empty_answers(answers):
@@ -282,7 +323,9 @@ def finish(args: argparse.Namespace, answers: dict, computed: dict | Callable[[]
     """End a starter: the ``--check`` report, else the ``--reveal`` list, else a hint; return the exit code.
 
     *computed* maps each exercise key to its right answer, or is a function that computes it (called
-    only when ``--check`` or ``--reveal`` needs it). Exit code 1 when ``--check`` finds a wrong or empty answer.
+    only when ``--check`` or ``--reveal`` needs it). *tolerances* maps each float answer's key to the
+    :data:`Precision` its question states (a starter's ``PRECISION``). Exit code 1 when ``--check`` finds a
+    wrong or empty answer.
     """
     if not (args.check or args.reveal):
         print("(fill in ANSWERS at the top of this file and run with --check; --reveal shows the right answers)")
