@@ -8,8 +8,10 @@ one thread. ``INFRALENS_TEST_DEVICE`` (see ``tests/_device.py``) picks cpu or cu
 from __future__ import annotations
 
 import os
+import subprocess
 import sys
 import tempfile
+from pathlib import Path
 
 import pytest
 
@@ -70,3 +72,28 @@ def pytest_runtest_setup(item) -> None:
     torch = sys.modules.get("torch")
     if torch is not None and torch.get_num_threads() != 1:
         torch.set_num_threads(1)
+
+
+SITE_BUILD_TIMEOUT_S = 900
+
+
+@pytest.fixture(scope="session")
+def docs_site(tmp_path_factory) -> Path:
+    """This project's documentation site as HTML, built once per session from ``docs/`` (about a minute), for the
+    browser tests and the lab-page tests alike.
+
+    ``INFRALENS_BUILT_SITE=<folder>`` uses a build of this checkout made beforehand instead (``python -m sphinx
+    -b html docs <folder>``); the tests then read that folder, so it must be built from the files under test.
+    """
+    given = os.environ.get("INFRALENS_BUILT_SITE")
+    if given:
+        folder = Path(given)
+        assert (folder / "index.html").is_file(), f"INFRALENS_BUILT_SITE={given} holds no built site (index.html)"
+        return folder
+    root = Path(__file__).resolve().parents[1]
+    folder = tmp_path_factory.mktemp("site")
+    html, doctrees = folder / "html", folder / "doctrees"
+    command = [sys.executable, "-m", "sphinx", "-q", "--keep-going", "-b", "html", "-d", str(doctrees), str(root / "docs"), str(html)]
+    result = subprocess.run(command, cwd=root, capture_output=True, text=True, timeout=SITE_BUILD_TIMEOUT_S, check=False)
+    assert result.returncode == 0, f"the site did not build:\n{result.stdout[-3000:]}\n{result.stderr[-3000:]}"
+    return html

@@ -79,11 +79,6 @@ def basic_site(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return build_site(root, root / "_build" / "html")
 
 
-@pytest.fixture(scope="session")
-def docs_site(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    return build_site(REPO / "docs", tmp_path_factory.mktemp("docs-html"))
-
-
 def _free_port() -> int:
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
