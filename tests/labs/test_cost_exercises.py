@@ -25,7 +25,7 @@ from _answers import outside_dropdowns
 from _starters import ROOT, load_starter, page_text, run_starter, starter_path
 from solutions import SOLUTIONS
 
-from infralens.cost import EXERCISES, cost_exercises, cost_tolerances
+from infralens.cost import EXERCISES, cost_exercises, cost_tolerances, show_cost_exercises
 from infralens.reports import load_cost_report
 from infralens.tiny.labkit import Decimals, Significant, answer_matches, report_answers
 
@@ -134,6 +134,9 @@ def test_an_unknown_lab_and_a_missing_report_are_clear_errors(tmp_path):
         cost_exercises("99")
     with pytest.raises(CostReportError, match=r"cost\.json"):
         cost_exercises("07", tmp_path / "cost.json")
+    with pytest.raises(SystemExit, match=r"run `make cost`") as stopped:
+        show_cost_exercises("07", report_path=tmp_path / "cost.json")
+    assert "Traceback" not in str(stopped.value)
 
 
 # No answer on the page outside its fold.

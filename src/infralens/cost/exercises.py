@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from infralens.cost import decisions as d
-from infralens.reports import CostReport, load_cost_report
+from infralens.reports import CostReport, CostReportError, load_cost_report
 from infralens.tiny import Decimals, Precision, Significant
 
 GIB = 2**30
@@ -170,18 +170,26 @@ def _lab14(r: CostReport) -> tuple[CostExercise, ...]:
     )
 
 
-def _flux_attention(r: CostReport, side: int) -> tuple[float, float, float]:
-    """(attention, the rest, text tokens) of one Flux forward at side×side, extrapolated from the two largest counts.
+FLUX_PATCH = 16
+"""Pixels a side of one Flux image token: the VAE's 8× and the 2×2 packing of lab 13."""
 
-    Attention grows with the square of the sequence (image tokens, one per 16×16 pixels, plus the text tokens),
-    everything else with its length; the text tokens come out of the 512² and 1024² counts."""
+
+def _image_tokens(side: int) -> int:
+    return (side // FLUX_PATCH) ** 2
+
+
+def _flux_attention(r: CostReport, side: int) -> tuple[float, float, float]:
+    """(attention, the rest, text tokens) of one Flux forward at side×side, extrapolated from the 512² and 1024² counts.
+
+    Attention grows with the square of the sequence (the image tokens plus the text tokens), everything else with
+    its length; the text tokens are what makes the counted growth from 512² to 1024² fall short of the area's square."""
     model = r.model(d.pipeline(r, "flux1-dev").denoiser)
     if model is None:
         raise d.DecisionError("reports/cost.json has no Flux transformer")
     small, big = model.attention_flops["512x512"], model.attention_flops["1024x1024"]
-    growth = math.sqrt(big / small)
-    text = (4096 - growth * 1024) / (growth - 1)
-    scale = ((side // 16) ** 2 + text) / (4096 + text)
+    growth = math.sqrt(big / small)  # (image tokens at 1024² + text) / (image tokens at 512² + text)
+    text = (_image_tokens(1024) - growth * _image_tokens(512)) / (growth - 1)
+    scale = (_image_tokens(side) + text) / (_image_tokens(1024) + text)
     return big * scale**2, (model.flops["1024x1024"] - big) * scale, text
 
 
@@ -191,7 +199,7 @@ def _lab15(r: CostReport) -> tuple[CostExercise, ...]:
     assert model is not None
     big = model.attention_flops["1024x1024"]
     return (
-        _significant("cost_flux_attention_tflop_2048", 3, attention / TERA, 16 * big / TERA),  # the area squared, text tokens forgotten
+        _significant("cost_flux_attention_tflop_2048", 3, attention / TERA, (2048 / 1024) ** 4 * big / TERA),  # the area squared, text forgotten
         _rounded("cost_flux_attention_share_2048", 2, attention / (attention + rest), big / model.flops["1024x1024"], share=True),
     )
 
@@ -259,7 +267,10 @@ def cost_tolerances(lab: str, report_path: Path | None = None) -> dict[str, Prec
 
 def show_cost_exercises(lab: str, reveal: Callable[[Any], str] = str, report_path: Path | None = None) -> dict:
     """Print lab *lab*'s cost answers through the starter's *reveal* (hidden until ``--reveal``) and return them."""
-    exercises = cost_exercises(lab, report_path)
+    try:
+        exercises = cost_exercises(lab, report_path)
+    except (CostReportError, d.DecisionError) as error:  # a missing or older report: one line, no traceback
+        raise SystemExit(f"cost exercises of lab {lab}: {error} — run `make cost` to write reports/cost.json") from None
     print("== What it costs (worked out from reports/cost.json; `infralens cost` recomputes it)")
     for exercise in exercises:
         print(f"  {exercise.key}: {reveal(exercise.value)}")

@@ -38,6 +38,8 @@ if TYPE_CHECKING:
     from infralens.sphinx.cost_views import View
 
 _CACHE: dict[str, CostReport] = {}
+_VIEWS: dict[tuple[str, str, tuple[tuple[str, str], ...]], View] = {}
+"""Views already drawn in this build process, by report fingerprint, kind and options (pages share figures)."""
 SVG_ELEMENTS = frozenset(
     {"svg", "g", "defs", "clipPath", "pattern", "path", "rect", "use", "text", "tspan", "title", "desc", "line", "polyline", "polygon", "circle", "ellipse"}
 )
@@ -212,8 +214,9 @@ class CostDirective(SphinxDirective):
         if report is None:
             return []
         self.env.note_dependency(str(catalog_for(self.env).settings.reports_dir / "cost.json"))
+        key = (report.fingerprint, kind, tuple(sorted((name, str(value)) for name, value in self.options.items())))
         try:
-            view = self._view(kind, report)
+            view = _VIEWS[key] if key in _VIEWS else _VIEWS.setdefault(key, self._view(kind, report))
         except (KeyError, StopIteration, ValueError, DecisionError) as error:
             warn(f"infralens-cost {kind}: the report has no such entry ({error}); check the options or run `make cost`", Subtype.REPORT, self.get_location())
             return []
