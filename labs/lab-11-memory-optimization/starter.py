@@ -31,7 +31,7 @@ ANSWERS = {
     "diffsynth_wrapped_modules": None,  # Linear + Conv2d + GroupNorm + LayerNorm layers of the tiny UNet
     "diffsynth_state_after_offload": None,
     "diffsynth_state_after_onload": None,
-    "cost_sd15_batch4_decode_peak_gib": None,
+    "cost_sd15_batch5_decode_peak_gib": None,
     "cost_sd15_sequential_offload_s_20_steps": None,
 }
 

@@ -130,7 +130,7 @@ SOLUTIONS: dict[str, dict] = {
         "diffsynth_wrapped_modules": 170,
         "diffsynth_state_after_offload": 0,
         "diffsynth_state_after_onload": 1,
-        "cost_sd15_batch4_decode_peak_gib": 5.361,
+        "cost_sd15_batch5_decode_peak_gib": 3.861,
         "cost_sd15_sequential_offload_s_20_steps": 1.375,
     },
 }

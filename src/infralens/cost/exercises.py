@@ -99,10 +99,10 @@ def _lab11(r: CostReport) -> tuple[CostExercise, ...]:
     step = next(m for m in d.offload_images(r, "sd15") if m.mode == "sequential").h2d_per_step
     return (
         _gib(
-            "cost_sd15_batch4_decode_peak_gib",
-            d.pipeline_peak(r, "sd15", "bf16", "768x768", batch=4),
-            d.pipeline_peak(r, "sd15", "bf16", "768x768", batch=4, sliced=True),  # what enable_slicing() leaves
-            d.pipeline_peak(r, "sd15", "bf16", "768x768"),  # one image
+            "cost_sd15_batch5_decode_peak_gib",
+            d.pipeline_peak(r, "sd15", "bf16", "512x512", batch=5),
+            d.pipeline_peak(r, "sd15", "bf16", "512x512", batch=5, sliced=True),  # what enable_slicing() leaves
+            d.pipeline_peak(r, "sd15", "bf16", "512x512"),  # one image
         ),
         _rounded(
             "cost_sd15_sequential_offload_s_20_steps",
@@ -221,7 +221,7 @@ def _lab17(r: CostReport) -> tuple[CostExercise, ...]:
     cache = next(c for c in r.first_block_cache if c.pipeline == "flux1-dev" and c.resolution == d.largest_resolution(r, "flux1-dev"))
     saved = 0.6 * cache.skippable_flops / (cache.always_flops + cache.skippable_flops)
     return (
-        _rounded("cost_flux_model_offload_s_per_image_batch4", 2, model.seconds(PCIE4) / 4, model.seconds(PCIE4), d.seconds(model.h2d_per_image, PCIE4) / 4),
+        _rounded("cost_flux_model_offload_s_per_image_batch4", 1, model.seconds(PCIE4) / 4, model.seconds(PCIE4), d.seconds(model.h2d_per_image, PCIE4) / 4),
         _rounded("cost_flux_fbc_speedup_60pct", 1, 1 / (1 - saved), 1 / (1 - 0.6)),  # every FLOP skippable
     )
 
