@@ -76,7 +76,7 @@ def test_the_fit_view_says_what_fits_and_what_the_total_includes(report):
     assert any(isinstance(b, str) and b.startswith("What a total includes") and "batch 1" in b for b in view.blocks)
     notes = next(b for b in view.blocks if isinstance(b, list))
     assert any(n.startswith("nf4-bnb: ") and "no double quantization" in n for n in notes)
-    assert any(n.startswith("fp8-layerwise: ") and "flux1-dev-transformer 27%" in n for n in notes)
+    assert any(n.startswith("fp8-layerwise: ") and "flux1-dev-transformer 27.3%" in n for n in notes)
     assert any(n.startswith("gguf-q4_k: ") and "4.5 bits" in n for n in notes)
 
 

@@ -59,7 +59,7 @@ def format_notes(report: CostReport, formats: tuple[str, ...], models: list[str]
     for fmt in formats:
         line = f"{fmt}: {format_rule(fmt)}"
         if fmt == "fp8-layerwise":  # a parameter takes 1 byte cast, 2 bytes kept: the bytes above the count are the kept ones
-            kept = [f"{m} {(_model(report, m).bytes[fmt] - _model(report, m).params) / _model(report, m).params:.0%}" for m in models]
+            kept = [f"{m} {(_model(report, m).bytes[fmt] - _model(report, m).params) / _model(report, m).params:.1%}" for m in models]
             line += f" (parameters left in bf16: {', '.join(kept)})"
         lines.append(line + ".")
     return [*lines, "Every format keeps in bf16 what its rule does not quantize (biases, norms, embeddings, and for most, convolutions)."]
