@@ -37,8 +37,8 @@ ANSWERS = {
     "int8_error_below_fp8_storage": None,
     "diffsynth_quantized_linears": None,
     "fp8_activation_scale_small_rows": None,
-    "cost_flux_q4_k_gib": None,
-    "cost_flux_fp8_layerwise_gib": None,
+    "cost_flux_fp8_t5_bf16_peak_gib": None,
+    "cost_flux_fp8_layerwise_bits_per_param": None,
 }
 
 # How --check compares each float answer: the precision its question in index.md states in words.
@@ -239,10 +239,10 @@ def main(argv: list[str] | None = None) -> int:
     answers.update(show_layerwise(probe, reference, device, args.steps))
     answers["int8_error_below_fp8_storage"] = answers.pop("int8_error") < answers.pop("fp8_storage_error")
     answers.update(show_diffsynth(device))
-    from infralens.cost import show_cost_exercises
+    from infralens.cost import cost_tolerances, show_cost_exercises
 
     answers.update(show_cost_exercises("16", reveal))
-    return finish(args, ANSWERS, answers, tolerances=PRECISION)
+    return finish(args, ANSWERS, answers, tolerances={**PRECISION, **cost_tolerances("16")})
 
 
 if __name__ == "__main__":

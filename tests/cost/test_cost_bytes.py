@@ -94,7 +94,7 @@ def test_nf4_double_quantization_rule():
 
     numel = 4096 * 4096
     blocks = numel // 64
-    assert nf4_bytes(numel) == numel // 2 + blocks + 4 * (blocks // 256) + 4 + NF4_TABLES
+    assert nf4_bytes(numel, double_quant=True) == numel // 2 + blocks + 4 * (blocks // 256) + 4 + NF4_TABLES
 
 
 def test_fp8_layerwise_casting_keeps_norms_and_skipped_layers_in_bf16():

@@ -83,8 +83,8 @@ SOLUTIONS: dict[str, dict] = {
         "swapped_pipeline_shares_unet": True,
         "diffsynth_units": 4,
         "diffsynth_in_iteration_models": ("unet",),
-        "cost_t5_xxl_bf16_gib": 8.87,
-        "cost_sd15_pipeline_bf16_gib": 1.99,
+        "cost_flux_model_offload_peak_gib": 22.63,
+        "cost_sd15_unet_fp8_rest_bf16_gib": 1.186,
     },
     "08-unet-dit-conditioning": {
         "first_channel_is_cos_t": True,
@@ -130,8 +130,8 @@ SOLUTIONS: dict[str, dict] = {
         "diffsynth_wrapped_modules": 170,
         "diffsynth_state_after_offload": 0,
         "diffsynth_state_after_onload": 1,
-        "cost_vae_decode_2048_gib": 6.0,
-        "cost_vae_tiled_decode_2048_gib": 0.41,
+        "cost_sd15_batch5_decode_peak_gib": 3.861,
+        "cost_sd15_sequential_offload_s_20_steps": 1.375,
     },
 }
 

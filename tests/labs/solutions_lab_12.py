@@ -13,6 +13,6 @@ SOLUTION = {
     "bh1_zero_final_is_nan": True,
     "qwen_image_last_sigma": 0.02,
     "flux2_empirical_mu_4096_tokens_8_steps": 2.27,
-    "cost_sd15_generation_tflop": 82.87,
-    "cost_sd15_tflop_saved_50_to_20_steps": 48.2,
+    "cost_sd15_image_tflop_20_steps": 34.67,
+    "cost_sd15_decode_share_20_steps": 0.0725,
 }

@@ -14,6 +14,6 @@ SOLUTION = {
     "rope_channels_per_head": 16,
     "diffsynth_blocks_match_1e-5": True,
     "diffsynth_single_fused_width": 224,
-    "cost_flux_step_tflop_1024": 74.38,
-    "cost_flux_attention_share_1024": 0.2,
+    "cost_flux_pipeline_peak_512_gib": 31.799,
+    "cost_flux_true_cfg_image_tflop": 4185.73,
 }

@@ -14,6 +14,6 @@ SOLUTION = {
     "diffsynth_clip_skip_index": -3,
     "diffsynth_pooled_ignores_prompt": True,
     "diffsynth_guidance_rescale_error": "KeyError",
-    "cost_sdxl_unet_params": 2567463684,
-    "cost_sdxl_generation_tflop_1024": 686.82,
+    "cost_sdxl_upcast_vae_peak_gib": 9.617,
+    "cost_sdxl_largest_batch_16gib": 6,
 }

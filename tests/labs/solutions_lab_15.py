@@ -13,6 +13,6 @@ SOLUTION = {
     "new_shape_recompiles": True,
     "diffsynth_implementation": "torch",
     "diffsynth_torch_support_gqa": False,
-    "cost_flux_attention_tflop_512": 1.65,
-    "cost_flux_attention_growth_512_to_1024": 9.0,
+    "cost_flux_attention_tflop_2048": 199.95,
+    "cost_flux_attention_share_2048": 0.4782,
 }

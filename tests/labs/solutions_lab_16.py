@@ -15,6 +15,6 @@ SOLUTION = {
     "int8_error_below_fp8_storage": True,
     "diffsynth_quantized_linears": 42,
     "fp8_activation_scale_small_rows": 1.0,
-    "cost_flux_q4_k_gib": 6.24,
-    "cost_flux_fp8_layerwise_gib": 14.11,
+    "cost_flux_fp8_t5_bf16_peak_gib": 24.865,
+    "cost_flux_fp8_layerwise_bits_per_param": 10.183,
 }

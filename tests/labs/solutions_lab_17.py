@@ -10,6 +10,6 @@ SOLUTION = {
     "outside_context_error": "ValueError",
     "disable_cache_exact": True,
     "diffsynth_default_preparing_dtype": "float32",
-    "cost_flux_group_block_h2d_gib_per_step": 22.17,
-    "cost_flux_fbc_saved_at_half": 0.4911,
+    "cost_flux_model_offload_s_per_image_batch4": 0.675,
+    "cost_flux_fbc_speedup_60pct": 2.435,
 }

@@ -4,8 +4,8 @@
 ``Answers`` block writes it (``"0.99915"``, ``"−332"``, ``"Yes"``, ``"49%"``), found in the item with the
 exercise's number; *traps* are the values a learner holding the misconception the exercise tests would put in
 ``ANSWERS`` (written at the precision the question asks for). ``--check`` must accept the written answer and
-reject every trap (``test_check_traps.py``). Keys whose name starts with ``cost_`` are not listed here: the
-cost exercises are being rewritten (issue 40 item 3) and keep their own answers in ``solutions*.py``.
+reject every trap (``test_check_traps.py``). Keys whose name starts with ``cost_`` are not listed here: each
+cost exercise carries its own traps (``infralens.cost.exercises``; ``test_cost_exercises.py`` holds them).
 
 Trap values that are not plain misreadings were computed with the real code (diffusers 0.42.1, the tiny
 models) when they were written down; the comment beside each says what it is.

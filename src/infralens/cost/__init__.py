@@ -4,6 +4,8 @@ Models come at their published configurations from ``costs/models.yaml`` (:mod:`
 say is :mod:`.rules`, and nothing it names runs until a model is built), built from the
 installed diffusers, transformers and DiffSynth classes on torch's ``meta`` device (:mod:`.build`), so no
 weights are downloaded and nothing is allocated. :mod:`.formats` holds each storage format's rules,
+:mod:`.decisions` adds a catalogued pipeline's
+components up against card sizes and link rates, :mod:`.exercises` works the lab pages' cost exercises out of the report,
 :mod:`.counting` runs one forward under ``FlopCounterMode`` and a live-tensor tracker (inputs from
 :mod:`.inputs`), :mod:`.offload` applies diffusers' offload and First Block Cache rules, :mod:`.compute`
 assembles the report (typed in :mod:`infralens.reports`), :mod:`.text` prints it, :mod:`.fresh` says whether
@@ -28,7 +30,27 @@ if TYPE_CHECKING:
         load_catalog as load_catalog,
     )
     from .compute import Request as Request, compute_report as compute_report, fingerprint as fingerprint, resolution_key as resolution_key
-    from .exercises import EXERCISES as EXERCISES, show_cost_exercises as show_cost_exercises
+    from .decisions import (
+        CARDS_GIB as CARDS_GIB,
+        LINKS as LINKS,
+        DecisionError as DecisionError,
+        Link as Link,
+        components as components,
+        largest_resolution as largest_resolution,
+        offload_images as offload_images,
+        one_at_a_time_peak as one_at_a_time_peak,
+        pipeline_peak as pipeline_peak,
+        pipeline_weights as pipeline_weights,
+        stage_activations as stage_activations,
+    )
+    from .exercises import (
+        EXERCISES as EXERCISES,
+        CostExercise as CostExercise,
+        cost_exercises as cost_exercises,
+        cost_tolerances as cost_tolerances,
+        show_cost_exercises as show_cost_exercises,
+    )
+    from .formats import FORMATS as FORMATS, bits_per_weight as bits_per_weight, format_rule as format_rule
     from .fresh import is_current as is_current
     from .measure import NO_CUDA as NO_CUDA, NoCudaError as NoCudaError, cuda_available as cuda_available, measure_cuda as measure_cuda
     from .text import GIB as GIB, render_text as render_text
@@ -38,7 +60,24 @@ __all__, __getattr__ = lazy_exports(
     {
         **dict.fromkeys(("Catalog", "CatalogError", "ModelSpec", "default_catalog_path", "load_catalog"), "catalog"),
         **dict.fromkeys(("Request", "compute_report", "fingerprint", "resolution_key"), "compute"),
-        **dict.fromkeys(("EXERCISES", "show_cost_exercises"), "exercises"),
+        **dict.fromkeys(
+            (
+                "CARDS_GIB",
+                "LINKS",
+                "DecisionError",
+                "Link",
+                "components",
+                "largest_resolution",
+                "offload_images",
+                "one_at_a_time_peak",
+                "pipeline_peak",
+                "pipeline_weights",
+                "stage_activations",
+            ),
+            "decisions",
+        ),
+        **dict.fromkeys(("EXERCISES", "CostExercise", "cost_exercises", "cost_tolerances", "show_cost_exercises"), "exercises"),
+        **dict.fromkeys(("FORMATS", "bits_per_weight", "format_rule"), "formats"),
         "is_current": "fresh",
         **dict.fromkeys(("NO_CUDA", "NoCudaError", "cuda_available", "measure_cuda"), "measure"),
         **dict.fromkeys(("GIB", "render_text"), "text"),

@@ -27,7 +27,7 @@ NOTES = (
     "Counted on torch's meta device: shapes and dtypes only, no weights, no memory. FLOPs: torch.utils.flop_counter, a multiply-add is 2 FLOPs.",
     "Attention runs as one fused kernel (memory-efficient attention); its FLOPs, and any bmm, are the attention share.",
     "Activations: the peak of live tensors created during one forward (bf16), weights and inputs excluded.",
-    "nf4-bnb: bitsandbytes is CUDA-only here; its bytes follow the format's rule and were not measured.",
+    "nf4-bnb, nf4-bnb-dq: bitsandbytes is CUDA-only here; their bytes follow the format's rule (without and with double quantization) and were not measured.",
 )
 
 
@@ -55,8 +55,10 @@ def versions() -> tuple[tuple[str, str], ...]:
 
 
 def fingerprint(catalog: Catalog, request: Request) -> str:
-    """What the numbers depend on: the catalog, the installed versions and the request."""
-    parts = [catalog.text, repr(versions()), repr(sorted(request.models)), repr(request.resolutions), str(request.batch)]
+    """What the numbers depend on: the catalog, the installed versions, the storage formats counted and the request."""
+    from infralens.cost.formats import FORMATS
+
+    parts = [catalog.text, repr(versions()), repr(FORMATS), repr(sorted(request.models)), repr(request.resolutions), str(request.batch)]
     return sha256_text("\n".join(parts))[:16]
 
 

@@ -10,9 +10,11 @@ Which tensors a format quantizes:
 - ``int8-torchao``: torchao's int8 weight-only (``Int8WeightOnlyConfig``, 0.18): each ``nn.Linear`` weight as int8 plus,
   per output row, an fp32 scale and an int8 zero point (5 bytes a row).
 - ``int8-quanto``: optimum-quanto ``qint8`` weights: ``nn.Linear`` and ``nn.Conv2d`` weights as int8 plus one bf16 scale per output channel.
-- ``nf4-bnb``: bitsandbytes NF4 with double quantization on ``nn.Linear`` weights: 4 bits a weight, one 8-bit
-  absmax per block of 64, an fp32 scale per 256 blocks plus one fp32 offset, and the 16-entry NF4 and 256-entry
-  absmax code tables (fp32) per tensor. CUDA-only here: computed from the rule, not measured.
+- ``nf4-bnb``: bitsandbytes NF4 as ``BitsAndBytesConfig(load_in_4bit=True, bnb_4bit_quant_type="nf4")`` sets it up
+  (``bnb_4bit_use_double_quant`` defaults to False): on ``nn.Linear`` weights 4 bits a weight, one fp32 absmax per
+  block of 64 and the 16-entry NF4 code table (fp32) per tensor. CUDA-only here: computed from the rule, not measured.
+- ``nf4-bnb-dq``: the same with ``bnb_4bit_use_double_quant=True``: the absmax are themselves quantized to 8 bits,
+  with an fp32 scale per 256 blocks, one fp32 offset and the 256-entry code of that second quantization (fp32).
 - ``gguf-q8_0`` / ``gguf-q4_0`` / ``gguf-q4_k``: ``nn.Linear`` weights whose rows divide into blocks (32, 32, 256
   values) become 34 / 18 / 144 bytes a block; other weights stay bf16.
 
@@ -30,17 +32,67 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     import torch
 
-FORMATS = ("fp32", "bf16", "fp16", "fp8-layerwise", "int8-torchao", "int8-quanto", "nf4-bnb", "gguf-q8_0", "gguf-q4_0", "gguf-q4_k")
+FORMATS = ("fp32", "bf16", "fp16", "fp8-layerwise", "int8-torchao", "int8-quanto", "nf4-bnb", "nf4-bnb-dq", "gguf-q8_0", "gguf-q4_0", "gguf-q4_k")
 GGUF_BLOCKS = {"gguf-q8_0": (32, 34), "gguf-q4_0": (32, 18), "gguf-q4_k": (256, 144)}
 """Values per block and bytes per block of each GGUF type (Q8_0: 32 int8 + fp16 scale; Q4_0: 16 bytes of nibbles + fp16
 scale; Q4_K: a 256-value super-block of 128 bytes of nibbles, 12 bytes of 6-bit sub-scales and mins, fp16 d and dmin)."""
 NF4_BLOCK = 64
 NF4_NESTED_BLOCK = 256
-NF4_TABLES = 16 * 4 + 256 * 4
-"""Per quantized tensor: the NF4 code (16 fp32) and the 8-bit dynamic code for the absmax (256 fp32)."""
+NF4_CODE = 16 * 4
+"""Per quantized tensor: the NF4 code (16 fp32 values)."""
+NF4_TABLES = NF4_CODE + 256 * 4
+"""Per tensor under double quantization: the NF4 code and the 8-bit dynamic code for the absmax (256 fp32)."""
 BF16 = 2
 TORCHAO_ROW_BYTES = 4 + 1
 """torchao int8 weight-only keeps an fp32 scale and an int8 zero point for each output row."""
+
+LAYERWISE_SKIPPED = ("pos_embed", "patch_embed", "norm", "^proj_in$", "^proj_out$")
+"""diffusers' ``DEFAULT_SKIP_MODULES_PATTERN`` as the installed release has it (a test holds the two equal); the count
+itself reads the installed value (:func:`skip_patterns`), this copy only words the rule for pages that never import diffusers."""
+
+
+def bits_per_weight(fmt: str) -> float:
+    """Bits one quantized weight takes in *fmt*, its share of the block's scales included (per-tensor tables and
+    per-row terms left out); for the plain dtypes, the dtype's width."""
+    if fmt in GGUF_BLOCKS:
+        block, size = GGUF_BLOCKS[fmt]
+        return 8 * size / block
+    if fmt == "nf4-bnb":
+        return 4 + 32 / NF4_BLOCK
+    if fmt == "nf4-bnb-dq":
+        return 4 + 8 / NF4_BLOCK + 32 / (NF4_BLOCK * NF4_NESTED_BLOCK)
+    widths = {"fp32": 32, "bf16": 16, "fp16": 16, "fp8-layerwise": 8, "int8-torchao": 8, "int8-quanto": 8}
+    if fmt not in widths:
+        raise ValueError(f"unknown storage format {fmt!r}; known: {', '.join(FORMATS)}")
+    return float(widths[fmt])
+
+
+def format_rule(fmt: str) -> str:
+    """What *fmt* assumes, in one sentence a page can print: what it stores, at how many bits, and what stays bf16."""
+    bits = f"{bits_per_weight(fmt):.3g} bits a weight"
+    skipped = ", ".join(p.strip("^$") for p in LAYERWISE_SKIPPED)
+    rules = {
+        "fp32": "every parameter in float32 (32 bits)",
+        "bf16": "every parameter in bfloat16 (16 bits), the compute dtype of every format here",
+        "fp16": "every parameter in float16 (16 bits), except the modules a transformers model lists in _keep_in_fp32_modules (kept in float32)",
+        "fp8-layerwise": (
+            "diffusers' layerwise casting: weights stored as float8_e4m3fn (8 bits) and upcast to bf16 for each layer's forward; "
+            f"modules whose names match the skip patterns stay bf16: diffusers' defaults ({skipped}) plus the class's own "
+            "_skip_layerwise_casting_patterns and _keep_in_fp32_modules"
+        ),
+        "int8-torchao": "torchao int8 weight-only: Linear weights in int8 plus an fp32 scale and an int8 zero point a row (8 bits a weight, 40 bits a row)",
+        "int8-quanto": "optimum-quanto qint8: Linear and Conv2d weights in int8 plus a bf16 scale per output channel (8 bits a weight)",
+        "nf4-bnb": f"bitsandbytes NF4 with its default config (no double quantization): Linear weights in 4 bits plus an fp32 absmax per block of {NF4_BLOCK} = {bits}",
+        "nf4-bnb-dq": (f"bitsandbytes NF4 with bnb_4bit_use_double_quant=True: the absmax in 8 bits with an fp32 scale per {NF4_NESTED_BLOCK} blocks = {bits}"),
+    }
+    if fmt in GGUF_BLOCKS:
+        block, _ = GGUF_BLOCKS[fmt]
+        kind = "super-blocks" if block > 32 else "blocks"
+        return f"GGUF {fmt.removeprefix('gguf-').upper()}: Linear weights in {kind} of {block} values, {bits} with the {kind}' scales; rows that do not divide into blocks stay bf16"
+    if fmt not in rules:
+        raise ValueError(f"unknown storage format {fmt!r}; known: {', '.join(FORMATS)}")
+    return rules[fmt]
+
 
 _KINDS = (
     ("norm", re.compile(r"(^|[._])(norm\w*|layer_norm|final_layer_norm|ln_\w+|group_norm)([._]|$)")),
@@ -92,9 +144,11 @@ def gguf_bytes(fmt: str, rows: int, cols: int) -> int:
     return rows * (cols // block) * size
 
 
-def nf4_bytes(numel: int) -> int:
-    """Bytes of one weight of *numel* values under bitsandbytes NF4 with double quantization."""
+def nf4_bytes(numel: int, *, double_quant: bool) -> int:
+    """Bytes of one weight of *numel* values under bitsandbytes NF4, with or without double quantization."""
     blocks = ceil(numel / NF4_BLOCK)
+    if not double_quant:
+        return ceil(numel / 2) + 4 * blocks + NF4_CODE
     nested = ceil(blocks / NF4_NESTED_BLOCK)
     return ceil(numel / 2) + blocks + 4 * nested + 4 + NF4_TABLES
 
@@ -137,8 +191,8 @@ def format_bytes(model: torch.nn.Module, fmt: str) -> int:
             total += int8_channel_bytes(param.shape[0], numel, TORCHAO_ROW_BYTES)
         elif fmt == "int8-quanto" and leaf == "weight" and isinstance(owner, (torch.nn.Linear, torch.nn.Conv2d)):
             total += int8_channel_bytes(param.shape[0], numel, BF16)
-        elif fmt == "nf4-bnb" and is_linear_weight:
-            total += nf4_bytes(numel)
+        elif fmt in ("nf4-bnb", "nf4-bnb-dq") and is_linear_weight:
+            total += nf4_bytes(numel, double_quant=fmt == "nf4-bnb-dq")
         elif fmt in GGUF_BLOCKS and is_linear_weight:
             total += gguf_bytes(fmt, param.shape[0], param.shape[1])
         elif fmt in FORMATS:

@@ -12,7 +12,8 @@ from infralens.reports import CostReport
 
 GIB = 2**30
 TERA = 1e12
-TABLE_FORMATS = ("fp32", "bf16", "fp8-layerwise", "int8-torchao", "nf4-bnb", "gguf-q8_0", "gguf-q4_0", "gguf-q4_k")
+FIT_FORMATS = ("bf16", "fp8-layerwise", "int8-torchao", "gguf-q8_0", "nf4-bnb", "nf4-bnb-dq", "gguf-q4_k")
+TABLE_FORMATS = ("fp32", "bf16", "fp8-layerwise", "int8-torchao", "nf4-bnb", "nf4-bnb-dq", "gguf-q8_0", "gguf-q4_0", "gguf-q4_k")
 
 
 def gib(value: float) -> str:
@@ -29,6 +30,24 @@ def _table(header: list[str], rows: list[list[str]]) -> list[str]:
     lines = ["  ".join(cell.ljust(w) if i == 0 else cell.rjust(w) for i, (cell, w) in enumerate(zip(row, widths, strict=True))) for row in [header, *rows]]
     lines.insert(1, "  ".join("-" * w for w in widths))
     return lines
+
+
+def _fit_lines(report: CostReport, pipeline_id: str) -> list[str]:
+    """The pipeline's weights and peak per storage format, and the smallest common card each fits (none: no lines)."""
+    from infralens.cost.decisions import CARDS_GIB, DecisionError, largest_resolution, pipeline_peak, pipeline_weights, smallest_card
+
+    try:
+        at = largest_resolution(report, pipeline_id)
+        rows = []
+        for fmt in FIT_FORMATS:
+            peak = pipeline_peak(report, pipeline_id, fmt, at)
+            card = smallest_card(peak)
+            rows.append([fmt, gib(pipeline_weights(report, pipeline_id, fmt)), gib(peak), f"{card} GiB" if card else "none"])
+    except DecisionError:
+        return []
+    cards = "/".join(str(c) for c in CARDS_GIB)
+    title = f"All components per format: weights, and the peak at {at} batch 1 with the largest stage's activations (GiB)"
+    return ["", title, *_table(["format", "weights", "peak", f"smallest of {cards} GiB"], rows)]
 
 
 def render_text(report: CostReport) -> str:
@@ -55,6 +74,7 @@ def render_text(report: CostReport) -> str:
             for r in pipe.resolutions
         ]
         out += _table(["at", "step TFLOP", "text TFLOP", "VAE TFLOP", "generation TFLOP", "one pass a step"], rows)
+        out += _fit_lines(report, pipe.id)
     for off in report.offload:
         out += ["", f"Offload traffic per denoising step, {off.denoiser} in {off.weight_format} ({gib(off.weight_bytes)} GiB)"]
         rows = [[row.mode, gib(row.h2d_per_step), gib(row.d2h_per_step), str(row.transfers_per_step), gib(row.peak_resident_bytes)] for row in off.modes]

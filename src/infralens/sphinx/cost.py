@@ -1,25 +1,27 @@
-"""``infralens-cost``: a table and a ``cost-*.svg`` figure from ``reports/cost.json`` on any page.
+"""``infralens-cost``: tables, sentences and an inline SVG figure from ``reports/cost.json`` on any page.
 
 Usage (MyST)::
 
-    ```{infralens-cost} weights
-    :models: flux1-dev-transformer, t5-xxl-encoder
+    ```{infralens-cost} fit
+    :pipelines: flux1-dev
     ```
 
-Kinds: ``weights`` (``:models:``), ``flops`` and ``vae`` (``:model:``), ``offload`` and ``fbc`` (``:pipeline:``),
-``generation`` (``:pipelines:``). The report is read once per build. The build never computes costs (that
-would build upstream models from ``costs/models.yaml`` inside the site build): when the report no longer
-matches the catalog or the installed versions, or the catalog cannot be read, the committed numbers are drawn
-and a warning says to run ``make cost``. The figure is a node of its own, written by the HTML visitor into
-``_images/`` and shown with an ``<img>``, so lab-page policies that refuse images from outside a lab's folder
-do not apply to it.
+Kinds: ``fit`` (``:pipelines:``: each pipeline's total per storage format against card sizes), ``weights``
+(``:models:``), ``flops`` and ``vae`` (``:model:``), ``offload`` (per step and per image, with bus times) and ``fbc``
+(``:pipeline:``), ``generation`` (``:pipelines:``); :mod:`.cost_views` works each out. The report is read once per
+build. The build never computes costs (that would build upstream models from ``costs/models.yaml`` inside the site
+build): when the report no longer matches the catalog or the installed versions, or the catalog cannot be read,
+the committed numbers are drawn and a warning says to run ``make cost``. The figure is a node of its own: the
+HTML visitor writes its SVG into the page (text stays text, so it can be selected and found) after checking it
+holds only drawing elements, no script, no event handler and no outside reference, with its ids made unique to it.
 """
 
 from __future__ import annotations
 
-import posixpath
+import re
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
+from xml.etree import ElementTree
 
 from docutils import nodes
 from docutils.parsers.rst import directives
@@ -33,26 +35,66 @@ if TYPE_CHECKING:
     from sphinx.util.typing import OptionSpec
 
     from infralens.reports import CostReport
+    from infralens.sphinx.cost_views import View
 
-GIB = 2**30
-TERA = 1e12
 _CACHE: dict[str, CostReport] = {}
-_FORMATS = ("fp32", "bf16", "fp8-layerwise", "int8-torchao", "nf4-bnb", "gguf-q8_0", "gguf-q4_k")
+_VIEWS: dict[tuple[str, str, tuple[tuple[str, str], ...]], View] = {}
+"""Views already drawn in this build process, by report fingerprint, kind and options (pages share figures)."""
+SVG_ELEMENTS = frozenset(
+    {"svg", "g", "defs", "clipPath", "pattern", "path", "rect", "use", "text", "tspan", "title", "desc", "line", "polyline", "polygon", "circle", "ellipse"}
+)
+"""What a cost figure may hold (matplotlib's SVG output of bars, lines, markers and text)."""
+_PROLOGUE = re.compile(r"\A\s*<\?xml[^>]*\?>\s*(<!DOCTYPE[^>]*>\s*)?", re.S)
+_METADATA = re.compile(r"<metadata>.*?</metadata>\s*", re.S)
+_STYLE = re.compile(r'<defs>\s*<style type="text/css">\*\{stroke-linejoin: round; stroke-linecap: butt\}</style>\s*</defs>\s*')
+"""matplotlib's one style sheet: it would apply to the whole page, so its two (inherited) properties go on the root instead."""
+_OUTSIDE = re.compile(r"url\(\s*['\"]?(?!#)", re.I)
+_ID = re.compile(r'\sid="([^"]*)"')
+_REFERENCE = re.compile(r'url\(#([^)]*)\)|href="#([^"]*)"')
+
+
+class UnsafeFigure(ValueError):
+    """A figure's SVG holds something other than drawing elements and text."""
+
+
+def inline_svg(svg: str, prefix: str) -> str:
+    """*svg* (matplotlib's output) ready to sit inside an HTML page: no XML prologue or metadata, ids kept only where
+    something refers to them and prefixed with *prefix*, scaled to the column. Raises :class:`UnsafeFigure` when
+    it holds an element outside :data:`SVG_ELEMENTS`, an ``on*`` attribute, or a reference that is not to itself."""
+    body = _STYLE.sub("", _METADATA.sub("", _PROLOGUE.sub("", svg, count=1)), count=1)
+    if _OUTSIDE.search(body):
+        raise UnsafeFigure("a url() that is not a reference inside the figure")
+    try:
+        root = ElementTree.fromstring(body)
+    except ElementTree.ParseError as error:
+        raise UnsafeFigure(f"not well-formed SVG: {error}") from None
+    for element in root.iter():
+        tag = element.tag.rpartition("}")[2]
+        if tag not in SVG_ELEMENTS:
+            raise UnsafeFigure(f"element <{tag}> is not drawing")
+        for name, value in element.attrib.items():
+            local = name.rpartition("}")[2].lower()
+            if local.startswith("on") or (local == "href" and not value.startswith("#")):
+                raise UnsafeFigure(f"attribute {local}={value[:40]!r} on <{tag}>")
+    referenced = {a or b for a, b in _REFERENCE.findall(body)}
+    body = _ID.sub(lambda m: f' id="{prefix}-{m.group(1)}"' if m.group(1) in referenced else "", body)
+    body = _REFERENCE.sub(lambda m: f"url(#{prefix}-{m.group(1)})" if m.group(1) else f'href="#{prefix}-{m.group(2)}"', body)
+    style = "max-width:100%;height:auto;stroke-linejoin:round;stroke-linecap:butt"
+    return body.replace("<svg ", f'<svg class="il-cost-svg" role="img" style="{style}" ', 1)
 
 
 class cost_figure(nodes.General, nodes.Element):
-    """An SVG figure: ``svg`` holds the text, ``name`` the file name (``cost-<kind>-<hash>.svg``)."""
+    """An SVG figure: ``svg`` holds matplotlib's text, ``name`` its id (``cost-<kind>-<hash>``), ``alt`` its caption."""
 
 
 def visit_cost_figure_html(self: Any, node: cost_figure) -> None:
-    images = Path(self.builder.outdir) / "_images"
-    images.mkdir(parents=True, exist_ok=True)
-    target = images / node["name"]
-    if not target.is_file() or target.read_text("utf-8") != node["svg"]:
-        target.write_text(node["svg"], "utf-8")
-    source = posixpath.relpath(f"_images/{node['name']}", posixpath.dirname(self.builder.current_docname) or ".")
-    alt = self.encode(node["alt"])
-    self.body.append(f'<figure class="il-cost-figure"><img src="{self.encode(source)}" alt="{alt}" loading="lazy"/><figcaption>{alt}</figcaption></figure>\n')
+    caption = self.encode(node["alt"])
+    try:
+        drawing = inline_svg(node["svg"], node["name"])
+    except UnsafeFigure as error:
+        warn(f"infralens-cost: figure {node['name']} left out: {error}", Subtype.REPORT, (self.builder.current_docname, 0))
+        raise nodes.SkipNode from None
+    self.body.append(f'<figure class="il-cost-figure" aria-label="{caption}">{drawing}<figcaption>{caption}</figcaption></figure>\n')
     raise nodes.SkipNode
 
 
@@ -107,6 +149,24 @@ def _staleness(report: CostReport, catalog_path: Path) -> str:
         return f"cannot be checked against the catalog ({error})"
 
 
+def _nodes(view: View) -> list[nodes.Node]:
+    """The view's paragraphs, bullet lists and tables as docutils nodes (text only: every value is escaped on output)."""
+    from infralens.sphinx.cost_views import Table
+
+    found: list[nodes.Node] = []
+    for block in view.blocks:
+        if isinstance(block, Table):
+            found.append(_table(block.header, block.rows))
+        elif isinstance(block, list):
+            items = nodes.bullet_list(classes=["il-cost-notes"])
+            for line in block:
+                items += nodes.list_item("", nodes.paragraph(text=line))
+            found.append(items)
+        else:
+            found.append(nodes.paragraph(text=block, classes=["il-cost-text"]))
+    return found
+
+
 def _table(header: list[str], rows: list[list[str]]) -> nodes.table:
     table = nodes.table(classes=["il-cost-table"])
     group = nodes.tgroup(cols=len(header))
@@ -127,20 +187,12 @@ def _table(header: list[str], rows: list[list[str]]) -> nodes.table:
     return table
 
 
-def _gib(value: float) -> str:
-    return f"{value / GIB:.2f} GiB"
-
-
-def _tflop(value: float) -> str:
-    return f"{value / TERA:.2f} TFLOP" if value >= TERA / 100 else f"{value / TERA:.4f} TFLOP"
-
-
 def _split(text: str) -> list[str]:
     return [part.strip() for part in text.split(",") if part.strip()]
 
 
 class CostDirective(SphinxDirective):
-    """``infralens-cost KIND``: the table and figure of one view of the cost report."""
+    """``infralens-cost KIND``: the tables and figure of one view of the cost report."""
 
     required_arguments = 1
     option_spec: ClassVar[OptionSpec] = {
@@ -151,6 +203,7 @@ class CostDirective(SphinxDirective):
     }
 
     def run(self) -> list[nodes.Node]:
+        from infralens.cost import DecisionError
         from infralens.sphinx import cost_figures
 
         kind = self.arguments[0].strip()
@@ -161,80 +214,32 @@ class CostDirective(SphinxDirective):
         if report is None:
             return []
         self.env.note_dependency(str(catalog_for(self.env).settings.reports_dir / "cost.json"))
+        key = (report.fingerprint, kind, tuple(sorted((name, str(value)) for name, value in self.options.items())))
         try:
-            table, svg, alt = self._draw(kind, report)
-        except (KeyError, StopIteration, ValueError) as error:
+            view = _VIEWS[key] if key in _VIEWS else _VIEWS.setdefault(key, self._view(kind, report))
+        except (KeyError, StopIteration, ValueError, DecisionError) as error:
             warn(f"infralens-cost {kind}: the report has no such entry ({error}); check the options or run `make cost`", Subtype.REPORT, self.get_location())
             return []
-        figure = cost_figure(svg=svg, name=f"cost-{kind}-{sha256_text(svg)[:12]}.svg", alt=alt)
+        figure = cost_figure(svg=view.svg, name=f"cost-{kind}-{sha256_text(view.svg)[:12]}", alt=view.alt)
         note = nodes.paragraph(
             text=f"From reports/cost.json (infralens cost, counted on torch's meta device; batch {report.batch}). Peak memory on CUDA was not measured for this report."
             if report.cuda.startswith("not measured")
             else f"From reports/cost.json (infralens cost; batch {report.batch}). {report.cuda}.",
             classes=["il-cost-source"],
         )
-        return [table, figure, note]
+        return [*_nodes(view), figure, note]
 
-    def _draw(self, kind: str, report: CostReport) -> tuple[nodes.table, str, str]:
-        from infralens.sphinx import cost_figures as figures
+    def _view(self, kind: str, report: CostReport) -> View:
+        from infralens.sphinx import cost_views as views
 
         if kind == "weights":
-            models = _split(self.options.get("models", ""))
-            rows = []
-            for model_id in models:
-                record = report.model(model_id)
-                if record is None:
-                    raise KeyError(model_id)
-                rows.append([model_id, f"{record.params:,}", *(_gib(record.bytes[f]) for f in _FORMATS)])
-            return (
-                _table(["model", "parameters", *_FORMATS], rows),
-                figures.weights_svg(report, models),
-                f"Weights of {', '.join(models)} by storage format against 24, 48 and 80 GiB GPUs",
-            )
+            return views.weights_view(report, _split(self.options.get("models", "")))
+        if kind == "fit":
+            return views.fit_view(report, _split(self.options.get("pipelines", "")))
         if kind in ("flops", "vae"):
             model_id = self.options.get("model", "").strip()
-            record = report.model(model_id)
-            if record is None:
-                raise KeyError(model_id)
-            attention, acts = record.attention_flops, record.activations
-            if kind == "flops":
-                rows = [[k, _tflop(v), _tflop(attention[k]), f"{attention[k] / v:.0%}", _gib(acts[k])] for k, v in record.flops.items()]
-                header = ["at", "one forward", "attention", "attention share", "peak activations"]
-                return _table(header, rows), figures.flops_svg(report, model_id), f"FLOPs of one {model_id} forward by resolution, attention share on top"
-            rows = [[k, _tflop(v), _gib(acts[k]), _gib(acts[f"{k} sliced"]), _gib(acts[f"{k} tiled"])] for k, v in record.flops.items()]
-            header = ["image", "decode", "peak activations", "enable_slicing()", "enable_tiling()"]
-            return _table(header, rows), figures.vae_svg(report, model_id), f"Peak activations of one {model_id} decode, plain and tiled"
+            return views.flops_view(report, model_id) if kind == "flops" else views.vae_view(report, model_id)
         if kind in ("offload", "fbc"):
             pipeline = self.options.get("pipeline", "").strip()
-            if kind == "offload":
-                record_o = next(o for o in report.offload if o.pipeline == pipeline)
-                rows = [[m.mode, _gib(m.h2d_per_step), _gib(m.d2h_per_step), str(m.transfers_per_step), _gib(m.peak_resident_bytes)] for m in record_o.modes]
-                header = ["mode", "host → GPU per step", "GPU → host per step", "copies per step", "weights resident at peak"]
-                return _table(header, rows), figures.offload_svg(report, pipeline), f"Bytes moved per denoising step of {pipeline} by offload mode"
-            caches = [c for c in report.first_block_cache if c.pipeline == pipeline]
-            if not caches:
-                raise KeyError(pipeline)
-            fractions = list(caches[0].saved_fraction)
-            rows = [[c.resolution, _tflop(c.always_flops), _tflop(c.skippable_flops), *(f"{v:.0%}" for v in c.saved_fraction.values())] for c in caches]
-            header = ["at", "always runs", "skippable", *(f"saved at {f}" for f in fractions)]
-            return _table(header, rows), figures.fbc_svg(report, pipeline), f"What First Block Cache saves on {pipeline} by the fraction of steps skipped"
-        pipelines = _split(self.options.get("pipelines", ""))
-        rows = []
-        for pipeline in pipelines:
-            record_p = report.pipeline(pipeline)
-            if record_p is None:
-                raise KeyError(pipeline)
-            for r in record_p.resolutions:
-                rows.append(
-                    [
-                        pipeline,
-                        r.resolution,
-                        str(record_p.steps),
-                        str(r.passes),
-                        _tflop(r.step_flops),
-                        _tflop(r.generation_flops),
-                        _tflop(r.generation_flops_one_pass),
-                    ]
-                )
-        header = ["pipeline", "at", "steps", "passes a step", "one forward", "one image", "one image, one pass a step"]
-        return _table(header, rows), figures.generation_svg(report, pipelines), f"FLOPs of one image for {', '.join(pipelines)}"
+            return views.offload_view(report, pipeline) if kind == "offload" else views.fbc_view(report, pipeline)
+        return views.generation_view(report, _split(self.options.get("pipelines", "")))

@@ -1,58 +1,121 @@
-"""The "What it costs" figures, drawn with matplotlib (Agg, offline) into SVG text from the cost report."""
+"""The "What it costs" figures, drawn with matplotlib (Agg, offline) into SVG text from the cost report.
+
+Text stays text (``svg.fonttype: none``, in DejaVu Sans, which matplotlib ships and a fresh Debian has), so a
+reader can select and find every label; matplotlib escapes it. Small values stay readable: every bar carries its
+figure, weights use a log axis, and the pipeline chart gives each pipeline its own panel and scale. The same
+report gives the same bytes, build after build (a fixed ``svg.hashsalt``, no date).
+"""
 
 from __future__ import annotations
 
 import io
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from infralens.reports import CostReport
 
 GIB = 2**30
 TERA = 1e12
-GPUS = ((24, "24 GiB"), (48, "48 GiB"), (80, "80 GiB"))
-WEIGHT_FORMATS = ("fp32", "bf16", "fp8-layerwise", "int8-torchao", "nf4-bnb", "gguf-q8_0", "gguf-q4_k")
-FIGURES = ("weights", "flops", "offload", "fbc", "vae", "generation")
+WEIGHT_FORMATS = ("fp32", "bf16", "fp8-layerwise", "int8-torchao", "nf4-bnb", "nf4-bnb-dq", "gguf-q8_0", "gguf-q4_k")
+FIGURES = ("weights", "fit", "flops", "offload", "fbc", "vae", "generation")
+FONT = "DejaVu Sans"
+PARTS = ("denoiser", "text encoders", "VAE", "activations")
 
 
-def _svg(figure) -> str:
+def _svg(figure: Any) -> str:
     buffer = io.StringIO()
-    figure.savefig(buffer, format="svg", bbox_inches="tight", metadata={"Date": None})
+    figure.savefig(buffer, format="svg", bbox_inches="tight", metadata={"Date": None, "Creator": None})
     import matplotlib.pyplot as plt
 
     plt.close(figure)
     return buffer.getvalue()
 
 
-def _pyplot():
+def _pyplot() -> Any:
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
     plt.rcParams["svg.hashsalt"] = "infralens-cost"  # the same figure gives the same file, build after build
+    plt.rcParams["svg.fonttype"] = "none"  # labels as <text>: selectable and searchable
+    plt.rcParams["font.family"] = [FONT]
     return plt
 
 
-def weights_svg(report: CostReport, models: list[str]) -> str:
-    """GiB of each model's weights per storage format, against 24/48/80 GiB GPUs."""
+def _plain_log(axis: Any) -> None:
+    """A log axis whose ticks read 0.1, 1, 10 (plain text, not mathtext superscripts)."""
+    from matplotlib.ticker import FuncFormatter
+
+    axis.set_major_formatter(FuncFormatter(lambda value, _: f"{value:g}"))
+
+
+def _label_bars(axes: Any, bars: Any, texts: list[str], horizontal: bool = True) -> None:
+    for bar, text in zip(bars, texts, strict=True):
+        if horizontal:
+            axes.text(bar.get_x() + bar.get_width(), bar.get_y() + bar.get_height() / 2, f" {text}", va="center", ha="left", fontsize=7)
+        else:
+            axes.text(bar.get_x() + bar.get_width() / 2, bar.get_y() + bar.get_height(), text, va="bottom", ha="center", fontsize=7)
+
+
+def _cards(axes: Any, cards: tuple[int, ...], top: float) -> None:
+    """Dashed lines at the card sizes that fall inside the axis (up to *top* GiB), labelled above the plot."""
+    for card in cards:
+        if card <= top:
+            axes.axvline(card, color="0.35", linestyle="--", linewidth=0.8)
+            axes.text(card, 1.0, f"{card} GiB", transform=axes.get_xaxis_transform(), ha="center", va="bottom", fontsize=7, color="0.25")
+
+
+def weights_svg(report: CostReport, models: list[str], cards: tuple[int, ...]) -> str:
+    """GiB of each model's weights per storage format on a log axis (so a 0.1 GiB VAE shows beside a 44 GiB transformer)."""
     plt = _pyplot()
-    figure, axes = plt.subplots(figsize=(7.5, 0.9 + 0.55 * len(WEIGHT_FORMATS) * max(1, len(models)) / 2))
-    height = 0.8 / max(1, len(models))
-    for index, model_id in enumerate(models):
-        record = report.model(model_id)
-        if record is None:
-            continue
-        sizes = record.bytes
+    records = [r for r in (report.model(m) for m in models) if r is not None]
+    count = max(1, len(records))
+    figure, axes = plt.subplots(figsize=(7.5, 0.8 + 0.17 * len(WEIGHT_FORMATS) * count))
+    height = 0.8 / count
+    smallest = min((r.bytes[f] for r in records for f in WEIGHT_FORMATS if r.bytes.get(f)), default=GIB) / GIB
+    for index, record in enumerate(records):
         ys = [position + index * height for position in range(len(WEIGHT_FORMATS))]
-        axes.barh(ys, [sizes[f] / GIB for f in WEIGHT_FORMATS], height=height, label=model_id)
+        values = [record.bytes.get(f, 0) / GIB for f in WEIGHT_FORMATS]
+        bars = axes.barh(ys, values, height=height, label=record.id)
+        _label_bars(axes, bars, [f"{v:.2f}" for v in values])
+    axes.set_xscale("log")
+    axes.set_xlim(smallest / 2, max(cards) * 1.6)
+    _plain_log(axes.xaxis)
     axes.set_yticks([p + 0.4 - height / 2 for p in range(len(WEIGHT_FORMATS))], WEIGHT_FORMATS)
     axes.invert_yaxis()
-    for gib, label in GPUS:
-        axes.axvline(gib, color="0.4", linestyle="--", linewidth=0.8)
-        axes.text(gib, -0.6, label, ha="center", fontsize=8, color="0.3")
-    axes.set_xlabel("weights (GiB)")
-    axes.legend(fontsize=8, loc="lower right")
+    _cards(axes, cards, max(cards))
+    axes.set_xlabel("weights (GiB, log scale)")
+    axes.legend(fontsize=7, loc="lower right")
+    return _svg(figure)
+
+
+def fit_svg(panels: list[tuple[str, list[tuple[str, tuple[float, float, float, float]]]]], cards: tuple[int, ...]) -> str:
+    """One panel per pipeline, each on its own scale: per format the weights of each part and the activation peak, stacked,
+    against the card sizes. *panels*: (title, [(format, (denoiser, text encoders, VAE, activations) in GiB)])."""
+    plt = _pyplot()
+    rows = sum(len(bars) for _, bars in panels)
+    figure, all_axes = plt.subplots(len(panels), 1, figsize=(7.5, 0.9 * len(panels) + 0.24 * rows), squeeze=False)
+    colours = ("#1f77b4", "#ff7f0e", "#2ca02c", "#d3d3d3")
+    for axes, (title, bars) in zip((row[0] for row in all_axes), panels, strict=True):
+        names = [name for name, _ in bars]
+        left = [0.0] * len(bars)
+        for part, colour in zip(range(4), colours, strict=True):
+            widths = [parts[part] for _, parts in bars]
+            axes.barh(names, widths, left=left, color=colour, label=PARTS[part], hatch="//" if part == 3 else None, edgecolor="0.5" if part == 3 else None)
+            left = [a + b for a, b in zip(left, widths, strict=True)]
+        for y, total in enumerate(left):
+            axes.text(total, y, f" {total:.2f}", va="center", ha="left", fontsize=7)
+        peak = max(left, default=1.0)
+        top = max(peak, next((c for c in sorted(cards) if c >= peak), peak)) * 1.15
+        axes.set_xlim(0, top)
+        _cards(axes, cards, top)
+        axes.invert_yaxis()
+        axes.set_title(title, fontsize=9, loc="left", pad=12)
+        axes.set_xlabel("GiB on the GPU (this panel's own scale)", fontsize=8)
+        axes.tick_params(labelsize=8)
+    all_axes[0][0].legend(fontsize=7, loc="lower right")
+    figure.tight_layout()
     return _svg(figure)
 
 
@@ -70,26 +133,35 @@ def flops_svg(report: CostReport, model_id: str) -> str:
     axes.bar(keys, attn, bottom=rest, label="attention")
     for index, key in enumerate(keys):
         share = attention.get(key, 0) / total[key] if total[key] else 0
-        axes.text(index, (total[key]) / TERA, f"{share:.0%} attn", ha="center", va="bottom", fontsize=8)
+        axes.text(index, total[key] / TERA, f"{total[key] / TERA:.2f}, {share:.0%} attn", ha="center", va="bottom", fontsize=7)
     axes.set_ylabel("TFLOP per forward (batch 1)")
     axes.set_title(model_id, fontsize=10)
-    axes.legend(fontsize=8)
+    axes.legend(fontsize=7)
     return _svg(figure)
 
 
-def offload_svg(report: CostReport, pipeline: str) -> str:
-    """GiB moved per denoising step by offload mode, each direction."""
+def offload_svg(title: str, modes: list[tuple[str, float, float, float, float, float]], link: str) -> str:
+    """Two panels per offload mode: GiB per denoising step and GiB per image (each way), the image's bus time beside it.
+
+    *modes*: (mode, host→GPU per step, GPU→host per step, host→GPU per image, GPU→host per image in GiB, seconds of the
+    image's traffic at *link*)."""
     plt = _pyplot()
-    record = next((o for o in report.offload if o.pipeline == pipeline), None)
-    modes = list(record.modes) if record else []
-    figure, axes = plt.subplots(figsize=(6.5, 3.2))
-    names = [m.mode for m in modes]
-    axes.barh(names, [m.h2d_per_step / GIB for m in modes], label="host → GPU")
-    axes.barh(names, [m.d2h_per_step / GIB for m in modes], left=[m.h2d_per_step / GIB for m in modes], label="GPU → host")
-    axes.invert_yaxis()
-    axes.set_xlabel("GiB per denoising step (bf16 weights)")
-    axes.set_title(f"{pipeline}: {record.denoiser if record else ''}", fontsize=10)
-    axes.legend(fontsize=8)
+    figure, (step_axes, image_axes) = plt.subplots(1, 2, figsize=(8.5, 1.1 + 0.36 * len(modes)), sharey=True)
+    names = [m[0] for m in modes]
+    panels = ((step_axes, [m[1] for m in modes], [m[2] for m in modes], "step"), (image_axes, [m[3] for m in modes], [m[4] for m in modes], "image"))
+    for axes, there, back, unit in panels:
+        axes.barh(names, there, label="host → GPU")
+        bars = axes.barh(names, back, left=there, label="GPU → host")
+        totals = [a + b for a, b in zip(there, back, strict=True)]
+        texts = [f"{t:.2f}" for t in totals] if unit == "step" else [f"{t:.1f} GiB, {m[5]:.2f} s" for t, m in zip(totals, modes, strict=True)]
+        _label_bars(axes, bars, texts)
+        axes.set_xlim(0, max(max(totals, default=0.0) * (1.3 if unit == "step" else 1.7), 1.0))
+        axes.set_xlabel(f"GiB per {unit}" + (f" (seconds at {link})" if unit == "image" else ""), fontsize=8)
+        axes.tick_params(labelsize=8)
+    step_axes.invert_yaxis()
+    step_axes.legend(fontsize=7, loc="lower right")
+    figure.suptitle(title, fontsize=9)
+    figure.tight_layout()
     return _svg(figure)
 
 
@@ -105,29 +177,31 @@ def fbc_svg(report: CostReport, pipeline: str) -> str:
     axes.plot([0, 1], [0, 1], color="0.6", linestyle=":", linewidth=0.8, label="every FLOP skippable")
     axes.set_xlabel("fraction of steps that hit the cache")
     axes.set_ylabel("fraction of FLOPs saved")
-    axes.legend(fontsize=8)
+    axes.legend(fontsize=7)
     return _svg(figure)
 
 
 def vae_svg(report: CostReport, model_id: str) -> str:
-    """Peak activations of one VAE decode by image size, plain against tiled."""
+    """Peak activations of one VAE decode by image size, plain against tiled, each bar labelled."""
     plt = _pyplot()
     record = report.model(model_id)
     acts = record.activations if record else {}
     keys = [k for k in acts if " " not in k]
     figure, axes = plt.subplots(figsize=(6, 3.2))
     width = 0.4
-    axes.bar([i - width / 2 for i in range(len(keys))], [acts[k] / GIB for k in keys], width=width, label="decode")
-    axes.bar([i + width / 2 for i in range(len(keys))], [acts.get(f"{k} tiled", 0) / GIB for k in keys], width=width, label="enable_tiling()")
+    plain = [acts[k] / GIB for k in keys]
+    tiled = [acts.get(f"{k} tiled", 0) / GIB for k in keys]
+    _label_bars(axes, axes.bar([i - width / 2 for i in range(len(keys))], plain, width=width, label="decode"), [f"{v:.2f}" for v in plain], False)
+    _label_bars(axes, axes.bar([i + width / 2 for i in range(len(keys))], tiled, width=width, label="enable_tiling()"), [f"{v:.2f}" for v in tiled], False)
     axes.set_xticks(range(len(keys)), keys)
     axes.set_ylabel("peak activations (GiB, bf16)")
     axes.set_title(model_id, fontsize=10)
-    axes.legend(fontsize=8)
+    axes.legend(fontsize=7)
     return _svg(figure)
 
 
 def generation_svg(report: CostReport, pipelines: list[str]) -> str:
-    """TFLOP of a whole generation per pipeline and resolution: as configured, and with one pass a step."""
+    """TFLOP of a whole generation per pipeline and resolution on a log axis: as configured, and with one pass a step."""
     plt = _pyplot()
     labels, configured, one_pass = [], [], []
     for pipeline in pipelines:
@@ -138,9 +212,18 @@ def generation_svg(report: CostReport, pipelines: list[str]) -> str:
             one_pass.append(row.generation_flops_one_pass / TERA)
     figure, axes = plt.subplots(figsize=(7, 3.4))
     width = 0.4
-    axes.bar([i - width / 2 for i in range(len(labels))], configured, width=width, label="as configured (CFG: 2 passes a step)")
-    axes.bar([i + width / 2 for i in range(len(labels))], one_pass, width=width, label="one pass a step")
+    _label_bars(
+        axes,
+        axes.bar([i - width / 2 for i in range(len(labels))], configured, width=width, label="as configured (CFG: 2 passes a step)"),
+        [f"{v:.0f}" for v in configured],
+        False,
+    )
+    _label_bars(
+        axes, axes.bar([i + width / 2 for i in range(len(labels))], one_pass, width=width, label="one pass a step"), [f"{v:.0f}" for v in one_pass], False
+    )
     axes.set_xticks(range(len(labels)), labels, fontsize=7)
-    axes.set_ylabel("TFLOP per image")
-    axes.legend(fontsize=8)
+    axes.set_yscale("log")
+    _plain_log(axes.yaxis)
+    axes.set_ylabel("TFLOP per image (log scale)")
+    axes.legend(fontsize=7, loc="upper left")
     return _svg(figure)

@@ -42,7 +42,8 @@ Functions:
 - :mod:`.labkit` (the lab starters' shared plumbing): ``lab_arguments(doc, steps=, steps_help=)``
   (``--device/--steps/--check`` parser), ``setup_torch(device) -> str``,
   ``report_answers(expected, computed, style="count"|"verdict", tolerance=0.0) -> int`` (number wrong),
-  ``diffsynth_sd_pipeline(device)`` (DiffSynth's SD pipeline with tiny models; full-package mode).
+  ``diffsynth_sd_pipeline(device)`` (DiffSynth's SD pipeline with tiny models; full-package mode), and the answer
+  precisions ``Decimals``, ``Significant``, ``Tolerance`` (``Precision`` is any of them).
 
 May import: only :mod:`infralens._exports` and :mod:`infralens.cachedir` from InfraLens (lab starters use it on its own); torch, diffusers and
 DiffSynth only inside the functions that build models.
@@ -105,6 +106,10 @@ if TYPE_CHECKING:
         write_adapter as write_adapter,
     )
     from .labkit import (
+        Decimals as Decimals,
+        Precision as Precision,
+        Significant as Significant,
+        Tolerance as Tolerance,
         diffsynth_sd_pipeline as diffsynth_sd_pipeline,
         lab_arguments as lab_arguments,
         report_answers as report_answers,
@@ -148,6 +153,7 @@ __all__, __getattr__ = lazy_exports(
         "diffsynth_name_problem": "diffsynth_loader",
         "diffsynth_root": "diffsynth_loader",
         "diffsynth_sd_pipeline": "labkit",
+        **dict.fromkeys(("Decimals", "Precision", "Significant", "Tolerance"), "labkit"),
         "ds_tiny_text_encoder": "diffsynth_models",
         "ds_tiny_unet": "diffsynth_models",
         "ds_tiny_vae": "diffsynth_models",
