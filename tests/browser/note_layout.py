@@ -79,10 +79,10 @@ NOTE_TEXT = r"""() => {
 }"""
 
 
-def settled(page) -> None:
+def settled(page, timeout: int = 15_000) -> None:
     """Wait until every note is placed: the fonts are in, the page says so (``il-notes-placed``), and a frame passed."""
     page.evaluate("() => document.fonts.ready")
-    page.wait_for_function("() => document.documentElement.classList.contains('il-notes-placed') || !document.querySelector('.il-note')", timeout=15_000)
+    page.wait_for_function("() => document.documentElement.classList.contains('il-notes-placed') || !document.querySelector('.il-note')", timeout=timeout)
     page.wait_for_timeout(50)
 
 
