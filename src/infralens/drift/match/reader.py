@@ -181,7 +181,9 @@ def _flexible_pattern(text: str) -> re.Pattern[bytes] | None:
     tokens = text.split()[:400]  # any whitespace, no empty pieces (adjacent gaps would backtrack badly)
     if not tokens:
         return None
-    gap = rb"(?:\s|\\\n|#[^\n]*)*"
+    # Possessive: a gap is whitespace, line continuations and whole comments, taken all at once and never given
+    # back (no token starts with any of them). Backtracking into it split a comment of k "#" in 2^(k-1) ways.
+    gap = rb"(?:\s|\\\n|#[^\n]*+)*+"
     pieces = []
     for token in tokens:
         piece = re.escape(token.encode("utf-8"))

@@ -1,0 +1,102 @@
+"""Upstream text cannot stall the checker: every scanner that reads it stays linear on hostile layouts.
+
+A release is arbitrary text. A regex with overlapping repetition over it can backtrack exponentially: the
+statement search's gap once split a comment of k "#" in 2^(k-1) ways, and a 28-"#" banner line in a transformers
+model kept one failed search running for 49 minutes. Each case here is a layout that breaks such a pattern (a
+10,000-"#" comment, a 1 MB line, deep nesting); each scanner must finish it within a second.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import time
+from collections.abc import Callable
+
+import pytest
+
+from infralens.drift.match.reader import _WORD_BYTES, _flexible_pattern
+from infralens.source.fast_index import fast_index_source
+from infralens.source.normal_form import normalize
+from infralens.source.token_scan import scan
+
+LIMIT_S = 1.0
+STATEMENT = "hidden_states = self.proj ( hidden_states , scale = scale )"
+
+HOSTILE = {
+    # the statement's first tokens, then a long comment where the rest should be: every search must fail fast
+    "a 10,000-# comment": "hidden_states = self.proj(hidden_states,\n" + "#" * 10_000 + "\n    other=1)\n",
+    "a comment of #, spaces and backslashes": "hidden_states = self.proj(\n" + "# \\ " * 5_000 + "\n)\n",
+    "a 1 MB line": "x = [" + "1, " * 350_000 + "]\n" + "hidden_states = self.proj(hidden_states, scale = other)\n",
+    "deep nesting": "y = " + "(" * 90 + "1" + ")" * 90 + "\n" + "def f():\n" + "    if x:\n" * 1 + "        pass\n",
+    "blank lines and continuations": "hidden_states = self.proj(hidden_states," + " \\\n" * 50_000 + "scale=other)\n",
+}
+
+
+def _timed(run: Callable[[], object]) -> float:
+    start = time.perf_counter()
+    run()
+    return time.perf_counter() - start
+
+
+SEARCH_IN_A_CHILD = """
+import sys, time
+from infralens.drift.match.reader import _flexible_pattern
+data = sys.stdin.buffer.read()
+pattern = _flexible_pattern(sys.argv[1])
+start = time.perf_counter()
+pattern.search(data)
+print(time.perf_counter() - start)
+"""
+
+
+@pytest.mark.parametrize("case", sorted(HOSTILE))
+def test_the_statement_search_is_linear(case: str) -> None:
+    """Run in a child process: a search that backtracks exponentially cannot be interrupted, so it is killed."""
+    try:
+        done = subprocess.run([sys.executable, "-c", SEARCH_IN_A_CHILD, STATEMENT], input=HOSTILE[case].encode(), capture_output=True, timeout=20, check=True)
+    except subprocess.TimeoutExpired:
+        pytest.fail(f"{case}: the statement search ran for more than 20 s (backtracking)")
+    elapsed = float(done.stdout)
+    assert elapsed < LIMIT_S, f"{case}: the statement search took {elapsed:.2f} s"
+
+
+def test_the_statement_search_still_finds_the_statement_through_comments_and_continuations() -> None:
+    pattern = _flexible_pattern(STATEMENT)
+    assert pattern is not None
+    for layout in (
+        b"hidden_states = self.proj(hidden_states, scale=scale)",
+        b"hidden_states = self.proj(  # why\n    hidden_states,  ## twice\n    scale=scale,\n)",
+        b"hidden_states = self.proj(hidden_states, \\\n scale=scale)",
+        b"hidden_states = self.proj(\n" + b"#" * 64 + b"\n    hidden_states, scale=scale)",
+    ):
+        assert pattern.search(layout), layout
+    assert not pattern.search(b"hidden_states = self.proj(hidden_states, scale=other)")
+
+
+@pytest.mark.parametrize("case", sorted(HOSTILE))
+def test_the_token_scanner_is_linear(case: str) -> None:
+    text = HOSTILE[case]
+    elapsed = _timed(lambda: scan(text))
+    assert elapsed < LIMIT_S, f"{case}: the token scanner took {elapsed:.2f} s"
+
+
+@pytest.mark.parametrize("case", sorted(HOSTILE))
+def test_the_word_prefilter_is_linear(case: str) -> None:
+    data = HOSTILE[case].encode()
+    elapsed = _timed(lambda: _WORD_BYTES.findall(data))
+    assert elapsed < LIMIT_S, f"{case}: the word prefilter took {elapsed:.2f} s"
+
+
+# The readers that parse (tokenize or ast) are linear too, but a 1 MB line is 700,000 tokens: CPython's own
+# compile() takes 0.6 s of it on this machine, so they get PARSE_LIMIT_S per megabyte.
+PARSE_LIMIT_S = 2.5
+
+
+@pytest.mark.parametrize("case", sorted(HOSTILE))
+@pytest.mark.parametrize("reader", [normalize, fast_index_source], ids=["normalize", "fast-index"])
+def test_the_parsing_readers_stay_linear(case: str, reader: Callable[[str], object]) -> None:
+    text = HOSTILE[case]
+    limit = max(LIMIT_S, PARSE_LIMIT_S * len(text) / 1_000_000)
+    elapsed = _timed(lambda: reader(text))
+    assert elapsed < limit, f"{case}: {reader.__module__}.{reader.__name__} took {elapsed:.2f} s (limit {limit:.2f} s)"
