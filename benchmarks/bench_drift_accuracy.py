@@ -12,6 +12,12 @@ unchanged / false moved counts and every wrong row.
 Groups with ``against:`` are checked against that release's wheel instead of the installed one. Every row's result
 names the rule that decided it (:mod:`infralens.drift.match.decide`); the rules are counted, right and wrong.
 
+Every figure is given three ways, for the checker and for a naive baseline beside it: the total, the accuracy on
+the rows whose truth is not *unchanged* (most rows of a release pair are, and they are the easy ones), and the
+recall of each of moved, changed and deleted. The baseline: *unchanged* when each of the step's statement texts
+is still a statement of the function of the same name in the same module, *deleted* when that function is gone,
+else *changed* (it never says *moved*).
+
 Needs the old wheels in the InfraLens cache (fetched with pip on first use).
 """
 
@@ -25,9 +31,58 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests" / "drift"))
 
-from test_history_corpus import CORPUS, run_corpus  # the corpus runner the test uses
+import yaml
+from test_history_corpus import CORPUS, DEFAULT_DISTRIBUTION, _label, _wheel, run_corpus  # the corpus runner the test uses
 
-from infralens.source.cache import default_cache_dir
+from infralens.errors import InfralensError
+from infralens.resolve.resolver import Resolver
+from infralens.source.cache import IndexCache, default_cache_dir
+from infralens.source.distributions import InstalledTree, WheelTree
+
+HARD = ("moved", "changed", "deleted")
+
+
+def naive_kinds(cache_dir: Path, corpus: Path, rows: list) -> list[str]:
+    """The naive baseline's verdict for each of *rows* (one corpus's rows, as :func:`run_corpus` gives them)."""
+    groups = {_label(group): group for group in yaml.safe_load(corpus.read_text("utf-8"))}
+    resolvers: dict[str, tuple[Resolver, str]] = {}
+    kinds = []
+    for label, _, _, _, result in rows:
+        if label not in resolvers:
+            group = groups[label]
+            distribution = group.get("distribution", DEFAULT_DISTRIBUTION)
+            against = group.get("against")
+            tree = WheelTree(_wheel(distribution, against)) if against else InstalledTree(distribution)
+            resolvers[label] = (Resolver({distribution: tree}, cache=IndexCache(cache_dir)), distribution)
+        resolver, distribution = resolvers[label]
+        entry = result.entry
+        try:
+            target = resolver.resolve_target(distribution, f"{entry.module}.{entry.target}")
+        except InfralensError:
+            kinds.append("deleted")
+            continue
+        definition = target.definition
+        texts = {s.text for s in resolver.index(target.source).statements_within(definition.start_line, definition.end_line)}
+        kinds.append("unchanged" if all(text in texts for text in entry.texts) else "changed")
+    return kinds
+
+
+def three_ways(wants: list[str], gots: list[str]) -> str:
+    """Total, accuracy on the rows whose truth is not unchanged, and each hard class's recall, on one line."""
+    right = sum(w == g for w, g in zip(wants, gots, strict=True))
+    hard = [(w, g) for w, g in zip(wants, gots, strict=True) if w != "unchanged"]
+    hard_right = sum(w == g for w, g in hard)
+    parts = [
+        f"total {right}/{len(wants)} ({100 * right / max(len(wants), 1):.1f}%)",
+        f"not-unchanged {hard_right}/{len(hard)} ({100 * hard_right / max(len(hard), 1):.1f}%)",
+    ]
+    for kind in HARD:
+        of = [g for w, g in zip(wants, gots, strict=True) if w == kind]
+        if of:
+            parts.append(f"{kind} {sum(g == kind for g in of)}/{len(of)}")
+    false_unchanged = sum(g == "unchanged" and w != "unchanged" for w, g in zip(wants, gots, strict=True))
+    false_moved = sum(g == "moved" and w != "moved" for w, g in zip(wants, gots, strict=True))
+    return "; ".join(parts) + f"; false unchanged {false_unchanged}, false moved {false_moved}"
 
 
 def _home(statement: dict) -> str:
@@ -42,7 +97,11 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     corpora = args.corpus or [CORPUS]
     started = time.perf_counter()
-    rows = [row for corpus in corpora for row in run_corpus(default_cache_dir(), corpus.resolve())]
+    rows, naive = [], []
+    for corpus in corpora:
+        found = run_corpus(default_cache_dir(), corpus.resolve())
+        rows.extend(found)
+        naive.extend(naive_kinds(default_cache_dir(), corpus.resolve(), found))
     seconds = time.perf_counter() - started
     releases = Counter(r[0] for r in rows)
     print(f"corpus {' + '.join(str(c) for c in corpora)}: {len(rows)} statements; by release: {dict(sorted(releases.items()))}")
@@ -50,6 +109,9 @@ def main(argv: list[str] | None = None) -> int:
     confusion = Counter((want, got) for _, want, got, _, _ in rows)
     right = sum(n for (want, got), n in confusion.items() if want == got)
     print(f"{right}/{len(rows)} right ({100 * right / len(rows):.1f}%) over {len({r[0] for r in rows})} releases in {seconds:.1f} s")
+    wants = [row[1] for row in rows]
+    print(f"checker:  {three_ways(wants, [row[2] for row in rows])}")
+    print(f"baseline: {three_ways(wants, naive)}")
     print("per expected class:")
     for want in kinds:
         total = sum(n for (w, _), n in confusion.items() if w == want)
