@@ -1,0 +1,39 @@
+"""A step's verdict does not depend on which annotations are checked with it (``infralens check ID …``).
+
+The real-history benchmark is checked whole, then in random subsets of its annotations, each by a matcher that
+never saw the others: every step checked in a subset gets the verdict and the new place it got in the whole run.
+"""
+
+from __future__ import annotations
+
+import random
+from pathlib import Path
+
+import pytest
+from test_history_corpus import run_corpus
+
+pytestmark = [pytest.mark.network, pytest.mark.slow]
+
+BENCHMARK = Path(__file__).parents[1] / "data" / "drift_benchmark.yaml"
+SEEDS = (1, 2, 3)
+
+
+def _verdicts(rows: list) -> dict[str, tuple[str, str]]:
+    return {row[4].entry.step_id: (row[2], repr(row[4].new)) for row in rows}
+
+
+def test_a_verdict_does_not_depend_on_the_other_annotations_checked() -> None:
+    from infralens.source.cache import default_cache_dir
+
+    whole_rows = run_corpus(default_cache_dir(), BENCHMARK)
+    whole = _verdicts(whole_rows)
+    annotations = sorted({row[4].entry.annotation for row in whole_rows})
+    assert len(annotations) > 10
+    for seed in SEEDS:
+        chosen = frozenset(random.Random(seed).sample(annotations, k=len(annotations) // 4))
+        part = _verdicts(run_corpus(default_cache_dir(), BENCHMARK, only=chosen))
+        assert part, seed
+        differ = {step: (whole[step], got) for step, got in part.items() if whole[step] != got}
+        assert not differ, (
+            f"seed {seed}: {len(differ)} steps get another verdict when checked with {len(chosen)} of {len(annotations)} annotations: {list(differ.items())[:3]}"
+        )
