@@ -22,7 +22,7 @@ from infralens.tiny.labkit import Decimals, finish, lab_arguments, reveal, setup
 ANSWERS = {
     "latent_shape_64px": None,  # tiny VAE, one 64x64 RGB image
     "sd_factor": None,  # 2 ** (levels - 1) for SD's 4-level VAE
-    "scaling_factor": None,
+    "variance_ratio_sd_factor_on_sdxl": None,  # (default scaling_factor / 0.13025) squared, 2 decimals
     "tile_latent_min_size": None,
     "tile_stride_latent": None,  # int(16 * 0.75)
     "blend_extent_px": None,  # int(32 * 0.25)
@@ -33,7 +33,8 @@ ANSWERS = {
 }
 
 # How --check compares each float answer: the precision its question in index.md states in words.
-PRECISION = {"scaling_factor": Decimals(5)}
+PRECISION = {"variance_ratio_sd_factor_on_sdxl": Decimals(2)}
+SDXL_SCALING_FACTOR = 0.13025  # SDXL's published VAE config
 
 
 class LargestActivation:
@@ -91,9 +92,11 @@ def show_shapes(vae, device) -> dict:
     print(f"  image {tuple(image.shape)} in [-1, 1] -> moments {tuple(posterior.parameters.shape)} (mean + logvar)")
     print(f"  latent {reveal(tuple(z.shape))}: spatial factor 2**(levels-1) = {factor}, latent_channels = {vae.config.latent_channels}")
     print(f"  elements: pixels {image.numel()} vs latent {z.numel()} ({image.numel() / z.numel():.0f}x fewer to denoise)")
-    print(f"  scaling_factor {reveal(vae.config.scaling_factor)}: latent std {float(z.std()):.3f} -> scaled {float(scaled.std()):.3f}")
+    ratio = (vae.config.scaling_factor / SDXL_SCALING_FACTOR) ** 2
+    print(f"  scaling_factor {vae.config.scaling_factor}: latent std {float(z.std()):.3f} -> scaled {float(scaled.std()):.3f}")
+    print(f"  an SDXL latent scaled by this default instead of {SDXL_SCALING_FACTOR}: variance off by {reveal(ratio, '.4f')}")
     print(f"  decode(scaled / scaling_factor) -> {tuple(decoded.shape)}")
-    return {"latent_shape_64px": tuple(z.shape), "scaling_factor": vae.config.scaling_factor}
+    return {"latent_shape_64px": tuple(z.shape), "variance_ratio_sd_factor_on_sdxl": round(ratio, 4)}
 
 
 def show_slicing(vae, device) -> float:

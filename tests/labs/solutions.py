@@ -64,7 +64,7 @@ SOLUTIONS: dict[str, dict] = {
     "06-vae-latent-space": {
         "latent_shape_64px": (1, 4, 32, 32),
         "sd_factor": 8,
-        "scaling_factor": 0.18215,
+        "variance_ratio_sd_factor_on_sdxl": 1.9557,
         "tile_latent_min_size": 16,
         "tile_stride_latent": 12,
         "blend_extent_px": 8,

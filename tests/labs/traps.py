@@ -81,7 +81,7 @@ EXERCISES: dict[str, dict[str, Exercise]] = {
     "06-vae-latent-space": {
         "latent_shape_64px": E("(1, 4, 32, 32)", ((1, 4, 8, 8),)),  # SD's factor 8
         "sd_factor": E("8", (16,)),  # 2 ** levels instead of 2 ** (levels - 1)
-        "scaling_factor": E("0.18215", (0.13025, 1.0)),  # SDXL's factor ("a universal constant"); no scaling
+        "variance_ratio_sd_factor_on_sdxl": E("1.96", (1.4, 0.51, 1.0)),  # the ratio of the factors, not of variances; inverted; "the factor is universal"
         "tile_latent_min_size": E("16", (32,)),  # sample_size itself (pixels, not latents)
         "tile_stride_latent": E("12", (16, 4)),  # no overlap; the overlap itself
         "blend_extent_px": E("8", (4,)),  # the blend in latent units
