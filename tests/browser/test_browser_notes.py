@@ -124,3 +124,25 @@ def test_show_all_observed_values_opens_them_where_they_are_seen(browser, docs_s
     assert function.locator(".il-observed").count() > 0 and hidden == 0
     assert all(abs(place["offset"]) <= 24 for place in page.evaluate(NOTE_PLACES)["places"])
     page.close()
+
+
+def test_a_section_anchor_lands_on_its_heading_though_notes_above_it_grow(browser, docs_site: Path, serve) -> None:
+    """Landing on a section's anchor, every note above it is placed first: the heading stays where the browser put it,
+    right under the sticky header, instead of being pushed down by notes placed later."""
+    lab = "_infralens/labs/lab-16-quantization/index.html"
+    if not (docs_site / lab).is_file():
+        pytest.skip("lab 16 is not in this site")
+    page = _visit(browser, f"{serve(docs_site)}/{lab}#what-it-costs")
+    last = None
+    for _ in range(50):  # the theme scrolls to an anchor smoothly: wait until the page stops moving
+        page.wait_for_timeout(200)
+        now = page.evaluate("() => window.scrollY")
+        if now == last:
+            break
+        last = now
+    top = page.evaluate("() => document.getElementById('what-it-costs').getBoundingClientRect().top")
+    header = page.evaluate(
+        "() => { const h = document.querySelector('.mobile-header'); return h && getComputedStyle(h).display !== 'none' ? h.getBoundingClientRect().bottom : 0; }"
+    )
+    assert header - 24 <= top <= header + 80, (top, header)  # the heading's box may tuck a little under the header
+    page.close()

@@ -337,7 +337,10 @@
 
   function start() {
     for (const fn of functions()) observedToggle(fn);
-    placeAll();
+    // Landing on an anchor, the browser scrolls to it: every note above it must be in place first, or the page
+    // would grow above the anchor after the scroll and carry it out of view.
+    if (window.location.hash) placeAllNow();
+    else placeAll();
     arrive();
     let width = window.innerWidth;
     window.addEventListener("resize", () => {
