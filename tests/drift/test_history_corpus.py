@@ -24,7 +24,8 @@ from infralens.source.cache import IndexCache
 from infralens.source.distributions import InstalledTree, WheelTree
 from infralens.source.wheels import fetch_wheel
 
-CORPUS = Path(__file__).parents[1] / "data" / "history_corpus.yaml"
+DATA = Path(__file__).parents[1] / "data"
+CORPUS = DATA / "history_corpus.yaml"
 pytestmark = [pytest.mark.network, pytest.mark.slow]
 
 
@@ -154,7 +155,7 @@ def test_history_corpus_against_installed_release(tmp_path_factory):
             assert f"{result.new.module}.{result.new.target}" == new_home, (statement["text"], result.new)
 
 
-BENCHMARK = Path(__file__).parents[1] / "data" / "drift_benchmark.yaml"
+BENCHMARK = DATA / "drift_benchmark.yaml"
 
 
 def test_drift_benchmark_meets_its_targets():
@@ -175,7 +176,7 @@ def test_drift_benchmark_meets_its_targets():
             assert f"{result.new.module}.{result.new.target}" == statement["now"].split(":")[0], (statement["text"], result.new)
 
 
-UNTOUCHED = Path(__file__).parents[1] / "data" / "drift_untouched.yaml"
+UNTOUCHED = DATA / "drift_untouched.yaml"
 
 
 def test_untouched_corpus_holds_its_safety_targets():
@@ -197,7 +198,7 @@ def test_untouched_corpus_holds_its_safety_targets():
 
 
 def _parts(number: int) -> list[Path]:
-    return [Path(__file__).parents[1] / "data" / f"drift_untouched{number}_{part}.yaml" for part in ("a", "b")]
+    return [DATA / f"drift_untouched{number}_{part}.yaml" for part in ("a", "b")]
 
 
 def _holds_its_figures(corpora: list[Path], *, rows_at_least: int, right_at_least: int, false_moved_at_most: int, false_unchanged_at_most: int = 0) -> None:
@@ -303,9 +304,6 @@ def test_untouched_corpus_12_keeps_its_first_measured_figures():
     2.1.7 and 2.0.13 -> 2.1.9; files visited in a shuffled order; truth committed before the checker ran). Its one run,
     2026-11-26, with the session's final matcher: 258/260 (99.2%), 0 false *unchanged*, 0 false *moved*."""
     _holds_its_figures(_parts(12), rows_at_least=260, right_at_least=258, false_moved_at_most=0)
-
-
-DATA = Path(__file__).parents[1] / "data"
 
 
 def test_untouched_corpus_13_keeps_its_first_measured_figures():

@@ -7,14 +7,12 @@ never saw the others: every step checked in a subset gets the verdict and the ne
 from __future__ import annotations
 
 import random
-from pathlib import Path
 
 import pytest
-from test_history_corpus import run_corpus
+from test_history_corpus import BENCHMARK, run_corpus
 
 pytestmark = [pytest.mark.network, pytest.mark.slow]
 
-BENCHMARK = Path(__file__).parents[1] / "data" / "drift_benchmark.yaml"
 SEEDS = (1, 2, 3)
 
 
