@@ -299,7 +299,10 @@
       note.classList.add("il-open", "il-target");
       for (const line of linesOf(note)) line.classList.add("il-target");
     }
-    placeAllNow(); // where the note lands depends on every function above it
+    // Where the note lands depends on every function above it: all must be placed (start() placed them already
+    // when the page opened on this hash); opening the note changes only its own function.
+    if (queue.length || !document.documentElement.classList.contains("il-notes-placed")) placeAllNow();
+    else placeEach([...new Set(notes.map((n) => n.closest(".infralens-function")))]);
     const note = notes[0];
     const line = lineOf(note) || target;
     const top = Math.min(note.getBoundingClientRect().top, line.getBoundingClientRect().top);
