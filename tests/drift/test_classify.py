@@ -11,39 +11,49 @@ from drift_samples import ANNOTATION, OLD_CORE, OTHER, STEP_OF_SAMPLER, _edit, _
 CASES = {
     "identical": (
         {"core.py": OLD_CORE},
-        {"alpha": ("unchanged", 0), "sigma": ("unchanged", 0), "guided": ("unchanged", 0), "out": ("unchanged", 0)},
+        {
+            "alpha": ("unchanged", "file-unchanged"),
+            "sigma": ("unchanged", "file-unchanged"),
+            "guided": ("unchanged", "file-unchanged"),
+            "out": ("unchanged", "file-unchanged"),
+        },
         "unchanged",
     ),
     "edit-after-target-keeps-hinted-lines": (
         {"core.py": OLD_CORE + "\n\ndef later():\n    return 2\n"},
-        {"alpha": ("unchanged", 1), "sigma": ("unchanged", 1), "guided": ("unchanged", 1), "out": ("unchanged", 1)},
+        {"alpha": ("unchanged", "same-text"), "sigma": ("unchanged", "same-text"), "guided": ("unchanged", "same-text"), "out": ("unchanged", "same-text")},
         "unchanged",
     ),
     "lines-shift": (
         {"core.py": _edit(OLD_CORE, "import math\n", "import math\nimport os\n\n\ndef first():\n    return os.sep\n")},
-        {"alpha": ("unchanged", 2), "sigma": ("unchanged", 2), "guided": ("unchanged", 2), "out": ("unchanged", 2)},
+        {"alpha": ("unchanged", "same-text"), "sigma": ("unchanged", "same-text"), "guided": ("unchanged", "same-text"), "out": ("unchanged", "same-text")},
         "unchanged",
     ),
     "body-changed-around-steps": (
         {"core.py": _edit(OLD_CORE, "        alpha = math.cos", "        t = float(t)\n        alpha = math.cos")},
-        {"alpha": ("unchanged", 2), "sigma": ("unchanged", 2), "guided": ("unchanged", 2), "out": ("unchanged", 2)},
+        {"alpha": ("unchanged", "same-text"), "sigma": ("unchanged", "same-text"), "guided": ("unchanged", "same-text"), "out": ("unchanged", "same-text")},
         "body-changed",
     ),
     "changed-in-place": (
         {"core.py": _edit(OLD_CORE, "alpha = math.cos(t / self.steps)", "alpha = math.cos(t / self.steps) ** 2")},
-        {"alpha": ("changed", 2), "sigma": ("unchanged", 1), "guided": ("unchanged", 1), "out": ("unchanged", 1)},
+        {"alpha": ("changed", "confident-edit"), "sigma": ("unchanged", "same-text"), "guided": ("unchanged", "same-text"), "out": ("unchanged", "same-text")},
         "body-changed",
     ),
     "deleted-beside-a-similar-sibling": (
         # sigma's line is gone; alpha's line looks like it but is another step's statement.
         {"core.py": _without(OLD_CORE, "        sigma = math.sin(t / self.steps)")},
-        {"alpha": ("unchanged", 1), "sigma": ("deleted", 3), "guided": ("unchanged", 2), "out": ("unchanged", 2)},
+        {
+            "alpha": ("unchanged", "same-text"),
+            "sigma": ("deleted", "nothing-corresponds"),
+            "guided": ("unchanged", "same-text"),
+            "out": ("unchanged", "same-text"),
+        },
         "body-changed",
     ),
     "assignment-rewritten": (
         # Little text in common, but it is the only statement still assigning `sigma`.
         {"core.py": _edit(OLD_CORE, "sigma = math.sin(t / self.steps)", "sigma = noise_level(self, t)")},
-        {"alpha": ("unchanged", 1), "sigma": ("changed", 2), "guided": ("unchanged", 1), "out": ("unchanged", 1)},
+        {"alpha": ("unchanged", "same-text"), "sigma": ("changed", "edit"), "guided": ("unchanged", "same-text"), "out": ("unchanged", "same-text")},
         "body-changed",
     ),
     "weak-lookalike-without-context-is-deleted": (
@@ -55,18 +65,23 @@ CASES = {
                 "        sigma_max = math.sin(t)\n        alpha = math.cos(t / self.steps)\n        return alpha * x / sigma_max",
             )
         },
-        {"alpha": ("unchanged", 2), "sigma": ("deleted", 3), "guided": ("deleted", 3), "out": ("deleted", 3)},
+        {
+            "alpha": ("unchanged", "same-text"),
+            "sigma": ("deleted", "nothing-corresponds"),
+            "guided": ("deleted", "decoys-only"),
+            "out": ("deleted", "nothing-corresponds"),
+        },
         "body-changed",
     ),
     "decoy-same-text-in-another-function": (
         # guided's line left Sampler.step; the very same text still sits in other(): never unchanged, never moved.
         {"core.py": _edit(_without(OLD_CORE, "        guided = x * alpha + sigma * 0.5"), "out = guided / (alpha + sigma)", "out = x / (alpha + sigma)")},
-        {"alpha": ("unchanged", 1), "sigma": ("unchanged", 1), "guided": ("deleted", 3), "out": ("changed", 2)},
+        {"alpha": ("unchanged", "same-text"), "sigma": ("unchanged", "same-text"), "guided": ("deleted", "decoys-only"), "out": ("changed", "confident-edit")},
         "body-changed",
     ),
     "decoy-target-deleted": (
         {"core.py": _edit(OLD_CORE, STEP_OF_SAMPLER, "    def reset(self):\n        self.scale = 0.0")},
-        {"alpha": ("deleted", 3), "sigma": ("deleted", 3), "guided": ("deleted", 3), "out": ("deleted", 3)},
+        {"alpha": ("deleted", "target-gone"), "sigma": ("deleted", "target-gone"), "guided": ("deleted", "decoys-only"), "out": ("deleted", "target-gone")},
         "deleted",
     ),
     "moved-to-another-module": (
@@ -75,12 +90,22 @@ CASES = {
             "samplers/__init__.py": "",
             "samplers/sampler.py": OLD_CORE[: OLD_CORE.index("\n\ndef other")] + "\n",
         },
-        {"alpha": ("moved", 2), "sigma": ("moved", 2), "guided": ("moved", 2), "out": ("moved", 2)},
+        {
+            "alpha": ("moved", "target-relocated"),
+            "sigma": ("moved", "target-relocated"),
+            "guided": ("moved", "target-relocated"),
+            "out": ("moved", "target-relocated"),
+        },
         "moved",
     ),
     "renamed-method": (
         {"core.py": _edit(OLD_CORE, "def step(self, x, t):", "def advance(self, x, t):")},
-        {"alpha": ("moved", 2), "sigma": ("moved", 2), "guided": ("moved", 2), "out": ("moved", 2)},
+        {
+            "alpha": ("moved", "target-relocated"),
+            "sigma": ("moved", "target-relocated"),
+            "guided": ("moved", "target-relocated"),
+            "out": ("moved", "target-relocated"),
+        },
         "renamed",
     ),
     "copied-into-two-places-then-deleted": (
@@ -93,7 +118,7 @@ CASES = {
             + STEP_OF_SAMPLER.replace("def step", "def go")
             + "\n",
         },
-        {"alpha": ("deleted", 3), "sigma": ("deleted", 3), "guided": ("deleted", 3), "out": ("deleted", 3)},
+        {"alpha": ("deleted", "decoys-only"), "sigma": ("deleted", "decoys-only"), "guided": ("deleted", "decoys-only"), "out": ("deleted", "decoys-only")},
         "deleted",
     ),
     "changed-inside-moved-target": (
@@ -103,7 +128,12 @@ CASES = {
             "samplers/sampler.py": _edit(OLD_CORE[: OLD_CORE.index("\n\ndef other")], "out = guided / (alpha + sigma)", "out = guided / (alpha + sigma + 1e-8)")
             + "\n",
         },
-        {"alpha": ("moved", 2), "sigma": ("moved", 2), "guided": ("moved", 2), "out": ("changed", 2)},
+        {
+            "alpha": ("moved", "target-relocated"),
+            "sigma": ("moved", "target-relocated"),
+            "guided": ("moved", "target-relocated"),
+            "out": ("changed", "confident-edit"),
+        },
         "moved",
     ),
     "decoy-copied-from-clone-keeps-the-line": (
@@ -115,7 +145,7 @@ CASES = {
             + STEP_OF_SAMPLER.replace("    def step", "    def step", 1)
             + "\n"
         },
-        {"alpha": ("unchanged", 1), "sigma": ("deleted", 3), "guided": ("unchanged", 2), "out": ("unchanged", 2)},
+        {"alpha": ("unchanged", "same-text"), "sigma": ("deleted", "decoys-only"), "guided": ("unchanged", "same-text"), "out": ("unchanged", "same-text")},
         "body-changed",
     ),
     "moved-into-a-helper-the-target-calls": (
@@ -130,13 +160,18 @@ CASES = {
                 1,
             )
         },
-        {"alpha": ("unchanged", 1), "sigma": ("moved", 3), "guided": ("unchanged", 1), "out": ("unchanged", 1)},
+        {"alpha": ("unchanged", "same-text"), "sigma": ("moved", "moved-to-reached"), "guided": ("unchanged", "same-text"), "out": ("unchanged", "same-text")},
         "body-changed",
     ),
     "file-no-longer-parses": (
         # A syntax error anywhere in the file: nothing can be said about its steps, and they are not "deleted".
         {"core.py": OLD_CORE + "\n\ndef broken(:\n    pass\n"},
-        {"alpha": ("unreadable", 3), "sigma": ("unreadable", 3), "guided": ("unreadable", 3), "out": ("unreadable", 3)},
+        {
+            "alpha": ("unreadable", "unreadable"),
+            "sigma": ("unreadable", "unreadable"),
+            "guided": ("unreadable", "unreadable"),
+            "out": ("unreadable", "unreadable"),
+        },
         "unreadable",
     ),
 }
@@ -150,7 +185,7 @@ def test_classification_table(demo, case):
     demo.lock(old)
     new = demo.write_source("2.0", new_files)
     report = demo.check(new)
-    got = {s.entry.step_id.split("/")[1]: (s.kind.value, s.layer) for s in report.steps}
+    got = {s.entry.step_id.split("/")[1]: (s.kind.value, s.rule) for s in report.steps}
     assert got == expected_steps
     assert [t.kind.value for t in report.targets] == [expected_target]
     for step in report.steps:

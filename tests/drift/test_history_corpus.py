@@ -11,6 +11,7 @@ Goal: zero false "unchanged" and at least 95% of classes right.
 from __future__ import annotations
 
 from collections import Counter
+from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
@@ -18,6 +19,7 @@ import yaml
 
 from infralens.annotations.models import Annotation, ExactSelector, Step
 from infralens.drift import DistributionMatcher, StepKind, compose, entries_for, parse_lock
+from infralens.drift.match.rules import Policy
 from infralens.errors import SourceNotFoundError
 from infralens.resolve.resolver import Resolver
 from infralens.source.cache import IndexCache
@@ -67,15 +69,36 @@ def _annotations(groups: list[dict], label: str) -> list[tuple[Annotation, list[
     return result
 
 
-def run_corpus(cache_dir: Path, corpus: Path = CORPUS, *, walk: bool = False, only: frozenset[str] | None = None) -> list[tuple[str, str, str, dict, object]]:
+def run_corpus(
+    cache_dir: Path, corpus: Path = CORPUS, *, walk: bool = False, only: frozenset[str] | None = None, policy: Policy | None = None
+) -> list[tuple[str, str, str, dict, object]]:
     """(release, expected, got, statement, result) for every statement of ``corpus``.
 
     With ``walk``, each group is checked through the newest release of every minor series in between
     (``check --walk``), not by a direct comparison. With ``only``, just the steps of those annotation ids are
-    checked (as ``infralens check ID …`` does), by a matcher that never saw the others.
+    checked (as ``infralens check ID …`` does), by a matcher that never saw the others. ``policy``: the matcher's
+    thresholds and rules switched off (an ablation; direct comparisons only).
     """
+    return match_prepared(cache_dir, prepare_corpus(cache_dir, corpus), walk=walk, only=only, policy=policy)
+
+
+@dataclass(frozen=True)
+class PreparedGroup:
+    """One release pair of a corpus, locked from the old wheel: what a matcher needs to check it."""
+
+    label: str
+    distribution: str
+    release: str
+    against: str | None
+    lock: object
+    tree: object
+    expected: dict[str, dict]
+
+
+def prepare_corpus(cache_dir: Path, corpus: Path = CORPUS) -> list[PreparedGroup]:
+    """Lock every release pair of ``corpus`` from its old wheel (once; an ablation then matches it many times)."""
     groups = yaml.safe_load(corpus.read_text("utf-8"))
-    rows = []
+    prepared = []
     for label in sorted({_label(g) for g in groups}):
         group = next(g for g in groups if _label(g) == label)
         distribution = group.get("distribution", DEFAULT_DISTRIBUTION)
@@ -91,16 +114,27 @@ def run_corpus(cache_dir: Path, corpus: Path = CORPUS, *, walk: bool = False, on
         lock = parse_lock(compose(None, entries, None, set()), Path("history.lock")).lock  # through the real file format
         against = group.get("against")
         tree = WheelTree(_wheel(distribution, against)) if against else InstalledTree(distribution)
+        prepared.append(PreparedGroup(label, distribution, group["release"], against, lock, tree, expected))
+    return prepared
+
+
+def match_prepared(
+    cache_dir: Path, prepared: list[PreparedGroup], *, walk: bool = False, only: frozenset[str] | None = None, policy: Policy | None = None
+) -> list[tuple[str, str, str, dict, object]]:
+    """:func:`run_corpus`'s rows for corpus groups locked by :func:`prepare_corpus`, each by a new matcher."""
+    rows = []
+    for group in prepared:
+        lock, tree, against, distribution = group.lock, group.tree, group.against, group.distribution
         resolver = Resolver({distribution: tree}, cache=IndexCache(cache_dir)) if against else Resolver(cache=IndexCache(cache_dir))
         if walk:
-            results = _walked(cache_dir, lock, distribution, group["release"], against or tree.version, tree)
+            results = _walked(cache_dir, lock, distribution, group.release, against or tree.version, tree)
         else:
-            matcher = DistributionMatcher(resolver, tree, fast=bool(against))
+            matcher = DistributionMatcher(resolver, tree, fast=bool(against), policy=policy)
             chosen = [a for a in lock.annotations.values() if only is None or a.id in only]
             results = [matcher.step(s, a, lock.steps_of(a.id)) for a in chosen for s in lock.steps_of(a.id)]
         for result in results:
-            statement = expected[result.entry.step_id]
-            rows.append((label, statement["expect"], result.kind.value, statement, result))
+            statement = group.expected[result.entry.step_id]
+            rows.append((group.label, statement["expect"], result.kind.value, statement, result))
     return rows
 
 

@@ -155,7 +155,7 @@ def test_a_method_folded_into_its_parameters_class_is_moved_there_with_the_param
     assert (target.kind.value, target.rule) == ("moved", "moved-to-receiver"), target.message
     assert "Attention.forward, its parameter attn now self" in target.message
     steps = _by_key(report)
-    assert (steps["s0"].kind.value, steps["s0"].rule, steps["s0"].new.target) == ("changed", "same-action", "Attention.forward")
+    assert (steps["s0"].kind.value, steps["s0"].rule, steps["s0"].new.target) == ("changed", "confident-edit", "Attention.forward")
     assert "attn -> self" in steps["s0"].message
     assert (steps["s1"].kind.value, steps["s1"].rule) == ("moved", "target-relocated")
 

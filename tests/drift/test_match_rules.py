@@ -9,13 +9,41 @@ from dataclasses import replace
 
 import pytest
 
+from infralens.drift.match import decide as decision
 from infralens.drift.match.assign import assign
-from infralens.drift.match.decide import RULE_KIND, THRESHOLDS, Container, Origin, Rule, StepCase, admissible, decide, pick_carried, pick_home, same_copy
-from infralens.drift.match.evidence import Evidence, ReplacementKind, replacement, same_ast, statement_shape
+from infralens.drift.match.decide import StepCase
+from infralens.drift.match.evidence import Evidence, ReplacementKind, replacement as replacement_of
 from infralens.drift.match.position import Position
 from infralens.drift.match.reviewed import Provenance
+from infralens.drift.match.rules import RULE_KIND, Container, Origin, Policy, Rule
+from infralens.drift.match.texts import same_ast, statement_shape
 
-T = THRESHOLDS
+POLICY = Policy()
+T = POLICY.thresholds
+
+
+def decide(case):
+    return decision.decide(case, POLICY)
+
+
+def admissible(evidence):
+    return decision.admissible(evidence, POLICY)
+
+
+def pick_home(candidates):
+    return decision.pick_home(candidates, POLICY)
+
+
+def pick_carried(candidates, *, gone=False):
+    return decision.pick_carried(candidates, POLICY, gone=gone)
+
+
+def same_copy(contexts):
+    return decision.same_copy(contexts, T)
+
+
+def replacement(old, new):
+    return replacement_of(old, new, T.max_renames)
 
 
 def ev(**changes: object) -> Evidence:
@@ -41,6 +69,11 @@ SWAPPED = replacement("self . set_gain ( scale )", "self . gain = scale")
 RULES = {
     Rule.FILE_UNCHANGED: StepCase(Container.FILE_UNCHANGED),
     Rule.UNREADABLE: StepCase(Container.UNREADABLE),
+    Rule.LEFT_WITH_NEIGHBOURS: StepCase(
+        Container.IN_PLACE,
+        own=replace(EXACT, context=0.0, contentless=True),
+        reached=replace(EXACT, origin=Origin.REACHED, reach=True, context=T.moved_context),
+    ),
     Rule.SAME_TEXT: StepCase(Container.IN_PLACE, own=EXACT),
     Rule.SAME_TREE: StepCase(Container.IN_PLACE, own=ev(same_ast=True, similarity=0.9)),
     Rule.TARGET_RELOCATED: StepCase(Container.RELOCATED, own=EXACT),
@@ -168,7 +201,7 @@ def test_a_place_that_gained_the_text_beats_only_a_weak_edit_inside_the_target()
 def test_a_contentless_statement_is_told_by_its_neighbours_not_its_text():
     reached = replace(EXACT, origin=Origin.REACHED, reach=True, context=T.moved_context)
     bare = replace(EXACT, context=0.0, contentless=True)
-    assert decide(StepCase(Container.IN_PLACE, own=bare, reached=reached)).rule is Rule.MOVED_TO_REACHED
+    assert decide(StepCase(Container.IN_PLACE, own=bare, reached=reached)).rule is Rule.LEFT_WITH_NEIGHBOURS
     assert decide(StepCase(Container.IN_PLACE, own=replace(bare, context=0.25), reached=reached)).rule is Rule.SAME_TEXT
     assert decide(StepCase(Container.IN_PLACE, own=bare, reached=replace(reached, context=T.moved_context - 0.01))).rule is Rule.SAME_TEXT
     # a statement with content of its own that kept its text stays, whatever its neighbours did
@@ -238,10 +271,11 @@ def test_assignment_is_one_to_one_and_maximises_the_total():
 
 
 def test_keywords_only_one_side_passes_do_not_count_against_similarity():
-    from infralens.drift.match.evidence import ratio, ratio_without_lone_keywords
+    from infralens.drift.match.texts import ratio, ratio_without_lone_keywords
 
+    q = T.quick_reject_similarity
     old = "sample = checkpoint ( forward ( block ) , sample , use_reentrant = False )"
     new = "sample = self . checkpointing ( block , sample )"
-    assert ratio_without_lone_keywords(old, new) == ratio("sample = checkpoint ( forward ( block ) , sample )", new) > ratio(old, new)
-    assert ratio_without_lone_keywords("x = f ( a , b = 1 )", "x = f ( a , b = 2 )") == 0.0  # the same keywords: nothing to leave out
-    assert ratio_without_lone_keywords("except ValueError ( a = 1 ) :", "except KeyError :") == 0.0
+    assert ratio_without_lone_keywords(old, new, q) == ratio("sample = checkpoint ( forward ( block ) , sample )", new, q) > ratio(old, new, q)
+    assert ratio_without_lone_keywords("x = f ( a , b = 1 )", "x = f ( a , b = 2 )", q) == 0.0  # the same keywords: nothing to leave out
+    assert ratio_without_lone_keywords("except ValueError ( a = 1 ) :", "except KeyError :", q) == 0.0

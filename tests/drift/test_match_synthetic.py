@@ -48,7 +48,7 @@ def test_a_setter_call_written_as_an_attribute_assignment_is_the_same_action(dem
     new = OLD.replace("self.set_gain(scale)", "self.gain = scale")
     steps = _by_key(_check(demo, OLD, new, "self.set_gain(scale)"))
     step = steps["s0"]
-    assert (step.kind.value, step.rule) == ("changed", "same-action")
+    assert (step.kind.value, step.rule) == ("changed", "confident-edit")
     assert step.new is not None and step.new.texts == ("self . gain = scale",)
     assert "setter call and attribute assignment" in step.message
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import pytest
 
-from infralens.drift.match.evidence import statement_shape
+from infralens.drift.match.texts import statement_shape
 
 OLD_LOADER = """
 class Loader:

@@ -125,7 +125,6 @@ def drift_report(kinds: dict[str, str]) -> str:
             "line": 1,
             "kind": kind,
             "severity": "none" if kind == "unchanged" else "warning",
-            "layer": 0,
             "message": "",
             "ambiguous": False,
             "old": old,

@@ -82,7 +82,6 @@ def _step(report: CheckReport, step: StepResult, versions: dict[str, str]) -> Dr
         line=report.yaml_line(e.step_id, e.yaml_line),
         kind=step.kind,
         severity=STEP_SEVERITY[step.kind],
-        layer=step.layer,
         message=step.message,
         ambiguous=step.ambiguous,
         old=LockedPlace(e.distribution, e.version, e.relpath, e.module, e.target, e.lines, e.scope, e.texts),
@@ -91,6 +90,7 @@ def _step(report: CheckReport, step: StepResult, versions: dict[str, str]) -> Dr
         diff=diff,
         candidates=tuple(CandidateRecord(_place(c.place), c.scores.similarity, c.scores.context, c.scores.locality) for c in step.candidates),
         rule=step.rule,
+        trace=tuple(event.describe() for event in step.trace),
     )
 
 

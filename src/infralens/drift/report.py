@@ -83,9 +83,9 @@ def findings(report: CheckReport, *, everything: bool = False) -> list[Finding]:
         detail = step.message
         if step.scores is not None:
             s = step.scores
-            detail += f" [similarity {s.similarity:.2f}, context {s.context:.2f}, locality {s.locality:.2f}, quality {s.quality.value}, layer {step.layer}, rule {step.rule}]"
+            detail += f" [similarity {s.similarity:.2f}, context {s.context:.2f}, locality {s.locality:.2f}, quality {s.quality.value}, rule {step.rule}]"
         elif step.rule:
-            detail += f" [layer {step.layer}, rule {step.rule}]"
+            detail += f" [rule {step.rule}]"
         diff: tuple[str, ...] = ()
         if step.kind is StepKind.CHANGED and step.new is not None:
             now = versions.get(e.distribution, "?")
@@ -123,7 +123,8 @@ def summary(report: CheckReport) -> str:
 
 
 def explain(report: CheckReport, step_id: str) -> str:
-    """``check --explain STEP``: the rule that decided each matching step, the evidence it weighed, and its target's rule."""
+    """``check --explain STEP``: the rule that decided each matching step, the evidence it weighed, its target's rule,
+    and the chain of every rule that fired, vetoed, removed a candidate or was switched off, in order."""
     lines = []
     for step in report.steps:
         if step_id not in (step.entry.step_id, step.entry.annotation):
@@ -135,6 +136,8 @@ def explain(report: CheckReport, step_id: str) -> str:
         target = next((t for t in report.targets if t.entry.id == step.entry.annotation), None)
         if target is not None:
             lines.append(f"    target {target.entry.target}: {target.kind.value} by rule {target.rule!r}: {target.message}")
+        lines.append("    rules, in order:")
+        lines.extend(f"      {n}. {event.describe()}" for n, event in enumerate(step.trace, 1))
     lines = lines or [f"explain {step_id}: not checked"]
     return "\n".join(printable_line(line) for line in lines) + "\n"  # places, statements and evidence come from upstream
 

@@ -83,7 +83,6 @@ class DriftStep(Record):
     line: int = spec(minimum=1, doc="Line of the step in the annotation file.")
     kind: DriftKind
     severity: DriftSeverity
-    layer: int = spec(choices=(0, 1, 2, 3), doc="0 file hash, 1 hinted line, 2 inside the target, 3 distribution-wide search.")
     message: str
     ambiguous: bool
     old: LockedPlace
@@ -93,6 +92,9 @@ class DriftStep(Record):
     candidates: tuple[Candidate, ...] = ()
     rule: str = spec(
         default="", omit="empty", doc="The named rule of the drift matcher that decided the kind (infralens check --explain STEP shows its evidence)."
+    )
+    trace: tuple[str, ...] = spec(
+        default=(), omit="empty", doc="Every rule that fired, vetoed or removed a candidate on the way to the verdict, in order (rule action: evidence)."
     )
 
 

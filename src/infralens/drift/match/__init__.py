@@ -5,7 +5,9 @@ renamed with an overlapping body, deleted; decorators compared). Inside the mapp
 functions it leads to) :mod:`.propose` proposes places for each step, :mod:`.evidence` measures every
 proposal (same text, same syntax tree, similarity, context, locality, reach, replacements), :mod:`.assign`
 gives the steps statements one-to-one, and :func:`.decide.decide` returns the kind with the named
-:class:`.decide.Rule` that decided it, from one table of thresholds (:data:`.decide.THRESHOLDS`).
+:class:`.rules.Rule` that decided it. :mod:`.rules` is the rule book at the bottom of the package: every rule
+(container, candidate filter, step), its invariant, the one table of numbers (:class:`.rules.Thresholds`) and the
+:class:`.rules.Policy` a matcher is built with, which can switch rules off for an ablation.
 :mod:`.matcher` runs the stages for one source tree. What the stages read and follow lives beside them:
 :mod:`.reader` (reading and indexing the checked tree), :mod:`.forwarding` (the shim a renamed class
 leaves behind), :mod:`.calls` (whether the target leads to a statement's new home) with :mod:`.names`
@@ -21,17 +23,7 @@ from typing import TYPE_CHECKING
 from infralens._exports import lazy_exports
 
 if TYPE_CHECKING:
-    from .decide import (
-        THRESHOLDS as THRESHOLDS,
-        Container as Container,
-        Decision as Decision,
-        Origin as Origin,
-        Rule as Rule,
-        StepCase as StepCase,
-        Thresholds as Thresholds,
-        admissible as admissible,
-        decide as decide,
-    )
+    from .decide import Decision as Decision, StepCase as StepCase, admissible as admissible, decide as decide
     from .evidence import Evidence as Evidence, Replacement as Replacement, ReplacementKind as ReplacementKind
     from .matcher import DistributionMatcher as DistributionMatcher
     from .reader import TreeReader as TreeReader
@@ -44,6 +36,16 @@ if TYPE_CHECKING:
         TargetResult as TargetResult,
     )
     from .reviewed import ReviewedSources as ReviewedSources
+    from .rules import (
+        SPECS as SPECS,
+        Container as Container,
+        Filter as Filter,
+        Origin as Origin,
+        Policy as Policy,
+        Rule as Rule,
+        TargetRule as TargetRule,
+        Thresholds as Thresholds,
+    )
 
 __all__, __getattr__ = lazy_exports(
     __name__,
@@ -54,19 +56,22 @@ __all__, __getattr__ = lazy_exports(
         "StepResult": "results",
         "TargetKind": "results",
         "TargetResult": "results",
-        "THRESHOLDS": "decide",
+        "SPECS": "rules",
+        "Filter": "rules",
+        "Policy": "rules",
+        "TargetRule": "rules",
         "TreeReader": "reader",
         "ReviewedSources": "reviewed",
-        "Container": "decide",
+        "Container": "rules",
         "Decision": "decide",
         "DistributionMatcher": "matcher",
         "Evidence": "evidence",
-        "Origin": "decide",
+        "Origin": "rules",
         "Replacement": "evidence",
         "ReplacementKind": "evidence",
-        "Rule": "decide",
+        "Rule": "rules",
         "StepCase": "decide",
-        "Thresholds": "decide",
+        "Thresholds": "rules",
         "admissible": "decide",
         "decide": "decide",
     },

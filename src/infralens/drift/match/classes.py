@@ -14,10 +14,10 @@ from dataclasses import dataclass
 
 from infralens.drift.lock.entries import AnnotationLock, short_hash
 from infralens.drift.lock.facts import jaccard
-from infralens.drift.match.decide import THRESHOLDS, clearly_best
 from infralens.drift.match.forwarding import class_named
 from infralens.drift.match.reader import TreeReader
 from infralens.drift.match.reviewed import defined_in
+from infralens.drift.match.rules import Thresholds, clearly_best
 from infralens.source import Definition, DefinitionKind, ModuleIndex, SourceFile
 
 PROBES = 4
@@ -37,7 +37,7 @@ class RenamedClass:
     """Statement overlap (Jaccard) of the two classes."""
 
 
-def method_of_renamed_class(reader: TreeReader, reviewed: TreeReader | None, entry: AnnotationLock) -> RenamedClass | None:
+def method_of_renamed_class(reader: TreeReader, reviewed: TreeReader | None, entry: AnnotationLock, t: Thresholds) -> RenamedClass | None:
     """The target method (``Class.method``) in the one class new since the review that clearly is its class renamed."""
     owner, _, method = entry.target.rpartition(".")
     if not owner or "." in owner or reviewed is None:
@@ -61,7 +61,7 @@ def method_of_renamed_class(reader: TreeReader, reviewed: TreeReader | None, ent
             statements = {short_hash(s.text) for s in index.statements_within(klass.start_line, klass.end_line) if s.start_line > klass.def_line}
             overlap = jaccard(wanted, statements)
             scored.append((overlap, RenamedClass(source, index, function, klass.qualname, overlap)))
-    return clearly_best(scored, THRESHOLDS.target_moved_overlap)
+    return clearly_best(scored, t.target_moved_overlap, t.target_renamed_margin)
 
 
 def _class_statements(reviewed: TreeReader, relpath: str, owner: str) -> list[str]:

@@ -20,18 +20,19 @@ helpers (and the other functions it leads to, see :mod:`infralens.drift.match.ca
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 
 from infralens.drift.lock.entries import AnnotationLock, Place, StepLock
 from infralens.drift.lock.facts import body_hashes, jaccard
 from infralens.drift.match.callers import callers_at_review, copied_not_moved, renamed_at_callers
 from infralens.drift.match.classes import method_of_renamed_class
-from infralens.drift.match.decide import THRESHOLDS, best_scored, clearly_best
 from infralens.drift.match.forwarding import forwarded_method
 from infralens.drift.match.reader import TreeReader
 from infralens.drift.match.receiver import moved_to_receiver
 from infralens.drift.match.results import TargetKind, TargetResult
 from infralens.drift.match.reviewed import ReviewedSources, defined_in
+from infralens.drift.match.rules import Action, Filter, Policy, TargetRule, Trace, best_scored, clearly_best
 from infralens.drift.match.split import Split, split_of
 from infralens.source import Definition, DefinitionKind, ModuleIndex, SourceFile
 
@@ -57,6 +58,12 @@ class Found:
         return definition_place(self.source, self.definition)
 
 
+Decided = tuple[TargetResult, "Found | None"]
+"""A container rule's decision: the result, and the definition found (None when the file is unchanged or it is gone)."""
+Finder = Callable[[AnnotationLock, list[StepLock], Trace], "Decided | None"]
+"""A container rule: its decision, or None when it does not apply."""
+
+
 def definition_place(source: SourceFile, definition: Definition) -> Place:
     return Place(source.relpath, source.module, definition.qualname, definition.qualname, (definition.start_line, definition.end_line), ())
 
@@ -69,24 +76,27 @@ def definitions_named(index: ModuleIndex, qualname: str) -> list[Definition]:
 class ContainerMapper:
     """Maps each locked target to its definition in one checked tree."""
 
-    def __init__(self, reader: TreeReader, reviewed: ReviewedSources) -> None:
+    def __init__(self, reader: TreeReader, reviewed: ReviewedSources, policy: Policy) -> None:
         self.reader = reader
         self.reviewed = reviewed
+        self.policy = policy
         self._copies: dict[tuple[str, str], bool] = {}
         self._callers: dict[str, frozenset[str]] = {}
 
     def map(self, entry: AnnotationLock, steps: list[StepLock]) -> tuple[TargetResult, Found | None]:
-        """The target's classification (with its rule) and where it was found."""
-        result, found = self._map(entry, steps)
-        if found is None or result.kind in (TargetKind.DELETED, TargetKind.UNREADABLE):
-            return result, found
-        if result.kind is not TargetKind.UNCHANGED:
+        """The target's classification (with its rule and the trace of every rule that acted) and where it was found."""
+        trace = Trace()
+        result, found = self._map(entry, steps, trace)
+        if found is not None and result.kind not in (TargetKind.DELETED, TargetKind.UNREADABLE, TargetKind.UNCHANGED):
             split = found.split or split_of(self.reader, found.source, found.index, found.definition, entry)
-            if split is not None:
+            if split is not None and self.policy.allows(TargetRule(split.rule), trace, split.describe()):
+                trace.add(TargetRule(split.rule), Action.FIRED, split.describe())
                 found = replace(found, split=split)
                 rule = split.rule if result.kind is TargetKind.BODY_CHANGED else result.rule
                 result = replace(result, message=f"{result.message}; {split.describe()}", rule=rule)
-        return _with_decorators(result, entry, found), found
+        if found is not None and result.kind not in (TargetKind.DELETED, TargetKind.UNREADABLE):
+            result = _with_decorators(result, entry, found, trace)
+        return replace(result, trace=trace.frozen()), found
 
     def _reviewed(self, entry: AnnotationLock) -> TreeReader | None:
         """The release ``entry`` was reviewed against, when the checked tree comes after it (see :mod:`.reviewed`)."""
@@ -101,71 +111,129 @@ class ContainerMapper:
         best = min(definitions_named(index, entry.target), key=lambda d: abs(d.start_line - entry.span[0]), default=None)
         return Found(source, index, best, 1.0, True) if best else None
 
-    def _map(self, entry: AnnotationLock, steps: list[StepLock]) -> tuple[TargetResult, Found | None]:
+    def _map(self, entry: AnnotationLock, steps: list[StepLock], trace: Trace) -> tuple[TargetResult, Found | None]:
+        """Ask the container rules in order; the first that finds the target decides (its event opens the trace)."""
+        for rule, finder in self._finders():
+            if not self.policy.on(rule):
+                continue
+            decided = finder(entry, steps, trace)
+            if decided is not None:
+                result, found = decided
+                trace.add(TargetRule(result.rule), Action.FIRED, result.message)
+                return result, found
+        raise AssertionError("the deleted rule always decides")  # pragma: no cover
+
+    def _finders(self) -> list[tuple[TargetRule, Finder]]:
+        """The container rules in the order they are asked (each a finder that returns a decision or None)."""
+        return [
+            (TargetRule.FILE_UNCHANGED, self._file_unchanged),
+            (TargetRule.UNREADABLE, self._unreadable),
+            (TargetRule.SAME_PLACE, self._here),
+            (TargetRule.MOVED_MODULE, self._moved_module),
+            (TargetRule.MOVED_SAME_NAME, self._moved_same_name),
+            (TargetRule.RENAMED_BEHIND_SHIM, self._behind_shim),
+            (TargetRule.RENAMED_BODY_OVERLAP, self._renamed_found),
+            (TargetRule.RENAMED_AT_CALLERS, self._renamed_at_callers),
+            (TargetRule.CLASS_RENAMED, self._class_renamed),
+            (TargetRule.MOVED_TO_RECEIVER, self._moved_to_receiver),
+            (TargetRule.DELETED, self._deleted),
+        ]
+
+    def _file_unchanged(self, entry: AnnotationLock, steps: list[StepLock], trace: Trace) -> Decided | None:
         source = self.reader.source(entry.relpath)
-        if source is not None and source.sha256 == entry.source_sha256:
-            place = Place(entry.relpath, entry.module, entry.target, entry.target, entry.span, ())
-            return TargetResult(entry, TargetKind.UNCHANGED, place, 1.0, "source file unchanged", rule="file-unchanged"), None
+        if source is None or source.sha256 != entry.source_sha256:
+            return None
+        place = Place(entry.relpath, entry.module, entry.target, entry.target, entry.span, ())
+        return TargetResult(entry, TargetKind.UNCHANGED, place, 1.0, "source file unchanged", rule=TargetRule.FILE_UNCHANGED.value), None
+
+    def _unreadable(self, entry: AnnotationLock, steps: list[StepLock], trace: Trace) -> Decided | None:
         problem = self.reader.problem(entry.relpath)
-        if problem is not None:
-            return TargetResult(entry, TargetKind.UNREADABLE, None, 0.0, f"cannot tell: {problem}", 3, rule="unreadable"), None
+        if problem is None:
+            return None
+        return TargetResult(entry, TargetKind.UNREADABLE, None, 0.0, f"cannot tell: {problem}", rule=TargetRule.UNREADABLE.value), None
+
+    def _here(self, entry: AnnotationLock, steps: list[StepLock], trace: Trace) -> Decided | None:
+        """The same qualname in its file: ``same-place`` when its body is the reviewed one, else ``body-changed``."""
         here = self._same_qualname_here(entry)
-        if here is not None:
-            overlap = here.overlap(entry)
-            if body_hashes(here.index, here.definition) == entry.body:
-                return TargetResult(entry, TargetKind.UNCHANGED, here.place(), overlap, "body unchanged", 1, rule="same-place"), here
-            message = f"body changed around the steps (statement overlap {overlap:.2f})"
-            return TargetResult(entry, TargetKind.BODY_CHANGED, here.place(), overlap, message, 1, rule="body-changed"), here
-        moved = self._same_qualname_elsewhere(entry)
-        if moved is not None:
-            overlap = moved.overlap(entry)
-            message = f"{entry.module}.{entry.target} now lives in {moved.source.module} (statement overlap {overlap:.2f})"
-            return TargetResult(entry, TargetKind.MOVED, moved.place(), overlap, message, 3, rule="moved-module"), moved
+        if here is None:
+            return None
+        overlap = here.overlap(entry)
+        if body_hashes(here.index, here.definition) == entry.body:
+            return TargetResult(entry, TargetKind.UNCHANGED, here.place(), overlap, "body unchanged", rule=TargetRule.SAME_PLACE.value), here
+        message = f"body changed around the steps (statement overlap {overlap:.2f})"
+        return TargetResult(entry, TargetKind.BODY_CHANGED, here.place(), overlap, message, rule=TargetRule.BODY_CHANGED.value), here
+
+    def _moved_module(self, entry: AnnotationLock, steps: list[StepLock], trace: Trace) -> Decided | None:
+        moved = self._same_qualname_elsewhere(entry, trace)
+        if moved is None:
+            return None
+        overlap = moved.overlap(entry)
+        message = f"{entry.module}.{entry.target} now lives in {moved.source.module} (statement overlap {overlap:.2f})"
+        return TargetResult(entry, TargetKind.MOVED, moved.place(), overlap, message, rule=TargetRule.MOVED_MODULE.value), moved
+
+    def _moved_same_name(self, entry: AnnotationLock, steps: list[StepLock], trace: Trace) -> Decided | None:
         named = self._same_name_elsewhere(entry)
-        if named is not None:
-            overlap = named.overlap(entry)
-            now = f"{named.source.module}.{named.definition.qualname}"
-            message = f"{entry.module}.{entry.target} now lives in {now}, a definition of its name new since the review (statement overlap {overlap:.2f})"
-            return TargetResult(entry, TargetKind.MOVED, named.place(), overlap, message, 3, rule="moved-same-name"), named
+        if named is None:
+            return None
+        overlap = named.overlap(entry)
+        now = f"{named.source.module}.{named.definition.qualname}"
+        message = f"{entry.module}.{entry.target} now lives in {now}, a definition of its name new since the review (statement overlap {overlap:.2f})"
+        return TargetResult(entry, TargetKind.MOVED, named.place(), overlap, message, rule=TargetRule.MOVED_SAME_NAME.value), named
+
+    def _behind_shim(self, entry: AnnotationLock, steps: list[StepLock], trace: Trace) -> Decided | None:
         forwarded = forwarded_method(self.reader, entry.relpath, entry.target)
-        if forwarded is not None:
-            found = Found(forwarded.source, forwarded.index, forwarded.definition, 0.9, False)
-            overlap = found.overlap(entry)
-            now = f"{forwarded.source.module}.{forwarded.definition.qualname}"
-            message = f"{entry.target} now runs {now} (via {forwarded.via}; statement overlap {overlap:.2f})"
-            return TargetResult(entry, TargetKind.RENAMED, found.place(), overlap, message, 3, rule="renamed-behind-shim"), found
-        renamed = self._renamed(entry, steps)
-        if renamed is not None:
-            found, rule = renamed
-            overlap = found.overlap(entry)
-            message = f"{entry.target} looks renamed to {found.source.module}.{found.definition.qualname} (statement overlap {overlap:.2f})"
-            return TargetResult(entry, TargetKind.RENAMED, found.place(), overlap, message, 3, rule=rule), found
+        if forwarded is None:
+            return None
+        found = Found(forwarded.source, forwarded.index, forwarded.definition, self.policy.thresholds.moved_elsewhere_locality, False)
+        overlap = found.overlap(entry)
+        now = f"{forwarded.source.module}.{forwarded.definition.qualname}"
+        message = f"{entry.target} now runs {now} (via {forwarded.via}; statement overlap {overlap:.2f})"
+        return TargetResult(entry, TargetKind.RENAMED, found.place(), overlap, message, rule=TargetRule.RENAMED_BEHIND_SHIM.value), found
+
+    def _renamed_found(self, entry: AnnotationLock, steps: list[StepLock], trace: Trace) -> Decided | None:
+        renamed = self._renamed(entry, steps, trace)
+        if renamed is None:
+            return None
+        found, rule = renamed
+        overlap = found.overlap(entry)
+        message = f"{entry.target} looks renamed to {found.source.module}.{found.definition.qualname} (statement overlap {overlap:.2f})"
+        return TargetResult(entry, TargetKind.RENAMED, found.place(), overlap, message, rule=rule.value), found
+
+    def _renamed_at_callers(self, entry: AnnotationLock, steps: list[StepLock], trace: Trace) -> Decided | None:
         renamed_at = renamed_at_callers(self.reader, self._reviewed(entry), entry)
-        if renamed_at is not None:
-            found = Found(renamed_at.source, renamed_at.index, renamed_at.definition, 0.8, False)
-            now = f"{renamed_at.source.module}.{renamed_at.definition.qualname}"
-            message = (
-                f"{entry.target} looks renamed to {now}: {renamed_at.calls} call(s) to it now call the new name (statement overlap {found.overlap(entry):.2f})"
-            )
-            return TargetResult(entry, TargetKind.RENAMED, found.place(), found.overlap(entry), message, 3, rule="renamed-at-callers"), found
-        renamed_class = method_of_renamed_class(self.reader, self._reviewed(entry), entry)
-        if renamed_class is not None:
-            found = Found(renamed_class.source, renamed_class.index, renamed_class.definition, 0.8, False)
-            now = f"{renamed_class.source.module}.{renamed_class.definition.qualname}"
-            owner = entry.target.rpartition(".")[0]
-            message = f"{entry.target} now lives in {now}: class {owner} looks renamed to {renamed_class.owner} (class overlap {renamed_class.overlap:.2f})"
-            return TargetResult(entry, TargetKind.RENAMED, found.place(), found.overlap(entry), message, 3, rule="class-renamed"), found
-        receiver = moved_to_receiver(self.reader, self._reviewed(entry), entry)
-        if receiver is not None:
-            found = Found(receiver.source, receiver.index, receiver.definition, 0.8, False)
-            now = f"{receiver.source.module}.{receiver.definition.qualname}"
-            message = f"{entry.target} moved into {now}, its parameter {receiver.parameter} now self (statement overlap {receiver.overlap:.2f})"
-            return TargetResult(entry, TargetKind.MOVED, found.place(), receiver.overlap, message, 3, rule="moved-to-receiver"), found
+        if renamed_at is None:
+            return None
+        found = Found(renamed_at.source, renamed_at.index, renamed_at.definition, self.policy.thresholds.renamed_locality, False)
+        now = f"{renamed_at.source.module}.{renamed_at.definition.qualname}"
+        overlap = found.overlap(entry)
+        message = f"{entry.target} looks renamed to {now}: {renamed_at.calls} call(s) to it now call the new name (statement overlap {overlap:.2f})"
+        return TargetResult(entry, TargetKind.RENAMED, found.place(), overlap, message, rule=TargetRule.RENAMED_AT_CALLERS.value), found
+
+    def _class_renamed(self, entry: AnnotationLock, steps: list[StepLock], trace: Trace) -> Decided | None:
+        renamed_class = method_of_renamed_class(self.reader, self._reviewed(entry), entry, self.policy.thresholds)
+        if renamed_class is None:
+            return None
+        found = Found(renamed_class.source, renamed_class.index, renamed_class.definition, self.policy.thresholds.renamed_locality, False)
+        now = f"{renamed_class.source.module}.{renamed_class.definition.qualname}"
+        owner = entry.target.rpartition(".")[0]
+        message = f"{entry.target} now lives in {now}: class {owner} looks renamed to {renamed_class.owner} (class overlap {renamed_class.overlap:.2f})"
+        return TargetResult(entry, TargetKind.RENAMED, found.place(), found.overlap(entry), message, rule=TargetRule.CLASS_RENAMED.value), found
+
+    def _moved_to_receiver(self, entry: AnnotationLock, steps: list[StepLock], trace: Trace) -> Decided | None:
+        receiver = moved_to_receiver(self.reader, self._reviewed(entry), entry, self.policy.thresholds)
+        if receiver is None:
+            return None
+        found = Found(receiver.source, receiver.index, receiver.definition, self.policy.thresholds.renamed_locality, False)
+        now = f"{receiver.source.module}.{receiver.definition.qualname}"
+        message = f"{entry.target} moved into {now}, its parameter {receiver.parameter} now self (statement overlap {receiver.overlap:.2f})"
+        return TargetResult(entry, TargetKind.MOVED, found.place(), receiver.overlap, message, rule=TargetRule.MOVED_TO_RECEIVER.value), found
+
+    def _deleted(self, entry: AnnotationLock, steps: list[StepLock], trace: Trace) -> Decided | None:
         message = f"{entry.module}.{entry.target} is not defined anywhere in {self.reader.tree.describe()}"
         copies = [relpath for (annotation, relpath), copied in self._copies.items() if copied and annotation == entry.id]
         if copies:
             message += f"; the look-alike in {', '.join(copies)} is a copy made there (copied-not-moved: none of its callers went there)"
-        return TargetResult(entry, TargetKind.DELETED, None, 0.0, message, 3, rule="deleted"), None
+        return TargetResult(entry, TargetKind.DELETED, None, 0.0, message, rule=TargetRule.DELETED.value), None
 
     def _same_qualname_here(self, entry: AnnotationLock) -> Found | None:
         """The definition of the target's qualname in its recorded file whose body is closest to the reviewed one."""
@@ -179,7 +247,7 @@ class ContainerMapper:
         best = max(same, key=lambda d: jaccard(entry.body, body_hashes(index, d)))
         return Found(source, index, best, 1.0, True)
 
-    def _same_qualname_elsewhere(self, entry: AnnotationLock) -> Found | None:
+    def _same_qualname_elsewhere(self, entry: AnnotationLock, trace: Trace) -> Found | None:
         """The best definition of the target's qualname in another file (its module moved); one that the reviewed release
         defined there already is a twin that was there, not the target moved."""
         names = entry.target.split(".")
@@ -189,20 +257,28 @@ class ContainerMapper:
             if defined_in(reviewed, relpath, entry.target):
                 continue
             for definition in definitions_named(index, entry.target):
-                found = Found(source, index, definition, 0.9, False)
+                found = Found(source, index, definition, self.policy.thresholds.moved_elsewhere_locality, False)
                 score = found.overlap(entry)
                 if best is None or score > best[0]:
                     best = (score, found)
-        if best is None or best[0] < THRESHOLDS.target_moved_overlap or self.copied_away(entry, best[1].source, best[1].index):
+        if best is None or best[0] < self.policy.thresholds.target_moved_overlap or self.copied_away(entry, best[1].source, best[1].index, trace):
             return None
         return best[1]
 
-    def copied_away(self, entry: AnnotationLock, source: SourceFile, index: ModuleIndex) -> bool:
-        """Whether a definition in ``source`` is a copy made there, not the target moved (:func:`.callers.copied_not_moved`)."""
+    def copied_away(self, entry: AnnotationLock, source: SourceFile, index: ModuleIndex, trace: Trace | None = None) -> bool:
+        """Whether a definition in ``source`` is a copy made there, not the target moved (:func:`.callers.copied_not_moved`;
+        rule :attr:`~.rules.Filter.COPIED_NOT_MOVED`, which the trace records when it vetoes)."""
         key = (entry.id, source.relpath)
         if key not in self._copies:
             self._copies[key] = copied_not_moved(self.reader, entry, source, index, lambda: self._callers_at_review(entry))
-        return self._copies[key]
+        if not self._copies[key]:
+            return False
+        detail = f"{source.relpath} holds a copy made there: none of the reviewed callers went there"
+        if not self.policy.allows(Filter.COPIED_NOT_MOVED, trace, detail):
+            return False
+        if trace is not None:
+            trace.add(Filter.COPIED_NOT_MOVED, Action.VETOED, detail)
+        return True
 
     def _callers_at_review(self, entry: AnnotationLock) -> frozenset[str]:
         """:func:`.callers.callers_at_review`, read once per target however many files hold a look-alike."""
@@ -227,11 +303,12 @@ class ContainerMapper:
                     continue  # only a method turned module function, or a module function turned method
                 if defined_in(reviewed, relpath, qualname):
                     continue  # it was there when the lock was reviewed: a namesake, not the target moved
-                found = Found(source, index, definition, 0.9, False)
+                found = Found(source, index, definition, self.policy.thresholds.moved_elsewhere_locality, False)
                 scored.append((found.overlap(entry), found))
-        return clearly_best(scored, THRESHOLDS.target_moved_overlap)
+        t = self.policy.thresholds
+        return clearly_best(scored, t.target_moved_overlap, t.target_renamed_margin)
 
-    def _renamed(self, entry: AnnotationLock, steps: list[StepLock]) -> tuple[Found, str] | None:
+    def _renamed(self, entry: AnnotationLock, steps: list[StepLock], trace: Trace) -> tuple[Found, TargetRule] | None:
         """A definition of the same kind and of a name new since the review, in the target's file or where its first steps'
         texts are, with a clearly closest body (``renamed-body-overlap``); else, when the reviewed release is at hand,
         one that holds the reviewed body together with the helpers it calls (``renamed-and-split``)."""
@@ -243,38 +320,45 @@ class ContainerMapper:
             for definition in index.definitions:
                 if definition.kind is not entry.kind or defined_in(reviewed, relpath, definition.qualname):
                     continue  # a name the reviewed release defined there already is a twin that was there, not the new name
-                if not self.copied_away(entry, source, index):
-                    candidates.append(Found(source, index, definition, 0.8, False))
-        plain = _clearly_best([(found.overlap(entry), found) for found in candidates], entry)
+                if not self.copied_away(entry, source, index, trace):
+                    candidates.append(Found(source, index, definition, self.policy.thresholds.renamed_locality, False))
+        plain = self._clearly_best([(found.overlap(entry), found) for found in candidates], entry, trace)
         if plain is not None or reviewed is None:
-            return (plain, "renamed-body-overlap") if plain is not None else None
-        split = _clearly_best([scored for found in candidates if (scored := self._with_helpers(entry, found)) is not None], entry)
-        return (split, "renamed-and-split") if split is not None else None
+            return (plain, TargetRule.RENAMED_BODY_OVERLAP) if plain is not None else None
+        if not self.policy.allows(TargetRule.RENAMED_AND_SPLIT, trace):
+            return None
+        split = self._clearly_best([scored for found in candidates if (scored := self._with_helpers(entry, found)) is not None], entry, trace)
+        return (split, TargetRule.RENAMED_AND_SPLIT) if split is not None else None
 
     def _with_helpers(self, entry: AnnotationLock, found: Found) -> tuple[float, Found] | None:
         """The share of the reviewed body ``found`` holds itself or in the helpers it calls (with those helpers), when it
         holds at least :attr:`~.decide.Thresholds.renamed_split_direct` of it itself."""
         held = sum((Counter(entry.body) & Counter(body_hashes(found.index, found.definition))).values())
-        if not entry.body or held / len(entry.body) < THRESHOLDS.renamed_split_direct:
+        if not entry.body or held / len(entry.body) < self.policy.thresholds.renamed_split_direct:
             return None
         split = split_of(self.reader, found.source, found.index, found.definition, entry)
         if split is None:
             return None
         return (held + sum(h.received for h in split.helpers)) / len(entry.body), replace(found, split=split)
 
-
-def _clearly_best(scored: list[tuple[float, Found]], entry: AnnotationLock) -> Found | None:
-    """The candidate whose score reaches :attr:`~.decide.Thresholds.target_renamed_overlap` and clearly beats the next;
-    among equally good ones, the only one beside the target (same file, same owner): a helper renamed in every
-    "Copied from" clone at once is renamed in its own class first."""
-    tied = best_scored(scored, THRESHOLDS.target_renamed_overlap)
-    if len(tied) == 1:
-        return tied[0]
-    owner = entry.target.rpartition(".")[0]
-    if not tied:
-        return None
-    beside = [f for f in tied if f.source.relpath == entry.relpath and f.definition.qualname.rpartition(".")[0] == owner]
-    return beside[0] if len(beside) == 1 else None
+    def _clearly_best(self, scored: list[tuple[float, Found]], entry: AnnotationLock, trace: Trace) -> Found | None:
+        """The candidate whose score reaches :attr:`~.rules.Thresholds.target_renamed_overlap` and clearly beats the next;
+        among equally good ones, the only one beside the target (same file, same owner; rule ``beside-the-target``): a
+        helper renamed in every "Copied from" clone at once is renamed in its own class first."""
+        t = self.policy.thresholds
+        tied = best_scored(scored, t.target_renamed_overlap, t.target_renamed_margin)
+        if len(tied) == 1:
+            return tied[0]
+        owner = entry.target.rpartition(".")[0]
+        if not tied:
+            return None
+        beside = [f for f in tied if f.source.relpath == entry.relpath and f.definition.qualname.rpartition(".")[0] == owner]
+        if len(beside) != 1 or not self.policy.allows(TargetRule.BESIDE_THE_TARGET, trace):
+            return None
+        trace.add(
+            TargetRule.BESIDE_THE_TARGET, Action.FIRED, f"{len(tied)} rename candidates about as good; {beside[0].definition.qualname} is the target's own"
+        )
+        return beside[0]
 
 
 def decorator_change(entry: AnnotationLock, definition: Definition) -> str:
@@ -290,12 +374,14 @@ def decorator_change(entry: AnnotationLock, definition: Definition) -> str:
     return "; ".join(parts) or f"decorators reordered: {' '.join('@' + d for d in new)}"
 
 
-def _with_decorators(result: TargetResult, entry: AnnotationLock, found: Found) -> TargetResult:
+def _with_decorators(result: TargetResult, entry: AnnotationLock, found: Found, trace: Trace) -> TargetResult:
     change = decorator_change(entry, found.definition)
     if not change:
         return result
+    trace.add(TargetRule.DECORATORS_CHANGED, Action.FIRED, change)
     if result.kind in (TargetKind.UNCHANGED, TargetKind.BODY_CHANGED):
         message = change if result.kind is TargetKind.UNCHANGED else f"{change}; {result.message}"
-        rule = result.rule if result.rule == "wrapped-by-decorator" else "decorators-changed"
-        return TargetResult(entry, TargetKind.DECORATORS_CHANGED, result.new, result.similarity, message, result.layer, rule=rule)
-    return TargetResult(entry, result.kind, result.new, result.similarity, f"{result.message}; {change}", result.layer, rule=result.rule)
+        wrapped = TargetRule.WRAPPED_BY_DECORATOR.value
+        rule = result.rule if result.rule == wrapped else TargetRule.DECORATORS_CHANGED.value
+        return TargetResult(entry, TargetKind.DECORATORS_CHANGED, result.new, result.similarity, message, rule=rule)
+    return TargetResult(entry, result.kind, result.new, result.similarity, f"{result.message}; {change}", rule=result.rule)

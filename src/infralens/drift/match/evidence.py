@@ -12,19 +12,24 @@ is :func:`~infralens.drift.match.decide.decide`'s, from these values alone.
 from __future__ import annotations
 
 import ast
-import difflib
-from copy import deepcopy as copy_tree
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from enum import Enum
-from functools import lru_cache
 
 from infralens.drift.lock.entries import StepLock, short_hash
 from infralens.drift.lock.facts import surroundings
-from infralens.drift.match.decide import CONTENTLESS, THRESHOLDS, Origin, admissible
 from infralens.drift.match.position import Position
 from infralens.drift.match.propose import Proposal
 from infralens.drift.match.reviewed import UNKNOWN, Provenance
-from infralens.source import normalize
+from infralens.drift.match.rules import CONTENTLESS, Origin, Thresholds
+from infralens.drift.match.texts import (
+    ratio,
+    ratio_at_least,
+    ratio_without_lone_keywords,
+    same_ast,
+    statement_shape,
+    statement_tree,
+)
 
 
 class ReplacementKind(str, Enum):
@@ -110,64 +115,10 @@ class Evidence:
         return ", ".join(parts)
 
 
-# -- text ------------------------------------------------------------------------------------------
-
-
-@lru_cache(maxsize=65536)
-def ratio(left: str, right: str) -> float:
-    """Text similarity of two normalised texts in [0, 1] (cheap upper bound first; remembered: a history asks again)."""
-    matcher = difflib.SequenceMatcher(None, left, right, autojunk=False)
-    if matcher.real_quick_ratio() < THRESHOLDS.edit_similarity / 2:
-        return matcher.real_quick_ratio() / 2
-    return matcher.ratio()
-
-
-def ratio_at_least(left: str, right: str, floor: float) -> float | None:
-    """:func:`ratio` when it is at least ``floor``, else None (decided by difflib's cheap upper bounds when they can)."""
-    matcher = difflib.SequenceMatcher(None, left, right, autojunk=False)
-    if matcher.real_quick_ratio() < floor or matcher.quick_ratio() < floor:
-        return None
-    similarity = ratio(left, right)
-    return similarity if similarity >= floor else None
-
-
-@lru_cache(maxsize=65536)
-def ratio_without_lone_keywords(old: str, new: str) -> float:
-    """:func:`ratio` once keyword arguments that only one side passes are left out of both (an added ``dtype=`` or a
-    dropped ``use_reentrant=False`` is a small edit however long its text); 0.0 when either side does not parse."""
-    if old.startswith(("except", "elif")) or new.startswith(("except", "elif")):
-        return 0.0  # parsed inside a wrapper (see _tree): its first line is not the header
-    left, right = _tree(old), _tree(new)
-    if left is None or right is None:
-        return 0.0
-    names_left, names_right = _keyword_names(left), _keyword_names(right)
-    if names_left == names_right:
-        return 0.0
-    return ratio(_without_keywords(left, names_left - names_right, old), _without_keywords(right, names_right - names_left, new))
-
-
-def _keyword_names(tree: ast.AST) -> set[str]:
-    return {k.arg for node in ast.walk(tree) if isinstance(node, ast.Call) for k in node.keywords if k.arg is not None}
-
-
-def _without_keywords(tree: ast.AST, names: set[str], text: str) -> str:
-    """The normalised text of ``tree`` without the keyword arguments ``names`` (``text`` itself when there are none)."""
-    if not names:
-        return text
-    copy = copy_tree(tree)
-    for node in ast.walk(copy):
-        if isinstance(node, ast.Call):
-            node.keywords = [k for k in node.keywords if k.arg not in names]
-    try:
-        return normalize(ast.unparse(copy).splitlines()[0])
-    except (ValueError, IndexError, RecursionError):
-        return text
-
-
 # -- neighbours ------------------------------------------------------------------------------------
 
 
-def context_agreement(entry: StepLock, before: tuple[str, ...], after: tuple[str, ...], *, tolerant: bool = False) -> float:
+def context_agreement(entry: StepLock, before: tuple[str, ...], after: tuple[str, ...], t: Thresholds, *, tolerant: bool = False) -> float:
     """Share of the recorded neighbours found at the same distance (1.0 when both sides record none).
 
     ``tolerant`` (for a statement that may itself have been edited): a neighbour that was edited too
@@ -175,133 +126,38 @@ def context_agreement(entry: StepLock, before: tuple[str, ...], after: tuple[str
     """
     recorded = len(entry.before) + len(entry.after)
     if recorded == 0:
-        return 1.0 if not before and not after else 0.5
+        return 1.0 if not before and not after else t.no_neighbours_context
     nearest_first = (tuple(reversed(entry.before)), tuple(reversed(before))), (entry.after, after)
     hits = 0.0
     for wanted, found in nearest_first:
         for distance, text in enumerate(wanted):
-            hits += _neighbour(text, found, distance, tolerant)
+            hits += _neighbour(text, found, distance, tolerant, t)
     return hits / recorded
 
 
-def _neighbour(text: str, found: tuple[str, ...], distance: int, tolerant: bool) -> float:
+def _neighbour(text: str, found: tuple[str, ...], distance: int, tolerant: bool, t: Thresholds) -> float:
     if distance < len(found) and found[distance] == text:
         return 1.0
     if not tolerant:
         return 0.0
     if any(0 <= d < len(found) and found[d] == text for d in (distance - 1, distance + 1)):
-        return THRESHOLDS.edited_neighbour
-    if distance < len(found) and ratio_at_least(text, found[distance], THRESHOLDS.edit_similarity) is not None:
-        return THRESHOLDS.edited_neighbour
+        return t.edited_neighbour
+    if distance < len(found) and ratio_at_least(text, found[distance], t.edit_similarity, t.quick_reject_similarity) is not None:
+        return t.edited_neighbour
     return 0.0
 
 
-# -- statement kind and assigned names --------------------------------------------------------------
-
-_HEADS = {
-    "if": "if",
-    "elif": "if",
-    "for": "for",
-    "async": "async",
-    "while": "while",
-    "with": "with",
-    "try": "try",
-    "except": "except",
-    "return": "return",
-    "raise": "raise",
-    "yield": "yield",
-    "assert": "assert",
-    "del": "del",
-    "import": "import",
-    "from": "import",
-    "def": "def",
-    "class": "class",
-}
-_ASSIGNMENTS = {"=", "+=", "-=", "*=", "/=", "//=", "%=", "**=", "@=", "&=", "|=", "^=", ">>=", "<<="}
-
-
-def statement_shape(text: str) -> str:
-    """What kind of statement a normalised text is: its keyword (``if``/``elif`` alike), ``assign`` or ``expression``."""
-    tokens = text.split(" ")
-    head = _HEADS.get(tokens[0])
-    if head is not None:
-        return head
-    depth = 0
-    for token in tokens:
-        if token in ("(", "[", "{"):
-            depth += 1
-        elif token in (")", "]", "}"):
-            depth -= 1
-        elif depth == 0 and token in _ASSIGNMENTS:
-            return "assign"
-    return "expression"
-
-
-def assigned_name(text: str) -> str | None:
-    """The target of a plain assignment in normalised text (``a . b = ...`` → ``a . b``), else None."""
-    tokens = text.split(" ")
-    if "=" not in tokens:
-        return None
-    left = tokens[: tokens.index("=")]
-    if not left or len(left) > 9 or any(t in ("(", "[", "{", "lambda", "if", "for", "def", "class") for t in left):
-        return None
-    return " ".join(left)
-
-
-# -- syntax trees ----------------------------------------------------------------------------------
-
-
-@lru_cache(maxsize=32768)
-def _tree(text: str) -> ast.stmt | None:
-    """The statement a normalised text spells (a compound header gets a ``pass`` body), or None."""
-    source = text
-    if text.endswith(":"):
-        head = text.split(" ", 1)[0]
-        if head in ("else", "try", "finally"):
-            return None
-        if head == "elif":
-            source = "if" + text[4:]
-        source = "try :\n pass\n" + text + "\n pass" if head == "except" else source + "\n pass"
-    try:
-        module = ast.parse(source)
-    except (SyntaxError, ValueError, RecursionError, MemoryError):
-        return None
-    return module.body[0] if len(module.body) == 1 else None
-
-
-@lru_cache(maxsize=32768)
-def _dump(text: str) -> str | None:
-    tree = _tree(text)
-    head = text.split(" ", 1)[0]  # ``elif`` is parsed as ``if``: keep the keyword apart
-    return f"{head} {ast.dump(tree)}" if tree is not None else None
-
-
-def same_ast(left: str, right: str) -> bool:
-    """Whether two statement texts parse to the same tree (redundant parentheses and line breaks do not count)."""
-    if left == right:
-        return True
-    if _without_parentheses(left) != _without_parentheses(right):
-        return False  # more than parentheses differ: no need to parse
-    dumped = _dump(left)
-    return dumped is not None and dumped == _dump(right)
-
-
-@lru_cache(maxsize=65536)
-def _without_parentheses(text: str) -> str:
-    return " ".join(t for t in text.split(" ") if t not in ("(", ")"))
-
-
-def replacement(old: str, new: str) -> Replacement | None:
+def replacement(old: str, new: str, max_renames: int) -> Replacement | None:
     """The action-keeping edit that turns ``old`` into ``new``, if it is one (see :class:`ReplacementKind`)."""
     if old == new:
         return None
-    left, right = _tree(old), _tree(new)
+    left, right = statement_tree(old), statement_tree(new)
     if left is None or right is None:
         return None
     setter = _setter_pair(left, right) or _setter_pair(right, left)
     if setter is not None:
         return Replacement(ReplacementKind.SETTER_ASSIGNMENT, ast.unparse(left), ast.unparse(right))
-    return _renaming(left, right)
+    return _renaming(left, right, max_renames)
 
 
 def _setter_pair(call: ast.stmt, assign: ast.stmt) -> bool | None:
@@ -337,14 +193,14 @@ class _Changes:
         return len(self.pairs) + len(self.added) + len(self.removed)
 
 
-def _renaming(left: ast.AST, right: ast.AST) -> Replacement | None:
+def _renaming(left: ast.AST, right: ast.AST, max_renames: int) -> Replacement | None:
     """The same tree up to at most :attr:`~.Thresholds.max_renames` changes: a consistent renaming of names, and
     keyword arguments added to or removed from a call (``f(a)`` → ``f(a, dtype=d)``)."""
     changes = _Changes(calls={id(n.func) for n in ast.walk(left) if isinstance(n, ast.Call)})
     if not _align(left, right, changes):
         return None
     pairs = changes.pairs
-    if not changes.count() or changes.count() > THRESHOLDS.max_renames or len(set(pairs.values())) != len(pairs):
+    if not changes.count() or changes.count() > max_renames or len(set(pairs.values())) != len(pairs):
         return None
     if changes.added or changes.removed:
         old = [*pairs, *(f"{name}=" for name in changes.removed)]
@@ -398,7 +254,9 @@ def measure(
     proposal: Proposal,
     entry: StepLock,
     old_body: frozenset[str],
+    t: Thresholds,
     *,
+    admit: Callable[[Evidence], bool] | None = None,
     sole_assignment: bool = False,
     reach: bool = False,
     position: Position = Position.UNKNOWN,
@@ -408,20 +266,20 @@ def measure(
     """The evidence for ``proposal`` as where ``entry`` is now (``old_body``: short hashes the reviewed body held;
     ``position``: where the body diff puts the proposal relative to the step).
 
-    Neighbours are only looked up when they could matter: a candidate that no rule would admit even with every
-    neighbour in place is returned with its best-case context (the caller drops it).
+    Neighbours are only looked up when they could matter: a candidate inside the target that ``admit`` (the decision's
+    admission) refuses even with every neighbour in place is returned with its best-case context (the caller drops it).
     """
     texts = proposal.texts
     exact = texts == entry.texts
     wanted, found = "\n".join(entry.texts), "\n".join(texts)
     single = len(texts) == 1 and len(entry.texts) == 1
     tree_same = exact or (single and same_ast(entry.texts[0], texts[0]))
-    similarity = 1.0 if exact else ratio(wanted, found)
-    if single and not exact and similarity < THRESHOLDS.confident_similarity:
-        similarity = max(similarity, ratio_without_lone_keywords(entry.texts[0], texts[0]))
+    similarity = 1.0 if exact else ratio(wanted, found, t.quick_reject_similarity)
+    if single and not exact and similarity < t.confident_similarity:
+        similarity = max(similarity, ratio_without_lone_keywords(entry.texts[0], texts[0], t.quick_reject_similarity))
     swapped = None
-    if single and not tree_same and similarity >= THRESHOLDS.sole_assignment_similarity:
-        swapped = replacement(entry.texts[0], texts[0])
+    if single and not tree_same and similarity >= t.sole_assignment_similarity:
+        swapped = replacement(entry.texts[0], texts[0], t.max_renames)
     evidence = Evidence(
         origin=proposal.origin,
         exact=exact,
@@ -440,10 +298,10 @@ def measure(
         header=header,
         contentless=len(entry.texts) == 1 and entry.texts[0] in CONTENTLESS,
     )
-    if proposal.origin is Origin.TARGET and admissible(evidence) is None:
+    if proposal.origin is Origin.TARGET and admit is not None and not admit(evidence):
         return evidence
     around = surroundings(proposal.index, proposal.window[0], proposal.window[-1])
     function_same = around.function_sha256 == entry.function_sha256
     locality = 1.0 if function_same and proposal.origin is not Origin.TARGET else proposal.locality
-    context = context_agreement(entry, around.before, around.after, tolerant=not exact)
+    context = context_agreement(entry, around.before, around.after, t, tolerant=not exact)
     return replace(evidence, context=context, locality=locality, function_same=function_same)

@@ -17,43 +17,17 @@ from infralens.drift.lock.facts import body_hashes, body_of
 from infralens.drift.match.assign import assign
 from infralens.drift.match.calls import Reach
 from infralens.drift.match.container import ContainerMapper, Found
-from infralens.drift.match.decide import (
-    THRESHOLDS,
-    Container,
-    Origin,
-    Rule,
-    StepCase,
-    admissible,
-    carried_can_decide,
-    decide,
-    edit_rank,
-    may_be_home,
-    pick_carried,
-    pick_home,
-    same_copy,
-    weight,
-)
-from infralens.drift.match.evidence import Evidence, assigned_name, measure
+from infralens.drift.match.decide import StepCase, admissible, carried_can_decide, decide, edit_rank, may_be_home, pick_carried, pick_home, same_copy, weight
+from infralens.drift.match.evidence import Evidence, measure
 from infralens.drift.match.position import Alignment
 from infralens.drift.match.propose import Proposal, container_header, elsewhere, in_helpers, in_target, statement_key, target_pool
 from infralens.drift.match.reader import TreeReader
 from infralens.drift.match.results import Candidate, Scores, StepKind, StepResult, TargetKind, TargetResult
 from infralens.drift.match.reviewed import ReviewedSources, Transfers
+from infralens.drift.match.rules import RULE_KIND, Action, Container, Filter, Origin, Policy, Rule, RuleEvent, Thresholds, Trace, match_quality
+from infralens.drift.match.texts import assigned_name
 from infralens.resolve import Resolver
 from infralens.source import SourceFile, SourceTree, Statement
-
-_LAYER = {
-    Rule.FILE_UNCHANGED: 0,
-    Rule.SAME_TEXT: 1,
-    Rule.SAME_TREE: 1,
-    Rule.TARGET_RELOCATED: 2,
-    Rule.TARGET_HEADER: 2,
-    Rule.CONFIDENT_EDIT: 2,
-    Rule.SAME_ACTION: 2,
-    Rule.EDIT: 2,
-    Rule.SOLE_ASSIGNMENT: 2,
-}
-"""Which matching layer a rule belongs to (0: file unchanged, 1: in place, 2: inside the target, 3: searched)."""
 
 
 @dataclass(frozen=True)
@@ -68,20 +42,23 @@ class _Scored:
     contested: bool = False
     """A surviving copy of a repeated statement that several steps were on (some copies went)."""
 
-    def candidate(self) -> Candidate:
-        e = self.evidence
-        return Candidate(self.proposal.place(), Scores(e.similarity, e.context, e.locality), e.function_same)
+    def candidate(self, t: Thresholds) -> Candidate:
+        return Candidate(self.proposal.place(), _scores(self.evidence, t), self.evidence.function_same)
 
 
 class DistributionMatcher:
-    """Classifies locked annotations and steps against one source tree."""
+    """Classifies locked annotations and steps against one source tree, with one :class:`~.rules.Policy`."""
 
-    def __init__(self, resolver: Resolver, tree: SourceTree, *, fast: bool = False, reviewed: ReviewedSources | None = None) -> None:
+    def __init__(
+        self, resolver: Resolver, tree: SourceTree, *, fast: bool = False, reviewed: ReviewedSources | None = None, policy: Policy | None = None
+    ) -> None:
         self.reader = TreeReader(resolver, tree, fast=fast)
         self.tree = tree
+        self.policy = policy or Policy()
+        """The thresholds and the rules switched off (none, unless an ablation says so)."""
         self.reviewed = reviewed or ReviewedSources(resolver)
         """The releases the lock was reviewed against (evidence of what was there before and what moved)."""
-        self.containers = ContainerMapper(self.reader, self.reviewed)
+        self.containers = ContainerMapper(self.reader, self.reviewed, self.policy)
         self._targets: dict[str, tuple[TargetResult, Found | None]] = {}
         self._steps: dict[str, dict[str, StepResult]] = {}
 
@@ -108,45 +85,57 @@ class DistributionMatcher:
     def _classify(self, annotation: AnnotationLock, steps: list[StepLock]) -> dict[str, StepResult]:
         results: dict[str, StepResult] = {}
         pending = []
+        t = self.policy.thresholds
         for entry in steps:
             source = self.source(entry.relpath)
             if source is not None and source.sha256 == entry.file_sha256:
-                results[entry.step_id] = _result(entry, Rule.FILE_UNCHANGED, None, (), "source file unchanged", evidence="the file is byte-identical")
+                trace = Trace([RuleEvent(Rule.FILE_UNCHANGED, Action.FIRED, "the file is byte-identical")])
+                results[entry.step_id] = _result(entry, Rule.FILE_UNCHANGED, None, (), "source file unchanged", t, trace, evidence="the file is byte-identical")
             else:
                 pending.append(entry)
         if not pending:
             return results
         target_result, found = self.target(annotation, steps)
+        traces = {e.step_id: Trace(list(target_result.trace)) for e in pending}  # each step's trace opens with its target's
         if target_result.kind is TargetKind.UNREADABLE:  # the step's file is its target's: already judged once
-            results.update({e.step_id: _result(e, Rule.UNREADABLE, None, (), target_result.message) for e in pending})
+            for e in pending:
+                traces[e.step_id].add(Rule.UNREADABLE, Action.FIRED, target_result.message)
+                results[e.step_id] = _result(e, Rule.UNREADABLE, None, (), target_result.message, t, traces[e.step_id])
             return results
         if found is None and target_result.kind is not TargetKind.DELETED:
             found = self.containers.in_place(annotation)
         container = Container.GONE if found is None else (Container.IN_PLACE if found.in_place else Container.RELOCATED)
-        own, options = self._inside(found, annotation, pending) if found is not None else ({}, {})
+        own, options = self._inside(found, annotation, pending, traces) if found is not None else ({}, {})
         reach = Reach(self.reader, found.source, found.index, found.definition) if found is not None else None
         now_body = body_hashes(found.index, found.definition) if found is not None else None
-        transfers = Transfers(annotation, now_body, self.reviewed.reader(annotation.distribution, annotation.version, checked=self.tree.version))
+        reviewed = self.reviewed.reader(annotation.distribution, annotation.version, checked=self.tree.version)
+        transfers = Transfers(annotation, now_body, reviewed, t.carried_statements)
         for entry in pending:
-            mine = own.get(entry.step_id)
-            results[entry.step_id] = self._decide(entry, annotation, found, container, reach, transfers, mine, options.get(entry.step_id, []), target_result)
+            case = _Step(entry, annotation, found, container, reach, transfers, target_result, traces[entry.step_id])
+            results[entry.step_id] = self._decide(case, own.get(entry.step_id), options.get(entry.step_id, []))
         return results
 
-    def _inside(self, found: Found, annotation: AnnotationLock, steps: list[StepLock]) -> tuple[dict[str, _Scored], dict[str, list[_Scored]]]:
+    def _admit(self, evidence: Evidence) -> bool:
+        return admissible(evidence, self.policy) is not None
+
+    def _inside(
+        self, found: Found, annotation: AnnotationLock, steps: list[StepLock], traces: dict[str, Trace]
+    ) -> tuple[dict[str, _Scored], dict[str, list[_Scored]]]:
         """Each step's statement inside the target (one-to-one), and every admissible option per step."""
         pool = target_pool(found)
         old_body = _held(annotation, pool)
         alignment = Alignment(annotation.body, body_of(found.index, found.definition))
         options: dict[str, list[_Scored]] = {}
         for entry in steps:
-            options[entry.step_id] = self._options(found, pool, entry, steps, old_body, alignment, annotation.target)
+            options[entry.step_id] = self._options(found, pool, entry, steps, old_body, alignment, annotation.target, traces[entry.step_id])
         if any(o.contested for found_options in options.values() for o in found_options):
-            _settle_contested(options, self._reviewed_indents(annotation, steps))
-        weights = {step_id: {o.proposal.key: weight(o.evidence) + o.tie for o in found_options} for step_id, found_options in options.items()}
+            _settle_contested(options, self._reviewed_indents(annotation, steps), self.policy, traces)
+        weights = {step_id: {o.proposal.key: weight(o.evidence, self.policy) + o.tie for o in found_options} for step_id, found_options in options.items()}
         chosen = assign(weights)
         own = {}
         for step_id, key in chosen.items():
             own[step_id] = next(o for o in options[step_id] if o.proposal.key == key)
+        _trace_assignment(options, weights, chosen, traces)
         return own, options
 
     def _reviewed_indents(self, annotation: AnnotationLock, steps: list[StepLock]) -> dict[str, int]:
@@ -167,126 +156,188 @@ class DistributionMatcher:
         old_body: frozenset[str],
         alignment: Alignment,
         target: str,
+        trace: Trace,
     ) -> list[_Scored]:
-        exact = [_Scored(p, measure(p, entry, old_body)) for p in in_target(found, pool, entry, exact_only=True)]
+        t, policy = self.policy.thresholds, self.policy
+        exact = [_Scored(p, measure(p, entry, old_body, t, admit=self._admit)) for p in in_target(found, pool, entry, t, exact_only=True)]
         contested: list[_Scored] = []
-        if exact and len(exact) < entry.copies and same_copy([s.evidence.context for s in exact]):
+        went = bool(exact) and len(exact) < entry.copies
+        if went and same_copy([s.evidence.context for s in exact], t) and policy.allows(Filter.SURVIVING_COPY, trace):
             # Some copies went, and the neighbours single out one survivor: only that one can be this step's.
             best = max(exact, key=lambda s: s.evidence.context)
+            trace.add(Filter.SURVIVING_COPY, Action.FIRED, f"{entry.copies} copies reviewed, {len(exact)} left; neighbours single out line {_line(best)}")
             return [_Scored(best.proposal, best.evidence, contested=True)]
-        if exact and len(exact) < entry.copies:
+        if went and policy.allows(Filter.COPY_WENT, trace, f"{entry.copies} copies reviewed, {len(exact)} left"):
             # A copy of a repeated statement went and the neighbours do not say the annotated one stayed: never
             # "unchanged" on text alone, and the remaining copies are no candidates for an edit either. When other
             # steps are on copies of the same text, the survivors are contested: the assignment gives each to the
             # step whose neighbours fit it best, and the others look for their edits.
+            trace.add(Filter.COPY_WENT, Action.REMOVED, f"{entry.copies} copies reviewed, {len(exact)} left, none singled out by its neighbours")
             if any(s.texts == entry.texts for s in steps if s.step_id != entry.step_id):
-                contested = [_Scored(c.proposal, c.evidence, c.tie, contested=True) for c in _with_occurrence(exact, entry)]
+                contested = [_Scored(c.proposal, c.evidence, c.tie, contested=True) for c in self._with_occurrence(exact, entry, trace)]
             pool = tuple(s for s in pool if s.text != entry.texts[0])
             exact = []
         if exact:
-            return _with_occurrence(exact, entry)
+            return self._with_occurrence(exact, entry, trace)
         header = container_header(found, entry, target)
         if header is not None:
-            return [_Scored(header, measure(header, entry, old_body, header=True))]
+            return [_Scored(header, measure(header, entry, old_body, t, admit=self._admit, header=True))]
         name = assigned_name(entry.texts[0]) if len(entry.texts) == 1 else None
         sole_key = None
         if name is not None and not any(assigned_name(s.texts[0]) == name for s in steps if s.step_id != entry.step_id):
             same = [s for s in pool if assigned_name(s.text) == name]
             sole_key = statement_key(found.source.relpath, same[0]) if len(same) == 1 else None
-        scored = []
-        for proposal in in_target(found, pool, entry, exact_only=False):
+        scored, refused = [], []
+        for proposal in in_target(found, pool, entry, t, exact_only=False):
             position = alignment.position(entry, proposal.window[0])
-            evidence = measure(proposal, entry, old_body, sole_assignment=proposal.key == sole_key, position=position)
-            if admissible(evidence) is not None:
-                gap = alignment.rank_gap(entry, proposal.window[0])
-                scored.append(_Scored(proposal, evidence, -1e-3 * gap if gap is not None else 0.0))
+            evidence = measure(proposal, entry, old_body, t, admit=self._admit, sole_assignment=proposal.key == sole_key, position=position)
+            if not self._admit(evidence):
+                refused.append(_Scored(proposal, evidence))
+                continue
+            gap = alignment.rank_gap(entry, proposal.window[0])
+            tie = -t.tie_hunk_rank * gap if gap is not None and policy.on(Filter.HUNK_RANK) else 0.0
+            scored.append(_Scored(proposal, evidence, tie))
+        if refused:
+            closest = max(refused, key=lambda s: s.evidence.similarity)
+            detail = f"{len(refused)} look-alike(s) in the target refused; closest line {_line(closest)} ({closest.evidence.describe()})"
+            trace.add(Filter.ADMISSION, Action.REMOVED, detail)
         return contested + scored
 
-    def _decide(
-        self,
-        entry: StepLock,
-        annotation: AnnotationLock,
-        found: Found | None,
-        container: Container,
-        reach: Reach | None,
-        transfers: Transfers,
-        own: _Scored | None,
-        options: list[_Scored],
-        target_result: TargetResult,
-    ) -> StepResult:
-        rule = admissible(own.evidence) if own is not None else None
+    def _with_occurrence(self, exact: list[_Scored], entry: StepLock, trace: Trace) -> list[_Scored]:
+        """Exact copies, with the recorded occurrence (then the nearest line) breaking ties in context (rule ``occurrence``)."""
+        if not self.policy.allows(Filter.OCCURRENCE, trace if len(exact) > 1 else None, f"{len(exact)} identical copies"):
+            return exact
+        t = self.policy.thresholds
+        tied = []
+        for rank, scored in enumerate(exact, 1):
+            bonus = t.tie_occurrence if rank == entry.occurrence else 0.0
+            distance = abs(scored.proposal.window[0].start_line - entry.lines[0])
+            tied.append(_Scored(scored.proposal, scored.evidence, bonus - distance * t.tie_distance))
+        return tied
+
+    def _decide(self, step: _Step, own: _Scored | None, options: list[_Scored]) -> StepResult:
+        entry, found, trace, policy = step.entry, step.found, step.trace, self.policy
+        t = policy.thresholds
+        rule = admissible(own.evidence, policy) if own is not None else None
         if own is not None and rule in (Rule.SAME_TEXT, Rule.SAME_TREE):
             alone = found is not None and own.evidence.contentless and own.evidence.context == 0.0  # may have gone with its branch
-            left = max(_helper_copies(found, entry), key=_home_rank, default=None) if alone and found is not None else None
-            decision = decide(StepCase(container, own.evidence, reached=left.evidence if left else None))
-            if decision.rule is Rule.MOVED_TO_REACHED and left is not None:
+            left = max(self._helper_copies(found, entry), key=_home_rank, default=None) if alone and found is not None else None
+            decision = decide(StepCase(step.container, own.evidence, reached=left.evidence if left else None), policy, trace)
+            if decision.rule is Rule.LEFT_WITH_NEIGHBOURS and left is not None:
                 message = f"found in {_where(left)} with its neighbours; the copy left in the target has none of them"
-                return _result(entry, decision.rule, left, (own.candidate(),), message, True)
+                return _result(entry, decision.rule, left, (own.candidate(t),), message, t, trace, True)
             ambiguous = sum(1 for o in options if o.evidence.context == own.evidence.context) > 1
-            message = "same statement in the same target" if container is Container.IN_PLACE else f"the target moved ({target_result.kind.value})"
+            relocated = f"the target moved ({step.target_result.kind.value})"
+            message = "same statement in the same target" if step.container is Container.IN_PLACE else relocated
             if rule is Rule.SAME_TREE:
                 message += " (only parentheses or line breaks differ)"
-            layer = 1 if decision.rule is Rule.SAME_TEXT and own.proposal.window[0].start_line == entry.lines[0] else 2
-            return _result(entry, decision.rule, own, (), message, ambiguous, layer=layer)
-        helpers = _helper_copies(found, entry) if found is not None else []
-        away = [] if helpers else [_Scored(p, measure(p, entry, frozenset())) for p in elsewhere(self.reader, entry, annotation, found)]
-        reached: _Scored | None = None
-        home: _Scored | None = None
-        carried: _Scored | None = None
-        if helpers:  # the container decision named the helpers that received the target's statements: look there first
-            reached = max(helpers, key=_home_rank)
-            away = [h for h in helpers if h is not reached]
-        elif reach is not None:
-            reached = next((s for s in sorted(away, key=_home_rank, reverse=True) if reach.leads_to(s.proposal.place())), None)
-            if reached is None:  # a method called on another object: only when exactly one place is one of that name
-                by_name = [s for s in away if reach.calls_by_name(s.proposal.place())]
-                reached = by_name[0] if len(by_name) == 1 else None
-            if reached is not None:
-                reached = _Scored(reached.proposal, _reached(reached.evidence))
-        # A gone target's statements do not go to a copy of it made elsewhere (rule copied-not-moved): that stays a decoy.
-        homes = [s for s in away if not self.containers.copied_away(annotation, s.proposal.source, s.proposal.index)] if reach is None else away
-        if reached is None and homes and (reach is None or carried_can_decide(own.evidence if own else None)):
-            homes = [_with_provenance(s, transfers, gone=reach is None) for s in homes]
-            best = pick_carried([s.evidence for s in homes], gone=reach is None)
-            carried = homes[best] if best is not None else None
-        if reach is None and carried is None and homes:
-            best = pick_home([s.evidence for s in homes])
-            home = homes[best] if best is not None else None
+            return _result(entry, decision.rule, own, (), message, t, trace, ambiguous)
+        reached, home, carried, away = self._elsewhere(step, own)
         taken = {s.proposal.key for s in (reached, home, carried) if s is not None}
         rivals = sorted((s for s in away if s.proposal.key not in taken), key=_home_rank, reverse=True)
         case = StepCase(
-            container,
+            step.container,
             own.evidence if own else None,
             reached=reached.evidence if reached else None,
             home=home.evidence if home else None,
             carried=carried.evidence if carried else None,
             decoys=len(rivals),
         )
-        decision = decide(case)
+        decision = decide(case, policy, trace)
         if decision.kind is StepKind.CHANGED and own is not None:
-            others = sorted((o for o in options if o is not own), key=lambda o: edit_rank(o.evidence), reverse=True)[:3]
-            close = bool(others) and edit_rank(others[0].evidence) >= edit_rank(own.evidence) - THRESHOLDS.ambiguous_margin
-            message = "edited in place"
-            if own.evidence.replacement is not None:
-                message += f" ({own.evidence.replacement.describe()})"
-            if close:
-                message += " (several statements are about as close; see candidates)"
-            return _result(entry, decision.rule, own, tuple(o.candidate() for o in others) if close else (), message, close)
-        if decision.rule is Rule.MOVED_TO_REACHED and reached is not None:
-            return _result(entry, decision.rule, reached, tuple(r.candidate() for r in rivals), f"found in {_where(reached)}")
-        if decision.rule is Rule.MOVED_HOME and home is not None:
-            return _result(entry, decision.rule, home, tuple(r.candidate() for r in rivals), f"found in {_where(home)}")
-        if decision.rule is Rule.MOVED_WITH_BLOCK and carried is not None:
-            message = f"found in {_where(carried)}, which {carried.evidence.provenance.describe()}"
-            return _result(entry, decision.rule, carried, tuple(r.candidate() for r in rivals), message)
-        candidates = tuple(r.candidate() for r in rivals[:5])
+            return self._changed(entry, decision.rule, own, options, trace)
+        chosen = {Rule.MOVED_TO_REACHED: reached, Rule.MOVED_HOME: home, Rule.MOVED_WITH_BLOCK: carried}.get(decision.rule)
+        if chosen is not None:
+            message = f"found in {_where(chosen)}"
+            if decision.rule is Rule.MOVED_WITH_BLOCK:
+                message += f", which {chosen.evidence.provenance.describe()}"
+            return _result(entry, decision.rule, chosen, tuple(r.candidate(t) for r in rivals), message, t, trace)
+        candidates = tuple(r.candidate(t) for r in rivals[:5])
         if candidates:
             message = f"the same text appears in {len(rivals)} other place(s), none of them clearly the reviewed function"
         elif found is None:
-            message = target_result.message
+            message = step.target_result.message
         else:
             message = f"nothing in {found.definition.qualname} corresponds"
-        return _result(entry, decision.rule, None, candidates, message, bool(candidates))
+        return _result(entry, decision.rule, None, candidates, message, t, trace, bool(candidates))
+
+    def _elsewhere(self, step: _Step, own: _Scored | None) -> tuple[_Scored | None, _Scored | None, _Scored | None, list[_Scored]]:
+        """The places outside the target: the one the target reaches, the home (target gone), the place that gained the
+        block, and every place holding the text (the rest are decoys)."""
+        entry, found, reach, trace, policy = step.entry, step.found, step.reach, step.trace, self.policy
+        t = policy.thresholds
+        helpers = self._helper_copies(found, entry) if found is not None else []
+        if helpers and not policy.allows(Filter.HELPERS_FIRST, trace, f"{len(helpers)} copies in the helpers the target was split into"):
+            helpers = []
+        away: list[_Scored] = []
+        if not helpers:
+            proposals = elsewhere(self.reader, entry, step.annotation, found, t.max_search_files)
+            away = [_Scored(p, measure(p, entry, frozenset(), t)) for p in proposals]
+        reached: _Scored | None = None
+        home: _Scored | None = None
+        carried: _Scored | None = None
+        if helpers:  # the container decision named the helpers that received the target's statements: look there first
+            reached = max(helpers, key=_home_rank)
+            away = [h for h in helpers if h is not reached]
+            trace.add(Filter.HELPERS_FIRST, Action.FIRED, f"found in {_where(reached)}, a helper the target was split into")
+        elif reach is not None:
+            reached = next((s for s in sorted(away, key=_home_rank, reverse=True) if reach.leads_to(s.proposal.place())), None)
+            if reached is None:  # a method called on another object: only when exactly one place is one of that name
+                by_name = [s for s in away if reach.calls_by_name(s.proposal.place())]
+                if len(by_name) == 1 and policy.allows(Filter.REACHED_BY_NAME, trace, f"{_where(by_name[0])} has the called name"):
+                    reached = by_name[0]
+                    trace.add(Filter.REACHED_BY_NAME, Action.FIRED, f"{_where(reached)} is the only place of the called name")
+            if reached is not None:
+                reached = _Scored(reached.proposal, _reached(reached.evidence))
+            elif away:
+                trace.add(Rule.MOVED_TO_REACHED, Action.DECLINED, f"{len(away)} place(s) hold the text; the target reaches none of them")
+        # A gone target's statements do not go to a copy of it made elsewhere (rule copied-not-moved): that stays a decoy.
+        homes = away
+        if reach is None:
+            homes = [s for s in away if not self.containers.copied_away(step.annotation, s.proposal.source, s.proposal.index, trace)]
+        if reached is None and homes and (reach is None or carried_can_decide(own.evidence if own else None, policy)):
+            homes = [_with_provenance(s, step.transfers, t, gone=reach is None) for s in homes]
+            best = pick_carried([s.evidence for s in homes], policy, trace, gone=reach is None)
+            carried = homes[best] if best is not None else None
+        if reach is None and carried is None and homes:
+            best = pick_home([s.evidence for s in homes], policy, trace)
+            home = homes[best] if best is not None else None
+        return reached, home, carried, away
+
+    def _changed(self, entry: StepLock, rule: Rule, own: _Scored, options: list[_Scored], trace: Trace) -> StepResult:
+        """The result of an edit in place, ambiguous when a runner-up is about as close (rule ``close-runner-up``)."""
+        t = self.policy.thresholds
+        others = sorted((o for o in options if o is not own), key=lambda o: edit_rank(o.evidence, t), reverse=True)[:3]
+        close = bool(others) and edit_rank(others[0].evidence, t) >= edit_rank(own.evidence, t) - t.ambiguous_margin
+        if close and not self.policy.allows(Filter.CLOSE_RUNNER_UP, trace, f"runner-up at line {_line(others[0])}"):
+            close = False
+        if close:
+            trace.add(Filter.CLOSE_RUNNER_UP, Action.FIRED, f"line {_line(others[0])} is about as close ({others[0].evidence.describe()})")
+        message = "edited in place"
+        if own.evidence.replacement is not None:
+            message += f" ({own.evidence.replacement.describe()})"
+        if close:
+            message += " (several statements are about as close; see candidates)"
+        return _result(entry, rule, own, tuple(o.candidate(t) for o in others) if close else (), message, t, trace, close)
+
+    def _helper_copies(self, found: Found, entry: StepLock) -> list[_Scored]:
+        """The step's exact text in the helpers the container decision named, measured."""
+        t = self.policy.thresholds
+        return [_Scored(p, measure(p, entry, frozenset(), t, reach=True)) for p in in_helpers(found, entry)]
+
+
+@dataclass(frozen=True)
+class _Step:
+    """What one step is decided against: its annotation's target and how the target reaches other places."""
+
+    entry: StepLock
+    annotation: AnnotationLock
+    found: Found | None
+    container: Container
+    reach: Reach | None
+    transfers: Transfers
+    target_result: TargetResult
+    trace: Trace
 
 
 def _held(annotation: AnnotationLock, pool: tuple[Statement, ...]) -> frozenset[str]:
@@ -296,11 +347,28 @@ def _held(annotation: AnnotationLock, pool: tuple[Statement, ...]) -> frozenset[
     return frozenset(h for h, n in before.items() if n >= now[h])
 
 
-def _settle_contested(options: dict[str, list[_Scored]], indents: dict[str, int]) -> None:
+def _trace_assignment(
+    options: dict[str, list[_Scored]], weights: dict[str, dict[tuple[str, int, str], float]], chosen: dict[str, tuple[str, int, str]], traces: dict[str, Trace]
+) -> None:
+    """Say, for each step whose best candidate went to another step, where it went (rule ``one-to-one``)."""
+    taken_by = {key: step_id for step_id, key in chosen.items()}
+    for step_id, found_options in options.items():
+        if not found_options:
+            continue
+        best = max(found_options, key=lambda o: weights[step_id][o.proposal.key])
+        other = taken_by.get(best.proposal.key)
+        if other is not None and other != step_id:
+            traces[step_id].add(Filter.ONE_TO_ONE, Action.REMOVED, f"its closest statement, line {_line(best)}, went to {other}")
+
+
+def _settle_contested(options: dict[str, list[_Scored]], indents: dict[str, int], policy: Policy, traces: dict[str, Trace]) -> None:
     """Keep a surviving copy (after copies went) only for the step whose neighbours single it out: context above 0 and
-    above every other step's. When the reviewed release tells each step's indentation (``indents``) and exactly one of
-    the steps with some context sits at the survivor's depth, it is that one (rule of thumb of AST differs: a
-    statement keeps its nesting; two ``else :`` whose branches were reshuffled each match one neighbour)."""
+    above every other step's (rule ``contested-copy``). When the reviewed release tells each step's indentation
+    (``indents``) and exactly one of the steps with some context sits at the survivor's depth, it is that one (rule
+    ``same-depth``; as in AST differs: a statement keeps its nesting; two ``else :`` whose branches were reshuffled
+    each match one neighbour)."""
+    if not policy.on(Filter.CONTESTED_COPY):
+        return
     contexts: dict[tuple[str, int, str], list[float]] = {}
     level: dict[tuple[str, int, str], list[str]] = {}
     lines: dict[str, list[str]] = {}  # each candidate file split once
@@ -313,8 +381,16 @@ def _settle_contested(options: dict[str, list[_Scored]], indents: dict[str, int]
                     lines[source.relpath] = source.text.splitlines()
                 if indents.get(step_id) == _indent(lines[source.relpath], option.proposal.window[0].start_line):
                     level.setdefault(option.proposal.key, []).append(step_id)
+    if not policy.on(Filter.SAME_DEPTH):
+        level = {}
     for step_id, found_options in options.items():
-        options[step_id] = [o for o in found_options if not o.contested or _keeps(o, step_id, contexts, level)]
+        kept = [o for o in found_options if not o.contested or _keeps(o, step_id, contexts, level)]
+        gone = [o for o in found_options if o not in kept]
+        if gone:
+            by_depth = any(len(level.get(o.proposal.key, ())) == 1 for o in gone)
+            rule = Filter.SAME_DEPTH if by_depth else Filter.CONTESTED_COPY
+            traces[step_id].add(rule, Action.REMOVED, f"{len(gone)} surviving copy(ies) left to steps whose neighbours or depth fit better")
+        options[step_id] = kept
 
 
 def _keeps(option: _Scored, step_id: str, contexts: dict[tuple[str, int, str], list[float]], level: dict[tuple[str, int, str], list[str]]) -> bool:
@@ -333,30 +409,15 @@ def _indent(lines: list[str], line: int) -> int | None:
     return len(lines[line - 1]) - len(lines[line - 1].lstrip())
 
 
-def _with_occurrence(exact: list[_Scored], entry: StepLock) -> list[_Scored]:
-    """Exact copies, with the recorded occurrence (then the nearest line) breaking ties in context."""
-    tied = []
-    for rank, scored in enumerate(exact, 1):
-        bonus = 0.001 if rank == entry.occurrence else 0.0
-        distance = abs(scored.proposal.window[0].start_line - entry.lines[0])
-        tied.append(_Scored(scored.proposal, scored.evidence, bonus - distance * 1e-7))
-    return tied
-
-
-def _helper_copies(found: Found, entry: StepLock) -> list[_Scored]:
-    """The step's exact text in the helpers the container decision named, measured."""
-    return [_Scored(p, measure(p, entry, frozenset(), reach=True)) for p in in_helpers(found, entry)]
-
-
-def _with_provenance(scored: _Scored, transfers: Transfers, *, gone: bool) -> _Scored:
+def _with_provenance(scored: _Scored, transfers: Transfers, t: Thresholds, *, gone: bool) -> _Scored:
     """``scored`` with what the reviewed release says of its place: held the text already, or gained the target's."""
     proposal = scored.proposal
-    provenance = transfers.of(proposal.source, proposal.index, proposal.window[0], may_be_home=gone and may_be_home(scored.evidence))
+    provenance = transfers.of(proposal.source, proposal.index, proposal.window[0], may_be_home=gone and may_be_home(scored.evidence, t))
     return _Scored(proposal, replace(scored.evidence, provenance=provenance), scored.tie, scored.contested)
 
 
 def _reached(evidence: Evidence) -> Evidence:
-    return Evidence(**{**evidence.__dict__, "origin": Origin.REACHED, "reach": True})
+    return replace(evidence, origin=Origin.REACHED, reach=True)
 
 
 def _home_rank(scored: _Scored) -> tuple[bool, float]:
@@ -368,27 +429,33 @@ def _where(scored: _Scored) -> str:
     return place.target or place.module
 
 
+def _line(scored: _Scored) -> int:
+    return scored.proposal.window[0].start_line
+
+
+def _scores(evidence: Evidence, t: Thresholds) -> Scores:
+    e = evidence
+    return Scores(e.similarity, e.context, e.locality, match_quality(e.similarity, e.context, e.locality, t))
+
+
 def _result(
     entry: StepLock,
     rule: Rule,
     chosen: _Scored | None,
     candidates: tuple[Candidate, ...],
     message: str,
+    t: Thresholds,
+    trace: Trace,
     ambiguous: bool = False,
     *,
-    layer: int | None = None,
     evidence: str = "",
 ) -> StepResult:
-    from infralens.drift.match.decide import RULE_KIND
-
     kind = RULE_KIND[rule]
     place = chosen.proposal.place() if chosen is not None else (entry.place if rule is Rule.FILE_UNCHANGED else None)
     scores = None
     if chosen is not None:
-        e = chosen.evidence
-        scores = Scores(e.similarity, e.context, e.locality)
-        evidence = evidence or e.describe()
+        scores = _scores(chosen.evidence, t)
+        evidence = evidence or chosen.evidence.describe()
     elif rule is Rule.FILE_UNCHANGED:
-        scores = Scores(1.0, 1.0, 1.0)
-    layer = layer if layer is not None else _LAYER.get(rule, 3)
-    return StepResult(entry, kind, layer, place, scores, candidates, message, ambiguous, rule=rule.value, evidence=evidence)
+        scores = Scores(1.0, 1.0, 1.0, match_quality(1.0, 1.0, 1.0, t))
+    return StepResult(entry, kind, place, scores, candidates, message, ambiguous, rule=rule.value, evidence=evidence, trace=trace.frozen())

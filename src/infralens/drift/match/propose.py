@@ -15,8 +15,9 @@ from dataclasses import dataclass
 from infralens.drift.lock.entries import AnnotationLock, Place, StepLock
 from infralens.drift.lock.facts import body_hashes, body_of, enclosing_definitions, header_of, jaccard
 from infralens.drift.match.container import Found
-from infralens.drift.match.decide import THRESHOLDS, Origin
 from infralens.drift.match.reader import TreeReader
+from infralens.drift.match.rules import Origin, Thresholds
+from infralens.drift.match.texts import assigned_name, ratio_at_least, same_ast, statement_shape
 from infralens.source import DefinitionKind, ModuleIndex, SourceFile, Statement
 
 
@@ -65,7 +66,7 @@ def target_pool(found: Found) -> tuple[Statement, ...]:
     return found.index.statements_within(found.definition.start_line, found.definition.end_line)
 
 
-def in_target(found: Found, pool: tuple[Statement, ...], entry: StepLock, *, exact_only: bool) -> list[Proposal]:
+def in_target(found: Found, pool: tuple[Statement, ...], entry: StepLock, t: Thresholds, *, exact_only: bool) -> list[Proposal]:
     """Runs inside the target: identical ones, or (unless ``exact_only``) ones with some resemblance to the step."""
     size = len(entry.texts)
     wanted = "\n".join(entry.texts)
@@ -73,7 +74,7 @@ def in_target(found: Found, pool: tuple[Statement, ...], entry: StepLock, *, exa
     for start in range(max(0, len(pool) - size + 1)):
         window = pool[start : start + size]
         texts = tuple(s.text for s in window)
-        if texts != entry.texts and (exact_only or not _resembles(wanted, "\n".join(texts))):
+        if texts != entry.texts and (exact_only or not _resembles(wanted, "\n".join(texts), t)):
             continue
         proposals.append(Proposal(found.source, found.index, window, Origin.TARGET, found.locality))
     return proposals
@@ -110,28 +111,31 @@ def _docstring(text: str) -> bool:
     return isinstance(first, ast.Expr) and isinstance(first.value, ast.Constant) and isinstance(first.value.value, str)
 
 
-def _resembles(wanted: str, text: str) -> bool:
+def _resembles(wanted: str, text: str, t: Thresholds) -> bool:
     """A cheap filter: could any rule admit ``text`` as the edit of ``wanted``? (Same tree; same kind of statement
     with some text in common, less needed when as many tokens are left, as a rename leaves; or a setter call and
     an assignment.)"""
-    from infralens.drift.match.evidence import assigned_name, ratio_at_least, same_ast, statement_shape
-
     if same_ast(wanted, text):
         return True
-    t = THRESHOLDS
     if statement_shape(wanted) == statement_shape(text):
         loose = wanted.count(" ") == text.count(" ") or (assigned_name(wanted) or "") == (assigned_name(text) or "-")
-        return ratio_at_least(wanted, text, t.sole_assignment_similarity if loose else t.candidate_similarity) is not None
-    if ("set_" in wanted or "setattr" in wanted) != ("set_" in text or "setattr" in text):
-        return ratio_at_least(wanted, text, t.sole_assignment_similarity) is not None
+        floor = t.sole_assignment_similarity if loose else t.candidate_similarity
+        return ratio_at_least(wanted, text, floor, t.quick_reject_similarity) is not None
+    if _setter_like(wanted) != _setter_like(text):  # a setter call may have become an assignment, or back
+        return ratio_at_least(wanted, text, t.sole_assignment_similarity, t.quick_reject_similarity) is not None
     return False
 
 
-def elsewhere(reader: TreeReader, entry: StepLock, annotation: AnnotationLock, found: Found | None) -> list[Proposal]:
+def _setter_like(text: str) -> bool:
+    """Whether a statement may be one side of a setter rewrite (:attr:`~.evidence.ReplacementKind.SETTER_ASSIGNMENT`)."""
+    return "set_" in text or "setattr" in text
+
+
+def elsewhere(reader: TreeReader, entry: StepLock, annotation: AnnotationLock, found: Found | None, max_files: int) -> list[Proposal]:
     """The exact text anywhere in the distribution, outside the (re)found target."""
     proposals = []
     near = reader.files_with_text(entry.texts[0], near=annotation.relpath, hints=annotation.target.split("."))
-    for relpath in near[: THRESHOLDS.max_search_files]:
+    for relpath in near[:max_files]:
         indexed = reader.indexed(relpath)
         if indexed is None:
             continue

@@ -16,8 +16,8 @@ from dataclasses import dataclass
 
 from infralens.drift.lock.entries import AnnotationLock, short_hash
 from infralens.drift.lock.facts import body_hashes, body_of, header_of
-from infralens.drift.match.decide import THRESHOLDS, clearly_best
 from infralens.drift.match.reader import TreeReader
+from infralens.drift.match.rules import Thresholds, clearly_best
 from infralens.source import Definition, DefinitionKind, ModuleIndex, SourceFile
 
 
@@ -33,7 +33,7 @@ class Receiver:
     """Share of the reviewed body (read with the parameter as ``self``) the function holds now."""
 
 
-def moved_to_receiver(reader: TreeReader, reviewed: TreeReader | None, entry: AnnotationLock) -> Receiver | None:
+def moved_to_receiver(reader: TreeReader, reviewed: TreeReader | None, entry: AnnotationLock, t: Thresholds) -> Receiver | None:
     """The one function the gone target ``entry`` moved into with its first parameter (after ``self``) as ``self``."""
     reviewed_body = _reviewed_function(reviewed, entry)
     if reviewed_body is None:
@@ -56,7 +56,7 @@ def moved_to_receiver(reader: TreeReader, reviewed: TreeReader | None, entry: An
                 continue  # it held these statements when the lock was reviewed: a twin, not where the target went
             overlap = len(held) / len(wanted)
             scored.append((overlap, Receiver(source, index, definition, parameter, overlap)))
-    return clearly_best(scored, THRESHOLDS.target_renamed_overlap)
+    return clearly_best(scored, t.target_renamed_overlap, t.target_renamed_margin)
 
 
 def _reviewed_function(reviewed: TreeReader | None, entry: AnnotationLock) -> tuple[str, list[str]] | None:

@@ -8,6 +8,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from infralens.drift.lock.entries import AnnotationLock, Place, StepLock
+from infralens.drift.match.rules import RuleEvent
 from infralens.reports import DriftKind as StepKind, MatchQuality, TargetDriftKind as TargetKind
 
 # The kinds are the reports' vocabulary (one spelling for the check, its JSON and the site's badges);
@@ -32,17 +33,8 @@ class Scores:
     """Share of the recorded neighbouring statements found beside it."""
     locality: float
     """1.0 same target; 0.9 same qualname in another module; else function similarity."""
-
-    @property
-    def quality(self) -> MatchQuality:
-        """How sure the match is (exact, strong or weak), from the three scores together."""
-        from infralens.drift.match.decide import THRESHOLDS as T
-
-        if self.similarity == 1.0 and self.locality >= 0.9 and self.context >= T.confident_context:
-            return MatchQuality.EXACT
-        if self.similarity >= T.confident_similarity and self.context >= T.confident_context and self.locality >= T.moved_locality:
-            return MatchQuality.STRONG
-        return MatchQuality.WEAK
+    quality: MatchQuality
+    """How sure the match is, from the three scores together (:func:`~.rules.match_quality`)."""
 
 
 @dataclass(frozen=True)
@@ -66,10 +58,10 @@ class TargetResult:
     similarity: float
     """Statement overlap of the reviewed and the current body (Jaccard of statement fingerprints)."""
     message: str
-    layer: int = 0
-    """Which matching layer decided (0: file unchanged, 1: in place, 3: searched elsewhere)."""
     rule: str = ""
-    """The named rule of :mod:`infralens.drift.match.container` that decided the kind."""
+    """The named rule (:class:`~.rules.TargetRule`) that decided the kind."""
+    trace: tuple[RuleEvent, ...] = ()
+    """Every rule that fired or vetoed on the way, in order."""
 
 
 @dataclass(frozen=True)
@@ -78,8 +70,6 @@ class StepResult:
 
     entry: StepLock
     kind: StepKind
-    layer: int
-    """Which matching layer decided (see :mod:`infralens.drift.match.matcher`)."""
     new: Place | None
     """Where the statement is now (None when deleted)."""
     scores: Scores | None
@@ -89,6 +79,8 @@ class StepResult:
     ambiguous: bool = False
     """Several places matched about equally well."""
     rule: str = ""
-    """The named rule of :func:`infralens.drift.match.decide.decide` that decided the kind."""
+    """The named rule (:class:`~.rules.Rule`) that decided the kind."""
     evidence: str = ""
     """The evidence that rule weighed, in words (``check --explain``)."""
+    trace: tuple[RuleEvent, ...] = ()
+    """Every rule that fired, vetoed or removed a candidate on the way, in order (``check --explain``)."""

@@ -25,7 +25,6 @@ from dataclasses import dataclass
 
 from infralens.drift.lock.entries import AnnotationLock, short_hash
 from infralens.drift.lock.facts import body_hashes, enclosing_definitions
-from infralens.drift.match.decide import THRESHOLDS
 from infralens.drift.match.reader import TreeReader
 from infralens.errors import InfralensError, SourceNotFoundError
 from infralens.resolve import Resolver
@@ -110,8 +109,10 @@ def _newer(checked: str, reviewed: str) -> bool:
 class Transfers:
     """For one annotation: what its target lost, and what places elsewhere held before or gained since."""
 
-    def __init__(self, annotation: AnnotationLock, now_body: tuple[str, ...] | None, reviewed: TreeReader | None) -> None:
+    def __init__(self, annotation: AnnotationLock, now_body: tuple[str, ...] | None, reviewed: TreeReader | None, carried_statements: int) -> None:
         self.reviewed = reviewed
+        self.carried_statements = carried_statements
+        """Fewer lost statements than this in a place's function: not worth reading the reviewed release for."""
         reviewed_body = Counter(annotation.body)
         self.lost = reviewed_body - Counter(now_body or ())
         """The reviewed body's statements (as fingerprints) the target no longer holds (all of them when it is gone)."""
@@ -128,7 +129,7 @@ class Transfers:
         if self.reviewed is None:
             return UNKNOWN
         qualname, now = _function_around(index, first)
-        if not may_be_home and sum((now & self.lost).values()) < THRESHOLDS.carried_statements:
+        if not may_be_home and sum((now & self.lost).values()) < self.carried_statements:
             return UNKNOWN
         relpath = source.relpath
         before_file = self.reviewed.source(relpath)

@@ -1,0 +1,368 @@
+"""The drift matcher's rule book: every named rule, the one table of numbers, and the trace of a decision.
+
+This is the bottom of :mod:`infralens.drift.match` (data only: it imports nothing of the package). Three kinds of
+rule go through one trace: :class:`TargetRule` (what became of the annotated function), :class:`Filter` (what
+removes, vetoes or orders a step's candidates) and :class:`Rule` (what decides a step's kind, in the order of
+:data:`STEP_ORDER`). Each has one :class:`RuleSpec` in :data:`SPECS`: its invariant in one sentence and whether an
+ablation may switch it off. A :class:`Policy` carries the :class:`Thresholds` and the rules switched off; the matcher
+is built with one, so an ablation needs no patching. A :class:`Trace` records, in order, every rule that fired,
+vetoed or removed a candidate (``check --explain STEP`` prints it).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from enum import Enum
+from typing import TypeVar
+
+from infralens.reports import DriftKind as StepKind, MatchQuality
+
+T = TypeVar("T")
+
+
+@dataclass(frozen=True)
+class Thresholds:
+    """Every number the drift matcher decides with (one table; each rule's test reads it)."""
+
+    edit_similarity: float = 0.6
+    """Text similarity for *changed* when at least one neighbour agrees."""
+    confident_similarity: float = 0.8
+    """Text similarity for *changed* on text alone (and, with context ≥ :attr:`confident_context`, before any search)."""
+    confident_context: float = 0.5
+    quick_reject_similarity: float = 0.3
+    """Below this cheap upper bound (difflib's ``real_quick_ratio``) two texts are not compared in full."""
+    candidate_similarity: float = 0.45
+    """Below this, a statement is no edit candidate (at this similarity every neighbour must agree)."""
+    sole_assignment_similarity: float = 0.3
+    """Similarity for the only statement left that assigns the same name."""
+    edited_neighbour: float = 0.5
+    """What a neighbour that was edited too, or sits one statement off, counts in tolerant context."""
+    no_neighbours_context: float = 0.5
+    """The context of a candidate that has neighbours when the step recorded none (a lone statement tells little)."""
+    same_copy_context: float = 0.5
+    """Context for a surviving copy of a repeated statement to be the annotated one after copies went."""
+    moved_locality: float = 0.6
+    """Function similarity (Jaccard of statement fingerprints) for a home elsewhere when the target is gone."""
+    moved_context: float = 0.5
+    moved_margin: float = 0.05
+    """Two homes elsewhere whose locality + context differ by less than this are equally good (none is chosen)."""
+    ambiguous_margin: float = 0.02
+    """A runner-up edit candidate this close to the chosen one makes *changed* ambiguous."""
+    max_renames: int = 2
+    """At most this many names may differ for an edit to count as a rename that keeps the action."""
+    target_moved_overlap: float = 0.3
+    """Body overlap for the same qualname in another module to be the target moved."""
+    target_renamed_overlap: float = 0.6
+    """Body overlap for a definition of another name to be the target renamed."""
+    renamed_split_direct: float = 0.15
+    """A definition of a new name must hold this share of the reviewed body itself before the helpers it calls count."""
+    target_renamed_margin: float = 0.05
+    """A second rename candidate this close to the best makes the rename ambiguous (not reported)."""
+    carried_statements: int = 3
+    """A place elsewhere that gained at least this many of the target's lost statements may be where the step went..."""
+    carried_share: float = 0.5
+    """...when they are at least this share of what the target lost, or its neighbours came along (:attr:`moved_context`)."""
+    position_rank: float = 0.15
+    """What standing at the step's rank in its diff hunk adds to an edit candidate's rank (half for elsewhere in the hunk)."""
+    text_rank: float = 0.7
+    """What text similarity weighs in an edit candidate's rank (less :attr:`position_rank`); context weighs the rest."""
+    max_search_files: int = 16
+    """At most this many files are indexed per distribution-wide search (best-ranked first)."""
+    moved_elsewhere_locality: float = 0.9
+    """How sure a target found under its qualname (or behind a shim) in another module is the reviewed one."""
+    renamed_locality: float = 0.8
+    """How sure a target found under another name is the reviewed one."""
+    weight_same_text: float = 10.0
+    """The assignment's weight of an identical statement (plus its context): always preferred over an edit."""
+    weight_same_tree: float = 9.0
+    """The weight of the same syntax tree or the target's own header."""
+    weight_same_action: float = 3.0
+    """The weight of a rewrite that keeps the action (plus context and similarity)."""
+    weight_edit: float = 1.0
+    """The weight of an edit (plus its rank)."""
+    weight_sole_assignment: float = 0.5
+    """The weight of the only assignment of the name left (times its similarity)."""
+    tie_hunk_rank: float = 1e-3
+    """Per statement of rank gap in the diff hunk, taken off an edit's weight (the nearer of two equal edits wins)."""
+    tie_occurrence: float = 1e-3
+    """Added to the recorded occurrence among identical copies."""
+    tie_distance: float = 1e-7
+    """Per line of distance from the recorded line, taken off an identical copy's weight."""
+
+
+class Origin(str, Enum):
+    """Which strategy proposed a candidate."""
+
+    TARGET = "target"
+    """A statement inside the mapped target (in place, moved or renamed)."""
+    REACHED = "reached"
+    """The same text in a function the target calls or a decorator it carries."""
+    ELSEWHERE = "elsewhere"
+    """The same text anywhere else in the distribution."""
+
+
+class Container(str, Enum):
+    """What became of the step's target, as far as its steps are concerned."""
+
+    FILE_UNCHANGED = "file-unchanged"
+    UNREADABLE = "unreadable"
+    IN_PLACE = "in-place"
+    RELOCATED = "relocated"
+    """Moved to another module or renamed: an identical statement there is *moved*."""
+    GONE = "gone"
+
+
+class Rule(str, Enum):
+    """The rules that decide a step's kind; the value is what reports and ``--explain`` print."""
+
+    FILE_UNCHANGED = "file-unchanged"
+    UNREADABLE = "unreadable"
+    LEFT_WITH_NEIGHBOURS = "left-with-neighbours"
+    TARGET_RELOCATED = "target-relocated"
+    SAME_TEXT = "same-text"
+    SAME_TREE = "same-tree"
+    TARGET_HEADER = "target-header"
+    CONFIDENT_EDIT = "confident-edit"
+    MOVED_TO_REACHED = "moved-to-reached"
+    MOVED_WITH_BLOCK = "moved-with-block"
+    SAME_ACTION = "same-action"
+    EDIT = "edit"
+    SOLE_ASSIGNMENT = "sole-assignment"
+    MOVED_HOME = "moved-home"
+    DECOYS_ONLY = "decoys-only"
+    TARGET_GONE = "target-gone"
+    NOTHING_CORRESPONDS = "nothing-corresponds"
+
+
+STEP_ORDER: tuple[Rule, ...] = tuple(Rule)
+"""The order in which the step rules are asked (the first that fires decides)."""
+
+
+class Filter(str, Enum):
+    """The rules that remove, veto or order a step's candidates before a step rule decides."""
+
+    ADMISSION = "admission"
+    ONE_TO_ONE = "one-to-one"
+    SURVIVING_COPY = "surviving-copy"
+    COPY_WENT = "copy-went"
+    CONTESTED_COPY = "contested-copy"
+    SAME_DEPTH = "same-depth"
+    OCCURRENCE = "occurrence"
+    HUNK_RANK = "hunk-rank"
+    HELPERS_FIRST = "helpers-first"
+    REACHED_BY_NAME = "reached-by-name"
+    COPIED_NOT_MOVED = "copied-not-moved"
+    HELD_AT_REVIEW = "held-at-review"
+    NEW_PLACE_NOT_CARRIED = "new-place-not-carried"
+    REAL_EDIT_STAYS = "real-edit-stays"
+    TIED_PLACES = "tied-places"
+    CLOSE_RUNNER_UP = "close-runner-up"
+
+
+class TargetRule(str, Enum):
+    """The rules that decide what became of an annotated function (the container), in the order they are asked."""
+
+    FILE_UNCHANGED = "file-unchanged"
+    UNREADABLE = "unreadable"
+    SAME_PLACE = "same-place"
+    BODY_CHANGED = "body-changed"
+    MOVED_MODULE = "moved-module"
+    MOVED_SAME_NAME = "moved-same-name"
+    RENAMED_BEHIND_SHIM = "renamed-behind-shim"
+    RENAMED_BODY_OVERLAP = "renamed-body-overlap"
+    RENAMED_AND_SPLIT = "renamed-and-split"
+    RENAMED_AT_CALLERS = "renamed-at-callers"
+    CLASS_RENAMED = "class-renamed"
+    MOVED_TO_RECEIVER = "moved-to-receiver"
+    DELETED = "deleted"
+    SPLIT_INTO_HELPERS = "split-into-helpers"
+    WRAPPED_BY_DECORATOR = "wrapped-by-decorator"
+    DECORATORS_CHANGED = "decorators-changed"
+    BESIDE_THE_TARGET = "beside-the-target"
+
+
+AnyRule = Rule | Filter | TargetRule
+
+
+RULE_KIND = {
+    Rule.FILE_UNCHANGED: StepKind.UNCHANGED,
+    Rule.UNREADABLE: StepKind.UNREADABLE,
+    Rule.LEFT_WITH_NEIGHBOURS: StepKind.MOVED,
+    Rule.TARGET_RELOCATED: StepKind.MOVED,
+    Rule.SAME_TEXT: StepKind.UNCHANGED,
+    Rule.SAME_TREE: StepKind.UNCHANGED,
+    Rule.TARGET_HEADER: StepKind.CHANGED,
+    Rule.CONFIDENT_EDIT: StepKind.CHANGED,
+    Rule.MOVED_TO_REACHED: StepKind.MOVED,
+    Rule.MOVED_WITH_BLOCK: StepKind.MOVED,
+    Rule.SAME_ACTION: StepKind.CHANGED,
+    Rule.EDIT: StepKind.CHANGED,
+    Rule.SOLE_ASSIGNMENT: StepKind.CHANGED,
+    Rule.MOVED_HOME: StepKind.MOVED,
+    Rule.DECOYS_ONLY: StepKind.DELETED,
+    Rule.TARGET_GONE: StepKind.DELETED,
+    Rule.NOTHING_CORRESPONDS: StepKind.DELETED,
+}
+"""The kind each step rule yields."""
+
+
+CONTENTLESS = frozenset({"else :", "try :", "finally :", "pass", "break", "continue", "return"})
+"""Statements with no content of their own: which one is which is told by their neighbours, not their text."""
+
+
+class Action(str, Enum):
+    """What a rule did in a trace."""
+
+    FIRED = "fired"
+    """It decided (a step's kind, a target's place) or, for a filter, it chose."""
+    VETOED = "vetoed"
+    """It refused a candidate another rule would have taken."""
+    REMOVED = "removed"
+    """It removed candidates."""
+    DECLINED = "declined"
+    """It had candidates, but its condition held for none (the evidence of the best is given)."""
+    OFF = "off"
+    """It would have acted, but the policy switched it off (an ablation)."""
+
+
+@dataclass(frozen=True)
+class RuleEvent:
+    """One entry of a trace: which rule did what, with its evidence in words."""
+
+    rule: AnyRule
+    action: Action
+    detail: str = ""
+
+    def describe(self) -> str:
+        return f"{self.rule.value} {self.action.value}" + (f": {self.detail}" if self.detail else "")
+
+
+@dataclass
+class Trace:
+    """The events of one decision, in order (mutable while the matcher works; stored as a tuple)."""
+
+    events: list[RuleEvent] = field(default_factory=list)
+
+    def add(self, rule: AnyRule, action: Action, detail: str = "") -> None:
+        self.events.append(RuleEvent(rule, action, detail))
+
+    def frozen(self) -> tuple[RuleEvent, ...]:
+        return tuple(self.events)
+
+
+@dataclass(frozen=True)
+class Policy:
+    """What the matcher decides with: the thresholds, and the rules switched off (for an ablation; none by default)."""
+
+    thresholds: Thresholds = Thresholds()
+    off: frozenset[AnyRule] = frozenset()
+
+    def on(self, rule: AnyRule) -> bool:
+        return rule not in self.off
+
+    def allows(self, rule: AnyRule, trace: Trace | None = None, detail: str = "") -> bool:
+        """Whether ``rule`` may act; when it is off, the trace says it would have (``detail``: what it would have done)."""
+        if rule not in self.off:
+            return True
+        if trace is not None:
+            trace.add(rule, Action.OFF, detail)
+        return False
+
+
+@dataclass(frozen=True)
+class RuleSpec:
+    """One rule's entry in the rule book."""
+
+    rule: AnyRule
+    invariant: str
+    """What the rule guarantees, in one sentence."""
+    essential: bool = False
+    """The engine cannot work without it (an ablation does not switch it off)."""
+
+
+def _spec(rule: AnyRule, invariant: str, *, essential: bool = False) -> RuleSpec:
+    return RuleSpec(rule, invariant, essential)
+
+
+SPECS: dict[AnyRule, RuleSpec] = {
+    s.rule: s
+    for s in (
+        # -- the container (what became of the function) --
+        _spec(TargetRule.FILE_UNCHANGED, "A byte-identical file holds the target where it was.", essential=True),
+        _spec(TargetRule.UNREADABLE, "A file that cannot be read or parsed is reported, never guessed about.", essential=True),
+        _spec(TargetRule.SAME_PLACE, "The same qualname in its file with the same statements is the target unchanged.", essential=True),
+        _spec(TargetRule.BODY_CHANGED, "The same qualname in its file is the target, whatever its body became.", essential=True),
+        _spec(TargetRule.MOVED_MODULE, "The same qualname in another module, new there and overlapping the body, is the target moved."),
+        _spec(TargetRule.MOVED_SAME_NAME, "A method turned module function (or back), new and clearly the closest body, is the target moved."),
+        _spec(TargetRule.RENAMED_BEHIND_SHIM, "A shim that forwards the old name leads to the target renamed."),
+        _spec(TargetRule.RENAMED_BODY_OVERLAP, "A new definition whose body clearly overlaps most is the target renamed."),
+        _spec(TargetRule.RENAMED_AND_SPLIT, "A new definition holding the reviewed body with the helpers it calls is the target renamed and split."),
+        _spec(TargetRule.RENAMED_AT_CALLERS, "The new name the reviewed callers now call is the target renamed."),
+        _spec(TargetRule.CLASS_RENAMED, "The method of the same name in the class its class was renamed to is the target."),
+        _spec(TargetRule.MOVED_TO_RECEIVER, "A function folded into the class of its first parameter (now self) is the target moved."),
+        _spec(TargetRule.DELETED, "A target found by no rule is deleted.", essential=True),
+        _spec(TargetRule.SPLIT_INTO_HELPERS, "A body that lost statements to helpers it now calls names those helpers as their first home."),
+        _spec(TargetRule.WRAPPED_BY_DECORATOR, "A body that lost statements to a decorator it now carries names the wrapper as their home."),
+        _spec(TargetRule.DECORATORS_CHANGED, "A decorator added, removed or replaced is a finding on the target.", essential=True),
+        _spec(TargetRule.BESIDE_THE_TARGET, "Of equally good rename candidates, the only one in the target's own class and file is it."),
+        # -- candidates (filters, vetoes and tie-breaks) --
+        _spec(Filter.ADMISSION, "Only a candidate some step rule would accept enters the one-to-one assignment.", essential=True),
+        _spec(Filter.ONE_TO_ONE, "Two steps never share a statement: the assignment maximises the total weight.", essential=True),
+        _spec(Filter.SURVIVING_COPY, "After copies of a repeated statement went, a survivor is the step's only when its neighbours single it out."),
+        _spec(Filter.COPY_WENT, "After a copy of a repeated statement went, no survivor is the step's on its text alone."),
+        _spec(Filter.CONTESTED_COPY, "A survivor several steps were on goes to the step whose neighbours fit it strictly best."),
+        _spec(Filter.SAME_DEPTH, "Of steps contesting a survivor, the only one at its reviewed indentation takes it."),
+        _spec(Filter.OCCURRENCE, "Among identical copies with equal context, the recorded occurrence, then the nearest line, wins."),
+        _spec(Filter.HUNK_RANK, "Of two edits equally close in text and context, the one at the step's rank in its diff hunk wins."),
+        _spec(Filter.HELPERS_FIRST, "Statements the container saw leave into helpers are looked for in those helpers first."),
+        _spec(Filter.REACHED_BY_NAME, "A method called on another object is reached only when exactly one place of that name holds the text."),
+        _spec(Filter.COPIED_NOT_MOVED, "A gone target's statements do not go to a copy of it made elsewhere."),
+        _spec(Filter.HELD_AT_REVIEW, "A place that already held the text at the review is no new home for it."),
+        _spec(Filter.NEW_PLACE_NOT_CARRIED, "A deleted target's block is followed only into a function that was there at the review."),
+        _spec(Filter.REAL_EDIT_STAYS, "A place that gained the target's lost statements does not override a real edit inside the target."),
+        _spec(Filter.TIED_PLACES, "Two places elsewhere about equally good tell nothing: neither is chosen."),
+        _spec(Filter.CLOSE_RUNNER_UP, "A runner-up edit about as close as the chosen one makes the verdict ambiguous (kind unchanged)."),
+        # -- the step's kind, in STEP_ORDER --
+        _spec(Rule.FILE_UNCHANGED, "A step in a byte-identical file is unchanged.", essential=True),
+        _spec(Rule.UNREADABLE, "A step whose file cannot be read or parsed is unreadable.", essential=True),
+        _spec(Rule.LEFT_WITH_NEIGHBOURS, "A contentless statement the target still holds, but without its neighbours, went where they went."),
+        _spec(Rule.TARGET_RELOCATED, "The same statement in a target that moved or was renamed moved with it."),
+        _spec(Rule.SAME_TEXT, "The same normalised text inside the target, assigned to the step, is unchanged.", essential=True),
+        _spec(Rule.SAME_TREE, "Texts differing only in redundant parentheses or layout are the same statement."),
+        _spec(Rule.TARGET_HEADER, "The mapped target's def line (or docstring) is the reviewed one's, whatever its parameters."),
+        _spec(Rule.CONFIDENT_EDIT, "An edit very close in text and context, with nothing reached, is decided before any search."),
+        _spec(Rule.MOVED_TO_REACHED, "The exact text in a function the target now calls or is decorated by is where the step went."),
+        _spec(Rule.MOVED_WITH_BLOCK, "The exact text in the one function that gained a block of the target's lost statements is the step moved."),
+        _spec(Rule.SAME_ACTION, "A rewrite that keeps the action (a name, a call, setter and assignment, keywords) is changed."),
+        _spec(Rule.EDIT, "A statement of the same kind, close in text and placed by neighbours or the body diff, is changed."),
+        _spec(Rule.SOLE_ASSIGNMENT, "The only statement left that assigns the same name is its edit."),
+        _spec(Rule.MOVED_HOME, "When the target is gone, the one clearly best home elsewhere is where the step went."),
+        _spec(Rule.DECOYS_ONLY, "Copies elsewhere that no rule singles out leave the step deleted, listed as candidates.", essential=True),
+        _spec(Rule.TARGET_GONE, "A step of a deleted target with no home is deleted.", essential=True),
+        _spec(Rule.NOTHING_CORRESPONDS, "A step nothing corresponds to is deleted.", essential=True),
+    )
+}
+"""The rule book: one entry per rule of every kind."""
+
+
+def match_quality(similarity: float, context: float, locality: float, t: Thresholds) -> MatchQuality:
+    """How sure a match is (exact, strong or weak), from its three scores together."""
+    if similarity == 1.0 and locality >= t.moved_elsewhere_locality and context >= t.confident_context:
+        return MatchQuality.EXACT
+    if similarity >= t.confident_similarity and context >= t.confident_context and locality >= t.moved_locality:
+        return MatchQuality.STRONG
+    return MatchQuality.WEAK
+
+
+def best_scored(scored: Sequence[tuple[float, T]], floor: float, margin: float) -> list[T]:
+    """The candidates scoring at least ``floor`` and within ``margin`` of the best, best first: one means it is
+    clearly the best; several, that none is (unless told apart)."""
+    good = sorted((item for item in scored if item[0] >= floor), key=lambda item: -item[0])
+    return [found for score, found in good if score >= good[0][0] - margin] if good else []
+
+
+def clearly_best(scored: Sequence[tuple[float, T]], floor: float, margin: float) -> T | None:
+    """The one candidate :func:`best_scored` leaves, or None."""
+    tied = best_scored(scored, floor, margin)
+    return tied[0] if len(tied) == 1 else None

@@ -1,0 +1,163 @@
+"""Comparing two normalised statement texts: similarity, kind of statement, the name assigned, the same syntax tree.
+
+Pure functions of text (remembered, since a history asks again); the numbers they are compared with are the caller's,
+from :class:`~.rules.Thresholds`.
+"""
+
+from __future__ import annotations
+
+import ast
+import difflib
+from copy import deepcopy as copy_tree
+from functools import lru_cache
+
+from infralens.source import normalize
+
+# -- text ------------------------------------------------------------------------------------------
+
+
+@lru_cache(maxsize=65536)
+def ratio(left: str, right: str, quick_reject: float) -> float:
+    """Text similarity of two normalised texts in [0, 1]; when difflib's cheap upper bound is below ``quick_reject``,
+    half that bound (far below any threshold) without the full comparison. Remembered: a history asks again."""
+    matcher = difflib.SequenceMatcher(None, left, right, autojunk=False)
+    if matcher.real_quick_ratio() < quick_reject:
+        return matcher.real_quick_ratio() / 2
+    return matcher.ratio()
+
+
+def ratio_at_least(left: str, right: str, floor: float, quick_reject: float) -> float | None:
+    """:func:`ratio` when it is at least ``floor``, else None (decided by difflib's cheap upper bounds when they can)."""
+    matcher = difflib.SequenceMatcher(None, left, right, autojunk=False)
+    if matcher.real_quick_ratio() < floor or matcher.quick_ratio() < floor:
+        return None
+    similarity = ratio(left, right, quick_reject)
+    return similarity if similarity >= floor else None
+
+
+@lru_cache(maxsize=65536)
+def ratio_without_lone_keywords(old: str, new: str, quick_reject: float) -> float:
+    """:func:`ratio` once keyword arguments that only one side passes are left out of both (an added ``dtype=`` or a
+    dropped ``use_reentrant=False`` is a small edit however long its text); 0.0 when either side does not parse."""
+    if old.startswith(("except", "elif")) or new.startswith(("except", "elif")):
+        return 0.0  # parsed inside a wrapper (see statement_tree): its first line is not the header
+    left, right = statement_tree(old), statement_tree(new)
+    if left is None or right is None:
+        return 0.0
+    names_left, names_right = _keyword_names(left), _keyword_names(right)
+    if names_left == names_right:
+        return 0.0
+    return ratio(_without_keywords(left, names_left - names_right, old), _without_keywords(right, names_right - names_left, new), quick_reject)
+
+
+def _keyword_names(tree: ast.AST) -> set[str]:
+    return {k.arg for node in ast.walk(tree) if isinstance(node, ast.Call) for k in node.keywords if k.arg is not None}
+
+
+def _without_keywords(tree: ast.AST, names: set[str], text: str) -> str:
+    """The normalised text of ``tree`` without the keyword arguments ``names`` (``text`` itself when there are none)."""
+    if not names:
+        return text
+    copy = copy_tree(tree)
+    for node in ast.walk(copy):
+        if isinstance(node, ast.Call):
+            node.keywords = [k for k in node.keywords if k.arg not in names]
+    try:
+        return normalize(ast.unparse(copy).splitlines()[0])
+    except (ValueError, IndexError, RecursionError):
+        return text
+
+
+# -- statement kind and assigned names --------------------------------------------------------------
+
+_HEADS = {
+    "if": "if",
+    "elif": "if",
+    "for": "for",
+    "async": "async",
+    "while": "while",
+    "with": "with",
+    "try": "try",
+    "except": "except",
+    "return": "return",
+    "raise": "raise",
+    "yield": "yield",
+    "assert": "assert",
+    "del": "del",
+    "import": "import",
+    "from": "import",
+    "def": "def",
+    "class": "class",
+}
+_ASSIGNMENTS = {"=", "+=", "-=", "*=", "/=", "//=", "%=", "**=", "@=", "&=", "|=", "^=", ">>=", "<<="}
+
+
+def statement_shape(text: str) -> str:
+    """What kind of statement a normalised text is: its keyword (``if``/``elif`` alike), ``assign`` or ``expression``."""
+    tokens = text.split(" ")
+    head = _HEADS.get(tokens[0])
+    if head is not None:
+        return head
+    depth = 0
+    for token in tokens:
+        if token in ("(", "[", "{"):
+            depth += 1
+        elif token in (")", "]", "}"):
+            depth -= 1
+        elif depth == 0 and token in _ASSIGNMENTS:
+            return "assign"
+    return "expression"
+
+
+def assigned_name(text: str) -> str | None:
+    """The target of a plain assignment in normalised text (``a . b = ...`` → ``a . b``), else None."""
+    tokens = text.split(" ")
+    if "=" not in tokens:
+        return None
+    left = tokens[: tokens.index("=")]
+    if not left or len(left) > 9 or any(t in ("(", "[", "{", "lambda", "if", "for", "def", "class") for t in left):
+        return None
+    return " ".join(left)
+
+
+# -- syntax trees ----------------------------------------------------------------------------------
+
+
+@lru_cache(maxsize=32768)
+def statement_tree(text: str) -> ast.stmt | None:
+    """The statement a normalised text spells (a compound header gets a ``pass`` body), or None."""
+    source = text
+    if text.endswith(":"):
+        head = text.split(" ", 1)[0]
+        if head in ("else", "try", "finally"):
+            return None
+        if head == "elif":
+            source = "if" + text[4:]
+        source = "try :\n pass\n" + text + "\n pass" if head == "except" else source + "\n pass"
+    try:
+        module = ast.parse(source)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return None
+    return module.body[0] if len(module.body) == 1 else None
+
+
+@lru_cache(maxsize=32768)
+def _dump(text: str) -> str | None:
+    tree = statement_tree(text)
+    head = text.split(" ", 1)[0]  # ``elif`` is parsed as ``if``: keep the keyword apart
+    return f"{head} {ast.dump(tree)}" if tree is not None else None
+
+
+def same_ast(left: str, right: str) -> bool:
+    """Whether two statement texts parse to the same tree (redundant parentheses and line breaks do not count)."""
+    if left == right:
+        return True
+    if _without_parentheses(left) != _without_parentheses(right):
+        return False  # more than parentheses differ: no need to parse
+    dumped = _dump(left)
+    return dumped is not None and dumped == _dump(right)
+
+
+@lru_cache(maxsize=65536)
+def _without_parentheses(text: str) -> str:
+    return " ".join(t for t in text.split(" ") if t not in ("(", ")"))
