@@ -96,7 +96,7 @@ def stage(target: str | os.PathLike[str], data: bytes, mode: int | None, staged:
 
 
 def replace(source: str | os.PathLike[str], target: str | os.PathLike[str]) -> None:
-    """Rename ``source`` over ``target`` in one step (both in the same folder): the project's one ``os.replace``."""
+    """Rename ``source`` over ``target`` in one step (both on one file system): the project's one ``os.replace``."""
     os.replace(source, target)
 
 
