@@ -19,6 +19,7 @@ SRC = Path(__file__).resolve().parents[2] / "src" / "infralens"
 
 LAYERS: dict[str, int] = {
     "_exports": 0,
+    "atomic": 0,
     "errors": 0,
     "cachedir": 0,
     "hashing": 0,

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from infralens.drift import build_entries, compose, read_lock, read_lock_text, run_check, write_atomically
+from infralens.drift import build_entries, compose, read_lock, read_lock_text, run_check, write_lock_file
 from infralens.project import find_project
 from infralens.resolve import Resolver
 from infralens.source import DirectoryTree, IndexCache
@@ -44,7 +44,7 @@ class DemoProject:
         project = find_project(self.root)
         built = build_entries(project, self.resolver(base))
         assert not built.diagnostics, [str(d) for d in built.diagnostics]
-        write_atomically(project.lock_path, compose(None, list(built.entries), None, set()))
+        write_lock_file(project.lock_path, compose(None, list(built.entries), None, set()))
 
     def check(self, base: Path, version: str = "2.0", *, reviewed: str | None = "1.0", **options):
         """Check the lock against the release at ``base``; ``reviewed`` names the release the lock was made from, as

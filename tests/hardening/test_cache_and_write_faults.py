@@ -81,7 +81,7 @@ def interrupted_writes(monkeypatch):
         raise KeyboardInterrupt
 
     monkeypatch.setattr(Path, "write_text", half_then_stop)
-    monkeypatch.setattr("infralens.userfiles.os.replace", stop)
+    monkeypatch.setattr("infralens.atomic.os.replace", stop)
 
 
 def _leftovers(folder: Path) -> list[str]:
@@ -129,7 +129,7 @@ def test_an_interrupted_history_output_keeps_the_old_file(history_demo, tmp_path
         raise KeyboardInterrupt if str(target) == str(out) else os.rename(source, target)
 
     monkeypatch.setattr(Path, "write_text", half_then_stop)
-    monkeypatch.setattr("infralens.userfiles.os.replace", stop)
+    monkeypatch.setattr("infralens.atomic.os.replace", stop)
     arguments = ["--project", str(demo.root), "--source", f"demo={base}", "history", "--since", "0.6.0", "--offline", "--output", str(out)]
     assert main(arguments) == 2  # interrupted
     assert out.read_bytes() == b"old\n" and _leftovers(tmp_path) == []

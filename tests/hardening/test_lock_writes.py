@@ -111,7 +111,7 @@ def test_round_trip_keeps_entries_and_comments(tmp_path_factory, entries, commen
     path = tmp_path_factory.mktemp("lock") / "annotations.lock"
     path.write_text(fuzz._lock_text(entries, comments))
     parsed = drift.read_lock_text(path)
-    drift.write_atomically(path, drift.compose(parsed, entries, None, set()))
+    drift.write_lock_file(path, drift.compose(parsed, entries, None, set()))
     again = drift.read_lock_text(path)
     assert again.lock.annotations == parsed.lock.annotations and again.lock.steps == parsed.lock.steps
     assert [b.comments for b in again.blocks] == [b.comments for b in parsed.blocks]

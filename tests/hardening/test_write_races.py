@@ -17,7 +17,6 @@ import os
 import signal
 import subprocess
 import sys
-import tempfile
 import textwrap
 from pathlib import Path
 
@@ -289,17 +288,20 @@ def test_a_planted_journal_cannot_delete_or_replace_files_infralens_does_not_wri
 
 @pytest.fixture
 def ctrl_c_after_mkstemp(monkeypatch: pytest.MonkeyPatch):
-    """Ctrl-C arrives the instant ``mkstemp`` has made the file, before the caller has its name."""
-    make = tempfile.mkstemp
+    """Ctrl-C arrives the instant the writer has made its temporary file (``os.open`` with ``O_CREAT | O_EXCL``),
+    before the caller has its name."""
+    make = os.open
 
-    def interrupted(*args, **kwargs):  # type: ignore[no-untyped-def]
-        made = make(*args, **kwargs)
-        signal.raise_signal(signal.SIGINT)
+    def interrupted(path, flags, *args, **kwargs):  # type: ignore[no-untyped-def]
+        made = make(path, flags, *args, **kwargs)
+        if flags & os.O_CREAT and flags & os.O_EXCL:
+            signal.raise_signal(signal.SIGINT)
         return made
 
     previous = signal.signal(signal.SIGINT, signal.default_int_handler)
-    monkeypatch.setattr(tempfile, "mkstemp", interrupted)
+    monkeypatch.setattr(os, "open", interrupted)
     yield
+    monkeypatch.undo()
     signal.signal(signal.SIGINT, previous)
 
 

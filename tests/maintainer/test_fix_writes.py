@@ -57,18 +57,18 @@ def test_ctrl_c_during_add_leaves_the_file_whole(project, cli, monkeypatch, caps
 
 
 def test_an_edit_made_while_fix_runs_is_kept(fixproject: FixProject, monkeypatch, capsys):
-    from infralens.maintainer import repair_check
+    from infralens.maintainer import repair
 
     fixproject.locked(("s.yaml", STEP_ANNOTATION))
     path = fixproject.root / "annotations" / "demo" / "s.yaml"
     new = fixproject.release("2.0", CHANGED)
-    real = repair_check.check_resolves
+    real = repair.check_resolves
 
     def meanwhile(*args, **kwargs):
         real(*args, **kwargs)
         path.write_text(path.read_text() + "# the maintainer's edit\n")
 
-    monkeypatch.setattr(repair_check, "check_resolves", meanwhile)
+    monkeypatch.setattr(repair, "check_resolves", meanwhile)  # where fix calls it
     assert fixproject.run(new, "fix") == 2
     assert path.read_text().endswith("# the maintainer's edit\n") and "review:" not in path.read_text()
     assert "changed while InfraLens was working on it" in capsys.readouterr().err

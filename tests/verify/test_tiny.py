@@ -18,11 +18,11 @@ def test_the_tokenizer_vocabulary_lives_in_the_cache_not_in_new_temp_folders(tmp
     from infralens.tiny import tokenizer
 
     monkeypatch.setenv("INFRALENS_CACHE_DIR", str(tmp_path / "cache"))
-    monkeypatch.setattr(tokenizer, "_VOCAB_DIR", None)
     before = set(Path(tempfile.gettempdir()).glob("infralens-tokenizer-*"))
     folder = tokenizer._vocab_dir()
-    monkeypatch.setattr(tokenizer, "_VOCAB_DIR", None)  # a new process: same folder, nothing new
+    written = {p.name: p.stat().st_mtime_ns for p in folder.iterdir()}
     assert tokenizer._vocab_dir() == folder and folder.is_relative_to(tmp_path / "cache")
+    assert {p.name: p.stat().st_mtime_ns for p in folder.iterdir()} == written  # the second call finds them and writes nothing
     assert set(Path(tempfile.gettempdir()).glob("infralens-tokenizer-*")) <= before
     assert sorted(p.name for p in folder.iterdir()) == ["merges.txt", "vocab.json"]
 

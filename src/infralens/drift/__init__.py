@@ -41,7 +41,7 @@ if TYPE_CHECKING:
         compose as compose,
         read_lock as read_lock,
         read_lock_text as read_lock_text,
-        write_atomically as write_atomically,
+        write_lock_file as write_lock_file,
         writer_lock as writer_lock,
     )
     from .lock.text import PREAMBLE as PREAMBLE, LockText as LockText, RawBlock as RawBlock, parse_lock as parse_lock, render_entry as render_entry
@@ -104,7 +104,7 @@ __all__, __getattr__ = lazy_exports(
         "render_text": "report",
         "report_json": "report",
         "run_check": "check",
-        "write_atomically": "lock.file",
+        "write_lock_file": "lock.file",
         "write_lock": "update",
         "writer_lock": "lock.file",
     },

@@ -99,7 +99,7 @@ def try_cached(request: CheckRequest, version: str) -> str | None:
 
 def store(request: CheckRequest, version: str, *, lock_path: Path, annotations_dir: Path, upstream: list[str], outputs: dict[OutputFormat, str]) -> None:
     """Remember a clean check (best effort: an unwritable cache only costs speed)."""
-    import tempfile
+    from infralens.atomic import write_quietly  # here, not above: a cache hit loads only builtin modules
 
     annotation_files = _yaml_files(str(annotations_dir))
     if annotation_files is None:
@@ -122,15 +122,7 @@ def store(request: CheckRequest, version: str, *, lock_path: Path, annotations_d
         "files": files,
         "output": {fmt.value: text for fmt, text in outputs.items()},
     }
-    folder = _cache_dir()
-    try:
-        os.makedirs(folder, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(dir=folder, prefix=".tmp-", suffix=".bin")
-        with os.fdopen(fd, "wb") as handle:
-            handle.write(marshal.dumps(entry))
-        os.replace(tmp, os.path.join(folder, f"{_key(request, version)}.bin"))
-    except OSError:
-        pass
+    write_quietly(os.path.join(_cache_dir(), f"{_key(request, version)}.bin"), marshal.dumps(entry))
 
 
 def upstream_files(report: CheckReport, resolver: Resolver) -> list[str] | None:

@@ -16,7 +16,7 @@ from enum import Enum
 from infralens.drift.check import CheckReport, run_check
 from infralens.drift.lock.entries import AnnotationLock, EntryKind, Lock, LockEntry, StepLock, annotation_of, lock_key
 from infralens.drift.lock.facts import entries_for
-from infralens.drift.lock.file import compose, finish_interrupted_write, read_lock_text, write_atomically, writer_lock
+from infralens.drift.lock.file import compose, finish_interrupted_write, read_lock_text, write_lock_file, writer_lock
 from infralens.drift.lock.text import LockText
 from infralens.errors import Diagnostic, InfralensError, LockfileError, Severity
 from infralens.project import LoadedAnnotations, Project, load_annotations
@@ -156,7 +156,7 @@ def _write_whole(project: Project, display: str, built: BuiltEntries) -> LockOut
             old = read_lock_text(path, display)  # keeps its preamble and entry comments
         except LockfileError:
             old = None  # a whole lock replaces a broken file
-    write_atomically(path, compose(old, list(built.entries), None, set()), within=project.root)
+    write_lock_file(path, compose(old, list(built.entries), None, set()), within=project.root)
     steps = sum(1 for e in built.entries if isinstance(e, StepLock))
     return LockOutcome(LockAction.WROTE, display, annotations=len(built.entries) - steps, steps=steps)
 
@@ -168,7 +168,7 @@ def _update(project: Project, resolver: Resolver, old: LockText, built: BuiltEnt
     plan = plan_rewrite(chosen, old.lock, built)
     if not plan.replace and not plan.remove:
         return LockOutcome(LockAction.UNCHANGED, display, shown, blocked)
-    write_atomically(project.lock_path, compose(old, list(plan.entries), plan.replace, plan.remove), within=project.root)
+    write_lock_file(project.lock_path, compose(old, list(plan.entries), plan.replace, plan.remove), within=project.root)
     return LockOutcome(LockAction.UPDATED, display, shown, blocked, rewritten=len(plan.replace), removed=len(plan.remove))
 
 

@@ -6,7 +6,8 @@ gets its new ``target:`` (and the lab pages and the concept map that name it fol
 finds the statement, else gets one computed the way ``add`` chooses one; only a statement whose text
 changed gets ``review: <why>``; a statement that moved into a function the target calls takes its step
 (note, expects, keys) into an annotation of that function (:mod:`.repair_move`); a *deleted* step stays,
-flagged with the closest candidates. The files are edited span by span (:mod:`.repair_yaml`), checked
+flagged with the closest candidates. What one step's fix is and how it edits the step is :mod:`.repair_step`,
+shared with :mod:`.repair_move`. The files are edited span by span (:mod:`.repair_yaml`), checked
 to read back exactly as intended (:mod:`.repair_check`), and written together or not at all, compared and
 replaced under the project's writer lock, with a journal that lets the next command finish a killed run.
 """
@@ -17,45 +18,19 @@ import difflib
 from dataclasses import dataclass
 from pathlib import Path
 
-from infralens.annotations import Annotation, BlockSelector, ExactSelector, Selector, SingleSelector, Step
-from infralens.drift import CheckReport, Place, StepKind, StepResult, TargetKind, TargetResult
-from infralens.errors import InfralensError, ResolutionError
+from infralens.annotations import Annotation, BlockSelector, ExactSelector, Selector, Step
+from infralens.drift import CheckReport, StepKind, StepResult, TargetKind, TargetResult
+from infralens.errors import InfralensError
+from infralens.maintainer.repair_check import check_edited, check_resolves
+from infralens.maintainer.repair_labs import follow_renames
+from infralens.maintainer.repair_move import MoveRequest, plan_moves
+from infralens.maintainer.repair_step import REVIEW_PREFIX, StepFix, edit_step_node, selector_for, still_selects
 from infralens.maintainer.repair_text import readable, source_text
-from infralens.maintainer.repair_yaml import YamlFile, block_selector, fields_of, flow_selector, quoted, read_user_text, selector_data
-from infralens.maintainer.scaffold import plan_step
+from infralens.maintainer.repair_yaml import YamlFile, fields_of, quoted, read_user_text
 from infralens.maintainer.scaffold_yaml import refuse_read_only
 from infralens.project import Project
 from infralens.resolve import Resolver
-from infralens.source import Definition, ModuleIndex, SourceFile, Statement
 from infralens.userfiles import FileChange, finish_interrupted, journal_for, project_writes, write_together, writer_lock
-
-REVIEW_PREFIX = "infralens fix:"
-
-
-@dataclass(frozen=True)
-class StepFix:
-    """What ``fix`` does to one step."""
-
-    step_id: str
-    kind: StepKind
-    selector: tuple[SingleSelector, ...]
-    """The new ``at:``: one selector, or the first and last of a block; empty to keep the selector."""
-    review: str | None
-    """The ``review:`` it sets; ``None`` when nothing a person must re-read changed."""
-    moved_to: str | None = None
-    """The target of the annotation the step moves to (its statement moved into a function the target calls)."""
-    found: bool = False
-    """The statement was found (in the target, or where it moved): the step is anchored to it."""
-
-    @property
-    def action(self) -> str:
-        if self.moved_to:
-            return f"moved to an annotation of {self.moved_to}"
-        if self.selector:
-            return "re-anchored"
-        if self.found:
-            return "selector still finds it" if self.review else "kept (the statement is unchanged)"
-        return "flagged"
 
 
 @dataclass(frozen=True)
@@ -100,10 +75,6 @@ class _Context:
 
 def plan_fixes(project: Project, resolver: Resolver, report: CheckReport, *, move_notes: bool = True) -> Repair:
     """The edits that re-anchor or flag every drifted step of ``report``, and follow moved targets."""
-    from infralens.maintainer.repair_check import check_edited, check_resolves
-    from infralens.maintainer.repair_labs import follow_renames
-    from infralens.maintainer.repair_move import MoveRequest, plan_moves
-
     _finish_interrupted(project)
     targets = {t.entry.id: t for t in report.targets}
     results: dict[str, list[StepResult]] = {}
@@ -221,31 +192,6 @@ def _edit_step(doc: YamlFile, annotation_id: str, step: Step, fix: StepFix) -> N
     edit_step_node(doc, node, data["steps"][index], fix)
 
 
-def edit_step_node(doc: YamlFile, node: object, data: dict, fix: StepFix) -> None:
-    """Set the new ``at:`` and the ``review:`` of one step's mapping node (and its intended data)."""
-    import yaml
-
-    if not isinstance(node, yaml.MappingNode):
-        raise InfralensError(f"{doc.where(node) if isinstance(node, yaml.Node) else doc.display}: step {fix.step_id} is not a mapping; fix it by hand")
-    at_key, at_value = fields_of(node)["at"]
-    what = f"the 'at:' of step {fix.step_id}"
-    doc.editable(node, f"step {fix.step_id}")
-    if fix.selector:
-        doc.replace_value(at_key, at_value, flow_selector(fix.selector), block_selector(fix.selector), flow=node.flow_style, what=what)
-        data["at"] = selector_data(fix.selector)
-    if fix.review:
-        review = merged_review(data.get("review"), fix.review)
-        doc.set_key(node, at_value, "review", quoted(review), f"step {fix.step_id}")
-        data["review"] = review
-
-
-def merged_review(old: object, new: str) -> str:
-    """A person's own review note is kept in front of fix's (an earlier note of fix's own is replaced)."""
-    if isinstance(old, str) and old.strip() and not old.startswith(REVIEW_PREFIX):
-        return f"{old.rstrip()} | {new}"
-    return new
-
-
 # --------------------------------------------------------------------------
 # What to do with one step
 # --------------------------------------------------------------------------
@@ -294,44 +240,6 @@ def _was(selector: Selector, texts: tuple[str, ...]) -> str:
 
 def clip(text: str, width: int = 400) -> str:
     return text if len(text) <= width else text[: width - 1] + "…"
-
-
-def _definition(resolver: Resolver, distribution: str, place: Place) -> tuple[SourceFile, ModuleIndex, Definition]:
-    source = resolver.source_file(resolver.tree(distribution), place.relpath)
-    index = resolver.index(source)
-    definition = next((d for d in index.definitions if d.qualname == place.target and d.start_line <= place.lines[0] <= d.end_line), None)
-    if definition is None:
-        raise InfralensError(f"{place.relpath}:{place.lines[0]}: {place.target} is not there; re-anchor the step by hand")
-    return source, index, definition
-
-
-def still_selects(resolver: Resolver, distribution: str, place: Place, selector: Selector) -> bool:
-    """Whether the step's own selector, read in the function where the statement is now, finds exactly it."""
-    _, index, definition = _definition(resolver, distribution, place)
-    try:
-        found = resolver.resolve_selector(index, definition, selector)
-    except ResolutionError:
-        return False
-    return bool(found) and found[0].start_line == place.lines[0] and tuple(s.text for s in found) == place.texts
-
-
-def selector_for(resolver: Resolver, distribution: str, place: Place, count: int) -> tuple[SingleSelector, ...]:
-    """Selectors that resolve to exactly the statements at ``place`` (the first and last for a block)."""
-    source, index, definition = _definition(resolver, distribution, place)
-    pool = index.statements_within(definition.start_line, definition.end_line)
-    first = _statement_at(place.relpath, pool, place.lines[0])
-    planned = plan_step(resolver, index, definition, pool, first, source.lines)
-    if count == 1:
-        return (planned.selector,)
-    last = [s for s in pool if first.start_line <= s.start_line <= place.lines[1]][-1]
-    return (planned.selector, plan_step(resolver, index, definition, pool, last, source.lines).selector)
-
-
-def _statement_at(relpath: str, pool: tuple[Statement, ...], line: int) -> Statement:
-    for statement in pool:
-        if statement.start_line == line:
-            return statement
-    raise InfralensError(f"{relpath}:{line}: no statement starts there; re-anchor the step by hand")
 
 
 # --------------------------------------------------------------------------

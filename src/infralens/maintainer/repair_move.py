@@ -21,7 +21,7 @@ import yaml
 from infralens.annotations import Annotation, BlockSelector, Selector, SingleSelector, Step, selector_key
 from infralens.drift import Place
 from infralens.errors import InfralensError
-from infralens.maintainer.repair import REVIEW_PREFIX, StepFix, edit_step_node, selector_for, still_selects
+from infralens.maintainer.repair_step import REVIEW_PREFIX, StepFix, edit_step_node, selector_for, still_selects
 from infralens.maintainer.repair_yaml import YamlFile, next_line, quoted, read_user_text, value_end
 from infralens.maintainer.scaffold_yaml import slug_for
 from infralens.project import Project, load_annotations

@@ -12,7 +12,6 @@ than :data:`MAX_INT_DIGITS` digits are refused while parsing (:func:`parse_repor
 
 from __future__ import annotations
 
-import contextlib
 import json
 import os
 import re
@@ -23,6 +22,7 @@ from itertools import accumulate
 from pathlib import Path
 from typing import Any, TypeVar
 
+from infralens.atomic import write_quietly
 from infralens.cachedir import cache_root, read_regular
 from infralens.errors import InfralensError
 from infralens.hashing import sha256_text
@@ -279,9 +279,7 @@ def _typed(path: Path, text: str, data: object, kind: ReportKind) -> Report:
         problem = validate_report(data, kind)
         if problem is not None:
             raise ReportError(path, f"not a valid {kind.label}: {problem}")
-        with contextlib.suppress(OSError):  # a read-only cache only costs the next load the validation
-            os.makedirs(os.path.dirname(marker), exist_ok=True)
-            open(marker, "a").close()
+        write_quietly(marker, b"")  # a read-only cache only costs the next load the validation
     if not isinstance(data, dict):
         raise ReportError(path, f"not a valid {kind.label}: not a JSON object")
     try:

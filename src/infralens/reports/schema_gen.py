@@ -17,6 +17,7 @@ from enum import Enum
 from pathlib import Path
 from typing import Any
 
+from infralens.atomic import write_text
 from infralens.reports.records import JsonObject, Record, _fields, _key, _key_field, _keyed, _optional
 from infralens.reports.vocabulary import (
     DriftKind,
@@ -237,7 +238,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             return 1
         return 0
     if current != text:
-        SCHEMA_FILE.write_text(text, "utf-8")  # a file of the package itself, not a user's file
+        write_text(SCHEMA_FILE, text)  # a file of the package itself, not a user's file
         print(f"wrote {SCHEMA_FILE}")
     return 0
 

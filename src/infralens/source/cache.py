@@ -21,7 +21,8 @@ from collections.abc import Iterable
 from functools import lru_cache
 from pathlib import Path
 
-from infralens.cachedir import NotRegularFile, cache_root, read_regular, store_cache_file
+from infralens.atomic import write_quietly
+from infralens.cachedir import NotRegularFile, cache_root, read_regular
 from infralens.errors import printable_line
 from infralens.hashing import sha256_bytes
 from infralens.source.fast_index import fast_index_source
@@ -165,7 +166,7 @@ class IndexCache:
         self._memory[index.sha256] = index
         if not self.persistent:
             return
-        store_cache_file(self._entry(index.sha256), json.dumps(_encode(index), separators=(",", ":")))
+        write_quietly(self._entry(index.sha256), json.dumps(_encode(index), separators=(",", ":")))
 
     def index_of(self, text: str, sha256: str, *, fast: bool = False) -> ModuleIndex:
         """The index of ``text`` (whose hash is ``sha256``), parsing only on a miss.

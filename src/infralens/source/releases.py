@@ -17,8 +17,9 @@ from pathlib import Path
 
 from packaging.version import Version
 
+from infralens.atomic import write_quietly
 from infralens.bounds import BadVersion, parsed_version
-from infralens.cachedir import read_cache_entry, store_cache_file
+from infralens.cachedir import read_cache_entry
 from infralens.errors import InfralensError
 from infralens.source.distributions import canonical_name
 from infralens.source.wheels import PIP_COMMAND, wheel_cache_dir
@@ -122,7 +123,7 @@ def _ask_index(distribution: str) -> tuple[tuple[str, ...] | None, str]:
 
 
 def _remember(path: Path, versions: tuple[str, ...]) -> None:
-    store_cache_file(path, json.dumps({"versions": list(versions)}))
+    write_quietly(path, json.dumps({"versions": list(versions)}))
 
 
 def _recall(path: Path) -> tuple[str, ...] | None:

@@ -20,6 +20,7 @@ import tempfile
 import zipfile
 from pathlib import Path
 
+from infralens.atomic import replace
 from infralens.bounds import BadVersion, checked_version
 from infralens.errors import InfralensError, SourceNotFoundError
 from infralens.source.cache import default_cache_dir
@@ -120,7 +121,7 @@ def fetch_wheel(distribution: str, version: str, folder: Path | None = None) -> 
             last = (stderr.strip().splitlines() or ["pip found no wheel"])[-1]
             raise SourceNotFoundError(f"cannot download a wheel of {release}: {last} — check the version, or pass a wheel file or directory to --against")
         target = folder / wheels[0].name
-        os.replace(wheels[0], target)
+        replace(wheels[0], target)  # from the download folder, inside ``folder``: one rename
         return target
 
 

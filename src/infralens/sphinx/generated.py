@@ -14,6 +14,8 @@ from pathlib import Path, PurePosixPath
 
 from sphinx.errors import ConfigError
 
+from infralens.atomic import write_bytes, write_text
+
 MARKER = ".infralens-generated"
 """File in the generated folder that lists the files the extension wrote there."""
 
@@ -43,7 +45,8 @@ def output_dir(srcdir: Path, generated_dir: str) -> Path:
 def write_generated(out: Path, files: Mapping[str, bytes], setting: str) -> list[Path]:
     """Make ``out`` hold exactly ``files`` (relative POSIX path → bytes) among the files the extension wrote.
 
-    Files are written only when their bytes change, so incremental builds stay incremental. Files
+    Files are written only when their bytes change, so incremental builds stay incremental, and each whole or not
+    at all (:mod:`infralens.atomic`). Files
     a previous build wrote and this one does not are removed; nothing else ever is. Returns the
     files written. ``setting`` is the configured value, named in errors.
     """
@@ -55,7 +58,7 @@ def write_generated(out: Path, files: Mapping[str, bytes], setting: str) -> list
         path = out / relpath
         if not path.is_file() or path.read_bytes() != data:
             path.parent.mkdir(parents=True, exist_ok=True)
-            path.write_bytes(data)
+            write_bytes(path, data)
             written.append(path)
     for relpath in sorted(previous - wanted, reverse=True):
         _remove(out, out / relpath)
@@ -117,7 +120,7 @@ def _write_marker(out: Path, relpaths: set[str]) -> None:
     marker = out / MARKER
     if not marker.is_file() or marker.read_text("utf-8") != text:
         out.mkdir(parents=True, exist_ok=True)
-        marker.write_text(text, "utf-8")
+        write_text(marker, text)
 
 
 def _remove(out: Path, path: Path) -> None:

@@ -31,6 +31,7 @@ from sphinx.search import SearchLanguage, languages
 from sphinx.search.en import SearchEnglish
 from sphinx.util import import_object
 
+from infralens.atomic import write_text
 from infralens.sphinx import nodes as il
 from infralens.sphinx.catalog import Catalog, catalog_for
 from infralens.sphinx.cost import cost_figure
@@ -191,6 +192,6 @@ def on_html_page_context(app: Sphinx, pagename: str, templatename: str, context:
     text = "window.INFRALENS_LAB_WORDS = " + json.dumps(data, separators=(",", ":"), ensure_ascii=True).replace("<", "\\u003c") + ";\n"
     target = static / DATA_FILE
     if not target.is_file() or target.read_text("utf-8") != text:
-        target.write_text(text, "utf-8")
+        write_text(target, text)
     app.add_js_file(DATA_FILE, loading_method="defer")
     app.add_js_file(RANK_SCRIPT, loading_method="defer")

@@ -9,14 +9,12 @@ character of the prompt becomes one token (ids < 100), which suits a text encode
 from __future__ import annotations
 
 import json
-import os
-import tempfile
 from pathlib import Path
 
+from infralens.atomic import write_text
 from infralens.cachedir import cache_root
 
 _ALPHABET = "abcdefghijklmnopqrstuvwxyz0123456789.,!?'-"
-_VOCAB_DIR: Path | None = None
 
 
 def _vocab_files() -> dict[str, str]:
@@ -28,20 +26,15 @@ def _vocab_files() -> dict[str, str]:
 
 
 def _vocab_dir() -> Path:
-    """The vocabulary folder: one fixed folder in the InfraLens cache, written once (atomically), reused after."""
-    global _VOCAB_DIR
-    if _VOCAB_DIR is None or not (_VOCAB_DIR / "vocab.json").exists():
-        folder = Path(cache_root()) / "tiny-tokenizer-v1"
-        folder.mkdir(parents=True, exist_ok=True)
-        for name, text in _vocab_files().items():
-            path = folder / name
-            if path.is_file() and path.read_text("utf-8") == text:
-                continue
-            with tempfile.NamedTemporaryFile("w", encoding="utf-8", dir=folder, prefix=f".{name}.", delete=False) as handle:
-                handle.write(text)
-            os.replace(handle.name, path)  # concurrent workers each write the same bytes; last one wins
-        _VOCAB_DIR = folder
-    return _VOCAB_DIR
+    """The vocabulary folder: one fixed folder in the InfraLens cache, its files written (atomically) when missing or
+    different. Concurrent workers each write the same bytes; whichever replace lands last, the files are whole."""
+    folder = Path(cache_root()) / "tiny-tokenizer-v1"
+    folder.mkdir(parents=True, exist_ok=True)
+    for name, text in _vocab_files().items():
+        path = folder / name
+        if not (path.is_file() and path.read_text("utf-8") == text):
+            write_text(path, text)
+    return folder
 
 
 def tiny_clip_tokenizer(max_length: int = 77):

@@ -1,24 +1,23 @@
 """Every write of a user's file, and where it may go.
 
 :mod:`.targets` is the policy (a device, FIFO, folder or socket is refused; a symbolic link is written through to
-its target only inside the project, or for an output inside its own folder); :mod:`.atomic` writes one file or
-several together, whole or not at all, never over an edit made meanwhile; :mod:`.staging` makes the temporary
-files (no Ctrl-C can leave one behind); :mod:`.journal` records a write of several files so that a run killed
+its target only inside the project, or for an output inside its own folder); :mod:`.changes` writes one file or
+several together, whole or not at all, never over an edit made meanwhile, on top of :mod:`infralens.atomic` (the
+one writer: temporary files, fsync, the replace); :mod:`.staging` reads back what a file holds before it is replaced; :mod:`.journal` records a write of several files so that a run killed
 between two replaces is completed or rolled back by the next one; :mod:`.exclusive` is the project's writer
 lock, held by every command that writes the project (``add``, ``fix``, ``lock``); :mod:`.outputs` is ``--output``, ``--report``
 and ``--json`` (``-`` is standard output). May import: :mod:`infralens.errors`, :mod:`infralens.cachedir`,
-:mod:`infralens.hashing`, :mod:`infralens.bounds` and the standard library.
+:mod:`infralens.hashing`, :mod:`infralens.bounds`, :mod:`infralens.atomic` and the standard library.
 """
 
 from __future__ import annotations
 
-import os  # noqa: F401  (tests stop writes through ``infralens.userfiles.os.replace``)
 from typing import TYPE_CHECKING
 
 from infralens._exports import lazy_exports
 
 if TYPE_CHECKING:
-    from .atomic import FileChange as FileChange, write_atomically as write_atomically, write_together as write_together
+    from .changes import FileChange as FileChange, write_atomically as write_atomically, write_together as write_together
     from .exclusive import project_writes as project_writes, writer_lock as writer_lock, writer_lock_folder as writer_lock_folder
     from .journal import (
         JOURNAL_NAME as JOURNAL_NAME,
@@ -37,14 +36,13 @@ if TYPE_CHECKING:
         write_output as write_output,
     )
     from .problems import UserFileError as UserFileError
-    from .staging import interrupts_held as interrupts_held
     from .targets import Placement as Placement, WriteTarget as WriteTarget, write_target as write_target
 
 __all__, __getattr__ = lazy_exports(
     __name__,
     {
         "EntryState": "journal",
-        "FileChange": "atomic",
+        "FileChange": "changes",
         "JOURNAL_NAME": "journal",
         "Placement": "targets",
         "Recovery": "journal",
@@ -57,14 +55,13 @@ __all__, __getattr__ = lazy_exports(
         "project_writes": "exclusive",
         "writer_lock": "exclusive",
         "writer_lock_folder": "exclusive",
-        "interrupts_held": "staging",
         "journal_for": "journal",
         "pending_note": "journal",
         "recover": "journal",
         "report_on_standard_output": "outputs",
-        "write_atomically": "atomic",
+        "write_atomically": "changes",
         "write_output": "outputs",
         "write_target": "targets",
-        "write_together": "atomic",
+        "write_together": "changes",
     },
 )

@@ -48,7 +48,7 @@ def writer_lock(path: Path, timeout: float = 60.0) -> FileLock:
 @contextlib.contextmanager
 def project_writes(lock_path: Path, root: Path, timeout: float = 60.0) -> Iterator[Path]:
     """Hold the writer lock of the project at ``root`` (whose lock is ``lock_path``), finish an interrupted write
-    first, and yield the journal path to give :func:`~.atomic.write_together` for the writes made inside."""
+    first, and yield the journal path to give :func:`~.changes.write_together` for the writes made inside."""
     with writer_lock(lock_path, timeout):
         journal = journal_for(lock_path)
         finish_interrupted(journal, root)

@@ -1,6 +1,6 @@
 """The journal of a write that spans several files, so a killed run is finished or undone by the next one.
 
-Before the first ``os.replace`` of a multi-file change (``infralens fix``), :func:`record` writes, atomically, a
+Before the first rename of a multi-file change (``infralens fix``), :func:`record` writes, atomically, a
 small JSON file beside the lock (:func:`journal_for`) naming each file, the temporary file holding its new text,
 the temporary file holding its old text, and both texts' SHA-256. It is removed after the last replace. A run
 killed in between (SIGKILL, a power cut) leaves it, and the next command that writes (``add``, ``fix``, ``lock``)
@@ -19,7 +19,7 @@ any file ``untouched`` or ``foreign``                rolls back: each replaced f
 The journal is project data a checkout could carry, so it is read as untrusted: bounded, strict JSON, every file
 inside the project and a regular file (the policy of :mod:`.targets`), and one of the kinds of file InfraLens
 writes there (:data:`JOURNALED_SUFFIXES`, never inside a hidden folder such as ``.git``); every temporary file
-named as :func:`~.staging.stage` names them beside its file, and nothing is replaced unless its hash matches the
+named as :func:`infralens.atomic.stage` names them beside its file, and nothing is replaced unless its hash matches the
 journal. A rollback never deletes: a file the interrupted write created is moved aside (``NAME.rolled-back``), so a
 planted journal can at most rename a file InfraLens itself would write.
 """
@@ -35,12 +35,13 @@ from enum import Enum
 from pathlib import Path
 from typing import Any, TypeGuard
 
+from infralens.atomic import discard, is_temporary_name, replace, stage
 from infralens.bounds import leads_outside
 from infralens.cachedir import read_regular
 from infralens.errors import printable_line
 from infralens.hashing import sha256_bytes
 from infralens.userfiles.problems import UserFileError
-from infralens.userfiles.staging import current_bytes, discard, is_staged_name, stage
+from infralens.userfiles.staging import current_bytes
 from infralens.userfiles.targets import write_target
 
 JOURNAL_NAME = ".infralens-write.journal"
@@ -138,7 +139,7 @@ def record(journal: Path, entries: list[JournalEntry], staged: list[str]) -> Non
         ],
     }
     temporary = stage(journal, (json.dumps(document, indent=1) + "\n").encode("utf-8"), 0o644, staged)
-    os.replace(temporary, journal)
+    replace(temporary, journal)
 
 
 def pending_note(journal: Path) -> str | None:
@@ -167,10 +168,10 @@ def recover(journal: Path, within: Path) -> Recovery | None:
             if state is EntryState.FOREIGN:
                 left.append(shown)
             elif action is RecoveryAction.COMPLETED and state is EntryState.PENDING:
-                os.replace(entry.new, entry.path)
+                replace(entry.new, entry.path)
                 changed.append(shown)
             elif action is RecoveryAction.ROLLED_BACK and state is EntryState.REPLACED and entry.old_sha256 is None:
-                os.replace(entry.path, _aside(entry.path))
+                replace(entry.path, _aside(entry.path))
                 aside.append(f"{shown} -> {shown}{ROLLED_BACK_SUFFIX}")
             elif action is RecoveryAction.ROLLED_BACK and state is EntryState.REPLACED:
                 (changed if _put_back(entry) else left).append(shown)
@@ -217,7 +218,7 @@ def _put_back(entry: JournalEntry) -> bool:
     """Give a replaced file its old text again from its backup; False when that is impossible."""
     if entry.backup is None or _digest(entry.backup) != entry.old_sha256:
         return False
-    os.replace(entry.backup, entry.path)
+    replace(entry.backup, entry.path)
     return True
 
 
@@ -272,7 +273,7 @@ def _entry(item: Any, folder: Path, within: Path) -> JournalEntry:
     new = _place(item.get("new"), folder)
     backup = None if item.get("backup") is None else _place(item.get("backup"), folder)
     for temporary in (new, backup):
-        if temporary is not None and not (is_staged_name(target.real, temporary) and _regular_or_missing(temporary)):
+        if temporary is not None and not (is_temporary_name(target.real, temporary) and _regular_or_missing(temporary)):
             raise ValueError(f"{temporary.name} is not a temporary file of {target.real.name}")
     new_sha256, old_sha256 = item.get("new-sha256"), item.get("old-sha256")
     if not _is_digest(new_sha256) or not (old_sha256 is None or _is_digest(old_sha256)) or (backup is None) != (old_sha256 is None):

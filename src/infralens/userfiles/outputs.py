@@ -14,7 +14,7 @@ import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 
-from infralens.userfiles.atomic import write_atomically
+from infralens.userfiles.changes import write_atomically
 from infralens.userfiles.targets import write_target
 
 STANDARD_OUTPUT = "-"

@@ -5,21 +5,19 @@ The release's wheel (fetched once into the wheel cache, like ``check --against``
 project's environment. The annotations are resolved against that folder (so the probes point at its
 files) and the workers put it first on ``sys.path``; everything else (torch, transformers, …) comes
 from the project's environment, except what the release requires and that environment does not satisfy
-(a dependency it lacks, or an older major version): those go into the release's folder too. The folder is built in a temporary sibling and renamed into place
-only when pip succeeded, so an interrupted install never leaves a half environment behind.
+(a dependency it lacks, or an older major version): those go into the release's folder too. The folder is built in a temporary sibling and swapped into place
+(:func:`infralens.atomic.replace_dir`) only when pip succeeded, so an interrupted install never leaves a half environment behind.
 """
 
 from __future__ import annotations
 
-import os
 import re
-import shutil
 import subprocess
 import sys
-import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
+from infralens.atomic import replace_dir
 from infralens.cachedir import cache_root
 from infralens.errors import InfralensError
 from infralens.stops import end_processes, sigterm_interrupts
@@ -100,25 +98,18 @@ def install_release(spec: str, folder: Path | None = None) -> OtherRelease:
     if (target / _DONE).is_file():
         return OtherRelease(distribution, version, target)
     wheel = fetch_wheel(distribution, version)  # SourceNotFoundError (an InfralensError) when it cannot be fetched
-    base.mkdir(parents=True, exist_ok=True)
-    scratch = Path(tempfile.mkdtemp(dir=base, prefix=f".install-{canonical_name(distribution)}-"))
-    try:
-        command = [*PIP_COMMAND, "install", "--no-deps", "--no-compile", "--disable-pip-version-check", "--quiet", "--target", str(scratch), str(wheel)]
+
+    def install(folder: str) -> None:
+        scratch = Path(folder)
+        command = [*PIP_COMMAND, "install", "--no-deps", "--no-compile", "--disable-pip-version-check", "--quiet", "--target", folder, str(wheel)]
         code, stderr = _run_pip(command, spec)
         if code != 0:
             last = (stderr.strip().splitlines() or [f"pip exited with status {code}"])[-1]
             raise InfralensError(f"--against {spec}: pip could not install the release into {target}: {last}")
         _install_missing_requirements(distribution, scratch, spec)
-        (scratch / _DONE).write_text(f"{distribution}=={version}\n", encoding="utf-8")
-        if target.exists():  # an older, unfinished install: replace it
-            shutil.rmtree(target, ignore_errors=True)
-        try:
-            os.replace(scratch, target)
-        except OSError:
-            if not (target / _DONE).is_file():  # not a concurrent run that finished first
-                raise
-    finally:
-        shutil.rmtree(scratch, ignore_errors=True)
+        (scratch / _DONE).write_text(f"{distribution}=={version}\n", encoding="utf-8")  # inside the folder being built
+
+    replace_dir(target, install)  # an older, unfinished install at ``target`` is replaced
     return OtherRelease(distribution, version, target)
 
 

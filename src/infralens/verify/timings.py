@@ -8,7 +8,8 @@ from __future__ import annotations
 import json
 import os
 
-from infralens.cachedir import cache_root, read_cache_entry, store_cache_file
+from infralens.atomic import write_quietly
+from infralens.cachedir import cache_root, read_cache_entry
 
 DEFAULT_S = 1.0
 """CPU seconds assumed for a scenario with no recorded time."""
@@ -33,4 +34,4 @@ def load_timings(device: str) -> dict[str, float]:
 def save_timings(device: str, seconds: dict[str, float]) -> None:
     """Merge *seconds* into the recorded times (atomically; failures are ignored)."""
     merged = {**load_timings(device), **{name: round(value, 3) for name, value in seconds.items() if value > 0}}
-    store_cache_file(_path(device), json.dumps(merged, indent=1, sort_keys=True))
+    write_quietly(_path(device), json.dumps(merged, indent=1, sort_keys=True))

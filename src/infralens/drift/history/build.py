@@ -18,7 +18,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from infralens import __version__
-from infralens.cachedir import cache_root, read_cache_entry, store_cache_file
+from infralens.atomic import write_quietly
+from infralens.cachedir import cache_root, read_cache_entry
 from infralens.drift.check import require_locked, run_check
 from infralens.drift.diffs import statement_diff
 from infralens.drift.lock.entries import AnnotationLock, Lock, StepLock
@@ -321,7 +322,7 @@ def _recall(entry: Path) -> dict[str, _Cell] | None:
 
 def _remember(entry: Path, cells: dict[str, _Cell]) -> None:
     data = {k: [c.state.value, c.where, c.message, list(c.diff)] for k, c in cells.items()}
-    store_cache_file(entry, json.dumps(data, separators=(",", ":")))
+    write_quietly(entry, json.dumps(data, separators=(",", ":")))
 
 
 _LINE_NUMBER = re.compile(r":\d+\b")

@@ -32,7 +32,7 @@ if TYPE_CHECKING:
         compose as compose,
         read_lock as read_lock,
         read_lock_text as read_lock_text,
-        write_atomically as write_atomically,
+        write_lock_file as write_lock_file,
         writer_lock as writer_lock,
     )
     from .text import PREAMBLE as PREAMBLE, LockText as LockText, RawBlock as RawBlock, parse_lock as parse_lock, render_entry as render_entry
@@ -60,7 +60,7 @@ __all__, __getattr__ = lazy_exports(
         "render_entry": "text",
         "short_hash": "entries",
         "text_hash": "entries",
-        "write_atomically": "file",
+        "write_lock_file": "file",
         "writer_lock": "file",
     },
 )

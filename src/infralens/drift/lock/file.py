@@ -2,7 +2,7 @@
 
 ``infralens lock --update`` rewrites single entries and keeps every other byte of
 the file (:func:`compose`). Writes go through :mod:`infralens.userfiles` (a temporary file and
-``os.replace``: :func:`write_atomically`) and are serialised across processes by the writer lock
+a rename, by :mod:`infralens.atomic`: :func:`write_lock_file`) and are serialised across processes by the writer lock
 (:func:`infralens.userfiles.writer_lock`, offered here too), which every writer of the project holds.
 The text format itself is :mod:`.lockformat`; the entries are :mod:`.entries`.
 """
@@ -117,10 +117,10 @@ def _insert(parts: list[tuple[str, str]], entry: LockEntry) -> list[tuple[str, s
 # --------------------------------------------------------------------------
 
 
-def write_atomically(path: Path, text: str, *, within: Path | None = None) -> None:
+def write_lock_file(path: Path, text: str, *, within: Path | None = None) -> None:
     """Write ``text`` to ``path`` whole or not at all, through :func:`infralens.userfiles.write_atomically`.
 
-    That is the one atomic write of every user's file: a temporary file in the same folder, ``os.replace``,
+    That is the one atomic write of every user's file: a temporary file in the same folder, a rename over the old one,
     the old file's permission bits (a new lock gets the umask's default, as ``open`` would give it). A lock that
     is a symbolic link is written through to its target when that lies ``within`` the project (refused otherwise),
     so the link stays a link. A folder or file that cannot be written raises :class:`LockfileError` naming the

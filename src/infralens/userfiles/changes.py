@@ -3,9 +3,9 @@
 Every file InfraLens writes for a user (annotations, the lock, reports, lab pages) goes through
 :func:`write_atomically` or :func:`write_together`. Where the bytes go is decided first by
 :func:`~.targets.write_target` (a device, FIFO, folder or socket is refused; a link inside the boundary is written
-through to its target). The new text goes to a temporary file beside the file it replaces (:func:`~.staging.stage`:
-no Ctrl-C can leave it behind), is flushed and fsync'ed, keeps the old file's permission bits, and replaces the old
-file with ``os.replace`` — so Ctrl-C, a full disk or a crash leaves either the old text or the new one, never a
+through to its target). The new text goes to a temporary file beside the file it replaces, is flushed and fsync'ed,
+keeps the old file's permission bits, and replaces the old file — both through :mod:`infralens.atomic`, the one
+writer (:func:`~infralens.atomic.stage`: no Ctrl-C can leave a temporary file behind) — so Ctrl-C, a full disk or a crash leaves either the old text or the new one, never a
 truncated file. :func:`write_together` does the same for several files as one change: it refuses before touching
 anything when a file is read-only or no longer holds the text the change was computed from, compares each file
 again just before replacing it, puts back the files already replaced when a later one fails, and, given a
@@ -21,11 +21,12 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from infralens.atomic import discard, replace, stage
 from infralens.errors import printable_line
 from infralens.hashing import sha256_bytes
 from infralens.userfiles.journal import JournalEntry, record
 from infralens.userfiles.problems import UserFileError
-from infralens.userfiles.staging import current_bytes, discard, mode_for, stage
+from infralens.userfiles.staging import current_bytes, mode_for
 from infralens.userfiles.targets import Placement, WriteTarget, write_target
 
 
@@ -40,7 +41,7 @@ class FileChange:
 
 
 def write_atomically(path: Path, text: str, *, expect: str | None = None, what: str = "file", within: Path | None = None, output: bool = False) -> None:
-    """Write ``text`` to ``path`` through a temporary file and ``os.replace``.
+    """Write ``text`` to ``path`` through a temporary file renamed over it.
 
     ``expect``: the text ``path`` must still hold (raises :class:`UserFileError` when someone edited it).
     ``what`` names the file in messages ("annotation file", "report", "lock"). ``within`` and ``output``: see
@@ -50,7 +51,7 @@ def write_atomically(path: Path, text: str, *, expect: str | None = None, what: 
 
 
 def write_together(changes: Sequence[FileChange], *, what: str = "file", within: Path | None = None, output: bool = False, journal: Path | None = None) -> None:
-    """Apply every change or none: checks first, then temporary files, then one ``os.replace`` each.
+    """Apply every change or none: checks first, then temporary files, then one rename each.
 
     When a replace fails part-way, the files already replaced get their old text back before the error is raised.
     ``journal``: where to record a change of several files before its first replace (see :mod:`.journal`).
@@ -84,7 +85,7 @@ def write_together(changes: Sequence[FileChange], *, what: str = "file", within:
             for step, target in enumerate(targets):
                 if (several or changes[step].old is not None) and _read_current(target, what) != befores[step]:  # the last look
                     raise _changed(changes[step].path, what)
-                os.replace(news[step], target.real)
+                replace(news[step], target.real)
                 done.append(step)
         except BaseException:
             still_needed = _undo(done, targets, backups, befores)
@@ -115,7 +116,7 @@ def _undo(done: list[int], targets: list[WriteTarget], backups: list[str | None]
             if befores[index] is None:
                 os.unlink(targets[index].real)
             elif backup is not None:
-                os.replace(backup, targets[index].real)
+                replace(backup, targets[index].real)
         except OSError:
             kept.update(b for b in backups if b is not None)
     return kept
