@@ -170,3 +170,39 @@ def test_the_files_are_written_all_or_none(tmp_path: Path, cache: Path, monkeypa
     assert main(["init", str(root)]) == 2
     assert "No space left" in capsys.readouterr().err
     assert [p for p in root.rglob("*") if p.is_file()] == []
+
+
+REPEAT_KV_SCENARIO = """
+from infralens.scenarios import scenario
+from infralens.verify import ScenarioContext
+
+IMPORTS = ("torch", "transformers.models.llama.modeling_llama")
+
+
+@scenario("example", "repeat_kv on 2 key/value heads repeated 3 times")
+def example(ctx: ScenarioContext) -> None:
+    import torch
+    from transformers.models.llama.modeling_llama import repeat_kv
+
+    out = repeat_kv(torch.randn(1, 2, 5, 4, generator=ctx.generator(0)).to(ctx.device), 3)
+    ctx.check(out.shape == (1, 6, 5, 4), f"shape {tuple(out.shape)}")
+"""
+
+
+@pytest.mark.slow
+def test_the_example_scenario_slot_verifies_the_new_annotation(tmp_path: Path, cache: Path, capsys) -> None:
+    """The scenarios folder init makes is the one verify runs: a scenario written there verifies the steps it reaches."""
+    pytest.importorskip("torch")
+    pytest.importorskip("transformers")
+    root = tmp_path / "course"
+    assert main(["init", str(root), "--distribution", "transformers"]) == 0
+    (root / "scenarios" / "example.py").write_text(REPEAT_KV_SCENARIO, "utf-8")
+    assert main(["--project", str(root), "add", TARGET, "--id", "repeat-kv"]) == 0
+    annotation = root / "annotations" / "transformers" / "repeat-kv.yaml"
+    _fill_notes(annotation)
+    text = annotation.read_text("utf-8").replace("    static: read, not run, in this test\n", "")
+    annotation.write_text(text.replace("\nsteps:\n", "\nscenario: example\nsteps:\n", 1), "utf-8")
+    assert main(["--project", str(root), "validate"]) == 0
+    capsys.readouterr()
+    assert main(["--project", str(root), "verify"]) == 0
+    assert "3 steps: 0 checked, 0 held, 3 ran, 0 read, 0 unverified (0 failed)" in capsys.readouterr().out
