@@ -206,3 +206,22 @@ def test_the_example_scenario_slot_verifies_the_new_annotation(tmp_path: Path, c
     capsys.readouterr()
     assert main(["--project", str(root), "verify"]) == 0
     assert "3 steps: 0 checked, 0 held, 3 ran, 0 read, 0 unverified (0 failed)" in capsys.readouterr().out
+
+
+def test_an_odd_folder_name_is_text_in_every_file(tmp_path: Path, cache: Path) -> None:
+    """The folder's name becomes the site's title: markup and control characters in it stay text."""
+    pytest.importorskip("myst_parser")
+    root = tmp_path / "my `notes` *[x]*\u0007\nend"
+    assert main(["init", str(root)]) == 0
+    build = subprocess.run(
+        [sys.executable, "-m", "sphinx", "-W", "-q", "-b", "html", "-d", str(tmp_path / "doctrees"), "docs", str(tmp_path / "html")],
+        cwd=root,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        env={**os.environ, "PYTHONPATH": os.pathsep.join([str(REPO / "src"), os.environ.get("PYTHONPATH", "")])},
+        check=False,
+    )
+    assert build.returncode == 0, build.stdout + build.stderr
+    title = (tmp_path / "html" / "index.html").read_text("utf-8")
+    assert "my `notes` *[x]*" in title.replace("&#96;", "`") and "<em>" not in title

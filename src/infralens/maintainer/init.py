@@ -79,7 +79,7 @@ def init_project(options: InitOptions) -> int:
     if folder.exists() and not folder.is_dir():
         raise InfralensError(f"{folder}: not a folder; give init a new or empty folder")
     layout = Layout(
-        title=folder.resolve().name or "notes",
+        title="".join(c if c.isprintable() else " " for c in folder.resolve().name).strip() or "notes",
         distributions=_distributions(options.distributions, options.upstream),
         theme=_theme(options.theme),
         infralens_version=__version__,
