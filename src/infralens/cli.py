@@ -108,7 +108,7 @@ def _load_extensions() -> None:
     """Import modules that register extra subcommands (each is optional while it is being built)."""
     import importlib
 
-    for name in ("infralens.drift.cli", "infralens.verify.cli", "infralens.maintainer.cli", "infralens.cost.cli"):
+    for name in ("infralens.drift.cli", "infralens.verify.cli", "infralens.maintainer.cli", "infralens.maintainer.init_cli", "infralens.cost.cli"):
         try:
             importlib.import_module(name)
         except ModuleNotFoundError as error:

@@ -25,7 +25,7 @@ NOTE_PLACES = r"""() => {
   let overlaps = 0;
   for (const notes of cells.values()) {
     const fn = notes[0].closest('.infralens-function');
-    const inline = getComputedStyle(fn).getPropertyValue('--il-notes').trim() === 'inline';
+    const inline = getComputedStyle(notes[0].closest('.il-block')).getPropertyValue('--il-notes').trim() === 'inline';
     const items = notes.map(note => {
       const prefix = note.dataset.lineAnchor.replace(/-L\d+$/, '-L');
       const line = document.getElementById(inline ? prefix + note.dataset.lastLine : note.dataset.lineAnchor);

@@ -68,7 +68,11 @@
     }
   }
 
-  const modeOf = (fn) => getComputedStyle(fn).getPropertyValue("--il-notes").trim(); // "beside", "inline" or "under" (CSS)
+  // "beside", "inline" or "under": set by the CSS on each block, from the width the theme gives the function.
+  const modeOf = (fn) => {
+    const block = fn.querySelector(".il-block");
+    return block ? getComputedStyle(block).getPropertyValue("--il-notes").trim() : "";
+  };
 
   // Reads only: where each note's line is, how tall each note is, where the code ends, in the coordinates of
   // the notes' containing block (the notes column beside the code; the whole block in a comparison column).
@@ -354,6 +358,20 @@
     window.addEventListener("hashchange", arrive);
     window.addEventListener("load", () => window.location.hash && arrive());
     WIDE.addEventListener("change", () => soon());
+    // A function's own width can change while the window's does not (a theme's sidebar opening): place again.
+    if (window.ResizeObserver) {
+      const widths = new WeakMap();
+      const watcher = new ResizeObserver((entries) => {
+        let moved = false;
+        for (const entry of entries) {
+          const now = Math.round(entry.contentRect.width);
+          if (widths.has(entry.target) && widths.get(entry.target) !== now) moved = true;
+          widths.set(entry.target, now);
+        }
+        if (moved) soon();
+      });
+      for (const fn of functions()) watcher.observe(fn);
+    }
     SIDE_BY_SIDE.addEventListener("change", () => soon());
     // <details> toggles do not bubble: listen while capturing. Notes are placed within their function, so
     // a fold opening elsewhere (an answers dropdown) moves none of them. Observed values open where they are
