@@ -86,3 +86,6 @@ def test_parentheses_setter_one_to_one_and_decorator_on_real_diffusers(tmp_path,
     assert main(["--project", str(project), "check", "--against", str(site), "ddim-step/alpha-t", "--explain", "ddim-step/alpha-t"]) == 0
     out = capsys.readouterr().out
     assert "explain ddim-step/alpha-t: unchanged by rule 'same-text'" in out and "evidence: origin target" in out
+    chain = out[out.index("rules, in order:") :].splitlines()[1:]
+    assert chain[0].strip().startswith("1. body-changed fired") and chain[-1].strip().endswith("same-text fired: unchanged"), chain
+    assert any("decorators-changed fired: decorator added: @torch.no_grad" in line for line in chain), chain

@@ -11,6 +11,7 @@ remembered in the cache, keyed by the lock, the annotation files, the wheel and 
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import re
 from collections.abc import Callable, Collection
@@ -49,24 +50,24 @@ CHECKER_MODULES = (
     "infralens.drift.diffs",
     "infralens.drift.lock.entries",
     "infralens.drift.lock.facts",
-    "infralens.drift.match.assign",
-    "infralens.drift.match.calls",
-    "infralens.drift.match.container",
-    "infralens.drift.match.decide",
-    "infralens.drift.match.evidence",
-    "infralens.drift.match.forwarding",
-    "infralens.drift.match.matcher",
-    "infralens.drift.match.names",
-    "infralens.drift.match.propose",
-    "infralens.drift.match.reader",
-    "infralens.drift.match.results",
     "infralens.drift.history.build",
     "infralens.drift.history.walk",
     "infralens.source.normal_form",
     "infralens.source.index",
     "infralens.source.fast_index",
 )
-"""The modules whose code decides a release's states (part of each cached row's key)."""
+"""The modules outside the matcher whose code decides a release's states (with every module of the matcher, part of
+each cached row's key: :func:`checker_modules`)."""
+
+
+def checker_modules() -> tuple[str, ...]:
+    """:data:`CHECKER_MODULES` and every module of :mod:`infralens.drift.match` (listed from its folder, so a new
+    module of the matcher can never be left out of the key)."""
+    spec = importlib.util.find_spec("infralens.drift.match")
+    folders = spec.submodule_search_locations if spec is not None and spec.submodule_search_locations else []
+    matcher = sorted(f"infralens.drift.match.{path.stem}" for folder in folders for path in Path(folder).glob("*.py") if path.stem != "__init__")
+    return (*CHECKER_MODULES, *matcher)
+
 
 Progress = Callable[[str], None]
 
@@ -237,7 +238,7 @@ def run_history(
 def _key_base(project: Project, lock: Lock) -> str:
     """What every cached row depends on besides the release: the checker's code, the lock, the annotation files."""
     files = sorted(project.annotation_files())
-    parts = [code_fingerprint(CHECKER_MODULES), _file_key(lock.path), *(f"{project.relative(f)}={_file_key(f)}" for f in files)]
+    parts = [code_fingerprint(checker_modules()), _file_key(lock.path), *(f"{project.relative(f)}={_file_key(f)}" for f in files)]
     return sha256_text("\n".join(parts))
 
 

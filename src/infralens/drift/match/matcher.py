@@ -20,30 +20,16 @@ from infralens.drift.match.container import ContainerMapper, Found
 from infralens.drift.match.decide import StepCase, admissible, carried_can_decide, decide, edit_rank, may_be_home, pick_carried, pick_home, same_copy, weight
 from infralens.drift.match.evidence import Evidence, measure
 from infralens.drift.match.position import Alignment
-from infralens.drift.match.propose import Proposal, container_header, elsewhere, in_helpers, in_target, statement_key, target_pool
+from infralens.drift.match.propose import container_header, elsewhere, in_helpers, in_target, statement_key, target_pool
 from infralens.drift.match.reader import TreeReader
+from infralens.drift.match.repeated import indentation, settle_contested
 from infralens.drift.match.results import Candidate, Scores, StepKind, StepResult, TargetKind, TargetResult
 from infralens.drift.match.reviewed import ReviewedSources, Transfers
-from infralens.drift.match.rules import RULE_KIND, Action, Container, Filter, Origin, Policy, Rule, RuleEvent, Thresholds, Trace, match_quality
+from infralens.drift.match.rules import RULE_KIND, Action, Container, Filter, Policy, Rule, RuleEvent, Thresholds, Trace, match_quality
+from infralens.drift.match.scored import Scored, as_reached, home_rank, line_of, scores_of, where
 from infralens.drift.match.texts import assigned_name
 from infralens.resolve import Resolver
 from infralens.source import SourceFile, SourceTree, Statement
-
-
-@dataclass(frozen=True)
-class _Scored:
-    """A proposal with its evidence."""
-
-    proposal: Proposal
-    evidence: Evidence
-    tie: float = 0.0
-    """Added to the weight: breaks ties between identical copies (recorded occurrence, then distance), and between
-    edits equally close in text and context (the nearer rank in the step's hunk)."""
-    contested: bool = False
-    """A surviving copy of a repeated statement that several steps were on (some copies went)."""
-
-    def candidate(self, t: Thresholds) -> Candidate:
-        return Candidate(self.proposal.place(), _scores(self.evidence, t), self.evidence.function_same)
 
 
 class DistributionMatcher:
@@ -120,16 +106,16 @@ class DistributionMatcher:
 
     def _inside(
         self, found: Found, annotation: AnnotationLock, steps: list[StepLock], traces: dict[str, Trace]
-    ) -> tuple[dict[str, _Scored], dict[str, list[_Scored]]]:
+    ) -> tuple[dict[str, Scored], dict[str, list[Scored]]]:
         """Each step's statement inside the target (one-to-one), and every admissible option per step."""
         pool = target_pool(found)
         old_body = _held(annotation, pool)
         alignment = Alignment(annotation.body, body_of(found.index, found.definition))
-        options: dict[str, list[_Scored]] = {}
+        options: dict[str, list[Scored]] = {}
         for entry in steps:
             options[entry.step_id] = self._options(found, pool, entry, steps, old_body, alignment, annotation.target, traces[entry.step_id])
         if any(o.contested for found_options in options.values() for o in found_options):
-            _settle_contested(options, self._reviewed_indents(annotation, steps), self.policy, traces)
+            settle_contested(options, self._reviewed_indents(annotation, steps), self.policy, traces)
         weights = {step_id: {o.proposal.key: weight(o.evidence, self.policy) + o.tie for o in found_options} for step_id, found_options in options.items()}
         chosen = assign(weights)
         own = {}
@@ -145,7 +131,7 @@ class DistributionMatcher:
         if source is None:
             return {}
         lines = source.text.splitlines()
-        return {s.step_id: indent for s in steps if s.relpath == annotation.relpath and (indent := _indent(lines, s.lines[0])) is not None}
+        return {s.step_id: indent for s in steps if s.relpath == annotation.relpath and (indent := indentation(lines, s.lines[0])) is not None}
 
     def _options(
         self,
@@ -157,16 +143,16 @@ class DistributionMatcher:
         alignment: Alignment,
         target: str,
         trace: Trace,
-    ) -> list[_Scored]:
+    ) -> list[Scored]:
         t, policy = self.policy.thresholds, self.policy
-        exact = [_Scored(p, measure(p, entry, old_body, t, admit=self._admit)) for p in in_target(found, pool, entry, t, exact_only=True)]
-        contested: list[_Scored] = []
+        exact = [Scored(p, measure(p, entry, old_body, t, admit=self._admit)) for p in in_target(found, pool, entry, t, exact_only=True)]
+        contested: list[Scored] = []
         went = bool(exact) and len(exact) < entry.copies
         if went and same_copy([s.evidence.context for s in exact], t) and policy.allows(Filter.SURVIVING_COPY, trace):
             # Some copies went, and the neighbours single out one survivor: only that one can be this step's.
             best = max(exact, key=lambda s: s.evidence.context)
-            trace.add(Filter.SURVIVING_COPY, Action.FIRED, f"{entry.copies} copies reviewed, {len(exact)} left; neighbours single out line {_line(best)}")
-            return [_Scored(best.proposal, best.evidence, contested=True)]
+            trace.add(Filter.SURVIVING_COPY, Action.FIRED, f"{entry.copies} copies reviewed, {len(exact)} left; neighbours single out line {line_of(best)}")
+            return [Scored(best.proposal, best.evidence, contested=True)]
         if went and policy.allows(Filter.COPY_WENT, trace, f"{entry.copies} copies reviewed, {len(exact)} left"):
             # A copy of a repeated statement went and the neighbours do not say the annotated one stayed: never
             # "unchanged" on text alone, and the remaining copies are no candidates for an edit either. When other
@@ -174,14 +160,14 @@ class DistributionMatcher:
             # step whose neighbours fit it best, and the others look for their edits.
             trace.add(Filter.COPY_WENT, Action.REMOVED, f"{entry.copies} copies reviewed, {len(exact)} left, none singled out by its neighbours")
             if any(s.texts == entry.texts for s in steps if s.step_id != entry.step_id):
-                contested = [_Scored(c.proposal, c.evidence, c.tie, contested=True) for c in self._with_occurrence(exact, entry, trace)]
+                contested = [Scored(c.proposal, c.evidence, c.tie, contested=True) for c in self._with_occurrence(exact, entry, trace)]
             pool = tuple(s for s in pool if s.text != entry.texts[0])
             exact = []
         if exact:
             return self._with_occurrence(exact, entry, trace)
         header = container_header(found, entry, target)
         if header is not None:
-            return [_Scored(header, measure(header, entry, old_body, t, admit=self._admit, header=True))]
+            return [Scored(header, measure(header, entry, old_body, t, admit=self._admit, header=True))]
         name = assigned_name(entry.texts[0]) if len(entry.texts) == 1 else None
         sole_key = None
         if name is not None and not any(assigned_name(s.texts[0]) == name for s in steps if s.step_id != entry.step_id):
@@ -192,18 +178,21 @@ class DistributionMatcher:
             position = alignment.position(entry, proposal.window[0])
             evidence = measure(proposal, entry, old_body, t, admit=self._admit, sole_assignment=proposal.key == sole_key, position=position)
             if not self._admit(evidence):
-                refused.append(_Scored(proposal, evidence))
+                refused.append(Scored(proposal, evidence))
                 continue
             gap = alignment.rank_gap(entry, proposal.window[0])
-            tie = -t.tie_hunk_rank * gap if gap is not None and policy.on(Filter.HUNK_RANK) else 0.0
-            scored.append(_Scored(proposal, evidence, tie))
+            scored.append(Scored(proposal, evidence, -t.tie_hunk_rank * gap if gap is not None else 0.0))
+        if len({s.tie for s in scored}) > 1 and policy.allows(Filter.HUNK_RANK, trace, f"{len(scored)} edit candidates"):
+            trace.add(Filter.HUNK_RANK, Action.FIRED, f"{len(scored)} edit candidates: the one nearest the step's rank in its diff hunk first")
+        elif len({s.tie for s in scored}) > 1:
+            scored = [Scored(s.proposal, s.evidence) for s in scored]
         if refused:
             closest = max(refused, key=lambda s: s.evidence.similarity)
-            detail = f"{len(refused)} look-alike(s) in the target refused; closest line {_line(closest)} ({closest.evidence.describe()})"
+            detail = f"{len(refused)} look-alike(s) in the target refused; closest line {line_of(closest)} ({closest.evidence.describe()})"
             trace.add(Filter.ADMISSION, Action.REMOVED, detail)
         return contested + scored
 
-    def _with_occurrence(self, exact: list[_Scored], entry: StepLock, trace: Trace) -> list[_Scored]:
+    def _with_occurrence(self, exact: list[Scored], entry: StepLock, trace: Trace) -> list[Scored]:
         """Exact copies, with the recorded occurrence (then the nearest line) breaking ties in context (rule ``occurrence``)."""
         if not self.policy.allows(Filter.OCCURRENCE, trace if len(exact) > 1 else None, f"{len(exact)} identical copies"):
             return exact
@@ -212,19 +201,23 @@ class DistributionMatcher:
         for rank, scored in enumerate(exact, 1):
             bonus = t.tie_occurrence if rank == entry.occurrence else 0.0
             distance = abs(scored.proposal.window[0].start_line - entry.lines[0])
-            tied.append(_Scored(scored.proposal, scored.evidence, bonus - distance * t.tie_distance))
+            tied.append(Scored(scored.proposal, scored.evidence, bonus - distance * t.tie_distance))
+        if len(exact) > 1:
+            trace.add(
+                Filter.OCCURRENCE, Action.FIRED, f"{len(exact)} identical copies: occurrence {entry.occurrence} of the review, then the nearest line, first"
+            )
         return tied
 
-    def _decide(self, step: _Step, own: _Scored | None, options: list[_Scored]) -> StepResult:
+    def _decide(self, step: _Step, own: Scored | None, options: list[Scored]) -> StepResult:
         entry, found, trace, policy = step.entry, step.found, step.trace, self.policy
         t = policy.thresholds
         rule = admissible(own.evidence, policy) if own is not None else None
         if own is not None and rule in (Rule.SAME_TEXT, Rule.SAME_TREE):
             alone = found is not None and own.evidence.contentless and own.evidence.context == 0.0  # may have gone with its branch
-            left = max(self._helper_copies(found, entry), key=_home_rank, default=None) if alone and found is not None else None
+            left = max(self._helper_copies(found, entry), key=home_rank, default=None) if alone and found is not None else None
             decision = decide(StepCase(step.container, own.evidence, reached=left.evidence if left else None), policy, trace)
             if decision.rule is Rule.LEFT_WITH_NEIGHBOURS and left is not None:
-                message = f"found in {_where(left)} with its neighbours; the copy left in the target has none of them"
+                message = f"found in {where(left)} with its neighbours; the copy left in the target has none of them"
                 return _result(entry, decision.rule, left, (own.candidate(t),), message, t, trace, True)
             ambiguous = sum(1 for o in options if o.evidence.context == own.evidence.context) > 1
             relocated = f"the target moved ({step.target_result.kind.value})"
@@ -234,7 +227,7 @@ class DistributionMatcher:
             return _result(entry, decision.rule, own, (), message, t, trace, ambiguous)
         reached, home, carried, away = self._elsewhere(step, own)
         taken = {s.proposal.key for s in (reached, home, carried) if s is not None}
-        rivals = sorted((s for s in away if s.proposal.key not in taken), key=_home_rank, reverse=True)
+        rivals = sorted((s for s in away if s.proposal.key not in taken), key=home_rank, reverse=True)
         case = StepCase(
             step.container,
             own.evidence if own else None,
@@ -248,7 +241,7 @@ class DistributionMatcher:
             return self._changed(entry, decision.rule, own, options, trace)
         chosen = {Rule.MOVED_TO_REACHED: reached, Rule.MOVED_HOME: home, Rule.MOVED_WITH_BLOCK: carried}.get(decision.rule)
         if chosen is not None:
-            message = f"found in {_where(chosen)}"
+            message = f"found in {where(chosen)}"
             if decision.rule is Rule.MOVED_WITH_BLOCK:
                 message += f", which {chosen.evidence.provenance.describe()}"
             return _result(entry, decision.rule, chosen, tuple(r.candidate(t) for r in rivals), message, t, trace)
@@ -261,7 +254,7 @@ class DistributionMatcher:
             message = f"nothing in {found.definition.qualname} corresponds"
         return _result(entry, decision.rule, None, candidates, message, t, trace, bool(candidates))
 
-    def _elsewhere(self, step: _Step, own: _Scored | None) -> tuple[_Scored | None, _Scored | None, _Scored | None, list[_Scored]]:
+    def _elsewhere(self, step: _Step, own: Scored | None) -> tuple[Scored | None, Scored | None, Scored | None, list[Scored]]:
         """The places outside the target: the one the target reaches, the home (target gone), the place that gained the
         block, and every place holding the text (the rest are decoys)."""
         entry, found, reach, trace, policy = step.entry, step.found, step.reach, step.trace, self.policy
@@ -269,33 +262,37 @@ class DistributionMatcher:
         helpers = self._helper_copies(found, entry) if found is not None else []
         if helpers and not policy.allows(Filter.HELPERS_FIRST, trace, f"{len(helpers)} copies in the helpers the target was split into"):
             helpers = []
-        away: list[_Scored] = []
+        away: list[Scored] = []
         if not helpers:
             proposals = elsewhere(self.reader, entry, step.annotation, found, t.max_search_files)
-            away = [_Scored(p, measure(p, entry, frozenset(), t)) for p in proposals]
-        reached: _Scored | None = None
-        home: _Scored | None = None
-        carried: _Scored | None = None
+            away = [Scored(p, measure(p, entry, frozenset(), t)) for p in proposals]
+        reached: Scored | None = None
+        home: Scored | None = None
+        carried: Scored | None = None
         if helpers:  # the container decision named the helpers that received the target's statements: look there first
-            reached = max(helpers, key=_home_rank)
+            reached = max(helpers, key=home_rank)
             away = [h for h in helpers if h is not reached]
-            trace.add(Filter.HELPERS_FIRST, Action.FIRED, f"found in {_where(reached)}, a helper the target was split into")
+            trace.add(Filter.HELPERS_FIRST, Action.FIRED, f"found in {where(reached)}, a helper the target was split into")
         elif reach is not None:
-            reached = next((s for s in sorted(away, key=_home_rank, reverse=True) if reach.leads_to(s.proposal.place())), None)
+            reached = next((s for s in sorted(away, key=home_rank, reverse=True) if reach.leads_to(s.proposal.place())), None)
             if reached is None:  # a method called on another object: only when exactly one place is one of that name
                 by_name = [s for s in away if reach.calls_by_name(s.proposal.place())]
-                if len(by_name) == 1 and policy.allows(Filter.REACHED_BY_NAME, trace, f"{_where(by_name[0])} has the called name"):
+                if len(by_name) == 1 and policy.allows(Filter.REACHED_BY_NAME, trace, f"{where(by_name[0])} has the called name"):
                     reached = by_name[0]
-                    trace.add(Filter.REACHED_BY_NAME, Action.FIRED, f"{_where(reached)} is the only place of the called name")
+                    trace.add(Filter.REACHED_BY_NAME, Action.FIRED, f"{where(reached)} is the only place of the called name")
             if reached is not None:
-                reached = _Scored(reached.proposal, _reached(reached.evidence))
+                reached = Scored(reached.proposal, as_reached(reached.evidence))
             elif away:
                 trace.add(Rule.MOVED_TO_REACHED, Action.DECLINED, f"{len(away)} place(s) hold the text; the target reaches none of them")
         # A gone target's statements do not go to a copy of it made elsewhere (rule copied-not-moved): that stays a decoy.
         homes = away
         if reach is None:
             homes = [s for s in away if not self.containers.copied_away(step.annotation, s.proposal.source, s.proposal.index, trace)]
-        if reached is None and homes and (reach is None or carried_can_decide(own.evidence if own else None, policy)):
+        weigh_carried = reach is None or carried_can_decide(own.evidence if own else None, policy)
+        if reached is None and homes and not weigh_carried:
+            detail = f"the candidate inside the target is a real edit: the {len(homes)} place(s) elsewhere holding the text are not weighed"
+            trace.add(Filter.REAL_EDIT_STAYS, Action.VETOED, detail)
+        if reached is None and homes and weigh_carried:
             homes = [_with_provenance(s, step.transfers, t, gone=reach is None) for s in homes]
             best = pick_carried([s.evidence for s in homes], policy, trace, gone=reach is None)
             carried = homes[best] if best is not None else None
@@ -304,15 +301,15 @@ class DistributionMatcher:
             home = homes[best] if best is not None else None
         return reached, home, carried, away
 
-    def _changed(self, entry: StepLock, rule: Rule, own: _Scored, options: list[_Scored], trace: Trace) -> StepResult:
+    def _changed(self, entry: StepLock, rule: Rule, own: Scored, options: list[Scored], trace: Trace) -> StepResult:
         """The result of an edit in place, ambiguous when a runner-up is about as close (rule ``close-runner-up``)."""
         t = self.policy.thresholds
         others = sorted((o for o in options if o is not own), key=lambda o: edit_rank(o.evidence, t), reverse=True)[:3]
         close = bool(others) and edit_rank(others[0].evidence, t) >= edit_rank(own.evidence, t) - t.ambiguous_margin
-        if close and not self.policy.allows(Filter.CLOSE_RUNNER_UP, trace, f"runner-up at line {_line(others[0])}"):
+        if close and not self.policy.allows(Filter.CLOSE_RUNNER_UP, trace, f"runner-up at line {line_of(others[0])}"):
             close = False
         if close:
-            trace.add(Filter.CLOSE_RUNNER_UP, Action.FIRED, f"line {_line(others[0])} is about as close ({others[0].evidence.describe()})")
+            trace.add(Filter.CLOSE_RUNNER_UP, Action.FIRED, f"line {line_of(others[0])} is about as close ({others[0].evidence.describe()})")
         message = "edited in place"
         if own.evidence.replacement is not None:
             message += f" ({own.evidence.replacement.describe()})"
@@ -320,10 +317,10 @@ class DistributionMatcher:
             message += " (several statements are about as close; see candidates)"
         return _result(entry, rule, own, tuple(o.candidate(t) for o in others) if close else (), message, t, trace, close)
 
-    def _helper_copies(self, found: Found, entry: StepLock) -> list[_Scored]:
+    def _helper_copies(self, found: Found, entry: StepLock) -> list[Scored]:
         """The step's exact text in the helpers the container decision named, measured."""
         t = self.policy.thresholds
-        return [_Scored(p, measure(p, entry, frozenset(), t, reach=True)) for p in in_helpers(found, entry)]
+        return [Scored(p, measure(p, entry, frozenset(), t, reach=True)) for p in in_helpers(found, entry)]
 
 
 @dataclass(frozen=True)
@@ -348,7 +345,7 @@ def _held(annotation: AnnotationLock, pool: tuple[Statement, ...]) -> frozenset[
 
 
 def _trace_assignment(
-    options: dict[str, list[_Scored]], weights: dict[str, dict[tuple[str, int, str], float]], chosen: dict[str, tuple[str, int, str]], traces: dict[str, Trace]
+    options: dict[str, list[Scored]], weights: dict[str, dict[tuple[str, int, str], float]], chosen: dict[str, tuple[str, int, str]], traces: dict[str, Trace]
 ) -> None:
     """Say, for each step whose best candidate went to another step, where it went (rule ``one-to-one``)."""
     taken_by = {key: step_id for step_id, key in chosen.items()}
@@ -358,90 +355,20 @@ def _trace_assignment(
         best = max(found_options, key=lambda o: weights[step_id][o.proposal.key])
         other = taken_by.get(best.proposal.key)
         if other is not None and other != step_id:
-            traces[step_id].add(Filter.ONE_TO_ONE, Action.REMOVED, f"its closest statement, line {_line(best)}, went to {other}")
+            traces[step_id].add(Filter.ONE_TO_ONE, Action.REMOVED, f"its closest statement, line {line_of(best)}, went to {other}")
 
 
-def _settle_contested(options: dict[str, list[_Scored]], indents: dict[str, int], policy: Policy, traces: dict[str, Trace]) -> None:
-    """Keep a surviving copy (after copies went) only for the step whose neighbours single it out: context above 0 and
-    above every other step's (rule ``contested-copy``). When the reviewed release tells each step's indentation
-    (``indents``) and exactly one of the steps with some context sits at the survivor's depth, it is that one (rule
-    ``same-depth``; as in AST differs: a statement keeps its nesting; two ``else :`` whose branches were reshuffled
-    each match one neighbour)."""
-    if not policy.on(Filter.CONTESTED_COPY):
-        return
-    contexts: dict[tuple[str, int, str], list[float]] = {}
-    level: dict[tuple[str, int, str], list[str]] = {}
-    lines: dict[str, list[str]] = {}  # each candidate file split once
-    for step_id, found_options in options.items():
-        for option in found_options:
-            if option.contested and option.evidence.context > 0.0:
-                contexts.setdefault(option.proposal.key, []).append(option.evidence.context)
-                source = option.proposal.source
-                if source.relpath not in lines:
-                    lines[source.relpath] = source.text.splitlines()
-                if indents.get(step_id) == _indent(lines[source.relpath], option.proposal.window[0].start_line):
-                    level.setdefault(option.proposal.key, []).append(step_id)
-    if not policy.on(Filter.SAME_DEPTH):
-        level = {}
-    for step_id, found_options in options.items():
-        kept = [o for o in found_options if not o.contested or _keeps(o, step_id, contexts, level)]
-        gone = [o for o in found_options if o not in kept]
-        if gone:
-            by_depth = any(len(level.get(o.proposal.key, ())) == 1 for o in gone)
-            rule = Filter.SAME_DEPTH if by_depth else Filter.CONTESTED_COPY
-            traces[step_id].add(rule, Action.REMOVED, f"{len(gone)} surviving copy(ies) left to steps whose neighbours or depth fit better")
-        options[step_id] = kept
-
-
-def _keeps(option: _Scored, step_id: str, contexts: dict[tuple[str, int, str], list[float]], level: dict[tuple[str, int, str], list[str]]) -> bool:
-    key, context = option.proposal.key, option.evidence.context
-    if context <= 0.0:
-        return False
-    if len(level.get(key, ())) == 1:
-        return level[key] == [step_id]
-    return contexts[key].count(context) == 1 and context == max(contexts[key])
-
-
-def _indent(lines: list[str], line: int) -> int | None:
-    """Columns of indentation of 1-based ``line`` of a file's ``lines`` (None when there is no such line)."""
-    if not 0 < line <= len(lines):
-        return None
-    return len(lines[line - 1]) - len(lines[line - 1].lstrip())
-
-
-def _with_provenance(scored: _Scored, transfers: Transfers, t: Thresholds, *, gone: bool) -> _Scored:
+def _with_provenance(scored: Scored, transfers: Transfers, t: Thresholds, *, gone: bool) -> Scored:
     """``scored`` with what the reviewed release says of its place: held the text already, or gained the target's."""
     proposal = scored.proposal
     provenance = transfers.of(proposal.source, proposal.index, proposal.window[0], may_be_home=gone and may_be_home(scored.evidence, t))
-    return _Scored(proposal, replace(scored.evidence, provenance=provenance), scored.tie, scored.contested)
-
-
-def _reached(evidence: Evidence) -> Evidence:
-    return replace(evidence, origin=Origin.REACHED, reach=True)
-
-
-def _home_rank(scored: _Scored) -> tuple[bool, float]:
-    return (scored.evidence.function_same, scored.evidence.locality + scored.evidence.context)
-
-
-def _where(scored: _Scored) -> str:
-    place = scored.proposal.place()
-    return place.target or place.module
-
-
-def _line(scored: _Scored) -> int:
-    return scored.proposal.window[0].start_line
-
-
-def _scores(evidence: Evidence, t: Thresholds) -> Scores:
-    e = evidence
-    return Scores(e.similarity, e.context, e.locality, match_quality(e.similarity, e.context, e.locality, t))
+    return Scored(proposal, replace(scored.evidence, provenance=provenance), scored.tie, scored.contested)
 
 
 def _result(
     entry: StepLock,
     rule: Rule,
-    chosen: _Scored | None,
+    chosen: Scored | None,
     candidates: tuple[Candidate, ...],
     message: str,
     t: Thresholds,
@@ -454,7 +381,7 @@ def _result(
     place = chosen.proposal.place() if chosen is not None else (entry.place if rule is Rule.FILE_UNCHANGED else None)
     scores = None
     if chosen is not None:
-        scores = _scores(chosen.evidence, t)
+        scores = scores_of(chosen.evidence, t)
         evidence = evidence or chosen.evidence.describe()
     elif rule is Rule.FILE_UNCHANGED:
         scores = Scores(1.0, 1.0, 1.0, match_quality(1.0, 1.0, 1.0, t))

@@ -1,0 +1,57 @@
+"""Repeated statements: which of the steps on copies of one text keeps a copy that survived when others went.
+
+Rules ``contested-copy`` and ``same-depth`` of :mod:`.rules`.
+"""
+
+from __future__ import annotations
+
+from infralens.drift.match.rules import Action, Filter, Policy, Trace
+from infralens.drift.match.scored import Scored
+
+
+def settle_contested(options: dict[str, list[Scored]], indents: dict[str, int], policy: Policy, traces: dict[str, Trace]) -> None:
+    """Keep a surviving copy (after copies went) only for the step whose neighbours single it out: context above 0 and
+    above every other step's (rule ``contested-copy``). When the reviewed release tells each step's indentation
+    (``indents``) and exactly one of the steps with some context sits at the survivor's depth, it is that one (rule
+    ``same-depth``; as in AST differs: a statement keeps its nesting; two ``else :`` whose branches were reshuffled
+    each match one neighbour)."""
+    if not policy.on(Filter.CONTESTED_COPY):
+        return
+    contexts: dict[tuple[str, int, str], list[float]] = {}
+    level: dict[tuple[str, int, str], list[str]] = {}
+    lines: dict[str, list[str]] = {}  # each candidate file split once
+    for step_id, found_options in options.items():
+        for option in found_options:
+            if option.contested and option.evidence.context > 0.0:
+                contexts.setdefault(option.proposal.key, []).append(option.evidence.context)
+                source = option.proposal.source
+                if source.relpath not in lines:
+                    lines[source.relpath] = source.text.splitlines()
+                if indents.get(step_id) == indentation(lines[source.relpath], option.proposal.window[0].start_line):
+                    level.setdefault(option.proposal.key, []).append(step_id)
+    if not policy.on(Filter.SAME_DEPTH):
+        level = {}
+    for step_id, found_options in options.items():
+        kept = [o for o in found_options if not o.contested or _keeps(o, step_id, contexts, level)]
+        gone = [o for o in found_options if o not in kept]
+        if gone:
+            by_depth = any(len(level.get(o.proposal.key, ())) == 1 for o in gone)
+            rule = Filter.SAME_DEPTH if by_depth else Filter.CONTESTED_COPY
+            traces[step_id].add(rule, Action.REMOVED, f"{len(gone)} surviving copy(ies) left to steps whose neighbours or depth fit better")
+        options[step_id] = kept
+
+
+def _keeps(option: Scored, step_id: str, contexts: dict[tuple[str, int, str], list[float]], level: dict[tuple[str, int, str], list[str]]) -> bool:
+    key, context = option.proposal.key, option.evidence.context
+    if context <= 0.0:
+        return False
+    if len(level.get(key, ())) == 1:
+        return level[key] == [step_id]
+    return contexts[key].count(context) == 1 and context == max(contexts[key])
+
+
+def indentation(lines: list[str], line: int) -> int | None:
+    """Columns of indentation of 1-based ``line`` of a file's ``lines`` (None when there is no such line)."""
+    if not 0 < line <= len(lines):
+        return None
+    return len(lines[line - 1]) - len(lines[line - 1].lstrip())

@@ -1,0 +1,390 @@
+"""Each rule of the drift matcher's rule book with its own cases: a release 1.0, a release 2.0, the annotated steps,
+and what the rule must do (fire, veto, remove or decline) on one step or on the target, in the trace of a real check.
+
+As Fixit's rules carry their valid and invalid examples, every rule of :data:`infralens.drift.match.rules.SPECS` has at
+least one case here (``test_rule_cases.py`` proves it and runs them all through one parametrised test). Sources come
+from the matcher's other synthetic tests where one already shows the rule; the rest are written here.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from drift_samples import OLD_CORE
+from test_classify import CASES as CLASSIFY
+from test_match_reviewed import (
+    BRANCHES_NEW,
+    BRANCHES_OLD,
+    CAPABILITY_NEW,
+    CAPABILITY_OLD,
+    CONVERT_NEW,
+    CONVERT_OLD,
+    ENABLE_NEW,
+    ENABLE_OLD,
+    FOLDED_OLD,
+    MIXIN,
+    NESTED_ELSE_NEW,
+    NESTED_ELSE_OLD,
+    PROCESSOR_NEW,
+    PROCESSOR_OLD,
+    RENAMED_CLASS_NEW,
+    RENAMED_CLASS_OLD,
+    ROPE,
+    ROPE_COPY,
+    ROPE_NOW,
+    ROPE_STEPS,
+    RUN_BY_NAME,
+    SIGMAS,
+    UNRELATED,
+)
+from test_match_synthetic import DELEGATED, OLD, SHIM, SPLIT, TWINS, WRAPPED
+
+from infralens.drift.match.rules import Action, AnyRule, Filter, Rule, TargetRule
+
+Step = str | tuple[str, int]
+"""A step's selector: its text, or its text and which occurrence (1-based)."""
+
+RUN = "demo.mixer.Mixer.run"
+SAMPLER = "demo.core.Sampler.step"
+SAMPLER_STEPS = ("alpha = math.cos(t / self.steps)", "sigma = math.sin(t / self.steps)", "guided = x * alpha + sigma * 0.5", "out = guided / (alpha + sigma)")
+SAMPLER_KEYS = ("s0", "s1", "s2", "s3")
+"""The sampler annotation of :mod:`drift_samples`, as steps ``s0``–``s3`` (alpha, sigma, guided, out)."""
+# prepare() is gone; an async module function of another name holds its body: no container rule takes a function of
+# another kind, so its steps are followed one by one to the one clear home elsewhere.
+
+
+@dataclass(frozen=True)
+class RuleCase:
+    """One before/after pair and what ``rule`` must do on ``item`` (a step key such as ``s0``, or ``target``)."""
+
+    name: str
+    rule: AnyRule
+    old: dict[str, str]
+    new: dict[str, str]
+    steps: tuple[Step, ...]
+    item: str = "s0"
+    action: Action = Action.FIRED
+    target: str = RUN
+    kind: str | None = None
+    """The kind the item must get as well (None: only the trace is asked)."""
+    reviewed: bool = True
+    """Whether release 1.0 is at hand as the reviewed release."""
+    same_file: bool = field(default=False)
+    """Check release 1.0 itself (a byte-identical file)."""
+
+
+def _classify(name: str, rule: AnyRule, item: str, kind: str, action: Action = Action.FIRED) -> RuleCase:
+    """A row of ``test_classify``'s table (the sampler tree) as a rule case."""
+    return RuleCase(
+        f"sampler-{name}", rule, {"core.py": OLD_CORE}, CLASSIFY[name][0], SAMPLER_STEPS, item, action, SAMPLER, kind, same_file=name == "identical"
+    )
+
+
+ATTN_EDITED = OLD.replace("        h = self.attn(h)\n", "        h = self.attn(h, mask)\n")
+CLOSE_EDITS = OLD.replace("        h = self.attn(h)\n", "        h = self.attn1(h)\n        h = self.attn2(h)\n")
+BLOCK_COPIED_OUT = OLD.replace("        h = self.norm(x)\n        h = self.attn(h)\n        h = self.norm(h)\n", "")
+PREPARE_AS_FUNCTION = """
+async def prepare_inputs(self, x, scale):
+    total = (x + scale) * 2
+    self.set_gain(scale)
+    h = self.norm(x)
+    return h
+
+
+class Mixer:
+    def run(self, x):
+        y = x * 2
+        return y
+"""
+NEW_CLONE_OF_PREPARE = """
+class Mixer:
+    def run(self, x):
+        y = x * 2
+        return y
+
+
+class NewPipeline:
+    def prepare_inputs(self, x, scale):
+        x = self.check(x)
+        scale = self.clip(scale)
+        total = (x + scale) * 2
+        self.set_gain(scale)
+        h = self.norm(x)
+        h = self.attend(h)
+        return h * 3
+"""
+TWO_HOMES = """
+class Mixer:
+    def run(self, x):
+        y = x * 2
+        return y
+
+
+class Left:
+    def prepare_left(self, x, scale):
+        total = (x + scale) * 2
+        self.set_gain(scale)
+        h = self.norm(x)
+        return h
+
+
+class Right:
+    def prepare_right(self, x, scale):
+        total = (x + scale) * 2
+        self.set_gain(scale)
+        h = self.norm(x)
+        return h
+"""
+EULER = {"mixer.py": SIGMAS.format(name="Euler", method="_compute_sigmas"), "other.py": SIGMAS.format(name="Heun", method="_compute_sigmas")}
+EULER_RENAMED = {
+    "mixer.py": SIGMAS.format(name="Euler", method="_compute_karras_sigmas"),
+    "other.py": SIGMAS.format(name="Heun", method="_compute_karras_sigmas"),
+}
+SURVIVOR = TWINS.replace("        x = f(x)\n        y = g(x)\n", "        y = g(x)\n", 1)
+SPLIT_STEPS = ("h = self.attn(h)", "y = h * 2")
+
+CASES: list[RuleCase] = [
+    # -- the container --------------------------------------------------------------------------------------------
+    RuleCase("file-unchanged", TargetRule.FILE_UNCHANGED, {"mixer.py": OLD}, {"mixer.py": OLD}, ("y = h * 2",), "target", same_file=True),
+    RuleCase("unreadable", TargetRule.UNREADABLE, {"mixer.py": OLD}, {"mixer.py": "class Mixer(:\n"}, ("y = h * 2",), "target", kind="unreadable"),
+    RuleCase("same-place", TargetRule.SAME_PLACE, {"mixer.py": OLD}, {"mixer.py": OLD + "\n\ndef later():\n    return 1\n"}, ("y = h * 2",), "target"),
+    RuleCase("body-changed", TargetRule.BODY_CHANGED, {"mixer.py": OLD}, {"mixer.py": OLD.replace("return y + z", "return y - z")}, ("y = h * 2",), "target"),
+    RuleCase("moved-module", TargetRule.MOVED_MODULE, {"mixer.py": OLD}, {"mixer.py": "X = 1\n", "elsewhere.py": OLD}, ("y = h * 2",), "target", kind="moved"),
+    RuleCase(
+        "moved-same-name",
+        TargetRule.MOVED_SAME_NAME,
+        {"mixer.py": ENABLE_OLD},
+        {"mixer.py": ENABLE_NEW},
+        ('raise ValueError("Encoder not found.")',),
+        "target",
+        target="demo.mixer.Mixer.enable",
+    ),
+    RuleCase(
+        "renamed-behind-shim",
+        TargetRule.RENAMED_BEHIND_SHIM,
+        {"mixer.py": OLD},
+        {"mixer.py": SHIM, "mixing.py": OLD.replace("class Mixer:", "class NewMixer:")},
+        ("y = h * 2",),
+        "target",
+        kind="renamed",
+    ),
+    RuleCase(
+        "renamed-body-overlap",
+        TargetRule.RENAMED_BODY_OVERLAP,
+        {"mixer.py": OLD},
+        {"mixer.py": OLD.replace("def run(", "def forward(")},
+        ("y = h * 2",),
+        "target",
+    ),
+    RuleCase(
+        "renamed-and-split",
+        TargetRule.RENAMED_AND_SPLIT,
+        {"mixer.py": CONVERT_OLD},
+        {"mixer.py": CONVERT_NEW},
+        ('name = name.replace("middle.block", "mid_block")', "out = {}"),
+        "target",
+        target="demo.mixer.convert",
+    ),
+    RuleCase(
+        "renamed-at-callers",
+        TargetRule.RENAMED_AT_CALLERS,
+        {"mixer.py": CAPABILITY_OLD},
+        {"mixer.py": CAPABILITY_NEW},
+        ("if not torch.cuda.is_available():",),
+        "target",
+        target="demo.mixer.Config._is_cuda_at_least_8_9",
+    ),
+    RuleCase(
+        "class-renamed",
+        TargetRule.CLASS_RENAMED,
+        {"mixer.py": RENAMED_CLASS_OLD},
+        {"encoders.py": RENAMED_CLASS_NEW},
+        ("out = self.model(ids)",),
+        "target",
+        target="demo.mixer.Encoder.run",
+    ),
+    RuleCase(
+        "moved-to-receiver",
+        TargetRule.MOVED_TO_RECEIVER,
+        {"mixer.py": PROCESSOR_OLD},
+        {"mixer.py": PROCESSOR_NEW},
+        ("q = attn.to_q(x)",),
+        "target",
+        target="demo.mixer.Processor.__call__",
+    ),
+    RuleCase("deleted", TargetRule.DELETED, {"mixer.py": OLD}, {"mixer.py": "X = 1\n"}, ("y = h * 2",), "target", kind="deleted"),
+    RuleCase("split-into-helpers", TargetRule.SPLIT_INTO_HELPERS, {"mixer.py": OLD}, {"mixer.py": SPLIT}, SPLIT_STEPS, "target"),
+    RuleCase("wrapped-by-decorator", TargetRule.WRAPPED_BY_DECORATOR, {"mixer.py": OLD}, {"mixer.py": WRAPPED}, ("self.set_gain(scale)",), "target"),
+    RuleCase(
+        "decorators-changed",
+        TargetRule.DECORATORS_CHANGED,
+        {"mixer.py": OLD},
+        {"mixer.py": OLD.replace("    def run(", "    @cached\n    def run(")},
+        ("y = h * 2",),
+        "target",
+        kind="decorators-changed",
+    ),
+    RuleCase("beside-the-target", TargetRule.BESIDE_THE_TARGET, EULER, EULER_RENAMED, ("return sigmas",), "target", target="demo.mixer.Euler._compute_sigmas"),
+    # -- candidates -----------------------------------------------------------------------------------------------
+    _classify("deleted-beside-a-similar-sibling", Filter.ADMISSION, "s1", "deleted", Action.REMOVED),
+    RuleCase(
+        "one-to-one",
+        Filter.ONE_TO_ONE,
+        {"mixer.py": OLD.replace("        y = h * 2\n        z = h * 3\n", "        a = h * 2\n        a = h * 4\n        y = a\n        z = a\n")},
+        {"mixer.py": OLD.replace("        y = h * 2\n        z = h * 3\n", "        a = h * 3\n        y = a\n        z = a\n")},
+        ("a = h * 2", "a = h * 4"),
+        "s1",
+        Action.REMOVED,
+    ),
+    RuleCase("surviving-copy", Filter.SURVIVING_COPY, {"mixer.py": TWINS}, {"mixer.py": SURVIVOR}, (("x = f(x)", 2),), kind="unchanged"),
+    RuleCase("copy-went", Filter.COPY_WENT, {"mixer.py": TWINS}, {"mixer.py": SURVIVOR}, (("x = f(x)", 1),), action=Action.REMOVED),
+    RuleCase(
+        "contested-copy",
+        Filter.CONTESTED_COPY,
+        {"mixer.py": NESTED_ELSE_OLD},
+        {"mixer.py": NESTED_ELSE_NEW},
+        (("else:", 1), ("else:", 2), ("else:", 3)),
+        "s0",
+        Action.REMOVED,
+        reviewed=False,
+    ),
+    RuleCase(
+        "same-depth",
+        Filter.SAME_DEPTH,
+        {"mixer.py": NESTED_ELSE_OLD},
+        {"mixer.py": NESTED_ELSE_NEW},
+        (("else:", 1), ("else:", 2), ("else:", 3)),
+        "s0",
+        Action.REMOVED,
+    ),
+    RuleCase(
+        "occurrence",
+        Filter.OCCURRENCE,
+        {"mixer.py": TWINS},
+        {"mixer.py": TWINS.replace("return x + y", "return y + x")},
+        (("x = f(x)", 2),),
+        kind="unchanged",
+    ),
+    RuleCase("hunk-rank", Filter.HUNK_RANK, {"mixer.py": OLD}, {"mixer.py": CLOSE_EDITS}, ("h = self.attn(h)",)),
+    RuleCase("helpers-first", Filter.HELPERS_FIRST, {"mixer.py": OLD}, {"mixer.py": SPLIT}, SPLIT_STEPS, kind="moved"),
+    RuleCase("reached-by-name", Filter.REACHED_BY_NAME, {"mixer.py": OLD}, {"mixer.py": DELEGATED}, ("h = self.attn(h)",), kind="moved"),
+    RuleCase(
+        "copied-not-moved",
+        Filter.COPIED_NOT_MOVED,
+        {"mixer.py": ROPE},
+        {"mixer.py": ROPE_NOW, "other.py": ROPE_COPY},
+        ROPE_STEPS,
+        "target",
+        Action.VETOED,
+        target="demo.mixer.rope",
+        kind="deleted",
+    ),
+    RuleCase(
+        "held-at-review",
+        Filter.HELD_AT_REVIEW,
+        {"mixer.py": OLD, "twin.py": OLD},
+        {"mixer.py": "X = 1\n", "twin.py": OLD},
+        ("y = h * 2",),
+        action=Action.REMOVED,
+    ),
+    RuleCase(
+        "new-place-not-carried",
+        Filter.NEW_PLACE_NOT_CARRIED,
+        {"mixer.py": FOLDED_OLD},
+        {"mixer.py": NEW_CLONE_OF_PREPARE},
+        ("total = (x + scale) * 2", "self.set_gain(scale)", "h = self.norm(x)"),
+        action=Action.REMOVED,
+        target="demo.mixer.Mixer.prepare",
+    ),
+    RuleCase(
+        "real-edit-stays",
+        Filter.REAL_EDIT_STAYS,
+        {"mixer.py": OLD, "other.py": UNRELATED},
+        {"mixer.py": ATTN_EDITED, "other.py": MIXIN},
+        ("h = self.attn(h)",),
+        action=Action.VETOED,
+    ),
+    RuleCase(
+        "tied-places",
+        Filter.TIED_PLACES,
+        {"mixer.py": FOLDED_OLD},
+        {"mixer.py": TWO_HOMES},
+        ("total = (x + scale) * 2", "self.set_gain(scale)", "h = self.norm(x)"),
+        action=Action.VETOED,
+        target="demo.mixer.Mixer.prepare",
+        kind="deleted",
+    ),
+    RuleCase("close-runner-up", Filter.CLOSE_RUNNER_UP, {"mixer.py": OLD}, {"mixer.py": CLOSE_EDITS}, ("h = self.attn(h)",), kind="changed"),
+    # -- the step's kind ------------------------------------------------------------------------------------------
+    _classify("identical", Rule.FILE_UNCHANGED, "s0", "unchanged"),
+    _classify("file-no-longer-parses", Rule.UNREADABLE, "s0", "unreadable"),
+    RuleCase(
+        "left-with-neighbours", Rule.LEFT_WITH_NEIGHBOURS, {"mixer.py": BRANCHES_OLD}, {"mixer.py": BRANCHES_NEW}, ("else:", "y = x * gain"), kind="moved"
+    ),
+    _classify("moved-to-another-module", Rule.TARGET_RELOCATED, "s0", "moved"),
+    _classify("lines-shift", Rule.SAME_TEXT, "s0", "unchanged"),
+    RuleCase(
+        "same-tree",
+        Rule.SAME_TREE,
+        {"mixer.py": OLD},
+        {"mixer.py": OLD.replace("(x + scale) * 2", "((x + scale)) * 2")},
+        ("total = (x + scale) * 2",),
+        kind="unchanged",
+    ),
+    RuleCase(
+        "target-header",
+        Rule.TARGET_HEADER,
+        {"mixer.py": OLD},
+        {"mixer.py": OLD.replace("    def run(self, x, scale):", "    def run(self, x, scale: float = 1.0, *, mode: str = 'fast', **extra):")},
+        ("def run(self, x, scale):",),
+        kind="changed",
+    ),
+    _classify("changed-in-place", Rule.CONFIDENT_EDIT, "s0", "changed"),
+    _classify("moved-into-a-helper-the-target-calls", Rule.MOVED_TO_REACHED, "s1", "moved"),
+    RuleCase(
+        "moved-with-block",
+        Rule.MOVED_WITH_BLOCK,
+        {"mixer.py": OLD, "other.py": UNRELATED},
+        {"mixer.py": RUN_BY_NAME, "other.py": MIXIN},
+        SPLIT_STEPS,
+        kind="moved",
+    ),
+    RuleCase(
+        "same-action",
+        Rule.SAME_ACTION,
+        {"mixer.py": TWINS},
+        {"mixer.py": TWINS.replace("        x = f(x)\n        y = g(x)", "        x = transform_the_input(x)\n        y = g(x, 1)")},
+        (("x = f(x)", 1), ("x = f(x)", 2)),
+        kind="changed",
+    ),
+    _classify("assignment-rewritten", Rule.EDIT, "s1", "changed"),
+    RuleCase(
+        "sole-assignment",
+        Rule.SOLE_ASSIGNMENT,
+        {"mixer.py": OLD},
+        {"mixer.py": OLD.replace("total = (x + scale) * 2", "total = self.compute_the_total_from(x)")},
+        ("total = (x + scale) * 2",),
+        kind="changed",
+    ),
+    RuleCase(
+        "moved-home",
+        Rule.MOVED_HOME,
+        {"mixer.py": FOLDED_OLD},
+        {"mixer.py": PREPARE_AS_FUNCTION},
+        ("self.set_gain(scale)",),
+        target="demo.mixer.Mixer.prepare",
+        kind="moved",
+    ),
+    RuleCase(
+        "decoys-only",
+        Rule.DECOYS_ONLY,
+        {"mixer.py": OLD},
+        {"mixer.py": BLOCK_COPIED_OUT + OLD.replace("class Mixer:", "class CopyMixer:")},
+        ("h = self.attn(h)",),
+        kind="deleted",
+    ),
+    _classify("decoy-target-deleted", Rule.TARGET_GONE, "s0", "deleted"),
+    RuleCase(
+        "nothing-corresponds", Rule.NOTHING_CORRESPONDS, {"mixer.py": OLD}, {"mixer.py": OLD.replace("        y = h * 2\n", "")}, ("y = h * 2",), kind="deleted"
+    ),
+]
