@@ -19,7 +19,7 @@ from infralens.commands import COMMANDS, EXIT_FINDINGS, EXIT_OK, EXIT_USAGE, EXT
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="infralens", description="Annotate real diffusers/DiffSynth source and keep the notes true.")
+    parser = argparse.ArgumentParser(prog="infralens", description="Annotate the real source of installed Python packages and keep the notes true.")
     parser.add_argument("--version", action="version", version=f"infralens {__version__}")
     parser.add_argument("--project", metavar="DIR", help="project root (default: found upwards from the current directory)")
     parser.add_argument(
@@ -41,7 +41,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     locate = sub.add_parser("locate", help="list where a class or function is defined (e.g. DDIMScheduler.step)")
     locate.add_argument("name")
-    locate.add_argument("--dist", default="diffusers", help="distribution to search (default: diffusers)")
+    locate.add_argument("--dist", help="distribution to search (default: the first of the project's [tool.infralens] distributions)")
 
     validate = sub.add_parser("validate", help="check schema and resolution of annotation files")
     validate.add_argument("paths", nargs="*", help="files or folders (default: the annotations folder)")
@@ -139,12 +139,15 @@ def _show(args: argparse.Namespace) -> int:
 
 @command("locate")
 def _locate(args: argparse.Namespace) -> int:
-    _, resolver = open_context(args, need_project=False)
-    found = resolver.locate(args.dist, args.name)
+    from infralens.libraries import Libraries
+
+    project, resolver = open_context(args, need_project=False)
+    dist = args.dist or (project.libraries if project is not None else Libraries()).default
+    found = resolver.locate(dist, args.name)
     for problem in resolver.skipped:
         say(f"infralens: note: skipped {problem}", error=True)
     if not found:
-        say(f"{args.name}: not defined anywhere in {resolver.tree(args.dist).describe()}", error=True)
+        say(f"{args.name}: not defined anywhere in {resolver.tree(dist).describe()}", error=True)
         return EXIT_FINDINGS
     for item in found:  # upstream file names: one visible, inert line each
         d = item.definition
