@@ -8,6 +8,7 @@ then classifies each locked step and target with
 
 from __future__ import annotations
 
+import re
 import sys
 from collections.abc import Collection
 from dataclasses import dataclass, field
@@ -18,6 +19,7 @@ from infralens.drift.match import DistributionMatcher, ReviewedSources
 from infralens.drift.match.results import StepKind, StepResult, TargetKind, TargetResult
 from infralens.errors import InfralensError, Location, Severity
 from infralens.hashing import sha256_file
+from infralens.portable import portable, portable_path
 from infralens.project import Project
 from infralens.reports import LockFindingKind
 from infralens.resolve import Resolver, still_picks
@@ -300,12 +302,19 @@ def run_check(
 _INSTALLED = "installed at "
 
 
+_PACKAGES_FOLDER = re.compile(r"/(?:lib/python[\d.]*|Lib)/(?:site|dist)-packages$")
+
+
 def _shown_origin(project: Project, origin: str) -> str:
-    """*origin* as a report shows it: an install inside the project (its virtual environment) relative to the
-    project root, so a committed report holds no path of the machine that wrote it."""
+    """*origin* as a report shows it, with no path of the machine that wrote it (the report is committed): an install
+    inside the project by its environment folder (``installed in .venv``), one outside it from ``site-packages`` on,
+    a wheel or folder by its name (:func:`infralens.portable.portable_path`)."""
     if origin.startswith(_INSTALLED):
-        return _INSTALLED + project.relative(origin.removeprefix(_INSTALLED))
-    return origin
+        where = project.relative(origin.removeprefix(_INSTALLED))
+        if not Path(where).is_absolute():
+            return f"installed in {_PACKAGES_FOLDER.sub('', where)}"
+        return _INSTALLED + portable_path(where)
+    return portable_path(origin) if Path(origin).is_absolute() else portable(origin)
 
 
 def _index_changed_files(resolver: Resolver, matchers: dict[str, DistributionMatcher], entries: list[AnnotationLock]) -> None:
