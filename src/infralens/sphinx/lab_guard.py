@@ -220,7 +220,7 @@ class _TextOptions(dict):
     def __bool__(self) -> bool:
         return True  # parsers look for an options block only when a directive has options: this one always may
 
-    def __missing__(self, key: str) -> Callable[[str | None], Any]:
+    def __missing__(self, key: str) -> Any:
         return directives.unchanged_required
 
 
