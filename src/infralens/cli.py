@@ -45,6 +45,12 @@ def build_parser() -> argparse.ArgumentParser:
 
     validate = sub.add_parser("validate", help="check schema and resolution of annotation files")
     validate.add_argument("paths", nargs="*", help="files or folders (default: the annotations folder)")
+    validate.add_argument(
+        "--format",
+        choices=("text", "github", "junit", "sarif"),
+        default="text",
+        help="text; github: workflow commands (paths from the git repository root); junit: JUnit XML; sarif: SARIF 2.1.0",
+    )
 
     sub.add_parser("schema", help="print the path of the annotation JSON Schema (for editors)")
 
@@ -61,6 +67,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     if not args.command:
         parser.print_help()
         return EXIT_USAGE
+    fmt = getattr(args, "format", "text")
+    if fmt in ("github", "junit", "sarif"):  # a tool error (exit 2) is written in that format too
+        from infralens.ci_output import with_tool_errors
+
+        return with_tool_errors(fmt, args.command, args.project, lambda: _dispatch(args))
+    return _dispatch(args)
+
+
+def _dispatch(args: argparse.Namespace) -> int:
     from infralens.stops import sigterm_interrupts
 
     try:
@@ -161,9 +176,21 @@ def _validate(args: argparse.Namespace) -> int:
 
     project, resolver = open_context(args)
     validation = validate_project(project, resolver, args.paths or None)
+    code = EXIT_FINDINGS if validation.errors else EXIT_OK
+    if args.format != "text":
+        from infralens import __version__
+        from infralens.ci_output import clean_file_case, diagnostic_case, render, repository_prefix
+
+        cases = [diagnostic_case(d, "validate") for d in validation.diagnostics]
+        seen = {case.path for case in cases}
+        cases += [clean_file_case(name, "validate") for name in validation.file_names if name not in seen]
+        summary = validation.summary()
+        sys.stdout.write(render(args.format, cases, tool="validate", prefix=repository_prefix(project.root), summary=summary, version=__version__))
+        say(summary, error=True)
+        return code
     print_diagnostics(validation.diagnostics)
     say(validation.summary())
-    return EXIT_FINDINGS if validation.errors else EXIT_OK
+    return code
 
 
 @command("schema")

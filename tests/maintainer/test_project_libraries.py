@@ -3,88 +3,17 @@ upstream links follow that list, for a distribution InfraLens has never heard of
 
 from __future__ import annotations
 
-import importlib
 import json
 import sys
-import textwrap
 from io import StringIO
 from pathlib import Path
 
 import pytest
+from toy_project import write_toy
 
 from infralens.cli import main
 from infralens.errors import InfralensError
 from infralens.project import find_project
-
-CORE = '''
-def double(x):
-    """Twice x."""
-    y = x * 2
-    return y
-
-
-def unused(x):
-    return x
-'''
-
-SCENARIO = '''
-def run(device: str) -> None:
-    """Double a number with toylib."""
-    import toylib.core
-
-    assert toylib.core.double(3) == 6
-'''
-
-ANNOTATION = """\
-id: toy-double
-source: toylib
-target: toylib.core.double
-summary: Doubles a value.
-scenario: toy
-steps:
-  - at: "y = x * 2"
-    key: twice
-    note: Twice the input.
-    expect: ["y == 2 * x"]
-"""
-
-LIBRARIES = """
-distributions = ["toylib"]
-
-[tool.infralens.upstream]
-toylib = "https://example.org/toylib/blob/v{version}/{path}#L{line}"
-"""
-
-
-def _write(root: Path, libraries: str = LIBRARIES, *, annotated: bool = True) -> None:
-    package = root / "site" / "toylib"
-    package.mkdir(parents=True)
-    (package / "__init__.py").write_text("")
-    (package / "core.py").write_text(textwrap.dedent(CORE).lstrip())
-    info = root / "site" / "toylib-1.2.0.dist-info"
-    info.mkdir()
-    (info / "METADATA").write_text("Metadata-Version: 2.1\nName: toylib\nVersion: 1.2.0\n")
-    (info / "RECORD").write_text("toylib/__init__.py,,\ntoylib/core.py,,\n")
-    (root / "scenarios").mkdir()
-    (root / "scenarios" / "toy.py").write_text(textwrap.dedent(SCENARIO).lstrip())
-    (root / "annotations" / "toylib").mkdir(parents=True)
-    if annotated:
-        (root / "annotations" / "toylib" / "double.yaml").write_text(ANNOTATION)
-    (root / "pyproject.toml").write_text("[project]\nname = 'toy-course'\n\n[tool.infralens]\n" + libraries)
-
-
-@pytest.fixture
-def toy(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    """A project about ``toylib`` 1.2.0, importable from ``site/`` (for this process and the verify workers)."""
-    monkeypatch.setenv("INFRALENS_CACHE_DIR", str(tmp_path / "cache"))
-    root = tmp_path / "course"
-    _write(root)
-    monkeypatch.syspath_prepend(str(root / "site"))
-    monkeypatch.setenv("PYTHONPATH", str(root / "site") + (":" + sys.path[0] if sys.path[0] else ""))
-    for name in [m for m in sys.modules if m == "toylib" or m.startswith("toylib.")]:
-        monkeypatch.delitem(sys.modules, name)
-    importlib.invalidate_caches()
-    return root
 
 
 def _cli(root: Path, *args: str) -> list[str]:
@@ -114,7 +43,7 @@ def test_the_project_reads_its_list_and_templates(toy: Path) -> None:
 )
 def test_a_bad_value_is_a_clear_error_naming_the_file_and_the_key(tmp_path: Path, capsys, settings: str, key: str, words: str) -> None:
     root = tmp_path / "bad"
-    _write(root, settings + "\n")
+    write_toy(root, settings + "\n")
     with pytest.raises(InfralensError) as raised:
         find_project(root)
     message = str(raised.value)
@@ -136,7 +65,7 @@ def test_coverage_watches_the_projects_distributions(toy: Path, capsys) -> None:
 def test_without_the_list_a_toylib_project_records_nothing(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys) -> None:
     """The control: the same scenario, no ``distributions`` and no annotation naming toylib, watches the default list."""
     root = tmp_path / "plain"
-    _write(root, "", annotated=False)
+    write_toy(root, "", annotated=False)
     monkeypatch.syspath_prepend(str(root / "site"))
     for name in [m for m in sys.modules if m == "toylib" or m.startswith("toylib.")]:
         monkeypatch.delitem(sys.modules, name)
