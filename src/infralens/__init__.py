@@ -1,4 +1,4 @@
-"""InfraLens: line-by-line notes on real diffusers and DiffSynth source, kept true as upstream changes.
+"""InfraLens: line-by-line notes on the real source of installed Python packages, kept true as upstream changes.
 
 The public API is re-exported here; everything else is an implementation detail.
 Importing this package is cheap: heavy modules (libcst, jsonschema, torch) load lazily.

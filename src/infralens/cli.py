@@ -19,7 +19,7 @@ from infralens.commands import COMMANDS, EXIT_FINDINGS, EXIT_OK, EXIT_USAGE, EXT
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="infralens", description="Annotate real diffusers/DiffSynth source and keep the notes true.")
+    parser = argparse.ArgumentParser(prog="infralens", description="Annotate the real source of installed Python packages and keep the notes true.")
     parser.add_argument("--version", action="version", version=f"infralens {__version__}")
     parser.add_argument("--project", metavar="DIR", help="project root (default: found upwards from the current directory)")
     parser.add_argument(
@@ -41,10 +41,16 @@ def build_parser() -> argparse.ArgumentParser:
 
     locate = sub.add_parser("locate", help="list where a class or function is defined (e.g. DDIMScheduler.step)")
     locate.add_argument("name")
-    locate.add_argument("--dist", default="diffusers", help="distribution to search (default: diffusers)")
+    locate.add_argument("--dist", help="distribution to search (default: the first of the project's [tool.infralens] distributions)")
 
     validate = sub.add_parser("validate", help="check schema and resolution of annotation files")
     validate.add_argument("paths", nargs="*", help="files or folders (default: the annotations folder)")
+    validate.add_argument(
+        "--format",
+        choices=("text", "github", "junit", "sarif"),
+        default="text",
+        help="text; github: workflow commands (paths from the git repository root); junit: JUnit XML; sarif: SARIF 2.1.0",
+    )
 
     sub.add_parser("schema", help="print the path of the annotation JSON Schema (for editors)")
 
@@ -61,6 +67,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     if not args.command:
         parser.print_help()
         return EXIT_USAGE
+    fmt = getattr(args, "format", "text")
+    if fmt in ("github", "junit", "sarif"):  # a tool error (exit 2) is written in that format too
+        from infralens.ci_output import with_tool_errors
+
+        return with_tool_errors(fmt, args.command, args.project, lambda: _dispatch(args))
+    return _dispatch(args)
+
+
+def _dispatch(args: argparse.Namespace) -> int:
     from infralens.stops import sigterm_interrupts
 
     try:
@@ -139,12 +154,15 @@ def _show(args: argparse.Namespace) -> int:
 
 @command("locate")
 def _locate(args: argparse.Namespace) -> int:
-    _, resolver = open_context(args, need_project=False)
-    found = resolver.locate(args.dist, args.name)
+    from infralens.libraries import Libraries
+
+    project, resolver = open_context(args, need_project=False)
+    dist = args.dist or (project.libraries if project is not None else Libraries()).default
+    found = resolver.locate(dist, args.name)
     for problem in resolver.skipped:
         say(f"infralens: note: skipped {problem}", error=True)
     if not found:
-        say(f"{args.name}: not defined anywhere in {resolver.tree(args.dist).describe()}", error=True)
+        say(f"{args.name}: not defined anywhere in {resolver.tree(dist).describe()}", error=True)
         return EXIT_FINDINGS
     for item in found:  # upstream file names: one visible, inert line each
         d = item.definition
@@ -158,9 +176,21 @@ def _validate(args: argparse.Namespace) -> int:
 
     project, resolver = open_context(args)
     validation = validate_project(project, resolver, args.paths or None)
+    code = EXIT_FINDINGS if validation.errors else EXIT_OK
+    if args.format != "text":
+        from infralens import __version__
+        from infralens.ci_output import clean_file_case, diagnostic_case, render, repository_prefix
+
+        cases = [diagnostic_case(d, "validate") for d in validation.diagnostics]
+        seen = {case.path for case in cases}
+        cases += [clean_file_case(name, "validate") for name in validation.file_names if name not in seen]
+        summary = validation.summary()
+        sys.stdout.write(render(args.format, cases, tool="validate", prefix=repository_prefix(project.root), summary=summary, version=__version__))
+        say(summary, error=True)
+        return code
     print_diagnostics(validation.diagnostics)
     say(validation.summary())
-    return EXIT_FINDINGS if validation.errors else EXIT_OK
+    return code
 
 
 @command("schema")

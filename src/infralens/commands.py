@@ -55,15 +55,14 @@ def open_context(args: argparse.Namespace, *, need_project: bool = True) -> tupl
     """(project or None, resolver) configured from the global options ``--project``, ``--source``, ``--no-cache``."""
     from pathlib import Path
 
-    from infralens.errors import InfralensError
-    from infralens.project import find_project
+    from infralens.project import ProjectNotFound, find_project
     from infralens.resolve import Resolver
     from infralens.source import IndexCache, open_tree
 
     project = None
     try:
         project = find_project(Path(args.project) if args.project else None)
-    except InfralensError:
+    except ProjectNotFound:  # a project whose settings are wrong is an error even where none is needed
         if need_project:
             raise
     trees = {}

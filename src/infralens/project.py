@@ -1,19 +1,22 @@
 """The project on disk: where annotations, labs, scenarios and the lock live, and loading them all.
 
 Settings come from ``[tool.infralens]`` in ``pyproject.toml`` (all optional):
-``annotations``, ``labs``, ``scenarios`` and ``lock`` paths relative to the project root.
+``annotations``, ``labs``, ``scenarios`` and ``lock`` paths relative to the project root, and the
+``distributions`` the project annotates with their ``[tool.infralens.upstream]`` URL templates
+(:mod:`infralens.libraries`).
 """
 
 from __future__ import annotations
 
 import os
 import tomllib
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from infralens.annotations import Annotation
 from infralens.bounds import leads_outside
 from infralens.errors import Diagnostic, InfralensError, Location, Severity
+from infralens.libraries import Libraries, read_libraries
 
 
 @dataclass(frozen=True)
@@ -26,6 +29,12 @@ class Project:
     lock_path: Path
     scenarios_dir: Path | None = None
     """The project's scenarios (see :mod:`infralens.scenarios`); None means ``<root>/scenarios``."""
+    libraries: Libraries = field(default_factory=Libraries)
+    """The distributions the project annotates (the first is the default) and their upstream URL templates."""
+
+    @property
+    def distributions(self) -> tuple[str, ...]:
+        return self.libraries.distributions
 
     @property
     def scenario_folder(self) -> Path:
@@ -95,8 +104,13 @@ def find_project(start: Path | str | None = None) -> Project:
                 labs_dir=_inside(folder, settings, "labs", "labs"),
                 lock_path=_inside(folder, settings, "lock", "annotations/annotations.lock"),
                 scenarios_dir=_inside(folder, settings, "scenarios", "scenarios", through_links=True),
+                libraries=read_libraries(settings, folder / "pyproject.toml"),
             )
-    raise InfralensError(f"no InfraLens project found at or above {here} (expected an annotations/ folder)")
+    raise ProjectNotFound(f"no InfraLens project found at or above {here} (expected an annotations/ folder)")
+
+
+class ProjectNotFound(InfralensError):
+    """No folder at or above the start holds a project (a project whose settings are wrong is another error)."""
 
 
 PYPROJECT_LIMIT = 1 << 20

@@ -30,7 +30,10 @@ FOLDED = "2.0\n ::error file=pwned.py,line=1::pwned by a folded Version\n ##[err
 HOSTILE = "2.0\n::error file=x.py,line=1::pwned\r::warning::cr\x1b[2J\x9b31m\u202e\u2028 ##[error]legacy ##vso[task.logissue]az \udcff"
 """Everything at once: line breaks before commands, terminal escapes, C1, bidi, a separator, a lone surrogate."""
 CORE = "class Engine:\n    def run(self, value):\n        doubled = value * 2\n        return doubled\n"
-OUR_COMMAND = re.compile(r"::(error|warning|notice) file=[^:,\s]+,line=\d+,title=infralens drift%3A [^:,]+::\S")
+OUR_COMMAND = re.compile(
+    r"::(error|warning|notice) file=[^:,\s]+,line=\d+,title=infralens drift%3A [^:,]+::\S"
+    r"|::error title=infralens [a-z]+ could not run::\S"  # a tool error (exit 2), written as an annotation too
+)
 UNSEEN = re.compile(f"[\x00-\x08\x0b-\x1f\x7f-\x9f\u2028\u2029\ud800-\udfff{FORMAT_CHARACTERS.pattern[1:-1]}]")
 
 

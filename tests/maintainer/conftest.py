@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
+import importlib
+import os
+import sys
 import textwrap
 from pathlib import Path
 
 import pytest
 from fix_samples import FIX_PYPROJECT, FixProject
+from toy_project import write_toy
 
 DIST = "fakedist"
 
@@ -68,3 +72,17 @@ def fixproject(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> FixProject:
     (root / "labs" / "lab-01-demo").mkdir(parents=True)
     (root / "pyproject.toml").write_text(FIX_PYPROJECT, "utf-8")
     return FixProject(root)
+
+
+@pytest.fixture
+def toy(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A project about ``toylib`` 1.2.0, importable from ``site/`` (for this process and the verify workers)."""
+    monkeypatch.setenv("INFRALENS_CACHE_DIR", str(tmp_path / "cache"))
+    root = tmp_path / "course"
+    write_toy(root)
+    monkeypatch.syspath_prepend(str(root / "site"))
+    monkeypatch.setenv("PYTHONPATH", os.pathsep.join(p for p in (str(root / "site"), os.environ.get("PYTHONPATH", "")) if p))
+    for name in [m for m in sys.modules if m == "toylib" or m.startswith("toylib.")]:
+        monkeypatch.delitem(sys.modules, name)
+    importlib.invalidate_caches()
+    return root

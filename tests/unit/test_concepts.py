@@ -31,8 +31,10 @@ def test_a_well_formed_pair_loads_with_its_line(tmp_path):
     assert not loaded.diagnostics
     (pair,) = loaded.pairs
     assert pair.slug == "ddim-step" and pair.lab == "02-denoising-step" and pair.location.line == 1
-    assert pair.other(pair.diffusers) == pair.diffsynth and pair.other("x.y") is None
-    assert loaded.partners(pair.diffsynth) == [(pair, pair.diffusers)]
+    diffusers, diffsynth = pair.targets
+    assert pair.distributions == ("diffusers", "diffsynth")
+    assert pair.other(diffusers) == diffsynth and pair.other("x.y") is None
+    assert loaded.partners(diffsynth) == [(pair, diffusers)]
 
 
 def test_a_missing_file_is_an_empty_map(tmp_path):
@@ -52,7 +54,7 @@ def test_labels_instead_of_paragraphs_are_refused_at_their_line(tmp_path):
 def test_missing_keys_unknown_keys_bad_targets_and_duplicates_each_get_a_diagnostic(tmp_path):
     text = (
         GOOD
-        + GOOD.replace("diffusers.schedulers", "diffsynth.schedulers").replace("ddim-step", "other")
+        + GOOD.replace("diffusers.schedulers.scheduling_ddim", "diffusers schedulers").replace("ddim-step", "other")
         + GOOD.replace("  lab: 02-denoising-step\n", "  labs: x\n")
         + GOOD
         + "- pair: bare\n  title: t\n"
@@ -61,7 +63,7 @@ def test_missing_keys_unknown_keys_bad_targets_and_duplicates_each_get_a_diagnos
     loaded = load_concepts(_write(tmp_path, text), "c.yaml")
     assert [p.slug for p in loaded.pairs] == ["ddim-step"]
     messages = [(d.location.line, d.message) for d in loaded.diagnostics]
-    assert any(line == 12 and "is not a dotted path in diffusers" in m for line, m in messages)
+    assert any(line == 12 and "diffusers: 'diffusers schedulers.DDIMScheduler.step' is not a dotted path" in m for line, m in messages)
     assert any(line == 19 and "unknown key 'labs'" in m for line, m in messages)
     assert any(line == 25 and "defined twice (first at line 1)" in m for line, m in messages)
     assert any(line == 33 and "missing diffusers, diffsynth, same, differs, read-first" in m for line, m in messages)

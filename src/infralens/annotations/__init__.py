@@ -2,7 +2,7 @@
 
 Owns the annotation format (:mod:`.models`: selectors, steps, annotations), reading YAML with real
 positions (:mod:`.positions`) and validating it against the shipped JSON Schema (:mod:`.load`); the concept
-map that pairs diffusers and DiffSynth functions (:mod:`.concepts`); curly quotes in code, in notes and lab
+map that pairs functions of two of the project's distributions (:mod:`.concepts`); curly quotes in code, in notes and lab
 pages (:mod:`.code_quotes`); a lab folder read as the site reads it, bounded, and the directives of a lab page
 (:mod:`.lab_refs`); the learning path: its tracks and each lab's place on it (:mod:`.learning_path`).
 May import: layer 0 only (:mod:`infralens.errors`, :mod:`infralens.cachedir` for ``read_regular``, :mod:`infralens.bounds`).

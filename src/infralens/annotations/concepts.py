@@ -1,7 +1,8 @@
-"""The concept map: which diffusers and DiffSynth functions implement the same idea, and how they differ.
+"""The concept map: which functions of two distributions implement the same idea, and how they differ.
 
 One YAML file (``labs/concepts.yaml`` by default) holds a list of pairs. Each pair names one
-annotated function per distribution and carries prose written for that pair: what the two share,
+annotated function in each of two of the project's distributions (``[tool.infralens] distributions``;
+the keys are the distribution names) and carries prose written for that pair: what the two share,
 where they differ, and which to read first. Comparison pages and "Same concept elsewhere" links come
 only from this file, so no two functions are paired because of where they happen to sort.
 
@@ -30,11 +31,13 @@ from infralens.annotations.code_quotes import hidden_character_diagnostics, valu
 from infralens.annotations.positions import PositionedDocument, YamlProblem, load_positioned
 from infralens.cachedir import NotRegularFile, read_regular
 from infralens.errors import Diagnostic, Location
+from infralens.libraries import DEFAULT_DISTRIBUTIONS
 
 CONCEPTS_FILE = "concepts.yaml"
 """The map's file name inside the labs folder."""
 
-REQUIRED = ("pair", "title", "diffusers", "diffsynth", "same", "differs", "read-first")
+PROSE = ("pair", "title", "same", "differs", "read-first")
+"""The keys every pair has besides its two distributions."""
 OPTIONAL = ("lab",)
 MAX_BYTES = 1_000_000
 """The largest concept map read (the project's is about 41 kB)."""
@@ -52,8 +55,8 @@ class ConceptPair:
 
     slug: str
     title: str
-    diffusers: str
-    diffsynth: str
+    sides: tuple[tuple[str, str], tuple[str, str]]
+    """``(distribution, target)`` twice, in the order of the project's distributions."""
     same: str
     differs: str
     read_first: str
@@ -62,14 +65,19 @@ class ConceptPair:
 
     @property
     def targets(self) -> tuple[str, str]:
-        return (self.diffusers, self.diffsynth)
+        return (self.sides[0][1], self.sides[1][1])
+
+    @property
+    def distributions(self) -> tuple[str, str]:
+        return (self.sides[0][0], self.sides[1][0])
 
     def other(self, target: str) -> str | None:
         """The partner of *target* in this pair, or None when *target* is not in it."""
-        if target == self.diffusers:
-            return self.diffsynth
-        if target == self.diffsynth:
-            return self.diffusers
+        first, second = self.targets
+        if target == first:
+            return second
+        if target == second:
+            return first
         return None
 
 
@@ -94,8 +102,9 @@ class ConceptMap:
 EMPTY = ConceptMap((), ())
 
 
-def load_concepts(path: Path, display_path: str | None = None) -> ConceptMap:
+def load_concepts(path: Path, display_path: str | None = None, distributions: tuple[str, ...] = DEFAULT_DISTRIBUTIONS) -> ConceptMap:
     """Read the map at *path*; a missing file is an empty map, every problem a diagnostic at its line.
+    Each pair names a function in two of *distributions* (the project's), under their names as keys.
 
     The one reader of the concept map: a regular file of at most :data:`MAX_BYTES` (a FIFO, device or folder
     is refused at once, never waited on), UTF-8 (a stray byte is reported at its line), then YAML through
@@ -126,14 +135,14 @@ def load_concepts(path: Path, display_path: str | None = None) -> ConceptMap:
         document = load_positioned(text, shown)
     except YamlProblem as problem:
         return ConceptMap((), (problem.diagnostic,), shown)
-    return _pairs_of(document, shown)
+    return _pairs_of(document, shown, distributions)
 
 
 def _unreadable(shown: str, message: str, hint: str) -> Diagnostic:
     return Diagnostic(Location(shown), f"{message}; no concept pair is read", hint, code="concepts")
 
 
-def _pairs_of(document: PositionedDocument, shown: str) -> ConceptMap:
+def _pairs_of(document: PositionedDocument, shown: str, distributions: tuple[str, ...]) -> ConceptMap:
     if document.value is None:
         return ConceptMap((), (), shown)
     if not isinstance(document.value, list):
@@ -142,7 +151,7 @@ def _pairs_of(document: PositionedDocument, shown: str) -> ConceptMap:
     diagnostics: list[Diagnostic] = []
     seen: dict[str, Location] = {}
     for index, entry in enumerate(document.value):
-        pair, problems = _pair(document, index, entry)
+        pair, problems = _pair(document, index, entry, distributions)
         diagnostics.extend(problems)
         if pair is None:
             continue
@@ -154,28 +163,35 @@ def _pairs_of(document: PositionedDocument, shown: str) -> ConceptMap:
     return ConceptMap(tuple(pairs), tuple(diagnostics), shown)
 
 
-def _pair(document: PositionedDocument, index: int, entry: object) -> tuple[ConceptPair | None, list[Diagnostic]]:
+def _pair(document: PositionedDocument, index: int, entry: object, distributions: tuple[str, ...]) -> tuple[ConceptPair | None, list[Diagnostic]]:
+    required = PROSE[:2] + (distributions if len(distributions) == 2 else ()) + PROSE[2:]
     if not isinstance(entry, dict):
-        return None, [_problem(document, (index,), "each entry of the concept map must be a mapping", f"give it the keys {', '.join(REQUIRED)}")]
-    problems = [
-        _problem(document, (index, key), f"unknown key {key!r}", f"allowed: {', '.join(REQUIRED + OPTIONAL)}")
-        for key in entry
-        if key not in REQUIRED + OPTIONAL
-    ]
-    missing = [key for key in REQUIRED if not isinstance(entry.get(key), str) or not entry[key].strip()]
+        return None, [_problem(document, (index,), "each entry of the concept map must be a mapping", f"give it the keys {', '.join(required)}")]
+    allowed = f"allowed: {', '.join(PROSE + OPTIONAL)} and two of the project's distributions ({', '.join(distributions)})"
+    problems = [_problem(document, (index, key), f"unknown key {key!r}", allowed) for key in entry if key not in PROSE + OPTIONAL + distributions]
+    missing = [key for key in required if not isinstance(entry.get(key), str) or not entry[key].strip()]
     if missing:
         problems.append(
             _problem(document, (index,), f"pair is missing {', '.join(missing)} (each a non-empty string)", "see the format at the top of this module")
         )
         return None, problems
+    sides = [key for key in distributions if key in entry]
+    if len(sides) != 2:
+        named = ", ".join(sides) or "none"
+        problems.append(_problem(document, (index,), f"pair names {named}; a pair names two of {', '.join(distributions)}", "give one function in each of two"))
+        return None, problems
     slug = entry["pair"].strip()
     if not SLUG.match(slug):
         problems.append(_problem(document, (index, "pair"), f"pair name {slug!r} is not a slug", "use lower-case words joined by '-'"))
-    for key in ("diffusers", "diffsynth"):
-        if not DOTTED.match(entry[key].strip()) or not entry[key].strip().startswith(key + "."):
+    for key in sides:
+        value = entry[key]
+        if not isinstance(value, str) or not DOTTED.match(value.strip()):
             problems.append(
                 _problem(
-                    document, (index, key), f"{key}: {entry[key]!r} is not a dotted path in {key}", f"write the full target, e.g. {key}.module.Class.method"
+                    document,
+                    (index, key),
+                    f"{key}: {value!r} is not a dotted path (module.qualname)",
+                    f"write the full target, e.g. {_package(key)}.module.Class.method",
                 )
             )
     for key in ("same", "differs"):
@@ -201,8 +217,7 @@ def _pair(document: PositionedDocument, index: int, entry: object) -> tuple[Conc
     pair = ConceptPair(
         slug=slug,
         title=entry["title"].strip(),
-        diffusers=entry["diffusers"].strip(),
-        diffsynth=entry["diffsynth"].strip(),
+        sides=((sides[0], entry[sides[0]].strip()), (sides[1], entry[sides[1]].strip())),
         same=entry["same"].strip(),
         differs=entry["differs"].strip(),
         read_first=entry["read-first"].strip(),
@@ -210,6 +225,11 @@ def _pair(document: PositionedDocument, index: int, entry: object) -> tuple[Conc
         location=document.where((index,)),
     )
     return pair, []
+
+
+def _package(distribution: str) -> str:
+    """The import name a distribution's targets usually start with (``DiffSynth-Studio`` → ``diffsynth_studio``)."""
+    return re.sub(r"[-.]+", "_", distribution).lower()
 
 
 def _problem(document: PositionedDocument, path: tuple[str | int, ...], message: str, hint: str) -> Diagnostic:

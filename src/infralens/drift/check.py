@@ -8,21 +8,28 @@ then classifies each locked step and target with
 
 from __future__ import annotations
 
+import re
 import sys
 from collections.abc import Collection
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from infralens.drift.lock.entries import AnnotationLock, Lock, StepLock, annotation_of
 from infralens.drift.match import DistributionMatcher, ReviewedSources
 from infralens.drift.match.results import StepKind, StepResult, TargetKind, TargetResult
 from infralens.errors import InfralensError, Location, Severity
 from infralens.hashing import sha256_file
+from infralens.portable import portable, portable_path
 from infralens.project import Project
 from infralens.reports import LockFindingKind
 from infralens.resolve import Resolver, still_picks
 from infralens.source import SourceTree
 from infralens.userfiles import journal_for, pending_note
+
+if TYPE_CHECKING:
+    from infralens.annotations import Annotation, Step
+    from infralens.project import LoadedAnnotations
 
 LOW_SEVERITY_TARGETS = frozenset({TargetKind.BODY_CHANGED, TargetKind.DECORATORS_CHANGED})
 """Target findings that fail the check only with ``--strict``: the body changed around the steps, a decorator changed."""
@@ -158,15 +165,40 @@ def compare_with_annotations(project: Project, lock: Lock) -> _Consistency:
     return _Consistency(tuple(active), frozenset(live), tuple(findings), lines)
 
 
+def _todo_findings(project: Project, loaded: LoadedAnnotations) -> list[LockFinding]:
+    """A finding for each note or summary that still says TODO: unfinished work, not a file that fails to load."""
+    found = []
+    for diagnostic in loaded.diagnostics:
+        if diagnostic.code != "todo":
+            continue
+        where = diagnostic.location
+        owner = next((a for a in loaded.annotations if a.path == where.path), None)
+        step = _step_at(owner, where.line) if owner is not None else None
+        ident = owner.step_id(step) if owner is not None and step is not None else owner.id if owner is not None else where.path
+        found.append(LockFinding(LockFindingKind.TODO, ident, where.path, where.line or 1, diagnostic.message))
+    return found
+
+
+def _step_at(annotation: Annotation, line: int | None) -> Step | None:
+    """The step of *annotation* whose YAML starts last at or before *line*."""
+
+    def start(step: Step) -> int:
+        return step.location.line or 0 if step.location is not None else 0
+
+    before = [step for step in annotation.steps if step.location is not None and line is not None and start(step) <= line]
+    return max(before, key=start) if before else None
+
+
 def _compare_loaded(
     project: Project, lock: Lock, changed: list[Path], findings: list[LockFinding], active: list[AnnotationLock], live: set[str], lines: dict[str, int]
 ) -> None:
     from infralens.project import load_annotations  # YAML + JSON Schema: only when an annotation file changed
 
     loaded = load_annotations(project, [str(p) for p in changed])
-    errors = [d for d in loaded.diagnostics if d.severity is Severity.ERROR]
+    errors = [d for d in loaded.diagnostics if d.severity is Severity.ERROR and d.code != "todo"]
     if errors:
         raise InfralensError("annotation files do not load; fix them (infralens validate) before checking drift", tuple(errors))
+    findings.extend(_todo_findings(project, loaded))
     present = {a.id for a in loaded.annotations}
     changed_relative = {project.relative(p) for p in changed}
     for old in lock.annotations.values():
@@ -300,12 +332,19 @@ def run_check(
 _INSTALLED = "installed at "
 
 
+_PACKAGES_FOLDER = re.compile(r"/(?:lib/python[\d.]*|Lib)/(?:site|dist)-packages$")
+
+
 def _shown_origin(project: Project, origin: str) -> str:
-    """*origin* as a report shows it: an install inside the project (its virtual environment) relative to the
-    project root, so a committed report holds no path of the machine that wrote it."""
+    """*origin* as a report shows it, with no path of the machine that wrote it (the report is committed): an install
+    inside the project by its environment folder (``installed in .venv``), one outside it from ``site-packages`` on,
+    a wheel or folder by its name (:func:`infralens.portable.portable_path`)."""
     if origin.startswith(_INSTALLED):
-        return _INSTALLED + project.relative(origin.removeprefix(_INSTALLED))
-    return origin
+        where = project.relative(origin.removeprefix(_INSTALLED))
+        if not Path(where).is_absolute():
+            return f"installed in {_PACKAGES_FOLDER.sub('', where)}"
+        return _INSTALLED + portable_path(where)
+    return portable_path(origin) if Path(origin).is_absolute() else portable(origin)
 
 
 def _index_changed_files(resolver: Resolver, matchers: dict[str, DistributionMatcher], entries: list[AnnotationLock]) -> None:

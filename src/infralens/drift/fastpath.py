@@ -28,7 +28,7 @@ if TYPE_CHECKING:
     from infralens.drift.check import CheckReport
     from infralens.resolve import Resolver
 
-FORMAT = 2
+FORMAT = 3  # 3: the github output names paths from the git repository root
 RACY_NS = 2_000_000_000
 """Files modified less than this before the entry was written are always re-hashed."""
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from infralens.ci_output import CiCase, Outcome, in_repository, render
 from infralens.drift.check import CheckReport, LockFindingKind
 from infralens.drift.diffs import statement_diff
 from infralens.drift.lock.entries import Place
@@ -53,11 +54,10 @@ def findings(report: CheckReport, *, everything: bool = False) -> list[Finding]:
     for item in report.lock_findings:
         old = "(not in the lock)" if item.kind is LockFindingKind.UNLOCKED else "locked entry"
         new = "(not in the annotations)" if item.kind is LockFindingKind.STALE else f"{item.path}:{item.line}"
-        todo = (
-            "re-read the note against the code, then remove its 'review:' line"
-            if item.kind is LockFindingKind.UNDER_REVIEW
-            else "run 'infralens lock --update'"
-        )
+        todo = {
+            LockFindingKind.UNDER_REVIEW: "re-read the note against the code, then remove its 'review:' line",
+            LockFindingKind.TODO: "write it, then remove TODO",
+        }.get(item.kind, "run 'infralens lock --update'")
         found.append(Finding(item.path, item.line, item.id, item.kind.value, "warning", old, new, f"{item.message} — {todo}"))
     versions = {t.distribution: t.version for t in report.trees}
     for target in report.targets:
@@ -154,9 +154,11 @@ def render_text(report: CheckReport, *, everything: bool = False) -> str:
     return "\n".join(printable_line(line) for line in lines) + "\n"  # file names, targets and diffs come from upstream
 
 
-def render_github(report: CheckReport) -> str:
+def render_github(report: CheckReport, prefix: str = "") -> str:
     """GitHub Actions workflow commands (``::warning file=...,line=...::message``), each one log line whose fields
-    cannot start another command (see :func:`infralens.errors.github_data`); the summary is a plain line."""
+    cannot start another command (see :func:`infralens.errors.github_data`); the summary is a plain line.
+    *prefix*: the project's folder inside its git repository (:func:`infralens.ci_output.repository_prefix`), so
+    that the paths are the repository's and GitHub places the annotations on the pull request's files."""
     lines = []
     for f in findings(report):
         level = {"error": "error", "notice": "notice"}.get(f.severity, "warning")
@@ -166,9 +168,33 @@ def render_github(report: CheckReport) -> str:
         if f.diff:
             body += "\n" + "\n".join(f.diff)
         title = github_property(f"infralens drift: {f.kind}")
-        lines.append(f"::{level} file={github_property(f.path)},line={f.line},title={title}::{github_data(body)}")
+        lines.append(f"::{level} file={github_property(in_repository(f.path, prefix))},line={f.line},title={title}::{github_data(body)}")
     lines.append(printable_line(summary(report)))  # the checked versions come from upstream metadata
     return "\n".join(lines) + "\n"
+
+
+def ci_cases(report: CheckReport) -> list[CiCase]:
+    """Every checked step, target and lock finding as a CI case: a finding that makes the check fail is a failed
+    case (a notice only under ``--strict``), every unchanged step a passed one."""
+    cases = []
+    for f in findings(report, everything=True):
+        failing = f.severity in ("warning", "error") or (f.severity == "notice" and report.strict)
+        level = f.severity if f.severity in ("error", "warning", "notice") else "error"
+        body = f"{f.kind}: {f.old} -> {f.new}\n{f.detail}"
+        if f.candidates:
+            body += "\ncandidates:\n" + "\n".join(f.candidates)
+        if f.diff:
+            body += "\n" + "\n".join(f.diff)
+        outcome = Outcome.FAILED if failing else Outcome.PASSED
+        cases.append(CiCase(f.id, f.path, f.path, f.line, outcome, level, f"drift/{f.kind.replace(' ', '-')}", f"infralens drift: {f.kind}", body))
+    return cases
+
+
+def render_ci(report: CheckReport, fmt: str, prefix: str) -> str:
+    """``check --format junit`` or ``sarif`` (:mod:`infralens.ci_output`)."""
+    from infralens import __version__
+
+    return render(fmt, ci_cases(report), tool="check", prefix=prefix, summary=summary(report), version=__version__)
 
 
 def report_json(report: CheckReport, exit_code: int) -> dict[str, object]:

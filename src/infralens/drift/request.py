@@ -16,7 +16,11 @@ class OutputFormat(str, Enum):
     TEXT = "text"
     JSON = "json"
     GITHUB = "github"
-    """GitHub Actions workflow commands."""
+    """GitHub Actions workflow commands, paths relative to the git repository."""
+    JUNIT = "junit"
+    """JUnit XML: a test case per checked step and per finding (:mod:`infralens.ci_output`)."""
+    SARIF = "sarif"
+    """SARIF 2.1.0: a result per finding."""
 
 
 class CheckRequest(NamedTuple):

@@ -32,6 +32,7 @@ def check(request: CheckRequest, open_project: OpenProject) -> CheckOutput:
         cached = fastpath.try_cached(request, __version__)
         if cached is not None:
             return CheckOutput(cached, EXIT_OK)
+    from infralens.ci_output import repository_prefix
     from infralens.drift.check import run_check
     from infralens.drift.lock.file import read_lock
 
@@ -48,7 +49,7 @@ def check(request: CheckRequest, open_project: OpenProject) -> CheckOutput:
     code = EXIT_OK if report.clean else EXIT_FINDINGS
     if cacheable and report.clean:
         _remember(request, project, resolver, report)
-    return CheckOutput(_render(report, request, code), code)
+    return CheckOutput(_render(report, request, code, repository_prefix(project.root)), code)
 
 
 def against_trees(specs: Collection[str], known: set[str]) -> dict[str, SourceTree]:
@@ -67,25 +68,29 @@ def against_trees(specs: Collection[str], known: set[str]) -> dict[str, SourceTr
     return trees
 
 
-def _render(report: CheckReport, request: CheckRequest, exit_code: int) -> str:
+def _render(report: CheckReport, request: CheckRequest, exit_code: int, prefix: str) -> str:
     from infralens.drift import report as drift_report
 
     if request.format is OutputFormat.JSON:
         return drift_report.render_json(report, exit_code)
     if request.format is OutputFormat.GITHUB:
-        return drift_report.render_github(report)
+        return drift_report.render_github(report, prefix)
+    if request.format in (OutputFormat.JUNIT, OutputFormat.SARIF):
+        return drift_report.render_ci(report, request.format.value, prefix)
     text = drift_report.render_text(report, everything=request.everything)
     return text + drift_report.explain(report, request.explain) if request.explain else text
 
 
 def _remember(request: CheckRequest, project: Project, resolver: Resolver, report: CheckReport) -> None:
     """Store a clean check's outputs for the next run with the same inputs (checks of wheels are not stored)."""
+    from infralens.ci_output import repository_prefix
     from infralens.drift import report as drift_report
 
     upstream = fastpath.upstream_files(report, resolver)
     if upstream is None:
         return
-    outputs = {OutputFormat.TEXT: drift_report.render_text(report), OutputFormat.GITHUB: drift_report.render_github(report)}
+    github = drift_report.render_github(report, repository_prefix(project.root))
+    outputs = {OutputFormat.TEXT: drift_report.render_text(report), OutputFormat.GITHUB: github}
     pyproject = project.root / "pyproject.toml"
     extra = [str(pyproject)] if pyproject.is_file() else []
     fastpath.store(request, __version__, lock_path=project.lock_path, annotations_dir=project.annotations_dir, upstream=upstream + extra, outputs=outputs)

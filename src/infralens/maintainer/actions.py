@@ -87,7 +87,10 @@ def map_coverage(options: CoverageOptions, open_context: OpenContext) -> int:
 
     loaded = load_annotations(project)
     print_diagnostics(d for d in loaded.diagnostics if d.severity is Severity.ERROR and d.code != "todo")
-    coverage = run_scenario_coverage(catalog.spec(options.scenario), resolver, loaded.annotations, device=options.device)
+    spec = catalog.spec(options.scenario)
+    named = sorted({annotation.source for annotation in loaded.annotations} - set(project.distributions))
+    watched = (*project.distributions, *named)  # the project's list first, then any other distribution an annotation names
+    coverage = run_scenario_coverage(spec, resolver, loaded.annotations, distributions=watched, device=options.device)
     sys.stdout.write(format_tree(coverage, depth=options.depth))
     if options.json:
         write_json(coverage, Path(options.json))

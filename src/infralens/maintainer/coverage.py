@@ -256,10 +256,7 @@ def build_map(
 # ---------------------------------------------------------------------------
 
 
-UPSTREAM = ("diffusers", "diffsynth")
-
-
-def upstream_roots(resolver: Resolver, distributions: tuple[str, ...] = UPSTREAM) -> dict[str, list[Path]]:
+def upstream_roots(resolver: Resolver, distributions: tuple[str, ...]) -> dict[str, list[Path]]:
     """Package directories of the installed (or ``--source``) distributions; missing ones and wheels are skipped."""
     from infralens.errors import InfralensError
     from infralens.source import DirectoryTree
@@ -275,8 +272,11 @@ def upstream_roots(resolver: Resolver, distributions: tuple[str, ...] = UPSTREAM
     return roots
 
 
-def run_scenario_coverage(spec: ScenarioSpec, resolver: Resolver, annotations: Iterable[Annotation], *, device: str = "cpu") -> CoverageMap:
-    """Run the project's scenario *spec* (through :func:`infralens.verify.run_scenario`) under a :class:`CallRecorder`."""
+def run_scenario_coverage(
+    spec: ScenarioSpec, resolver: Resolver, annotations: Iterable[Annotation], *, distributions: tuple[str, ...], device: str = "cpu"
+) -> CoverageMap:
+    """Run the project's scenario *spec* (through :func:`infralens.verify.run_scenario`) under a :class:`CallRecorder`
+    that watches the project's *distributions* (``[tool.infralens] distributions``)."""
     from infralens.errors import InfralensError
     from infralens.tiny import pick_device
     from infralens.verify import ScenarioContext, run_scenario
@@ -286,17 +286,24 @@ def run_scenario_coverage(spec: ScenarioSpec, resolver: Resolver, annotations: I
         device = pick_device(device)
     except ValueError as error:
         raise InfralensError(str(error)) from error
-    recorder = CallRecorder(upstream_roots(resolver))
+    recorder = CallRecorder(upstream_roots(resolver, distributions))
     run = run_scenario(spec.load(), ScenarioContext(device), recorder)
     failure = run.failure
     problem = None if failure is None else str(failure) if run.status is ScenarioStatus.FAILED else f"{type(failure).__name__}: {failure}"
     marks = annotation_marks(resolver, annotations)
     return build_map(
-        recorder, marks, scenario=name, status=run.status, error=problem, seconds=round(run.seconds, 3), device=device, versions=_versions(resolver)
+        recorder,
+        marks,
+        scenario=name,
+        status=run.status,
+        error=problem,
+        seconds=round(run.seconds, 3),
+        device=device,
+        versions=_versions(resolver, distributions),
     )
 
 
-def _versions(resolver: Resolver) -> dict[str, str]:
+def _versions(resolver: Resolver, distributions: tuple[str, ...]) -> dict[str, str]:
     import platform
 
     from infralens import __version__
@@ -305,7 +312,7 @@ def _versions(resolver: Resolver) -> dict[str, str]:
     torch = sys.modules.get("torch")
     if torch is not None:
         versions["torch"] = torch.__version__
-    for dist in UPSTREAM:
+    for dist in distributions:
         try:
             versions[dist] = resolver.tree(dist).version
         except Exception:  # not installed: leave it out

@@ -1,9 +1,9 @@
 """Following a moved or renamed target into the lab pages and the concept map, for ``infralens fix``.
 
 Lab pages name targets in ``infralens-*`` directives: the argument of ``{infralens-function}`` (MyST
-fences of backticks or colons, or reStructuredText ``.. infralens-function::``) and the ``:diffusers:``
-and ``:diffsynth:`` options of ``{infralens-compare}``; the concept map (``labs/concepts.yaml``) names
-them as the ``diffusers:`` and ``diffsynth:`` values of its pairs. Those are rewritten, in place, with
+fences of backticks or colons, or reStructuredText ``.. infralens-function::``) and the options of
+``{infralens-compare}``, one per distribution of the project (``:transformers: TARGET``); the concept map
+(``labs/concepts.yaml``) names them as the values of its pairs under the same distribution keys. Those are rewritten, in place, with
 the file's own line endings. Any other mention of an old target (prose, a comment) is listed with its
 ``file:line`` for a person to decide.
 """
@@ -23,8 +23,20 @@ CONCEPTS_FILE = "concepts.yaml"
 
 _DIRECTIVE = re.compile(r"^(?P<head>[ \t]*(?:`{3,}|~{3,}|:{3,})[ \t]*\{infralens-[a-z-]+\}[ \t]+)(?P<name>\S+)(?P<tail>[ \t]*)$")
 _RST = re.compile(r"^(?P<head>[ \t]*\.\.[ \t]+infralens-[a-z-]+::[ \t]+)(?P<name>\S+)(?P<tail>[ \t]*)$")
-_OPTION = re.compile(r"^(?P<head>[ \t]*:(?:diffusers|diffsynth):[ \t]+)(?P<name>\S+)(?P<tail>[ \t]*)$")
-_CONCEPT = re.compile(r"^(?P<head>[ \t]*(?:-[ \t]+)?(?:diffusers|diffsynth)[ \t]*:[ \t]+)(?P<quote>[\"']?)(?P<name>[\w.]+)(?P=quote)(?P<tail>[ \t]*(?:#.*)?)$")
+
+
+def _option(distributions: tuple[str, ...]) -> re.Pattern[str]:
+    """A ``:DIST: TARGET`` option line of ``{infralens-compare}``, for each of the project's distributions."""
+    names = "|".join(re.escape(name) for name in distributions)
+    return re.compile(rf"^(?P<head>[ \t]*:(?:{names}):[ \t]+)(?P<name>\S+)(?P<tail>[ \t]*)$")
+
+
+def _concept(distributions: tuple[str, ...]) -> re.Pattern[str]:
+    """A ``DIST: TARGET`` line of a concept pair, for each of the project's distributions."""
+    names = "|".join(re.escape(name) for name in distributions)
+    return re.compile(rf"^(?P<head>[ \t]*(?:-[ \t]+)?(?:{names})[ \t]*:[ \t]+)(?P<quote>[\"']?)(?P<name>[\w.]+)(?P=quote)(?P<tail>[ \t]*(?:#.*)?)$")
+
+
 _LINE = re.compile(r"([^\r\n]*)(\r\n|\r|\n|$)")
 
 
@@ -42,6 +54,7 @@ def follow_renames(project: Project, renames: dict[str, str]) -> LabEdits:
     left: list[str] = []
     pages = sorted(page for page in _files_under(project, project.labs_dir) if page.suffix in (".md", ".rst") and page.is_file() and not page.is_symlink())
     concepts = project.labs_dir / CONCEPTS_FILE
+    option, concept = _option(project.distributions), _concept(project.distributions)
     for path in [*pages, *([concepts] if concepts.is_file() else [])]:
         display = project.relative(path)
         old = read_user_text(path, display)
@@ -49,12 +62,12 @@ def follow_renames(project: Project, renames: dict[str, str]) -> LabEdits:
             continue
         if path.name == CONCEPTS_FILE:
             wanted = None
-            patterns: tuple[re.Pattern[str], ...] = (_CONCEPT,)
+            patterns: tuple[re.Pattern[str], ...] = (concept,)
         elif path.suffix == ".md":
             wanted = _directive_lines(old, display)
-            patterns = (_DIRECTIVE, _OPTION)
+            patterns = (_DIRECTIVE, option)
         else:
-            wanted, patterns = None, (_RST, _OPTION)
+            wanted, patterns = None, (_RST, option)
         new = _rewrite(old, renames, patterns, wanted, display, left)
         if new != old:
             changes.append(FileChange(path, new, old))

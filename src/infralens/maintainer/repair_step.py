@@ -14,6 +14,7 @@ from infralens.drift import Place, StepKind
 from infralens.errors import InfralensError, ResolutionError
 from infralens.maintainer.repair_yaml import YamlFile, block_selector, fields_of, flow_selector, quoted, selector_data
 from infralens.maintainer.scaffold import plan_step
+from infralens.portable import portable
 from infralens.resolve import Resolver
 from infralens.source import Definition, ModuleIndex, SourceFile, Statement
 
@@ -59,7 +60,7 @@ def edit_step_node(doc: YamlFile, node: object, data: dict, fix: StepFix) -> Non
         doc.replace_value(at_key, at_value, flow_selector(fix.selector), block_selector(fix.selector), flow=node.flow_style, what=what)
         data["at"] = selector_data(fix.selector)
     if fix.review:
-        review = merged_review(data.get("review"), fix.review)
+        review = merged_review(data.get("review"), portable(fix.review))  # committed: dist==version, never a machine path
         doc.set_key(node, at_value, "review", quoted(review), f"step {fix.step_id}")
         data["review"] = review
 

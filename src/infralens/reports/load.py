@@ -26,6 +26,7 @@ from infralens.atomic import write_quietly
 from infralens.cachedir import cache_root, read_regular
 from infralens.errors import InfralensError
 from infralens.hashing import sha256_text
+from infralens.portable import portable
 from infralens.reports.drift_report import DriftReport
 from infralens.reports.history_report import HistoryReport
 from infralens.reports.history_runs import HistoryRuns
@@ -289,14 +290,17 @@ def _typed(path: Path, text: str, data: object, kind: ReportKind) -> Report:
 
 
 def dumps_report(report: Report) -> str:
-    """The report's text as written: verify with one-space indents (ASCII), drift with two (UTF-8), history a step per line."""
+    """The report's text as written: verify with one-space indents (ASCII), drift with two (UTF-8), history a step per line.
+    Reports are committed, so no path of this machine is left in one (:func:`infralens.portable.portable`)."""
     if isinstance(report, VerifyReport):
-        return json.dumps(report.to_json(), indent=1) + "\n"
-    if isinstance(report, HistoryReport):
-        return _history_text(report)
-    if isinstance(report, HistoryRuns):
-        return _runs_text(report)
-    return json.dumps(report.to_json(), indent=2, ensure_ascii=False) + "\n"
+        text = json.dumps(report.to_json(), indent=1) + "\n"
+    elif isinstance(report, HistoryReport):
+        text = _history_text(report)
+    elif isinstance(report, HistoryRuns):
+        text = _runs_text(report)
+    else:
+        text = json.dumps(report.to_json(), indent=2, ensure_ascii=False) + "\n"
+    return portable(text)
 
 
 def _history_text(report: HistoryReport) -> str:

@@ -190,6 +190,8 @@ class LockFindingKind(str, Enum):
     """A lock entry's values no longer match its seal: someone changed the lock without ``infralens lock``."""
     UNDER_REVIEW = "under-review"
     """A step marked ``review:`` (by ``infralens fix`` or by hand): its note waits for a re-read, and the check fails until the mark is removed."""
+    TODO = "todo"
+    """A note or summary still says TODO (as ``infralens add`` writes it): a finding, so the check fails (exit 1) until it is written."""
 
 
 class DriftSeverity(str, Enum):

@@ -31,8 +31,6 @@ from infralens.bounds import leads_outside
 from infralens.errors import Diagnostic, Location, Severity
 from infralens.project import Project
 
-COMPARE_OPTIONS = ("diffusers", "diffsynth")
-
 
 @dataclass(frozen=True)
 class LabPageRead:
@@ -101,29 +99,33 @@ def lab_page_uses(project: Project) -> dict[Path, list[DirectiveUse]]:
 
 def concept_map(project: Project) -> ConceptMap | None:
     path = project.labs_dir / CONCEPTS_FILE
-    return load_concepts(path, project.relative(path)) if path.is_file() else None
+    return load_concepts(path, project.relative(path), project.distributions) if path.is_file() else None
 
 
 def lab_reference_diagnostics(project: Project, annotations: Sequence[Annotation]) -> list[Diagnostic]:
     """Errors for directives and concept pairs that name no annotation (``annotations``: the whole project's)."""
-    targets = sorted({a.target for a in annotations})
+    sources = {a.target: a.source for a in annotations}
+    targets = sorted(sources)
     concepts = concept_map(project)
     pairs = {p.slug for p in concepts.pairs} if concepts else set()
     found: list[Diagnostic] = list(concepts.diagnostics) if concepts else []
     for uses in lab_page_uses(project).values():
         for use in uses:
-            found.extend(_directive_problems(use, targets, pairs))
+            found.extend(_directive_problems(use, targets, pairs, project.distributions))
     for pair in concepts.pairs if concepts else ():
-        for dist, target in zip(COMPARE_OPTIONS, pair.targets, strict=True):
-            if target not in targets:
+        for dist, target in pair.sides:
+            if target not in sources:
                 found.append(_no_annotation(pair.location, target, targets, f"concept pair {pair.slug!r} ({dist})"))
+            elif sources[target] != dist:
+                message = f"concept pair {pair.slug!r}: {target} is annotated as a {sources[target]} function, not a {dist} one"
+                found.append(Diagnostic(pair.location, message, f"put it under '{sources[target]}:' or name a {dist} function", code="lab-page"))
         labs = project.lab_slugs()
         if pair.lab is not None and labs is not None and pair.lab not in labs:
             found.append(Diagnostic(pair.location, f"concept pair {pair.slug!r}: lab {pair.lab!r} has no folder in the labs directory", _lab_hint(labs)))
     return found
 
 
-def _directive_problems(use: DirectiveUse, targets: list[str], pairs: set[str]) -> list[Diagnostic]:
+def _directive_problems(use: DirectiveUse, targets: list[str], pairs: set[str], distributions: tuple[str, ...]) -> list[Diagnostic]:
     where = use.location
     if use.name not in INFRALENS_DIRECTIVES:
         close = difflib.get_close_matches(use.name, INFRALENS_DIRECTIVES, n=1)
@@ -134,15 +136,26 @@ def _directive_problems(use: DirectiveUse, targets: list[str], pairs: set[str]) 
             return [Diagnostic(where, "infralens-function names no function", "write the annotated target after the directive name", code="lab-page")]
         return [] if use.argument in targets else [_no_annotation(where, use.argument, targets, "infralens-function")]
     if use.name == "infralens-compare":
-        named = [o for o in use.options if o.name in COMPARE_OPTIONS and o.value]
+        unknown = [
+            Diagnostic(o.location, f"infralens-compare :{o.name}: is not one of the project's distributions", _compare_hint(distributions), code="lab-page")
+            for o in use.options
+            if o.name not in distributions
+        ]
+        named = [o for o in use.options if o.name in distributions and o.value]
         if not named:
-            return [Diagnostic(where, "infralens-compare names no function", "add ':diffusers: TARGET' and/or ':diffsynth: TARGET'", code="lab-page")]
-        return [_no_annotation(o.location, o.value, targets, f"infralens-compare :{o.name}:") for o in named if o.value not in targets]
+            return [*unknown, Diagnostic(where, "infralens-compare names no function", _compare_hint(distributions), code="lab-page")]
+        return [*unknown, *(_no_annotation(o.location, o.value, targets, f"infralens-compare :{o.name}:") for o in named if o.value not in targets)]
     if use.name == "infralens-concept" and use.argument not in pairs:
         close = difflib.get_close_matches(use.argument, sorted(pairs), n=3, cutoff=0.5)
         hint = f"did you mean {', '.join(close)}?" if close else f"add the pair to the concept map ({CONCEPTS_FILE} in the labs folder)"
         return [Diagnostic(where, f"no concept pair {use.argument!r}", hint, code="lab-page")]
     return []
+
+
+def _compare_hint(distributions: tuple[str, ...]) -> str:
+    """``add ':a: TARGET' and/or ':b: TARGET'``: the options the project's distributions give the directive."""
+    options = [f"':{name}: TARGET'" for name in distributions]
+    return "add " + (", ".join(options[:-1]) + " and/or " + options[-1] if len(options) > 1 else options[0]) + " (the project's distributions)"
 
 
 def _no_annotation(where: Location, target: str, targets: list[str], what: str) -> Diagnostic:
@@ -193,7 +206,7 @@ def _shown_targets(use: DirectiveUse, pairs: dict[str, tuple[str, str]]) -> tupl
     if use.name == "infralens-function":
         return (use.argument,)
     if use.name == "infralens-compare":
-        return tuple(o.value for o in use.options if o.name in COMPARE_OPTIONS)
+        return tuple(o.value for o in use.options if o.value)  # every option of the directive names a target
     if use.name == "infralens-concept":
         return pairs.get(use.argument, ())
     return ()

@@ -21,6 +21,8 @@ class Validation:
     annotations: int
     steps: int
     files: int
+    file_names: tuple[str, ...] = ()
+    """The files read, as messages name them (relative to the project root)."""
 
     @property
     def errors(self) -> int:
@@ -55,7 +57,7 @@ def validate_project(project: Project, resolver: Resolver, paths: list[str] | No
     diagnostics.extend(unshown_warnings(project, loaded.annotations))
     diagnostics.sort(key=lambda d: (d.location.path, d.location.line, d.location.col))
     steps = sum(len(annotation.steps) for annotation in loaded.annotations)
-    return Validation(tuple(diagnostics), len(loaded.annotations), steps, len(loaded.files))
+    return Validation(tuple(diagnostics), len(loaded.annotations), steps, len(loaded.files), loaded.files)
 
 
 def step_warnings(resolved: ResolvedAnnotation) -> list[Diagnostic]:

@@ -11,6 +11,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from infralens.libraries import DEFAULT_DISTRIBUTIONS
 from infralens.reports import (
     BadgeTier,
     DriftKind,
@@ -45,9 +46,10 @@ class Badge:
     title: str
 
 
-def describe(report: VerifyReport) -> str:
-    """Where and when the verification ran: device, versions, date."""
-    versions = ", ".join(f"{name} {report.versions[name]}" for name in ("torch", "diffusers", "diffsynth", "python") if name in report.versions)
+def describe(report: VerifyReport, distributions: tuple[str, ...] = DEFAULT_DISTRIBUTIONS) -> str:
+    """Where and when the verification ran: device, the versions of torch, the project's *distributions* and Python, date."""
+    names = dict.fromkeys(("torch", *distributions, "python"))
+    versions = ", ".join(f"{name} {report.versions[name]}" for name in names if name in report.versions)
     return f"{report.device}; {versions}; {report.created}" if versions else f"{report.device}; {report.created}"
 
 
@@ -78,6 +80,8 @@ class Reports:
     files: tuple[str, ...] = field(default=())
     history: History | None = None
     """``history.json``: each step's state in every upstream release read (:mod:`.history`)."""
+    distributions: tuple[str, ...] = DEFAULT_DISTRIBUTIONS
+    """The project's distributions, whose versions the badges' titles name (``[tool.infralens] distributions``)."""
 
     def function_badges(self, step_ids: list[str], annotation_ids: list[str]) -> list[Badge]:
         return [self._drift_badge(step_ids, annotation_ids), *self._verify_badges(step_ids)]
@@ -91,7 +95,7 @@ class Reports:
                 label, state = "failed", BadgeTier.BAD
             else:
                 label, state = tier.value, tier.badge
-            chips.append(Badge(f"verify-{report.device}", state, f"{report.device}: {label}", f"{label}: {reason} ({describe(report)})"))
+            chips.append(Badge(f"verify-{report.device}", state, f"{report.device}: {label}", f"{label}: {reason} ({describe(report, self.distributions)})"))
         return chips
 
     def observations(self, step_id: str, expression: str) -> list[tuple[str, str | None]]:
@@ -134,7 +138,10 @@ class Reports:
             tiers: Counter[StepTier] = Counter(report.tier_of(s)[0] for s in step_ids)
             failed = sum(report.status_of(s) is StepStatus.FAILED for s in step_ids)
             words = [f"{tiers[tier]} {tier.value}" for tier in StepTier if tiers[tier]]
-            title = ", ".join(words + ([f"{failed} failed"] if failed else [])) + f" ({describe(report)}); see 'What the verification words mean'"
+            title = (
+                ", ".join(words + ([f"{failed} failed"] if failed else []))
+                + f" ({describe(report, self.distributions)}); see 'What the verification words mean'"
+            )
             kind = f"verify-{report.device}"
             # a report without a mutation run can only say its expects held: it counts "held", never "checked"
             word = StepTier.CHECKED if report.mutated else StepTier.HELD
@@ -156,8 +163,9 @@ class Reports:
         return badges
 
 
-def load_reports(folder: Path) -> Reports:
-    """Read whatever reports exist in ``folder`` through :mod:`infralens.reports`; warn about any that cannot be read."""
+def load_reports(folder: Path, distributions: tuple[str, ...] = DEFAULT_DISTRIBUTIONS) -> Reports:
+    """Read whatever reports exist in ``folder`` through :mod:`infralens.reports`; warn about any that cannot be read.
+    The badges name the versions of *distributions* (the project's)."""
     files: list[str] = []
     drift = None
     check = folder / "check.json"
@@ -182,7 +190,7 @@ def load_reports(folder: Path) -> Reports:
             history = History.of(load_history_report(path), runs=load_runs(folder, files))
         except ReportError as error:
             warn(f"cannot read report: {error.reason}; release history is not shown", Subtype.REPORT, (str(error.path), error.line))
-    return Reports(drift, tuple(verify), tuple(files), history)
+    return Reports(drift, tuple(verify), tuple(files), history, distributions)
 
 
 def _unreadable(error: ReportError) -> None:

@@ -139,7 +139,7 @@ def load_catalog(settings: Settings) -> Catalog:
     """Load and resolve every annotation; each problem becomes a warning at its YAML line."""
     project = Project(settings.project_root, settings.annotations_dir, settings.labs_dir, settings.annotations_dir / "annotations.lock")
     labs = _find_labs(settings.labs_dir, settings.project_root)  # each lab's files read once, bounded, with their warnings
-    reports = load_reports(settings.reports_dir)
+    reports = load_reports(settings.reports_dir, settings.distributions)
     tracks = _tracks(settings, labs)
     if not settings.annotations_dir.is_dir():
         return Catalog(settings, {}, labs, reports, tracks=tracks)
@@ -170,7 +170,7 @@ def load_catalog(settings: Settings) -> Catalog:
 def _concepts(settings: Settings, functions: dict[str, AnnotatedFunction], labs: dict[str, Lab]) -> ConceptMap:
     """The concept map with its problems warned about; a pair naming a function nobody annotated is dropped."""
     path = settings.concepts_file or settings.labs_dir / CONCEPTS_FILE
-    loaded = load_concepts(path, str(path))
+    loaded = load_concepts(path, str(path), settings.distributions)
     for diagnostic in loaded.diagnostics:
         warn_diagnostic(diagnostic, settings.project_root)
     kept = []
@@ -179,6 +179,10 @@ def _concepts(settings: Settings, functions: dict[str, AnnotatedFunction], labs:
         unknown = [t for t in pair.targets if t not in functions]
         if unknown:
             warn(f"concept pair {pair.slug!r}: no annotation targets {', '.join(unknown)}", Subtype.CONCEPTS, where)
+            continue
+        elsewhere = [f"{t} is a {functions[t].distribution} function" for d, t in pair.sides if functions[t].distribution != d]
+        if elsewhere:
+            warn(f"concept pair {pair.slug!r}: {'; '.join(elsewhere)}, not one of the key it is under", Subtype.CONCEPTS, where)
             continue
         if pair.lab is not None and pair.lab not in labs:
             warn(f"concept pair {pair.slug!r}: lab {pair.lab!r} has no folder in the labs directory", Subtype.CONCEPTS, where)

@@ -6,19 +6,17 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from sphinx.config import Config
+from sphinx.errors import ConfigError
 
 from infralens.annotations import CONCEPTS_FILE
 from infralens.errors import InfralensError
-from infralens.project import Project, find_project
+from infralens.libraries import DEFAULT_DISTRIBUTIONS, DEFAULT_UPSTREAM, check_template
+from infralens.project import Project, ProjectNotFound, find_project
 
-DEFAULT_UPSTREAM_URLS = {
-    "diffusers": "https://github.com/huggingface/diffusers/blob/v{version}/src/{relpath}#L{start}-L{end}",
-}
-"""Upstream links by distribution that point at the exact lines. Other distributions link to their repository at
-the release tag when their metadata names one (:mod:`.upstream`). DiffSynth-Studio has no ``v2.*`` release tags
-(its repository's tags stop at v1.1.9 while PyPI ships 2.1.x; checked 2026-11-23) and its metadata names no
-repository: its functions link to nothing upstream, and their own page on the site is the source page for the
-installed version. Configure ``infralens_upstream_urls`` to add a template for any distribution, or ``""`` for none."""
+DEFAULT_UPSTREAM_URLS: dict[str, str] = {}
+"""Templates set in ``conf.py`` win over the project's ``[tool.infralens.upstream]`` (:mod:`infralens.libraries`),
+which wins over :data:`infralens.libraries.DEFAULT_UPSTREAM`. A distribution with none links to its repository at
+the release tag when its metadata names one (:mod:`.upstream`); ``""`` means no link."""
 
 
 @dataclass(frozen=True)
@@ -41,14 +39,14 @@ CONFIG_VALUES = (
     ConfigValue("infralens_project_root", "", str, "folder holding annotations/ and labs/ (default: found upwards from conf.py)"),
     ConfigValue("infralens_annotations_dir", "", str, "annotation YAML folder (default: the project's)"),
     ConfigValue("infralens_labs_dir", "", str, "labs folder with lab-*/index.md (default: the project's)"),
-    ConfigValue("infralens_concepts", "", str, "concept map pairing diffusers and DiffSynth functions (default: <labs>/concepts.yaml)"),
+    ConfigValue("infralens_concepts", "", str, "concept map pairing functions of two distributions (default: <labs>/concepts.yaml)"),
     ConfigValue("infralens_sources", {}, dict, "distribution -> directory or .whl read instead of the installed one"),
     ConfigValue("infralens_reports_dir", "", str, "folder with check.json and verify-*.json (default: <project>/reports)"),
     ConfigValue(
         "infralens_upstream_urls",
         DEFAULT_UPSTREAM_URLS,
         dict,
-        "distribution -> URL template with {version} {public_version} {relpath} {start} {end} ('' for no link)",
+        "distribution -> URL template with {version} {public_version} {path} {line} {end} ('' for no link; default: pyproject.toml's [tool.infralens.upstream])",
     ),
     ConfigValue(
         "infralens_generate_pages", True, bool, "generate the source browser, function pages and lab pages (off: the pages an earlier build wrote are removed)"
@@ -78,6 +76,8 @@ class Settings:
     """The concept map (:mod:`infralens.annotations.concepts`); None: ``<labs_dir>/concepts.yaml``."""
     sources: dict[str, str] = field(default_factory=dict)
     upstream_urls: dict[str, str] = field(default_factory=dict)
+    distributions: tuple[str, ...] = DEFAULT_DISTRIBUTIONS
+    """The distributions the project annotates (``[tool.infralens] distributions``): badges, compare pages."""
     generate_pages: bool = True
     generated_dir: str = "_infralens"
     fold_min_lines: int = 12
@@ -92,15 +92,21 @@ def settings_of(config: Config, confdir: Path) -> Settings:
     def path(value: str, default: Path) -> Path:
         return (confdir / value).resolve() if value else default
 
-    if config.infralens_project_root:
-        project = _project_at((confdir / config.infralens_project_root).resolve())
-    else:
-        try:
-            project = find_project(confdir)
-        except InfralensError:
-            project = _project_at(confdir)
-    urls = dict(DEFAULT_UPSTREAM_URLS)
-    urls.update(config.infralens_upstream_urls or {})
+    try:
+        if config.infralens_project_root:
+            project = _project_at((confdir / config.infralens_project_root).resolve())
+        else:
+            try:
+                project = find_project(confdir)
+            except ProjectNotFound:
+                project = _project_at(confdir)
+        urls = dict(DEFAULT_UPSTREAM)
+        urls.update(project.libraries.upstream)
+        for dist, template in (config.infralens_upstream_urls or {}).items():
+            check_template(template if isinstance(template, str) else repr(template), f"conf.py: infralens_upstream_urls[{dist!r}]")
+            urls[str(dist)] = template
+    except InfralensError as error:  # the project's settings are wrong: the build stops with the message, no traceback
+        raise ConfigError(str(error)) from None
     sources = {dist: _source_spec(confdir, str(spec)) for dist, spec in (config.infralens_sources or {}).items()}
     generated = config.infralens_generated_dir.strip("/") or "_infralens"
     labs_dir = path(config.infralens_labs_dir, project.labs_dir)
@@ -112,6 +118,7 @@ def settings_of(config: Config, confdir: Path) -> Settings:
         concepts_file=path(config.infralens_concepts, labs_dir / CONCEPTS_FILE),
         sources=sources,
         upstream_urls=urls,
+        distributions=project.distributions,
         generate_pages=bool(config.infralens_generate_pages),
         generated_dir=generated,
         fold_min_lines=max(3, int(config.infralens_fold_min_lines)),
@@ -123,7 +130,7 @@ def settings_of(config: Config, confdir: Path) -> Settings:
 def _project_at(root: Path) -> Project:
     try:
         found = find_project(root)
-    except InfralensError:
+    except ProjectNotFound:
         found = None
     if found is not None and found.root == root:
         return found

@@ -11,6 +11,7 @@ from sphinx.errors import NoUri
 from sphinx.transforms.post_transforms import SphinxPostTransform
 from sphinx.util.docutils import SphinxDirective
 
+from infralens.libraries import upstream_link
 from infralens.render import NoteView
 from infralens.sphinx import nodes as il
 from infralens.sphinx.catalog import AnnotatedFunction, Catalog, catalog_for
@@ -19,7 +20,6 @@ from infralens.sphinx.html import RenderContext, build_function, slug
 from infralens.sphinx.links import add_joined, doc_link
 from infralens.sphinx.notes import parse_notes
 from infralens.sphinx.pages import compare_docname, function_docname, glossary_docname, lab_docname
-from infralens.sphinx.upstream import public_version
 from infralens.sphinx.warnings import Subtype, warn
 
 if TYPE_CHECKING:
@@ -42,35 +42,53 @@ class FunctionDirective(SphinxDirective):
         return [node] if node is not None else []
 
 
-class CompareDirective(SphinxDirective):
-    """A diffusers function and a DiffSynth function side by side."""
+class _DistributionOptions(dict):
+    """The compare directive's options: one per distribution, so any name parses here (a dict with no fixed keys);
+    :meth:`CompareDirective.run` warns about a name that is not one of the project's distributions."""
 
-    option_spec: ClassVar[OptionSpec] = {"diffusers": directives.unchanged_required, "diffsynth": directives.unchanged_required}
+    def __bool__(self) -> bool:
+        return True  # parsers look for an options block only when a directive has options: this one always may
+
+    def __missing__(self, key: str) -> Any:
+        return directives.unchanged_required
+
+
+class CompareDirective(SphinxDirective):
+    """Functions of the project's distributions side by side: ``:DIST: TARGET`` for each (``[tool.infralens] distributions``)."""
+
+    option_spec: ClassVar[OptionSpec] = _DistributionOptions()
     has_content = False
 
     def run(self) -> list[nodes.Node]:
-        if not self.options:
-            warn("infralens-compare needs :diffusers: and/or :diffsynth: targets", Subtype.UNKNOWN_TARGET, self.get_location())
+        distributions = catalog_for(self.env).settings.distributions
+        for name in self.options:
+            if name not in distributions:
+                warn(
+                    f"infralens-compare :{name}: is not one of the project's distributions ({', '.join(distributions)})",
+                    Subtype.UNKNOWN_TARGET,
+                    self.get_location(),
+                )
+        chosen = [dist for dist in distributions if self.options.get(dist)]
+        if not chosen:
+            options = " and/or ".join(f":{dist}:" for dist in distributions)
+            warn(f"infralens-compare needs {options} targets", Subtype.UNKNOWN_TARGET, self.get_location())
             return []
         root = il.infralens_compare(classes=["infralens-compare"])
-        for dist in ("diffusers", "diffsynth"):
-            target = self.options.get(dist)
-            if not target:
-                continue
-            column = il.infralens_block(classes=["il-compare-column", f"il-compare-{dist}"])
-            rendered = render_function(self, target.strip(), compact=True)
+        for dist in chosen:
+            column = il.infralens_block(classes=["il-compare-column", f"il-compare-{slug(dist)}"])
+            rendered = render_function(self, self.options[dist].strip(), compact=True)
             if rendered is not None:
                 column += rendered
                 root += column
         if not root.children:
             return []
-        return [root, *self._concept_link()]
+        return [root, *self._concept_link(chosen)]
 
-    def _concept_link(self) -> list[nodes.Node]:
+    def _concept_link(self, chosen: list[str]) -> list[nodes.Node]:
         """A line to the concept map's page for this pair, when the map has it (its prose says how they relate)."""
         catalog = catalog_for(self.env)
-        left, right = (self.options.get(dist, "").strip() for dist in ("diffusers", "diffsynth"))
-        pair = next((p for p in catalog.concepts.pairs if p.targets == (left, right)), None)
+        shown = {(dist, self.options[dist].strip()) for dist in chosen}
+        pair = next((p for p in catalog.concepts.pairs if set(p.sides) == shown), None)
         if pair is None or not catalog.settings.generate_pages:
             return []
         para = nodes.paragraph("", "How the two relate: ", classes=["il-concept-link"])
@@ -103,10 +121,10 @@ class ConceptDirective(SphinxDirective):
             box += nodes.rubric(heading, heading)
             box.extend(body)
         compare = il.infralens_compare(classes=["infralens-compare"])
-        for dist, target in (("diffusers", pair.diffusers), ("diffsynth", pair.diffsynth)):
+        for dist, target in pair.sides:
             rendered = render_function(self, target, compact=True)
             if rendered is not None:
-                column = il.infralens_block(classes=["il-compare-column", f"il-compare-{dist}"])
+                column = il.infralens_block(classes=["il-compare-column", f"il-compare-{slug(dist)}"])
                 column += rendered
                 compare += column
         return [box, compare]
@@ -226,19 +244,9 @@ def _canonical_extras(directive: SphinxDirective, function: AnnotatedFunction, c
 
 
 def _upstream_url(templates: dict[str, str], function: AnnotatedFunction) -> str | None:
-    template = templates.get(function.distribution)
-    if not template:
-        return None
-    try:
-        return template.format(
-            version=function.source.version,
-            public_version=public_version(function.source.version),
-            relpath=function.source.relpath,
-            start=function.definition.start_line,
-            end=function.definition.end_line,
-        )
-    except (KeyError, IndexError, ValueError):
-        return None
+    template = templates.get(function.distribution, "")
+    definition = function.definition
+    return upstream_link(template, version=function.source.version, path=function.source.relpath, start=definition.start_line, end=definition.end_line)
 
 
 class BacklinksTransform(SphinxPostTransform):

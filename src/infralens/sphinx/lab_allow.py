@@ -38,6 +38,9 @@ class DirectiveRule:
     argument_is_link: bool = False
     toctree: bool = False
     """Its entries must be pages of the lab below the page (:func:`toctree_refusal`)."""
+    named_by_project: bool = False
+    """Its options are the project's distribution names, each naming an annotated function (``infralens-compare``):
+    any name is allowed here, and the directive itself warns about one that is not a distribution."""
 
 
 def _allow(options: str = "", *, refused: str = "", links: str = "", argument_is_link: bool = False, toctree: bool = False) -> DirectiveRule:
@@ -99,7 +102,7 @@ DIRECTIVES: dict[str, DirectiveRule] = {
     "article-info": _allow("author avatar avatar-alt avatar-link avatar-outline class-avatar class-container date read-time", links="avatar-link"),
     # InfraLens: what labs are for
     "infralens-function": _allow("canonical"),
-    "infralens-compare": _allow("diffusers diffsynth"),
+    "infralens-compare": DirectiveRule(frozenset(), named_by_project=True),
     "infralens-concept": _PLAIN,
     "infralens-cost": _allow("model models pipeline pipelines"),
 }
@@ -205,7 +208,7 @@ def judge(rule: DirectiveRule, options: Mapping[str, object], arguments: Sequenc
     for option in sorted(options.keys() - {option for option, _ in dropped}):
         if option in rule.refused_options:
             return Verdict(f"its {option!r} option is refused (it would reach a file, a URL or raw markup)", dropped)
-        if option not in rule.options:
+        if option not in rule.options and not rule.named_by_project:
             return Verdict(f"its {option!r} option is not on the list of options lab text may give it", dropped)
     if rule.argument_is_link and arguments and (reason := link_refusal(arguments[0])) is not None:
         return Verdict(reason, dropped)

@@ -209,7 +209,19 @@ def _checked(original: type[Directive], key: str, rule: DirectiveRule, page: Gua
         setattr(self, "run", checked_run)  # noqa: B010  (the instance's run: MyST checks the class's own for tables)
 
     spec = {option: _safe(convert) for option, convert in (getattr(original, "option_spec", None) or {}).items()}
+    if rule.named_by_project:  # options named after the project's distributions: each a plain text value
+        spec = _TextOptions(spec)
     return type(original.__name__, (original,), {"__init__": __init__, "__module__": original.__module__, "option_spec": spec})
+
+
+class _TextOptions(dict):
+    """An option table that parses any option name as required text (:attr:`DirectiveRule.named_by_project`)."""
+
+    def __bool__(self) -> bool:
+        return True  # parsers look for an options block only when a directive has options: this one always may
+
+    def __missing__(self, key: str) -> Any:
+        return directives.unchanged_required
 
 
 def _safe(convert: Callable[[str | None], Any]) -> Callable[[str | None], Any]:

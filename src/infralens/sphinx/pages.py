@@ -223,10 +223,10 @@ def _lab_tiers(catalog: Catalog, labs: list[Lab]) -> list[str]:
 
 
 def _pair_lab(catalog: Catalog, pair: ConceptPair) -> str | None:
-    """The pair's lab: as given, else the first lab both functions appear in, else the diffusers function's first."""
+    """The pair's lab: as given, else the first lab both functions appear in, else the first function's first."""
     if pair.lab:
         return pair.lab
-    left, right = catalog.functions[pair.diffusers], catalog.functions[pair.diffsynth]
+    left, right = (catalog.functions[target] for target in pair.targets)
     shared = [slug for slug in left.labs if slug in right.labs]
     candidates = shared or list(left.labs)
     return candidates[0] if candidates else None
@@ -237,7 +237,7 @@ def _compare_index(catalog: Catalog) -> str:
         "# Side by side",
         "",
         (
-            "Ideas that diffusers and DiffSynth both implement, each pair with a note on what is the same, what differs and which to read first."
+            f"Ideas that {_both(catalog)} implement, each pair with a note on what is the same, what differs and which to read first."
             if catalog.labs or catalog.concepts.pairs
             else "Functions that implement the same idea in two libraries, side by side, each pair with a note on what is the same and what differs."
         ),
@@ -256,10 +256,19 @@ def _compare_index(catalog: Catalog) -> str:
     return "\n".join(lines)
 
 
+def _both(catalog: Catalog) -> str:
+    """``a and b``: the distributions the concept map pairs (in the project's order), or "two libraries" when it pairs none."""
+    named = dict.fromkeys(dist for dist in catalog.settings.distributions for pair in catalog.concepts.pairs if dist in pair.distributions)
+    if len(named) < 2:
+        return "two libraries both"
+    return text(", ".join(list(named)[:-1]) + " and " + list(named)[-1]) + (" both" if len(named) == 2 else "")
+
+
 def _compare_page(catalog: Catalog, pair: ConceptPair) -> str:
     lab = _pair_lab(catalog, pair)
-    left, right = catalog.functions[pair.diffusers], catalog.functions[pair.diffsynth]
-    context = f"{code(left.qualname)} in diffusers {text(left.source.version)} and {code(right.qualname)} in DiffSynth {text(right.source.version)}."
+    left, right = (catalog.functions[target] for target in pair.targets)
+    first, second = pair.distributions
+    context = f"{code(left.qualname)} in {text(first)} {text(left.source.version)} and {code(right.qualname)} in {text(second)} {text(right.source.version)}."
     if lab is not None:
         context += f" Lab: {_lab_ref(catalog, lab)}."
     return "\n".join([f"# {text(pair.title)}", "", context, "", f"```{{infralens-concept}} {name(pair.slug)}", "```", ""])

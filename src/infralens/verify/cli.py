@@ -76,6 +76,12 @@ def add_verify_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) 
         help="run the scenarios on this release instead of the installed one: it is installed into a cached folder of its own "
         "(never the project's environment) and the report's versions name it (repeatable, one per distribution)",
     )
+    parser.add_argument(
+        "--format",
+        choices=("text", "github", "junit", "sarif"),
+        default="text",
+        help="text; github: workflow commands (paths from the git repository root); junit: JUnit XML; sarif: SARIF 2.1.0 (on standard output)",
+    )
     parser.add_argument("paths", nargs="*", help="annotation files or folders (default: the annotations folder)")
 
 
@@ -99,6 +105,7 @@ def verify_command(args: argparse.Namespace) -> int:
         max_mutants=args.max_mutants,
         annotations=tuple(args.annotation),
         against=tuple(args.against),
+        format=args.format,
     )
 
     def opened(sources: tuple[str, ...]):

@@ -44,6 +44,8 @@ class VerifyOptions:
     """``DIST==X.Y.Z`` releases to run the scenarios on instead of the installed ones."""
     annotations: tuple[str, ...] = ()
     """Only these annotation ids; with *report*, their steps are merged into the existing report."""
+    format: str = "text"
+    """``text``, or a CI format (``github``, ``junit``, ``sarif``: :mod:`infralens.ci_output`) on standard output."""
 
 
 OpenContext = Callable[[tuple[str, ...]], "tuple[Project, Resolver]"]
@@ -116,10 +118,10 @@ def run_verify(options: VerifyOptions, open_context: OpenContext) -> int:
         for reason in plan.untraceable:
             say(f"infralens verify: {reason}", error=True)
         return EXIT_USAGE
-    return _run(plan, device, options)
+    return _run(plan, device, options, project.root)
 
 
-def _run(plan: Plan, device: str, options: VerifyOptions) -> int:
+def _run(plan: Plan, device: str, options: VerifyOptions, project_root: Path) -> int:
     from infralens.verify.progress import Progress
     from infralens.verify.report import findings, summary_table, write_merged_report, write_report
     from infralens.verify.runner import run_plan, work_units
@@ -136,8 +138,17 @@ def _run(plan: Plan, device: str, options: VerifyOptions) -> int:
         )
     finally:
         progress.close()
-    print(summary_table(result))
     problems = findings(result)
+    if options.format == "text":
+        print(summary_table(result))
+    else:  # standard output holds the CI document alone; the table and the findings go to standard error
+        from infralens import __version__
+        from infralens.ci_output import render, repository_prefix
+        from infralens.verify.report import ci_cases
+
+        sys.stderr.write(summary_table(result) + "\n")
+        cases = ci_cases(result, plan.diagnostics)
+        sys.stdout.write(render(options.format, cases, tool="verify", prefix=repository_prefix(project_root), version=__version__))
     for line in problems:
         say(line, error=True)
     if options.report and (options.annotations or options.scenarios) and options.report.is_file():  # a refresh: merged into the report
@@ -146,10 +157,10 @@ def _run(plan: Plan, device: str, options: VerifyOptions) -> int:
         except ValueError as error:
             say(f"infralens verify: report not written: {error}", error=True)
             return EXIT_USAGE
-        say(f"{len(result.steps)} steps merged into {path} (the other steps kept as they were)")
+        say(f"{len(result.steps)} steps merged into {path} (the other steps kept as they were)", error=options.format != "text")
     elif options.report:
         path = write_report(result, options.report)
-        say(f"report written to {path}")
+        say(f"report written to {path}", error=options.format != "text")
     if any(d.severity is Severity.ERROR for d in plan.diagnostics):
         return EXIT_FINDINGS
     return EXIT_OK if result.ok and not problems else EXIT_FINDINGS

@@ -9,6 +9,8 @@ import tempfile
 from collections.abc import Callable
 from types import ModuleType
 
+from infralens.portable import portable
+
 MAX_LENGTH = 120
 MAX_DEPTH = 4
 """Containers nested deeper than this show as ``…`` (a list that contains itself must not recurse forever)."""
@@ -21,7 +23,7 @@ _ADDRESS = re.compile(r" (?:object )?at 0x[0-9a-fA-F]+")
 def short_repr(value: object, limit: int = MAX_LENGTH) -> str:
     """``Tensor(shape=(1, 4, 32, 32), dtype=float32, device=cpu)``; small tensors also show values; no memory addresses,
     and the temporary folder as ``<tmp>`` (a scenario's scratch folder is another absolute path on every run and machine)."""
-    text = _ADDRESS.sub("", _describe(value)).replace(tempfile.gettempdir(), "<tmp>")
+    text = portable(_ADDRESS.sub("", _describe(value)).replace(tempfile.gettempdir(), "<tmp>"))
     if len(text) <= limit:
         return text
     window = text[: limit - 1]

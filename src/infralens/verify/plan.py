@@ -62,6 +62,8 @@ class Plan:
     """The project's scenarios (the workers read the same folder)."""
     environment: tuple[str, ...] = ()
     """Folders the workers put first on ``sys.path`` (``verify --against``: another release, installed on its own)."""
+    distributions: tuple[str, ...] = ()
+    """The project's distributions and any other an annotation names: the report records their versions."""
 
     def scenarios(self) -> tuple[str, ...]:
         """Scenario names that have at least one traced step, in catalog order."""
@@ -116,7 +118,8 @@ def build_plan(
             if place is not None and place.untraceable and planned.problem == place.untraceable and place.untraceable not in untraceable:
                 untraceable.append(place.untraceable)
             steps.append(planned)
-    return Plan(tuple(steps), tuple(found), tuple(untraceable), catalog, environment)
+    named = sorted({annotation.source for annotation in annotations} - set(project.distributions))
+    return Plan(tuple(steps), tuple(found), tuple(untraceable), catalog, environment, (*project.distributions, *named))
 
 
 @dataclass(frozen=True)

@@ -6,7 +6,8 @@ from collections import Counter
 from dataclasses import replace
 from pathlib import Path
 
-from infralens.errors import printable_line
+from infralens.ci_output import CiCase, Outcome, diagnostic_case
+from infralens.errors import Diagnostic, printable_line
 from infralens.reports import (
     ExpectRecord,
     MutantVerdict,
@@ -193,3 +194,37 @@ def findings(result: VerifyResult) -> list[str]:
         elif outcome.status is StepStatus.NOT_RUN:
             found.append(f"{step.where}: error: step {step.step_id} did not run: {outcome.reason}")
     return found
+
+
+def ci_cases(result: VerifyResult, diagnostics: tuple[Diagnostic, ...] = ()) -> list[CiCase]:
+    """The run as CI cases: a case per step (failed: an expect failed or the step did not run; skipped: static),
+    one per scenario that did not pass, and the plan's problems (an error fails, a warning is a note)."""
+    cases = [diagnostic_case(d, "verify") for d in diagnostics]
+    for scenario in result.scenarios:
+        if scenario.status is not ScenarioStatus.PASSED:
+            message = f"scenario {scenario.scenario}: {scenario.status.value}: {scenario.error}"
+            cases.append(CiCase(scenario.scenario, "scenarios", "", 0, Outcome.FAILED, "error", "verify/scenario", "infralens verify: scenario", message))
+    for outcome in result.steps:
+        step = outcome.step
+        failing = [e for e in outcome.expects if not e.passed]
+        if outcome.status is StepStatus.FAILED and failing:
+            for expect in failing:
+                path, _, line = expect.where.rpartition(":")
+                detail = f"observed {expect.observed}" if expect.observed else "observed nothing"
+                detail += f"; raised {expect.error}" if expect.error else ""
+                message = f"expect failed in scenario {step.scenario}: {expect.expr} — {detail} (step at {step.source})"
+                case = CiCase(step.step_id, step.file, path or step.file, int(line) if line.isdigit() else step.line, Outcome.FAILED)
+                cases.append(replace(case, rule="verify/expect-failed", title="infralens verify: expect failed", message=message))
+        elif outcome.status in (StepStatus.FAILED, StepStatus.NOT_RUN):
+            message = f"step {step.step_id} did not run: {outcome.reason}" if outcome.status is StepStatus.NOT_RUN else f"step {step.step_id} failed"
+            rule = f"verify/{outcome.status.value}"
+            cases.append(
+                CiCase(step.step_id, step.file, step.file, step.line, Outcome.FAILED, "error", rule, f"infralens verify: {outcome.status.value}", message)
+            )
+        else:
+            skipped = outcome.status is StepStatus.STATIC
+            message = f"static: {outcome.reason}" if skipped else f"ran {outcome.times_ran} time(s), {len(outcome.expects)} expect(s) held"
+            cases.append(
+                CiCase(step.step_id, step.file, step.file, step.line, Outcome.SKIPPED if skipped else Outcome.PASSED, "none", "verify/step", "", message)
+            )
+    return cases

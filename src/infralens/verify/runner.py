@@ -79,17 +79,22 @@ ProgressCallback = Callable[[str, str, ScenarioOutcome | None], None]
 """Called with (event, scenario, outcome): ``start`` before, ``done`` after each scenario."""
 
 
-def versions(environment: tuple[str, ...] = ()) -> dict[str, str]:
+RECORDED = ("torch", "transformers", "peft", "accelerate", "infralens")
+"""Packages whose versions every report records, beside the project's own distributions."""
+
+
+def versions(environment: tuple[str, ...] = (), distributions: tuple[str, ...] = ()) -> dict[str, str]:
     """Versions of the interpreter and the packages that ran (from metadata: nothing is imported).
 
     *environment* are the folders the workers put first on ``sys.path`` (``verify --against``): a release there wins.
+    *distributions* are the project's (``[tool.infralens] distributions``), recorded before the others.
     """
     import importlib.metadata
     import platform
 
     found = {"python": platform.python_version()}
     path = [*environment, *sys.path]
-    for name in ("torch", "diffusers", "diffsynth", "transformers", "peft", "accelerate", "infralens"):
+    for name in dict.fromkeys((*distributions, *RECORDED)):
         dist = next(iter(importlib.metadata.distributions(name=name, path=path)), None)
         found[name] = dist.version if dist is not None else "not installed"
     return found
@@ -159,7 +164,7 @@ def run_plan(
         device=device,
         device_name=collected.device_name,
         created=_dt.datetime.now(_dt.UTC).replace(microsecond=0).isoformat().replace("+00:00", "Z"),
-        versions=versions(plan.environment),
+        versions=versions(plan.environment, plan.distributions),
         scenarios=outcomes,
         steps=steps,
         stubbed=tuple(sorted(collected.stubbed)),
