@@ -7,6 +7,8 @@ from pathlib import Path
 from infralens.annotations import load_concepts
 
 PROSE = "word " * 30
+PAIR = ("diffusers", "diffsynth")
+"""The two distributions the concept maps below name (a project's list)."""
 
 GOOD = f"""\
 - pair: ddim-step
@@ -27,7 +29,7 @@ def _write(tmp_path: Path, text: str) -> Path:
 
 
 def test_a_well_formed_pair_loads_with_its_line(tmp_path):
-    loaded = load_concepts(_write(tmp_path, GOOD), "labs/concepts.yaml")
+    loaded = load_concepts(_write(tmp_path, GOOD), "labs/concepts.yaml", PAIR)
     assert not loaded.diagnostics
     (pair,) = loaded.pairs
     assert pair.slug == "ddim-step" and pair.lab == "02-denoising-step" and pair.location.line == 1
@@ -38,13 +40,13 @@ def test_a_well_formed_pair_loads_with_its_line(tmp_path):
 
 
 def test_a_missing_file_is_an_empty_map(tmp_path):
-    loaded = load_concepts(tmp_path / "nope.yaml")
+    loaded = load_concepts(tmp_path / "nope.yaml", None, PAIR)
     assert loaded.pairs == () and loaded.diagnostics == ()
 
 
 def test_labels_instead_of_paragraphs_are_refused_at_their_line(tmp_path):
     text = GOOD.replace(f"  same: {PROSE}", "  same: both step")
-    loaded = load_concepts(_write(tmp_path, text), "labs/concepts.yaml")
+    loaded = load_concepts(_write(tmp_path, text), "labs/concepts.yaml", PAIR)
     assert loaded.pairs == ()
     (problem,) = loaded.diagnostics
     assert problem.location.path == "labs/concepts.yaml" and problem.location.line == 6
@@ -60,7 +62,7 @@ def test_missing_keys_unknown_keys_bad_targets_and_duplicates_each_get_a_diagnos
         + "- pair: bare\n  title: t\n"
         + "- just a string\n"
     )
-    loaded = load_concepts(_write(tmp_path, text), "c.yaml")
+    loaded = load_concepts(_write(tmp_path, text), "c.yaml", PAIR)
     assert [p.slug for p in loaded.pairs] == ["ddim-step"]
     messages = [(d.location.line, d.message) for d in loaded.diagnostics]
     assert any(line == 12 and "diffusers: 'diffusers schedulers.DDIMScheduler.step' is not a dotted path" in m for line, m in messages)
@@ -71,14 +73,14 @@ def test_missing_keys_unknown_keys_bad_targets_and_duplicates_each_get_a_diagnos
 
 
 def test_yaml_errors_and_a_non_list_document_are_diagnostics_not_tracebacks(tmp_path):
-    broken = load_concepts(_write(tmp_path, "- pair: [unclosed\n"), "c.yaml")
+    broken = load_concepts(_write(tmp_path, "- pair: [unclosed\n"), "c.yaml", PAIR)
     assert broken.pairs == () and broken.diagnostics[0].code == "yaml"
-    mapping = load_concepts(_write(tmp_path, "pair: x\n"), "c.yaml")
+    mapping = load_concepts(_write(tmp_path, "pair: x\n"), "c.yaml", PAIR)
     assert "must be a list of pairs" in mapping.diagnostics[0].message
 
 
 def test_the_projects_concept_map_is_clean():
     root = Path(__file__).resolve().parents[2]
-    loaded = load_concepts(root / "labs" / "concepts.yaml", "labs/concepts.yaml")
+    loaded = load_concepts(root / "labs" / "concepts.yaml", "labs/concepts.yaml", PAIR)
     assert not loaded.diagnostics, "\n".join(map(str, loaded.diagnostics))
     assert len(loaded.pairs) >= 20

@@ -31,7 +31,6 @@ from infralens.annotations.code_quotes import hidden_character_diagnostics, valu
 from infralens.annotations.positions import PositionedDocument, YamlProblem, load_positioned
 from infralens.cachedir import NotRegularFile, read_regular
 from infralens.errors import Diagnostic, Location
-from infralens.libraries import DEFAULT_DISTRIBUTIONS
 
 CONCEPTS_FILE = "concepts.yaml"
 """The map's file name inside the labs folder."""
@@ -102,7 +101,7 @@ class ConceptMap:
 EMPTY = ConceptMap((), ())
 
 
-def load_concepts(path: Path, display_path: str | None = None, distributions: tuple[str, ...] = DEFAULT_DISTRIBUTIONS) -> ConceptMap:
+def load_concepts(path: Path, display_path: str | None, distributions: tuple[str, ...]) -> ConceptMap:
     """Read the map at *path*; a missing file is an empty map, every problem a diagnostic at its line.
     Each pair names a function in two of *distributions* (the project's), under their names as keys.
 
