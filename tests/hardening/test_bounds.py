@@ -326,7 +326,9 @@ def test_check_against_a_huge_version_refuses_before_pip_runs(tmp_path, capsys, 
 
 
 def _no_workflow_command(text: str) -> None:
-    assert not any(line.lstrip().startswith("::") for line in text.splitlines()), text
+    """No line starts a workflow command but the tool's own report of an error it could not run past."""
+    own = "::error title=infralens "
+    assert not any(line.lstrip().startswith("::") and not line.startswith(own) for line in text.splitlines()), text
     assert "pwned" not in text
 
 

@@ -69,7 +69,13 @@ def history_demo(tmp_path, monkeypatch):
 
 
 @pytest.fixture
-def interrupted_writes(monkeypatch):
+def verify_record():
+    """The committed CPU verify report, loaded before any write is interrupted (loading may write its cache marker)."""
+    return load_verify_report(ROOT / "reports" / "verify-cpu.json")
+
+
+@pytest.fixture
+def interrupted_writes(monkeypatch, verify_record):
     """Every way a report could be written is interrupted halfway: Path.write_text writes half and stops; os.replace stops."""
     real_write_text = Path.write_text
 
@@ -88,10 +94,10 @@ def _leftovers(folder: Path) -> list[str]:
     return sorted(p.name for p in folder.iterdir() if p.name.endswith(".tmp"))
 
 
-def test_an_interrupted_verify_report_write_keeps_the_old_report(tmp_path, monkeypatch, interrupted_writes):
+def test_an_interrupted_verify_report_write_keeps_the_old_report(tmp_path, monkeypatch, verify_record, interrupted_writes):
     from infralens.verify import report as verify_report
 
-    record = load_verify_report(ROOT / "reports" / "verify-cpu.json")
+    record = verify_record
     monkeypatch.setattr(verify_report, "to_record", lambda _result: record)
     path = tmp_path / "verify-cpu.json"
     path.write_bytes(b'{"old": true}\n')

@@ -109,7 +109,9 @@ def test_a_folder_with_other_files_is_fine_and_its_gitignore_stays(tmp_path: Pat
     assert main(["init", str(root)]) == 0
     assert (root / ".gitignore").read_text("utf-8") == "secret/\n"
     assert (root / "README.md").read_text("utf-8") == "mine\n"
-    assert tomllib.loads((root / "pyproject.toml").read_text("utf-8"))["tool"]["infralens"]["distributions"] == []
+    assert (
+        "distributions" not in tomllib.loads((root / "pyproject.toml").read_text("utf-8"))["tool"]["infralens"]
+    )  # none named: the key is left out (an empty list is an error)
 
 
 @pytest.mark.parametrize("existing", ["annotations/old.yaml", "pyproject.toml", ".github/workflows/infralens.yml", "docs/index.md"])
@@ -154,7 +156,7 @@ def test_a_given_template_is_kept_as_text_in_toml(tmp_path: Path, cache: Path) -
 
 
 def test_the_files_are_written_all_or_none(tmp_path: Path, cache: Path, monkeypatch: pytest.MonkeyPatch, capsys) -> None:
-    import infralens.userfiles
+    import infralens.atomic
 
     real = os.replace
     calls = []
@@ -165,7 +167,7 @@ def test_the_files_are_written_all_or_none(tmp_path: Path, cache: Path, monkeypa
             raise OSError(28, "No space left on device")
         return real(source, target)
 
-    monkeypatch.setattr(infralens.userfiles.os, "replace", third_fails)
+    monkeypatch.setattr(infralens.atomic.os, "replace", third_fails)
     root = tmp_path / "new"
     assert main(["init", str(root)]) == 2
     assert "No space left" in capsys.readouterr().err

@@ -65,7 +65,7 @@ def pyproject(layout: Layout) -> str:
         "# InfraLens reads [tool.infralens]; every key is optional.",
         "[tool.infralens]",
         "# The installed distributions whose source this project annotates.",
-        f"distributions = [{names}]",
+        f"distributions = [{names}]" if names else '# distributions = ["transformers"]  (init --distribution NAME writes it)',
         '# Where the files live (these are the defaults): annotations = "annotations", scenarios = "scenarios",',
         '# lock = "annotations/annotations.lock".',
     ]
