@@ -140,6 +140,40 @@ EULER_RENAMED = {
     "mixer.py": SIGMAS.format(name="Euler", method="_compute_karras_sigmas"),
     "other.py": SIGMAS.format(name="Heun", method="_compute_karras_sigmas"),
 }
+MASKS = """
+def mask_recent(x, n):
+    a = x + n
+    b = a * 2
+    return b
+
+
+def mask_older(x, n):
+    return x
+
+
+mask = mask_recent if NEW_TORCH else mask_older
+"""
+MASK_NOW = """
+def mask(x, n, offset=0):
+    a = x + n + offset
+    b = a * 2
+    return b
+"""
+# run() now doubles through a local bound to a module function (chosen at run time); a look-alike is not reached.
+EAGER = (
+    OLD.replace("        y = h * 2\n", "        double = eager_double\n        y = double(h)\n")
+    + """
+
+def eager_double(h):
+    y = h * 2
+    return y
+
+
+def other_double(h):
+    y = h * 2
+    return y
+"""
+)
 SURVIVOR = TWINS.replace("        x = f(x)\n        y = g(x)\n", "        y = g(x)\n", 1)
 SPLIT_STEPS = ("h = self.attn(h)", "y = h * 2")
 
@@ -166,6 +200,16 @@ CASES: list[RuleCase] = [
         {"mixer.py": SHIM, "mixing.py": OLD.replace("class Mixer:", "class NewMixer:")},
         ("y = h * 2",),
         "target",
+        kind="renamed",
+    ),
+    RuleCase(
+        "renamed-to-alias",
+        TargetRule.RENAMED_TO_ALIAS,
+        {"mixer.py": MASKS},
+        {"mixer.py": MASK_NOW},
+        ("b = a * 2",),
+        "target",
+        target="demo.mixer.mask_recent",
         kind="renamed",
     ),
     RuleCase(
@@ -341,6 +385,7 @@ CASES: list[RuleCase] = [
     ),
     _classify("changed-in-place", Rule.CONFIDENT_EDIT, "s0", "changed"),
     _classify("moved-into-a-helper-the-target-calls", Rule.MOVED_TO_REACHED, "s1", "moved"),
+    RuleCase("moved-to-reached-through-a-local", Rule.MOVED_TO_REACHED, {"mixer.py": OLD}, {"mixer.py": EAGER}, ("y = h * 2",), kind="moved"),
     RuleCase(
         "moved-with-block",
         Rule.MOVED_WITH_BLOCK,

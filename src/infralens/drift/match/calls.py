@@ -2,8 +2,8 @@
 
 A statement that left the reviewed function is *moved* only when the function now leads to its new home.
 The name must resolve there, statically: ``self.helper(...)`` to a method of the function's own class (or
-of a base class), ``helper(...)`` to a function nested in it, defined in its module or imported into it,
-``@decorator`` likewise. A same-named function in an unrelated module is not reached.
+of a base class), ``helper(...)`` to a function nested in it, defined in its module or imported into it (also through a local bound
+to it first: ``interface = eager_attention ; interface(...)``), ``@decorator`` likewise. A same-named function in an unrelated module is not reached.
 """
 
 from __future__ import annotations
@@ -37,8 +37,12 @@ def calls_in(texts: list[str]) -> Calls:
     functions: set[str] = set()
     inherited: set[str] = set()
     on_objects: set[str] = set()
+    aliases: dict[str, set[str]] = {}
     for text in texts:
         tokens = text.split(" ")
+        alias = _local_alias(tokens)
+        if alias is not None:
+            aliases.setdefault(alias[0], set()).add(alias[1])
         for i, token in enumerate(tokens[:-1]):
             if tokens[i + 1] != "(" or not token.isidentifier():
                 continue
@@ -52,7 +56,18 @@ def calls_in(texts: list[str]) -> Calls:
                     on_objects.add(token)
             elif before not in ("def", "class"):
                 functions.add(token)
+    for name in list(functions):  # a local bound to a function and then called calls that function
+        functions.update(aliases.get(name, ()))
     return Calls(frozenset(methods), frozenset(functions), frozenset(inherited), frozenset(on_objects))
+
+
+def _local_alias(tokens: list[str]) -> tuple[str, str] | None:
+    """``(local, function)`` for ``local = function`` or ``local : T = function`` (a bare name on each side), else None."""
+    if len(tokens) < 3 or tokens[-2] != "=" or not tokens[0].isidentifier() or not tokens[-1].isidentifier():
+        return None
+    if len(tokens) > 3 and tokens[1] != ":":
+        return None
+    return tokens[0], tokens[-1]
 
 
 class Reach:

@@ -25,6 +25,7 @@ from dataclasses import dataclass, replace
 
 from infralens.drift.lock.entries import AnnotationLock, Place, StepLock
 from infralens.drift.lock.facts import body_hashes, jaccard
+from infralens.drift.match.aliases import renamed_to_alias
 from infralens.drift.match.callers import callers_at_review, copied_not_moved, renamed_at_callers
 from infralens.drift.match.classes import method_of_renamed_class
 from infralens.drift.match.forwarding import forwarded_method
@@ -132,6 +133,7 @@ class ContainerMapper:
             (TargetRule.MOVED_MODULE, self._moved_module),
             (TargetRule.MOVED_SAME_NAME, self._moved_same_name),
             (TargetRule.RENAMED_BEHIND_SHIM, self._behind_shim),
+            (TargetRule.RENAMED_TO_ALIAS, self._renamed_to_alias),
             (TargetRule.RENAMED_BODY_OVERLAP, self._renamed_found),
             (TargetRule.RENAMED_AT_CALLERS, self._renamed_at_callers),
             (TargetRule.CLASS_RENAMED, self._class_renamed),
@@ -189,6 +191,16 @@ class ContainerMapper:
         now = f"{forwarded.source.module}.{forwarded.definition.qualname}"
         message = f"{entry.target} now runs {now} (via {forwarded.via}; statement overlap {overlap:.2f})"
         return TargetResult(entry, TargetKind.RENAMED, found.place(), overlap, message, rule=TargetRule.RENAMED_BEHIND_SHIM.value), found
+
+    def _renamed_to_alias(self, entry: AnnotationLock, steps: list[StepLock], trace: Trace) -> Decided | None:
+        aliased = renamed_to_alias(self.reader, self._reviewed(entry), entry)
+        if aliased is None:
+            return None
+        found = Found(aliased.source, aliased.index, aliased.definition, self.policy.thresholds.renamed_locality, False)
+        overlap = found.overlap(entry)
+        now = f"{aliased.source.module}.{aliased.definition.qualname}"
+        message = f"{entry.target} looks renamed to {now}, the name that aliased it at the review ({aliased.alias}; statement overlap {overlap:.2f})"
+        return TargetResult(entry, TargetKind.RENAMED, found.place(), overlap, message, rule=TargetRule.RENAMED_TO_ALIAS.value), found
 
     def _renamed_found(self, entry: AnnotationLock, steps: list[StepLock], trace: Trace) -> Decided | None:
         renamed = self._renamed(entry, steps, trace)

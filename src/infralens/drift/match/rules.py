@@ -170,6 +170,7 @@ class TargetRule(str, Enum):
     MOVED_MODULE = "moved-module"
     MOVED_SAME_NAME = "moved-same-name"
     RENAMED_BEHIND_SHIM = "renamed-behind-shim"
+    RENAMED_TO_ALIAS = "renamed-to-alias"
     RENAMED_BODY_OVERLAP = "renamed-body-overlap"
     RENAMED_AND_SPLIT = "renamed-and-split"
     RENAMED_AT_CALLERS = "renamed-at-callers"
@@ -296,6 +297,7 @@ SPECS: dict[AnyRule, RuleSpec] = {
         _spec(TargetRule.MOVED_MODULE, "The same qualname in another module, new there and overlapping the body, is the target moved."),
         _spec(TargetRule.MOVED_SAME_NAME, "A method turned module function (or back), new and clearly the closest body, is the target moved."),
         _spec(TargetRule.RENAMED_BEHIND_SHIM, "A shim that forwards the old name leads to the target renamed."),
+        _spec(TargetRule.RENAMED_TO_ALIAS, "A name that aliased the target at the review, now defined with part of its body, is the target renamed."),
         _spec(TargetRule.RENAMED_BODY_OVERLAP, "A new definition whose body clearly overlaps most is the target renamed."),
         _spec(TargetRule.RENAMED_AND_SPLIT, "A new definition holding the reviewed body with the helpers it calls is the target renamed and split."),
         _spec(TargetRule.RENAMED_AT_CALLERS, "The new name the reviewed callers now call is the target renamed."),

@@ -1,0 +1,94 @@
+"""A function renamed to the name that used to alias it: ``sdpa_mask = sdpa_mask_recent_torch if new_torch else ...``.
+
+Upstream sometimes picks one implementation under a public name with a module-level (or class-level) assignment, and a
+later release drops the choice and defines the public name itself, with the chosen body. The reviewed release tells
+it: an assignment in the target's own scope whose value is the target's name (alone, or one branch of a conditional
+expression). When that name is now a definition, in the target's file, that was not one at the review, and it still
+holds part of the reviewed body, more of it than of the other function the expression chose from, it is the target
+renamed (rule ``renamed-to-alias``).
+"""
+
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass
+
+from infralens.drift.lock.entries import AnnotationLock
+from infralens.drift.lock.facts import body_hashes, jaccard
+from infralens.drift.match.reader import TreeReader
+from infralens.drift.match.reviewed import defined_in
+from infralens.source import Definition, ModuleIndex, SourceFile
+
+
+@dataclass(frozen=True)
+class Aliased:
+    """The definition the target's alias became, and the alias assignment that named the target at the review."""
+
+    source: SourceFile
+    index: ModuleIndex
+    definition: Definition
+    alias: str
+    """The reviewed assignment, as normalised text."""
+
+
+def renamed_to_alias(reader: TreeReader, reviewed: TreeReader | None, entry: AnnotationLock) -> Aliased | None:
+    """The definition of a name that aliased the gone target at the review, when it now holds part of its body."""
+    indexed = reviewed.indexed(entry.relpath) if reviewed is not None else None
+    if indexed is None:
+        return None
+    scope, _, name = entry.target.rpartition(".")
+    aliases = [
+        (alias, s.text, others)
+        for s in indexed[1].statements
+        if s.scope == scope and (alias := _alias_of(s.text, name)) is not None
+        for others in [_others(s.text, name)]
+    ]
+    now = reader.indexed(entry.relpath)
+    if not aliases or now is None:
+        return None
+    source, index = now
+    found = []
+    for alias, text, others in aliases:
+        qualname = f"{scope}.{alias}" if scope else alias
+        if defined_in(reviewed, entry.relpath, qualname):
+            continue  # it was a definition already: not the alias turned into one
+        rivals = [body_hashes(indexed[1], d) for d in indexed[1].definitions if d.qualname in {f"{scope}.{o}" if scope else o for o in others}]
+        for definition in (d for d in index.definitions if d.qualname == qualname and d.accessor is None):
+            now_body = body_hashes(index, definition)
+            overlap = jaccard(entry.body, now_body)
+            if overlap > 0.0 and all(overlap > jaccard(rival, now_body) for rival in rivals):
+                found.append(Aliased(source, index, definition, text))
+    return found[0] if len(found) == 1 else None
+
+
+def _others(text: str, name: str) -> set[str]:
+    """The other names a conditional alias of ``name`` chooses from (``b`` in ``x = name if c else b``)."""
+    try:
+        statement = ast.parse(text).body[0]
+    except (SyntaxError, ValueError, RecursionError, MemoryError, IndexError):
+        return set()
+    value = getattr(statement, "value", None)
+    if not isinstance(value, ast.IfExp):
+        return set()
+    return {c.id for c in (value.body, value.orelse) if isinstance(c, ast.Name) and c.id != name}
+
+
+def _alias_of(text: str, name: str) -> str | None:
+    """The name a plain assignment binds to ``name`` (``x = name`` or ``x = name if c else other``), else None."""
+    if name not in text.split(" "):
+        return None
+    try:
+        tree = ast.parse(text)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return None
+    statement = tree.body[0] if len(tree.body) == 1 else None
+    if isinstance(statement, ast.Assign) and len(statement.targets) == 1:
+        target, value = statement.targets[0], statement.value
+    elif isinstance(statement, ast.AnnAssign) and statement.value is not None:
+        target, value = statement.target, statement.value
+    else:
+        return None
+    if not isinstance(target, ast.Name) or target.id == name:
+        return None
+    choices = [value.body, value.orelse] if isinstance(value, ast.IfExp) else [value]
+    return target.id if any(isinstance(c, ast.Name) and c.id == name for c in choices) else None
