@@ -2,6 +2,8 @@
 
     .venv/bin/python benchmarks/ablate_drift_rules.py                      # all corpora, all rules (about an hour)
     .venv/bin/python benchmarks/ablate_drift_rules.py --corpus tests/data/drift_untouched13.yaml --rule moved-with-block
+    .venv/bin/python benchmarks/ablate_drift_rules.py --part 1/2 --out a.json & ... --part 2/2 --out b.json   # two cores
+    .venv/bin/python benchmarks/ablate_drift_rules.py --merge a.json b.json                                # one report
 
 Each corpus is locked once from its old wheels; then a new matcher, built with a :class:`~infralens.drift.match.rules.Policy`
 that switches one rule off, checks every row. For each rule and corpus it prints how many rows turn right and how
@@ -51,14 +53,51 @@ def compare(full: dict[str, tuple[str, str, str]], ablated: dict[str, tuple[str,
         if other == got:
             continue
         counts["verdicts_changed"] += 1
-        hard = "_changed_rows" if expect != "unchanged" else ""
+        hard = expect != "unchanged"
         if got == expect:
             counts["lost"] += 1
-            counts["lost" + hard] += 1 if hard else 0
+            counts["lost_changed_rows"] += hard
         elif other == expect:
             counts["gained"] += 1
-            counts["gained" + hard] += 1 if hard else 0
+            counts["gained_changed_rows"] += hard
     return counts
+
+
+def print_table(table: dict[str, dict[str, dict[str, int]]]) -> dict[str, dict[str, int]]:
+    """Print each rule's totals over the corpora; return them."""
+    print()
+    print(f"{'rule off':42} {'lost':>5} {'gained':>6} {'lost*':>6} {'gained*':>7}   (* rows not unchanged by truth; untouched-last corpora in brackets)")
+    summary = {}
+    for key, by_corpus in table.items():
+        lost = sum(c["lost"] for c in by_corpus.values())
+        gained = sum(c["gained"] for c in by_corpus.values())
+        lost_hard = sum(c["lost_changed_rows"] for c in by_corpus.values())
+        gained_hard = sum(c["gained_changed_rows"] for c in by_corpus.values())
+        last = [by_corpus[name] for name in UNTOUCHED_LAST if name in by_corpus]
+        bracket = f"[{sum(c['lost'] for c in last)}/{sum(c['gained'] for c in last)}]" if last else ""
+        summary[key] = {"lost": lost, "gained": gained, "lost_changed_rows": lost_hard, "gained_changed_rows": gained_hard}
+        print(f"{key:42} {lost:5} {gained:6} {lost_hard:6} {gained_hard:7}   {bracket}")
+    return summary
+
+
+def merge(paths: list[Path], out: Path) -> int:
+    """One report from the reports of several parts (each ran other corpora with the same rules)."""
+    documents = [json.loads(path.read_text("utf-8")) for path in paths]
+    table: dict[str, dict[str, dict[str, int]]] = {}
+    for document in documents:
+        for rule, by_corpus in document["by_corpus"].items():
+            table.setdefault(rule, {}).update(by_corpus)
+    merged = {
+        "command": " + ".join(d["command"] for d in documents),
+        "seconds": max(d["seconds"] for d in documents),
+        "corpora": {name: totals for d in documents for name, totals in d["corpora"].items()},
+        "invariants": {rule: text for d in documents for rule, text in d["invariants"].items()},
+        "summary": print_table(table),
+        "by_corpus": table,
+    }
+    out.write_text(json.dumps(merged, indent=1, sort_keys=True) + "\n", "utf-8")
+    print(f"wrote {out}")
+    return 0
 
 
 def main() -> int:
@@ -66,13 +105,18 @@ def main() -> int:
     parser.add_argument("--corpus", action="append", default=[], help="a corpus YAML (repeatable; default: every corpus)")
     parser.add_argument("--rule", action="append", default=[], help="a rule value to ablate (repeatable; default: every one)")
     parser.add_argument("--out", type=Path, default=ROOT / "reports" / "drift-ablation.json")
+    parser.add_argument("--part", default="1/1", help="K/N: only every N-th corpus from the K-th (to run N processes)")
+    parser.add_argument("--merge", nargs="+", type=Path, help="merge the reports of the parts into --out, and print the table")
     args = parser.parse_args()
+    if args.merge:
+        return merge(args.merge, args.out)
     cache = default_cache_dir()
     rules = [s.rule for s in SPECS.values() if not s.essential and (not args.rule or s.rule.value in args.rule)]
     table: dict[str, dict[str, dict[str, int]]] = {f"{r.__class__.__name__}:{r.value}": {} for r in rules}
     totals: dict[str, dict[str, int]] = {}
     start = time.perf_counter()
-    for corpus in corpora(args.corpus):
+    part, parts = (int(n) for n in args.part.split("/"))
+    for corpus in corpora(args.corpus)[part - 1 :: parts]:
         prepared = prepare_corpus(cache, corpus)
         full = verdicts(match_prepared(cache, prepared))
         hard = [v for v in full.values() if v[0] != "unchanged"]
@@ -86,18 +130,7 @@ def main() -> int:
             ablated = verdicts(match_prepared(cache, prepared, policy=Policy(off=frozenset({rule}))))
             table[f"{rule.__class__.__name__}:{rule.value}"][corpus.name] = compare(full, ablated)
         print(f"{corpus.name}: {totals[corpus.name]} ({time.perf_counter() - start:.0f} s)", flush=True)
-    print()
-    print(f"{'rule off':42} {'lost':>5} {'gained':>6} {'lost*':>6} {'gained*':>7}   (* rows not unchanged by truth; untouched-last corpora in brackets)")
-    summary = {}
-    for key, by_corpus in table.items():
-        lost = sum(c["lost"] for c in by_corpus.values())
-        gained = sum(c["gained"] for c in by_corpus.values())
-        lost_hard = sum(c["lost_changed_rows"] for c in by_corpus.values())
-        gained_hard = sum(c["gained_changed_rows"] for c in by_corpus.values())
-        last = [by_corpus[name] for name in UNTOUCHED_LAST if name in by_corpus]
-        bracket = f"[{sum(c['lost'] for c in last)}/{sum(c['gained'] for c in last)}]" if last else ""
-        summary[key] = {"lost": lost, "gained": gained, "lost_changed_rows": lost_hard, "gained_changed_rows": gained_hard}
-        print(f"{key:42} {lost:5} {gained:6} {lost_hard:6} {gained_hard:7}   {bracket}")
+    summary = print_table(table)
     document = {
         "command": "benchmarks/ablate_drift_rules.py " + " ".join(sys.argv[1:]),
         "seconds": round(time.perf_counter() - start, 1),
