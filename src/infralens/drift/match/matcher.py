@@ -257,49 +257,56 @@ class DistributionMatcher:
     def _elsewhere(self, step: _Step, own: Scored | None) -> tuple[Scored | None, Scored | None, Scored | None, list[Scored]]:
         """The places outside the target: the one the target reaches, the home (target gone), the place that gained the
         block, and every place holding the text (the rest are decoys)."""
-        entry, found, reach, trace, policy = step.entry, step.found, step.reach, step.trace, self.policy
-        t = policy.thresholds
+        entry, found, trace = step.entry, step.found, step.trace
         helpers = self._helper_copies(found, entry) if found is not None else []
-        if helpers and not policy.allows(Filter.HELPERS_FIRST, trace, f"{len(helpers)} copies in the helpers the target was split into"):
+        if helpers and not self.policy.allows(Filter.HELPERS_FIRST, trace, f"{len(helpers)} copies in the helpers the target was split into"):
             helpers = []
-        away: list[Scored] = []
-        if not helpers:
-            proposals = elsewhere(self.reader, entry, step.annotation, found, t.max_search_files)
-            away = [Scored(p, measure(p, entry, frozenset(), t)) for p in proposals]
-        reached: Scored | None = None
-        home: Scored | None = None
-        carried: Scored | None = None
         if helpers:  # the container decision named the helpers that received the target's statements: look there first
-            reached = max(helpers, key=home_rank)
-            away = [h for h in helpers if h is not reached]
-            trace.add(Filter.HELPERS_FIRST, Action.FIRED, f"found in {where(reached)}, a helper the target was split into")
-        elif reach is not None:
-            reached = next((s for s in sorted(away, key=home_rank, reverse=True) if reach.leads_to(s.proposal.place())), None)
-            if reached is None:  # a method called on another object: only when exactly one place is one of that name
-                by_name = [s for s in away if reach.calls_by_name(s.proposal.place())]
-                if len(by_name) == 1 and policy.allows(Filter.REACHED_BY_NAME, trace, f"{where(by_name[0])} has the called name"):
-                    reached = by_name[0]
-                    trace.add(Filter.REACHED_BY_NAME, Action.FIRED, f"{where(reached)} is the only place of the called name")
-            if reached is not None:
-                reached = Scored(reached.proposal, as_reached(reached.evidence))
-            elif away:
-                trace.add(Rule.MOVED_TO_REACHED, Action.DECLINED, f"{len(away)} place(s) hold the text; the target reaches none of them")
-        # A gone target's statements do not go to a copy of it made elsewhere (rule copied-not-moved): that stays a decoy.
+            first = max(helpers, key=home_rank)
+            trace.add(Filter.HELPERS_FIRST, Action.FIRED, f"found in {where(first)}, a helper the target was split into")
+            return first, None, None, [h for h in helpers if h is not first]
+        t = self.policy.thresholds
+        away = [Scored(p, measure(p, entry, frozenset(), t)) for p in elsewhere(self.reader, entry, step.annotation, found, t.max_search_files)]
+        reached = self._reached(step, away) if step.reach is not None else None
+        if reached is not None:
+            return reached, None, None, away
+        home, carried = self._home_or_carried(step, own, away)
+        return None, home, carried, away
+
+    def _reached(self, step: _Step, away: list[Scored]) -> Scored | None:
+        """The place holding the text that the target now calls (or, on another object, the only one of the called name)."""
+        reach, trace = step.reach, step.trace
+        assert reach is not None
+        reached = next((s for s in sorted(away, key=home_rank, reverse=True) if reach.leads_to(s.proposal.place())), None)
+        if reached is None:  # a method called on another object: only when exactly one place is one of that name
+            by_name = [s for s in away if reach.calls_by_name(s.proposal.place())]
+            if len(by_name) == 1 and self.policy.allows(Filter.REACHED_BY_NAME, trace, f"{where(by_name[0])} has the called name"):
+                reached = by_name[0]
+                trace.add(Filter.REACHED_BY_NAME, Action.FIRED, f"{where(reached)} is the only place of the called name")
+        if reached is None and away:
+            trace.add(Rule.MOVED_TO_REACHED, Action.DECLINED, f"{len(away)} place(s) hold the text; the target reaches none of them")
+        return Scored(reached.proposal, as_reached(reached.evidence)) if reached is not None else None
+
+    def _home_or_carried(self, step: _Step, own: Scored | None, away: list[Scored]) -> tuple[Scored | None, Scored | None]:
+        """The place that gained the target's lost block, else (target gone) the one clear home elsewhere."""
+        reach, trace, policy = step.reach, step.trace, self.policy
         homes = away
-        if reach is None:
+        if reach is None:  # a gone target's statements do not go to a copy of it made elsewhere (rule copied-not-moved)
             homes = [s for s in away if not self.containers.copied_away(step.annotation, s.proposal.source, s.proposal.index, trace)]
-        weigh_carried = reach is None or carried_can_decide(own.evidence if own else None, policy)
-        if reached is None and homes and not weigh_carried:
+        if not homes:
+            return None, None
+        if reach is not None and not carried_can_decide(own.evidence if own else None, policy):
             detail = f"the candidate inside the target is a real edit: the {len(homes)} place(s) elsewhere holding the text are not weighed"
             trace.add(Filter.REAL_EDIT_STAYS, Action.VETOED, detail)
-        if reached is None and homes and weigh_carried:
-            homes = [_with_provenance(s, step.transfers, t, gone=reach is None) for s in homes]
-            best = pick_carried([s.evidence for s in homes], policy, trace, gone=reach is None)
-            carried = homes[best] if best is not None else None
-        if reach is None and carried is None and homes:
-            best = pick_home([s.evidence for s in homes], policy, trace)
-            home = homes[best] if best is not None else None
-        return reached, home, carried, away
+            return None, None
+        homes = [_with_provenance(s, step.transfers, policy.thresholds, gone=reach is None) for s in homes]
+        best = pick_carried([s.evidence for s in homes], policy, trace, gone=reach is None)
+        if best is not None:
+            return None, homes[best]
+        if reach is not None:
+            return None, None
+        best = pick_home([s.evidence for s in homes], policy, trace)
+        return (homes[best] if best is not None else None), None
 
     def _changed(self, entry: StepLock, rule: Rule, own: Scored, options: list[Scored], trace: Trace) -> StepResult:
         """The result of an edit in place, ambiguous when a runner-up is about as close (rule ``close-runner-up``)."""
