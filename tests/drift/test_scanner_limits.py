@@ -15,7 +15,7 @@ from collections.abc import Callable
 
 import pytest
 
-from infralens.drift.match.reader import _WORD_BYTES, _flexible_pattern
+from infralens.drift.match.textscan import WORD_BYTES, flexible_pattern
 from infralens.source.fast_index import fast_index_source
 from infralens.source.normal_form import normalize
 from infralens.source.token_scan import scan
@@ -41,9 +41,9 @@ def _timed(run: Callable[[], object]) -> float:
 
 SEARCH_IN_A_CHILD = """
 import sys, time
-from infralens.drift.match.reader import _flexible_pattern
+from infralens.drift.match.textscan import flexible_pattern
 data = sys.stdin.buffer.read()
-pattern = _flexible_pattern(sys.argv[1])
+pattern = flexible_pattern(sys.argv[1])
 start = time.perf_counter()
 pattern.search(data)
 print(time.perf_counter() - start)
@@ -62,7 +62,7 @@ def test_the_statement_search_is_linear(case: str) -> None:
 
 
 def test_the_statement_search_still_finds_the_statement_through_comments_and_continuations() -> None:
-    pattern = _flexible_pattern(STATEMENT)
+    pattern = flexible_pattern(STATEMENT)
     assert pattern is not None
     for layout in (
         b"hidden_states = self.proj(hidden_states, scale=scale)",
@@ -84,7 +84,7 @@ def test_the_token_scanner_is_linear(case: str) -> None:
 @pytest.mark.parametrize("case", sorted(HOSTILE))
 def test_the_word_prefilter_is_linear(case: str) -> None:
     data = HOSTILE[case].encode()
-    elapsed = _timed(lambda: _WORD_BYTES.findall(data))
+    elapsed = _timed(lambda: WORD_BYTES.findall(data))
     assert elapsed < LIMIT_S, f"{case}: the word prefilter took {elapsed:.2f} s"
 
 

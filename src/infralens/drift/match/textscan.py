@@ -1,0 +1,113 @@
+"""Linear, exact text scans over a release's raw bytes: words per file, a statement's text, a definition line.
+
+Everything here reads upstream text, which may be hostile (a 10,000-``#`` comment, a 1 MB line), so no
+pattern has nested or overlapping repetition, and each scan is a cheap necessary test (a word set, a
+substring) before any regex runs. :class:`~infralens.drift.match.reader.TreeReader` uses these to find
+candidate files without parsing them.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterable
+from functools import lru_cache
+
+WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]{3,}")
+"""An identifier-like word of 4+ characters: the words files are indexed by."""
+WORD_BYTES = re.compile(rb"[A-Za-z_][A-Za-z0-9_]{3,}")
+
+
+def file_words(data: bytes) -> frozenset[bytes]:
+    """The words of 4+ characters in ``data`` (each maximal identifier run, less its leading digits)."""
+    return frozenset(WORD_BYTES.findall(data))
+
+
+class WordIndex:
+    """Which files hold a word as a whole word: each file's words once, each asked word's files once."""
+
+    def __init__(self, files: tuple[str, ...], read: Callable[[str], bytes | None]) -> None:
+        self._files = files
+        self._read = read
+        self._sets: list[frozenset[bytes]] | None = None
+        self._by_word: dict[bytes, frozenset[str]] = {}
+
+    def files_with(self, word: bytes) -> frozenset[str]:
+        """The files holding ``word`` (4+ identifier characters) as a whole word."""
+        found = self._by_word.get(word)
+        if found is None:
+            if self._sets is None:
+                self._sets = [file_words(data) if (data := self._read(relpath)) is not None else frozenset() for relpath in self._files]
+            found = self._by_word[word] = frozenset(relpath for relpath, words in zip(self._files, self._sets, strict=True) if word in words)
+        return found
+
+
+@lru_cache(maxsize=4096)
+def flexible_pattern(text: str) -> re.Pattern[bytes] | None:
+    """A bytes regex matching ``text``'s tokens separated by any layout, comments or line continuations."""
+    tokens = text.split()[:400]  # any whitespace, no empty pieces (adjacent gaps would backtrack badly)
+    if not tokens:
+        return None
+    # Possessive: a gap is whitespace, line continuations and whole comments, taken all at once and never given
+    # back (no token starts with any of them). Backtracking into it split a comment of k "#" in 2^(k-1) ways.
+    gap = rb"(?:\s|\\\n|#[^\n]*+)*+"
+    pieces = []
+    for token in tokens:
+        piece = re.escape(token.encode("utf-8"))
+        if token in (")", "]", "}"):
+            piece = b"(?:," + gap + b")?" + piece  # the normaliser drops magic trailing commas
+        pieces.append(piece)
+    try:
+        return re.compile(gap.join(pieces))
+    except re.error:
+        return None
+
+
+class TextProbe:
+    """Whether a file's bytes hold a statement's text in any layout (:func:`flexible_pattern`).
+
+    Every token is matched literally by the pattern, so a file lacking one of them as a substring is
+    rejected by ``in`` (a fast substring search) before the pattern runs.
+    """
+
+    def __init__(self, text: str) -> None:
+        self.pattern = flexible_pattern(text)
+        pieces = text.split()[:400] if self.pattern is not None else []  # no pattern: every file holds it
+        self.tokens = sorted({t.encode("utf-8") for t in pieces if len(t) > 2}, key=len, reverse=True)
+
+    def __call__(self, data: bytes) -> bool:
+        if not all(token in data for token in self.tokens):
+            return False
+        return self.pattern is None or self.pattern.search(data) is not None
+
+
+def ranked(files: Iterable[str], rank: Callable[[str], tuple[int, int]]) -> list[str]:
+    """``files`` best rank first; files that rank the same keep their order."""
+    return [relpath for _, relpath in sorted(((rank(r), r) for r in files), key=lambda item: item[0], reverse=True)]
+
+
+_LINE_SPACE = re.compile(rb"[ \t\r\f\v]*")
+_ASYNC_LEAD = re.compile(rb"[ \t\r\f\v]*async[ \t\r\f\v]+")
+
+
+class DefinitionProbe:
+    """Whether a file's bytes hold a ``def``, ``async def`` or ``class`` line of ``name``.
+
+    The same files as ``(?m)^\\s*(?:async\\s+def|def|class)\\s+NAME\\b``, which tries every line start; this
+    finds ``def NAME``/``class NAME`` (literal-led, so a fast scan) and then checks that only spaces, or
+    ``async`` between spaces, stand before the keyword on its line.
+    """
+
+    def __init__(self, name: str) -> None:
+        escaped = re.escape(name.encode())
+        self.keyed = ((b"def", re.compile(rb"def\s+" + escaped + rb"\b")), (b"class", re.compile(rb"class\s+" + escaped + rb"\b")))
+
+    def __call__(self, data: bytes) -> bool:
+        for keyword, pattern in self.keyed:
+            for match in pattern.finditer(data):
+                start = match.start()
+                line = data.rfind(b"\n", 0, start) + 1
+                if _LINE_SPACE.match(data, line, start).end() == start:  # type: ignore[union-attr]
+                    return True
+                if keyword == b"def" and _ASYNC_LEAD.fullmatch(data, line, start):
+                    return True
+        return False
