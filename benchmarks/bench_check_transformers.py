@@ -89,7 +89,6 @@ def build_project(folder: Path, locked: str, cache: Path) -> int:
     annotations.mkdir(parents=True)
     entries, steps = [], 0
     for number, target in enumerate(FUNCTIONS):
-        module, _, _ = target.rpartition(".")
         found = resolver.resolve_annotation(Annotation(id="probe", lab="", source="transformers", target=target, summary="probe", steps=()))[0]
         if found is None:
             raise SystemExit(f"{target} does not resolve in transformers {locked}")

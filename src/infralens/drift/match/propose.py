@@ -131,6 +131,7 @@ def elsewhere(reader: TreeReader, entry: StepLock, annotation: AnnotationLock, f
     """The exact text anywhere in the distribution, outside the (re)found target."""
     proposals = []
     near = reader.files_with_text(entry.texts[0], near=annotation.relpath, hints=annotation.target.split("."), limit=THRESHOLDS.max_search_files)
+    reader.prefetch(near)
     for relpath in near:
         indexed = reader.indexed(relpath)
         if indexed is None:

@@ -17,6 +17,7 @@ from infralens.drift.match.textscan import WORD, DefinitionProbe, TextProbe, Wor
 from infralens.errors import InfralensError
 from infralens.resolve import Resolver
 from infralens.source import Definition, ModuleIndex, SourceFile, SourceTree
+from infralens.source.prefetch import SHARED
 
 _COMMON = {
     "self",
@@ -61,7 +62,7 @@ class TreeReader:
         self._searches: dict[tuple[str, str, tuple[str, ...]], _RankedSearch] = {}
         self._hinted: dict[tuple[str, ...], dict[str, int]] = {}
         self._shared: dict[str, dict[str, int]] = {}
-        self._bodies: dict[tuple[str, Definition], frozenset[str]] = {}
+        self._bodies: dict[tuple[str, Definition], tuple[str, ...]] = {}
 
     def source(self, relpath: str) -> SourceFile | None:
         """The file at ``relpath``, or None when it does not exist or cannot be read (see :meth:`problem`)."""
@@ -74,6 +75,12 @@ class TreeReader:
                     self._problems[relpath] = str(error)
             self._sources[relpath] = found
         return self._sources[relpath]
+
+    def prefetch(self, relpaths: list[str]) -> None:
+        """Index those of ``relpaths`` not yet indexed, in parallel (:mod:`infralens.source.prefetch`), so that
+        :meth:`indexed` finds them in memory; the indexes are the ones :meth:`indexed` would build."""
+        sources = [s for s in (self.source(r) for r in relpaths) if s is not None]
+        SHARED.index(self.resolver.cache, [(s.text, s.sha256) for s in sources], fast=self.fast)
 
     def problem(self, relpath: str) -> str | None:
         """Why ``relpath`` exists but cannot be used (unreadable, too big, does not parse); None when fine or absent."""
@@ -149,17 +156,18 @@ class TreeReader:
 
     def indexed_files(self, relpaths: list[str]) -> Iterator[tuple[str, SourceFile, ModuleIndex]]:
         """``(relpath, source, index)`` for each of ``relpaths`` that exists and parses."""
+        self.prefetch(relpaths)
         for relpath in relpaths:
             indexed = self.indexed(relpath)
             if indexed is not None:
                 yield relpath, indexed[0], indexed[1]
 
-    def body_hashes(self, index: ModuleIndex, definition: Definition) -> frozenset[str]:
+    def body_hashes(self, index: ModuleIndex, definition: Definition) -> tuple[str, ...]:
         """The short hashes of ``definition``'s body statements (:func:`~infralens.drift.lock.facts.body_hashes`), once per
         definition of a file's text."""
         key = (index.sha256, definition)
         if key not in self._bodies:
-            self._bodies[key] = frozenset(body_hashes(index, definition))
+            self._bodies[key] = body_hashes(index, definition)
         return self._bodies[key]
 
     def _hint_counts(self, hints: tuple[str, ...]) -> Callable[[str], int]:
@@ -215,7 +223,8 @@ class _RankedSearch:
         self.probe = TextProbe(text)
         readable = [r for r in files if reader.read_bytes(r) is not None]
         held, shared = reader._hint_counts(tuple(hints)), reader._shared_folders(near)
-        self.pending = ranked(readable, lambda r: (held(r), shared(r)))[::-1]  # popped from the end, best first
+        self.order = ranked(readable, lambda r: (held(r), shared(r)))
+        self.pending = self.order[::-1]  # popped from the end, best first
         self.hits: list[str] = []
 
     def first(self, limit: int | None) -> list[str]:
@@ -224,6 +233,8 @@ class _RankedSearch:
             relpath = self.pending.pop()
             if self.probe(self.reader.read_bytes(relpath) or b""):
                 self.hits.append(relpath)
+            if self.probe.everything:  # no pattern after all: every candidate is a hit
+                self.hits, self.pending = list(self.order), []
         return self.hits[:limit] if limit is not None else list(self.hits)
 
 

@@ -66,18 +66,29 @@ class TextProbe:
     """Whether a file's bytes hold a statement's text in any layout (:func:`flexible_pattern`).
 
     Every token is matched literally by the pattern, so a file lacking one of them as a substring is
-    rejected by ``in`` (a fast substring search) before the pattern runs.
+    rejected by ``in`` (a fast substring search) before the pattern runs; the pattern is compiled only
+    for the first file holding every token. Where there is no pattern (no tokens, or one that does not
+    compile), every file holds the text: :attr:`everything` says so once known.
     """
 
     def __init__(self, text: str) -> None:
-        self.pattern = flexible_pattern(text)
-        pieces = text.split()[:400] if self.pattern is not None else []  # no pattern: every file holds it
+        self.text = text
+        pieces = text.split()[:400]
+        self.everything = not pieces
         self.tokens = sorted({t.encode("utf-8") for t in pieces if len(t) > 2}, key=len, reverse=True)
+        self._pattern: re.Pattern[bytes] | None = None
 
     def __call__(self, data: bytes) -> bool:
+        if self.everything:
+            return True
         if not all(token in data for token in self.tokens):
             return False
-        return self.pattern is None or self.pattern.search(data) is not None
+        if self._pattern is None:
+            self._pattern = flexible_pattern(self.text)
+            if self._pattern is None:  # it did not compile: every file holds the text, also those rejected above
+                self.everything = True
+                return True
+        return self._pattern.search(data) is not None
 
 
 def ranked(files: Iterable[str], rank: Callable[[str], tuple[int, int]]) -> list[str]:
