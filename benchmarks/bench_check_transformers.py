@@ -20,6 +20,7 @@ differently shows.
 from __future__ import annotations
 
 import argparse
+import hashlib
 import json
 import os
 import resource
@@ -144,10 +145,13 @@ def run(command: list[str], env: dict[str, str]) -> tuple[float, float, str]:
 
 
 def verdicts(output: str) -> str:
-    """The step kinds of a JSON check report, counted."""
-    report = json.loads(output)
-    kinds = Counter(step["kind"] for step in report["steps"])
-    return ", ".join(f"{kind} {kinds[kind]}" for kind in sorted(kinds))
+    """The step kinds of a JSON check report, counted, and a digest of every step's kind, place and message (two
+    runs that decide alike print the same digest)."""
+    steps = json.loads(output)["steps"]
+    kinds = Counter(step["kind"] for step in steps.values())
+    decided = json.dumps([[ident, step["kind"], step.get("new"), step["message"]] for ident, step in sorted(steps.items())], sort_keys=True)
+    digest = hashlib.sha256(decided.encode()).hexdigest()[:12]
+    return ", ".join(f"{kind} {kinds[kind]}" for kind in sorted(kinds)) + f" (digest {digest})"
 
 
 def main() -> None:

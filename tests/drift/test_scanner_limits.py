@@ -61,6 +61,34 @@ def test_the_statement_search_is_linear(case: str) -> None:
     assert elapsed < LIMIT_S, f"{case}: the statement search took {elapsed:.2f} s"
 
 
+PROBES_IN_A_CHILD = """
+import sys, time
+from infralens.drift.match.textscan import DefinitionProbe, TextProbe, file_words
+data = sys.stdin.buffer.read()
+scanners = {"text probe": TextProbe(sys.argv[1]), "definition probe": DefinitionProbe("proj"), "file words": file_words}
+for name, scan in scanners.items():
+    start = time.perf_counter()
+    scan(data)
+    print(name, time.perf_counter() - start)
+"""
+
+
+@pytest.mark.parametrize("case", sorted(HOSTILE))
+def test_the_search_probes_are_linear(case: str) -> None:
+    """The probes the checker runs before (or instead of) a regex: substring tests, the definition-line probe and a
+    file's word set. Each finishes a hostile layout within the limit (in a child process, killed if it hangs)."""
+    # then many keyword starts, none a definition: on one line, after a long lead of spaces, on many lines
+    data = HOSTILE[case] + "\nx" + " def proj" * 50_000 + "\n" + " " * 500_000 + "x" + " def proj" * 50_000 + "\n" + "def " * 20_000 + " proj\nasync " * 20_000
+    try:
+        done = subprocess.run([sys.executable, "-c", PROBES_IN_A_CHILD, STATEMENT], input=data.encode(), capture_output=True, timeout=20, check=True)
+    except subprocess.TimeoutExpired:
+        pytest.fail(f"{case}: a search probe ran for more than 20 s")
+    times = {line.rpartition(" ")[0]: float(line.rpartition(" ")[2]) for line in done.stdout.decode().splitlines()}
+    assert set(times) == {"text probe", "definition probe", "file words"}
+    slow = {name: seconds for name, seconds in times.items() if seconds >= LIMIT_S}
+    assert not slow, f"{case}: {slow}"
+
+
 def test_the_statement_search_still_finds_the_statement_through_comments_and_continuations() -> None:
     pattern = flexible_pattern(STATEMENT)
     assert pattern is not None

@@ -97,7 +97,7 @@ def ranked(files: Iterable[str], rank: Callable[[str], tuple[int, int]]) -> list
 
 
 _LINE_SPACE = re.compile(rb"[ \t\r\f\v]*")
-_ASYNC_LEAD = re.compile(rb"[ \t\r\f\v]*async[ \t\r\f\v]+")
+_ASYNC_WORD = re.compile(rb"async[ \t\r\f\v]+")
 
 
 class DefinitionProbe:
@@ -105,7 +105,8 @@ class DefinitionProbe:
 
     The same files as ``(?m)^\\s*(?:async\\s+def|def|class)\\s+NAME\\b``, which tries every line start; this
     finds ``def NAME``/``class NAME`` (literal-led, so a fast scan) and then checks that only spaces, or
-    ``async`` between spaces, stand before the keyword on its line.
+    ``async`` between spaces, stand before the keyword on its line (each line's lead measured once, so many
+    matches on one long line stay linear).
     """
 
     def __init__(self, name: str) -> None:
@@ -114,11 +115,21 @@ class DefinitionProbe:
 
     def __call__(self, data: bytes) -> bool:
         for keyword, pattern in self.keyed:
+            line, seen, lead = 0, 0, (-1, -1)
             for match in pattern.finditer(data):
                 start = match.start()
-                line = data.rfind(b"\n", 0, start) + 1
-                if _LINE_SPACE.match(data, line, start).end() == start:  # type: ignore[union-attr]
-                    return True
-                if keyword == b"def" and _ASYNC_LEAD.fullmatch(data, line, start):
+                newline = data.rfind(b"\n", seen, start)  # only the bytes since the last match: linear in all
+                if newline >= 0 or lead[0] < 0:
+                    line = newline + 1 if newline >= 0 else line
+                    lead = _line_lead(data, line)
+                seen = start
+                if start == lead[0] or (keyword == b"def" and start == lead[1]):
                     return True
         return False
+
+
+def _line_lead(data: bytes, line: int) -> tuple[int, int]:
+    """Where the spaces opening the line at ``line`` end, and where ``async`` and the spaces after it end there (-1: none)."""
+    spaces = _LINE_SPACE.match(data, line).end()  # type: ignore[union-attr]
+    after = _ASYNC_WORD.match(data, spaces)
+    return spaces, after.end() if after else -1
