@@ -4,7 +4,9 @@ A :class:`TreeReader` remembers what it read (bytes, parsed files) for the lengt
 search (:meth:`TreeReader.files_with_text`) prefilters files by words of a statement (an index of
 each file's words, built once), ranks them by cheap substring checks, and runs a whitespace-tolerant
 regex only on files holding every token of the statement, best-ranked first, until it has as many
-hits as the caller reads (:class:`_RankedSearch`); nothing is parsed before that.
+hits as the caller reads (:class:`_RankedSearch`); nothing is parsed before that. Files about to be
+parsed together (a search's hits, :meth:`TreeReader.indexed_files`) are indexed in worker processes
+when several are missing (:mod:`infralens.source.prefetch`).
 """
 
 from __future__ import annotations
