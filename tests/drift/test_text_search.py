@@ -166,3 +166,16 @@ def test_without_two_cores_nothing_is_started(tmp_path: Path) -> None:
     text = "x = 1\n"
     assert single.index(IndexCache(tmp_path / "cache"), [(text, sha256_text(text)), ("y = 2\n", sha256_text("y = 2\n"))], fast=True) == 0
     assert single._pool is None
+
+
+def test_a_failing_parse_in_a_worker_is_left_to_the_serial_path(tmp_path: Path) -> None:
+    """What indexing raises is raised where the file is asked for (as without workers): the batch is dropped, and the
+    workers stay usable."""
+    cache = IndexCache(tmp_path / "cache")
+    workers = Prefetcher(workers=2)
+    try:
+        assert workers.index(cache, [(b"x = 1", "a" * 64), (b"y = 2", "b" * 64)], fast=True) == 0  # type: ignore[list-item]  # bytes: the indexer raises
+        texts = ["x = 1\n", "y = 2\n"]
+        assert workers.index(cache, [(t, sha256_text(t)) for t in texts], fast=True) == 2
+    finally:
+        workers.close()

@@ -13,7 +13,7 @@ from __future__ import annotations
 import atexit
 import os
 from collections.abc import Iterable
-from concurrent.futures import Executor
+from concurrent.futures import BrokenExecutor, Executor
 
 from infralens.source.cache import IndexCache
 from infralens.source.models import ModuleIndex
@@ -57,9 +57,11 @@ class Prefetcher:
         texts = sorted(missing.values(), key=len, reverse=True)  # biggest first: better balance
         try:
             indexes = list(pool.map(index_text, texts, [fast] * len(texts)))
-        except (OSError, RuntimeError):  # e.g. a worker killed (BrokenProcessPool): parse where asked, as without workers
+        except BrokenExecutor:  # a worker died (killed, out of memory): parse where asked from now on
             self._broken = True
             self.close()
+            return 0
+        except Exception:  # whatever indexing one of them raised is raised again where it is asked for, as without workers
             return 0
         for index in indexes:
             cache.misses += 1
