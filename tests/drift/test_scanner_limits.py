@@ -15,7 +15,7 @@ from collections.abc import Callable
 
 import pytest
 
-from infralens.drift.match.reader import _WORD_BYTES, _flexible_pattern
+from infralens.drift.match.textscan import WORD_BYTES, flexible_pattern
 from infralens.source.fast_index import fast_index_source
 from infralens.source.normal_form import normalize
 from infralens.source.token_scan import scan
@@ -41,9 +41,9 @@ def _timed(run: Callable[[], object]) -> float:
 
 SEARCH_IN_A_CHILD = """
 import sys, time
-from infralens.drift.match.reader import _flexible_pattern
+from infralens.drift.match.textscan import flexible_pattern
 data = sys.stdin.buffer.read()
-pattern = _flexible_pattern(sys.argv[1])
+pattern = flexible_pattern(sys.argv[1])
 start = time.perf_counter()
 pattern.search(data)
 print(time.perf_counter() - start)
@@ -61,8 +61,36 @@ def test_the_statement_search_is_linear(case: str) -> None:
     assert elapsed < LIMIT_S, f"{case}: the statement search took {elapsed:.2f} s"
 
 
+PROBES_IN_A_CHILD = """
+import sys, time
+from infralens.drift.match.textscan import DefinitionProbe, TextProbe, file_words
+data = sys.stdin.buffer.read()
+scanners = {"text probe": TextProbe(sys.argv[1]), "definition probe": DefinitionProbe("proj"), "file words": file_words}
+for name, scan in scanners.items():
+    start = time.perf_counter()
+    scan(data)
+    print(name, time.perf_counter() - start)
+"""
+
+
+@pytest.mark.parametrize("case", sorted(HOSTILE))
+def test_the_search_probes_are_linear(case: str) -> None:
+    """The probes the checker runs before (or instead of) a regex: substring tests, the definition-line probe and a
+    file's word set. Each finishes a hostile layout within the limit (in a child process, killed if it hangs)."""
+    # then many keyword starts, none a definition: on one line, after a long lead of spaces, on many lines
+    data = HOSTILE[case] + "\nx" + " def proj" * 50_000 + "\n" + " " * 500_000 + "x" + " def proj" * 50_000 + "\n" + "def " * 20_000 + " proj\nasync " * 20_000
+    try:
+        done = subprocess.run([sys.executable, "-c", PROBES_IN_A_CHILD, STATEMENT], input=data.encode(), capture_output=True, timeout=20, check=True)
+    except subprocess.TimeoutExpired:
+        pytest.fail(f"{case}: a search probe ran for more than 20 s")
+    times = {line.rpartition(" ")[0]: float(line.rpartition(" ")[2]) for line in done.stdout.decode().splitlines()}
+    assert set(times) == {"text probe", "definition probe", "file words"}
+    slow = {name: seconds for name, seconds in times.items() if seconds >= LIMIT_S}
+    assert not slow, f"{case}: {slow}"
+
+
 def test_the_statement_search_still_finds_the_statement_through_comments_and_continuations() -> None:
-    pattern = _flexible_pattern(STATEMENT)
+    pattern = flexible_pattern(STATEMENT)
     assert pattern is not None
     for layout in (
         b"hidden_states = self.proj(hidden_states, scale=scale)",
@@ -84,7 +112,7 @@ def test_the_token_scanner_is_linear(case: str) -> None:
 @pytest.mark.parametrize("case", sorted(HOSTILE))
 def test_the_word_prefilter_is_linear(case: str) -> None:
     data = HOSTILE[case].encode()
-    elapsed = _timed(lambda: _WORD_BYTES.findall(data))
+    elapsed = _timed(lambda: WORD_BYTES.findall(data))
     assert elapsed < LIMIT_S, f"{case}: the word prefilter took {elapsed:.2f} s"
 
 

@@ -13,7 +13,7 @@ import ast
 from dataclasses import dataclass
 
 from infralens.drift.lock.entries import AnnotationLock, Place, StepLock
-from infralens.drift.lock.facts import body_hashes, body_of, enclosing_definitions, header_of, jaccard
+from infralens.drift.lock.facts import body_of, enclosing_definitions, header_of, jaccard
 from infralens.drift.match.container import Found
 from infralens.drift.match.reader import TreeReader
 from infralens.drift.match.rules import Origin, Thresholds
@@ -134,8 +134,9 @@ def _setter_like(text: str) -> bool:
 def elsewhere(reader: TreeReader, entry: StepLock, annotation: AnnotationLock, found: Found | None, max_files: int) -> list[Proposal]:
     """The exact text anywhere in the distribution, outside the (re)found target."""
     proposals = []
-    near = reader.files_with_text(entry.texts[0], near=annotation.relpath, hints=annotation.target.split("."))
-    for relpath in near[:max_files]:
+    near = reader.files_with_text(entry.texts[0], near=annotation.relpath, hints=annotation.target.split("."), limit=max_files)
+    reader.prefetch(near)
+    for relpath in near:
         indexed = reader.indexed(relpath)
         if indexed is None:
             continue
@@ -149,7 +150,7 @@ def elsewhere(reader: TreeReader, entry: StepLock, annotation: AnnotationLock, f
             window = statements[start : start + len(entry.texts)]
             if tuple(s.text for s in window) != entry.texts:
                 continue
-            locality = max((jaccard(annotation.body, body_hashes(index, d)) for d in enclosing_definitions(index, statement)), default=0.0)
+            locality = max((jaccard(annotation.body, reader.body_hashes(index, d)) for d in enclosing_definitions(index, statement)), default=0.0)
             proposals.append(Proposal(source, index, window, Origin.ELSEWHERE, locality))
     return proposals
 

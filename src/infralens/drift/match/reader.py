@@ -2,21 +2,25 @@
 
 A :class:`TreeReader` remembers what it read (bytes, parsed files) for the length of a check. Its
 search (:meth:`TreeReader.files_with_text`) prefilters files by words of a statement (an index of
-each file's words, built once) and a whitespace-tolerant regex before anything is parsed.
+each file's words, built once), ranks them by cheap substring checks, and runs a whitespace-tolerant
+regex only on files holding every token of the statement, best-ranked first, until it has as many
+hits as the caller reads (:class:`_RankedSearch`); nothing is parsed before that. Files about to be
+parsed together (a search's hits, :meth:`TreeReader.indexed_files`) are indexed in worker processes
+when several are missing (:mod:`infralens.source.prefetch`).
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
-from functools import lru_cache
+from collections.abc import Callable, Iterator
 
+from infralens.drift.lock.facts import body_hashes
+from infralens.drift.match.textscan import WORD, DefinitionProbe, TextProbe, WordIndex, ranked
 from infralens.errors import InfralensError
 from infralens.resolve import Resolver
-from infralens.source import ModuleIndex, SourceFile, SourceTree
+from infralens.source import Definition, ModuleIndex, SourceFile, SourceTree
+from infralens.source.prefetch import SHARED
 
-_WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]{3,}")
-_WORD_BYTES = re.compile(rb"[A-Za-z_][A-Za-z0-9_]{3,}")
 _COMMON = {
     "self",
     "None",
@@ -55,7 +59,12 @@ class TreeReader:
         self._bytes: dict[str, bytes | None] = {}
         self._sources: dict[str, SourceFile | None] = {}
         self._problems: dict[str, str] = {}
-        self._words: dict[bytes, set[str]] | None = None
+        self._words: WordIndex | None = None
+        self._files: tuple[str, ...] | None = None
+        self._searches: dict[tuple[str, str, tuple[str, ...]], _RankedSearch] = {}
+        self._hinted: dict[tuple[str, ...], dict[str, int]] = {}
+        self._shared: dict[str, dict[str, int]] = {}
+        self._bodies: dict[tuple[str, Definition], tuple[str, ...]] = {}
 
     def source(self, relpath: str) -> SourceFile | None:
         """The file at ``relpath``, or None when it does not exist or cannot be read (see :meth:`problem`)."""
@@ -68,6 +77,12 @@ class TreeReader:
                     self._problems[relpath] = str(error)
             self._sources[relpath] = found
         return self._sources[relpath]
+
+    def prefetch(self, relpaths: list[str]) -> None:
+        """Index those of ``relpaths`` not yet indexed, in parallel (:mod:`infralens.source.prefetch`), so that
+        :meth:`indexed` finds them in memory; the indexes are the ones :meth:`indexed` would build."""
+        sources = [s for s in (self.source(r) for r in relpaths) if s is not None]
+        SHARED.index(self.resolver.cache, [(s.text, s.sha256) for s in sources], fast=self.fast)
 
     def problem(self, relpath: str) -> str | None:
         """Why ``relpath`` exists but cannot be used (unreadable, too big, does not parse); None when fine or absent."""
@@ -101,99 +116,128 @@ class TreeReader:
                 self._bytes[relpath] = None
         return self._bytes[relpath]
 
+    def python_files(self) -> tuple[str, ...]:
+        """The tree's Python files, in the tree's order (listed once)."""
+        if self._files is None:
+            self._files = tuple(self.tree.iter_python_files())
+        return self._files
+
     def files_with_words(self, words: list[str]) -> set[str] | None:
         """Python files holding every one of ``words`` as a whole word (only words of 4+ characters
         narrow the search; None when none of them does: every file may match)."""
-        narrowing = [w.encode() for w in words if _WORD.fullmatch(w)]
+        narrowing = [w.encode() for w in words if WORD.fullmatch(w)]
         if not narrowing:
             return None
-        index = self._word_index()
-        return set.intersection(*(index.get(word, set()) for word in narrowing))
-
-    def _word_index(self) -> dict[bytes, set[str]]:
-        """Every identifier-like word of 4+ characters → the files holding it as a whole word."""
         if self._words is None:
-            words: dict[bytes, set[str]] = {}
-            for relpath in self.tree.iter_python_files():
-                data = self.read_bytes(relpath)
-                for word in set(_WORD_BYTES.findall(data)) if data is not None else ():
-                    words.setdefault(word, set()).add(relpath)
-            self._words = words
-        return self._words
+            self._words = WordIndex(self.python_files(), self.read_bytes)
+        return set(frozenset.intersection(*(self._words.files_with(word) for word in narrowing)))
 
     def files_matching(self, patterns: list[re.Pattern[bytes]], *, words: list[str], skip: str = "") -> Iterator[str]:
         """Python files (except ``skip``) holding every one of ``words`` whose bytes match every pattern."""
-        candidates = self.files_with_words(words)
-        for relpath in self.tree.iter_python_files():
-            if relpath == skip or (candidates is not None and relpath not in candidates):
-                continue
-            data = self.read_bytes(relpath)
-            if data is not None and all(p.search(data) for p in patterns):
-                yield relpath
+        return self._files_where([p.search for p in patterns], words=words, skip=skip)
 
     def files_defining(self, names: list[str], *, skip: str = "") -> Iterator[str]:
         """Python files (except ``skip``) with a ``def``, ``async def`` or ``class`` line of each of ``names``."""
-        patterns = [re.compile(rb"(?m)^\s*(?:async\s+def|def|class)\s+" + re.escape(n.encode()) + rb"\b") for n in names]
-        return self.files_matching(patterns, words=names, skip=skip)
+        return self._files_where([DefinitionProbe(n) for n in names], words=names, skip=skip)
+
+    def _files_where(self, tests: list[Callable[[bytes], object]], *, words: list[str], skip: str) -> Iterator[str]:
+        candidates = self.files_with_words(words)
+        for relpath in self.python_files():
+            if relpath == skip or (candidates is not None and relpath not in candidates):
+                continue
+            data = self.read_bytes(relpath)
+            if data is not None and all(test(data) for test in tests):
+                yield relpath
 
     def files_holding(self, texts: list[str], *, near: str, hints: list[str], per_text: int = 4) -> list[str]:
         """The best-ranked ``per_text`` files holding each of ``texts`` (:meth:`files_with_text`), each file once."""
         found: list[str] = []
         for text in texts:
-            found.extend(r for r in self.files_with_text(text, near=near, hints=hints)[:per_text] if r not in found)
+            found.extend(r for r in self.files_with_text(text, near=near, hints=hints, limit=per_text) if r not in found)
         return found
 
     def indexed_files(self, relpaths: list[str]) -> Iterator[tuple[str, SourceFile, ModuleIndex]]:
         """``(relpath, source, index)`` for each of ``relpaths`` that exists and parses."""
+        self.prefetch(relpaths)
         for relpath in relpaths:
             indexed = self.indexed(relpath)
             if indexed is not None:
                 yield relpath, indexed[0], indexed[1]
 
-    def files_with_text(self, text: str, *, near: str, hints: list[str]) -> list[str]:
-        """Files whose text contains the statement's tokens in order, best-ranked first.
+    def body_hashes(self, index: ModuleIndex, definition: Definition) -> tuple[str, ...]:
+        """The short hashes of ``definition``'s body statements (:func:`~infralens.drift.lock.facts.body_hashes`), once per
+        definition of a file's text."""
+        key = (index.sha256, definition)
+        if key not in self._bodies:
+            self._bodies[key] = body_hashes(index, definition)
+        return self._bodies[key]
+
+    def _hint_counts(self, hints: tuple[str, ...]) -> Callable[[str], int]:
+        """How many of ``hints`` a file's bytes hold (as substrings), remembered per file."""
+        counts = self._hinted.setdefault(hints, {})
+        encoded = [h.encode() for h in hints]
+
+        def held(relpath: str) -> int:
+            if relpath not in counts:
+                data = self.read_bytes(relpath) or b""
+                counts[relpath] = sum(1 for h in encoded if h in data)
+            return counts[relpath]
+
+        return held
+
+    def _shared_folders(self, near: str) -> Callable[[str], int]:
+        """How many leading path components a file shares with ``near``, remembered per file."""
+        shared = self._shared.setdefault(near, {})
+
+        def count(relpath: str) -> int:
+            if relpath not in shared:
+                shared[relpath] = _common_prefix(relpath, near)
+            return shared[relpath]
+
+        return count
+
+    def files_with_text(self, text: str, *, near: str, hints: list[str], limit: int | None = None) -> list[str]:
+        """Files whose text contains the statement's tokens in order, best-ranked first (the first ``limit`` of them).
 
         Files holding more of ``hints`` (parts of the target's qualname), then those sharing
-        more folders with ``near``, rank first.
+        more folders with ``near``, rank first; files that rank the same keep the tree's order.
         """
-        words = sorted({w for w in _WORD.findall(text) if w not in _COMMON}, key=len, reverse=True)[:3]
-        pattern = _flexible_pattern(text)
-        encoded_hints = [h.encode() for h in hints]
-        hits: list[tuple[tuple[int, int], str]] = []
-        candidates = self.files_with_words(words)
-        for relpath in self.tree.iter_python_files():
-            if candidates is not None and relpath not in candidates:
-                continue
-            data = self.read_bytes(relpath)
-            if data is None:
-                continue
-            if pattern is not None and not pattern.search(data):
-                continue
-            rank = (sum(1 for h in encoded_hints if h in data), _common_prefix(relpath, near))
-            hits.append((rank, relpath))
-        hits.sort(key=lambda item: item[0], reverse=True)
-        return [relpath for _, relpath in hits]
+        key = (text, near, tuple(hints))
+        search = self._searches.get(key)
+        if search is None:
+            words = sorted({w for w in WORD.findall(text) if w not in _COMMON}, key=len, reverse=True)[:3]
+            candidates = self.files_with_words(words)
+            files = [r for r in self.python_files() if candidates is None or r in candidates]
+            search = self._searches[key] = _RankedSearch(self, text, files, near=near, hints=hints)
+        return search.first(limit)
 
 
-@lru_cache(maxsize=4096)
-def _flexible_pattern(text: str) -> re.Pattern[bytes] | None:
-    """A bytes regex matching ``text``'s tokens separated by any layout, comments or line continuations."""
-    tokens = text.split()[:400]  # any whitespace, no empty pieces (adjacent gaps would backtrack badly)
-    if not tokens:
-        return None
-    # Possessive: a gap is whitespace, line continuations and whole comments, taken all at once and never given
-    # back (no token starts with any of them). Backtracking into it split a comment of k "#" in 2^(k-1) ways.
-    gap = rb"(?:\s|\\\n|#[^\n]*+)*+"
-    pieces = []
-    for token in tokens:
-        piece = re.escape(token.encode("utf-8"))
-        if token in (")", "]", "}"):
-            piece = b"(?:," + gap + b")?" + piece  # the normaliser drops magic trailing commas
-        pieces.append(piece)
-    try:
-        return re.compile(gap.join(pieces))
-    except re.error:
-        return None
+class _RankedSearch:
+    """One statement's text searched across candidate files, lazily, in rank order.
+
+    The rank (hints held, folders shared with ``near``) needs only substring checks, so the candidates are
+    sorted first and the text probe runs on them in that order until as many hits as asked for are found:
+    the first ``n`` hits are the first ``n`` of the full ranked list.
+    """
+
+    def __init__(self, reader: TreeReader, text: str, files: list[str], *, near: str, hints: list[str]) -> None:
+        self.reader = reader
+        self.probe = TextProbe(text)
+        readable = [r for r in files if reader.read_bytes(r) is not None]
+        held, shared = reader._hint_counts(tuple(hints)), reader._shared_folders(near)
+        self.order = ranked(readable, lambda r: (held(r), shared(r)))
+        self.pending = self.order[::-1]  # popped from the end, best first
+        self.hits: list[str] = []
+
+    def first(self, limit: int | None) -> list[str]:
+        """The best-ranked ``limit`` hits (all of them when ``limit`` is None)."""
+        while self.pending and (limit is None or len(self.hits) < limit):
+            relpath = self.pending.pop()
+            if self.probe(self.reader.read_bytes(relpath) or b""):
+                self.hits.append(relpath)
+            if self.probe.everything:  # no pattern after all: every candidate is a hit
+                self.hits, self.pending = list(self.order), []
+        return self.hits[:limit] if limit is not None else list(self.hits)
 
 
 def _common_prefix(left: str, right: str) -> int:

@@ -1,0 +1,99 @@
+"""Index several files of another release at once, on every core, before a check reads them one by one.
+
+A check against another release parses the files its search proposes (up to sixteen per step) with the
+``ast`` twin (:mod:`.fast_index`), one after the other, and that parsing is most of a cold check. A
+:class:`Prefetcher` hands the files not yet in the index cache to worker processes (started once, on first
+need) and stores what they return in the cache, so the reads that follow are memory hits. The workers
+run the very function a serial miss runs (:meth:`IndexCache.index_of`'s choice: the twin, else libcst),
+so an index is the same either way; only the time differs.
+"""
+
+from __future__ import annotations
+
+import atexit
+import os
+from collections.abc import Iterable
+from concurrent.futures import BrokenExecutor, Executor
+
+from infralens.source.cache import IndexCache
+from infralens.source.models import ModuleIndex
+
+MIN_MISSES = 2
+"""Fewer misses than this are parsed where they are asked for (a round trip to a worker costs more)."""
+MAX_WORKERS = 4
+"""Most worker processes (parsing a handful of files at a time gains nothing from more)."""
+
+
+def index_text(text: str, fast: bool) -> ModuleIndex:
+    """The index :meth:`IndexCache.index_of` builds on a miss (in a worker process)."""
+    from infralens.source.fast_index import fast_index_source
+
+    index = fast_index_source(text) if fast else None
+    if index is None:
+        from infralens.source.index import index_source
+
+        index = index_source(text)
+    return index
+
+
+class Prefetcher:
+    """Worker processes that index cache misses in parallel (one set per process, started on first need); none
+    when there is one core or they cannot start, and then every file is parsed where it is asked for."""
+
+    def __init__(self, workers: int | None = None) -> None:
+        self.workers = workers if workers is not None else min(MAX_WORKERS, _cores())
+        self._pool: Executor | None = None
+        self._broken = self.workers < 2
+
+    def index(self, cache: IndexCache, sources: Iterable[tuple[str, str]], *, fast: bool) -> int:
+        """Make sure each ``(text, sha256)`` is in ``cache``; the number indexed by the workers."""
+        missing: dict[str, str] = {}
+        for text, sha256 in sources:
+            if sha256 not in missing and cache.get(sha256) is None:
+                missing[sha256] = text
+        pool = self._start() if len(missing) >= MIN_MISSES else None
+        if pool is None:
+            return 0
+        texts = sorted(missing.values(), key=len, reverse=True)  # biggest first: better balance
+        try:
+            indexes = list(pool.map(index_text, texts, [fast] * len(texts)))
+        except BrokenExecutor:  # a worker died (killed, out of memory): parse where asked from now on
+            self._broken = True
+            self.close()
+            return 0
+        except Exception:  # whatever indexing one of them raised is raised again where it is asked for, as without workers
+            return 0
+        for index in indexes:
+            cache.misses += 1
+            cache.put(index)
+        return len(indexes)
+
+    def _start(self) -> Executor | None:
+        if self._pool is None and not self._broken:
+            try:
+                import multiprocessing
+                from concurrent.futures import ProcessPoolExecutor
+
+                context = multiprocessing.get_context("spawn")  # no fork of a threaded host (Sphinx)
+                self._pool = ProcessPoolExecutor(max_workers=self.workers, mp_context=context)
+                atexit.register(self.close)
+            except (OSError, RuntimeError, ImportError):
+                self._broken = True
+        return self._pool
+
+    def close(self) -> None:
+        """Stop the workers (also at exit)."""
+        pool, self._pool = self._pool, None
+        if pool is not None:
+            pool.shutdown(wait=True, cancel_futures=True)
+
+
+def _cores() -> int:
+    """The cores this process may run on."""
+    if hasattr(os, "sched_getaffinity"):
+        return len(os.sched_getaffinity(0))
+    return os.cpu_count() or 1
+
+
+SHARED = Prefetcher()
+"""The workers of this process, shared by every reader."""
