@@ -56,7 +56,9 @@ def test_an_app_without_infralens_parses_front_matter_as_myst_does(fresh_root, t
     for page in ("front.html", "inc.html"):  # InfraLens's app still refuses both ways in
         built = _page(guarded, page)
         assert "Hello" in built and MARKER not in built, page
-    rendered = publish_string(FRONT, parser=Parser(), writer="html5", settings_overrides={"myst_enable_extensions": ["substitution"], "output_encoding": "unicode"})
+    rendered = publish_string(
+        FRONT, parser=Parser(), writer="html5", settings_overrides={"myst_enable_extensions": ["substitution"], "output_encoding": "unicode"}
+    )
     assert MARKER in str(rendered), "a plain docutils run of MyST is affected"
 
 
@@ -91,7 +93,7 @@ def test_a_second_build_in_the_same_process_reads_the_changed_cost_report(fresh_
 
 
 def test_a_builds_state_is_never_pickled_with_its_environment() -> None:
-    state = BuildState(pages_base=Path("/somewhere"), memos={"cost-reports": {"path": "report"}})
+    state = BuildState(values={"pages-base": Path("/somewhere")}, memos={"cost-reports": {"path": "report"}})
     again = pickle.loads(pickle.dumps(state))
     assert again == BuildState() and state.memos, "a pickled environment carried a build's state to the next build"
 
@@ -138,4 +140,3 @@ def test_a_missing_cost_report_warns_naming_make_cost(fresh_root, tmp_path: Path
         app.cleanup()
     found = [line for line in warnings.getvalue().splitlines() if "cost" in line]
     assert any("costs.md" in line and "`make cost`" in line for line in found), warnings.getvalue()
-

@@ -86,4 +86,5 @@ def setup(app: Sphinx) -> ExtensionMetadata:
     app.connect("html-page-context", add_search_ranking)  # search_rank: the search page ranks the teaching lab first
     app.connect("env-get-outdated", on_labs_outdated)  # lab_topics: a lab page changed, every lab's words may move
     app.connect("doctree-read", add_functions_to_contents, priority=CONTENTS_PRIORITY)  # contents: every function in the ToC
-    return {"version": __version__, "env_version": 2, "parallel_read_safe": True, "parallel_write_safe": True}
+    # env_version 3: a read-only build's pickled project (staging) and the build state changed shape
+    return {"version": __version__, "env_version": 3, "parallel_read_safe": True, "parallel_write_safe": True}

@@ -265,13 +265,17 @@ def _find_labs(labs_dir: Path, root: Path) -> dict[str, Lab]:
     return labs
 
 
+STATE_KEY = "catalog"
+"""Where the build's :mod:`.state` holds its catalog."""
+
+
 def catalog_for(env: BuildEnvironment) -> Catalog:
     """The catalog loaded for this build on ``builder-inited`` (held in the build's :mod:`.state`)."""
-    catalog = state_of(env).catalog
-    if catalog is None:
+    catalog = state_of(env).values.get(STATE_KEY)
+    if not isinstance(catalog, Catalog):
         raise InfralensError("infralens: catalog requested before builder-inited")
     return catalog
 
 
 def store_catalog(env: BuildEnvironment, catalog: Catalog) -> None:
-    state_of(env).catalog = catalog
+    state_of(env).values[STATE_KEY] = catalog

@@ -25,6 +25,8 @@ if TYPE_CHECKING:
 
 STAGING_FOLDER = "infralens-pages"
 """Folder under the doctree dir that receives generated pages when the source dir is read-only."""
+STATE_KEY = "pages-base"
+"""Where the build's :mod:`.state` holds the folder chosen for ``<generated_dir>/``."""
 
 
 def writable(folder: Path) -> bool:
@@ -39,14 +41,14 @@ def choose_base(app: Sphinx, generated_dir: str) -> Path:
     """The folder that will hold ``<generated_dir>/``: the source dir when it can be written, else the staging folder."""
     srcdir = Path(app.srcdir)
     base = srcdir if writable(srcdir / generated_dir) else Path(app.doctreedir) / STAGING_FOLDER
-    state_of(app.env).pages_base = base
+    state_of(app.env).values[STATE_KEY] = base
     return base
 
 
 def pages_base(env: BuildEnvironment) -> Path:
     """The folder holding ``<generated_dir>/`` for this build (the source dir unless it was read-only)."""
-    base = state_of(env).pages_base
-    return base if base is not None else Path(env.srcdir)
+    base = state_of(env).values.get(STATE_KEY)
+    return base if isinstance(base, Path) else Path(env.srcdir)
 
 
 class StagedProject(Project):

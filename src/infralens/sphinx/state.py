@@ -16,11 +16,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from pathlib import Path
-
     from sphinx.environment import BuildEnvironment
-
-    from infralens.sphinx.catalog import Catalog
 
 ATTRIBUTE = "infralens_state"
 """The environment attribute holding the build's :class:`BuildState`."""
@@ -30,10 +26,9 @@ ATTRIBUTE = "infralens_state"
 class BuildState:
     """The extension's values for one build."""
 
-    catalog: Catalog | None = None
-    """The annotations, labs and reports loaded on ``builder-inited`` (:mod:`.catalog`)."""
-    pages_base: Path | None = None
-    """The folder holding the generated pages when it is not the source dir (:mod:`.staging`)."""
+    values: dict[str, object] = field(default_factory=dict)
+    """One value per name, each set and read (and type-checked) by the module that owns it: ``catalog``
+    (:mod:`.catalog`, loaded on ``builder-inited``), ``pages-base`` (:mod:`.staging`, where generated pages went)."""
     memos: dict[str, dict[Any, Any]] = field(default_factory=dict)
     """Named memo tables (:func:`memo`)."""
 
