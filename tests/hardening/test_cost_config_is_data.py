@@ -194,7 +194,7 @@ def _fake_directive(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, catalog_tex
     warnings: list[str] = []
     monkeypatch.setattr(sphinx_cost, "catalog_for", lambda env: types.SimpleNamespace(settings=settings))
     monkeypatch.setattr(sphinx_cost, "warn", lambda message, *args, **kwargs: warnings.append(message))
-    return types.SimpleNamespace(env=None, get_location=lambda: "page.md:1"), warnings
+    return types.SimpleNamespace(env=types.SimpleNamespace(), get_location=lambda: "page.md:1"), warnings
 
 
 def _never(*args: object, **kwargs: object) -> None:
@@ -242,7 +242,7 @@ def test_checking_the_report_in_the_site_build_imports_no_model_code(tmp_path):
         c.catalog_for = lambda env: types.SimpleNamespace(settings=settings)
         said = []
         c.warn = lambda message, *a, **k: said.append(message)
-        report = c._report(types.SimpleNamespace(env=None, get_location=lambda: "p.md:1"))
+        report = c._report(types.SimpleNamespace(env=types.SimpleNamespace(), get_location=lambda: "p.md:1"))
         print(report is not None, len(said), sorted(m for m in ("torch", "diffusers", "transformers", "diffsynth") if m in sys.modules))
         """
     )

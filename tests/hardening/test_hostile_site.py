@@ -88,21 +88,13 @@ def test_a_file_parsed_as_myst_by_an_rst_include_cannot_configure_myst(hostile):
     assert re.search(rf"{re.escape(str(root / 'rst-include.rst'))}:1: WARNING: page configuration refused \(myst\)", warnings), warnings
 
 
-def test_mysts_merge_step_keeps_the_projects_configuration():
-    from myst_parser.config.main import MdParserConfig
+def test_mysts_own_functions_are_left_as_they_are(hostile):
+    """The guard is this app's parser and include: MyST's merge step is still MyST's after an InfraLens build."""
+    from myst_parser.config import main
     from myst_parser.parsers import docutils_, sphinx_
 
-    from infralens.sphinx.page_config import install_parser_guard
-
-    install_parser_guard()
-    config = MdParserConfig(enable_extensions={"dollarmath"})
-    seen: list[str] = []
-    for module in (sphinx_, docutils_):
-        merged = module.merge_file_level(
-            config, {"myst": {"enable_extensions": ["substitution"]}, "substitutions": {"a": "{{ x }}"}}, lambda _kind, message: seen.append(message)
-        )
-        assert merged is config and "substitution" not in merged.enable_extensions
-    assert len(seen) == 2
+    assert sphinx_.merge_file_level is main.merge_file_level
+    assert docutils_.merge_file_level is main.merge_file_level
 
 
 def test_a_page_cannot_widen_the_url_schemes(hostile):

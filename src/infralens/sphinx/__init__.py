@@ -4,7 +4,8 @@ The extension only: it draws what :mod:`infralens.render` lays out, from annotat
 resolved once per build (:mod:`.catalog`), and generates the source browser, function, lab and
 comparison pages (:mod:`.pages`, written by :mod:`.generated`). Coverage maps are a second
 extension, :mod:`.coverage`. :func:`setup` is the table of contents: one line per part, each
-naming the module that owns it.
+naming the module that owns it. Everything is registered on the app it is given: no function, class or
+module of Sphinx or MyST is replaced, and what a build works out is kept on its environment (:mod:`.state`).
 May import: :mod:`infralens.project`, :mod:`infralens.source`, :mod:`infralens.resolve`,
 :mod:`infralens.render`, :mod:`infralens.maintainer` (coverage maps only), :mod:`infralens.errors`.
 """
@@ -25,8 +26,9 @@ from infralens.sphinx.lab_policy import DOCTREE_PRIORITY, on_doctree_read, on_so
 from infralens.sphinx.lab_topics import on_doctree_read as add_lab_topics, on_env_get_outdated as on_labs_outdated
 from infralens.sphinx.learning_path import LearningPathDirective, on_doctree_read as add_path_place
 from infralens.sphinx.mathml import visit_math_block_html, visit_math_html
+from infralens.sphinx.myst_guard import GuardedInclude, GuardedMystParser
 from infralens.sphinx.nodes import VISITORS
-from infralens.sphinx.page_config import SOURCE_READ_PRIORITY, install_parser_guard, on_source_read as refuse_page_config
+from infralens.sphinx.page_config import SOURCE_READ_PRIORITY, on_source_read as refuse_page_config
 from infralens.sphinx.search_rank import (
     on_doctree_read as measure_lab_words,
     on_env_merge_info as merge_lab_words,
@@ -45,6 +47,8 @@ __all__ = ["Settings", "load_catalog", "setup"]
 
 def setup(app: Sphinx) -> ExtensionMetadata:
     app.setup_extension("myst_parser")  # notes, generated pages and labs are MyST Markdown
+    app.add_source_parser(GuardedMystParser, override=True)  # myst_guard: this app's MyST reads no page configuration
+    app.add_directive_to_domain("std", "include", GuardedInclude, override=True)  # myst_guard: nor a file an include hands to MyST
 
     for value in CONFIG_VALUES:  # config: the infralens_* settings
         app.add_config_value(value.name, value.fresh_default(), "env", types=frozenset({value.kind}), description=value.description)
@@ -73,7 +77,6 @@ def setup(app: Sphinx) -> ExtensionMetadata:
     app.connect("env-get-updated", on_env_get_updated)  # events: function pages whose backlinks changed
     app.connect("source-read", on_source_read)  # lab_policy: refused blocks of untrusted lab pages
     app.connect("source-read", refuse_page_config, priority=SOURCE_READ_PRIORITY)  # page_config: front matter cannot configure MyST
-    install_parser_guard()  # page_config: nor can text MyST parses by any other way in (an rst include with :parser:)
     app.connect("doctree-read", on_doctree_read, priority=DOCTREE_PRIORITY)  # lab_policy: refused inline nodes
     app.connect("doctree-read", add_path_place)  # learning_path: a lab page says where it sits on the path
     app.connect("doctree-read", add_lab_topics)  # lab_topics: a lab ranks first in search for its topic words
@@ -83,4 +86,5 @@ def setup(app: Sphinx) -> ExtensionMetadata:
     app.connect("html-page-context", add_search_ranking)  # search_rank: the search page ranks the teaching lab first
     app.connect("env-get-outdated", on_labs_outdated)  # lab_topics: a lab page changed, every lab's words may move
     app.connect("doctree-read", add_functions_to_contents, priority=CONTENTS_PRIORITY)  # contents: every function in the ToC
-    return {"version": __version__, "env_version": 2, "parallel_read_safe": True, "parallel_write_safe": True}
+    # env_version 3: a read-only build's pickled project (staging) and the build state changed shape
+    return {"version": __version__, "env_version": 3, "parallel_read_safe": True, "parallel_write_safe": True}

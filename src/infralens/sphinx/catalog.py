@@ -1,14 +1,14 @@
 """Every annotation of the project, loaded and resolved once per build.
 
 The catalog is rebuilt on ``builder-inited`` (cheap: YAML plus cached
-indexes) and kept per application, so parallel readers forked afterwards
-share it. Per-document state lives in the domain, not here.
+indexes) and kept in the build's state on its environment (:mod:`.state`), so
+parallel readers forked afterwards share it and no other build sees it.
+Per-document state lives in the domain, not here.
 """
 
 from __future__ import annotations
 
 import re
-import weakref
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
@@ -37,6 +37,7 @@ from infralens.resolve import ResolvedAnnotation, Resolver
 from infralens.source import Definition, SourceFile, SourceTree, open_tree
 from infralens.sphinx.badges import Reports, load_reports
 from infralens.sphinx.config import Settings
+from infralens.sphinx.state import state_of
 from infralens.sphinx.upstream import upstream_templates
 from infralens.sphinx.warnings import Subtype, warn, warn_diagnostic
 
@@ -264,16 +265,17 @@ def _find_labs(labs_dir: Path, root: Path) -> dict[str, Lab]:
     return labs
 
 
-_CATALOGS: weakref.WeakKeyDictionary[BuildEnvironment, Catalog] = weakref.WeakKeyDictionary()
+STATE_KEY = "catalog"
+"""Where the build's :mod:`.state` holds its catalog."""
 
 
 def catalog_for(env: BuildEnvironment) -> Catalog:
-    """The catalog loaded for this build on ``builder-inited``."""
-    try:
-        return _CATALOGS[env]
-    except KeyError:
-        raise InfralensError("infralens: catalog requested before builder-inited") from None
+    """The catalog loaded for this build on ``builder-inited`` (held in the build's :mod:`.state`)."""
+    catalog = state_of(env).values.get(STATE_KEY)
+    if not isinstance(catalog, Catalog):
+        raise InfralensError("infralens: catalog requested before builder-inited")
+    return catalog
 
 
 def store_catalog(env: BuildEnvironment, catalog: Catalog) -> None:
-    _CATALOGS[env] = catalog
+    state_of(env).values[STATE_KEY] = catalog

@@ -9,9 +9,11 @@ Usage (MyST)::
 Kinds: ``fit`` (``:pipelines:``: each pipeline's total per storage format against card sizes), ``weights``
 (``:models:``), ``flops`` and ``vae`` (``:model:``), ``offload`` (per step and per image, with bus times) and ``fbc``
 (``:pipeline:``), ``generation`` (``:pipelines:``); :mod:`.cost_views` works each out. The report is read once per
-build. The build never computes costs (that would build upstream models from ``costs/models.yaml`` inside the site
-build): when the report no longer matches the catalog or the installed versions, or the catalog cannot be read,
-the committed numbers are drawn and a warning says to run ``make cost``. The figure is a node of its own: the
+build (kept in the build's :mod:`.state`, so a second build in the same process reads it again). The build never
+computes costs and never imports torch (that would build upstream models from ``costs/models.yaml`` inside the
+site build): when the report is missing or unreadable, no longer matches the catalog or the installed versions, or
+the catalog cannot be read, a warning (an error under ``-W``) says to run ``make cost``; a stale report's committed
+numbers are still drawn. The figure is a node of its own: the
 HTML visitor writes its SVG into the page (text stays text, so it can be selected and found) after checking it
 holds only drawing elements, no script, no event handler and no outside reference, with its ids made unique to it.
 """
@@ -29,6 +31,7 @@ from sphinx.util.docutils import SphinxDirective
 
 from infralens.hashing import sha256_text
 from infralens.sphinx.catalog import catalog_for
+from infralens.sphinx.state import memo
 from infralens.sphinx.warnings import Subtype, warn
 
 if TYPE_CHECKING:
@@ -37,9 +40,10 @@ if TYPE_CHECKING:
     from infralens.reports import CostReport
     from infralens.sphinx.cost_views import View
 
-_CACHE: dict[str, CostReport] = {}
-_VIEWS: dict[tuple[str, str, tuple[tuple[str, str], ...]], View] = {}
-"""Views already drawn in this build process, by report fingerprint, kind and options (pages share figures)."""
+REPORTS_MEMO = "cost-reports"
+"""The build's memo table (:mod:`.state`) of cost reports read, by path."""
+VIEWS_MEMO = "cost-views"
+"""The build's memo table of views drawn, by report fingerprint, kind and options (pages share figures)."""
 SVG_ELEMENTS = frozenset(
     {"svg", "g", "defs", "clipPath", "pattern", "path", "rect", "use", "text", "tspan", "title", "desc", "line", "polyline", "polygon", "circle", "ellipse"}
 )
@@ -115,9 +119,10 @@ def _report(directive: SphinxDirective) -> CostReport | None:
     """The committed ``reports/cost.json``, read once per build; a warning naming ``make cost`` when it is stale."""
     settings = catalog_for(directive.env).settings
     path = settings.reports_dir / "cost.json"
+    reports = memo(directive.env, REPORTS_MEMO)
     key = str(path)
-    if key in _CACHE:
-        return _CACHE[key]
+    if key in reports:
+        return reports[key]
     from infralens.reports import CostReportError, load_cost_report
 
     try:
@@ -128,7 +133,7 @@ def _report(directive: SphinxDirective) -> CostReport | None:
     why = _staleness(report, settings.project_root / "costs" / "models.yaml")
     if why:
         warn(f"{path} {why}: drawing its committed numbers (the site build never computes costs); run `make cost` and commit the report", Subtype.REPORT)
-    _CACHE[key] = report
+    reports[key] = report
     return report
 
 
@@ -215,8 +220,9 @@ class CostDirective(SphinxDirective):
             return []
         self.env.note_dependency(str(catalog_for(self.env).settings.reports_dir / "cost.json"))
         key = (report.fingerprint, kind, tuple(sorted((name, str(value)) for name, value in self.options.items())))
+        views = memo(self.env, VIEWS_MEMO)
         try:
-            view = _VIEWS[key] if key in _VIEWS else _VIEWS.setdefault(key, self._view(kind, report))
+            view = views[key] if key in views else views.setdefault(key, self._view(kind, report))
         except (KeyError, StopIteration, ValueError, DecisionError) as error:
             warn(f"infralens-cost {kind}: the report has no such entry ({error}); check the options or run `make cost`", Subtype.REPORT, self.get_location())
             return []

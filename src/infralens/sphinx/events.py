@@ -14,6 +14,7 @@ from infralens.sphinx.domain import docs_to_rewrite, domain_of
 from infralens.sphinx.generated import remove_generated
 from infralens.sphinx.pages import function_pages, generate
 from infralens.sphinx.staging import choose_base, serve_from
+from infralens.sphinx.state import reset
 
 STATIC_DIR = Path(__file__).parent / "static"
 
@@ -36,6 +37,7 @@ def on_config_inited(app: Sphinx, config: Config) -> None:
 
 
 def on_builder_inited(app: Sphinx) -> None:
+    reset(app.env)  # this build's state starts empty, whatever an earlier build in this process kept
     settings = settings_of(app.config, Path(app.confdir))
     catalog = load_catalog(settings)
     store_catalog(app.env, catalog)

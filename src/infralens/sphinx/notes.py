@@ -9,8 +9,8 @@ a note nested too deeply to parse. Formulas become
 
 All notes of one function are parsed in one MyST render (each inside its own
 fenced container), because a render has a fixed cost that dominated the build;
-the result is memoised, so a function shown on several pages is parsed once
-(each page gets a deep copy, and the warnings again).
+the result is memoised for the build (in its :mod:`.state`), so a function shown
+on several pages is parsed once (each page gets a deep copy, and the warnings again).
 """
 
 from __future__ import annotations
@@ -27,6 +27,7 @@ from docutils.utils import new_document
 
 from infralens.sphinx import nodes as il_nodes
 from infralens.sphinx.note_policy import NoteRenderer, accept_every_link, scrub
+from infralens.sphinx.state import memo
 from infralens.sphinx.warnings import Subtype, warn
 
 if TYPE_CHECKING:
@@ -59,7 +60,8 @@ def _parser() -> MarkdownIt:
     return markdown
 
 
-_MEMO: dict[tuple[tuple[str, ...], tuple[Location, ...]], tuple[list[list[nodes.Node]], list[_Problem]]] = {}
+NOTES_MEMO = "notes"
+"""The build's memo table (:mod:`.state`): (texts, locations) → the parsed bodies and the problems found."""
 _MEMO_LIMIT = 2048
 
 
@@ -67,13 +69,15 @@ def parse_notes(texts: list[str], document: nodes.document, locations: list[Loca
     """Each note's block nodes, parsed in a sandbox document that shares the page's settings."""
     if not texts:
         return []
+    env = getattr(document.settings, "env", None)
+    table: dict[tuple[tuple[str, ...], tuple[Location, ...]], tuple[list[list[nodes.Node]], list[_Problem]]] = memo(env, NOTES_MEMO) if env is not None else {}
     key = (tuple(texts), tuple(locations))
-    if key not in _MEMO:
-        if len(_MEMO) >= _MEMO_LIMIT:
-            _MEMO.clear()
+    if key not in table:
+        if len(table) >= _MEMO_LIMIT:
+            table.clear()
         problems: list[_Problem] = []
-        _MEMO[key] = (_parse(texts, document, locations, problems), problems)
-    parsed, problems = _MEMO[key]
+        table[key] = (_parse(texts, document, locations, problems), problems)
+    parsed, problems = table[key]
     for problem in problems:
         warn(problem.message, problem.subtype, problem.location)
     return [[node.deepcopy() for node in body] for body in parsed]
@@ -108,7 +112,10 @@ def _render(texts: list[str], document: nodes.document, locations: list[Location
     source = "\n".join(f"{fence}{{container}} {_MARK}{n}\n{text.strip()}\n{fence}\n" for n, text in enumerate(texts))
     markdown = _parser()
     markdown.options["document"] = sandbox
-    markdown.render(source)
+    try:
+        markdown.render(source)
+    finally:
+        markdown.options.pop("document", None)  # the shared parser keeps no page (nor, through its settings, a build's env)
     parsed: list[list[nodes.Node]] = [[] for _ in texts]
     for child in list(sandbox.children):
         if not isinstance(child, nodes.container) or (index := _note_index(child)) is None:

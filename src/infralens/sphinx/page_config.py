@@ -13,20 +13,17 @@ keys, ``---`` followed by anything, ``...`` as the end) is seen exactly as MyST 
 the keys in :data:`ALLOWED_KEYS` (Sphinx's file-wide metadata, which configures nothing in MyST)
 may appear; a front matter with any other key is refused with a warning at the page's file and the
 key's line (``infralens.page-config``, an error under ``-W``) and replaced by one holding only its
-allowed keys, line count unchanged.
+allowed keys, line count unchanged. Text MyST parses without that event (an reStructuredText ``include`` with
+``:parser:``) goes through the same cleaning in :mod:`.myst_guard`.
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from infralens.sphinx.warnings import Subtype, warn
 
 if TYPE_CHECKING:
-    from collections.abc import Callable
-
-    from myst_parser.config.main import MdParserConfig
-    from myst_parser.warnings_ import MystWarnings
     from sphinx.application import Sphinx
 
 SOURCE_READ_PRIORITY = 900
@@ -51,33 +48,6 @@ def on_source_read(app: Sphinx, docname: str, source: list[str]) -> None:
             (path, line),
         )
     source[0] = cleaned
-
-
-MYST_KEYS = ("myst", "substitutions", "html_meta")
-"""The front-matter keys MyST merges into its configuration (``myst_parser.config.main.merge_file_level``)."""
-
-
-def install_parser_guard() -> None:
-    """Make MyST's parsers merge no page-level configuration at all, whatever text they are handed.
-
-    :func:`on_source_read` covers every page Sphinx reads; this covers text parsed as MyST by other
-    ways in (an reStructuredText ``include`` with ``:parser: myst_parser.sphinx_`` emits no event),
-    by replacing the merge step both MyST parsers call with one that refuses and keeps the project's
-    configuration. Calling it again changes nothing.
-    """
-    from myst_parser.parsers import docutils_, sphinx_
-
-    for module in (sphinx_, docutils_):
-        setattr(module, "merge_file_level", _guarded_merge)  # noqa: B010  (the name both parsers call; same object each time)
-
-
-def _guarded_merge(config: MdParserConfig, topmatter: dict[str, Any], warning: Callable[[MystWarnings, str], None]) -> MdParserConfig:
-    from myst_parser.warnings_ import MystWarnings
-
-    found = [key for key in MYST_KEYS if key in topmatter]
-    if found:
-        warning(MystWarnings.MD_TOPMATTER, f"page configuration refused ({', '.join(found)}): only conf.py configures MyST [infralens.page-config]")
-    return config
 
 
 def clean_front_matter(text: str) -> tuple[str, list[tuple[int, str]]]:
