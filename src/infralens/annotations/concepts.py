@@ -26,6 +26,7 @@ import os
 import re
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from infralens.annotations.code_quotes import hidden_character_diagnostics, value_diagnostics
 from infralens.annotations.positions import PositionedDocument, YamlProblem, load_positioned
@@ -180,6 +181,27 @@ def _pair(document: PositionedDocument, index: int, entry: object, distributions
         problems.append(_problem(document, (index,), f"pair names {named}; a pair names two of {', '.join(distributions)}", "give one function in each of two"))
         return None, problems
     slug = entry["pair"].strip()
+    lab = entry.get("lab")
+    problems.extend(_value_problems(document, index, entry, sides))
+    if problems:
+        return None, problems
+    pair = ConceptPair(
+        slug=slug,
+        title=entry["title"].strip(),
+        sides=((sides[0], entry[sides[0]].strip()), (sides[1], entry[sides[1]].strip())),
+        same=entry["same"].strip(),
+        differs=entry["differs"].strip(),
+        read_first=entry["read-first"].strip(),
+        lab=lab.strip() if isinstance(lab, str) else None,
+        location=document.where((index,)),
+    )
+    return pair, []
+
+
+def _value_problems(document: PositionedDocument, index: int, entry: dict[Any, Any], sides: list[str]) -> list[Diagnostic]:
+    """What is wrong with the values of a pair that has every required key: slug, targets, paragraphs, title, lab."""
+    problems: list[Diagnostic] = []
+    slug = entry["pair"].strip()
     if not SLUG.match(slug):
         problems.append(_problem(document, (index, "pair"), f"pair name {slug!r} is not a slug", "use lower-case words joined by '-'"))
     for key in sides:
@@ -211,19 +233,7 @@ def _pair(document: PositionedDocument, index: int, entry: object, distributions
     lab = entry.get("lab")
     if lab is not None and not isinstance(lab, str):
         problems.append(_problem(document, (index, "lab"), "lab must be a lab slug such as 02-denoising-step", "quote it"))
-    if problems:
-        return None, problems
-    pair = ConceptPair(
-        slug=slug,
-        title=entry["title"].strip(),
-        sides=((sides[0], entry[sides[0]].strip()), (sides[1], entry[sides[1]].strip())),
-        same=entry["same"].strip(),
-        differs=entry["differs"].strip(),
-        read_first=entry["read-first"].strip(),
-        lab=lab.strip() if isinstance(lab, str) else None,
-        location=document.where((index,)),
-    )
-    return pair, []
+    return problems
 
 
 def _package(distribution: str) -> str:

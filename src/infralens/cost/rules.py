@@ -22,6 +22,7 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Callable
+from typing import Any
 
 from infralens.bounds import BadNumber, check_spelling, whole_number as bounded_whole_number
 
@@ -202,12 +203,7 @@ def config_value_problem(value: object, at: tuple[str | int, ...], written: Writ
         problem = plain_number_problem(value, written(at) if written else repr(value), signed=True)
         return None if problem is None else f"{where}: {problem}"
     if isinstance(value, str):
-        if len(value) <= MAX_NAME_TEXT and _reads_as_number(value):
-            hint = "write a plain decimal number that YAML reads as a number: 64, 0.5 or 1.0e+5 (no '0x', '_', inf or nan)"
-            return f"{where}: the text {_shown(value)} is a number spelled as text — {hint}"
-        if len(value) <= MAX_NAME_TEXT and _NAME_TEXT.fullmatch(value):
-            return None
-        return f"{where}: text in a config names something (letters, digits, '_', '.', '+', '-'); it is never a path, address or sentence"
+        return _text_problem(value, where)
     if isinstance(value, list):
         for index, item in enumerate(value):
             problem = config_value_problem(item, (*at, index), written)
@@ -215,12 +211,28 @@ def config_value_problem(value: object, at: tuple[str | int, ...], written: Writ
                 return problem
         return None
     if isinstance(value, dict):
-        for key, item in value.items():
-            problem = config_key_problem(key) if isinstance(key, str) else "a config key must be text"
-            if problem is not None:
-                return f"{where}: {problem}"
-            problem = config_value_problem(item, (*at, key), written)
-            if problem is not None:
-                return problem
-        return None
+        return _mapping_problem(value, at, written)
     return f"{where}: only text, numbers, true/false, null, lists and mappings are allowed, not a {type(value).__name__}"
+
+
+def _text_problem(value: str, where: str) -> str | None:
+    """Why a config text is not a name (None when it is one): a number spelled as text, or a path, address or sentence."""
+    if len(value) <= MAX_NAME_TEXT and _reads_as_number(value):
+        hint = "write a plain decimal number that YAML reads as a number: 64, 0.5 or 1.0e+5 (no '0x', '_', inf or nan)"
+        return f"{where}: the text {_shown(value)} is a number spelled as text — {hint}"
+    if len(value) <= MAX_NAME_TEXT and _NAME_TEXT.fullmatch(value):
+        return None
+    return f"{where}: text in a config names something (letters, digits, '_', '.', '+', '-'); it is never a path, address or sentence"
+
+
+def _mapping_problem(value: dict[Any, Any], at: tuple[str | int, ...], written: Written | None) -> str | None:
+    """The first problem of a config mapping, key before value, entry by entry (None when there is none)."""
+    where = ".".join(str(part) for part in at)
+    for key, item in value.items():
+        problem = config_key_problem(key) if isinstance(key, str) else "a config key must be text"
+        if problem is not None:
+            return f"{where}: {problem}"
+        problem = config_value_problem(item, (*at, key), written)
+        if problem is not None:
+            return problem
+    return None

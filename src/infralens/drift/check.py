@@ -205,56 +205,65 @@ def _compare_loaded(
         if old.path in changed_relative and old.id not in present and old.id not in {a.id for a in active}:
             findings.append(LockFinding(LockFindingKind.STALE, old.id, old.path, old.yaml_line, f"annotation {old.id!r} is no longer in {old.path}"))
     for annotation in loaded.annotations:
-        where = annotation.location or Location(annotation.path)
-        lines[annotation.id] = where.line
-        lines.update({annotation.step_id(step): (step.location or where).line for step in annotation.steps})
-        entry = lock.annotations.get(annotation.id)
-        if entry is None:
-            findings.append(
-                LockFinding(LockFindingKind.UNLOCKED, annotation.id, annotation.path, where.line, f"annotation {annotation.id!r} is not in the lock")
+        entry = _compare_annotation(lock, annotation, findings, lines)
+        if entry is not None:
+            active.append(entry)
+            _compare_steps(lock, annotation, entry, findings, live)
+
+
+def _compare_annotation(lock: Lock, annotation: Annotation, findings: list[LockFinding], lines: dict[str, int]) -> AnnotationLock | None:
+    """Note the YAML lines of an annotation and its steps; its lock entry, or None (a finding) when it is not locked."""
+    where = annotation.location or Location(annotation.path)
+    lines[annotation.id] = where.line
+    lines.update({annotation.step_id(step): (step.location or where).line for step in annotation.steps})
+    entry = lock.annotations.get(annotation.id)
+    if entry is None:
+        findings.append(LockFinding(LockFindingKind.UNLOCKED, annotation.id, annotation.path, where.line, f"annotation {annotation.id!r} is not in the lock"))
+        return None
+    if (entry.distribution, f"{entry.module}.{entry.target}") != (annotation.source, annotation.target):
+        findings.append(
+            LockFinding(
+                LockFindingKind.EDITED,
+                annotation.id,
+                annotation.path,
+                where.line,
+                f"target edited: locked {entry.module}.{entry.target}, now {annotation.target}",
             )
-            continue
-        if (entry.distribution, f"{entry.module}.{entry.target}") != (annotation.source, annotation.target):
+        )
+    elif entry.path != annotation.path:
+        findings.append(LockFinding(LockFindingKind.EDITED, annotation.id, annotation.path, where.line, f"annotation moved from {entry.path}"))
+    return entry
+
+
+def _compare_steps(lock: Lock, annotation: Annotation, entry: AnnotationLock, findings: list[LockFinding], live: set[str]) -> None:
+    """Findings for the steps of a locked annotation: gone from the file, not locked, or no longer selecting; the rest are *live*."""
+    where = annotation.location or Location(annotation.path)
+    current = {annotation.step_id(step): step for step in annotation.steps}
+    for step_id in entry.steps:
+        if step_id not in current:
+            gone = lock.steps[step_id]
+            findings.append(
+                LockFinding(LockFindingKind.STALE, step_id, annotation.path, gone.yaml_line, f"step {step_id} is in the lock but no longer in the annotation")
+            )
+    for step_id, step in current.items():
+        location = step.at.location or step.location or where
+        findings.extend(_under_review(annotation.path, step_id, (step.location or where).line, step.review or ""))
+        locked = lock.steps.get(step_id)
+        if locked is None or step_id not in entry.steps:
+            findings.append(LockFinding(LockFindingKind.UNLOCKED, step_id, annotation.path, location.line, f"step {step_id} is not in the lock"))
+        elif not still_picks(step.at, locked.texts):
             findings.append(
                 LockFinding(
                     LockFindingKind.EDITED,
-                    annotation.id,
+                    step_id,
                     annotation.path,
-                    where.line,
-                    f"target edited: locked {entry.module}.{entry.target}, now {annotation.target}",
+                    location.line,
+                    f"selector {step.at.describe()} no longer selects the locked statement {_short(locked.texts[0])!r}",
                 )
             )
-        elif entry.path != annotation.path:
-            findings.append(LockFinding(LockFindingKind.EDITED, annotation.id, annotation.path, where.line, f"annotation moved from {entry.path}"))
-        active.append(entry)
-        current = {annotation.step_id(step): step for step in annotation.steps}
-        for step_id in entry.steps:
-            if step_id not in current:
-                gone = lock.steps[step_id]
-                findings.append(
-                    LockFinding(
-                        LockFindingKind.STALE, step_id, annotation.path, gone.yaml_line, f"step {step_id} is in the lock but no longer in the annotation"
-                    )
-                )
-        for step_id, step in current.items():
-            location = step.at.location or step.location or where
-            findings.extend(_under_review(annotation.path, step_id, (step.location or where).line, step.review or ""))
-            locked = lock.steps.get(step_id)
-            if locked is None or step_id not in entry.steps:
-                findings.append(LockFinding(LockFindingKind.UNLOCKED, step_id, annotation.path, location.line, f"step {step_id} is not in the lock"))
-            elif not still_picks(step.at, locked.texts):
-                findings.append(
-                    LockFinding(
-                        LockFindingKind.EDITED,
-                        step_id,
-                        annotation.path,
-                        location.line,
-                        f"selector {step.at.describe()} no longer selects the locked statement {_short(locked.texts[0])!r}",
-                    )
-                )
-                live.add(step_id)
-            else:
-                live.add(step_id)
+            live.add(step_id)
+        else:
+            live.add(step_id)
 
 
 def _under_review(path: str, step_id: str, line: int, review: str) -> list[LockFinding]:

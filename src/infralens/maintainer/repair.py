@@ -15,7 +15,7 @@ replaced under the project's writer lock, with a journal that lets the next comm
 from __future__ import annotations
 
 import difflib
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from infralens.annotations import Annotation, BlockSelector, ExactSelector, Selector, Step
@@ -77,79 +77,119 @@ def plan_fixes(project: Project, resolver: Resolver, report: CheckReport, *, mov
     """The edits that re-anchor or flag every drifted step of ``report``, and follow moved targets."""
     _finish_interrupted(project)
     targets = {t.entry.id: t for t in report.targets}
+    results = _drifted(report)
+    plan = _Plan(project, resolver, move_notes)
+    for annotation_id in sorted(results):
+        _plan_annotation(plan, report, annotation_id, results[annotation_id], targets.get(annotation_id))
+    moved = plan_moves(project, resolver, plan.docs, plan.moves)
+    for path, fix in moved.fixes:
+        plan.steps.setdefault(path, []).append(fix)
+    plan.expected.update(moved.expected)
+    files = _checked_files(plan, moved.created)
+    labs = follow_renames(project, plan.renames)
+    files.extend(FileFix(change.path, project.relative(change.path), change.old or "", change.new) for change in labs.changes)
+    return Repair(tuple(files), (*plan.left, *moved.not_moved, *labs.not_rewritten), project)
+
+
+@dataclass
+class _Plan:
+    """What :func:`plan_fixes` gathers while it walks the drifted annotations, file by file."""
+
+    project: Project
+    resolver: Resolver
+    move_notes: bool
+    docs: dict[Path, YamlFile] = field(default_factory=dict)
+    steps: dict[Path, list[StepFix]] = field(default_factory=dict)
+    renamed: dict[Path, list[tuple[str, str]]] = field(default_factory=dict)
+    """``(annotation id, new target)`` per file."""
+    expected: dict[str, tuple[str, int, int]] = field(default_factory=dict)
+    """Where each re-anchored step's statement must be found: ``step id -> (relpath, first line, last line)``."""
+    moves: list[MoveRequest] = field(default_factory=list)
+    left: list[str] = field(default_factory=list)
+    """Places found but not rewritten (``file:line: why``)."""
+    renames: dict[str, str] = field(default_factory=dict)
+    """Old target -> new target, for the lab pages and the concept map."""
+
+
+def _drifted(report: CheckReport) -> dict[str, list[StepResult]]:
+    """The step results to fix, per annotation; an annotation whose target moved is there even with no drifted step."""
     results: dict[str, list[StepResult]] = {}
     for result in report.steps:
         if result.kind is not StepKind.UNCHANGED:
             results.setdefault(result.entry.annotation, []).append(result)
     for target in report.targets:
-        if target.kind in (TargetKind.MOVED, TargetKind.RENAMED) and target.new is not None:
+        if _moved_to(target) is not None:
             results.setdefault(target.entry.id, [])
-    docs: dict[Path, YamlFile] = {}
-    steps: dict[Path, list[StepFix]] = {}
-    renamed: dict[Path, list[tuple[str, str]]] = {}
-    expected: dict[str, tuple[str, int, int]] = {}
-    moves: list[MoveRequest] = []
-    left: list[str] = []
-    renames: dict[str, str] = {}
-    for annotation_id in sorted(results):
-        relative = report.annotation_path(annotation_id)
-        path = project.root / relative
-        if path not in docs:
-            docs[path] = YamlFile(path, relative, read_user_text(path, relative))
-        doc = docs[path]
-        annotation = _loaded(doc, annotation_id)
-        node, data = doc.annotation(annotation_id)
-        target_result = targets.get(annotation_id)
-        qualname = _qualname(annotation, results[annotation_id], target_result)
-        if target_result is not None and target_result.kind in (TargetKind.MOVED, TargetKind.RENAMED) and target_result.new is not None:
-            new_target = f"{target_result.new.module}.{target_result.new.target}"
-            if new_target != annotation.target:
-                key, value = fields_of(node)["target"]
-                written = quoted(new_target) if doc.text[value.start_mark.index : value.start_mark.index + 1] in ("'", '"') else new_target
-                doc.replace_value(key, value, written, None, flow=node.flow_style, what=f"the target of {annotation_id}")
-                data["target"] = new_target
-                renamed.setdefault(path, []).append((annotation_id, new_target))
-                renames[annotation.target] = new_target
-        context = _Context(doc, annotation, qualname, target_result)
-        by_id = {annotation.step_id(s): s for s in annotation.steps}
-        for result in results[annotation_id]:
-            step = by_id.get(result.entry.step_id)
-            if step is None:
-                left.append(f"{relative}: step {result.entry.step_id} is in the lock but not in the file; run 'infralens lock --update'")
-                continue
-            try:
-                fix = _decide(resolver, context, step, result, move_notes=move_notes)
-            except InfralensError as error:  # the statement is not where drift placed it: flag the step, say where
-                fix = StepFix(
-                    result.entry.step_id, result.kind, (), f"{REVIEW_PREFIX} {result.kind.value} upstream, not re-anchored ({error}); re-anchor it by hand"
-                )
-                left.append(f"{relative}:{step.location.line if step.location else 1}: step {result.entry.step_id} was not re-anchored: {error}")
-            if fix.moved_to and result.new is not None:
-                moves.append(MoveRequest(path, annotation_id, _step_index(doc, annotation_id, step), fix, result.new))
-                continue
-            _edit_step(doc, annotation_id, step, fix)
-            steps.setdefault(path, []).append(fix)
-            if fix.selector and result.new is not None:
-                expected[fix.step_id] = (result.new.relpath, result.new.lines[0], result.new.lines[1])
-    moved = plan_moves(project, resolver, docs, moves)
-    for path, fix in moved.fixes:
-        steps.setdefault(path, []).append(fix)
-    expected.update(moved.expected)
+    return results
+
+
+def _moved_to(target: TargetResult | None) -> str | None:
+    """The dotted new target of a target that moved or was renamed, else None."""
+    if target is None or target.kind not in (TargetKind.MOVED, TargetKind.RENAMED) or target.new is None:
+        return None
+    return f"{target.new.module}.{target.new.target}"
+
+
+def _plan_annotation(plan: _Plan, report: CheckReport, annotation_id: str, results: list[StepResult], target_result: TargetResult | None) -> None:
+    """Re-target one annotation when its target moved, then fix (or flag, or queue the move of) each drifted step."""
+    relative = report.annotation_path(annotation_id)
+    path = plan.project.root / relative
+    if path not in plan.docs:
+        plan.docs[path] = YamlFile(path, relative, read_user_text(path, relative))
+    doc = plan.docs[path]
+    annotation = _loaded(doc, annotation_id)
+    node, data = doc.annotation(annotation_id)
+    qualname = _qualname(annotation, results, target_result)
+    new_target = _moved_to(target_result)
+    if new_target is not None and new_target != annotation.target:
+        key, value = fields_of(node)["target"]
+        written = quoted(new_target) if doc.text[value.start_mark.index : value.start_mark.index + 1] in ("'", '"') else new_target
+        doc.replace_value(key, value, written, None, flow=node.flow_style, what=f"the target of {annotation_id}")
+        data["target"] = new_target
+        plan.renamed.setdefault(path, []).append((annotation_id, new_target))
+        plan.renames[annotation.target] = new_target
+    context = _Context(doc, annotation, qualname, target_result)
+    by_id = {annotation.step_id(s): s for s in annotation.steps}
+    for result in results:
+        step = by_id.get(result.entry.step_id)
+        if step is None:
+            plan.left.append(f"{relative}: step {result.entry.step_id} is in the lock but not in the file; run 'infralens lock --update'")
+            continue
+        _plan_step(plan, context, path, relative, step, result)
+
+
+def _plan_step(plan: _Plan, context: _Context, path: Path, relative: str, step: Step, result: StepResult) -> None:
+    """Edit one step in place, or queue its move into the annotation of the function its statement moved to."""
+    doc, annotation_id = context.doc, context.annotation.id
+    try:
+        fix = _decide(plan.resolver, context, step, result, move_notes=plan.move_notes)
+    except InfralensError as error:  # the statement is not where drift placed it: flag the step, say where
+        fix = StepFix(result.entry.step_id, result.kind, (), f"{REVIEW_PREFIX} {result.kind.value} upstream, not re-anchored ({error}); re-anchor it by hand")
+        plan.left.append(f"{relative}:{step.location.line if step.location else 1}: step {result.entry.step_id} was not re-anchored: {error}")
+    if fix.moved_to and result.new is not None:
+        plan.moves.append(MoveRequest(path, annotation_id, _step_index(doc, annotation_id, step), fix, result.new))
+        return
+    _edit_step(doc, annotation_id, step, fix)
+    plan.steps.setdefault(path, []).append(fix)
+    if fix.selector and result.new is not None:
+        plan.expected[fix.step_id] = (result.new.relpath, result.new.lines[0], result.new.lines[1])
+
+
+def _checked_files(plan: _Plan, created: tuple[YamlFile, ...]) -> list[FileFix]:
+    """Every edited or created annotation file, each checked to load and resolve as intended."""
     files: list[FileFix] = []
-    for path, doc in sorted(docs.items()):
+    for path, doc in sorted(plan.docs.items()):
         edited = doc.edited()
         if edited != doc.original:
             annotations = check_edited(doc, edited)
-            check_resolves(doc, edited, resolver, annotations, expected)
-        if edited != doc.original or steps.get(path):
-            files.append(FileFix(path, doc.display, doc.original, edited, tuple(steps.get(path, ())), tuple(renamed.get(path, ()))))
-    for created in moved.created:
-        annotations = check_edited(created, created.text)
-        check_resolves(created, created.text, resolver, annotations, expected)
-        files.append(FileFix(created.path, created.display, "", created.text, (), (), created=True))
-    labs = follow_renames(project, renames)
-    files.extend(FileFix(change.path, project.relative(change.path), change.old or "", change.new) for change in labs.changes)
-    return Repair(tuple(files), (*left, *moved.not_moved, *labs.not_rewritten), project)
+            check_resolves(doc, edited, plan.resolver, annotations, plan.expected)
+        if edited != doc.original or plan.steps.get(path):
+            files.append(FileFix(path, doc.display, doc.original, edited, tuple(plan.steps.get(path, ())), tuple(plan.renamed.get(path, ()))))
+    for new_file in created:
+        annotations = check_edited(new_file, new_file.text)
+        check_resolves(new_file, new_file.text, plan.resolver, annotations, plan.expected)
+        files.append(FileFix(new_file.path, new_file.display, "", new_file.text, (), (), created=True))
+    return files
 
 
 def _finish_interrupted(project: Project) -> None:

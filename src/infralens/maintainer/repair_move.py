@@ -92,14 +92,8 @@ def plan_moves(project: Project, resolver: Resolver, docs: dict[Path, YamlFile],
         target_id = destination.id if destination else ""
         taken = added_keys.setdefault(request.fix.moved_to or "", {s.key for s in destination.steps} if destination else set())
         chunk = _chunk(doc, sequence, request.index)
-        if reason is not None:
-            pass
-        elif chunk is None:
-            reason = "the step is written in flow style ({...} or [...])"
-        elif moving[(request.path, request.annotation_id)] >= len(annotation.steps):
-            reason = f"it is the last step of {annotation.id}"
-        elif key in taken:
-            reason = f"the annotation of {request.fix.moved_to} already has a step with key {key!r}"
+        if reason is None:
+            reason = _refusal(request, annotation, chunk is None, moving[(request.path, request.annotation_id)] >= len(annotation.steps), key, taken)
         dest_doc = None
         if reason is None and destination is not None:
             dest_doc = _doc(docs, project, destination)
@@ -125,13 +119,7 @@ def plan_moves(project: Project, resolver: Resolver, docs: dict[Path, YamlFile],
         owner["steps"] = [s for s in owner["steps"] if s is not step_data]
         taken.add(key)
         if destination is not None and dest_doc is not None:
-            dest_sequence = dest_doc.steps(destination.id)
-            at = next_line(dest_doc.text, value_end(dest_doc.text, dest_sequence.value[-1]))
-            insert = _indented(moved_text, dest_sequence.start_mark.column)
-            if at == len(dest_doc.text) and not dest_doc.text.endswith(("\n", "\r")):
-                insert = "\n" + insert.rstrip("\n")
-            dest_doc.insert(at, insert)
-            dest_doc.annotation(destination.id)[1]["steps"].append(moved_data)
+            _append_step(dest_doc, destination.id, moved_text, moved_data)
         else:
             pending = new_files.get(request.fix.moved_to or "")
             if pending is None:
@@ -144,6 +132,28 @@ def plan_moves(project: Project, resolver: Resolver, docs: dict[Path, YamlFile],
         expected[f"{target_id}/{key}"] = (request.place.relpath, request.place.lines[0], request.place.lines[1])
     created = tuple(_created(project, pending) for pending in new_files.values())
     return MovePlan(tuple(fixes), expected, created, tuple(not_moved))
+
+
+def _refusal(request: MoveRequest, annotation: Annotation, flow: bool, last: bool, key: str, taken: set[str]) -> str | None:
+    """Why the step cannot move (None: it can): written in flow style, the last step left, or its key taken there."""
+    if flow:
+        return "the step is written in flow style ({...} or [...])"
+    if last:
+        return f"it is the last step of {annotation.id}"
+    if key in taken:
+        return f"the annotation of {request.fix.moved_to} already has a step with key {key!r}"
+    return None
+
+
+def _append_step(dest_doc: YamlFile, destination_id: str, moved_text: str, moved_data: dict[str, Any]) -> None:
+    """Append a moved step's text and data after the last step of the existing annotation *destination_id*."""
+    dest_sequence = dest_doc.steps(destination_id)
+    at = next_line(dest_doc.text, value_end(dest_doc.text, dest_sequence.value[-1]))
+    insert = _indented(moved_text, dest_sequence.start_mark.column)
+    if at == len(dest_doc.text) and not dest_doc.text.endswith(("\n", "\r")):
+        insert = "\n" + insert.rstrip("\n")
+    dest_doc.insert(at, insert)
+    dest_doc.annotation(destination_id)[1]["steps"].append(moved_data)
 
 
 def _destination(everything: tuple[Annotation, ...], annotation: Annotation, dotted: str) -> Annotation | None:

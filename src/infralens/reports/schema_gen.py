@@ -92,7 +92,7 @@ class _Builder:
     def _object(self, cls: type[Record]) -> JsonObject:
         properties: dict[str, JsonObject] = {}
         required: list[str] = []
-        groups: dict[str, tuple[dict[str, JsonObject], list[str], bool]] = {}
+        groups: _Groups = {}
         for f, tp, s in _fields(typing.cast(type, cls)):
             if f.name == _key_field(cls):
                 continue  # written as the record's key in the object that holds it
@@ -109,27 +109,12 @@ class _Builder:
             if s.doc:
                 value = value | {"description": s.doc}
             if "." in key:
-                group, _, inner_key = key.partition(".")
-                members, needed, nullable = groups.setdefault(group, ({}, [], False))
-                members[inner_key] = self.value(base, s) | ({"description": s.doc} if s.doc else {})
-                if s.required:
-                    needed.append(inner_key)
-                groups[group] = (members, needed, nullable or s.null_group)
-                if group not in properties:
-                    properties[group] = {}
-                    required.append(group)
+                _add_member(groups, properties, required, key, self.value(base, s) | ({"description": s.doc} if s.doc else {}), s)
                 continue
             properties[key] = value
             if s.omit == "never" and s.required:
                 required.append(key)
-        for key, (_, schema) in cls.json_derived.items():
-            group, _, inner_key = key.partition(".")
-            members, needed, nullable = groups.setdefault(group, ({}, [], False))
-            members[inner_key] = schema
-            needed.append(inner_key)
-        for group, (members, needed, nullable) in groups.items():
-            shape: JsonObject = {"type": "object", "required": needed, "additionalProperties": False, "properties": members}
-            properties[group] = {"oneOf": [{"type": "null"}, shape]} if nullable else shape
+        _close_groups(cls, groups, properties)
         if cls.json_order:
             properties = {k: properties[k] for k in cls.json_order if k in properties} | {k: v for k, v in properties.items() if k not in cls.json_order}
         doc = (cls.__doc__ or "").strip().split("\n\n")[0].replace("\n", " ")
@@ -147,38 +132,76 @@ class _Builder:
             return self.record(tp)
         keyed = _keyed(tp)
         if keyed is not None:
-            by_key: JsonObject = {"type": "object", "additionalProperties": self.record(keyed)}
-            if s.keys_pattern:
-                by_key["propertyNames"] = {"pattern": s.keys_pattern}
-            return by_key
+            return _named_keys({"type": "object", "additionalProperties": self.record(keyed)}, s)
         origin = typing.get_origin(tp)
         if origin is tuple:
-            args = typing.get_args(tp)
-            items = _bounded(self.value(args[0], _NO_SPEC), s)
-            shape: JsonObject = {"type": "array", "items": items}
-            if args[-1] is not Ellipsis:
-                shape |= {"minItems": len(args), "maxItems": len(args)}
-            elif s.min_items is not None:
-                shape["minItems"] = s.min_items
-            return shape
+            return self._array(tp, s)
         if origin is dict:
-            key_type, item_type = typing.get_args(tp)
-            items = _bounded(self.value(item_type, _NO_SPEC), s)
-            if isinstance(key_type, type) and issubclass(key_type, Enum):
-                members = {member.value: items for member in key_type}
-                counted: JsonObject = {"type": "object", "required": list(s.required_keys or members), "properties": members, "additionalProperties": False}
-                if s.open_keys:
-                    counted["patternProperties"] = {s.open_keys: items}
-                return counted
-            shape = {"type": "object", "additionalProperties": items}
-            if s.keys_pattern:
-                shape["propertyNames"] = {"pattern": s.keys_pattern}
-            return shape
+            return self._mapping(tp, s)
         scalar: JsonObject = {"type": _SCALARS[tp]}
         for word, bound in (("minimum", s.minimum), ("maximum", s.maximum), ("pattern", s.pattern)):
             if bound is not None:
                 scalar[word] = bound
         return scalar
+
+    def _array(self, tp: Any, s: Any) -> JsonObject:
+        """A tuple: of a fixed length, or ``tuple[X, ...]`` with the field's ``min_items``."""
+        args = typing.get_args(tp)
+        items = _bounded(self.value(args[0], _NO_SPEC), s)
+        shape: JsonObject = {"type": "array", "items": items}
+        if args[-1] is not Ellipsis:
+            shape |= {"minItems": len(args), "maxItems": len(args)}
+        elif s.min_items is not None:
+            shape["minItems"] = s.min_items
+        return shape
+
+    def _mapping(self, tp: Any, s: Any) -> JsonObject:
+        """A dict: keyed by an enum's values (each one there, or the field's ``required_keys``), or by any string."""
+        key_type, item_type = typing.get_args(tp)
+        items = _bounded(self.value(item_type, _NO_SPEC), s)
+        if isinstance(key_type, type) and issubclass(key_type, Enum):
+            members = {member.value: items for member in key_type}
+            counted: JsonObject = {"type": "object", "required": list(s.required_keys or members), "properties": members, "additionalProperties": False}
+            if s.open_keys:
+                counted["patternProperties"] = {s.open_keys: items}
+            return counted
+        return _named_keys({"type": "object", "additionalProperties": items}, s)
+
+
+def _named_keys(shape: JsonObject, s: Any) -> JsonObject:
+    """An object's schema with the field's ``keys_pattern`` for its keys."""
+    if s.keys_pattern:
+        shape["propertyNames"] = {"pattern": s.keys_pattern}
+    return shape
+
+
+_Groups = dict[str, tuple[dict[str, JsonObject], list[str], bool]]
+"""Dotted fields (``group.key``) written as one nested object per group: its members, required keys, and whether it may be null."""
+
+
+def _add_member(groups: _Groups, properties: dict[str, JsonObject], required: list[str], key: str, member: JsonObject, s: Any) -> None:
+    """A dotted field joins its group; the group takes the place (and the required slot) of the group's first field."""
+    group, _, inner_key = key.partition(".")
+    members, needed, nullable = groups.setdefault(group, ({}, [], False))
+    members[inner_key] = member
+    if s.required:
+        needed.append(inner_key)
+    groups[group] = (members, needed, nullable or s.null_group)
+    if group not in properties:
+        properties[group] = {}
+        required.append(group)
+
+
+def _close_groups(cls: type[Record], groups: _Groups, properties: dict[str, JsonObject]) -> None:
+    """The record's derived (computed) members join their groups, and each group becomes its nested object."""
+    for key, (_, schema) in cls.json_derived.items():
+        group, _, inner_key = key.partition(".")
+        members, needed, _nullable = groups.setdefault(group, ({}, [], False))
+        members[inner_key] = schema
+        needed.append(inner_key)
+    for group, (members, needed, nullable) in groups.items():
+        shape: JsonObject = {"type": "object", "required": needed, "additionalProperties": False, "properties": members}
+        properties[group] = {"oneOf": [{"type": "null"}, shape]} if nullable else shape
 
 
 _SCALARS = {str: "string", int: "integer", float: "number", bool: "boolean"}

@@ -157,6 +157,27 @@ def display_lines(text: str) -> list[str]:
 
 def _laid_out(text: str) -> list[str] | None:
     """Each token with the space that goes before it, or None when ``text`` does not tokenize."""
+    tokens = _tokens(text)
+    if tokens is None:
+        return None
+    out: list[str] = []
+    brackets: list[str] = []
+    previous: tuple[int, str] | None = None
+    unary_pending = False
+    for kind, string in tokens:
+        space = _space_before(string, previous, brackets, unary_pending, first=len(out) == 1)
+        out.append((" " if space else "") + string)
+        unary_pending = string in _UNARY and _before_unary(previous)
+        if string in _OPEN:
+            brackets.append(string)
+        elif string in (")", "]", "}") and brackets:
+            brackets.pop()
+        previous = (kind, string)
+    return out
+
+
+def _tokens(text: str) -> list[tuple[int, str]] | None:
+    """The tokens of ``text`` that are laid out (as far as it tokenizes), or None when there are none or one is an error."""
     tokens: list[tuple[int, str]] = []
     try:
         for token in tokenize.generate_tokens(io.StringIO(text + "\n").readline):
@@ -166,39 +187,30 @@ def _laid_out(text: str) -> list[str] | None:
         pass  # a partial snippet (unclosed bracket): lay out the tokens read so far
     if not tokens or any(kind == tokenize.ERRORTOKEN and not string.isspace() for kind, string in tokens):
         return None
-    out: list[str] = []
-    brackets: list[str] = []
-    previous: tuple[int, str] | None = None
-    unary_pending = False
-    for kind, string in tokens:
-        in_call = bool(brackets) and brackets[-1] == "("
-        if previous is None or (previous[1] == "@" and len(out) == 1):
-            space = False
-        elif string == ":" and previous[1] == ",":
-            space = True  # a[1:2, :, i]
-        elif string in _TIGHT_BEFORE or previous[1] in _OPEN or previous[1] == "." or unary_pending:
-            space = False
-        elif string in ("(", "[") and (
-            previous[1] in (")", "]", "}") or (previous[0] in (tokenize.NAME, tokenize.STRING) and not keyword.iskeyword(previous[1]))
-        ):
-            space = False  # a call or a subscript
-        elif in_call and (string == "=" or previous[1] == "="):
-            space = False  # keyword argument
-        elif brackets and brackets[-1] == "[" and previous[1] == ":":
-            space = False  # slice
-        else:
-            space = True
-        out.append((" " if space else "") + string)
-        unary_pending = string in _UNARY and (
-            previous is None
-            or previous[1] in _OPEN
-            or previous[1] in (",", "=", ":", "(")
-            or (previous[0] == tokenize.OP and previous[1] not in (")", "]", "}"))
-            or keyword.iskeyword(previous[1])
-        )
-        if string in _OPEN:
-            brackets.append(string)
-        elif string in (")", "]", "}") and brackets:
-            brackets.pop()
-        previous = (kind, string)
-    return out
+    return tokens
+
+
+def _space_before(string: str, previous: tuple[int, str] | None, brackets: list[str], unary_pending: bool, *, first: bool) -> bool:
+    """Whether a space goes before the token *string*, after *previous* (*first*: the token after a leading ``@``)."""
+    if previous is None or (previous[1] == "@" and first):
+        return False
+    if string == ":" and previous[1] == ",":
+        return True  # a[1:2, :, i]
+    if string in _TIGHT_BEFORE or previous[1] in _OPEN or previous[1] == "." or unary_pending:
+        return False
+    if string in ("(", "[") and (previous[1] in (")", "]", "}") or (previous[0] in (tokenize.NAME, tokenize.STRING) and not keyword.iskeyword(previous[1]))):
+        return False  # a call or a subscript
+    if brackets and brackets[-1] == "(" and (string == "=" or previous[1] == "="):
+        return False  # keyword argument
+    return not (brackets and brackets[-1] == "[" and previous[1] == ":")  # no space in a slice
+
+
+def _before_unary(previous: tuple[int, str] | None) -> bool:
+    """Whether an operator of :data:`_UNARY` after *previous* is unary or a star (no space after it)."""
+    return (
+        previous is None
+        or previous[1] in _OPEN
+        or previous[1] in (",", "=", ":", "(")
+        or (previous[0] == tokenize.OP and previous[1] not in (")", "]", "}"))
+        or keyword.iskeyword(previous[1])
+    )

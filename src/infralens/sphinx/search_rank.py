@@ -99,30 +99,37 @@ def words_of(text: str, language: SearchLanguage, identifier: bool = False) -> l
 def lab_words(doctree: nodes.Node, language: SearchLanguage) -> dict[str, float]:
     """Weighted stem counts of a lab page: title, headings, prose, emphasis, inline code, notes (see the module docstring)."""
     counts: defaultdict[str, float] = defaultdict(float)
-
-    def visit(node: nodes.Node, weight: float) -> None:
-        for child in node.children:
-            if isinstance(child, _SKIP) or (isinstance(child, nodes.Element) and NOT_TAUGHT & set(child["classes"])):
-                continue
-            if isinstance(child, nodes.Text):
-                for stem in words_of(child.astext(), language):
-                    counts[stem] += weight
-            elif isinstance(child, nodes.literal):
-                for stem in words_of(child.astext(), language, identifier=True):
-                    counts[stem] += weight
-            elif isinstance(child, nodes.title):
-                visit(child, TITLE if child.parent is not None and child.parent.parent is doctree else HEADING)
-            elif isinstance(child, il.infralens_note):
-                visit(child, min(weight, NOTE))
-            elif isinstance(child, nodes.table):
-                visit(child, min(weight, TABLE))
-            elif isinstance(child, nodes.strong | nodes.emphasis):
-                visit(child, weight * EMPHASIS)
-            elif isinstance(child, nodes.Element):
-                visit(child, weight)
-
-    visit(doctree, PROSE)
+    _count_words(doctree, PROSE, doctree, language, counts)
     return dict(counts)
+
+
+def _count_words(node: nodes.Node, weight: float, doctree: nodes.Node, language: SearchLanguage, counts: defaultdict[str, float]) -> None:
+    """Add the stems under *node* to *counts*, each child at the weight its kind gives it."""
+    for child in node.children:
+        if isinstance(child, _SKIP) or (isinstance(child, nodes.Element) and NOT_TAUGHT & set(child["classes"])):
+            continue
+        if isinstance(child, nodes.Text | nodes.literal):  # inline code also counts the parts of its identifiers
+            for stem in words_of(child.astext(), language, identifier=isinstance(child, nodes.literal)):
+                counts[stem] += weight
+            continue
+        inner = _inner_weight(child, weight, doctree)
+        if inner is not None:
+            _count_words(child, inner, doctree, language, counts)
+
+
+def _inner_weight(child: nodes.Node, weight: float, doctree: nodes.Node) -> float | None:
+    """The weight of the words inside *child*, met at *weight* (None: not an element, nothing inside counts)."""
+    if isinstance(child, nodes.title):
+        return TITLE if child.parent is not None and child.parent.parent is doctree else HEADING
+    if isinstance(child, il.infralens_note):
+        return min(weight, NOTE)
+    if isinstance(child, nodes.table):
+        return min(weight, TABLE)
+    if isinstance(child, nodes.strong | nodes.emphasis):
+        return weight * EMPHASIS
+    if isinstance(child, nodes.Element):
+        return weight
+    return None
 
 
 def _store(env: BuildEnvironment) -> dict[str, dict[str, float]]:

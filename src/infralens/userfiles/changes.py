@@ -18,7 +18,7 @@ from __future__ import annotations
 import errno
 import os
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from infralens.atomic import discard, replace, stage
@@ -62,43 +62,77 @@ def write_together(changes: Sequence[FileChange], *, what: str = "file", within:
     befores = [_read_current(target, what) for target in targets]
     for change, before in zip(changes, befores, strict=True):
         _check_unchanged(change.path, change.old, before, what)
-    several = len(changes) > 1
-    staged: list[str] = []
-    kept: set[str] = set()
-    recorded = False
-    step = 0
+    run = _Together(targets, changes, befores, what)
     try:
+        news, backups = run.stage_all()
+        if journal is not None and run.several:
+            entries = [_entry(t, n, b, c, o) for t, n, b, c, o in zip(targets, news, backups, changes, befores, strict=True)]
+            record(journal, entries, run.staged)
+            run.recorded = True
+        run.replace_all(news, backups)
+    except OSError as error:
+        raise run.unwritable(error) from None
+    finally:
+        run.clean_up(journal)
+
+
+@dataclass
+class _Together:
+    """One :func:`write_together` under way: its checked targets, their texts before, and what it staged so far."""
+
+    targets: list[WriteTarget]
+    changes: Sequence[FileChange]
+    befores: list[bytes | None]
+    what: str
+    staged: list[str] = field(default_factory=list)
+    kept: set[str] = field(default_factory=set)
+    """Temporary files a recorded journal still needs (a failed undo): left for the next command to finish."""
+    recorded: bool = False
+    step: int = 0
+    """The file being staged or replaced: an error that names no file is reported for it."""
+
+    @property
+    def several(self) -> bool:
+        return len(self.changes) > 1
+
+    def stage_all(self) -> tuple[list[str], list[str | None]]:
+        """A temporary file with each new text, and (several files) one with each old text to put back on failure."""
         news: list[str] = []
         backups: list[str | None] = []
-        for index, (target, change, before) in enumerate(zip(targets, changes, befores, strict=True)):
-            step = index
+        for index, (target, change, before) in enumerate(zip(self.targets, self.changes, self.befores, strict=True)):
+            self.step = index
             if target.placement is Placement.NEW:
                 target.real.parent.mkdir(parents=True, exist_ok=True)
-            news.append(stage(target.real, change.new.encode("utf-8"), mode_for(target.real), staged))
-            backups.append(stage(target.real, before, mode_for(target.real), staged) if several and before is not None else None)
-        if journal is not None and several:
-            entries = [_entry(t, n, b, c, o) for t, n, b, c, o in zip(targets, news, backups, changes, befores, strict=True)]
-            record(journal, entries, staged)
-            recorded = True
+            news.append(stage(target.real, change.new.encode("utf-8"), mode_for(target.real), self.staged))
+            backups.append(stage(target.real, before, mode_for(target.real), self.staged) if self.several and before is not None else None)
+        return news, backups
+
+    def replace_all(self, news: list[str], backups: list[str | None]) -> None:
+        """Replace each file after a last look at it; on any failure put back the files already replaced."""
         done: list[int] = []
         try:
-            for step, target in enumerate(targets):
-                if (several or changes[step].old is not None) and _read_current(target, what) != befores[step]:  # the last look
-                    raise _changed(changes[step].path, what)
+            for step, target in enumerate(self.targets):
+                self.step = step
+                if (self.several or self.changes[step].old is not None) and _read_current(target, self.what) != self.befores[step]:  # the last look
+                    raise _changed(self.changes[step].path, self.what)
                 replace(news[step], target.real)
                 done.append(step)
         except BaseException:
-            still_needed = _undo(done, targets, backups, befores)
-            kept = still_needed if recorded else set()  # without a journal nothing could use them
+            still_needed = _undo(done, self.targets, backups, self.befores)
+            self.kept = still_needed if self.recorded else set()  # without a journal nothing could use them
             raise
-    except OSError as error:
-        failed = next((t.named for t in targets if error.filename and str(error.filename) in (str(t.real), str(t.named))), None)
-        raise _unwritable(failed or targets[min(step, len(targets) - 1)].named, error, what) from None
-    finally:
-        for temporary in staged:
-            if temporary not in kept:
+
+    def unwritable(self, error: OSError) -> UserFileError:
+        """The error for an OSError: on the file it names, else on the file being written when it happened."""
+        failed = next((t.named for t in self.targets if error.filename and str(error.filename) in (str(t.real), str(t.named))), None)
+        return _unwritable(failed or self.targets[min(self.step, len(self.targets) - 1)].named, error, self.what)
+
+    def clean_up(self, journal: Path | None) -> None:
+        """Remove the temporary files (but those still needed) and, once nothing needs it, the journal."""
+        for temporary in self.staged:
+            if temporary not in self.kept:
                 discard(temporary)
-        if recorded and journal is not None and not kept:
+        if self.recorded and journal is not None and not self.kept:
             discard(journal)
 
 

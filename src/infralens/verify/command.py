@@ -19,7 +19,7 @@ from infralens.errors import Diagnostic, InfralensError, Severity
 
 if TYPE_CHECKING:
     from infralens.annotations import Annotation
-    from infralens.project import Project
+    from infralens.project import LoadedAnnotations, Project
     from infralens.resolve import Resolver
     from infralens.verify.against import OtherRelease
     from infralens.verify.plan import Plan
@@ -57,48 +57,87 @@ def run_verify(options: VerifyOptions, open_context: OpenContext) -> int:
 
     Ctrl-C and SIGTERM (which the CLI turns into Ctrl-C) end the workers on the way out.
     """
-    from infralens.verify.against import install_release, parse_pin, refuse_unannotated
-    from infralens.verify.registry import project_catalog
-
     if options.list_catalog:
         return _list_catalog(open_context(())[0])
+    try:
+        device = _device(options)
+        loaded = _selection(options, open_context)
+        releases = _releases(options, loaded)
+        project, plan = _plan(options, open_context, loaded, releases)
+        if options.list_static:
+            return _list_static(plan)
+        if options.mutate and options.max_mutants < 1:
+            raise _Refused("--max-mutants must be at least 1")
+        if plan.untraceable:
+            raise _Refused(*plan.untraceable)
+    except _Refused as refused:
+        for line in refused.lines:
+            say(f"infralens verify: {line}", error=True)
+        return EXIT_USAGE
+    return _run(plan, device, options, project.root)
+
+
+class _Refused(Exception):
+    """A usage problem: each line is printed as ``infralens verify: <line>`` and verify exits with ``EXIT_USAGE``."""
+
+    def __init__(self, *lines: str) -> None:
+        super().__init__(*lines)
+        self.lines = lines
+
+
+def _device(options: VerifyOptions) -> str:
+    """The device to run on, once every ``--against`` pin reads well."""
+    from infralens.verify.against import parse_pin
+
     try:
         for spec in options.against:
             parse_pin(spec)
     except InfralensError as error:
-        say(f"infralens verify: {error}", error=True)
-        return EXIT_USAGE
+        raise _Refused(str(error)) from error
     from infralens.tiny import choose_device
 
     try:
-        device = choose_device(options.device)
+        return choose_device(options.device)
     except ValueError as error:
-        say(f"infralens verify: {error}", error=True)
-        return EXIT_USAGE
+        raise _Refused(str(error)) from error
+
+
+def _selection(options: VerifyOptions, open_context: OpenContext) -> LoadedAnnotations:
+    """The annotations to verify; an unknown scenario or annotation id is refused."""
+    from infralens.project import load_annotations
+    from infralens.verify.registry import project_catalog
+
     project, _ = open_context(())
     catalog = project_catalog(project)
     unknown = [name for name in options.scenarios if name not in catalog.names()]
     if unknown:
-        say(f"infralens verify: unknown scenario(s) {', '.join(unknown)}; see 'infralens verify --list'", error=True)
-        return EXIT_USAGE
-    from infralens.project import load_annotations
-    from infralens.verify.plan import build_plan
-
+        raise _Refused(f"unknown scenario(s) {', '.join(unknown)}; see 'infralens verify --list'")
     loaded = load_annotations(project, list(options.paths) or None)  # the selection decides which releases may be installed
-    if options.annotations:
-        missing = sorted(set(options.annotations) - {annotation.id for annotation in loaded.annotations})
-        if missing:
-            say(f"infralens verify: unknown annotation id(s) {', '.join(missing)}", error=True)
-            return EXIT_USAGE
-        loaded = replace(loaded, annotations=tuple(a for a in loaded.annotations if a.id in options.annotations))
+    if not options.annotations:
+        return loaded
+    missing = sorted(set(options.annotations) - {annotation.id for annotation in loaded.annotations})
+    if missing:
+        raise _Refused(f"unknown annotation id(s) {', '.join(missing)}")
+    return replace(loaded, annotations=tuple(a for a in loaded.annotations if a.id in options.annotations))
+
+
+def _releases(options: VerifyOptions, loaded: LoadedAnnotations) -> tuple[OtherRelease, ...]:
+    """The ``--against`` releases, each installed in a folder of its own (refused for a distribution nothing annotates)."""
+    from infralens.verify.against import install_release, refuse_unannotated
+
     try:
         refuse_unannotated(options.against, {annotation.source for annotation in loaded.annotations})
         releases = tuple(install_release(spec) for spec in options.against)
     except InfralensError as error:
-        say(f"infralens verify: {error}", error=True)
-        return EXIT_USAGE
+        raise _Refused(str(error)) from error
     for release in releases:
         say(f"running on {release.distribution} {release.version} (installed on its own in {release.folder})", error=True)
+    return releases
+
+
+def _plan(options: VerifyOptions, open_context: OpenContext, loaded: LoadedAnnotations, releases: tuple[OtherRelease, ...]) -> tuple[Project, Plan]:
+    """The project (with the releases' sources) and the plan of the selected scenarios; its diagnostics are printed."""
+    from infralens.verify.plan import build_plan
 
     project, resolver = open_context(tuple(release.source_option for release in releases))
     environment = tuple(str(release.folder) for release in releases)
@@ -109,16 +148,7 @@ def run_verify(options: VerifyOptions, open_context: OpenContext) -> int:
         plan = plan.only(set(options.scenarios))
     for diagnostic in plan.diagnostics:
         say(str(diagnostic), error=True)
-    if options.list_static:
-        return _list_static(plan)
-    if options.mutate and options.max_mutants < 1:
-        say("infralens verify: --max-mutants must be at least 1", error=True)
-        return EXIT_USAGE
-    if plan.untraceable:
-        for reason in plan.untraceable:
-            say(f"infralens verify: {reason}", error=True)
-        return EXIT_USAGE
-    return _run(plan, device, options, project.root)
+    return project, plan
 
 
 def _run(plan: Plan, device: str, options: VerifyOptions, project_root: Path) -> int:

@@ -22,7 +22,7 @@ from __future__ import annotations
 import difflib
 import itertools
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 import libcst as cst
@@ -233,86 +233,14 @@ class _Sites:
 
     def collect(self, parsed: _Parsed) -> None:
         contexts = MetadataWrapper(parsed.wrapper, unsafe_skip_copy=True).resolve(ExpressionContextProvider)
-        skip: set[int] = set()
-        sites = self
-
-        class Visitor(cst.CSTVisitor):
-            def visit_Attribute(self, node: cst.Attribute) -> None:
-                skip.add(id(node.attr))
-
-            def visit_Arg(self, node: cst.Arg) -> None:
-                if node.keyword is not None:
-                    skip.add(id(node.keyword))
-
-            def visit_BinaryOperation(self, node: cst.BinaryOperation) -> None:
-                sites.operator(node, node.operator, "operator")
-                symbol = _ORDERED.get(type(node.operator))
-                if symbol is not None and not isinstance(node.left, _LITERALS) and not isinstance(node.right, _LITERALS):
-                    helper = cst.Call(
-                        cst.Name(SWAP_OPERATOR), [cst.Arg(_bare(node.left)), cst.Arg(_bare(node.right)), cst.Arg(cst.SimpleString(f'"{symbol}"'))]
-                    )
-                    sites.add("swap", node, helper.with_changes(lpar=node.lpar, rpar=node.rpar), node.with_changes(left=node.right, right=node.left))
-                if isinstance(node.operator, _DROPPABLE):
-                    sites.add("drop-term", node, node.left.with_changes(lpar=node.lpar, rpar=node.rpar) if node.lpar else node.left)
-                    sites.add("drop-term", node, node.right.with_changes(lpar=node.lpar, rpar=node.rpar) if node.lpar else node.right)
-
-            def visit_AugAssign(self, node: cst.AugAssign) -> None:
-                sites.operator(node, node.operator, "operator")
-
-            def visit_Comparison(self, node: cst.Comparison) -> None:
-                for index, target in enumerate(node.comparisons):
-                    new_op = _swapped(target.operator)
-                    if new_op is not None:
-                        comparisons = list(node.comparisons)
-                        comparisons[index] = target.with_changes(operator=new_op)
-                        sites.add("comparison", node, node.with_changes(comparisons=comparisons))
-
-            def visit_Call(self, node: cst.Call) -> None:
-                skip.add(id(node.func))
-                sites.swap(node, node.args)
-
-            def visit_List(self, node: cst.List) -> None:
-                sites.swap(node, node.elements, stored=contexts.get(node) is ExpressionContext.STORE)
-
-            def visit_Tuple(self, node: cst.Tuple) -> None:
-                sites.swap(node, node.elements, stored=contexts.get(node) is ExpressionContext.STORE)
-
-            def visit_BooleanOperation(self, node: cst.BooleanOperation) -> None:
-                sites.operator(node, node.operator, "negate")
-
-            def visit_Assert(self, node: cst.Assert) -> None:
-                sites.negate(node.test)
-
-            def visit_IfExp(self, node: cst.IfExp) -> None:
-                sites.negate(node.test)
-
-            def visit_Integer(self, node: cst.Integer) -> None:
-                value = node.evaluated_value
-                sites.add("constant", node, node.with_changes(value="1" if value == 0 else "0" if value == 1 else str(value + 1)))
-
-            def visit_Float(self, node: cst.Float) -> None:
-                value = node.evaluated_value
-                sites.add("constant", node, node.with_changes(value="1.0" if value == 0 else "0.0" if value == 1 else repr(value + 1)))
-
-            def visit_Name(self, node: cst.Name) -> None:
-                if node.value in ("True", "False") and id(node) not in skip:  # a flag passed or stored: the other one
-                    sites.add("constant", node, node.with_changes(value="False" if node.value == "True" else "True"))
-                    return
-                if id(node) in skip or node.value not in sites.local_names or node.value in _NEVER_REPLACED:
-                    return
-                if contexts.get(node) is not ExpressionContext.LOAD:
-                    return
-                others = [name for name in sites.candidates if name != node.value and name not in _NEVER_REPLACED][:OPERAND_CHOICES]
-                for name in others:
-                    sites.add("operand", node, node.with_changes(value=name))
-
         if isinstance(parsed.statement, (cst.If, cst.While)):
             self.negate(parsed.statement.test)
         if isinstance(parsed.statement, cst.SimpleStatementLine):
             for small in parsed.statement.body:
                 self.results(small)
+        visitor = _SiteVisitor(self, contexts)  # one visitor: a name skipped in one part stays skipped in the next
         for part in parsed.header:
-            part.visit(Visitor())
+            part.visit(visitor)
 
     def results(self, small: cst.BaseSmallStatement) -> None:
         """``value`` and ``transpose`` sites: the result an assignment stores or a return returns, wrapped in a helper."""
@@ -367,6 +295,85 @@ class _Sites:
         operand = test if not test.lpar else test.with_changes(lpar=(), rpar=())
         wrapped = operand.with_changes(lpar=[cst.LeftParen()], rpar=[cst.RightParen()])
         self.add("negate", test, cst.UnaryOperation(operator=cst.Not(), expression=wrapped, lpar=test.lpar, rpar=test.rpar))
+
+
+class _SiteVisitor(cst.CSTVisitor):
+    """Walks the parts of a statement and adds their sites to :class:`_Sites`.
+
+    Attribute names, keyword names and called functions are never ``operand`` or ``constant`` sites (*skip*)."""
+
+    def __init__(self, sites: _Sites, contexts: Mapping[cst.CSTNode, ExpressionContext]) -> None:
+        super().__init__()
+        self.sites = sites
+        self.contexts = contexts
+        self.skip: set[int] = set()
+
+    def visit_Attribute(self, node: cst.Attribute) -> None:
+        self.skip.add(id(node.attr))
+
+    def visit_Arg(self, node: cst.Arg) -> None:
+        if node.keyword is not None:
+            self.skip.add(id(node.keyword))
+
+    def visit_BinaryOperation(self, node: cst.BinaryOperation) -> None:
+        self.sites.operator(node, node.operator, "operator")
+        symbol = _ORDERED.get(type(node.operator))
+        if symbol is not None and not isinstance(node.left, _LITERALS) and not isinstance(node.right, _LITERALS):
+            helper = cst.Call(cst.Name(SWAP_OPERATOR), [cst.Arg(_bare(node.left)), cst.Arg(_bare(node.right)), cst.Arg(cst.SimpleString(f'"{symbol}"'))])
+            self.sites.add("swap", node, helper.with_changes(lpar=node.lpar, rpar=node.rpar), node.with_changes(left=node.right, right=node.left))
+        if isinstance(node.operator, _DROPPABLE):
+            for term in (node.left, node.right):
+                self.sites.add("drop-term", node, term.with_changes(lpar=node.lpar, rpar=node.rpar) if node.lpar else term)
+
+    def visit_AugAssign(self, node: cst.AugAssign) -> None:
+        self.sites.operator(node, node.operator, "operator")
+
+    def visit_Comparison(self, node: cst.Comparison) -> None:
+        for index, target in enumerate(node.comparisons):
+            new_op = _swapped(target.operator)
+            if new_op is not None:
+                comparisons = list(node.comparisons)
+                comparisons[index] = target.with_changes(operator=new_op)
+                self.sites.add("comparison", node, node.with_changes(comparisons=comparisons))
+
+    def visit_Call(self, node: cst.Call) -> None:
+        self.skip.add(id(node.func))
+        self.sites.swap(node, node.args)
+
+    def visit_List(self, node: cst.List) -> None:
+        self.sites.swap(node, node.elements, stored=self.contexts.get(node) is ExpressionContext.STORE)
+
+    def visit_Tuple(self, node: cst.Tuple) -> None:
+        self.sites.swap(node, node.elements, stored=self.contexts.get(node) is ExpressionContext.STORE)
+
+    def visit_BooleanOperation(self, node: cst.BooleanOperation) -> None:
+        self.sites.operator(node, node.operator, "negate")
+
+    def visit_Assert(self, node: cst.Assert) -> None:
+        self.sites.negate(node.test)
+
+    def visit_IfExp(self, node: cst.IfExp) -> None:
+        self.sites.negate(node.test)
+
+    def visit_Integer(self, node: cst.Integer) -> None:
+        value = node.evaluated_value
+        self.sites.add("constant", node, node.with_changes(value="1" if value == 0 else "0" if value == 1 else str(value + 1)))
+
+    def visit_Float(self, node: cst.Float) -> None:
+        value = node.evaluated_value
+        self.sites.add("constant", node, node.with_changes(value="1.0" if value == 0 else "0.0" if value == 1 else repr(value + 1)))
+
+    def visit_Name(self, node: cst.Name) -> None:
+        if node.value in ("True", "False") and id(node) not in self.skip:  # a flag passed or stored: the other one
+            self.sites.add("constant", node, node.with_changes(value="False" if node.value == "True" else "True"))
+            return
+        if id(node) in self.skip or node.value not in self.sites.local_names or node.value in _NEVER_REPLACED:
+            return
+        if self.contexts.get(node) is not ExpressionContext.LOAD:
+            return
+        others = [name for name in self.sites.candidates if name != node.value and name not in _NEVER_REPLACED][:OPERAND_CHOICES]
+        for name in others:
+            self.sites.add("operand", node, node.with_changes(value=name))
 
 
 def _helper(name: str, value: cst.BaseExpression, index: int | None = None) -> cst.Call:

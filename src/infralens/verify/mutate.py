@@ -33,6 +33,7 @@ from infralens.reports import CHANGE_LIMIT, DELETE_KINDS, MutantRecord, MutantsR
 from infralens.verify.codeswap import compile_function, find_code, live_functions, nested_scopes, outer_scope, rescan, swapped_with_closures
 from infralens.verify.context import ScenarioContext
 from infralens.verify.execute import execute
+from infralens.verify.expects import Expect
 from infralens.verify.mutants import VALUE_KINDS, Mutant, statement_mutants
 from infralens.verify.perturb import applied as values_changed, install as install_helpers, reset as reset_helpers, swaps
 from infralens.verify.probes import Probe, ProbeResult
@@ -322,48 +323,60 @@ def _run_mutant(run: MutantRun, stability: Stability) -> tuple[MutantVerdict, st
 def _one_run(run: MutantRun, probes: tuple[Probe, ...], *, fingerprint: bool) -> RunEnd:
     """How one run of the mutant ended (see :class:`RunEnd`)."""
     tracer = Tracer(probes, backend=run.backend, fingerprint=fingerprint)
-    caught: list[str] = []
-    skipped: list[str] = []
-
-    def stop(error: str | None, owner: str) -> None:
-        # A name the frame no longer has (the statement was skipped, e.g. by an early return) says nothing
-        # about its values: not a catch, and the step's expects could not judge this mutant at all.
-        if error is not None and error.startswith(_MISSING_NAME):
-            if owner == run.key:
-                skipped.append(error)
-            return
-        caught.append(owner)
-        raise MutantStopped("expect")
-
+    watch = _Watch(run, tracer.table.expects.get(run.key, []))
     for killer in run.kill_keys | {run.key}:
         for expect in tracer.table.expects.get(killer, ()):
-            expect.on_fail = functools.partial(stop, owner=killer) if killer in run.kill_keys else functools.partial(_note_skip, skipped)
+            expect.on_fail = functools.partial(watch.stop, owner=killer) if killer in run.kill_keys else functools.partial(_note_skip, watch.skipped)
     context = ScenarioContext(run.device)
-    own = tracer.table.expects.get(run.key, [])
-    for expect in own:
+    for expect in watch.own:
         expect.keep_trail()
-
-    def reached() -> bool:
-        # evaluated on the mutant and not skipped; when the step's own expect is the one that failed, it was judged
-        return (any(expect.evaluations for expect in own) and not skipped) or run.key in caught
-
-    def seen() -> bool:
-        if run.trail is None or len(run.trail) != len(own):
-            return True
-        return any(tuple(expect.trail) != plain[: len(expect.trail)] for expect, plain in zip(own, run.trail, strict=True))
-
     try:
         with swapped_with_closures(*run.swap), _time_limit(run.timeout):
             outcome = execute(run.function, context, tracer)
     except MutantStopped as stopped:
-        return RunEnd(stopped.reason, caught[0] if caught else None, reached(), seen=seen())
-    if caught:  # upstream code swallowed the stop
-        return RunEnd("expect", caught[0], reached(), seen=seen())
+        return watch.end(stopped.reason)
+    if watch.caught:  # upstream code swallowed the stop
+        return watch.end("expect")
     if outcome.status is ScenarioStatus.FAILED:
-        return RunEnd("check", None, reached(), seen=seen())
+        return watch.end("check")
     if outcome.status is not ScenarioStatus.PASSED:
-        return RunEnd("error", None, reached(), seen=seen())
-    return RunEnd("passed", None, reached(), (tracer.table.fingerprints(), dict(context.facts)) if fingerprint else None, seen())
+        return watch.end("error")
+    return watch.end("passed", (tracer.table.fingerprints(), dict(context.facts)) if fingerprint else None)
+
+
+class _Watch:
+    """What the expects saw in one run of a mutant: whose expect stopped it, and whether the mutated step was judged."""
+
+    def __init__(self, run: MutantRun, own: list[Expect]) -> None:
+        self.run = run
+        self.own = own
+        """The mutated step's own expects."""
+        self.caught: list[str] = []
+        self.skipped: list[str] = []
+
+    def stop(self, error: str | None, owner: str) -> None:
+        """``on_fail`` of a killer's expect: stop the run, unless the failure is only a missing name."""
+        # A name the frame no longer has (the statement was skipped, e.g. by an early return) says nothing
+        # about its values: not a catch, and the step's expects could not judge this mutant at all.
+        if error is not None and error.startswith(_MISSING_NAME):
+            if owner == self.run.key:
+                self.skipped.append(error)
+            return
+        self.caught.append(owner)
+        raise MutantStopped("expect")
+
+    def reached(self) -> bool:
+        # evaluated on the mutant and not skipped; when the step's own expect is the one that failed, it was judged
+        return (any(expect.evaluations for expect in self.own) and not self.skipped) or self.run.key in self.caught
+
+    def seen(self) -> bool:
+        trail = self.run.trail
+        if trail is None or len(trail) != len(self.own):
+            return True
+        return any(tuple(expect.trail) != plain[: len(expect.trail)] for expect, plain in zip(self.own, trail, strict=True))
+
+    def end(self, how: str, prints: Prints | None = None) -> RunEnd:
+        return RunEnd(how, self.caught[0] if self.caught else None, self.reached(), prints, self.seen())
 
 
 def _note_skip(skipped: list[str], error: str | None) -> None:

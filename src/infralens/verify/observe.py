@@ -53,12 +53,7 @@ def _describe(value: object, depth: int = 0) -> str:
     if module.startswith("torch") and kind.__name__ in ("Tensor", "Parameter"):
         return _tensor(value)
     if module.startswith("numpy") and hasattr(value, "shape") and hasattr(value, "dtype"):
-        import numpy
-
-        array = numpy.asarray(value)
-        if array.ndim == 0:
-            return repr(array.item())
-        return f"ndarray(shape={tuple(array.shape)}, dtype={array.dtype})"
+        return _ndarray(value)
     if isinstance(value, dict):
         items = list(value.items())
         inner = ", ".join(f"{key!r}: {_describe(item, depth + 1)}" for key, item in items[:3] if isinstance(key, (str, int)))
@@ -81,6 +76,16 @@ def _describe(value: object, depth: int = 0) -> str:
         return repr(value)[: MAX_LENGTH * 2]
     except Exception as error:  # a repr that raises must not break tracing
         return f"<{kind.__name__}: repr failed ({type(error).__name__})>"
+
+
+def _ndarray(value: object) -> str:
+    """A numpy array as its shape and dtype; a numpy scalar (0-d) as its value."""
+    import numpy
+
+    array = numpy.asarray(value)
+    if array.ndim == 0:
+        return repr(array.item())
+    return f"ndarray(shape={tuple(array.shape)}, dtype={array.dtype})"
 
 
 def _tensor(tensor) -> str:

@@ -13,7 +13,7 @@ import subprocess
 import sys
 import tempfile
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
 from typing import IO
@@ -305,17 +305,7 @@ def _run_worker(
         try:
             worker.stdin.write(request.encode())
             worker.stdin.close()
-            for line in worker.stdout:
-                message = decode(line)
-                if isinstance(message, Started):
-                    report("start", message.scenario, None)
-                elif isinstance(message, ScenarioOutcome):
-                    done[message.scenario] = message
-                    report("done", message.scenario, message)
-                elif isinstance(message, Ready):
-                    ready = message
-                elif isinstance(message, Finished):
-                    finished = message
+            ready, finished = _listen(worker.stdout, report, done)
             code = worker.wait()
         except BrokenPipeError:  # the worker died before it read its request
             code = worker.wait()
@@ -324,17 +314,39 @@ def _run_worker(
             workers.ended(worker)
         if workers.stopping or len(done) == len(request.scenarios):
             return done, ready, finished
-        status, why = ScenarioStatus.ERROR, f"worker exited with status {code}"
-        if timed_out.is_set():
-            status, why = ScenarioStatus.NOT_RUN, f"timed out after {timeout:g} s"
         stderr.seek(0)
-        tail = stderr.read()[-1500:].strip()
-        why += f": {tail}" if tail and status is ScenarioStatus.ERROR else ""
+        status, why = _why_unfinished(code, timeout if timed_out.is_set() else None, stderr.read())
         for job in request.scenarios:
             if job.name not in done:
                 done[job.name] = ScenarioOutcome(job.name, status, 0.0, why)
                 report("done", job.name, done[job.name])
     return done, ready, finished
+
+
+def _listen(lines: Iterable[str], report: ProgressCallback, done: dict[str, ScenarioOutcome]) -> tuple[Ready | None, Finished | None]:
+    """Read a worker's messages until it closes its output: progress goes to *report*, each outcome into *done*."""
+    ready: Ready | None = None
+    finished: Finished | None = None
+    for line in lines:
+        message = decode(line)
+        if isinstance(message, Started):
+            report("start", message.scenario, None)
+        elif isinstance(message, ScenarioOutcome):
+            done[message.scenario] = message
+            report("done", message.scenario, message)
+        elif isinstance(message, Ready):
+            ready = message
+        elif isinstance(message, Finished):
+            finished = message
+    return ready, finished
+
+
+def _why_unfinished(code: int, timed_out_after: float | None, stderr: str) -> tuple[ScenarioStatus, str]:
+    """The outcome of the scenarios a worker never finished: ``not-run`` when it timed out, else an error with its stderr's tail."""
+    if timed_out_after is not None:
+        return ScenarioStatus.NOT_RUN, f"timed out after {timed_out_after:g} s"
+    tail = stderr[-1500:].strip()
+    return ScenarioStatus.ERROR, f"worker exited with status {code}" + (f": {tail}" if tail else "")
 
 
 def _scenario_outcome(name: str, done: ScenarioOutcome | None) -> ScenarioOutcome:

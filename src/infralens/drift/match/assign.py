@@ -49,29 +49,7 @@ def _hungarian(cost: list[list[float]], n: int, m: int) -> list[int]:
     way = [0] * (m + 1)
     for i in range(1, n + 1):
         p[0] = i
-        j0 = 0
-        minv = [INFINITY] * (m + 1)
-        used = [False] * (m + 1)
-        while True:
-            used[j0] = True
-            i0, delta, j1 = p[j0], INFINITY, 0
-            for j in range(1, m + 1):
-                if used[j]:
-                    continue
-                current = cost[i0 - 1][j - 1] - u[i0] - v[j]
-                if current < minv[j]:
-                    minv[j], way[j] = current, j0
-                if minv[j] < delta:
-                    delta, j1 = minv[j], j
-            for j in range(m + 1):
-                if used[j]:
-                    u[p[j]] += delta
-                    v[j] -= delta
-                else:
-                    minv[j] -= delta
-            j0 = j1
-            if p[j0] == 0:
-                break
+        j0 = _free_column(cost, m, u, v, p, way)
         while j0:
             j1 = way[j0]
             p[j0] = p[j1]
@@ -81,3 +59,32 @@ def _hungarian(cost: list[list[float]], n: int, m: int) -> list[int]:
         if p[j]:
             chosen[p[j] - 1] = j - 1
     return chosen
+
+
+def _free_column(cost: list[list[float]], m: int, u: list[float], v: list[float], p: list[int], way: list[int]) -> int:
+    """Grow the shortest augmenting path of row ``p[0]`` until it reaches a free column, and return that column.
+
+    Updates the potentials *u* and *v* on the way and leaves in *way* the column each column was reached from."""
+    j0 = 0
+    minv = [INFINITY] * (m + 1)
+    used = [False] * (m + 1)
+    while True:
+        used[j0] = True
+        i0, delta, j1 = p[j0], INFINITY, 0
+        for j in range(1, m + 1):
+            if used[j]:
+                continue
+            current = cost[i0 - 1][j - 1] - u[i0] - v[j]
+            if current < minv[j]:
+                minv[j], way[j] = current, j0
+            if minv[j] < delta:
+                delta, j1 = minv[j], j
+        for j in range(m + 1):
+            if used[j]:
+                u[p[j]] += delta
+                v[j] -= delta
+            else:
+                minv[j] -= delta
+        j0 = j1
+        if p[j0] == 0:
+            return j0

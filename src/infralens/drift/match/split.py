@@ -77,7 +77,11 @@ def split_of(reader: TreeReader, source: SourceFile, index: ModuleIndex, definit
     return Split(sum(lost.values()), tuple(helpers))
 
 
-def _reached_definitions(reader: TreeReader, reach: Reach) -> Iterator[tuple[SourceFile, ModuleIndex, Definition, bool]]:
+Reached = tuple[SourceFile, ModuleIndex, Definition, bool]
+"""A reached function: its file, the file's index, the function, and whether the target carries it as a decorator."""
+
+
+def _reached_definitions(reader: TreeReader, reach: Reach) -> Iterator[Reached]:
     """Functions the target leads to: methods of its class it calls on ``self``/``cls`` (or of a direct base class, and
     those it calls on ``super()``), functions nested in it that it calls, and functions it calls or decorators it
     carries that resolve statically to a definition (a decorator with the wrappers nested in it)."""
@@ -85,16 +89,29 @@ def _reached_definitions(reader: TreeReader, reach: Reach) -> Iterator[tuple[Sou
     owner = own.rsplit(".", 1)[0] if "." in own else ""
     is_method = bool(owner) and class_named(reach.index, owner) is not None
     seen: set[tuple[str, str]] = set()
+    yield from _own_file(reach, owner if is_method else None, seen)
+    if is_method:
+        yield from _inherited(reader, reach, seen)
+    yield from _called(reader, reach, seen)
+
+
+def _own_file(reach: Reach, owner: str | None, seen: set[tuple[str, str]]) -> Iterator[Reached]:
+    """Functions nested in the target that it calls, and (*owner*: the target is a method of it) methods it calls on ``self``/``cls``."""
+    own = reach.definition.qualname
     for definition in reach.index.definitions:
         name = definition.qualname
         if definition.kind is DefinitionKind.CLASS or name == own:
             continue
         nested = name.startswith(own + ".") and name[len(own) + 1 :].split(".")[0] in reach.calls.functions
-        method = is_method and name.rsplit(".", 1)[0] == owner and name.rsplit(".", 1)[1] in reach.calls.methods
+        method = owner is not None and name.rsplit(".", 1)[0] == owner and name.rsplit(".", 1)[1] in reach.calls.methods
         if nested or method:
             seen.add((reach.source.relpath, name))
             yield reach.source, reach.index, definition, False
-    for base, base_file in reach.base_classes() if is_method else ():  # methods run through super() or inherited by self
+
+
+def _inherited(reader: TreeReader, reach: Reach, seen: set[tuple[str, str]]) -> Iterator[Reached]:
+    """Methods of the direct base classes that the target runs through ``super()`` or inherits on ``self``."""
+    for base, base_file in reach.base_classes():
         base_indexed = reader.indexed(base_file)
         if base_indexed is None:
             continue
@@ -104,6 +121,10 @@ def _reached_definitions(reader: TreeReader, reach: Reach) -> Iterator[tuple[Sou
             if inherited is not None and (base_file, inherited.qualname) not in seen:
                 seen.add((base_file, inherited.qualname))
                 yield base_source, base_index, inherited, False
+
+
+def _called(reader: TreeReader, reach: Reach, seen: set[tuple[str, str]]) -> Iterator[Reached]:
+    """Functions the target calls and decorators it carries that resolve statically (a decorator with its nested wrappers)."""
     decorators = {d for d in reach.definition.decorators if "." not in d}
     for called in sorted(reach.calls.functions | decorators):
         relpath = defining_file(reader, reach.source.relpath, called, reach.scopes)
