@@ -65,17 +65,28 @@ RUN_BY_NAME = OLD.replace(
 """,
 )
 UNRELATED = MIXIN.split("\n\n\n")[1]
+# run() now inherits the attention block from a mixin of another module, which it imports.
+RUN_BY_MIXIN = "from .other import AttentionMixin\n" + RUN_BY_NAME.replace("class Mixer:", "class Mixer(AttentionMixin):")
 
 
 def test_a_block_moved_where_no_call_resolves_is_moved_to_the_function_that_gained_it(demo):
     _lock(demo, {"mixer.py": OLD, "other.py": UNRELATED}, "h = self.attn(h)", "y = h * 2")
-    report = demo.check(demo.write_source("2.0", {"mixer.py": RUN_BY_NAME, "other.py": MIXIN}))
+    report = demo.check(demo.write_source("2.0", {"mixer.py": RUN_BY_MIXIN, "other.py": MIXIN}))
     steps = _by_key(report)
     moved = steps["s0"]
     assert (moved.kind.value, moved.rule, moved.new.target) == ("moved", "moved-with-block", "AttentionMixin.attend"), moved.message
     assert "gained 3 of the target's lost statements" in moved.message
     assert "gained 3" in moved.evidence
     assert (steps["s1"].kind.value, steps["s1"].rule) == ("unchanged", "same-text")
+
+
+def test_a_block_is_not_followed_into_a_module_the_targets_module_does_not_import(demo):
+    """The same block gained by the same mixin, but mixer.py no longer imports other.py: nothing ties them (rule
+    out-of-view; a model's attention is not where another model's copy of the code went)."""
+    _lock(demo, {"mixer.py": OLD, "other.py": UNRELATED}, "h = self.attn(h)")
+    step = demo.check(demo.write_source("2.0", {"mixer.py": RUN_BY_NAME, "other.py": MIXIN})).steps[0]
+    assert step.kind.value != "moved", step.message
+    assert any(e.rule.value == "out-of-view" for e in step.trace), [e.describe() for e in step.trace]
 
 
 def test_a_new_clone_of_the_whole_target_is_no_home_for_what_the_target_lost(demo):

@@ -19,6 +19,7 @@ from infralens.drift.match.calls import Reach
 from infralens.drift.match.container import ContainerMapper, Found
 from infralens.drift.match.decide import StepCase, admissible, carried_can_decide, decide, edit_rank, may_be_home, pick_carried, pick_home, same_copy, weight
 from infralens.drift.match.evidence import Evidence, measure
+from infralens.drift.match.names import modules_imported
 from infralens.drift.match.position import Alignment
 from infralens.drift.match.propose import container_header, elsewhere, in_helpers, in_target, statement_key, target_pool
 from infralens.drift.match.reader import TreeReader
@@ -47,6 +48,7 @@ class DistributionMatcher:
         self.containers = ContainerMapper(self.reader, self.reviewed, self.policy)
         self._targets: dict[str, tuple[TargetResult, Found | None]] = {}
         self._steps: dict[str, dict[str, StepResult]] = {}
+        self._views: dict[str, frozenset[str]] = {}
 
     def source(self, relpath: str) -> SourceFile | None:
         """The checked tree's file at ``relpath`` (None when it is gone)."""
@@ -300,9 +302,16 @@ class DistributionMatcher:
             trace.add(Filter.REAL_EDIT_STAYS, Action.VETOED, detail)
             return None, None
         homes = [_with_provenance(s, step.transfers, policy.thresholds, gone=reach is None) for s in homes]
-        best = pick_carried([s.evidence for s in homes], policy, trace, gone=reach is None)
+        seen = [s for s in homes if self._in_view(step, s)]
+        unseen = len(homes) - len(seen)
+        if unseen and policy.allows(Filter.OUT_OF_VIEW, trace, f"{unseen} place(s) the target's module does not import"):
+            trace.add(Filter.OUT_OF_VIEW, Action.REMOVED, f"{unseen} place(s) in modules the target's module does not import")
+            carriers = seen
+        else:
+            carriers = homes
+        best = pick_carried([s.evidence for s in carriers], policy, trace, gone=reach is None)
         if best is not None:
-            return None, homes[best]
+            return None, carriers[best]
         if reach is not None:
             return None, None
         best = pick_home([s.evidence for s in homes], policy, trace)
@@ -323,6 +332,25 @@ class DistributionMatcher:
         if close:
             message += " (several statements are about as close; see candidates)"
         return _result(entry, rule, own, tuple(o.candidate(t) for o in others) if close else (), message, t, trace, close)
+
+    def _in_view(self, step: _Step, place: Scored) -> bool:
+        """Whether the target's module sees ``place``: the same module, a module it imports (or one directly inside a
+        package it imports), or a function of the target's own qualified name (rule ``out-of-view``)."""
+        module = place.proposal.source.module
+        if module == step.annotation.module or place.proposal.place().target == step.annotation.target:
+            return True
+        return module in self._view(step) or module.rpartition(".")[0] in self._view(step)  # or directly in a package it imports
+
+    def _view(self, step: _Step) -> frozenset[str]:
+        """The modules the target's module imports (read from the checked tree, else the reviewed release; once each)."""
+        key = step.annotation.relpath
+        if key not in self._views:
+            indexed = self.reader.indexed(key)
+            if indexed is None:
+                reviewed = self.reviewed.reader(step.annotation.distribution, step.annotation.version, checked=self.tree.version)
+                indexed = reviewed.indexed(key) if reviewed is not None else None
+            self._views[key] = modules_imported(*indexed) if indexed is not None else frozenset()
+        return self._views[key]
 
     def _helper_copies(self, found: Found, entry: StepLock) -> list[Scored]:
         """The step's exact text in the helpers the container decision named, measured."""

@@ -58,6 +58,26 @@ def _imported_from(source: SourceFile, index: ModuleIndex, name: str, scopes: fr
     return None
 
 
+_IMPORT = re.compile(r"^import (.+)$")
+
+
+def modules_imported(source: SourceFile, index: ModuleIndex) -> frozenset[str]:
+    """Every module ``source`` imports, at any level (``from X import a`` gives ``X`` and ``X.a``: ``a`` may be a module)."""
+    found: set[str] = set()
+    for statement in index.statements:
+        match = _FROM_IMPORT.match(statement.text)
+        if match is not None:
+            module = _absolute_module(source, match.group(1).count("."), match.group(2).replace(" ", ""))
+            if module is not None:
+                found.add(module)
+                found.update(f"{module}.{original}" for original in _bound_names(match.group(3)).values())
+            continue
+        plain = _IMPORT.match(statement.text)
+        if plain is not None:
+            found.update(part.split()[0].replace(" ", "") for part in plain.group(1).split(","))
+    return frozenset(found)
+
+
 def _bound_names(names: str) -> dict[str, str]:
     """Local name → imported name for the names part of a normalised import (``A , B as C``)."""
     bound = {}

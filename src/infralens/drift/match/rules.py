@@ -155,6 +155,7 @@ class Filter(str, Enum):
     COPIED_NOT_MOVED = "copied-not-moved"
     HELD_AT_REVIEW = "held-at-review"
     NEW_PLACE_NOT_CARRIED = "new-place-not-carried"
+    OUT_OF_VIEW = "out-of-view"
     REAL_EDIT_STAYS = "real-edit-stays"
     TIED_PLACES = "tied-places"
     CLOSE_RUNNER_UP = "close-runner-up"
@@ -322,6 +323,10 @@ SPECS: dict[AnyRule, RuleSpec] = {
         _spec(Filter.COPIED_NOT_MOVED, "A gone target's statements do not go to a copy of it made elsewhere."),
         _spec(Filter.HELD_AT_REVIEW, "A place that already held the text at the review is no new home for it."),
         _spec(Filter.NEW_PLACE_NOT_CARRIED, "A deleted target's block is followed only into a function that was there at the review."),
+        _spec(
+            Filter.OUT_OF_VIEW,
+            "A block that left the target went where its module can see: its own module, one it imports, or its own qualified name.",
+        ),
         _spec(Filter.REAL_EDIT_STAYS, "A place that gained the target's lost statements does not override a real edit inside the target."),
         _spec(Filter.TIED_PLACES, "Two places elsewhere about equally good tell nothing: neither is chosen."),
         _spec(Filter.CLOSE_RUNNER_UP, "A runner-up edit about as close as the chosen one makes the verdict ambiguous (kind unchanged)."),
