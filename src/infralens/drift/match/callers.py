@@ -103,7 +103,7 @@ def _calls_before(reviewed: TreeReader, name: str, home: str) -> list[tuple[str,
     call = re.compile(rb"\b" + re.escape(name.encode()) + rb"\s*\(")
     folder = home.rpartition("/")[0] + "/"
     near = [home, *(r for r in reviewed.tree.iter_python_files() if r.startswith(folder) and r != home)]
-    files = [r for r in near if (data := reviewed.read_bytes(r)) is not None and call.search(data)]
+    files = [r for r in near if (data := reviewed.read_bytes(r)) is not None and name.encode() in data and call.search(data)]
     found = []
     token = re.compile(r"(?:^|[ .])" + re.escape(name) + r" \(")
     for relpath in files[:MAX_CALLER_FILES]:
