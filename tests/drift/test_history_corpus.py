@@ -119,9 +119,16 @@ def prepare_corpus(cache_dir: Path, corpus: Path = CORPUS) -> list[PreparedGroup
 
 
 def match_prepared(
-    cache_dir: Path, prepared: list[PreparedGroup], *, walk: bool = False, only: frozenset[str] | None = None, policy: Policy | None = None
+    cache_dir: Path,
+    prepared: list[PreparedGroup],
+    *,
+    walk: bool = False,
+    only: frozenset[str] | None = None,
+    policy: Policy | None = None,
+    readers: dict | None = None,
 ) -> list[tuple[str, str, str, dict, object]]:
-    """:func:`run_corpus`'s rows for corpus groups locked by :func:`prepare_corpus`, each by a new matcher."""
+    """:func:`run_corpus`'s rows for corpus groups locked by :func:`prepare_corpus`, each by a new matcher (``readers``:
+    what earlier matchers read of each group's trees, kept and reused, as an ablation decides the same trees again)."""
     rows = []
     for group in prepared:
         lock, tree, against, distribution = group.lock, group.tree, group.against, group.distribution
@@ -129,7 +136,11 @@ def match_prepared(
         if walk:
             results = _walked(cache_dir, lock, distribution, group.release, against or tree.version, tree)
         else:
-            matcher = DistributionMatcher(resolver, tree, fast=bool(against), policy=policy)
+            shared = readers.get(group.label) if readers is not None else None
+            reviewed = shared[1] if shared else None
+            matcher = DistributionMatcher(resolver, tree, fast=bool(against), policy=policy, reader=shared[0] if shared else None, reviewed=reviewed)
+            if readers is not None:
+                readers[group.label] = (matcher.reader, matcher.reviewed)
             chosen = [a for a in lock.annotations.values() if only is None or a.id in only]
             results = [matcher.step(s, a, lock.steps_of(a.id)) for a in chosen for s in lock.steps_of(a.id)]
         for result in results:

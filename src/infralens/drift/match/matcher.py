@@ -37,9 +37,17 @@ class DistributionMatcher:
     """Classifies locked annotations and steps against one source tree, with one :class:`~.rules.Policy`."""
 
     def __init__(
-        self, resolver: Resolver, tree: SourceTree, *, fast: bool = False, reviewed: ReviewedSources | None = None, policy: Policy | None = None
+        self,
+        resolver: Resolver,
+        tree: SourceTree,
+        *,
+        fast: bool = False,
+        reviewed: ReviewedSources | None = None,
+        policy: Policy | None = None,
+        reader: TreeReader | None = None,
     ) -> None:
-        self.reader = TreeReader(resolver, tree, fast=fast)
+        self.reader = reader or TreeReader(resolver, tree, fast=fast)
+        """What the matcher read of the tree (another matcher's, to decide the same tree again with another policy)."""
         self.tree = tree
         self.policy = policy or Policy()
         """The thresholds and the rules switched off (none, unless an ablation says so)."""
