@@ -175,6 +175,28 @@ def other_double(h):
     return y
 """
 )
+# The cache hands each update to a per-layer object; the layer class of its own module now does the work.
+LAYERED_OLD = """
+class Cache:
+    def update(self, key, idx):
+        self.keys[idx] = cat(self.keys[idx], key)
+        self.count += 1
+        out = self.keys[idx] * 2
+        return out
+"""
+LAYERED_NEW = """
+class Layer:
+    def update(self, key):
+        self.keys = cat(self.keys, key)
+        self.count += 1
+        out = self.keys * 2
+        return out
+
+
+class Cache:
+    def update(self, key, idx):
+        return self.layers[idx].update(key)
+"""
 SURVIVOR = TWINS.replace("        x = f(x)\n        y = g(x)\n", "        y = g(x)\n", 1)
 SPLIT_STEPS = ("h = self.attn(h)", "y = h * 2")
 
@@ -418,6 +440,15 @@ CASES: list[RuleCase] = [
         {"mixer.py": OLD},
         {"mixer.py": OLD.replace("total = (x + scale) * 2", "total = self.compute_the_total_from(x)")},
         ("total = (x + scale) * 2",),
+        kind="changed",
+    ),
+    RuleCase(
+        "edited-in-reached",
+        Rule.EDITED_IN_REACHED,
+        {"mixer.py": LAYERED_OLD},
+        {"mixer.py": LAYERED_NEW},
+        ("out = self.keys[idx] * 2",),
+        target="demo.mixer.Cache.update",
         kind="changed",
     ),
     RuleCase(

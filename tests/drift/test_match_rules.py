@@ -83,6 +83,7 @@ RULES = {
     Rule.SAME_ACTION: StepCase(Container.IN_PLACE, own=ev(similarity=0.5, replacement=SWAPPED, same_shape=False)),
     Rule.EDIT: StepCase(Container.IN_PLACE, own=ev(similarity=T.edit_similarity, context=0.25)),
     Rule.SOLE_ASSIGNMENT: StepCase(Container.IN_PLACE, own=ev(similarity=T.sole_assignment_similarity, sole_assignment=True)),
+    Rule.EDITED_IN_REACHED: StepCase(Container.IN_PLACE, edited=ev(origin=Origin.REACHED, similarity=T.confident_similarity, context=T.moved_context)),
     Rule.MOVED_HOME: StepCase(Container.GONE, home=replace(EXACT, origin=Origin.ELSEWHERE, function_same=True)),
     Rule.MOVED_WITH_BLOCK: StepCase(Container.IN_PLACE, carried=CARRIED),
     Rule.DECOYS_ONLY: StepCase(Container.IN_PLACE, decoys=3),

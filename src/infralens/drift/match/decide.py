@@ -34,6 +34,8 @@ class StepCase:
     """The one place elsewhere whose function gained the target's lost statements (see :func:`pick_carried`)."""
     decoys: int = 0
     """How many other places hold the same text."""
+    edited: Evidence | None = None
+    """An admissible edit of the step in the function the target now clearly hands its work to (:mod:`.reached_edits`)."""
 
 
 @dataclass(frozen=True)
@@ -85,6 +87,14 @@ def weight(evidence: Evidence, policy: Policy) -> float:
     if rule is Rule.SOLE_ASSIGNMENT:
         return t.weight_sole_assignment * evidence.similarity
     return 0.0
+
+
+def weight_in_reached(evidence: Evidence, policy: Policy) -> float:
+    """:func:`weight` of an edit in a function the target now hands its work to: only text close enough to stand on its
+    own (or a rewrite that keeps the action) with its neighbours around it (rule ``edited-in-reached``)."""
+    t = policy.thresholds
+    close = evidence.similarity >= t.confident_similarity or evidence.replacement is not None
+    return weight(evidence, policy) if close and evidence.context >= t.moved_context else 0.0
 
 
 _POSITION_SHARE = {Position.PAIRED: 1.0, Position.IN_HUNK: 0.5}
@@ -150,6 +160,7 @@ STEP_RULES: dict[Rule, Predicate] = {
     Rule.SAME_ACTION: lambda case, admitted, policy, trace: admitted is Rule.SAME_ACTION,
     Rule.EDIT: lambda case, admitted, policy, trace: admitted is Rule.EDIT,
     Rule.SOLE_ASSIGNMENT: lambda case, admitted, policy, trace: admitted is Rule.SOLE_ASSIGNMENT,
+    Rule.EDITED_IN_REACHED: lambda case, admitted, policy, trace: case.edited is not None and admitted is None,
     Rule.MOVED_HOME: lambda case, admitted, policy, trace: case.home is not None,
     Rule.DECOYS_ONLY: lambda case, admitted, policy, trace: case.decoys > 0,
     Rule.TARGET_GONE: lambda case, admitted, policy, trace: case.container is Container.GONE,

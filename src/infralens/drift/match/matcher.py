@@ -17,16 +17,29 @@ from infralens.drift.lock.facts import body_hashes, body_of
 from infralens.drift.match.assign import assign
 from infralens.drift.match.calls import Reach
 from infralens.drift.match.container import ContainerMapper, Found
-from infralens.drift.match.decide import StepCase, admissible, carried_can_decide, decide, edit_rank, may_be_home, pick_carried, pick_home, same_copy, weight
+from infralens.drift.match.decide import (
+    StepCase,
+    admissible,
+    carried_can_decide,
+    decide,
+    edit_rank,
+    may_be_home,
+    pick_carried,
+    pick_home,
+    same_copy,
+    weight,
+    weight_in_reached,
+)
 from infralens.drift.match.evidence import Evidence, measure
 from infralens.drift.match.names import modules_imported
 from infralens.drift.match.position import Alignment
 from infralens.drift.match.propose import container_header, elsewhere, in_helpers, in_target, statement_key, target_pool
+from infralens.drift.match.reached_edits import edits_in_reached
 from infralens.drift.match.reader import TreeReader
 from infralens.drift.match.repeated import indentation, settle_contested
 from infralens.drift.match.results import Candidate, Scores, StepKind, StepResult, TargetKind, TargetResult
 from infralens.drift.match.reviewed import ReviewedSources, Transfers
-from infralens.drift.match.rules import RULE_KIND, Action, Container, Filter, Policy, Rule, RuleEvent, Thresholds, Trace, match_quality
+from infralens.drift.match.rules import CONTENTLESS, RULE_KIND, Action, Container, Filter, Policy, Rule, RuleEvent, Thresholds, Trace, match_quality
 from infralens.drift.match.scored import Scored, as_reached, home_rank, line_of, scores_of, where
 from infralens.drift.match.texts import assigned_name
 from infralens.resolve import Resolver
@@ -102,12 +115,13 @@ class DistributionMatcher:
             found = self.containers.in_place(annotation)
         container = Container.GONE if found is None else (Container.IN_PLACE if found.in_place else Container.RELOCATED)
         own, options = self._inside(found, annotation, pending, traces) if found is not None else ({}, {})
+        edits = self._edits_in_reached(found, [e for e in pending if e.step_id not in own]) if found is not None else {}
         reach = Reach(self.reader, found.source, found.index, found.definition) if found is not None else None
         now_body = body_hashes(found.index, found.definition) if found is not None else None
         reviewed = self.reviewed.reader(annotation.distribution, annotation.version, checked=self.tree.version)
         transfers = Transfers(annotation, now_body, reviewed, t.carried_statements)
         for entry in pending:
-            case = _Step(entry, annotation, found, container, reach, transfers, target_result, traces[entry.step_id])
+            case = _Step(entry, annotation, found, container, reach, transfers, target_result, traces[entry.step_id], edits.get(entry.step_id))
             results[entry.step_id] = self._decide(case, own.get(entry.step_id), options.get(entry.step_id, []))
         return results
 
@@ -245,15 +259,18 @@ class DistributionMatcher:
             home=home.evidence if home else None,
             carried=carried.evidence if carried else None,
             decoys=len(rivals),
+            edited=step.edited.evidence if step.edited is not None else None,
         )
         decision = decide(case, policy, trace)
         if decision.kind is StepKind.CHANGED and own is not None:
             return self._changed(entry, decision.rule, own, options, trace)
-        chosen = {Rule.MOVED_TO_REACHED: reached, Rule.MOVED_HOME: home, Rule.MOVED_WITH_BLOCK: carried}.get(decision.rule)
+        chosen = {Rule.MOVED_TO_REACHED: reached, Rule.MOVED_HOME: home, Rule.MOVED_WITH_BLOCK: carried, Rule.EDITED_IN_REACHED: step.edited}.get(decision.rule)
         if chosen is not None:
             message = f"found in {where(chosen)}"
             if decision.rule is Rule.MOVED_WITH_BLOCK:
                 message += f", which {chosen.evidence.provenance.describe()}"
+            if decision.rule is Rule.EDITED_IN_REACHED:
+                message = f"edited in {where(chosen)}, which the target now hands its work to"
             return _result(entry, decision.rule, chosen, tuple(r.candidate(t) for r in rivals), message, t, trace)
         candidates = tuple(r.candidate(t) for r in rivals[:5])
         if candidates:
@@ -341,6 +358,13 @@ class DistributionMatcher:
             message += " (several statements are about as close; see candidates)"
         return _result(entry, rule, own, tuple(o.candidate(t) for o in others) if close else (), message, t, trace, close)
 
+    def _edits_in_reached(self, found: Found, steps: list[StepLock]) -> dict[str, Scored]:
+        """Edits of the steps without a place inside the target, in the function it clearly hands its work to."""
+        if not steps or not self.policy.on(Rule.EDITED_IN_REACHED):
+            return {}
+        kept = [s for s in steps if not (len(s.texts) == 1 and s.texts[0] in CONTENTLESS)]  # told by neighbours, not text
+        return edits_in_reached(self.reader, found, kept, self.policy.thresholds, lambda e: weight_in_reached(e, self.policy))
+
     def _in_view(self, step: _Step, place: Scored) -> bool:
         """Whether the target's module sees ``place``: the same module, a module it imports (or one directly inside a
         package it imports), or a function of the target's own qualified name (rule ``out-of-view``)."""
@@ -378,6 +402,8 @@ class _Step:
     transfers: Transfers
     target_result: TargetResult
     trace: Trace
+    edited: Scored | None = None
+    """An edit of the step in the function the target now hands its work to (:mod:`.reached_edits`)."""
 
 
 def _held(annotation: AnnotationLock, pool: tuple[Statement, ...]) -> frozenset[str]:

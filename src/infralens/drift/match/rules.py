@@ -129,6 +129,7 @@ class Rule(str, Enum):
     SAME_ACTION = "same-action"
     EDIT = "edit"
     SOLE_ASSIGNMENT = "sole-assignment"
+    EDITED_IN_REACHED = "edited-in-reached"
     MOVED_HOME = "moved-home"
     DECOYS_ONLY = "decoys-only"
     TARGET_GONE = "target-gone"
@@ -201,6 +202,7 @@ RULE_KIND = {
     Rule.SAME_ACTION: StepKind.CHANGED,
     Rule.EDIT: StepKind.CHANGED,
     Rule.SOLE_ASSIGNMENT: StepKind.CHANGED,
+    Rule.EDITED_IN_REACHED: StepKind.CHANGED,
     Rule.MOVED_HOME: StepKind.MOVED,
     Rule.DECOYS_ONLY: StepKind.DELETED,
     Rule.TARGET_GONE: StepKind.DELETED,
@@ -344,6 +346,7 @@ SPECS: dict[AnyRule, RuleSpec] = {
         _spec(Rule.SAME_ACTION, "A rewrite that keeps the action (a name, a call, setter and assignment, keywords) is changed."),
         _spec(Rule.EDIT, "A statement of the same kind, close in text and placed by neighbours or the body diff, is changed."),
         _spec(Rule.SOLE_ASSIGNMENT, "The only statement left that assigns the same name is its edit."),
+        _spec(Rule.EDITED_IN_REACHED, "A statement rewritten in the one function the target now clearly hands its work to is changed there."),
         _spec(Rule.MOVED_HOME, "When the target is gone, the one clearly best home elsewhere is where the step went."),
         _spec(Rule.DECOYS_ONLY, "Copies elsewhere that no rule singles out leave the step deleted, listed as candidates.", essential=True),
         _spec(Rule.TARGET_GONE, "A step of a deleted target with no home is deleted.", essential=True),

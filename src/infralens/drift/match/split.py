@@ -67,7 +67,7 @@ def split_of(reader: TreeReader, source: SourceFile, index: ModuleIndex, definit
         return None
     reach = Reach(reader, source, index, definition)
     helpers = []
-    for home, home_index, function, decorator in _reached_definitions(reader, reach):
+    for home, home_index, function, decorator in reached_definitions(reader, reach):
         received = sum((lost & Counter(body_hashes(home_index, function))).values())
         if received:
             helpers.append(Helper(home, home_index, function, received, decorator))
@@ -81,7 +81,7 @@ Reached = tuple[SourceFile, ModuleIndex, Definition, bool]
 """A reached function: its file, the file's index, the function, and whether the target carries it as a decorator."""
 
 
-def _reached_definitions(reader: TreeReader, reach: Reach) -> Iterator[Reached]:
+def reached_definitions(reader: TreeReader, reach: Reach) -> Iterator[Reached]:
     """Functions the target leads to: methods of its class it calls on ``self``/``cls`` (or of a direct base class, and
     those it calls on ``super()``), functions nested in it that it calls, and functions it calls or decorators it
     carries that resolve statically to a definition (a decorator with the wrappers nested in it)."""

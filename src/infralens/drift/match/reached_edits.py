@@ -1,0 +1,81 @@
+"""Statements rewritten in a function the target now leads to (rule ``edited-in-reached``).
+
+When the target hands its work to another function — a helper it calls, a method of its class, or a method of the
+same name on a per-object class of its own module reached by dynamic dispatch (``self.layers[i].update(...)`` in a
+cache whose per-layer classes now do the update) — a statement that kept its role there was rewritten, not deleted.
+Of the functions the target reaches, the one whose statements resemble the reviewed statements (the steps and their
+neighbours) clearly most is searched, as the target itself is, for an admissible edit of each step still without a
+place; the steps get its statements one to one.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+
+from infralens.drift.lock.entries import StepLock
+from infralens.drift.lock.facts import body_of
+from infralens.drift.match.assign import assign
+from infralens.drift.match.calls import Reach
+from infralens.drift.match.container import Found
+from infralens.drift.match.evidence import Evidence, measure
+from infralens.drift.match.propose import in_target
+from infralens.drift.match.reader import TreeReader
+from infralens.drift.match.rules import Thresholds
+from infralens.drift.match.scored import Scored
+from infralens.drift.match.split import Reached, reached_definitions
+from infralens.drift.match.texts import ratio_at_least
+from infralens.source import DefinitionKind
+
+Weigh = Callable[[Evidence], float]
+"""The assignment's weight of an admissible candidate (0: not admissible)."""
+
+
+def edits_in_reached(reader: TreeReader, found: Found, steps: list[StepLock], t: Thresholds, weigh: Weigh) -> dict[str, Scored]:
+    """Each of ``steps`` (none has a place yet) with its edit in the one function the target clearly leads to most."""
+    if not steps:
+        return {}
+    reach = Reach(reader, found.source, found.index, found.definition)
+    reviewed = sorted({text for step in steps for text in (*step.texts, *step.before, *step.after)})
+    home = _clearly_closest([*reached_definitions(reader, reach), *dispatched(reach)], reviewed, t)
+    if home is None:
+        return {}
+    source, index, definition, _ = home
+    place = Found(source, index, definition, found.locality, False)
+    pool = body_of(index, definition)
+    options: dict[str, dict[tuple[str, int, str], float]] = {}
+    scored: dict[tuple[str, tuple[str, int, str]], Scored] = {}
+    for step in steps:
+        options[step.step_id] = {}
+        for proposal in in_target(place, pool, step, t, exact_only=False):
+            candidate = Scored(proposal, measure(proposal, step, frozenset(), t, admit=lambda e: weigh(e) > 0.0))
+            if (weight := weigh(candidate.evidence)) > 0.0:
+                options[step.step_id][proposal.key] = weight
+                scored[(step.step_id, proposal.key)] = candidate
+    return {step_id: scored[(step_id, key)] for step_id, key in assign(options).items()}
+
+
+def dispatched(reach: Reach) -> Iterator[Reached]:
+    """Methods of classes in the target's own module named like a method the target calls on another object
+    (``self.layers[i].update(...)``: the per-object class is not known statically, its module is)."""
+    own = reach.definition.qualname
+    for definition in reach.index.definitions:
+        owner, _, name = definition.qualname.rpartition(".")
+        if definition.kind is DefinitionKind.CLASS or not owner or "." in owner or definition.qualname == own:
+            continue
+        if name in reach.calls.on_objects and not name.startswith("__"):
+            yield reach.source, reach.index, definition, False
+
+
+def _clearly_closest(functions: list[Reached], reviewed: list[str], t: Thresholds) -> Reached | None:
+    """The function holding the most statements that resemble the reviewed ones (at least one, and strictly more
+    than any other function)."""
+    scores = []
+    for function in functions:
+        _, index, definition, _ = function
+        body = [s.text for s in body_of(index, definition)]
+        held = sum(1 for text in reviewed if any(ratio_at_least(text, s, t.candidate_similarity, t.quick_reject_similarity) for s in body))
+        scores.append((held, function))
+    scores.sort(key=lambda item: -item[0])
+    if not scores or scores[0][0] == 0 or (len(scores) > 1 and scores[1][0] == scores[0][0]):
+        return None
+    return scores[0][1]
