@@ -88,7 +88,7 @@ def merge(paths: list[Path], out: Path) -> int:
         for rule, by_corpus in document["by_corpus"].items():
             table.setdefault(rule, {}).update(by_corpus)
     merged = {
-        "command": " + ".join(d["command"] for d in documents),
+        "command": documents[0]["command"] + f" (in {len(documents)} parts)",
         "seconds": max(d["seconds"] for d in documents),
         "corpora": {name: totals for d in documents for name, totals in d["corpora"].items()},
         "invariants": {rule: text for d in documents for rule, text in d["invariants"].items()},
@@ -133,7 +133,7 @@ def main() -> int:
         print(f"{corpus.name}: {totals[corpus.name]} ({time.perf_counter() - start:.0f} s)", flush=True)
     summary = print_table(table)
     document = {
-        "command": "benchmarks/ablate_drift_rules.py " + " ".join(sys.argv[1:]),
+        "command": " ".join(["benchmarks/ablate_drift_rules.py", *(f"--corpus {c}" for c in args.corpus), *(f"--rule {r}" for r in args.rule)]),
         "seconds": round(time.perf_counter() - start, 1),
         "corpora": totals,
         "invariants": {f"{r.__class__.__name__}:{r.value}": SPECS[r].invariant for r in rules},

@@ -30,10 +30,6 @@ def admissible(evidence):
     return decision.admissible(evidence, POLICY)
 
 
-def pick_home(candidates):
-    return decision.pick_home(candidates, POLICY)
-
-
 def pick_carried(candidates, *, gone=False):
     return decision.pick_carried(candidates, POLICY, gone=gone)
 
@@ -84,7 +80,6 @@ RULES = {
     Rule.EDIT: StepCase(Container.IN_PLACE, own=ev(similarity=T.edit_similarity, context=0.25)),
     Rule.SOLE_ASSIGNMENT: StepCase(Container.IN_PLACE, own=ev(similarity=T.sole_assignment_similarity, sole_assignment=True)),
     Rule.EDITED_IN_REACHED: StepCase(Container.IN_PLACE, edited=ev(origin=Origin.REACHED, similarity=T.confident_similarity, context=T.moved_context)),
-    Rule.MOVED_HOME: StepCase(Container.GONE, home=replace(EXACT, origin=Origin.ELSEWHERE, function_same=True)),
     Rule.MOVED_WITH_BLOCK: StepCase(Container.IN_PLACE, carried=CARRIED),
     Rule.DECOYS_ONLY: StepCase(Container.IN_PLACE, decoys=3),
     Rule.TARGET_GONE: StepCase(Container.GONE),
@@ -141,22 +136,6 @@ def test_a_confident_edit_is_decided_before_a_reached_copy_only_when_nothing_is_
     reached = replace(EXACT, origin=Origin.REACHED, reach=True)
     assert decide(StepCase(Container.IN_PLACE, own=own)).rule is Rule.CONFIDENT_EDIT
     assert decide(StepCase(Container.IN_PLACE, own=own, reached=reached)).rule is Rule.MOVED_TO_REACHED
-
-
-def test_a_home_elsewhere_is_chosen_only_when_clearly_best():
-    near = replace(EXACT, origin=Origin.ELSEWHERE, locality=T.moved_locality, context=T.moved_context)
-    assert pick_home([near]) == 0
-    assert pick_home([replace(near, locality=T.moved_locality - 0.01)]) is None
-    good = replace(near, locality=0.8, context=0.8)
-    assert pick_home([good, replace(good, context=good.context - T.moved_margin / 2)]) is None
-    assert pick_home([good, replace(good, context=good.context - T.moved_margin * 2)]) == 0
-    assert pick_home([near, replace(near, function_same=True, locality=0.1, context=0.0)]) == 1
-
-
-def test_a_home_that_held_the_text_already_is_never_chosen():
-    home = replace(EXACT, origin=Origin.ELSEWHERE, function_same=True)
-    assert pick_home([home]) == 0
-    assert pick_home([replace(home, provenance=Provenance(preexisting=True))]) is None
 
 
 CARRIED_ROWS = [

@@ -28,8 +28,6 @@ class StepCase:
     """The candidate inside the target that the one-to-one assignment gave this step."""
     reached: Evidence | None = None
     """The same text in a function the target now leads to."""
-    home: Evidence | None = None
-    """The clearly best home elsewhere (only looked for when the target is gone)."""
     carried: Evidence | None = None
     """The one place elsewhere whose function gained the target's lost statements (see :func:`pick_carried`)."""
     decoys: int = 0
@@ -161,7 +159,6 @@ STEP_RULES: dict[Rule, Predicate] = {
     Rule.EDIT: lambda case, admitted, policy, trace: admitted is Rule.EDIT,
     Rule.SOLE_ASSIGNMENT: lambda case, admitted, policy, trace: admitted is Rule.SOLE_ASSIGNMENT,
     Rule.EDITED_IN_REACHED: lambda case, admitted, policy, trace: case.edited is not None and admitted is None,
-    Rule.MOVED_HOME: lambda case, admitted, policy, trace: case.home is not None,
     Rule.DECOYS_ONLY: lambda case, admitted, policy, trace: case.decoys > 0,
     Rule.TARGET_GONE: lambda case, admitted, policy, trace: case.container is Container.GONE,
     Rule.NOTHING_CORRESPONDS: lambda case, admitted, policy, trace: True,
@@ -187,41 +184,6 @@ def decide(case: StepCase, policy: Policy, trace: Trace | None = None) -> Decisi
 
 
 # -- places elsewhere ----------------------------------------------------------------------------------------------
-
-
-def may_be_home(evidence: Evidence, t: Thresholds) -> bool:
-    """Whether a place elsewhere is, by its own evidence, a home for a step whose target is gone: the reviewed
-    function (same fingerprint), or one like it in locality with the step's neighbours around."""
-    return evidence.function_same or (evidence.locality >= t.moved_locality and evidence.context >= t.moved_context)
-
-
-def pick_home(candidates: list[Evidence], policy: Policy, trace: Trace | None = None) -> int | None:
-    """Index of the one clearly best home elsewhere (the target is gone), or None when none or several are.
-
-    A home counts when it is the reviewed function (same fingerprint) or resembles it in locality and context, and did
-    not hold the text at the review (:attr:`~.rules.Filter.HELD_AT_REVIEW`).
-    """
-    t = policy.thresholds
-    trace = trace if trace is not None else Trace()
-    homes = [(n, e) for n, e in enumerate(candidates) if may_be_home(e, t)]
-    if candidates and not homes:
-        best = max(candidates, key=lambda e: e.locality + e.context)
-        detail = f"{len(candidates)} place(s) hold the text; none is the reviewed function or like it (best: locality {best.locality:.2f}, context {best.context:.2f})"
-        trace.add(Rule.MOVED_HOME, Action.DECLINED, detail)
-    held = [(n, e) for n, e in homes if e.provenance.preexisting]
-    if held and policy.allows(Filter.HELD_AT_REVIEW, trace, f"{len(held)} place(s) held the text at the review"):
-        trace.add(Filter.HELD_AT_REVIEW, Action.REMOVED, f"{len(held)} place(s) that held the text at the review")
-        homes = [(n, e) for n, e in homes if not e.provenance.preexisting]
-    if not homes:
-        return None
-    homes.sort(key=lambda item: (item[1].function_same, item[1].locality + item[1].context), reverse=True)
-    best = homes[0][1]
-    floor = best.locality + best.context - t.moved_margin
-    tied = [e for _, e in homes[1:] if e.function_same == best.function_same and e.locality + e.context >= floor]
-    if tied and policy.allows(Filter.TIED_PLACES, trace, "homes about as good"):
-        trace.add(Filter.TIED_PLACES, Action.VETOED, f"{len(tied) + 1} homes elsewhere about as good")
-        return None
-    return homes[0][0]
 
 
 def left_with_neighbours(own: Evidence, reached: Evidence, t: Thresholds) -> bool:

@@ -23,9 +23,7 @@ from infralens.drift.match.decide import (
     carried_can_decide,
     decide,
     edit_rank,
-    may_be_home,
     pick_carried,
-    pick_home,
     same_copy,
     weight,
     weight_in_reached,
@@ -249,14 +247,13 @@ class DistributionMatcher:
             if rule is Rule.SAME_TREE:
                 message += " (only parentheses or line breaks differ)"
             return _result(entry, decision.rule, own, (), message, t, trace, ambiguous)
-        reached, home, carried, away = self._elsewhere(step, own)
-        taken = {s.proposal.key for s in (reached, home, carried) if s is not None}
+        reached, carried, away = self._elsewhere(step, own)
+        taken = {s.proposal.key for s in (reached, carried) if s is not None}
         rivals = sorted((s for s in away if s.proposal.key not in taken), key=home_rank, reverse=True)
         case = StepCase(
             step.container,
             own.evidence if own else None,
             reached=reached.evidence if reached else None,
-            home=home.evidence if home else None,
             carried=carried.evidence if carried else None,
             decoys=len(rivals),
             edited=step.edited.evidence if step.edited is not None else None,
@@ -264,7 +261,7 @@ class DistributionMatcher:
         decision = decide(case, policy, trace)
         if decision.kind is StepKind.CHANGED and own is not None:
             return self._changed(entry, decision.rule, own, options, trace)
-        chosen = {Rule.MOVED_TO_REACHED: reached, Rule.MOVED_HOME: home, Rule.MOVED_WITH_BLOCK: carried, Rule.EDITED_IN_REACHED: step.edited}.get(decision.rule)
+        chosen = {Rule.MOVED_TO_REACHED: reached, Rule.MOVED_WITH_BLOCK: carried, Rule.EDITED_IN_REACHED: step.edited}.get(decision.rule)
         if chosen is not None:
             message = f"found in {where(chosen)}"
             if decision.rule is Rule.MOVED_WITH_BLOCK:
@@ -281,9 +278,9 @@ class DistributionMatcher:
             message = f"nothing in {found.definition.qualname} corresponds"
         return _result(entry, decision.rule, None, candidates, message, t, trace, bool(candidates))
 
-    def _elsewhere(self, step: _Step, own: Scored | None) -> tuple[Scored | None, Scored | None, Scored | None, list[Scored]]:
-        """The places outside the target: the one the target reaches, the home (target gone), the place that gained the
-        block, and every place holding the text (the rest are decoys)."""
+    def _elsewhere(self, step: _Step, own: Scored | None) -> tuple[Scored | None, Scored | None, list[Scored]]:
+        """The places outside the target: the one the target reaches, the place that gained the block, and every place
+        holding the text (the rest are decoys)."""
         entry, found, trace = step.entry, step.found, step.trace
         helpers = self._helper_copies(found, entry) if found is not None else []
         if helpers and not self.policy.allows(Filter.HELPERS_FIRST, trace, f"{len(helpers)} copies in the helpers the target was split into"):
@@ -291,14 +288,13 @@ class DistributionMatcher:
         if helpers:  # the container decision named the helpers that received the target's statements: look there first
             first = max(helpers, key=home_rank)
             trace.add(Filter.HELPERS_FIRST, Action.FIRED, f"found in {where(first)}, a helper the target was split into")
-            return first, None, None, [h for h in helpers if h is not first]
+            return first, None, [h for h in helpers if h is not first]
         t = self.policy.thresholds
         away = [Scored(p, measure(p, entry, frozenset(), t)) for p in elsewhere(self.reader, entry, step.annotation, found, t.max_search_files)]
         reached = self._reached(step, away) if step.reach is not None else None
         if reached is not None:
-            return reached, None, None, away
-        home, carried = self._home_or_carried(step, own, away)
-        return None, home, carried, away
+            return reached, None, away
+        return None, self._carried(step, own, away), away
 
     def _reached(self, step: _Step, away: list[Scored]) -> Scored | None:
         """The place holding the text that the target now calls (or, on another object, the only one of the called name)."""
@@ -314,19 +310,19 @@ class DistributionMatcher:
             trace.add(Rule.MOVED_TO_REACHED, Action.DECLINED, f"{len(away)} place(s) hold the text; the target reaches none of them")
         return Scored(reached.proposal, as_reached(reached.evidence)) if reached is not None else None
 
-    def _home_or_carried(self, step: _Step, own: Scored | None, away: list[Scored]) -> tuple[Scored | None, Scored | None]:
-        """The place that gained the target's lost block, else (target gone) the one clear home elsewhere."""
+    def _carried(self, step: _Step, own: Scored | None, away: list[Scored]) -> Scored | None:
+        """The one place elsewhere that gained the target's lost block (with the step), if any."""
         reach, trace, policy = step.reach, step.trace, self.policy
         homes = away
         if reach is None:  # a gone target's statements do not go to a copy of it made elsewhere (rule copied-not-moved)
             homes = [s for s in away if not self.containers.copied_away(step.annotation, s.proposal.source, s.proposal.index, trace)]
         if not homes:
-            return None, None
+            return None
         if reach is not None and not carried_can_decide(own.evidence if own else None, policy):
             detail = f"the candidate inside the target is a real edit: the {len(homes)} place(s) elsewhere holding the text are not weighed"
             trace.add(Filter.REAL_EDIT_STAYS, Action.VETOED, detail)
-            return None, None
-        homes = [_with_provenance(s, step.transfers, policy.thresholds, gone=reach is None) for s in homes]
+            return None
+        homes = [_with_provenance(s, step.transfers) for s in homes]
         seen = [s for s in homes if self._in_view(step, s)]
         unseen = len(homes) - len(seen)
         if unseen and policy.allows(Filter.OUT_OF_VIEW, trace, f"{unseen} place(s) the target's module does not import"):
@@ -335,12 +331,7 @@ class DistributionMatcher:
         else:
             carriers = homes
         best = pick_carried([s.evidence for s in carriers], policy, trace, gone=reach is None)
-        if best is not None:
-            return None, carriers[best]
-        if reach is not None:
-            return None, None
-        best = pick_home([s.evidence for s in homes], policy, trace)
-        return (homes[best] if best is not None else None), None
+        return carriers[best] if best is not None else None
 
     def _changed(self, entry: StepLock, rule: Rule, own: Scored, options: list[Scored], trace: Trace) -> StepResult:
         """The result of an edit in place, ambiguous when a runner-up is about as close (rule ``close-runner-up``)."""
@@ -427,10 +418,10 @@ def _trace_assignment(
             traces[step_id].add(Filter.ONE_TO_ONE, Action.REMOVED, f"its closest statement, line {line_of(best)}, went to {other}")
 
 
-def _with_provenance(scored: Scored, transfers: Transfers, t: Thresholds, *, gone: bool) -> Scored:
+def _with_provenance(scored: Scored, transfers: Transfers) -> Scored:
     """``scored`` with what the reviewed release says of its place: held the text already, or gained the target's."""
     proposal = scored.proposal
-    provenance = transfers.of(proposal.source, proposal.index, proposal.window[0], may_be_home=gone and may_be_home(scored.evidence, t))
+    provenance = transfers.of(proposal.source, proposal.index, proposal.window[0])
     return Scored(proposal, replace(scored.evidence, provenance=provenance), scored.tie, scored.contested)
 
 

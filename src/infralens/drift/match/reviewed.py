@@ -120,16 +120,16 @@ class Transfers:
         """The reviewed body's statements the target still holds."""
         self._bodies: dict[tuple[str, str], Counter[str] | None] = {}
 
-    def of(self, source: SourceFile, index: ModuleIndex, first: Statement, *, may_be_home: bool) -> Provenance:
+    def of(self, source: SourceFile, index: ModuleIndex, first: Statement) -> Provenance:
         """What the reviewed release says about the function around ``first`` (in ``source``, of the checked tree).
 
-        The reviewed release is only read where the answer can matter: for a place that may be a home by its own
-        evidence (``may_be_home``), or whose function holds enough of the target's lost statements to have carried them.
+        The reviewed release is only read where the answer can matter: for a place whose function holds enough of the
+        target's lost statements to have carried them.
         """
         if self.reviewed is None:
             return UNKNOWN
         qualname, now = _function_around(index, first)
-        if not may_be_home and sum((now & self.lost).values()) < self.carried_statements:
+        if sum((now & self.lost).values()) < self.carried_statements:
             return UNKNOWN
         relpath = source.relpath
         before_file = self.reviewed.source(relpath)

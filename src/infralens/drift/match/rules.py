@@ -130,7 +130,6 @@ class Rule(str, Enum):
     EDIT = "edit"
     SOLE_ASSIGNMENT = "sole-assignment"
     EDITED_IN_REACHED = "edited-in-reached"
-    MOVED_HOME = "moved-home"
     DECOYS_ONLY = "decoys-only"
     TARGET_GONE = "target-gone"
     NOTHING_CORRESPONDS = "nothing-corresponds"
@@ -154,7 +153,6 @@ class Filter(str, Enum):
     HELPERS_FIRST = "helpers-first"
     REACHED_BY_NAME = "reached-by-name"
     COPIED_NOT_MOVED = "copied-not-moved"
-    HELD_AT_REVIEW = "held-at-review"
     NEW_PLACE_NOT_CARRIED = "new-place-not-carried"
     OUT_OF_VIEW = "out-of-view"
     REAL_EDIT_STAYS = "real-edit-stays"
@@ -203,7 +201,6 @@ RULE_KIND = {
     Rule.EDIT: StepKind.CHANGED,
     Rule.SOLE_ASSIGNMENT: StepKind.CHANGED,
     Rule.EDITED_IN_REACHED: StepKind.CHANGED,
-    Rule.MOVED_HOME: StepKind.MOVED,
     Rule.DECOYS_ONLY: StepKind.DELETED,
     Rule.TARGET_GONE: StepKind.DELETED,
     Rule.NOTHING_CORRESPONDS: StepKind.DELETED,
@@ -323,7 +320,6 @@ SPECS: dict[AnyRule, RuleSpec] = {
         _spec(Filter.HELPERS_FIRST, "Statements the container saw leave into helpers are looked for in those helpers first."),
         _spec(Filter.REACHED_BY_NAME, "A method called on another object is reached only when exactly one place of that name holds the text."),
         _spec(Filter.COPIED_NOT_MOVED, "A gone target's statements do not go to a copy of it made elsewhere."),
-        _spec(Filter.HELD_AT_REVIEW, "A place that already held the text at the review is no new home for it."),
         _spec(Filter.NEW_PLACE_NOT_CARRIED, "A deleted target's block is followed only into a function that was there at the review."),
         _spec(
             Filter.OUT_OF_VIEW,
@@ -347,7 +343,6 @@ SPECS: dict[AnyRule, RuleSpec] = {
         _spec(Rule.EDIT, "A statement of the same kind, close in text and placed by neighbours or the body diff, is changed."),
         _spec(Rule.SOLE_ASSIGNMENT, "The only statement left that assigns the same name is its edit."),
         _spec(Rule.EDITED_IN_REACHED, "A statement rewritten in the one function the target now clearly hands its work to is changed there."),
-        _spec(Rule.MOVED_HOME, "When the target is gone, the one clearly best home elsewhere is where the step went."),
         _spec(Rule.DECOYS_ONLY, "Copies elsewhere that no rule singles out leave the step deleted, listed as candidates.", essential=True),
         _spec(Rule.TARGET_GONE, "A step of a deleted target with no home is deleted.", essential=True),
         _spec(Rule.NOTHING_CORRESPONDS, "A step nothing corresponds to is deleted.", essential=True),
