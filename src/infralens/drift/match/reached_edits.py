@@ -23,7 +23,6 @@ from infralens.drift.match.reader import TreeReader
 from infralens.drift.match.rules import Thresholds
 from infralens.drift.match.scored import Scored
 from infralens.drift.match.split import Reached, reached_definitions
-from infralens.drift.match.texts import ratio_at_least
 from infralens.source import DefinitionKind
 
 Weigh = Callable[[Evidence], float]
@@ -68,14 +67,22 @@ def dispatched(reach: Reach) -> Iterator[Reached]:
 
 def _clearly_closest(functions: list[Reached], reviewed: list[str], t: Thresholds) -> Reached | None:
     """The function holding the most statements that resemble the reviewed ones (at least one, and strictly more
-    than any other function)."""
+    than any other function). A statement resembles a reviewed text when it holds at least
+    :attr:`~.rules.Thresholds.candidate_similarity` of the text's distinct words (a cheap measure: hundreds of
+    methods share a dispatched name in a large package)."""
+    wanted = [words for text in reviewed if (words := _words(text))]
     scores = []
     for function in functions:
         _, index, definition, _ = function
-        body = [s.text for s in body_of(index, definition)]
-        held = sum(1 for text in reviewed if any(ratio_at_least(text, s, t.candidate_similarity, t.quick_reject_similarity) for s in body))
+        body = [_words(s.text) for s in body_of(index, definition)]
+        held = sum(1 for words in wanted if any(len(words & found) >= t.candidate_similarity * len(words) for found in body))
         scores.append((held, function))
     scores.sort(key=lambda item: -item[0])
     if not scores or scores[0][0] == 0 or (len(scores) > 1 and scores[1][0] == scores[0][0]):
         return None
     return scores[0][1]
+
+
+def _words(text: str) -> frozenset[str]:
+    """The distinct names and literals of a normalised statement (its punctuation left out)."""
+    return frozenset(token for token in text.split(" ") if token[:1].isalnum() or token[:1] in "_\"'")
