@@ -358,12 +358,23 @@ def test_untouched_corpus_13_keeps_its_first_measured_figures():
     3 false *unchanged* (two edits that only added parentheses, which the checker calls the same statement by rule
     `same-tree`, and a repeated `clear_lora` call), 5 false *moved*. A regression guard; the issue's targets (95% on
     those rows, 90% recall a class, 0 false unchanged) are not met."""
-    _holds_its_figures([DATA / "drift_untouched13.yaml"], rows_at_least=211, right_at_least=186, false_moved_at_most=5, false_unchanged_at_most=3)
+    _holds_its_figures([DATA / "drift_untouched13.yaml"], rows_at_least=211, right_at_least=190, false_moved_at_most=1, false_unchanged_at_most=3)
 
 
 def test_untouched_transformers_corpus_keeps_its_first_measured_figures():
     """A transformers corpus (4.46.3 -> 4.53.3, 4.53.3 -> 5.24.0: the LLaMA model, the caches, generation, masks,
     RoPE), 144 of 226 rows not *unchanged*; truth committed before the checker ran. Its one run, 2026-11-29: 185/226
     (81.9%), on the rows not unchanged 104/144 (72.2%: moved 2/10, changed 52/75, deleted 50/59), 0 false *unchanged*,
-    8 false *moved*; the naive baseline 148/226. A regression guard; the targets are not met."""
-    _holds_its_figures([DATA / "drift_untouched_transformers.yaml"], rows_at_least=226, right_at_least=185, false_moved_at_most=8)
+    8 false *moved*; the naive baseline 148/226. Seen since: 208/226 (renamed-to-alias, a call through a local,
+    out-of-view, edited-in-reached), 1 false *moved*. A regression guard; the targets are not met."""
+    _holds_its_figures([DATA / "drift_untouched_transformers.yaml"], rows_at_least=226, right_at_least=208, false_moved_at_most=1)
+
+
+def test_untouched_corpus_14_keeps_its_first_measured_figures():
+    """Corpus 14 (transformers 4.47.1 -> 4.51.3 -> 4.55.4 -> 5.24.0: assisted decoding, per-layer caches, GPT-2, Phi-3
+    and BERT attention; diffusers 0.27.2 -> 0.33.1, 0.29.2 -> 0.37.0, 0.33.1 -> 0.41.0; DiffSynth 2.0.5 -> 2.1.9), 263 of
+    340 rows not *unchanged*, written by a helper who read only upstream code and committed before the checker ran.
+    Its one run, 2026-11-29, with the merged matcher of issue 41's second part: 240/340 (70.6%), on the rows not
+    unchanged 164/263 (moved 61/82, changed 47/121, deleted 56/60), 1 false *unchanged*, 2 false *moved*; the naive
+    baseline 152/340. Seen since: 249/340 (edited-in-reached). A regression guard; the targets are not met."""
+    _holds_its_figures([DATA / "drift_untouched14.yaml"], rows_at_least=340, right_at_least=249, false_moved_at_most=2, false_unchanged_at_most=1)
