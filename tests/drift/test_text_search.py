@@ -179,3 +179,30 @@ def test_a_failing_parse_in_a_worker_is_left_to_the_serial_path(tmp_path: Path) 
         assert workers.index(cache, [(t, sha256_text(t)) for t in texts], fast=True) == 2
     finally:
         workers.close()
+
+
+def _blocked_signals(status: str) -> int:
+    """The SigBlk mask of one thread's /proc status text."""
+    return int(next(line.split()[1] for line in status.splitlines() if line.startswith("SigBlk:")), 16)
+
+
+@pytest.mark.skipif(not Path("/proc/self/task").is_dir(), reason="needs Linux's /proc to read each thread's signal mask")
+def test_the_workers_threads_leave_ctrl_c_to_the_main_thread(tmp_path: Path) -> None:
+    """A Ctrl-C delivered to a pool's thread would not interrupt the main thread's blocking wait (a download, a
+    subprocess): every thread the pool starts blocks SIGINT and SIGTERM, the main thread blocks neither."""
+    import signal
+    import threading
+
+    texts = [f"def f{n}(x):\n    return x + {n}\n" for n in range(4)]
+    workers = Prefetcher(workers=2)
+    try:
+        assert workers.index(IndexCache(tmp_path / "cache"), [(t, sha256_text(t)) for t in texts], fast=True) == len(texts)
+        main = threading.main_thread().native_id
+        others = [task for task in Path("/proc/self/task").iterdir() if int(task.name) != main]
+        assert others, "the pool started no thread"
+        both = (1 << (signal.SIGINT - 1)) | (1 << (signal.SIGTERM - 1))
+        for task in others:
+            assert _blocked_signals((task / "status").read_text()) & both == both, task.name
+        assert _blocked_signals(Path(f"/proc/self/task/{main}/status").read_text()) & both == 0
+    finally:
+        workers.close()

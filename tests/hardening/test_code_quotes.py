@@ -60,7 +60,7 @@ def test_the_concept_map_prose_is_checked_too(tmp_path: Path) -> None:
         f"  same: {words}\n  differs: {words} `f(‘x’)`\n  read-first: diffusers\n",
         "utf-8",
     )
-    assert [str(d) for d in load_concepts(path, "concepts.yaml").diagnostics] == [f"concepts.yaml:6:{len(words) + 16}: {ERROR}"]
+    assert [str(d) for d in load_concepts(path, "concepts.yaml", ("diffusers", "diffsynth")).diagnostics] == [f"concepts.yaml:6:{len(words) + 16}: {ERROR}"]
 
 
 def test_validate_fails_on_a_lab_page_with_a_curly_quote_in_code(tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch) -> None:
@@ -98,7 +98,7 @@ def test_the_sphinx_build_warns_at_the_lab_line(tmp_path: Path) -> None:
 
 def test_the_repositorys_notes_labs_and_concept_map_have_straight_quotes_in_code() -> None:
     problems = [str(d) for path in sorted((REPO / "annotations").rglob("*.yaml")) for d in load_file(path).diagnostics if d.code == "quotes"]
-    problems += [str(d) for d in load_concepts(REPO / "labs" / "concepts.yaml").diagnostics if d.code == "quotes"]
+    problems += [str(d) for d in load_concepts(REPO / "labs" / "concepts.yaml", None, ("diffusers", "diffsynth")).diagnostics if d.code == "quotes"]
     pages = lab_pages(REPO / "labs")
     assert len(pages) >= 18
     problems += [str(d) for page in pages for d in page_diagnostics(page.read_text("utf-8"), str(page))]

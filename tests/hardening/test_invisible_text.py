@@ -48,7 +48,7 @@ def test_a_summary_and_a_concept_title_are_checked_too(tmp_path):
     concepts.write_text(
         f"- pair: p\n  title: 'A \u202etitle'\n  diffusers: diffusers.a.f\n  diffsynth: diffsynth.a.f\n  same: {prose}\n  differs: {prose}\n  read-first: x\n"
     )
-    loaded_map = load_concepts(concepts)
+    loaded_map = load_concepts(concepts, None, ("diffusers", "diffsynth"))
     assert not loaded_map.pairs and any("U+202E" in d.message and d.location.line == 2 for d in loaded_map.diagnostics)
 
 

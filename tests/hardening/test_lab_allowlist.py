@@ -360,14 +360,14 @@ def test_the_concept_map_is_read_bounded_with_located_errors(tmp_path):
     fifo = tmp_path / "fifo.yaml"
     os.mkfifo(fifo)
     with deadline(30):
-        read = load_concepts(fifo)
+        read = load_concepts(fifo, None, ("diffusers", "diffsynth"))
     assert read.pairs == () and "FIFO" in read.diagnostics[0].message
     big = tmp_path / "big.yaml"
     big.write_text("- pair: x\n  title: '" + "y" * 2_000_000 + "'\n")
-    assert "larger than" in load_concepts(big).diagnostics[0].message
+    assert "larger than" in load_concepts(big, None, ("diffusers", "diffsynth")).diagnostics[0].message
     bad = tmp_path / "bad.yaml"
     bad.write_bytes(b"- pair: ok\n  title: fine\n  same: \xff\n")
-    (problem,) = load_concepts(bad).diagnostics
+    (problem,) = load_concepts(bad, None, ("diffusers", "diffsynth")).diagnostics
     assert (problem.location.line, problem.location.col) == (3, 9) and "0xff" in problem.message
 
 

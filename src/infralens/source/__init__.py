@@ -37,6 +37,7 @@ if TYPE_CHECKING:
         split_lines as split_lines,
     )
     from .normal_form import display_lines as display_lines, normalize as normalize, strip_header_colon as strip_header_colon
+    from .prefetch import SHARED as SHARED
     from .releases import (
         ReleaseList as ReleaseList,
         ReleaseListOrigin as ReleaseListOrigin,
@@ -55,6 +56,7 @@ if TYPE_CHECKING:
 __all__, __getattr__ = lazy_exports(
     __name__,
     {
+        "SHARED": "prefetch",
         "Definition": "models",
         "DefinitionKind": "models",
         "DirectoryTree": "distributions",

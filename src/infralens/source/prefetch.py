@@ -12,9 +12,11 @@ from __future__ import annotations
 
 import atexit
 import os
+import signal
 from collections.abc import Iterable
 from concurrent.futures import BrokenExecutor, Executor
 
+from infralens.atomic import interrupts_held
 from infralens.source.cache import IndexCache
 from infralens.source.models import ModuleIndex
 
@@ -56,7 +58,9 @@ class Prefetcher:
             return 0
         texts = sorted(missing.values(), key=len, reverse=True)  # biggest first: better balance
         try:
-            indexes = list(pool.map(index_text, texts, [fast] * len(texts)))
+            with interrupts_held():  # threads and processes the pool starts now keep Ctrl-C and SIGTERM blocked for good
+                results = pool.map(index_text, texts, [fast] * len(texts))
+            indexes = list(results)  # the main thread waits unblocked: a Ctrl-C reaches it (and interrupts its waits)
         except BrokenExecutor:  # a worker died (killed, out of memory): parse where asked from now on
             self._broken = True
             self.close()
@@ -75,7 +79,7 @@ class Prefetcher:
                 from concurrent.futures import ProcessPoolExecutor
 
                 context = multiprocessing.get_context("spawn")  # no fork of a threaded host (Sphinx)
-                self._pool = ProcessPoolExecutor(max_workers=self.workers, mp_context=context)
+                self._pool = ProcessPoolExecutor(max_workers=self.workers, mp_context=context, initializer=_worker_signals)
                 atexit.register(self.close)
             except (OSError, RuntimeError, ImportError):
                 self._broken = True
@@ -86,6 +90,12 @@ class Prefetcher:
         pool, self._pool = self._pool, None
         if pool is not None:
             pool.shutdown(wait=True, cancel_futures=True)
+
+
+def _worker_signals() -> None:
+    """A worker takes SIGTERM again (the pool stops a broken worker with it); Ctrl-C stays with the main process."""
+    if hasattr(signal, "pthread_sigmask"):
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGTERM})
 
 
 def _cores() -> int:

@@ -18,8 +18,7 @@ from infralens.drift.lock.facts import body_hashes
 from infralens.drift.match.textscan import WORD, DefinitionProbe, TextProbe, WordIndex, ranked
 from infralens.errors import InfralensError
 from infralens.resolve import Resolver
-from infralens.source import Definition, ModuleIndex, SourceFile, SourceTree
-from infralens.source.prefetch import SHARED
+from infralens.source import SHARED, Definition, ModuleIndex, SourceFile, SourceTree
 
 _COMMON = {
     "self",
