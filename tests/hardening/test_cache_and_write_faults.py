@@ -10,6 +10,7 @@ import json
 import os
 import signal
 import sys
+import threading
 import time
 import zipfile
 from pathlib import Path
@@ -266,7 +267,11 @@ def test_an_interrupted_download_leaves_no_pip_temporary_folder(tmp_path, monkey
     ready = tmp_path / "ready"
     monkeypatch.setenv("READY", str(ready))
     monkeypatch.setattr(wheels, "PIP_COMMAND", (sys.executable, str(pip)))
-    previous = signal.signal(signal.SIGALRM, lambda *_: os.kill(os.getpid(), signal.SIGINT) if ready.exists() else signal.alarm(1))
+    main = threading.main_thread().ident
+    assert main is not None
+    # Ctrl-C, aimed at the main thread: a process-wide signal may land on a thread another test or plugin left running,
+    # which would not interrupt the main thread's wait (the prefetch pool's own threads block it, see test_text_search).
+    previous = signal.signal(signal.SIGALRM, lambda *_: signal.pthread_kill(main, signal.SIGINT) if ready.exists() else signal.alarm(1))
     signal.alarm(1)
     try:
         with pytest.raises(KeyboardInterrupt):
