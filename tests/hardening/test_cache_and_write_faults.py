@@ -269,16 +269,25 @@ def test_an_interrupted_download_leaves_no_pip_temporary_folder(tmp_path, monkey
     monkeypatch.setattr(wheels, "PIP_COMMAND", (sys.executable, str(pip)))
     main = threading.main_thread().ident
     assert main is not None
-    # Ctrl-C, aimed at the main thread: a process-wide signal may land on a thread another test or plugin left running,
-    # which would not interrupt the main thread's wait (the prefetch pool's own threads block it, see test_text_search).
-    previous = signal.signal(signal.SIGALRM, lambda *_: signal.pthread_kill(main, signal.SIGINT) if ready.exists() else signal.alarm(1))
-    signal.alarm(1)
+    stop = threading.Event()
+
+    def ctrl_c_once_pip_runs() -> None:
+        # Ctrl-C aimed at the main thread, from a thread of the test's own: a process-wide signal (SIGALRM, SIGINT) may
+        # land on a thread another test or plugin left running, which does not interrupt the main thread's wait.
+        while not stop.is_set():
+            if ready.exists():
+                signal.pthread_kill(main, signal.SIGINT)
+                return
+            time.sleep(0.05)
+
+    watcher = threading.Thread(target=ctrl_c_once_pip_runs, daemon=True)
+    watcher.start()
     try:
         with pytest.raises(KeyboardInterrupt):
             wheels.fetch_wheel("demo", "2.0", tmp_path / "wheels")
     finally:
-        signal.alarm(0)
-        signal.signal(signal.SIGALRM, previous)
+        stop.set()
+        watcher.join(5)
     assert ready.exists()
     assert list(system_tmp.iterdir()) == [] and list((tmp_path / "wheels").iterdir()) == []
 
