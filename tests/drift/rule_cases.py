@@ -197,6 +197,40 @@ class Cache:
     def update(self, key, idx):
         return self.layers[idx].update(key)
 """
+LAYERS_OF_OWNER = """
+class Layer:
+    def update(self, key):
+        self.keys = cat(self.keys, key)
+        self.count += 1
+        out = self.keys * 2
+        return out
+
+
+class SlidingLayer(Layer):
+    def update(self, key):
+        full = cat(self.keys, key)
+        self.keys = full[-4:]
+        self.count += 1
+        out = self.keys * 2
+        return out
+
+
+class QuantLayer:
+    def update(self, key):
+        self.keys = cat(self.keys, quant(key))
+        self.count += 1
+        self.count += 1
+        out = self.keys * 2
+        return out
+
+
+class Cache:
+    def __init__(self, sliding):
+        self.layers = [SlidingLayer() if sliding else Layer()]
+
+    def update(self, key, idx):
+        return self.layers[idx].update(key)
+"""
 SURVIVOR = TWINS.replace("        x = f(x)\n        y = g(x)\n", "        y = g(x)\n", 1)
 SPLIT_STEPS = ("h = self.attn(h)", "y = h * 2")
 
@@ -439,6 +473,15 @@ CASES: list[RuleCase] = [
         Rule.EDITED_IN_REACHED,
         {"mixer.py": LAYERED_OLD},
         {"mixer.py": LAYERED_NEW},
+        ("out = self.keys[idx] * 2",),
+        target="demo.mixer.Cache.update",
+        kind="changed",
+    ),
+    RuleCase(
+        "owners-classes",
+        Filter.OWNERS_CLASSES,
+        {"mixer.py": LAYERED_OLD},
+        {"mixer.py": LAYERS_OF_OWNER},
         ("out = self.keys[idx] * 2",),
         target="demo.mixer.Cache.update",
         kind="changed",

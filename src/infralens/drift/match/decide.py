@@ -91,7 +91,7 @@ def weight_in_reached(evidence: Evidence, policy: Policy) -> float:
     """:func:`weight` of an edit in a function the target now hands its work to: only text close enough to stand on its
     own (or a rewrite that keeps the action) with its neighbours around it (rule ``edited-in-reached``)."""
     t = policy.thresholds
-    close = evidence.similarity >= t.confident_similarity or evidence.replacement is not None
+    close = evidence.similarity >= t.edit_similarity or evidence.replacement is not None
     return weight(evidence, policy) if close and evidence.context >= t.moved_context else 0.0
 
 

@@ -11,6 +11,7 @@ place; the steps get its statements one to one.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
+from dataclasses import dataclass
 
 from infralens.drift.lock.entries import StepLock
 from infralens.drift.lock.facts import body_of
@@ -18,26 +19,38 @@ from infralens.drift.match.assign import assign
 from infralens.drift.match.calls import Reach
 from infralens.drift.match.container import Found
 from infralens.drift.match.evidence import Evidence, measure
+from infralens.drift.match.forwarding import base_names, class_named
 from infralens.drift.match.propose import in_target
 from infralens.drift.match.reader import TreeReader
 from infralens.drift.match.rules import Thresholds
 from infralens.drift.match.scored import Scored
 from infralens.drift.match.split import Reached, reached_definitions
-from infralens.source import DefinitionKind
+from infralens.source import DefinitionKind, ModuleIndex
 
 Weigh = Callable[[Evidence], float]
 """The assignment's weight of an admissible candidate (0: not admissible)."""
 
 
-def edits_in_reached(reader: TreeReader, found: Found, steps: list[StepLock], t: Thresholds, weigh: Weigh) -> dict[str, Scored]:
-    """Each of ``steps`` (none has a place yet) with its edit in the one function the target clearly leads to most."""
+@dataclass(frozen=True)
+class ReachedEdits:
+    """The steps' edits in the function the target hands its work to, and how a dispatched call was narrowed."""
+
+    edits: dict[str, Scored]
+    narrowed: str = ""
+    """Filter ``owners-classes``'s evidence when it narrowed a dispatched call to the owner's classes ("" otherwise)."""
+
+
+def edits_in_reached(reader: TreeReader, found: Found, steps: list[StepLock], t: Thresholds, weigh: Weigh, owner: str = "") -> ReachedEdits:
+    """Each of ``steps`` (none has a place yet) with its edit in the one function the target clearly leads to most.
+    ``owner``: the reviewed target's class (its per-object classes come first for a dispatched call; "": not narrowed)."""
     if not steps:
-        return {}
+        return ReachedEdits({})
     reach = Reach(reader, found.source, found.index, found.definition)
     reviewed = sorted({text for step in steps for text in (*step.texts, *step.before, *step.after)})
-    home = _clearly_closest([*reached_definitions(reader, reach), *dispatched(reach)], reviewed, t)
+    calls, narrowed = owners_classes(reach, list(dispatched(reach)), owner)
+    home = _clearly_closest([*reached_definitions(reader, reach), *calls], reviewed, t)
     if home is None:
-        return {}
+        return ReachedEdits({})
     source, index, definition, _ = home
     place = Found(source, index, definition, found.locality, False)
     pool = body_of(index, definition)
@@ -50,7 +63,7 @@ def edits_in_reached(reader: TreeReader, found: Found, steps: list[StepLock], t:
             if (weight := weigh(candidate.evidence)) > 0.0:
                 options[step.step_id][proposal.key] = weight
                 scored[(step.step_id, proposal.key)] = candidate
-    return {step_id: scored[(step_id, key)] for step_id, key in assign(options).items()}
+    return ReachedEdits({step_id: scored[(step_id, key)] for step_id, key in assign(options).items()}, narrowed if home in calls else "")
 
 
 def dispatched(reach: Reach) -> Iterator[Reached]:
@@ -63,6 +76,50 @@ def dispatched(reach: Reach) -> Iterator[Reached]:
             continue
         if name in reach.calls.on_objects and not name.startswith("__"):
             yield reach.source, reach.index, definition, False
+
+
+def owners_classes(reach: Reach, methods: list[Reached], owner: str) -> tuple[list[Reached], str]:
+    """Rule ``owners-classes``: of the methods a dispatched call may run, those of classes the owner's class names
+    (constructs, or passes as the class to replicate); of those, the one whose class the others derive from.
+
+    ``Cache.update`` runs ``self.layers[i].update``; a reviewed ``DynamicCache.update`` went to the layer class
+    ``DynamicCache`` builds its layers from, not to a quantized or static layer that also defines ``update``.
+    Returns the methods kept and the evidence ("" when nothing was narrowed)."""
+    named = names_in_class(reach, owner)
+    kept = [m for m in methods if _class_of(m) in named and _class_of(m) != owner]
+    if not kept:
+        return methods, ""
+    classes = {_class_of(m) for m in kept}
+    general = [m for m in kept if all(c == _class_of(m) or _class_of(m) in _ancestors(reach.index, c) for c in classes)]
+    chosen = general[:1] or kept
+    names = ", ".join(sorted(classes))
+    why = f"{_class_of(chosen[0])}, the base of the others" if general and len(classes) > 1 else "those"
+    return chosen, f"{owner} names {names} of the {len(methods)} classes a dispatched call may reach: {why}"
+
+
+def names_in_class(reach: Reach, owner: str) -> frozenset[str]:
+    """Every name the class ``owner`` writes in the target's module (empty when it is not defined there)."""
+    home = class_named(reach.index, owner) if owner else None
+    if home is None:
+        return frozenset()
+    return frozenset(token for s in reach.index.statements_within(home.start_line, home.end_line) for token in s.text.split(" "))
+
+
+def _class_of(method: Reached) -> str:
+    return method[2].qualname.rpartition(".")[0]
+
+
+def _ancestors(index: ModuleIndex, name: str) -> set[str]:
+    """The classes ``name`` derives from inside its module, transitively."""
+    seen: set[str] = set()
+    todo = [name]
+    while todo:
+        definition = class_named(index, todo.pop())
+        for base in base_names(index, definition) if definition is not None else ():
+            if base not in seen:
+                seen.add(base)
+                todo.append(base)
+    return seen
 
 
 def _clearly_closest(functions: list[Reached], reviewed: list[str], t: Thresholds) -> Reached | None:

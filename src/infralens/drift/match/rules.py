@@ -152,6 +152,7 @@ class Filter(str, Enum):
     HUNK_RANK = "hunk-rank"
     HELPERS_FIRST = "helpers-first"
     REACHED_BY_NAME = "reached-by-name"
+    OWNERS_CLASSES = "owners-classes"
     COPIED_NOT_MOVED = "copied-not-moved"
     NEW_PLACE_NOT_CARRIED = "new-place-not-carried"
     OUT_OF_VIEW = "out-of-view"
@@ -319,6 +320,10 @@ SPECS: dict[AnyRule, RuleSpec] = {
         _spec(Filter.HUNK_RANK, "Of two edits equally close in text and context, the one at the step's rank in its diff hunk wins."),
         _spec(Filter.HELPERS_FIRST, "Statements the container saw leave into helpers are looked for in those helpers first."),
         _spec(Filter.REACHED_BY_NAME, "A method called on another object is reached only when exactly one place of that name holds the text."),
+        _spec(
+            Filter.OWNERS_CLASSES,
+            "A dispatched call on another object is followed into the classes the reviewed target's own class names, the most general first.",
+        ),
         _spec(Filter.COPIED_NOT_MOVED, "A gone target's statements do not go to a copy of it made elsewhere."),
         _spec(Filter.NEW_PLACE_NOT_CARRIED, "A deleted target's block is followed only into a function that was there at the review."),
         _spec(
