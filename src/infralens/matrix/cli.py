@@ -52,6 +52,12 @@ def add_matrix_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) 
     parser.add_argument("--history-runs", metavar="FILE", help="also write the cells of one device as the site's summary of runs (reports/history-runs.json)")
     parser.add_argument("--history-device", choices=("cpu", "cuda"), default="cpu", help="the device --history-runs summarizes (default cpu)")
     parser.add_argument("--gpu-runner", default="gpu", metavar="LABEL", help="with --emit: the runs-on label of the cuda cells (default gpu)")
+    parser.add_argument(
+        "--install",
+        default="pip install -e .",
+        metavar="COMMAND",
+        help="with --emit: how each job installs the project and InfraLens (default: pip install -e .)",
+    )
 
 
 @command("matrix")
@@ -72,7 +78,9 @@ def matrix_command(args: argparse.Namespace) -> int:
 def _settings(args: argparse.Namespace):  # -> CellSettings
     from infralens.matrix.run import CellSettings
 
-    return CellSettings(project=args.project, sources=tuple(args.source), no_cache=args.no_cache, scenarios=tuple(dict.fromkeys(args.scenario)), timeout=args.timeout)
+    return CellSettings(
+        project=args.project, sources=tuple(args.source), no_cache=args.no_cache, scenarios=tuple(dict.fromkeys(args.scenario)), timeout=args.timeout
+    )
 
 
 def _check_scenarios(args: argparse.Namespace) -> None:
@@ -89,9 +97,12 @@ def _check_scenarios(args: argparse.Namespace) -> None:
 
 
 def _run(args: argparse.Namespace) -> int:
+    import tempfile
+    from pathlib import Path
+
     from infralens import __version__
     from infralens.matrix.cells import make_cells, parse_cell
-    from infralens.matrix.merge import merge, single
+    from infralens.matrix.merge import merge_cells, single
     from infralens.matrix.run import default_jobs, lock_sha256, run_cell, run_cells
 
     cells = (parse_cell(args.cell),) if args.cell else make_cells(args.releases, args.devices or ["cpu"], offline=args.offline)
@@ -99,27 +110,27 @@ def _run(args: argparse.Namespace) -> int:
     _check_outputs(args)
     settings = _settings(args)
     lock = lock_sha256(settings)
-    if args.cell:  # this process is the cell's own (a CI job)
+    if args.cell:  # this process is the cell's own (a CI job, or one cell of a local run)
         record, output = run_cell(cells[0], settings)
         _print_cell(record, output)
-        records = [record]
-    else:
-        jobs = args.jobs or default_jobs(len(cells))
-        say(f"infralens matrix: {len(cells)} cell(s), {jobs} at once", error=True)
-        records = run_cells(cells, settings, jobs, _print_cell)
-    parts = [(f"{r.distribution}-{r.release}-{r.device}", single(r, __version__, lock, settings.scenarios, args.fail_on)) for r in records]
-    return _finish(args, merge(parts, args.fail_on, cells))
+        parts = [(f"cell-{cells[0].slug}", single(record, __version__, lock, settings.scenarios, args.fail_on))]
+        return _finish(args, merge_cells(parts, args.fail_on, cells), quiet=True)
+    jobs = args.jobs or default_jobs(len(cells))
+    say(f"infralens matrix: {len(cells)} cell(s), {jobs} at once", error=True)
+    with tempfile.TemporaryDirectory(prefix="infralens-matrix-") as folder:
+        parts = run_cells(cells, settings, jobs, Path(folder), _print_output, lambda r: single(r, __version__, lock, settings.scenarios, args.fail_on))
+    return _finish(args, merge_cells(parts, args.fail_on, cells))
 
 
 def _merge(args: argparse.Namespace) -> int:
     from infralens.matrix.cells import make_cells
-    from infralens.matrix.merge import merge
+    from infralens.matrix.merge import merge_cells
     from infralens.reports import load_matrix_report
 
     expected = make_cells(args.releases, args.devices or ["cpu"], offline=args.offline) if args.releases else None
     _check_outputs(args)
     parts = [(path, load_matrix_report(path)) for path in args.merge]
-    report = merge(parts, args.fail_on, expected)
+    report = merge_cells(parts, args.fail_on, expected)
     if args.scenario and tuple(dict.fromkeys(args.scenario)) != report.scenarios:
         from infralens.matrix.merge import MergeError
 
@@ -135,7 +146,7 @@ def _check_outputs(args: argparse.Namespace) -> None:
             check_output(path)  # a FIFO, a device or a link leading out of its folder: refused before any cell runs
 
 
-def _finish(args: argparse.Namespace, report) -> int:  # report: MatrixReport
+def _finish(args: argparse.Namespace, report, *, quiet: bool = False) -> int:  # report: MatrixReport
     from infralens.matrix.cells import in_scope
     from infralens.matrix.merge import history_runs
     from infralens.reports import dumps_report
@@ -144,6 +155,8 @@ def _finish(args: argparse.Namespace, report) -> int:  # report: MatrixReport
     if args.history_runs:
         name = args.out if args.out and args.out != "-" else "matrix"
         _write(args.history_runs, dumps_report(history_runs(report, args.history_device, name)), "summary of runs")
+    if quiet:
+        return EXIT_OF[report.verdict]
     scope = {cell.key for cell in in_scope(report.cells, report.policy)}
     for cell in report.cells:
         mark = "decides" if cell.key in scope else "reported"
@@ -167,8 +180,19 @@ def _print_cell(record, output: str) -> None:  # record: MatrixCell
     from infralens.matrix.run import OUTPUT_TAIL_CHARS
 
     tail = output[-OUTPUT_TAIL_CHARS:]
+    if len(output) > OUTPUT_TAIL_CHARS:  # from the first whole line
+        tail = "…\n" + tail.partition("\n")[2]
     sys.stderr.write(printable(f"── {record.label}: {record.outcome} in {record.seconds:g} s ──\n{tail}"))
     if tail and not tail.endswith("\n"):
+        sys.stderr.write("\n")
+
+
+def _print_output(record, output: str) -> None:  # record: MatrixCell
+    """What a cell's own process printed (its header and its commands' output), once it is done."""
+    from infralens.errors import printable
+
+    sys.stderr.write(printable(output if output.strip() else f"── {record.label}: {record.outcome} ──\n"))
+    if output and not output.endswith("\n"):
         sys.stderr.write("\n")
 
 
@@ -179,7 +203,10 @@ def _emit(args: argparse.Namespace) -> int:
     cells = make_cells(args.releases, args.devices or ["cpu"], offline=args.offline)
     if not args.gpu_runner.strip() or any(ch in args.gpu_runner for ch in "\n\r${}"):
         raise MatrixInputError(f"--gpu-runner {args.gpu_runner[:60]!r}: expected a runner label (no line breaks, '$', braces)")
+    if not args.install.strip() or any(ch in args.install for ch in "\n\r") or "${{" in args.install:
+        raise MatrixInputError("--install: expected one shell command line (no line breaks, no '${{' expressions)")
     devices = tuple(dict.fromkeys(cell.device for cell in cells))
-    options = WorkflowOptions(tuple(args.releases), devices, tuple(dict.fromkeys(args.scenario)), args.fail_on, args.gpu_runner, project=args.project)
+    scenarios = tuple(dict.fromkeys(args.scenario))
+    options = WorkflowOptions(tuple(args.releases), devices, scenarios, args.fail_on, args.gpu_runner, install=args.install, project=args.project)
     _write(args.out, workflow_text(cells, options), "workflow")
     return EXIT_OK

@@ -57,6 +57,8 @@ def command_line(options: WorkflowOptions) -> str:
     args += ["--devices", ",".join(options.devices), "--fail-on", options.policy, *_matrix_args(options)]
     if options.gpu_runner != WorkflowOptions.gpu_runner:
         args += ["--gpu-runner", options.gpu_runner]
+    if options.install != WorkflowOptions.install:
+        args += ["--install", options.install]
     return shlex.join(args)
 
 

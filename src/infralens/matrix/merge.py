@@ -30,7 +30,7 @@ def _order(cell: MatrixCell) -> tuple[str, object, int]:
     return (cell.distribution.lower(), Version(cell.release), ("cpu", "cuda").index(cell.device))
 
 
-def merge(parts: Sequence[tuple[str, MatrixReport]], policy: str, expected: Sequence[Cell] | None = None) -> MatrixReport:
+def merge_cells(parts: Sequence[tuple[str, MatrixReport]], policy: str, expected: Sequence[Cell] | None = None) -> MatrixReport:
     """One matrix from the reports ``(name, report)``; ``expected``: the cells it must hold, exactly."""
     if not parts:
         raise MergeError("--merge: no cell reports given")

@@ -1,6 +1,7 @@
-"""Run cells: ``verify --against`` and ``check --against`` for one release on one device, many at once in a process pool.
+"""Run cells: ``verify --against`` and ``check --against`` for one release on one device; many at once, a process each.
 
-A cell runs in a process of its own (a fresh one per cell in the pool; the ``--cell`` process itself in CI),
+A cell runs in a process of its own: a local run starts ``infralens matrix --cell`` once per cell, ``--jobs`` at a
+time, exactly as each job of the emitted workflow does, and merges the reports they write (:mod:`.merge`). A cell runs
 through the same public functions the ``verify`` and ``check`` commands call
 (:func:`infralens.verify.run_verify`, :func:`infralens.drift.run_check`). What the two commands print is
 captured at the file-descriptor level (their worker processes write there too) and printed whole once the
@@ -24,7 +25,7 @@ from pathlib import Path
 from infralens.commands import EXIT_FINDINGS, EXIT_OK, EXIT_USAGE
 from infralens.errors import InfralensError
 from infralens.matrix.cells import Cell
-from infralens.reports import MatrixCell, MatrixCheck, MatrixVerify
+from infralens.reports import MatrixCell, MatrixCheck, MatrixReport, MatrixVerify
 
 OUTPUT_TAIL_CHARS = 4000
 """At most this much of a cell's captured output is printed after it (the end, where errors are)."""
@@ -182,24 +183,63 @@ def lock_sha256(settings: CellSettings) -> str:
     return sha256_file(project.lock_path)
 
 
+CELL_COMMAND: tuple[str, ...] = (sys.executable, "-c", "import sys; from infralens.cli import main; sys.exit(main(sys.argv[1:]))")
+"""How a local run starts each cell: ``infralens`` in a fresh interpreter, as a CI job would."""
+
 Done = Callable[[MatrixCell, str], None]
+Wrap = Callable[[MatrixCell], MatrixReport]
 
 
-def run_cells(cells: Sequence[Cell], settings: CellSettings, jobs: int, done: Done) -> list[MatrixCell]:
-    """Every cell, ``jobs`` at once, each in a fresh process; ``done`` is told of each as it ends. In the order of ``cells``."""
-    import multiprocessing
-    from concurrent.futures import ProcessPoolExecutor, as_completed
+def cell_arguments(cell: Cell, settings: CellSettings, out: Path) -> list[str]:
+    """The ``infralens ... matrix --cell`` arguments that run ``cell`` into ``out`` (what each job of the emitted workflow runs)."""
+    found = ["--project", settings.project] if settings.project else []
+    found += [arg for source in settings.sources for arg in ("--source", source)] + (["--no-cache"] if settings.no_cache else [])
+    found += ["matrix", "--cell", f"{cell.pin},{cell.device}", "--fail-on", "none", "--timeout", repr(settings.timeout), "--out", str(out)]
+    return found + [arg for scenario in settings.scenarios for arg in ("--scenario", scenario)]
 
-    context = multiprocessing.get_context("spawn")  # no inherited threads or half-imported state
-    results: dict[Cell, MatrixCell] = {}
-    with ProcessPoolExecutor(max_workers=max(1, min(jobs, len(cells))), mp_context=context, max_tasks_per_child=1) as pool:
-        futures = {pool.submit(run_cell, cell, settings): cell for cell in cells}
-        try:
-            for future in as_completed(futures):
-                record, output = future.result()
-                results[futures[future]] = record
-                done(record, output)
-        except BaseException:
-            pool.shutdown(wait=False, cancel_futures=True)
-            raise
-    return [results[cell] for cell in cells]
+
+def run_cells(cells: Sequence[Cell], settings: CellSettings, jobs: int, folder: Path, done: Done, wrap: Wrap) -> list[tuple[str, MatrixReport]]:
+    """Every cell, ``jobs`` at once, each ``infralens matrix --cell`` in a process of its own writing ``folder/cell-SLUG.json``.
+
+    ``done`` is told of each cell as it ends, with what its process printed; a process that ended without its
+    report gives a cell with outcome ``error`` (made a report by ``wrap``). ``(name, report)`` in the order of ``cells``."""
+    import subprocess
+    from concurrent.futures import ThreadPoolExecutor
+
+    running: list[subprocess.Popen[str]] = []
+
+    def one(cell: Cell) -> tuple[str, MatrixReport]:
+        out = folder / f"cell-{cell.slug}.json"
+        child = subprocess.Popen(
+            [*CELL_COMMAND, *cell_arguments(cell, settings, out)], stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True
+        )
+        running.append(child)
+        output, _ = child.communicate()
+        report = _written(out)
+        record = report.cells[0] if report else _failed(cell, child.returncode, output)
+        done(record, output)
+        return (out.name, report or wrap(record))
+
+    try:
+        with ThreadPoolExecutor(max_workers=max(1, min(jobs, len(cells)))) as pool:
+            return list(pool.map(one, cells))
+    finally:
+        from infralens.stops import end_processes
+
+        end_processes([child for child in running if child.poll() is None], grace=5.0)
+
+
+def _written(out: Path) -> MatrixReport | None:
+    from infralens.reports import ReportError, load_matrix_report
+
+    try:
+        report = load_matrix_report(out) if out.is_file() else None
+    except ReportError:
+        return None
+    return report if report is not None and len(report.cells) == 1 else None
+
+
+def _failed(cell: Cell, code: int, output: str) -> MatrixCell:
+    """The cell of a process that wrote no report: an error with its last line."""
+    reason = f"infralens matrix --cell exited with status {code} without a report: {_last_line(output)}"
+    return MatrixCell(cell.distribution, cell.version, cell.device, "error", MatrixVerify(EXIT_USAGE, error=reason[:300]), MatrixCheck(EXIT_USAGE))
