@@ -13,8 +13,7 @@ import pytest
 from toy_wheels import toy_wheels, write_wheel
 
 from infralens.cli import main
-from infralens.matrix import Cell, MergeError, history_runs, merge_cells, single, verdict
-from infralens.matrix.cells import MatrixInputError, make_cells, parse_releases
+from infralens.matrix import Cell, MergeError, history_runs, make_cells, merge_cells, parse_releases, single, verdict
 from infralens.reports import (
     MatrixCell,
     MatrixCheck,

@@ -15,7 +15,14 @@ from typing import TYPE_CHECKING
 from infralens._exports import lazy_exports
 
 if TYPE_CHECKING:
-    from .cells import Cell as Cell, MatrixInputError as MatrixInputError, make_cells as make_cells, parse_cell as parse_cell, verdict as verdict
+    from .cells import (
+        Cell as Cell,
+        MatrixInputError as MatrixInputError,
+        make_cells as make_cells,
+        parse_cell as parse_cell,
+        parse_releases as parse_releases,
+        verdict as verdict,
+    )
     from .emit import WorkflowOptions as WorkflowOptions, workflow_text as workflow_text
     from .merge import MergeError as MergeError, history_runs as history_runs, merge_cells as merge_cells, single as single
     from .run import CellSettings as CellSettings, run_cell as run_cell, run_cells as run_cells
@@ -23,7 +30,7 @@ if TYPE_CHECKING:
 __all__, __getattr__ = lazy_exports(
     __name__,
     {
-        **dict.fromkeys(("Cell", "MatrixInputError", "make_cells", "parse_cell", "verdict"), "cells"),
+        **dict.fromkeys(("Cell", "MatrixInputError", "make_cells", "parse_cell", "parse_releases", "verdict"), "cells"),
         **dict.fromkeys(("WorkflowOptions", "workflow_text"), "emit"),
         **dict.fromkeys(("MergeError", "history_runs", "merge_cells", "single"), "merge"),
         **dict.fromkeys(("CellSettings", "run_cell", "run_cells"), "run"),
