@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING
 from infralens._exports import lazy_exports
 
 if TYPE_CHECKING:
-    from .against import environments_dir as environments_dir, parse_pin as parse_pin
+    from .against import parse_pin as parse_pin
     from .command import VerifyOptions as VerifyOptions, run_verify as run_verify
     from .context import ScenarioCheckError as ScenarioCheckError, ScenarioContext as ScenarioContext
     from .execute import ScenarioRun as ScenarioRun, run_scenario as run_scenario, scenario_spec as scenario_spec
@@ -35,7 +35,6 @@ __all__, __getattr__ = lazy_exports(
     {
         "TOKEN_SEPARATORS": "observe",
         "VerifyOptions": "command",
-        "environments_dir": "against",
         "parse_pin": "against",
         "run_verify": "command",
         "ScenarioCheckError": "context",
