@@ -42,6 +42,7 @@ LAYERS: dict[str, int] = {
     "render": 6,
     "verify": 6,
     "maintainer": 7,
+    "matrix": 7,
     "sphinx": 8,
     "cli": 9,
 }

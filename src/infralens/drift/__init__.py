@@ -56,6 +56,7 @@ if TYPE_CHECKING:
     )
     from .report import render_github as render_github, render_json as render_json, render_text as render_text, report_json as report_json
     from .request import CheckRequest as CheckRequest, OutputFormat as OutputFormat
+    from .run import against_trees as against_trees
     from .update import (
         BuiltEntries as BuiltEntries,
         LockAction as LockAction,
@@ -68,6 +69,7 @@ __all__, __getattr__ = lazy_exports(
     __name__,
     {
         "AnnotationLock": "lock.entries",
+        "against_trees": "run",
         "BuiltEntries": "update",
         "Candidate": "match.results",
         "CheckReport": "check",

@@ -2,7 +2,8 @@
 
 Owns the verification report (:mod:`.verify_report`, written by ``infralens verify --report``),
 the drift report (:mod:`.drift_report`, written by ``infralens check --format json``), the release
-history (:mod:`.history_report`, written by ``infralens history --format json``), the cost report
+history (:mod:`.history_report`, written by ``infralens history --format json``), the release × device matrix
+(:mod:`.matrix_report`, written by ``infralens matrix --out``), the cost report
 (:mod:`.cost_report`, written by ``infralens cost --format json``; read with ``load_cost_report``), the words
 they use (:mod:`.vocabulary`: verify statuses and step tiers, drift kinds, badge tiers), the tier rule (:mod:`.tiers`),
 :mod:`.records` (a record's dataclass fields give its JSON both ways) with :mod:`.schema_gen` (the schema
@@ -82,12 +83,22 @@ if TYPE_CHECKING:
         load_drift_report as load_drift_report,
         load_history_report as load_history_report,
         load_history_runs as load_history_runs,
+        load_matrix_report as load_matrix_report,
         load_report as load_report,
         load_verify_report as load_verify_report,
         parse_report_json as parse_report_json,
         read_report_text as read_report_text,
         report_schema as report_schema,
         validate_report as validate_report,
+    )
+    from .matrix_report import (
+        MATRIX_DEVICES as MATRIX_DEVICES,
+        MATRIX_OUTCOMES as MATRIX_OUTCOMES,
+        MATRIX_POLICIES as MATRIX_POLICIES,
+        MatrixCell as MatrixCell,
+        MatrixCheck as MatrixCheck,
+        MatrixReport as MatrixReport,
+        MatrixVerify as MatrixVerify,
     )
     from .records import Record as Record
     from .tiers import DELETE_KINDS as DELETE_KINDS, own_catches as own_catches, step_tier as step_tier
@@ -150,6 +161,7 @@ __all__, __getattr__ = lazy_exports(
                 "load_drift_report",
                 "load_history_report",
                 "load_history_runs",
+                "load_matrix_report",
                 "load_report",
                 "load_verify_report",
                 "parse_report_json",
@@ -180,6 +192,7 @@ __all__, __getattr__ = lazy_exports(
         **dict.fromkeys(("as_int", "as_list", "as_object", "strings"), "json_values"),
         **dict.fromkeys(("CHANGE_LIMIT", "ExpectRecord", "MutantRecord", "MutantsRecord", "ScenarioRecord", "StepRecord", "VerifyReport"), "verify_report"),
         **dict.fromkeys(("DELETE_KINDS", "own_catches", "step_tier"), "tiers"),
+        **dict.fromkeys(("MATRIX_DEVICES", "MATRIX_OUTCOMES", "MATRIX_POLICIES", "MatrixCell", "MatrixCheck", "MatrixReport", "MatrixVerify"), "matrix_report"),
         "Record": "records",
         **dict.fromkeys(
             (

@@ -31,10 +31,11 @@ from infralens.reports.drift_report import DriftReport
 from infralens.reports.history_report import HistoryReport
 from infralens.reports.history_runs import HistoryRuns
 from infralens.reports.json_values import JsonObject, as_list, as_objects
+from infralens.reports.matrix_report import MatrixReport
 from infralens.reports.verify_report import VerifyReport
 
-Report = VerifyReport | DriftReport | HistoryReport | HistoryRuns
-_R = TypeVar("_R", VerifyReport, DriftReport, HistoryReport, HistoryRuns)
+Report = VerifyReport | DriftReport | HistoryReport | HistoryRuns | MatrixReport
+_R = TypeVar("_R", VerifyReport, DriftReport, HistoryReport, HistoryRuns, MatrixReport)
 
 MAX_DEPTH = 64
 """Deepest nesting of arrays and objects a report may have (the committed reports nest at most 8 deep)."""
@@ -52,6 +53,7 @@ class ReportKind(str, Enum):
     DRIFT = "checkReport"
     HISTORY = "historyReport"
     RUNS = "historyRunsReport"
+    MATRIX = "matrixReport"
 
     @property
     def label(self) -> str:
@@ -61,6 +63,7 @@ class ReportKind(str, Enum):
             ReportKind.DRIFT: "drift report",
             ReportKind.HISTORY: "release history",
             ReportKind.RUNS: "summary of runs on other releases",
+            ReportKind.MATRIX: "release × device matrix",
         }[self]
 
 
@@ -69,6 +72,7 @@ RECORDS: dict[ReportKind, type[Report]] = {
     ReportKind.DRIFT: DriftReport,
     ReportKind.HISTORY: HistoryReport,
     ReportKind.RUNS: HistoryRuns,
+    ReportKind.MATRIX: MatrixReport,
 }
 """The typed record each kind of report is read into (and whose definition is its part of the schema)."""
 
@@ -102,8 +106,10 @@ def report_schema() -> JsonObject:
 
 
 def kind_of(data: object) -> ReportKind | None:
-    """Tell the reports apart by a key only one of them has: ``device`` (verify), ``lock`` (drift), ``history`` or ``history_runs``."""
+    """Tell the reports apart by a key only one of them has: ``device`` (verify), ``lock`` (drift), ``history``, ``history_runs`` or ``matrix``."""
     if isinstance(data, dict):
+        if "matrix" in data:
+            return ReportKind.MATRIX
         if "history_runs" in data:
             return ReportKind.RUNS
         if "history" in data:
@@ -177,6 +183,11 @@ def load_history_report(path: str | Path) -> HistoryReport:
 def load_history_runs(path: str | Path) -> HistoryRuns:
     """:func:`load_report` for a file that must be a summary of runs on other releases (``reports/history-runs.json``)."""
     return _load_as(Path(path), ReportKind.RUNS, HistoryRuns)
+
+
+def load_matrix_report(path: str | Path) -> MatrixReport:
+    """:func:`load_report` for a file that must be a release × device matrix (``infralens matrix --out``)."""
+    return _load_as(Path(path), ReportKind.MATRIX, MatrixReport)
 
 
 def _load_as(path: Path, kind: ReportKind, record: type[_R]) -> _R:

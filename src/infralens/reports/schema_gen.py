@@ -62,7 +62,7 @@ HEADER: JsonObject = {
     "$id": "https://infralens.invalid/schema/reports.schema.json",
     "title": "InfraLens reports",
     "description": "The committed reports: the verification report (reports/verify-<device>.json), the drift report (reports/check.json), the "
-    "release history (reports/history.json) and the cost report (reports/cost.json). Generated from the record definitions in infralens.reports "
+    "release history (reports/history.json), the release × device matrix (infralens matrix --out) and the cost report (reports/cost.json). Generated from the record definitions in infralens.reports "
     "(python -m infralens.reports.schema_gen); infralens.reports.load_report (load_cost_report for the cost report) validates a document against "
     "the definition of its kind.",
 }

@@ -23,6 +23,8 @@ from typing import TYPE_CHECKING
 from infralens._exports import lazy_exports
 
 if TYPE_CHECKING:
+    from .against import parse_pin as parse_pin
+    from .command import VerifyOptions as VerifyOptions, run_verify as run_verify
     from .context import ScenarioCheckError as ScenarioCheckError, ScenarioContext as ScenarioContext
     from .execute import ScenarioRun as ScenarioRun, run_scenario as run_scenario, scenario_spec as scenario_spec
     from .observe import TOKEN_SEPARATORS as TOKEN_SEPARATORS
@@ -32,6 +34,9 @@ __all__, __getattr__ = lazy_exports(
     __name__,
     {
         "TOKEN_SEPARATORS": "observe",
+        "VerifyOptions": "command",
+        "parse_pin": "against",
+        "run_verify": "command",
         "ScenarioCheckError": "context",
         "ScenarioContext": "context",
         "ScenarioRun": "execute",
