@@ -1,10 +1,9 @@
 """Classify locked steps against one source tree: container first, then every step of it at once.
 
-For each annotation: :class:`~.container.ContainerMapper` decides what became of the target; the
-strategies of :mod:`.propose` propose places for each step (inside the target, or the same text
-elsewhere); :mod:`.evidence` measures each proposal; :func:`~.assign.assign` gives the steps
-statements of the target one-to-one (maximum total weight, so two steps never share a statement);
-and :func:`~.decide.decide` names each step's kind and the rule that decided it.
+For each annotation: :class:`~.container.ContainerMapper` decides what became of the target; the strategies of
+:mod:`.propose` propose places for each step (inside the target, or the same text elsewhere); :mod:`.evidence` measures
+each proposal; :func:`~.assign.assign` gives the steps statements of the target one-to-one (maximum total weight, so two
+steps never share a statement); and :func:`~.decide.decide` names each step's kind and the rule that decided it.
 """
 
 from __future__ import annotations
@@ -32,7 +31,7 @@ from infralens.drift.match.evidence import Evidence, measure
 from infralens.drift.match.names import modules_imported
 from infralens.drift.match.position import Alignment
 from infralens.drift.match.propose import container_header, elsewhere, in_helpers, in_target, statement_key, target_pool
-from infralens.drift.match.reached_edits import dispatched, edits_in_reached, names_in_class
+from infralens.drift.match.reached_edits import edits_in_reached, in_owners_classes
 from infralens.drift.match.reader import TreeReader
 from infralens.drift.match.repeated import indentation, settle_contested
 from infralens.drift.match.results import Candidate, Scores, StepKind, StepResult, TargetKind, TargetResult
@@ -302,32 +301,15 @@ class DistributionMatcher:
         assert reach is not None
         reached = next((s for s in sorted(away, key=home_rank, reverse=True) if reach.leads_to(s.proposal.place())), None)
         if reached is None:  # a method called on another object: only when exactly one place is one of that name
-            by_name = self._owners_by_name(step, [s for s in away if reach.calls_by_name(s.proposal.place())])
+            by_name = [s for s in away if reach.calls_by_name(s.proposal.place())]
+            if by_name and self.policy.on(Filter.OWNERS_CLASSES):
+                by_name = in_owners_classes(reach, step.annotation.target.rpartition(".")[0], by_name, trace)
             if len(by_name) == 1 and self.policy.allows(Filter.REACHED_BY_NAME, trace, f"{where(by_name[0])} has the called name"):
                 reached = by_name[0]
                 trace.add(Filter.REACHED_BY_NAME, Action.FIRED, f"{where(reached)} is the only place of the called name")
         if reached is None and away:
             trace.add(Rule.MOVED_TO_REACHED, Action.DECLINED, f"{len(away)} place(s) hold the text; the target reaches none of them")
         return Scored(reached.proposal, as_reached(reached.evidence)) if reached is not None else None
-
-    def _owners_by_name(self, step: _Step, by_name: list[Scored]) -> list[Scored]:
-        """Of the places a dispatched call reaches by name, those in classes the reviewed target's class names, when it
-        names any class of its own module that defines the called name (rule ``owners-classes``)."""
-        reach = step.reach
-        assert reach is not None
-        owner = step.annotation.target.rpartition(".")[0]
-        dispatch = {m[2].qualname.rpartition(".")[0] for m in dispatched(reach)} & names_in_class(reach, owner)
-        if not by_name or not dispatch or not self.policy.on(Filter.OWNERS_CLASSES):
-            return by_name
-        kept = [s for s in by_name if s.proposal.source.module == reach.source.module and s.proposal.place().target.rpartition(".")[0] in dispatch]
-        if len(kept) < len(by_name):
-            names = ", ".join(sorted(dispatch))
-            step.trace.add(
-                Filter.OWNERS_CLASSES,
-                Action.REMOVED,
-                f"{len(by_name) - len(kept)} place(s) outside {owner}'s own classes ({names}), e.g. {where(next(s for s in by_name if s not in kept))}",
-            )
-        return kept
 
     def _carried(self, step: _Step, own: Scored | None, away: list[Scored]) -> Scored | None:
         """The one place elsewhere that gained the target's lost block (with the step), if any."""
@@ -373,11 +355,8 @@ class DistributionMatcher:
         if not steps or not self.policy.on(Rule.EDITED_IN_REACHED):
             return {}
         kept = [s for s in steps if not (len(s.texts) == 1 and s.texts[0] in CONTENTLESS)]  # told by neighbours, not text
-        owner = annotation.target.rpartition(".")[0] if self.policy.on(Filter.OWNERS_CLASSES) else ""
-        found_edits = edits_in_reached(self.reader, found, kept, self.policy.thresholds, lambda e: weight_in_reached(e, self.policy), owner)
-        for step_id in found_edits.edits if found_edits.narrowed else ():
-            traces[step_id].add(Filter.OWNERS_CLASSES, Action.FIRED, found_edits.narrowed)
-        return found_edits.edits
+        owner = annotation.target.rpartition(".")[0] if self.policy.on(Filter.OWNERS_CLASSES) else ""  # "": not narrowed
+        return edits_in_reached(self.reader, found, kept, self.policy.thresholds, lambda e: weight_in_reached(e, self.policy), owner, traces)
 
     def _in_view(self, step: _Step, place: Scored) -> bool:
         """Whether the target's module sees ``place``: the same module, a module it imports (or one directly inside a

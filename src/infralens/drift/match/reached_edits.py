@@ -11,7 +11,6 @@ place; the steps get its statements one to one.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
 
 from infralens.drift.lock.entries import StepLock
 from infralens.drift.lock.facts import body_of
@@ -22,8 +21,8 @@ from infralens.drift.match.evidence import Evidence, measure
 from infralens.drift.match.forwarding import base_names, class_named
 from infralens.drift.match.propose import in_target
 from infralens.drift.match.reader import TreeReader
-from infralens.drift.match.rules import Thresholds
-from infralens.drift.match.scored import Scored
+from infralens.drift.match.rules import Action, Filter, Thresholds, Trace
+from infralens.drift.match.scored import Scored, where
 from infralens.drift.match.split import Reached, reached_definitions
 from infralens.source import DefinitionKind, ModuleIndex
 
@@ -31,26 +30,20 @@ Weigh = Callable[[Evidence], float]
 """The assignment's weight of an admissible candidate (0: not admissible)."""
 
 
-@dataclass(frozen=True)
-class ReachedEdits:
-    """The steps' edits in the function the target hands its work to, and how a dispatched call was narrowed."""
-
-    edits: dict[str, Scored]
-    narrowed: str = ""
-    """Filter ``owners-classes``'s evidence when it narrowed a dispatched call to the owner's classes ("" otherwise)."""
-
-
-def edits_in_reached(reader: TreeReader, found: Found, steps: list[StepLock], t: Thresholds, weigh: Weigh, owner: str = "") -> ReachedEdits:
+def edits_in_reached(
+    reader: TreeReader, found: Found, steps: list[StepLock], t: Thresholds, weigh: Weigh, owner: str, traces: dict[str, Trace]
+) -> dict[str, Scored]:
     """Each of ``steps`` (none has a place yet) with its edit in the one function the target clearly leads to most.
-    ``owner``: the reviewed target's class (its per-object classes come first for a dispatched call; "": not narrowed)."""
+    ``owner``: the reviewed target's class (its per-object classes come first for a dispatched call; "": not narrowed);
+    the trace of each step placed through that narrowing says so."""
     if not steps:
-        return ReachedEdits({})
+        return {}
     reach = Reach(reader, found.source, found.index, found.definition)
     reviewed = sorted({text for step in steps for text in (*step.texts, *step.before, *step.after)})
     calls, narrowed = owners_classes(reach, list(dispatched(reach)), owner)
     home = _clearly_closest([*reached_definitions(reader, reach), *calls], reviewed, t)
     if home is None:
-        return ReachedEdits({})
+        return {}
     source, index, definition, _ = home
     place = Found(source, index, definition, found.locality, False)
     pool = body_of(index, definition)
@@ -63,7 +56,10 @@ def edits_in_reached(reader: TreeReader, found: Found, steps: list[StepLock], t:
             if (weight := weigh(candidate.evidence)) > 0.0:
                 options[step.step_id][proposal.key] = weight
                 scored[(step.step_id, proposal.key)] = candidate
-    return ReachedEdits({step_id: scored[(step_id, key)] for step_id, key in assign(options).items()}, narrowed if home in calls else "")
+    edits = {step_id: scored[(step_id, key)] for step_id, key in assign(options).items()}
+    for step_id in edits if narrowed and home in calls else ():
+        traces[step_id].add(Filter.OWNERS_CLASSES, Action.FIRED, narrowed)
+    return edits
 
 
 def dispatched(reach: Reach) -> Iterator[Reached]:
@@ -95,6 +91,20 @@ def owners_classes(reach: Reach, methods: list[Reached], owner: str) -> tuple[li
     names = ", ".join(sorted(classes))
     why = f"{_class_of(chosen[0])}, the base of the others" if general and len(classes) > 1 else "those"
     return chosen, f"{owner} names {names} of the {len(methods)} classes a dispatched call may reach: {why}"
+
+
+def in_owners_classes(reach: Reach, owner: str, places: list[Scored], trace: Trace) -> list[Scored]:
+    """Of ``places`` (methods of the name a dispatched call uses), those in the classes ``owner`` names in the target's
+    module, when it names any that define the method; the trace names what was removed."""
+    dispatch = {_class_of(m) for m in dispatched(reach)} & names_in_class(reach, owner)
+    if not dispatch:
+        return places
+    module = reach.source.module
+    kept = [s for s in places if s.proposal.source.module == module and s.proposal.place().target.rpartition(".")[0] in dispatch]
+    if gone := [s for s in places if s not in kept]:
+        own = ", ".join(sorted(dispatch))
+        trace.add(Filter.OWNERS_CLASSES, Action.REMOVED, f"{len(gone)} place(s) outside {owner}'s own classes ({own}), e.g. {where(gone[0])}")
+    return kept
 
 
 def names_in_class(reach: Reach, owner: str) -> frozenset[str]:
