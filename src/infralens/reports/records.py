@@ -90,8 +90,9 @@ class Record:
     json_title: ClassVar[str | None] = None
     json_order: ClassVar[tuple[str, ...]] = ()
     json_derived: ClassVar[dict[str, tuple[Callable[[Any], object], JsonObject]]] = {}
-    json_flatten: ClassVar[str | None] = None
-    """A field holding a record whose keys are written inline (a candidate is a place plus its scores)."""
+    json_flatten: ClassVar[tuple[str, ...]] = ()
+    """Fields holding a record whose keys are written inline (a candidate is a place plus its scores). An optional
+    one (``X | None``) is left out when None, and read as None when the document lacks its first key."""
     json_key: ClassVar[str | Callable[[Any], str] | None] = None
     """Makes a ``tuple`` of these records a JSON object keyed by each record's key, in the tuple's order: a field
     name (that field is the key and is not written inside the record's object: ``models[id]``), or a function of
@@ -260,6 +261,8 @@ class _Slot:
     group: str | None
     spec: FieldSpec
     flatten: bool
+    flat_key: str | None
+    """For an optional flattened field: the key that tells whether the document holds it."""
     read: Convert
     write: Convert
     needed: bool
@@ -280,9 +283,10 @@ def _plan(cls: type) -> tuple[_Slot, ...]:
             key = _key(f, s)
             group, _, inner = key.rpartition(".")
             needed = f.default is MISSING and f.default_factory is MISSING
-            flatten = f.name == getattr(cls, "json_flatten", None)
-            is_key = f.name == _key_field(cls)
-            slots.append(_Slot(f.name, inner, group or None, s, flatten, _reader(tp), _writer(tp), needed, _optional(tp)[1], is_key))
+            base, optional = _optional(tp)
+            flatten = f.name in getattr(cls, "json_flatten", ())
+            flat_key = _plan(base)[0].key if flatten and optional else None
+            slots.append(_Slot(f.name, inner, group or None, s, flatten, flat_key, _reader(tp), _writer(tp), needed, optional, f.name == _key_field(cls)))
         found = _PLANS[cls] = tuple(slots)
     return found
 
@@ -309,7 +313,8 @@ def dump(record: Record) -> JsonObject:
         if (omit == "none" and value is None) or (omit == "empty" and _empty(value)):
             continue
         if slot.flatten:
-            data.update(dump(value))
+            if value is not None:
+                data.update(dump(value))
         elif slot.group is None:
             data[slot.key] = slot.write(value)
         elif slot.spec.null_group and value is None:
@@ -341,7 +346,7 @@ def load(cls: type[Any], data: Mapping[str, object], key: str | None = None) -> 
             values[slot.name] = slot.read(key)
             continue
         if slot.flatten:
-            values[slot.name] = slot.read(data)
+            values[slot.name] = None if slot.flat_key is not None and slot.flat_key not in data else slot.read(data)
             continue
         source: object = data if slot.group is None else data.get(slot.group)
         if source is None:

@@ -4,7 +4,7 @@
 ``--check`` exits 1 when the committed file differs from what the definitions give (a test runs the same
 comparison). Each record class becomes one ``$defs`` entry named by its ``json_name``; each vocabulary enum
 one ``{"enum": [...]}`` entry. The roots are the report records :data:`~.load.RECORDS` reads, then the cost
-report (:mod:`.cost_report`, read by its own loader).
+report (:mod:`.cost_report`, read by its own loader) and the coverage report (:mod:`.coverage_report`).
 """
 
 from __future__ import annotations
@@ -62,8 +62,8 @@ HEADER: JsonObject = {
     "$id": "https://infralens.invalid/schema/reports.schema.json",
     "title": "InfraLens reports",
     "description": "The committed reports: the verification report (reports/verify-<device>.json), the drift report (reports/check.json), the "
-    "release history (reports/history.json) and the cost report (reports/cost.json). Generated from the record definitions in infralens.reports "
-    "(python -m infralens.reports.schema_gen); infralens.reports.load_report (load_cost_report for the cost report) validates a document against "
+    "release history (reports/history.json), the cost report (reports/cost.json) and the coverage reports (reports/coverage-<scenario>.json). Generated from the record definitions in infralens.reports "
+    "(python -m infralens.reports.schema_gen); infralens.reports.load_report (load_cost_report, load_coverage_report for those) validates a document against "
     "the definition of its kind.",
 }
 
@@ -92,14 +92,13 @@ class _Builder:
     def _object(self, cls: type[Record]) -> JsonObject:
         properties: dict[str, JsonObject] = {}
         required: list[str] = []
+        together: dict[str, list[str]] = {}
         groups: _Groups = {}
         for f, tp, s in _fields(typing.cast(type, cls)):
             if f.name == _key_field(cls):
                 continue  # written as the record's key in the object that holds it
-            if f.name == cls.json_flatten:
-                inner = self.defs[str(self.record(tp)["$ref"]).rsplit("/", 1)[1]]
-                properties.update(typing.cast(dict[str, JsonObject], inner["properties"]))
-                required.extend(typing.cast(list[str], inner["required"]))
+            if f.name in cls.json_flatten:
+                self._flatten(tp, properties, required, together)
                 continue
             key = _key(f, s)
             base, optional = _optional(tp)
@@ -119,7 +118,20 @@ class _Builder:
             properties = {k: properties[k] for k in cls.json_order if k in properties} | {k: v for k, v in properties.items() if k not in cls.json_order}
         doc = (cls.__doc__ or "").strip().split("\n\n")[0].replace("\n", " ")
         title = {"title": cls.json_title} if cls.json_title else {}
-        return title | {"description": doc, "type": "object", "required": required, "additionalProperties": False, "properties": properties}
+        shape: JsonObject = {"description": doc, "type": "object", "required": required, "additionalProperties": False, "properties": properties}
+        return title | shape | ({"dependentRequired": together} if together else {})
+
+    def _flatten(self, tp: Any, properties: dict[str, JsonObject], required: list[str], together: dict[str, list[str]]) -> None:
+        """A flattened record's keys join the object's; an optional one's required keys come all together or not at all."""
+        base, optional = _optional(tp)
+        inner = self.defs[str(self.record(base)["$ref"]).rsplit("/", 1)[1]]
+        properties.update(typing.cast(dict[str, JsonObject], inner["properties"]))
+        needed = typing.cast(list[str], inner["required"])
+        if not optional:
+            required.extend(needed)
+            return
+        for key in needed:
+            together[key] = [other for other in needed if other != key]
 
     def value(self, tp: Any, s: Any) -> JsonObject:
         if s.const is not None:
@@ -240,9 +252,10 @@ def definitions(roots: Sequence[type[Record]]) -> dict[str, JsonObject]:
 def schema_document() -> JsonObject:
     """The whole schema: every report kind, one of them at the top."""
     from infralens.reports.cost_report import CostReport
+    from infralens.reports.coverage_report import CoverageMap
     from infralens.reports.load import RECORDS
 
-    roots: list[type[Record]] = [*RECORDS.values(), CostReport]
+    roots: list[type[Record]] = [*RECORDS.values(), CostReport, CoverageMap]
     return HEADER | {"oneOf": [_ref(root.json_name) for root in roots], "$defs": definitions(roots)}
 
 
