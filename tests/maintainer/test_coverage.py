@@ -13,7 +13,7 @@ import pytest
 
 from infralens.errors import InfralensError
 from infralens.maintainer.coverage import CallRecorder, annotation_marks, build_map
-from infralens.maintainer.coverage_format import format_tree, from_dict, read_json, to_dict, write_json
+from infralens.maintainer.coverage_format import format_tree, read_json, write_json
 from infralens.maintainer.coverage_render import render_html
 from infralens.project import find_project, load_annotations
 from infralens.reports import ScenarioStatus
@@ -113,7 +113,7 @@ def test_annotated_functions_are_marked_with_statement_counts(project, scenario,
 
 def test_json_round_trip_and_errors(project, scenario, tmp_path):
     coverage = coverage_of(project, scenario())
-    assert from_dict(to_dict(coverage)) == coverage
+    assert type(coverage).from_json(coverage.to_json()) == coverage
     path = tmp_path / "reports" / "coverage-fake.json"
     write_json(coverage, path)
     assert read_json(path) == coverage

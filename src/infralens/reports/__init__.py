@@ -3,7 +3,8 @@
 Owns the verification report (:mod:`.verify_report`, written by ``infralens verify --report``),
 the drift report (:mod:`.drift_report`, written by ``infralens check --format json``), the release
 history (:mod:`.history_report`, written by ``infralens history --format json``), the cost report
-(:mod:`.cost_report`, written by ``infralens cost --format json``; read with ``load_cost_report``), the words
+(:mod:`.cost_report`, written by ``infralens cost --format json``; read with ``load_cost_report``), the coverage
+reports (:mod:`.coverage_report`, written by ``infralens coverage --json``; read with ``load_coverage_report``), the words
 they use (:mod:`.vocabulary`: verify statuses and step tiers, drift kinds, badge tiers), the tier rule (:mod:`.tiers`),
 :mod:`.records` (a record's dataclass fields give its JSON both ways) with :mod:`.schema_gen` (the schema
 ``schema/reports.schema.json``, generated from the records: ``python -m infralens.reports.schema_gen``),
@@ -34,6 +35,18 @@ if TYPE_CHECKING:
         dumps_cost_report as dumps_cost_report,
         load_cost_report as load_cost_report,
         validate_cost_report as validate_cost_report,
+    )
+    from .coverage_report import (
+        COVERAGE_FORMAT as COVERAGE_FORMAT,
+        MAX_COVERAGE_DEPTH as MAX_COVERAGE_DEPTH,
+        AnnotationMark as AnnotationMark,
+        CallNode as CallNode,
+        CoverageMap as CoverageMap,
+        FunctionInfo as FunctionInfo,
+        FunctionRef as FunctionRef,
+        coverage_from_json as coverage_from_json,
+        load_coverage_report as load_coverage_report,
+        parse_coverage_report as parse_coverage_report,
     )
     from .drift_report import (
         Candidate as Candidate,
@@ -136,6 +149,21 @@ __all__, __getattr__ = lazy_exports(
                 "validate_cost_report",
             ),
             "cost_report",
+        ),
+        **dict.fromkeys(
+            (
+                "COVERAGE_FORMAT",
+                "MAX_COVERAGE_DEPTH",
+                "AnnotationMark",
+                "CallNode",
+                "CoverageMap",
+                "FunctionInfo",
+                "FunctionRef",
+                "coverage_from_json",
+                "load_coverage_report",
+                "parse_coverage_report",
+            ),
+            "coverage_report",
         ),
         **dict.fromkeys(
             ("Candidate", "CheckedTree", "DriftReport", "DriftStep", "DriftTarget", "LockedPlace", "LockFindingRecord", "Place", "Scores", "TargetPlace"),
