@@ -17,8 +17,9 @@ from infralens.reports.records import Record, record, spec
 from infralens.reports.vocabulary import ScenarioStatus
 
 COVERAGE_FORMAT = 1
-MAX_COVERAGE_DEPTH = 400
-"""Deepest nesting read: a call tree nests two levels per call (the committed maps nest about 30 deep)."""
+MAX_COVERAGE_DEPTH = 160
+"""Deepest nesting read: a call tree nests two levels per call, so 80 calls deep (the committed maps nest at most 15
+calls deep); within it the schema's check of a tree cannot run out of stack, even under a deep caller such as Sphinx."""
 
 
 @record
