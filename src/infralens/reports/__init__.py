@@ -6,11 +6,11 @@ history (:mod:`.history_report`, written by ``infralens history --format json``)
 (:mod:`.cost_report`, written by ``infralens cost --format json``; read with ``load_cost_report``), the coverage
 reports (:mod:`.coverage_report`, written by ``infralens coverage --json``; read with ``load_coverage_report``), the words
 they use (:mod:`.vocabulary`: verify statuses and step tiers, drift kinds, badge tiers), the tier rule (:mod:`.tiers`),
-:mod:`.records` (a record's dataclass fields give its JSON both ways) with :mod:`.schema_gen` (the schema
-``schema/reports.schema.json``, generated from the records: ``python -m infralens.reports.schema_gen``),
+records of :mod:`infralens.records` (a record's dataclass fields give its JSON both ways, and its schema) with
+:mod:`.schema_gen` (``schema/reports.schema.json``, generated from them: ``python -m infralens.reports.schema_gen``),
 and :mod:`.load` (``load_report``, bounded against tampered files; ``dumps_report``). Sits below drift,
 verify and sphinx, which read reports only through it and write :func:`dumps_report`'s text with
-:mod:`infralens.userfiles`. May import: :mod:`infralens.errors`, :mod:`infralens.cachedir`, the standard library and jsonschema.
+:mod:`infralens.userfiles`. May import: :mod:`infralens.records`, :mod:`infralens.errors`, :mod:`infralens.cachedir`, the standard library and jsonschema.
 """
 
 from __future__ import annotations
@@ -102,7 +102,6 @@ if TYPE_CHECKING:
         report_schema as report_schema,
         validate_report as validate_report,
     )
-    from .records import Record as Record
     from .tiers import DELETE_KINDS as DELETE_KINDS, own_catches as own_catches, step_tier as step_tier
     from .verify_report import (
         CHANGE_LIMIT as CHANGE_LIMIT,
@@ -208,7 +207,6 @@ __all__, __getattr__ = lazy_exports(
         **dict.fromkeys(("as_int", "as_list", "as_object", "strings"), "json_values"),
         **dict.fromkeys(("CHANGE_LIMIT", "ExpectRecord", "MutantRecord", "MutantsRecord", "ScenarioRecord", "StepRecord", "VerifyReport"), "verify_report"),
         **dict.fromkeys(("DELETE_KINDS", "own_catches", "step_tier"), "tiers"),
-        "Record": "records",
         **dict.fromkeys(
             (
                 "BadgeTier",

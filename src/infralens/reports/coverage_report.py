@@ -3,7 +3,7 @@
 A scenario's call tree: the upstream functions that ran (each with its call count and, when annotated, how
 much of it the annotations cover) and the calling-context tree that indexes them. The recorder
 (:mod:`infralens.maintainer.coverage`) builds these records directly; the JSON and its part of the
-schema come from the same fields (:mod:`.records`), and :func:`load_coverage_report` reads a file back
+schema come from the same fields (:mod:`infralens.records`), and :func:`load_coverage_report` reads a file back
 through that schema like every other report.
 """
 
@@ -13,7 +13,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, ClassVar
 
-from infralens.reports.records import Record, record, spec
+from infralens.records import Record, record, spec
 from infralens.reports.vocabulary import ScenarioStatus
 
 COVERAGE_FORMAT = 1

@@ -1,6 +1,6 @@
 """The drift report (``infralens check --format json``, committed as ``reports/check.json``) as typed records.
 
-Each record is its own definition (:mod:`.records`): ``to_json`` gives its part of the document in the
+Each record is its own definition (:mod:`infralens.records`): ``to_json`` gives its part of the document in the
 order it is written, ``from_json`` reads a document the schema accepted, and the schema is generated
 from the same fields. Floats are stored as written (the drift check rounds scores before building the records).
 """
@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import Any, ClassVar
 
 from infralens.bounds import VERSION_PATTERN  # every version field of a report follows it
-from infralens.reports.records import JsonObject, Record, record, spec
+from infralens.records import JsonObject, Record, record, spec
 from infralens.reports.verify_report import CREATED_PATTERN, STEP_ID_PATTERN
 from infralens.reports.vocabulary import DriftKind, DriftSeverity, LockFindingKind, MatchQuality, TargetDriftKind
 
