@@ -123,7 +123,14 @@ def _load_extensions() -> None:
     """Import modules that register extra subcommands (each is optional while it is being built)."""
     import importlib
 
-    for name in ("infralens.drift.cli", "infralens.verify.cli", "infralens.maintainer.cli", "infralens.maintainer.init_cli", "infralens.cost.cli", "infralens.matrix.cli"):
+    for name in (
+        "infralens.drift.cli",
+        "infralens.verify.cli",
+        "infralens.maintainer.cli",
+        "infralens.maintainer.init_cli",
+        "infralens.cost.cli",
+        "infralens.matrix.cli",
+    ):
         try:
             importlib.import_module(name)
         except ModuleNotFoundError as error:

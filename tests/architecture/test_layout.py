@@ -26,6 +26,7 @@ LAYERS: dict[str, int] = {
     "hashing": 0,
     "stops": 0,
     "bounds": 0,
+    "records": 0,
     "userfiles": 1,
     "libraries": 1,
     "annotations": 1,

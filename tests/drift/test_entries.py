@@ -49,7 +49,9 @@ HEAD = AnnotationLock(
 
 
 def test_a_step_entry_is_the_place_it_was_reviewed_at():
-    assert isinstance(STEP, Place)
+    """A step entry holds a Place's fields (all but the version: its reviewed release is the entry's own ``version``)."""
+    place_fields = [f.name for f in dataclasses.fields(Place) if f.name != "version"]
+    assert [f.name for f in dataclasses.fields(StepLock) if f.name in place_fields] == place_fields
     assert STEP.place == Place("demo/core.py", "demo.core", "Sampler.step", "Sampler.step", (7, 8), ("x = 1",))
     assert STEP.describe() == "demo/core.py:7 Sampler.step"
 

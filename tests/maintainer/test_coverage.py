@@ -13,7 +13,7 @@ import pytest
 
 from infralens.errors import InfralensError
 from infralens.maintainer.coverage import CallRecorder, annotation_marks, build_map
-from infralens.maintainer.coverage_format import format_tree, from_dict, read_json, to_dict, write_json
+from infralens.maintainer.coverage_format import format_tree, read_json, write_json
 from infralens.maintainer.coverage_render import render_html
 from infralens.project import find_project, load_annotations
 from infralens.reports import ScenarioStatus
@@ -113,7 +113,7 @@ def test_annotated_functions_are_marked_with_statement_counts(project, scenario,
 
 def test_json_round_trip_and_errors(project, scenario, tmp_path):
     coverage = coverage_of(project, scenario())
-    assert from_dict(to_dict(coverage)) == coverage
+    assert type(coverage).from_json(coverage.to_json()) == coverage
     path = tmp_path / "reports" / "coverage-fake.json"
     write_json(coverage, path)
     assert read_json(path) == coverage
@@ -163,3 +163,32 @@ def test_cli_on_a_real_scenario(tmp_path):
 def test_depth_limits_the_printed_tree(project, scenario):
     text = format_tree(coverage_of(project, scenario()), depth=1)
     assert "denoise ×1  (+2 callees)" in text and "Sched.step" not in text.split("\n\n")[0]
+
+
+def _nested_calls(depth: int) -> dict:
+    node: dict = {"f": 0, "calls": 1}
+    for _ in range(depth - 1):
+        node = {"f": 0, "calls": 1, "children": [node]}
+    function = {"dist": "fakedist", "file": "fakedist/pipe.py", "qualname": "denoise", "line": 3, "calls": depth}
+    return {"format": 1, "scenario": "deep", "status": "passed", "error": None, "seconds": 0.1, "device": "cpu", "versions": {}} | {
+        "functions": [function],
+        "tree": [node],
+    }
+
+
+def test_a_tree_as_deep_as_allowed_loads_even_from_a_deep_caller_and_a_deeper_one_is_a_clear_error(tmp_path):
+    """The schema's check recurses per level: at the depth limit it must still fit the stack, below 400 frames of callers."""
+    from infralens.reports import MAX_COVERAGE_DEPTH
+
+    path = tmp_path / "coverage-deep.json"
+    deepest = MAX_COVERAGE_DEPTH // 2 - 1  # the report object and the tree array take one level each
+    path.write_text(json.dumps(_nested_calls(deepest)))
+
+    def read_from_below(frames: int):
+        return read_json(path) if frames == 0 else read_from_below(frames - 1)
+
+    coverage = read_from_below(400)
+    assert coverage.roots[0].total_calls() == deepest
+    path.write_text(json.dumps(_nested_calls(deepest + 1)))
+    with pytest.raises(InfralensError, match=rf"coverage-deep\.json: nested {MAX_COVERAGE_DEPTH + 1} levels deep \(at most {MAX_COVERAGE_DEPTH}\)"):
+        read_json(path)

@@ -192,7 +192,8 @@ def test_the_scenario_comes_from_the_committed_reports(project, capsys, cli):
     (project / "reports").mkdir(exist_ok=True)
     functions = [{"dist": DIST, "file": "fakedist/sched.py", "qualname": "Sched.other", "line": 1, "calls": 2}]
     for name, calls in (("slow-one", 1), ("fast-one", 5)):
-        document = {"format": 1, "scenario": name, "functions": [dict(functions[0], calls=calls)]}
+        document = {"format": 1, "scenario": name, "status": "passed", "error": None, "seconds": 0.1, "device": "cpu", "versions": {}}
+        document |= {"functions": [dict(functions[0], calls=calls)], "tree": [{"f": 0, "calls": calls}]}
         (project / "reports" / f"coverage-{name}.json").write_text(json.dumps(document))
     assert main(cli("add", "fakedist.sched.Sched.other", "--lab", "01-lab", "--dry-run")) == 0
     text = capsys.readouterr().out

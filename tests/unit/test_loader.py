@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import fnmatch
+import json
 
 import pytest
 
@@ -165,6 +166,65 @@ def test_schema_is_valid_json_schema():
     import jsonschema
 
     jsonschema.Draft202012Validator.check_schema(annotation_schema())
+
+
+def test_the_committed_annotation_schema_is_generated_from_the_models():
+    """One source of truth: the shipped schema is what the models' fields give (regenerate with the command below)."""
+    from infralens.annotations.schema import SCHEMA_FILE, main as schema_main, schema_text
+
+    assert SCHEMA_FILE.read_text("utf-8") == schema_text(), "regenerate it: python -m infralens.annotations.schema"
+    assert schema_main(["--check"]) == 0
+    assert json.loads(schema_text()) == annotation_schema()
+
+
+def test_a_stale_annotation_schema_is_caught(tmp_path, monkeypatch, capsys):
+    from infralens.annotations import schema
+
+    stale = tmp_path / "annotation.schema.json"
+    stale.write_text(schema.schema_text().replace('"minLength": 3', '"minLength": 2'), "utf-8")
+    monkeypatch.setattr(schema, "SCHEMA_FILE", stale)
+    assert schema.main(["--check"]) == 1
+    assert "out of date — run: python -m infralens.annotations.schema" in capsys.readouterr().err
+    assert schema.main([]) == 0 and stale.read_text("utf-8") == schema.schema_text()
+
+
+def test_the_builder_reads_every_key_the_schema_allows():
+    """The schema comes from the models' fields; the builder must fill each of them from the file (none left at its default)."""
+    import dataclasses
+
+    text = """\
+id: full
+lab: 01-lab
+source: fakedist
+target: fakedist.mod.f
+definition: 2
+summary: s
+scenario: smoke
+steps:
+  - at: {text: "x = 1", nth: 2}
+    key: first
+    note: n
+    expect: ["x == 1"]
+    scenario: other
+    unchecked: the batch > 1 case
+    review: re-read it
+  - at: {from: "x = 1", to: {contains: "y", nth: 1}}
+    note: n
+    static: not traced
+"""
+    result = load_text(text, "full.yaml")
+    assert not result.diagnostics
+    (annotation,) = result.annotations
+    steps = annotation.steps
+    for model, values in ((annotation, [annotation]), (steps[0], list(steps))):
+        document = [f for f in dataclasses.fields(model) if not f.metadata.get("json") or not f.metadata["json"].internal]
+        unset = [f.name for f in document if all(getattr(v, f.name) == f.default for v in values)]
+        assert not unset, f"{type(model).__name__}: the builder leaves {unset} at their defaults"
+    assert (steps[0].scenario, steps[0].unchecked, steps[0].review, steps[1].static) == ("other", "the batch > 1 case", "re-read it", "not traced")
+    assert annotation.definition == 2 and annotation.scenario == "smoke" and annotation.lab == "01-lab" and steps[0].key == "first"
+    assert steps[1].at == BlockSelector(ExactSelector("x = 1"), ContainsSelector("y", 1)) and steps[0].at == ExactSelector("x = 1", 2)
+    annotation_keys = set(annotation_schema()["$defs"]["annotation"]["properties"])
+    assert annotation_keys == {"id", "lab", "source", "target", "definition", "summary", "scenario", "steps"}, "a new key needs a line above"
 
 
 @pytest.mark.parametrize(

@@ -32,7 +32,7 @@ MAX_FILE_BYTES = 2_000_000
 
 @lru_cache(maxsize=1)
 def annotation_schema() -> dict[str, Any]:
-    """The JSON Schema shipped with the package (also usable by editors)."""
+    """The JSON Schema shipped with the package (also usable by editors), generated from the models (:mod:`.schema`)."""
     text = resources.files("infralens.schema").joinpath("annotation.schema.json").read_text("utf-8")
     return json.loads(text)
 
@@ -232,21 +232,22 @@ def _is_selector_path(error: jsonschema.ValidationError) -> bool:
     return (len(path) >= 3 and path[-3] == "steps" and path[-1] == "at") or (len(path) >= 2 and path[-2] == "at" and path[-1] in ("from", "to"))
 
 
+_SHAPES = (("from", "blockSelector"), ("contains", "containsSelector"), ("text", "exactSelector"))
+"""Which selector a mapping asks for, told by the first of these keys it has (a block only where one may stand)."""
+
+
 def _selector_errors(error: jsonschema.ValidationError) -> list[jsonschema.ValidationError]:
     """Validate a selector against the one alternative its shape asks for; [error] when none fits."""
     defs = annotation_schema()["$defs"]
-    single = defs["single_selector"]["anyOf"]
-    value = error.instance
-    allow_block = list(error.absolute_path)[-1] == "at"
+    alternatives = error.schema.get("anyOf", []) if isinstance(error.schema, Mapping) else []
+    named = {str(option.get("$ref", "")).rpartition("/")[2]: option for option in alternatives}
+    value: Any = error.instance
+    schema = None
     if isinstance(value, str):
-        schema = single[0]
-    elif isinstance(value, dict) and "from" in value and allow_block:
-        schema = defs["selector"]["anyOf"][1]
-    elif isinstance(value, dict) and "contains" in value:
-        schema = single[2]
-    elif isinstance(value, dict) and "text" in value:
-        schema = single[1]
-    else:
+        schema = next((option for option in alternatives if option.get("type") == "string"), None)
+    elif isinstance(value, dict):
+        schema = next((named[name] for key, name in _SHAPES if key in value and name in named), None)
+    if schema is None:
         return [error]
     validator = _validator_class()({"$defs": defs, **schema})
     found = []

@@ -22,7 +22,7 @@ from infralens.errors import InfralensError, Location, Severity
 from infralens.hashing import sha256_file
 from infralens.portable import portable, portable_path
 from infralens.project import Project
-from infralens.reports import LockFindingKind
+from infralens.reports import CheckedTree, LockFindingKind
 from infralens.resolve import Resolver, still_picks
 from infralens.source import SourceTree
 from infralens.userfiles import journal_for, pending_note
@@ -46,16 +46,6 @@ class LockFinding:
     """Annotation file, relative to the project root."""
     line: int
     message: str
-
-
-@dataclass(frozen=True)
-class CheckedTree:
-    """A source tree the check read: which distribution, which release, from where."""
-
-    distribution: str
-    version: str
-    origin: str
-    """Where the files came from (installed, a directory, a wheel)."""
 
 
 @dataclass(frozen=True)

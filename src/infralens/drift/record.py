@@ -1,29 +1,32 @@
-"""A finished check as the drift report's typed record (:class:`infralens.reports.DriftReport`).
+"""A finished check as the drift report's typed record (:class:`infralens.reports.DriftReport`): the one mapping.
 
+The check already works in the report's records where they are the same thing (a :class:`~infralens.reports.Place`,
+its :class:`~infralens.reports.Scores`, a :class:`~infralens.reports.CheckedTree`); :func:`drift_record` adds what
+the report says about them (the checked release of a match, rounded scores, severities, the annotation files'
+lines) and drops what only the matcher needs (a candidate's function fingerprint, the evidence in words).
+The report is written, never read back into the check's values, so there is one direction.
 ``infralens check --format json`` and the committed ``reports/check.json`` are this record written
 by :func:`infralens.reports.dumps_report`; the site reads it back through the same package.
 """
 
 from __future__ import annotations
 
+from dataclasses import replace
 from datetime import UTC, datetime
 
 from infralens import __version__
 from infralens.drift.check import CheckReport, LockFinding
 from infralens.drift.diffs import statement_diff
-from infralens.drift.lock.entries import Place
-from infralens.drift.match.results import StepKind, StepResult, TargetKind, TargetResult
+from infralens.drift.match.results import Candidate, StepKind, StepResult, TargetKind, TargetResult
 from infralens.reports import (
     Candidate as CandidateRecord,
-    CheckedTree,
     DriftReport,
     DriftSeverity,
     DriftStep,
     DriftTarget,
     LockedPlace,
     LockFindingRecord,
-    Place as PlaceRecord,
-    Scores as ScoresRecord,
+    Scores,
     TargetPlace,
 )
 
@@ -52,7 +55,7 @@ def drift_record(report: CheckReport, exit_code: int) -> DriftReport:
         created=datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ"),
         infralens=__version__,
         lock=report.lock.display,
-        checked=tuple(CheckedTree(t.distribution, t.version, t.origin) for t in report.trees),
+        checked=report.trees,
         clean=report.clean,
         exit_code=exit_code,
         step_counts={kind: sum(1 for s in report.steps if s.kind is kind) for kind in StepKind},
@@ -63,16 +66,17 @@ def drift_record(report: CheckReport, exit_code: int) -> DriftReport:
     )
 
 
-def _place(place: Place, version: str | None = None) -> PlaceRecord:
-    return PlaceRecord(place.relpath, place.module, place.target, place.scope, place.lines, place.texts, version)
+def _rounded(scores: Scores) -> Scores:
+    return replace(scores, similarity=round(scores.similarity, 4), context=round(scores.context, 4), locality=round(scores.locality, 4))
+
+
+def _candidate(candidate: Candidate) -> CandidateRecord:
+    s = candidate.scores
+    return CandidateRecord(candidate.place, s.similarity, s.context, s.locality)
 
 
 def _step(report: CheckReport, step: StepResult, versions: dict[str, str]) -> DriftStep:
     e = step.entry
-    scores = None
-    if step.scores is not None:
-        s = step.scores
-        scores = ScoresRecord(round(s.similarity, 4), round(s.context, 4), round(s.locality, 4), s.quality)
     diff: tuple[str, ...] = ()
     if step.kind is StepKind.CHANGED and step.new is not None:
         diff = statement_diff(e.texts, step.new.texts, "reviewed", "now")
@@ -85,10 +89,10 @@ def _step(report: CheckReport, step: StepResult, versions: dict[str, str]) -> Dr
         message=step.message,
         ambiguous=step.ambiguous,
         old=LockedPlace(e.distribution, e.version, e.relpath, e.module, e.target, e.lines, e.scope, e.texts),
-        new=None if step.new is None else _place(step.new, versions.get(e.distribution, "unknown")),
-        scores=scores,
+        new=None if step.new is None else replace(step.new, version=versions.get(e.distribution, "unknown")),
+        scores=None if step.scores is None else _rounded(step.scores),
         diff=diff,
-        candidates=tuple(CandidateRecord(_place(c.place), c.scores.similarity, c.scores.context, c.scores.locality) for c in step.candidates),
+        candidates=tuple(_candidate(c) for c in step.candidates),
         rule=step.rule,
         trace=tuple(event.describe() for event in step.trace),
     )

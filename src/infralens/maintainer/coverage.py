@@ -12,6 +12,9 @@ What is left out, on purpose: code run while a module is being imported (``<modu
 everything below them: registrations, availability checks), and comprehension/lambda frames
 (``<listcomp>``, ``<genexpr>``, ``<lambda>``), whose calls are attributed to the enclosing function.
 A generator counts one call per resumption.
+
+The recording becomes the coverage report's records (:mod:`infralens.reports.coverage_report`), whose fields give
+its JSON and its part of the reports' schema.
 """
 
 from __future__ import annotations
@@ -25,7 +28,7 @@ from pathlib import Path
 from types import CodeType, FrameType, TracebackType
 from typing import TYPE_CHECKING
 
-from infralens.reports import ScenarioStatus
+from infralens.reports import AnnotationMark, CallNode, CoverageMap, FunctionInfo, FunctionRef, ScenarioStatus
 
 if TYPE_CHECKING:
     from _typeshed import TraceFunction
@@ -36,71 +39,6 @@ if TYPE_CHECKING:
     from infralens.source import Statement
 
 _FUNCTION_FLAGS = 0x0001  # CO_OPTIMIZED: functions, not module or class bodies
-
-
-@dataclass(frozen=True)
-class FunctionRef:
-    """One upstream function as Python ran it."""
-
-    distribution: str
-    file: str
-    """Path inside the distribution, e.g. ``diffusers/schedulers/scheduling_ddim.py``."""
-    qualname: str
-    """``co_qualname`` (with ``<locals>`` for nested functions)."""
-    line: int
-    """``co_firstlineno``: the first decorator's line, or the ``def`` line."""
-
-
-@dataclass(frozen=True)
-class AnnotationMark:
-    """How much of a function the annotations cover."""
-
-    annotation_ids: tuple[str, ...]
-    annotated_statements: int
-    statements: int
-
-
-@dataclass(frozen=True)
-class FunctionInfo:
-    """A function that ran, its total call count, and its annotation mark (None: not annotated)."""
-
-    ref: FunctionRef
-    calls: int
-    mark: AnnotationMark | None = None
-
-
-@dataclass(frozen=True)
-class CallNode:
-    """A function in its calling context: called ``calls`` times from its parent node."""
-
-    function: int
-    """Index into :attr:`CoverageMap.functions`."""
-    calls: int
-    children: tuple[CallNode, ...] = ()
-
-    def total_calls(self) -> int:
-        """Calls of this node and of everything below it."""
-        return self.calls + sum(child.total_calls() for child in self.children)
-
-
-@dataclass(frozen=True)
-class CoverageMap:
-    """The call tree of one scenario run."""
-
-    scenario: str
-    status: ScenarioStatus
-    """``passed``, ``failed`` (its own checks) or ``error`` (it raised)."""
-    error: str | None
-    seconds: float
-    device: str
-    versions: dict[str, str]
-    functions: tuple[FunctionInfo, ...]
-    roots: tuple[CallNode, ...]
-    created: str = ""
-
-    @property
-    def annotated(self) -> tuple[FunctionInfo, ...]:
-        return tuple(f for f in self.functions if f.mark is not None)
 
 
 # ---------------------------------------------------------------------------

@@ -4,13 +4,14 @@ Owns the verification report (:mod:`.verify_report`, written by ``infralens veri
 the drift report (:mod:`.drift_report`, written by ``infralens check --format json``), the release
 history (:mod:`.history_report`, written by ``infralens history --format json``), the release × device matrix
 (:mod:`.matrix_report`, written by ``infralens matrix --out``), the cost report
-(:mod:`.cost_report`, written by ``infralens cost --format json``; read with ``load_cost_report``), the words
+(:mod:`.cost_report`, written by ``infralens cost --format json``; read with ``load_cost_report``), the coverage
+reports (:mod:`.coverage_report`, written by ``infralens coverage --json``; read with ``load_coverage_report``), the words
 they use (:mod:`.vocabulary`: verify statuses and step tiers, drift kinds, badge tiers), the tier rule (:mod:`.tiers`),
-:mod:`.records` (a record's dataclass fields give its JSON both ways) with :mod:`.schema_gen` (the schema
-``schema/reports.schema.json``, generated from the records: ``python -m infralens.reports.schema_gen``),
+records of :mod:`infralens.records` (a record's dataclass fields give its JSON both ways, and its schema) with
+:mod:`.schema_gen` (``schema/reports.schema.json``, generated from them: ``python -m infralens.reports.schema_gen``),
 and :mod:`.load` (``load_report``, bounded against tampered files; ``dumps_report``). Sits below drift,
 verify and sphinx, which read reports only through it and write :func:`dumps_report`'s text with
-:mod:`infralens.userfiles`. May import: :mod:`infralens.errors`, :mod:`infralens.cachedir`, the standard library and jsonschema.
+:mod:`infralens.userfiles`. May import: :mod:`infralens.records`, :mod:`infralens.errors`, :mod:`infralens.cachedir`, the standard library and jsonschema.
 """
 
 from __future__ import annotations
@@ -35,6 +36,18 @@ if TYPE_CHECKING:
         dumps_cost_report as dumps_cost_report,
         load_cost_report as load_cost_report,
         validate_cost_report as validate_cost_report,
+    )
+    from .coverage_report import (
+        COVERAGE_FORMAT as COVERAGE_FORMAT,
+        MAX_COVERAGE_DEPTH as MAX_COVERAGE_DEPTH,
+        AnnotationMark as AnnotationMark,
+        CallNode as CallNode,
+        CoverageMap as CoverageMap,
+        FunctionInfo as FunctionInfo,
+        FunctionRef as FunctionRef,
+        coverage_from_json as coverage_from_json,
+        load_coverage_report as load_coverage_report,
+        parse_coverage_report as parse_coverage_report,
     )
     from .drift_report import (
         Candidate as Candidate,
@@ -100,7 +113,6 @@ if TYPE_CHECKING:
         MatrixReport as MatrixReport,
         MatrixVerify as MatrixVerify,
     )
-    from .records import Record as Record
     from .tiers import DELETE_KINDS as DELETE_KINDS, own_catches as own_catches, step_tier as step_tier
     from .verify_report import (
         CHANGE_LIMIT as CHANGE_LIMIT,
@@ -149,6 +161,21 @@ __all__, __getattr__ = lazy_exports(
             "cost_report",
         ),
         **dict.fromkeys(
+            (
+                "COVERAGE_FORMAT",
+                "MAX_COVERAGE_DEPTH",
+                "AnnotationMark",
+                "CallNode",
+                "CoverageMap",
+                "FunctionInfo",
+                "FunctionRef",
+                "coverage_from_json",
+                "load_coverage_report",
+                "parse_coverage_report",
+            ),
+            "coverage_report",
+        ),
+        **dict.fromkeys(
             ("Candidate", "CheckedTree", "DriftReport", "DriftStep", "DriftTarget", "LockedPlace", "LockFindingRecord", "Place", "Scores", "TargetPlace"),
             "drift_report",
         ),
@@ -193,7 +220,6 @@ __all__, __getattr__ = lazy_exports(
         **dict.fromkeys(("CHANGE_LIMIT", "ExpectRecord", "MutantRecord", "MutantsRecord", "ScenarioRecord", "StepRecord", "VerifyReport"), "verify_report"),
         **dict.fromkeys(("DELETE_KINDS", "own_catches", "step_tier"), "tiers"),
         **dict.fromkeys(("MATRIX_DEVICES", "MATRIX_OUTCOMES", "MATRIX_POLICIES", "MatrixCell", "MatrixCheck", "MatrixReport", "MatrixVerify"), "matrix_report"),
-        "Record": "records",
         **dict.fromkeys(
             (
                 "BadgeTier",

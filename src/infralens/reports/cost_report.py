@@ -1,6 +1,6 @@
 """The cost report (``reports/cost.json``, written by ``infralens cost --format json``) as typed, frozen records.
 
-Each record is its own definition (:mod:`.records`), like the other reports': ``to_json`` gives the document
+Each record is its own definition (:mod:`infralens.records`), like the other reports': ``to_json`` gives the document
 key for key as it is written, ``from_json`` reads a document the schema accepted, and the ``costReport``
 part of the schema is generated from the same fields. A JSON object of named numbers is a ``dict`` in the
 JSON's order; an object of models, pipelines, resolutions or offload modes is a ``tuple`` of records keyed
@@ -17,7 +17,7 @@ from typing import Any, ClassVar
 
 from infralens.bounds import VERSION_PATTERN  # every version field of a report follows it
 from infralens.errors import InfralensError
-from infralens.reports.records import Record, record, spec
+from infralens.records import Record, record, spec
 
 LIBRARIES = ("diffusers", "transformers", "diffsynth")
 

@@ -1,6 +1,6 @@
 """The drift report (``infralens check --format json``, committed as ``reports/check.json``) as typed records.
 
-Each record is its own definition (:mod:`.records`): ``to_json`` gives its part of the document in the
+Each record is its own definition (:mod:`infralens.records`): ``to_json`` gives its part of the document in the
 order it is written, ``from_json`` reads a document the schema accepted, and the schema is generated
 from the same fields. Floats are stored as written (the drift check rounds scores before building the records).
 """
@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import Any, ClassVar
 
 from infralens.bounds import VERSION_PATTERN  # every version field of a report follows it
-from infralens.reports.records import JsonObject, Record, record, spec
+from infralens.records import JsonObject, Record, record, spec
 from infralens.reports.verify_report import CREATED_PATTERN, STEP_ID_PATTERN
 from infralens.reports.vocabulary import DriftKind, DriftSeverity, LockFindingKind, MatchQuality, TargetDriftKind
 
@@ -38,16 +38,30 @@ class LockedPlace(Record):
 
 @record
 class Place(Record):
-    """Where a statement is now (``new``), with the checked version when it is the step's match."""
+    """Where a statement is now (``new``), with the checked version when it is the step's match.
+
+    The drift check's own value for a place, in the lock's entries and in its results alike (it leaves
+    ``version`` None; the report's record of a match carries the checked release).
+    """
 
     json_name: ClassVar[str] = "place"
-    source: str
+    relpath: str = spec(key="source")
+    """Path of the file inside its distribution (``diffusers/schedulers/scheduling_ddim.py``)."""
     module: str
+    """Dotted module name of that file."""
     target: str = spec(doc="Qualname of the enclosing function now.")
+    """The annotation's target, or the function found around a statement."""
     scope: str
+    """Python ``__qualname__`` of the statement's innermost scope."""
     lines: tuple[int, int] = spec(item_minimum=1, doc=LINES_DOC)
-    text: tuple[str, ...]
+    """First and last line (1-based, inclusive)."""
+    texts: tuple[str, ...] = spec(key="text")
+    """Normalised texts: one statement, or every statement of a block (empty for a target)."""
     version: str | None = spec(default=None, omit="none", pattern=VERSION_PATTERN)
+
+    def describe(self) -> str:
+        """``relpath:line target`` for messages."""
+        return f"{self.relpath}:{self.lines[0]} {self.target or '<module>'}"
 
 
 @record
@@ -55,7 +69,7 @@ class Candidate(Record):
     """A place the statement may have gone to, with its scores."""
 
     json_name: ClassVar[str] = "candidate"
-    json_flatten: ClassVar[str | None] = "place"
+    json_flatten: ClassVar[tuple[str, ...]] = ("place",)
     place: Place
     similarity: float = spec(minimum=0, maximum=1)
     context: float = spec(minimum=0, maximum=1)
@@ -64,7 +78,10 @@ class Candidate(Record):
 
 @record
 class Scores(Record):
-    """Why the check believes the match (``scores``)."""
+    """Why the check believes the match (``scores``).
+
+    The drift check's own scores of a match (unrounded there; the report rounds them to four places).
+    """
 
     json_name: ClassVar[str] = "scores"
     similarity: float = spec(minimum=0, maximum=1, doc="difflib ratio of the normalised texts (1 = identical).")
@@ -139,7 +156,10 @@ class LockFindingRecord(Record):
 
 @record
 class CheckedTree(Record):
-    """A source tree the steps were checked against."""
+    """A source tree the steps were checked against.
+
+    The drift check's own value for a tree it read.
+    """
 
     json_name: ClassVar[str] = "checkedTree"
     distribution: str

@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import ClassVar
 
 from infralens.bounds import VERSION_PATTERN  # every version field of a report follows it
-from infralens.reports.records import Record, record, spec
+from infralens.records import Record, record, spec
 from infralens.reports.vocabulary import ReleaseState
 
 HISTORY_FORMAT = 1

@@ -17,7 +17,7 @@ from enum import Enum
 from typing import ClassVar
 
 from infralens.bounds import VERSION_PATTERN  # every version field of a report follows it
-from infralens.reports.records import Record, record, spec
+from infralens.records import Record, record, spec
 from infralens.reports.verify_report import CREATED_PATTERN, STEP_ID_PATTERN, StepRecord, VerifyReport
 from infralens.reports.vocabulary import ScenarioStatus, StepStatus, StepTier
 

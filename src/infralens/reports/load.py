@@ -121,12 +121,12 @@ def kind_of(data: object) -> ReportKind | None:
     return None
 
 
-def validate_report(data: object, kind: ReportKind) -> str | None:
-    """What is wrong with *data* as a report of *kind* (the most relevant schema error), or None."""
+def validate_report(data: object, kind: ReportKind | str) -> str | None:
+    """What is wrong with *data* as a report of *kind* (or as the record of that ``$defs`` name): the most relevant schema error, or None."""
     from jsonschema.exceptions import best_match
 
     schema = {key: value for key, value in report_schema().items() if key != "oneOf"}
-    schema["$ref"] = f"#/$defs/{kind.value}"
+    schema["$ref"] = f"#/$defs/{kind.value if isinstance(kind, ReportKind) else kind}"
     error = best_match(_strict_validator()(schema).iter_errors(data))
     if error is None:
         return None

@@ -15,8 +15,8 @@ from __future__ import annotations
 from typing import ClassVar
 
 from infralens.bounds import VERSION_PATTERN
+from infralens.records import Record, record, spec
 from infralens.reports.history_runs import RunCell
-from infralens.reports.records import Record, record, spec
 from infralens.reports.verify_report import CREATED_PATTERN, STEP_ID_PATTERN
 from infralens.reports.vocabulary import DriftKind, ScenarioStatus
 

@@ -1,6 +1,6 @@
 """The verification report (``infralens verify --report``, e.g. ``reports/verify-cpu.json``) as typed records.
 
-Each record is its own definition (:mod:`.records`): ``to_json`` gives the document key for key as it is
+Each record is its own definition (:mod:`infralens.records`): ``to_json`` gives the document key for key as it is
 written (optional keys left out when empty), ``from_json`` reads a document the schema accepted, and the
 schema is generated from the same fields.
 """
@@ -11,7 +11,7 @@ from dataclasses import replace
 from typing import ClassVar
 
 from infralens.bounds import VERSION_PATTERN  # every version field of a report follows it
-from infralens.reports.records import Record, record, spec
+from infralens.records import Record, record, spec
 from infralens.reports.tiers import step_tier
 from infralens.reports.vocabulary import MutantVerdict, ScenarioStatus, StepStatus, StepTier
 

@@ -2,8 +2,8 @@
 
 These values are what ``annotations/annotations.lock`` holds (:mod:`.lockformat` turns them into
 text and back) and what the drift check compares the sources with. A step entry is also the
-:class:`Place` it was reviewed at, so "where a statement is" is declared once for the lock and
-for the check's results.
+:class:`~infralens.reports.Place` it was reviewed at (:attr:`StepLock.place`): "where a statement is" is the
+drift report's record, for the lock, the check's results and the report alike.
 """
 
 from __future__ import annotations
@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import ClassVar
 
 from infralens.hashing import sha256_text
+from infralens.reports import Place
 from infralens.source import DefinitionKind
 
 CONTEXT_SIZE = 2
@@ -55,28 +56,6 @@ def short_hash(text: str) -> str:
 
 
 @dataclass(frozen=True)
-class Place:
-    """Where a statement (or a target) is: in the reviewed sources or in the sources checked."""
-
-    relpath: str
-    """Path of the file inside its distribution (``diffusers/schedulers/scheduling_ddim.py``)."""
-    module: str
-    """Dotted module name of that file."""
-    target: str
-    """Qualname of the enclosing definition: the annotation's target, or the function found around a statement."""
-    scope: str
-    """Python ``__qualname__`` of the statement's innermost scope."""
-    lines: tuple[int, int]
-    """First and last line (1-based, inclusive)."""
-    texts: tuple[str, ...]
-    """Normalised texts: one statement, or every statement of a block (empty for a target)."""
-
-    def describe(self) -> str:
-        """``relpath:line target`` for messages."""
-        return f"{self.relpath}:{self.lines[0]} {self.target or '<module>'}"
-
-
-@dataclass(frozen=True)
 class _StepOrigin:
     """Which step of which annotation, reviewed against which release (a step entry's first fields)."""
 
@@ -87,6 +66,19 @@ class _StepOrigin:
     """Line of the step in its annotation file (for messages)."""
     distribution: str
     version: str
+
+
+@dataclass(frozen=True)
+class _StepWhere:
+    """Where the step's statement(s) were reviewed (a step entry's middle fields): the fields of a
+    :class:`~infralens.reports.Place` but its version, which is the entry's reviewed release."""
+
+    relpath: str
+    module: str
+    target: str
+    scope: str
+    lines: tuple[int, int]
+    texts: tuple[str, ...]
 
 
 @dataclass(frozen=True)
@@ -115,8 +107,8 @@ class _StepFacts:
 
 
 @dataclass(frozen=True)
-class StepLock(_StepFacts, Place, _StepOrigin):
-    """One step as reviewed: its origin, the :class:`Place` of its statement(s), and their surroundings.
+class StepLock(_StepFacts, _StepWhere, _StepOrigin):
+    """One step as reviewed: its origin, the place of its statement(s) (:attr:`place`), and their surroundings.
 
     Fields run in that order (dataclasses collect base fields from the last base first), which is
     also the order of the positional constructor.
@@ -136,8 +128,12 @@ class StepLock(_StepFacts, Place, _StepOrigin):
 
     @property
     def place(self) -> Place:
-        """Where the step was reviewed, as a plain :class:`Place`."""
+        """Where the step was reviewed, as the check's (and the report's) :class:`~infralens.reports.Place`."""
         return Place(self.relpath, self.module, self.target, self.scope, self.lines, self.texts)
+
+    def describe(self) -> str:
+        """``relpath:line target`` for messages."""
+        return self.place.describe()
 
 
 @dataclass(frozen=True)

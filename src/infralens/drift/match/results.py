@@ -1,6 +1,8 @@
 """Values the drift checker produces: kinds, scores and per-step / per-target results.
 
-Places (where a statement is) are :class:`~infralens.drift.lock.entries.Place`, shared with the lock entries.
+Places (where a statement is) and scores are the drift report's records (:class:`~infralens.reports.Place`,
+:class:`~infralens.reports.Scores`), shared with the lock entries; :mod:`infralens.drift.record` maps a
+finished check to the report in one place.
 """
 
 from __future__ import annotations
@@ -9,7 +11,7 @@ from dataclasses import dataclass
 
 from infralens.drift.lock.entries import AnnotationLock, Place, StepLock
 from infralens.drift.match.rules import RuleEvent
-from infralens.reports import DriftKind as StepKind, MatchQuality, TargetDriftKind as TargetKind
+from infralens.reports import DriftKind as StepKind, Scores, TargetDriftKind as TargetKind
 
 # The kinds are the reports' vocabulary (one spelling for the check, its JSON and the site's badges);
 # drift calls them by what they classify.
@@ -21,20 +23,6 @@ __all__ = [
     "TargetKind",
     "TargetResult",
 ]
-
-
-@dataclass(frozen=True)
-class Scores:
-    """Separate scores of one match, each in [0, 1]."""
-
-    similarity: float
-    """Text similarity of the normalised statement(s) (1.0 = identical)."""
-    context: float
-    """Share of the recorded neighbouring statements found beside it."""
-    locality: float
-    """1.0 same target; 0.9 same qualname in another module; else function similarity."""
-    quality: MatchQuality
-    """How sure the match is, from the three scores together (:func:`~.rules.match_quality`)."""
 
 
 @dataclass(frozen=True)

@@ -1,4 +1,4 @@
-"""One definition per report record: a frozen dataclass whose fields, with their :func:`spec`, yield the JSON and the JSON Schema.
+"""One definition per record: a frozen dataclass whose fields, with their :func:`spec`, yield the JSON and the JSON Schema.
 
 Each record is a frozen dataclass; a field's type says what its JSON value is (``str``, ``int``, ``float``,
 ``bool``, an :class:`~enum.Enum` of the vocabulary, another record, ``tuple[X, ...]``, ``dict[str, X]`` or
@@ -9,10 +9,12 @@ of values, a description, and when the key is left out. From that one definition
 
 - :func:`dump` gives the record's JSON object, key for key in the order the report is written;
 - :func:`load` builds the record from a document the schema accepted;
-- :func:`~.schema_gen.definitions` gives the JSON Schema definitions (``$defs``) of a record and of all it contains.
+- :func:`~.schema.definitions` gives the JSON Schema definitions (``$defs``) of a record and of all it contains.
 
-``reports/schema/reports.schema.json`` is generated from these definitions (:mod:`.schema_gen`), so the
-code and the schema cannot drift apart.
+A field's type may also be a union of records (``A | B``: one of them; the schema says ``anyOf``), and a field
+may be ``internal`` (a value only the program holds, such as where in a file a value was read). The committed
+schemas (the reports', the annotation files') are generated from these definitions, so the code and the
+schemas cannot drift apart.
 """
 
 from __future__ import annotations
@@ -43,12 +45,16 @@ class FieldSpec:
     minimum: float | None = None
     maximum: float | None = None
     pattern: str | None = None
+    min_length: int | None = None
+    max_length: int | None = None
     choices: tuple[object, ...] | None = None
     const: object = None
     item_minimum: float | None = None
     item_maximum: float | None = None
     item_pattern: str | None = None
     """For ``tuple[str, ...]`` and ``dict[str, str]``: the pattern every item or value follows."""
+    item_min_length: int | None = None
+    item_max_length: int | None = None
     min_items: int | None = None
     keys_pattern: str | None = None
     """For ``dict[str, X]``: the pattern every key follows."""
@@ -58,14 +64,16 @@ class FieldSpec:
     """For ``dict[SomeEnum, int]``: a pattern for further keys (else only the enum's members)."""
     null_group: bool = False
     """For a dotted key: the whole group is ``null`` when this field is None."""
+    internal: bool = False
+    """Not part of the document: never written or read, and not in the schema (where a value was read in a file)."""
 
 
-def spec(default: Any = MISSING, *, factory: Callable[[], Any] | None = None, **options: Any) -> Any:
-    """A dataclass field carrying its :class:`FieldSpec`."""
+def spec(default: Any = MISSING, *, factory: Callable[[], Any] | None = None, compare: bool = True, **options: Any) -> Any:
+    """A dataclass field carrying its :class:`FieldSpec` (``compare=False``: left out of equality, like a location)."""
     metadata = {"json": FieldSpec(**options)}
     if factory is not None:
-        return dataclasses.field(default_factory=factory, metadata=metadata)
-    return dataclasses.field(default=default, metadata=metadata)
+        return dataclasses.field(default_factory=factory, compare=compare, metadata=metadata)
+    return dataclasses.field(default=default, compare=compare, metadata=metadata)
 
 
 _T = typing.TypeVar("_T")
@@ -90,8 +98,12 @@ class Record:
     json_title: ClassVar[str | None] = None
     json_order: ClassVar[tuple[str, ...]] = ()
     json_derived: ClassVar[dict[str, tuple[Callable[[Any], object], JsonObject]]] = {}
-    json_flatten: ClassVar[str | None] = None
-    """A field holding a record whose keys are written inline (a candidate is a place plus its scores)."""
+    json_flatten: ClassVar[tuple[str, ...]] = ()
+    """Fields holding a record whose keys are written inline (a candidate is a place plus its scores). An optional
+    one (``X | None``) is left out when None, and read as None when the document lacks its first key."""
+    json_shorthand: ClassVar[str | None] = None
+    """A field whose value alone may stand for the record in a document (a selector written as just its text); the
+    schema offers it as one more alternative wherever the record is one of a union's."""
     json_key: ClassVar[str | Callable[[Any], str] | None] = None
     """Makes a ``tuple`` of these records a JSON object keyed by each record's key, in the tuple's order: a field
     name (that field is the key and is not written inside the record's object: ``models[id]``), or a function of
@@ -260,6 +272,8 @@ class _Slot:
     group: str | None
     spec: FieldSpec
     flatten: bool
+    flat_key: str | None
+    """For an optional flattened field: the key that tells whether the document holds it."""
     read: Convert
     write: Convert
     needed: bool
@@ -277,12 +291,15 @@ def _plan(cls: type) -> tuple[_Slot, ...]:
     if found is None:
         slots = []
         for f, tp, s in _fields(cls):
+            if s.internal:
+                continue
             key = _key(f, s)
             group, _, inner = key.rpartition(".")
             needed = f.default is MISSING and f.default_factory is MISSING
-            flatten = f.name == getattr(cls, "json_flatten", None)
-            is_key = f.name == _key_field(cls)
-            slots.append(_Slot(f.name, inner, group or None, s, flatten, _reader(tp), _writer(tp), needed, _optional(tp)[1], is_key))
+            base, optional = _optional(tp)
+            flatten = f.name in getattr(cls, "json_flatten", ())
+            flat_key = _plan(base)[0].key if flatten and optional else None
+            slots.append(_Slot(f.name, inner, group or None, s, flatten, flat_key, _reader(tp), _writer(tp), needed, optional, f.name == _key_field(cls)))
         found = _PLANS[cls] = tuple(slots)
     return found
 
@@ -309,7 +326,8 @@ def dump(record: Record) -> JsonObject:
         if (omit == "none" and value is None) or (omit == "empty" and _empty(value)):
             continue
         if slot.flatten:
-            data.update(dump(value))
+            if value is not None:
+                data.update(dump(value))
         elif slot.group is None:
             data[slot.key] = slot.write(value)
         elif slot.spec.null_group and value is None:
@@ -341,7 +359,7 @@ def load(cls: type[Any], data: Mapping[str, object], key: str | None = None) -> 
             values[slot.name] = slot.read(key)
             continue
         if slot.flatten:
-            values[slot.name] = slot.read(data)
+            values[slot.name] = None if slot.flat_key is not None and slot.flat_key not in data else slot.read(data)
             continue
         source: object = data if slot.group is None else data.get(slot.group)
         if source is None:
