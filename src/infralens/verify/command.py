@@ -15,10 +15,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from infralens.commands import EXIT_FINDINGS, EXIT_OK, EXIT_USAGE, say
-from infralens.errors import Diagnostic, InfralensError, Severity
+from infralens.errors import InfralensError, Severity
 
 if TYPE_CHECKING:
-    from infralens.annotations import Annotation
     from infralens.project import LoadedAnnotations, Project
     from infralens.resolve import Resolver
     from infralens.verify.against import OtherRelease
@@ -137,13 +136,14 @@ def _releases(options: VerifyOptions, loaded: LoadedAnnotations) -> tuple[OtherR
 
 def _plan(options: VerifyOptions, open_context: OpenContext, loaded: LoadedAnnotations, releases: tuple[OtherRelease, ...]) -> tuple[Project, Plan]:
     """The project (with the releases' sources) and the plan of the selected scenarios; its diagnostics are printed."""
+    from infralens.verify.against import on_releases
     from infralens.verify.plan import build_plan
 
     project, resolver = open_context(tuple(release.source_option for release in releases))
     environment = tuple(str(release.folder) for release in releases)
     plan = build_plan(project, resolver, loaded.annotations, loaded.diagnostics, environment)
     if releases:
-        plan = _missing_in_release(plan, loaded.annotations, releases)
+        plan = on_releases(plan, loaded.annotations, releases)
     if options.scenarios and not options.list_static:
         plan = plan.only(set(options.scenarios))
     for diagnostic in plan.diagnostics:
@@ -194,30 +194,6 @@ def _run(plan: Plan, device: str, options: VerifyOptions, project_root: Path) ->
     if any(d.severity is Severity.ERROR for d in plan.diagnostics):
         return EXIT_FINDINGS
     return EXIT_OK if result.ok and not problems else EXIT_FINDINGS
-
-
-def _missing_in_release(plan: Plan, annotations: tuple[Annotation, ...], releases: tuple[OtherRelease, ...]) -> Plan:
-    """On another release, a target or statement it does not have is news about that release, not a broken note.
-
-    Those resolution errors become warnings naming the release (their steps stay ``not-run``); every other
-    finding keeps its severity.
-    """
-    by_file = {annotation.path: annotation.source for annotation in annotations}
-    names = {_canonical(release.distribution): release for release in releases}
-
-    def reworded(diagnostic: Diagnostic) -> Diagnostic:
-        release = names.get(_canonical(by_file.get(diagnostic.location.path, "")))
-        if release is None or diagnostic.code not in ("selector", "target") or diagnostic.severity is not Severity.ERROR:
-            return diagnostic
-        message = f"not in {release.distribution} {release.version}: {diagnostic.message}"
-        hint = "the step is not-run on this release ('infralens check --against' says what became of it)"
-        return replace(diagnostic, message=message, hint=hint, severity=Severity.WARNING)
-
-    return replace(plan, diagnostics=tuple(reworded(d) for d in plan.diagnostics))
-
-
-def _canonical(name: str) -> str:
-    return name.lower().replace("_", "-").replace(".", "-")
 
 
 def _list_catalog(project: Project) -> int:
