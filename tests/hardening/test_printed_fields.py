@@ -255,7 +255,7 @@ def test_verify_progress_escapes_scenario_names(terminal):
 
     from infralens.reports import ScenarioStatus
     from infralens.verify.progress import Progress
-    from infralens.verify.protocol import ScenarioOutcome
+    from infralens.verify.run.protocol import ScenarioOutcome
 
     class Stream(io.StringIO):
         def isatty(self) -> bool:

@@ -20,7 +20,7 @@ from _device import requires_torch
 
 from infralens.cli import main
 from infralens.resolve import Resolver  # noqa: F401  before infralens.source.cache (see test_against.py)
-from infralens.verify.against import environments_dir, install_release
+from infralens.verify.run.against import environments_dir, install_release
 
 OLD = '''
 def combine(x):

@@ -57,6 +57,7 @@ if TYPE_CHECKING:
     from .history_runs import (
         RUN_MARKS as RUN_MARKS,
         RUN_WORDS as RUN_WORDS,
+        UNRESOLVED as UNRESOLVED,
         HistoryRuns as HistoryRuns,
         ReleaseRun as ReleaseRun,
         RunCell as RunCell,
@@ -164,6 +165,7 @@ __all__, __getattr__ = lazy_exports(
             (
                 "RUN_MARKS",
                 "RUN_WORDS",
+                "UNRESOLVED",
                 "HistoryRuns",
                 "ReleaseRun",
                 "RunCell",

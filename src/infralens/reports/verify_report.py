@@ -38,7 +38,7 @@ class ExpectRecord(Record):
 
 
 MUTANT_KINDS = ("value", "operator", "comparison", "negate", "constant", "swap", "drop-term", "operand", "return", "transpose")
-"""The kinds of wrong version ``verify --mutate`` makes (see :mod:`infralens.verify.mutants`)."""
+"""The kinds of wrong version ``verify --mutate`` makes (see :mod:`infralens.verify.mutate.mutants`)."""
 CHANGE_LIMIT = 160
 """Characters of a mutant's changed text kept in the report (the statement itself is in the source)."""
 

@@ -3,7 +3,7 @@
 Heavy imports (torch, libcst, the runner) happen inside :func:`run_verify`, after the cheap
 answers (``--list``, an unknown scenario, a device that is not there) are given. The scenarios are
 the project's (its ``scenarios/`` folder, read without importing it); ``--against DIST==X.Y.Z``
-runs them on that release, installed into a cached folder of its own (:mod:`.against`).
+runs them on that release, installed into a cached folder of its own (:mod:`.run.against`).
 """
 
 from __future__ import annotations
@@ -20,8 +20,8 @@ from infralens.errors import InfralensError, Severity
 if TYPE_CHECKING:
     from infralens.project import LoadedAnnotations, Project
     from infralens.resolve import Resolver
-    from infralens.verify.against import OtherRelease
-    from infralens.verify.plan import Plan
+    from infralens.verify.run.against import OtherRelease
+    from infralens.verify.run.plan import Plan
 
 
 @dataclass(frozen=True)
@@ -86,7 +86,7 @@ class _Refused(Exception):
 
 def _device(options: VerifyOptions) -> str:
     """The device to run on, once every ``--against`` pin reads well."""
-    from infralens.verify.against import parse_pin
+    from infralens.verify.run.against import parse_pin
 
     try:
         for spec in options.against:
@@ -104,7 +104,7 @@ def _device(options: VerifyOptions) -> str:
 def _selection(options: VerifyOptions, open_context: OpenContext) -> LoadedAnnotations:
     """The annotations to verify; an unknown scenario or annotation id is refused."""
     from infralens.project import load_annotations
-    from infralens.verify.registry import project_catalog
+    from infralens.verify.run.registry import project_catalog
 
     project, _ = open_context(())
     catalog = project_catalog(project)
@@ -122,7 +122,7 @@ def _selection(options: VerifyOptions, open_context: OpenContext) -> LoadedAnnot
 
 def _releases(options: VerifyOptions, loaded: LoadedAnnotations) -> tuple[OtherRelease, ...]:
     """The ``--against`` releases, each installed in a folder of its own (refused for a distribution nothing annotates)."""
-    from infralens.verify.against import install_release, refuse_unannotated
+    from infralens.verify.run.against import install_release, refuse_unannotated
 
     try:
         refuse_unannotated(options.against, {annotation.source for annotation in loaded.annotations})
@@ -136,8 +136,8 @@ def _releases(options: VerifyOptions, loaded: LoadedAnnotations) -> tuple[OtherR
 
 def _plan(options: VerifyOptions, open_context: OpenContext, loaded: LoadedAnnotations, releases: tuple[OtherRelease, ...]) -> tuple[Project, Plan]:
     """The project (with the releases' sources) and the plan of the selected scenarios; its diagnostics are printed."""
-    from infralens.verify.against import on_releases
-    from infralens.verify.plan import build_plan
+    from infralens.verify.run.against import on_releases
+    from infralens.verify.run.plan import build_plan
 
     project, resolver = open_context(tuple(release.source_option for release in releases))
     environment = tuple(str(release.folder) for release in releases)
@@ -154,7 +154,7 @@ def _plan(options: VerifyOptions, open_context: OpenContext, loaded: LoadedAnnot
 def _run(plan: Plan, device: str, options: VerifyOptions, project_root: Path) -> int:
     from infralens.verify.progress import Progress
     from infralens.verify.report import findings, summary_table, write_merged_report, write_report
-    from infralens.verify.runner import run_plan, work_units
+    from infralens.verify.run.runner import run_plan, work_units
 
     names = tuple(dict.fromkeys(options.scenarios)) if options.scenarios else None
     max_mutants = options.max_mutants if options.mutate else 0
@@ -197,7 +197,7 @@ def _run(plan: Plan, device: str, options: VerifyOptions, project_root: Path) ->
 
 
 def _list_catalog(project: Project) -> int:
-    from infralens.verify.registry import process_order, project_catalog
+    from infralens.verify.run.registry import process_order, project_catalog
 
     catalog = project_catalog(project)
     for problem in catalog.problems:

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, TextIO
 from infralens.errors import printable_line
 
 if TYPE_CHECKING:
-    from infralens.verify.protocol import ScenarioOutcome
+    from infralens.verify.run.protocol import ScenarioOutcome
 
 
 class Progress:

@@ -25,7 +25,7 @@ from typing import ClassVar
 from bytecode import Bytecode, Instr, Label, SetLineno, TryBegin, TryEnd
 from bytecode.instr import InstrLocation
 
-from infralens.verify.watch import CodeWatch, FrameState, WatchTable
+from infralens.verify.trace.watch import CodeWatch, FrameState, WatchTable
 
 _SKIP_BEFORE = {"CACHE", "RESUME", "EXTENDED_ARG"}
 

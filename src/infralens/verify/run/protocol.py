@@ -11,7 +11,7 @@ import json
 from dataclasses import dataclass, field
 
 from infralens.reports import MutantsRecord, ScenarioStatus, as_int, as_list, as_object, strings
-from infralens.verify.probes import ExpectResult, Probe, ProbeResult
+from infralens.verify.trace.probes import ExpectResult, Probe, ProbeResult
 
 
 def probe_to_json(probe: Probe) -> dict[str, object]:

@@ -30,14 +30,14 @@ from dataclasses import dataclass, field
 from types import CodeType, FrameType, FunctionType
 
 from infralens.reports import CHANGE_LIMIT, DELETE_KINDS, MutantRecord, MutantsRecord, MutantVerdict, ScenarioStatus
-from infralens.verify.codeswap import compile_function, find_code, live_functions, nested_scopes, outer_scope, rescan, swapped_with_closures
-from infralens.verify.context import ScenarioContext
-from infralens.verify.execute import execute
-from infralens.verify.expects import Expect
-from infralens.verify.mutants import VALUE_KINDS, Mutant, statement_mutants
-from infralens.verify.perturb import applied as values_changed, install as install_helpers, reset as reset_helpers, swaps
-from infralens.verify.probes import Probe, ProbeResult
-from infralens.verify.tracer import Tracer
+from infralens.verify.mutate.codeswap import compile_function, find_code, live_functions, nested_scopes, outer_scope, rescan, swapped_with_closures
+from infralens.verify.mutate.mutants import VALUE_KINDS, Mutant, statement_mutants
+from infralens.verify.mutate.perturb import applied as values_changed, install as install_helpers, reset as reset_helpers, swaps
+from infralens.verify.trace.context import ScenarioContext
+from infralens.verify.trace.execute import execute
+from infralens.verify.trace.expects import Expect
+from infralens.verify.trace.probes import Probe, ProbeResult
+from infralens.verify.trace.tracer import Tracer
 
 MIN_TIMEOUT_S = 10.0
 """A mutant's run may take this long at least, and four times the plain run plus five seconds at most."""

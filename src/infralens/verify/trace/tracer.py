@@ -29,10 +29,10 @@ from __future__ import annotations
 import sys
 from types import TracebackType
 
-from infralens.verify.backends import Backend, MonitoringBackend, SetTraceBackend
-from infralens.verify.expects import MAX_EVALUATIONS
-from infralens.verify.probes import ExpectResult, Probe, ProbeResult
-from infralens.verify.watch import WatchTable
+from infralens.verify.trace.backends import Backend, MonitoringBackend, SetTraceBackend
+from infralens.verify.trace.expects import MAX_EVALUATIONS
+from infralens.verify.trace.probes import ExpectResult, Probe, ProbeResult
+from infralens.verify.trace.watch import WatchTable
 
 BACKENDS = ("auto", "settrace", "instrument", "monitoring")
 
@@ -68,7 +68,7 @@ class Tracer:
         self._active = False
         self._impl: Backend
         if self.backend == "instrument":
-            from infralens.verify.instrument import InstrumentBackend
+            from infralens.verify.trace.instrument import InstrumentBackend
 
             self._impl = InstrumentBackend(self.table)
         elif self.backend == "settrace":

@@ -25,7 +25,7 @@ from infralens.stops import end_processes, sigterm_interrupts
 
 if TYPE_CHECKING:
     from infralens.annotations import Annotation
-    from infralens.verify.plan import Plan, PlannedStep
+    from infralens.verify.run.plan import Plan, PlannedStep
 
 _PIN = re.compile(r"^([A-Za-z0-9][A-Za-z0-9._-]*)==([0-9][A-Za-z0-9.+!_-]*)$")
 PIP_COMMAND: tuple[str, ...] = (sys.executable, "-m", "pip")
@@ -200,7 +200,7 @@ def on_releases(plan: Plan, annotations: tuple[Annotation, ...], releases: tuple
     Those resolution errors become warnings naming the release, and each step whose own statement is missing
     says which release lacks it (the annotation's other steps run as usual); every other finding keeps its severity.
     """
-    from infralens.reports.history_runs import UNRESOLVED
+    from infralens.reports import UNRESOLVED
     from infralens.source import canonical_name
 
     names = {canonical_name(release.distribution): release for release in releases}

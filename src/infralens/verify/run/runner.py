@@ -1,6 +1,6 @@
 """Run the planned scenarios in worker processes and judge every step.
 
-Scenarios of one process group run in one ``python -m infralens.verify.worker`` process (DiffSynth's
+Scenarios of one process group run in one ``python -m infralens.verify.run.worker`` process (DiffSynth's
 path-based and full-package modes must not share a process). Workers stream one JSON line per
 scenario, which drives the progress display. Groups may run in parallel (``jobs``).
 """
@@ -20,14 +20,14 @@ from typing import IO
 
 from infralens.reports import MutantsRecord, ScenarioStatus, StepStatus
 from infralens.stops import end_processes
-from infralens.verify.execute import scenario_spec
-from infralens.verify.plan import Plan, PlannedStep
-from infralens.verify.probes import ProbeResult
-from infralens.verify.protocol import Finished, Ready, ScenarioJob, ScenarioOutcome, Started, WorkerRequest, decode
-from infralens.verify.registry import process_order
-from infralens.verify.timings import DEFAULT_S, load_timings, save_timings
+from infralens.verify.run.plan import Plan, PlannedStep
+from infralens.verify.run.protocol import Finished, Ready, ScenarioJob, ScenarioOutcome, Started, WorkerRequest, decode
+from infralens.verify.run.registry import process_order
+from infralens.verify.run.timings import DEFAULT_S, load_timings, save_timings
+from infralens.verify.trace.execute import scenario_spec
+from infralens.verify.trace.probes import ProbeResult
 
-WORKER_COMMAND: tuple[str, ...] = (sys.executable, "-m", "infralens.verify.worker")
+WORKER_COMMAND: tuple[str, ...] = (sys.executable, "-m", "infralens.verify.run.worker")
 STOP_GRACE_S = 0.5
 """Seconds a worker gets to exit after SIGTERM before it is killed."""
 

@@ -1,7 +1,7 @@
 """What the tracer watches and what it found: one :class:`Probe` per annotated step, its results.
 
 Plain frozen data: the plan builds probes, the worker sends them to the tracer, and the results
-travel back to the runner (see :mod:`.protocol`).
+travel back to the runner (see :mod:`infralens.verify.run.protocol`).
 """
 
 from __future__ import annotations

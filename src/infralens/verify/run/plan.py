@@ -13,12 +13,12 @@ from typing import NamedTuple
 from infralens.annotations import Annotation, Step
 from infralens.errors import Diagnostic, Location
 from infralens.project import Project
-from infralens.reports.history_runs import UNRESOLVED
+from infralens.reports import UNRESOLVED
 from infralens.resolve import ResolvedStep, ResolvedTarget, Resolver
 from infralens.scenarios import ScenarioCatalog
 from infralens.source import DirectoryTree, SourceTree
-from infralens.verify.probes import Probe
-from infralens.verify.registry import project_catalog
+from infralens.verify.run.registry import project_catalog
+from infralens.verify.trace.probes import Probe
 
 UNRESOLVED_REASON = f"{UNRESOLVED} (see the diagnostics above)"
 """A step's reason when it did not resolve and no single statement is to blame (its target did not resolve)."""
