@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING
 
 from infralens.commands import EXIT_FINDINGS, EXIT_OK, EXIT_USAGE, say
 from infralens.errors import InfralensError, Severity
+from infralens.verify.trace.backend_name import BackendName
 
 if TYPE_CHECKING:
     from infralens.project import LoadedAnnotations, Project
@@ -34,7 +35,7 @@ class VerifyOptions:
     list_static: bool = False
     list_catalog: bool = False
     jobs: int = 1
-    backend: str = "auto"
+    backend: BackendName = BackendName.AUTO
     timeout: float = 900.0
     paths: tuple[str, ...] = ()
     mutate: bool = False

@@ -9,9 +9,20 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field
+from enum import StrEnum
 
 from infralens.reports import MutantsRecord, ScenarioStatus, as_int, as_list, as_object, strings
+from infralens.verify.trace.backend_name import BackendName
 from infralens.verify.trace.probes import ExpectResult, Probe, ProbeResult
+
+
+class Event(StrEnum):
+    """What a protocol line says happened (its ``event`` field); the runner's progress callback gets START and DONE."""
+
+    READY = "ready"
+    START = "start"
+    DONE = "done"
+    FINISHED = "finished"
 
 
 def probe_to_json(probe: Probe) -> dict[str, object]:
@@ -53,7 +64,7 @@ class WorkerRequest:
     """
 
     device: str
-    backend: str
+    backend: BackendName
     scenarios: tuple[ScenarioJob, ...]
     max_mutants: int = 0
     scenario_folder: str = ""
@@ -85,7 +96,12 @@ class WorkerRequest:
         )
         environment = tuple(str(path) for path in as_list(data.get("environment", [])))
         return cls(
-            str(data["device"]), str(data.get("backend", "auto")), jobs, as_int(data.get("max_mutants", 0)), str(data.get("scenario_folder", "")), environment
+            str(data["device"]),
+            BackendName(str(data.get("backend", BackendName.AUTO))),
+            jobs,
+            as_int(data.get("max_mutants", 0)),
+            str(data.get("scenario_folder", "")),
+            environment,
         )
 
 
@@ -137,12 +153,12 @@ def encode(message: Message) -> str:
     """One protocol line (without the newline)."""
     data: dict[str, object]
     if isinstance(message, Ready):
-        data = {"event": "ready", "device": message.device, "pid": message.pid, "setup_seconds": message.setup_seconds, "device_name": message.device_name}
+        data = {"event": Event.READY, "device": message.device, "pid": message.pid, "setup_seconds": message.setup_seconds, "device_name": message.device_name}
     elif isinstance(message, Started):
-        data = {"event": "start", "scenario": message.scenario}
+        data = {"event": Event.START, "scenario": message.scenario}
     elif isinstance(message, ScenarioOutcome):
         data = {
-            "event": "done",
+            "event": Event.DONE,
             "scenario": message.scenario,
             "status": message.status.value,
             "error": message.error,
@@ -153,7 +169,7 @@ def encode(message: Message) -> str:
             "mutants": {key: result.to_json() for key, result in message.mutants.items()},
         }
     else:
-        data = {"event": "finished", "seconds": message.seconds, "stubbed": list(message.stubbed)}
+        data = {"event": Event.FINISHED, "seconds": message.seconds, "stubbed": list(message.stubbed)}
     return json.dumps(data)
 
 
@@ -166,12 +182,12 @@ def decode(line: str) -> Message | None:
     if not isinstance(data, dict):
         return None
     event = data.get("event")
-    if event == "ready":
+    if event == Event.READY:
         name = data["device_name"]
         return Ready(str(data["device"]), int(data["pid"]), float(data["setup_seconds"]), None if name is None else str(name))
-    if event == "start":
+    if event == Event.START:
         return Started(str(data["scenario"]))
-    if event == "done":
+    if event == Event.DONE:
         cpu, error = data["cpu_seconds"], data["error"]
         return ScenarioOutcome(
             scenario=str(data["scenario"]),
@@ -183,7 +199,7 @@ def decode(line: str) -> Message | None:
             probes={str(key): _result_from_json(as_object(value)) for key, value in as_object(data["probes"]).items()},
             mutants={str(key): MutantsRecord.from_json(as_object(value)) for key, value in as_object(data.get("mutants", {})).items()},
         )
-    if event == "finished":
+    if event == Event.FINISHED:
         return Finished(float(data["seconds"]), tuple(str(name) for name in as_list(data["stubbed"])))
     return None
 

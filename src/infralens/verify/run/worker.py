@@ -18,6 +18,7 @@ from typing import TextIO
 from infralens.reports import ScenarioStatus
 from infralens.scenarios import ScenarioSpec, discover_scenarios
 from infralens.verify.run.protocol import Finished, Message, Ready, ScenarioOutcome, Started, WorkerRequest, encode
+from infralens.verify.trace.backend_name import BackendName
 from infralens.verify.trace.context import ScenarioContext
 from infralens.verify.trace.execute import error_text, execute
 from infralens.verify.trace.probes import Probe
@@ -65,7 +66,7 @@ def run_scenario(
     spec: ScenarioSpec,
     probes: tuple[Probe, ...],
     device: str,
-    backend: str = "auto",
+    backend: str = BackendName.AUTO,
     mutate: tuple[str, ...] = (),
     max_mutants: int = 0,
     other_release: bool = False,
