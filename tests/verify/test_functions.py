@@ -12,7 +12,7 @@ import pytest
 
 from infralens.verify.trace.functions import FunctionRegistry
 
-SOURCE = '''
+SOURCE = """
 def outer(x):
     def inner(y):
         return x + y
@@ -21,7 +21,7 @@ def outer(x):
 
 def plain(x):
     return x
-'''
+"""
 
 
 @pytest.fixture

@@ -68,7 +68,7 @@ def test_the_backends_are_the_cli_choices() -> None:
     parser = argparse.ArgumentParser()
     add_verify_parser(parser.add_subparsers())
     args = parser.parse_args(["verify", "--backend", "settrace"])
-    assert args.backend == BackendName.SETTRACE and BACKENDS == tuple(BackendName)
+    assert args.backend == BackendName.SETTRACE and tuple(BackendName) == BACKENDS
     assert choose_backend("auto") in {BackendName.SETTRACE, BackendName.INSTRUMENT, BackendName.MONITORING}
     with pytest.raises(ValueError, match="unknown tracer backend 'strace'"):
         choose_backend("strace")
@@ -84,3 +84,24 @@ def test_the_protocol_lines_keep_their_event_words() -> None:
     request = WorkerRequest("cpu", BackendName.MONITORING, ())
     assert json.loads(request.encode())["backend"] == "monitoring"
     assert WorkerRequest.decode(request.encode()).backend is BackendName.MONITORING
+
+
+def test_the_worker_protocol_goes_through_the_records_both_ways() -> None:
+    from infralens.reports import MutantKind, MutantRecord, MutantsRecord, MutantVerdict, ScenarioStatus
+    from infralens.verify.run.protocol import ScenarioJob
+    from infralens.verify.trace.probes import ExpectResult, Probe, ProbeResult
+
+    probe = Probe("a/b", "/x/mod.py", "f", (3, 4), (5, 5), "f", ("y > 0",), "mod")
+    request = WorkerRequest("cpu", BackendName.SETTRACE, (ScenarioJob("toy", (probe,), ("a/b",)),), 2, "/p/scenarios", ("/env",))
+    assert WorkerRequest.decode(request.encode()) == request
+    assert json.loads(request.encode())["scenarios"][0]["probes"][0]["entry"] == [3, 4]
+    mutants = MutantsRecord(1, 1, {"expect": 1}, (MutantRecord(MutantKind.SWAP, MutantVerdict.CAUGHT, "y = b - a", "a/b"),))
+    result = ProbeResult("a/b", 2, (ExpectResult("y > 0", 2, 0, "y=1"),))
+    outcome = ScenarioOutcome("toy", ScenarioStatus.PASSED, 1.5, None, 1.25, {"fact": "1"}, {"a/b": result}, {"a/b": mutants})
+    assert decode(encode(outcome)) == outcome
+    assert json.loads(encode(outcome))["mutants"]["a/b"]["records"][0]["kind"] == "swap"
+
+
+@pytest.mark.parametrize("line", ["not json", "[1, 2]", '{"event": "start"}', '{"event": "sprint", "scenario": "x"}', '{"event": 3}', '{"scenario": "x"}'])
+def test_a_line_that_is_not_a_message_decodes_to_nothing(line: str) -> None:
+    assert decode(line) is None

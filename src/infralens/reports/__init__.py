@@ -90,7 +90,7 @@ if TYPE_CHECKING:
         report_schema as report_schema,
         validate_report as validate_report,
     )
-    from .records import Record as Record
+    from .records import Record as Record, record as record, spec as spec
     from .tiers import DELETE_KINDS as DELETE_KINDS, own_catches as own_catches, step_tier as step_tier
     from .verify_report import (
         CHANGE_LIMIT as CHANGE_LIMIT,
@@ -183,7 +183,7 @@ __all__, __getattr__ = lazy_exports(
         **dict.fromkeys(("as_int", "as_list", "as_object", "strings"), "json_values"),
         **dict.fromkeys(("CHANGE_LIMIT", "ExpectRecord", "MutantRecord", "MutantsRecord", "ScenarioRecord", "StepRecord", "VerifyReport"), "verify_report"),
         **dict.fromkeys(("DELETE_KINDS", "own_catches", "step_tier"), "tiers"),
-        "Record": "records",
+        **dict.fromkeys(("Record", "record", "spec"), "records"),
         **dict.fromkeys(
             (
                 "BadgeTier",

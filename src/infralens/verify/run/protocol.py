@@ -1,19 +1,20 @@
 """The worker↔runner protocol: one :class:`WorkerRequest` on the worker's stdin, one message per stdout line.
 
 A worker answers ``ready``, then ``start`` and ``done`` (a :class:`ScenarioOutcome`) for each scenario, then ``finished``.
-Both sides encode and decode through this module; lines that are not protocol messages (a
-library printing to the real stdout) decode to ``None`` and are skipped.
+Every message is a record of :mod:`infralens.reports.records` (like the reports and the probes it carries), so its
+JSON comes from its one definition both ways; a line is ``{"event": …, <the record's keys>}``. Lines that are not
+protocol messages (a library printing to the real stdout) decode to ``None`` and are skipped.
 """
 
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass, field
 from enum import StrEnum
+from typing import ClassVar
 
-from infralens.reports import MutantsRecord, ScenarioStatus, as_int, as_list, as_object, strings
+from infralens.reports import MutantsRecord, Record, ScenarioStatus, as_object, record, spec
 from infralens.verify.trace.backend_name import BackendName
-from infralens.verify.trace.probes import ExpectResult, Probe, ProbeResult
+from infralens.verify.trace.probes import Probe, ProbeResult
 
 
 class Event(StrEnum):
@@ -25,27 +26,8 @@ class Event(StrEnum):
     FINISHED = "finished"
 
 
-def probe_to_json(probe: Probe) -> dict[str, object]:
-    return {
-        "key": probe.key,
-        "file": probe.file,
-        "scope": probe.scope,
-        "entry": list(probe.entry),
-        "exit": list(probe.exit),
-        "exit_scope": probe.exit_scope,
-        "expects": list(probe.expects),
-        "module": probe.module,
-    }
-
-
-def probe_from_json(data: dict[str, object]) -> Probe:
-    key, file, scope, exit_scope, module = strings(data, "key", "file", "scope", "exit_scope", "module")
-    expects = tuple(str(expr) for expr in as_list(data["expects"]))
-    return Probe(key, file, scope, _pair(data["entry"]), _pair(data["exit"]), exit_scope, expects, module)
-
-
-@dataclass(frozen=True)
-class ScenarioJob:
+@record
+class ScenarioJob(Record):
     """One scenario for a worker to run, with the probes to watch."""
 
     name: str
@@ -54,8 +36,8 @@ class ScenarioJob:
     """Keys of the probes whose statements to mutate after the plain run (``verify --mutate``)."""
 
 
-@dataclass(frozen=True)
-class WorkerRequest:
+@record
+class WorkerRequest(Record):
     """What the runner sends: the device, the tracer backend, the scenarios in order, mutants per step (0: none).
 
     *scenario_folder* is the project's scenarios folder (the worker reads the same catalog from it);
@@ -71,106 +53,66 @@ class WorkerRequest:
     environment: tuple[str, ...] = ()
 
     def encode(self) -> str:
-        jobs = [{"name": job.name, "probes": [probe_to_json(probe) for probe in job.probes], "mutate": list(job.mutate)} for job in self.scenarios]
-        return json.dumps(
-            {
-                "device": self.device,
-                "backend": self.backend,
-                "scenarios": jobs,
-                "max_mutants": self.max_mutants,
-                "scenario_folder": self.scenario_folder,
-                "environment": list(self.environment),
-            }
-        )
+        return json.dumps(self.to_json())
 
     @classmethod
     def decode(cls, text: str) -> WorkerRequest:
-        data = as_object(json.loads(text))
-        jobs = tuple(
-            ScenarioJob(
-                str(job["name"]),
-                tuple(probe_from_json(as_object(probe)) for probe in as_list(job["probes"])),
-                tuple(str(key) for key in as_list(job.get("mutate", []))),
-            )
-            for job in (as_object(item) for item in as_list(data["scenarios"]))
-        )
-        environment = tuple(str(path) for path in as_list(data.get("environment", [])))
-        return cls(
-            str(data["device"]),
-            BackendName(str(data.get("backend", BackendName.AUTO))),
-            jobs,
-            as_int(data.get("max_mutants", 0)),
-            str(data.get("scenario_folder", "")),
-            environment,
-        )
+        request: WorkerRequest = cls.from_json(as_object(json.loads(text)))
+        return request
 
 
-@dataclass(frozen=True)
-class Ready:
+@record
+class Ready(Record):
     """The worker chose its device and imported what its scenarios need."""
 
+    event: ClassVar[Event] = Event.READY
     device: str
     pid: int
     setup_seconds: float
     device_name: str | None = None
 
 
-@dataclass(frozen=True)
-class Started:
+@record
+class Started(Record):
     """A scenario is about to run."""
 
+    event: ClassVar[Event] = Event.START
     scenario: str
 
 
-@dataclass(frozen=True)
-class ScenarioOutcome:
+@record
+class ScenarioOutcome(Record):
     """A scenario ended (the ``done`` message, and the runner's record of it): how, how long, its facts, what the tracer saw."""
 
+    event: ClassVar[Event] = Event.DONE
     scenario: str
     status: ScenarioStatus
     seconds: float
     error: str | None = None
     cpu_seconds: float | None = None
     """CPU time of the worker during the scenario (robust to other load on the machine)."""
-    facts: dict[str, str] = field(default_factory=dict)
-    probes: dict[str, ProbeResult] = field(default_factory=dict)
-    mutants: dict[str, MutantsRecord] = field(default_factory=dict)
+    facts: dict[str, str] = spec(factory=dict)
+    probes: dict[str, ProbeResult] = spec(factory=dict)
+    mutants: dict[str, MutantsRecord] = spec(factory=dict)
     """Per probe key, what mutating its statement found (``verify --mutate`` only)."""
 
 
-@dataclass(frozen=True)
-class Finished:
+@record
+class Finished(Record):
     """The worker is done: total seconds and the modules DiffSynth's full-package mode stubbed."""
 
+    event: ClassVar[Event] = Event.FINISHED
     seconds: float
     stubbed: tuple[str, ...] = ()
 
 
 Message = Ready | Started | ScenarioOutcome | Finished
+_BY_EVENT: dict[str, type[Message]] = {kind.event.value: kind for kind in (Ready, Started, ScenarioOutcome, Finished)}
 
 
 def encode(message: Message) -> str:
     """One protocol line (without the newline)."""
-    data: dict[str, object]
-    if isinstance(message, Ready):
-        data = {"event": Event.READY, "device": message.device, "pid": message.pid, "setup_seconds": message.setup_seconds, "device_name": message.device_name}
-    elif isinstance(message, Started):
-        data = {"event": Event.START, "scenario": message.scenario}
-    elif isinstance(message, ScenarioOutcome):
-        data = {
-            "event": Event.DONE,
-            "scenario": message.scenario,
-            "status": message.status.value,
-            "error": message.error,
-            "seconds": message.seconds,
-            "cpu_seconds": message.cpu_seconds,
-            "facts": message.facts,
-            "probes": {key: _result_to_json(result) for key, result in message.probes.items()},
-            "mutants": {key: result.to_json() for key, result in message.mutants.items()},
-        }
-    else:
-        data = {"event": Event.FINISHED, "seconds": message.seconds, "stubbed": list(message.stubbed)}
-    return json.dumps(data)
+    return json.dumps({"event": message.event.value, **message.to_json()})
 
 
 def decode(line: str) -> Message | None:
@@ -179,44 +121,12 @@ def decode(line: str) -> Message | None:
         data = json.loads(line)
     except json.JSONDecodeError:
         return None
-    if not isinstance(data, dict):
+    event = data.get("event") if isinstance(data, dict) else None
+    kind = _BY_EVENT.get(event) if isinstance(event, str) else None
+    if kind is None:
         return None
-    event = data.get("event")
-    if event == Event.READY:
-        name = data["device_name"]
-        return Ready(str(data["device"]), int(data["pid"]), float(data["setup_seconds"]), None if name is None else str(name))
-    if event == Event.START:
-        return Started(str(data["scenario"]))
-    if event == Event.DONE:
-        cpu, error = data["cpu_seconds"], data["error"]
-        return ScenarioOutcome(
-            scenario=str(data["scenario"]),
-            status=ScenarioStatus(data["status"]),
-            seconds=float(data["seconds"]),
-            error=None if error is None else str(error),
-            cpu_seconds=None if cpu is None else float(cpu),
-            facts={str(k): str(v) for k, v in as_object(data["facts"]).items()},
-            probes={str(key): _result_from_json(as_object(value)) for key, value in as_object(data["probes"]).items()},
-            mutants={str(key): MutantsRecord.from_json(as_object(value)) for key, value in as_object(data.get("mutants", {})).items()},
-        )
-    if event == Event.FINISHED:
-        return Finished(float(data["seconds"]), tuple(str(name) for name in as_list(data["stubbed"])))
-    return None
-
-
-def _result_to_json(result: ProbeResult) -> dict[str, object]:
-    expects = [{"expr": e.expr, "evaluations": e.evaluations, "failures": e.failures, "observed": e.observed, "error": e.error} for e in result.expects]
-    return {"key": result.key, "times_ran": result.times_ran, "expects": expects}
-
-
-def _result_from_json(data: dict[str, object]) -> ProbeResult:
-    expects = tuple(
-        ExpectResult(str(e["expr"]), as_int(e["evaluations"]), as_int(e["failures"]), str(e["observed"]), None if e["error"] is None else str(e["error"]))
-        for e in (as_object(item) for item in as_list(data["expects"]))
-    )
-    return ProbeResult(str(data["key"]), as_int(data["times_ran"]), expects)
-
-
-def _pair(value: object) -> tuple[int, int]:
-    first, last = (as_int(item) for item in as_list(value))
-    return first, last
+    try:
+        message: Message = kind.from_json(data)
+    except (KeyError, TypeError, ValueError):  # an object that only looks like a message
+        return None
+    return message
