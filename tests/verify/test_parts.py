@@ -105,3 +105,13 @@ def test_the_worker_protocol_goes_through_the_records_both_ways() -> None:
 @pytest.mark.parametrize("line", ["not json", "[1, 2]", '{"event": "start"}', '{"event": "sprint", "scenario": "x"}', '{"event": 3}', '{"scenario": "x"}'])
 def test_a_line_that_is_not_a_message_decodes_to_nothing(line: str) -> None:
     assert decode(line) is None
+
+
+def test_the_package_keeps_its_entry_points() -> None:
+    """Code outside verify (coverage, init, the Sphinx extension, the release matrix) imports these from the package."""
+    from infralens import verify
+
+    before = {"ScenarioCheckError", "ScenarioContext", "ScenarioRun", "TOKEN_SEPARATORS", "project_catalog", "run_scenario", "scenario_spec"}
+    added = {"run_verify", "VerifyOptions", "install_release", "parse_pin", "OtherRelease"}
+    assert before | added <= set(verify.__all__)
+    assert verify.run_verify.__module__ == "infralens.verify.command" and verify.install_release.__module__ == "infralens.verify.run.against"

@@ -52,6 +52,9 @@ class WorkerRequest(Record):
     scenario_folder: str = ""
     environment: tuple[str, ...] = ()
 
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "backend", BackendName(self.backend))  # a plain name ("auto") is taken too
+
     def encode(self) -> str:
         return json.dumps(self.to_json())
 
