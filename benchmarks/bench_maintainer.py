@@ -69,7 +69,7 @@ def main() -> int:
         from infralens.maintainer.coverage import CallRecorder, upstream_roots
         from infralens.tiny.device import pick_device
         from infralens.verify import project_catalog
-        from infralens.verify.context import ScenarioContext
+        from infralens.verify.trace.context import ScenarioContext
 
         device = pick_device("cpu")
         scenario = project_catalog(project).spec(args.scenario).load()

@@ -24,10 +24,10 @@ def measure(name: str, repeats: int, device: str, backend: str = "auto") -> dict
     from infralens.cli import open_context
     from infralens.project import load_annotations
     from infralens.tiny.device import pick_device
-    from infralens.verify.context import ScenarioContext
-    from infralens.verify.plan import build_plan
-    from infralens.verify.tracer import Tracer
-    from infralens.verify.worker import import_probe_modules
+    from infralens.verify.run.plan import build_plan
+    from infralens.verify.run.worker import import_probe_modules
+    from infralens.verify.trace.context import ScenarioContext
+    from infralens.verify.trace.tracer import Tracer
 
     args = argparse.Namespace(project=None, source=[], no_cache=False)
     project, resolver = open_context(args)
@@ -102,7 +102,7 @@ def main() -> int:
 def _annotated_scenarios() -> list[str]:
     from infralens.cli import open_context
     from infralens.project import load_annotations
-    from infralens.verify.plan import build_plan
+    from infralens.verify.run.plan import build_plan
 
     args = argparse.Namespace(project=None, source=[], no_cache=False)
     project, resolver = open_context(args)

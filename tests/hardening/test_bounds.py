@@ -96,7 +96,7 @@ def fake_pip(tmp_path, monkeypatch):
     canary = tmp_path / "PIP-RAN"
     script = tmp_path / "fake_pip.py"
     script.write_text(f"import pathlib, sys\npathlib.Path({str(canary)!r}).write_text(' '.join(sys.argv))\nsys.exit(1)\n")
-    for module in ("infralens.source.wheels", "infralens.verify.against"):
+    for module in ("infralens.source.wheels", "infralens.verify.run.against"):
         monkeypatch.setattr(f"{module}.PIP_COMMAND", (sys.executable, str(script)))
     monkeypatch.setenv("INFRALENS_CACHE_DIR", str(tmp_path / "cache"))
     return canary

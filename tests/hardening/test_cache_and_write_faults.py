@@ -157,7 +157,7 @@ def test_the_one_reader_refuses_a_fifo_without_blocking(tmp_path, no_hang):
 
 def test_fifo_cache_entries_are_ignored_and_replaced(tmp_path, monkeypatch, no_hang):
     from infralens.source.releases import list_releases
-    from infralens.verify.timings import load_timings, save_timings
+    from infralens.verify.run.timings import load_timings, save_timings
 
     monkeypatch.setenv("INFRALENS_CACHE_DIR", str(tmp_path / "cache"))
     remembered = tmp_path / "releases-demo.json"

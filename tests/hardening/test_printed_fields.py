@@ -255,7 +255,7 @@ def test_verify_progress_escapes_scenario_names(terminal):
 
     from infralens.reports import ScenarioStatus
     from infralens.verify.progress import Progress
-    from infralens.verify.protocol import ScenarioOutcome
+    from infralens.verify.run.protocol import Event, ScenarioOutcome
 
     class Stream(io.StringIO):
         def isatty(self) -> bool:
@@ -263,8 +263,8 @@ def test_verify_progress_escapes_scenario_names(terminal):
 
     stream = Stream()
     progress = Progress(2, stream)
-    progress("start", HOSTILE, None)
-    progress("done", HOSTILE, ScenarioOutcome(HOSTILE, ScenarioStatus.PASSED, 0.5))
+    progress(Event.START, HOSTILE, None)
+    progress(Event.DONE, HOSTILE, ScenarioOutcome(HOSTILE, ScenarioStatus.PASSED, 0.5))
     progress.close()
     shown = stream.getvalue().replace("\r\x1b[2K", "\n") if terminal else stream.getvalue()
     assert_inert(shown)

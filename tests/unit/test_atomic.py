@@ -20,7 +20,7 @@ SRC = Path(__file__).resolve().parents[2] / "src" / "infralens"
 
 SCRATCH_WRITERS = {
     "maintainer/preview.py": "writes the throwaway Sphinx project inside its own TemporaryDirectory",
-    "verify/against.py": "writes the completion marker inside the folder replace_dir is building",
+    "verify/run/against.py": "writes the completion marker inside the folder replace_dir is building",
     "matrix/run.py": "sends a cell's output into a log inside the cell's own TemporaryDirectory",
 }
 """Modules that may write files directly: only into a folder they made themselves and that no reader sees yet."""

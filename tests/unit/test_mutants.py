@@ -9,8 +9,8 @@ import types
 import pytest
 
 from infralens.reports import MutantRecord, MutantsRecord, MutantVerdict, StepRecord, StepStatus, StepTier, step_tier
-from infralens.verify.codeswap import compile_function, live_functions, outer_scope, swapped
-from infralens.verify.mutants import KINDS, statement_mutants
+from infralens.verify.mutate.codeswap import compile_function, live_functions, outer_scope, swapped
+from infralens.verify.mutate.mutants import KINDS, statement_mutants
 
 SOURCE = textwrap.dedent(
     """\
@@ -285,7 +285,7 @@ DECORATED = textwrap.dedent(
 
 def test_a_closure_made_at_import_time_runs_its_mutant(tmp_path):
     """A decorator's wrapper exists before the scenario: swapping only the decorator would leave it unmutated."""
-    from infralens.verify.codeswap import nested_scopes, swapped_with_closures
+    from infralens.verify.mutate.codeswap import nested_scopes, swapped_with_closures
 
     path = tmp_path / "decorated.py"
     path.write_text(DECORATED)

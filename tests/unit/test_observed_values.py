@@ -122,7 +122,7 @@ def test_new_reports_name_values_only() -> None:
     """The verify side: a method's owner stands in for it; functions, modules and classes are left out."""
     import os
 
-    from infralens.verify.expects import _observe
+    from infralens.verify.trace.expects import _observe
 
     class Box:
         size = 3
@@ -137,7 +137,7 @@ def test_new_reports_name_values_only() -> None:
 
 
 def test_new_reports_cut_a_long_value_after_a_token() -> None:
-    from infralens.verify.observe import short_repr
+    from infralens.verify.trace.observe import short_repr
 
     text = short_repr("word " * 60, limit=50)
     assert len(text) <= 50 and text.endswith(" …")

@@ -23,7 +23,7 @@ from infralens.cli import main
 from infralens.errors import InfralensError
 from infralens.hashing import sha256_file
 from infralens.resolve import Resolver  # noqa: F401  before infralens.source.cache: see the note in the module docstring
-from infralens.verify.against import install_release, parse_pin
+from infralens.verify.run.against import install_release, parse_pin
 
 RELEASE = "diffusers==0.38.0"
 REPO = Path(__file__).resolve().parents[2]

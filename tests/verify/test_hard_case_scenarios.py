@@ -15,7 +15,7 @@ from _device import requires_torch
 from verify_helpers import REPO_SCENARIOS
 
 from infralens.scenarios import discover_scenarios
-from infralens.verify.context import ScenarioContext
+from infralens.verify.trace.context import ScenarioContext
 
 pytestmark = [requires_torch]
 

@@ -6,7 +6,7 @@ import os
 
 import pytest
 
-from infralens.verify import isolate
+from infralens.verify.run import isolate
 
 pytestmark = pytest.mark.skipif(not hasattr(os, "fork"), reason="needs os.fork")
 

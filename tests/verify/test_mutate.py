@@ -12,11 +12,11 @@ from _device import DEVICE, requires_test_device, requires_torch
 
 from infralens.cli import main
 from infralens.reports import MutantRecord, MutantsRecord, MutantVerdict
-from infralens.verify.context import ScenarioContext
-from infralens.verify.execute import execute
-from infralens.verify.mutate import Baseline, mutate_steps
-from infralens.verify.probes import Probe
-from infralens.verify.tracer import Tracer
+from infralens.verify.mutate.trials import Baseline, mutate_steps
+from infralens.verify.trace.context import ScenarioContext
+from infralens.verify.trace.execute import execute
+from infralens.verify.trace.probes import Probe
+from infralens.verify.trace.tracer import Tracer
 
 UPSTREAM = textwrap.dedent(
     """\
@@ -209,7 +209,7 @@ def test_a_weakened_expect_makes_its_step_lose_checked(write_project, tmp_path, 
 
 def test_mutation_results_and_settings_cross_the_worker_protocol():
     from infralens.reports import ScenarioStatus
-    from infralens.verify.protocol import ScenarioJob, ScenarioOutcome, WorkerRequest, decode, encode
+    from infralens.verify.run.protocol import ScenarioJob, ScenarioOutcome, WorkerRequest, decode, encode
 
     request = WorkerRequest("cpu", "auto", (ScenarioJob("forward-noise", (), ("a/b", "a/c")),), max_mutants=3)
     assert WorkerRequest.decode(request.encode()) == request
@@ -230,8 +230,8 @@ def test_mutation_work_is_split_into_units_dealt_to_the_jobs():
     from verify_helpers import REPO_SCENARIOS
 
     from infralens.scenarios import discover_scenarios
-    from infralens.verify.plan import Plan, PlannedStep
-    from infralens.verify.runner import MUTATION_UNIT, work_units
+    from infralens.verify.run.plan import Plan, PlannedStep
+    from infralens.verify.run.runner import MUTATION_UNIT, work_units
 
     def step(index: int, scenario: str) -> PlannedStep:
         probe = Probe(f"a/{scenario}{index}", "/x.py", "f", (index, index), (index, index), expects=("True",))

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from _device import requires_torch
 
-from infralens.verify.observe import short_repr
+from infralens.verify.trace.observe import short_repr
 
 
 @requires_torch
@@ -55,7 +55,7 @@ def test_a_value_whose_attributes_raise_is_described_not_fatal():
 
 
 def test_a_fingerprint_folds_a_value_whose_attributes_raise():
-    from infralens.verify.observe import Fingerprint
+    from infralens.verify.trace.observe import Fingerprint
 
     class Placeholder:
         def __getattr__(self, name):
@@ -72,7 +72,7 @@ def test_a_fingerprint_folds_a_value_whose_attributes_raise():
 
 def test_a_container_that_holds_itself_is_shown_without_recursing_forever():
     """It raised RecursionError inside a failing expect, which turned the catch into a scenario error."""
-    from infralens.verify.observe import short_repr
+    from infralens.verify.trace.observe import short_repr
 
     loop: list[object] = [1]
     loop.append(loop)
@@ -86,6 +86,6 @@ def test_the_temporary_folder_is_shown_as_tmp():
     """A scenario's scratch folder differs on every run and machine: a committed report must not hold it."""
     import tempfile
 
-    from infralens.verify.observe import short_repr
+    from infralens.verify.trace.observe import short_repr
 
     assert short_repr(f"{tempfile.gettempdir()}/infralens-pipe-x1y2") == "'<tmp>/infralens-pipe-x1y2'"

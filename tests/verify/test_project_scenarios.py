@@ -199,7 +199,7 @@ def test_the_repository_scenarios_import_infralens_only_through_its_packages():
 
 def test_on_another_release_only_what_the_scenario_itself_misses_is_not_run(tmp_path):
     from infralens.reports import ScenarioStatus
-    from infralens.verify.worker import run_scenario
+    from infralens.verify.run.worker import run_scenario
 
     folder = _write(
         tmp_path / "scenarios",

@@ -21,8 +21,8 @@ from infralens.reports import (
     load_verify_report,
 )
 from infralens.userfiles import write_atomically
-from infralens.verify.probes import ExpectResult, Probe, ProbeResult
-from infralens.verify.protocol import Finished, Ready, ScenarioJob, ScenarioOutcome, Started, WorkerRequest, decode, encode
+from infralens.verify.run.protocol import Finished, Ready, ScenarioJob, ScenarioOutcome, Started, WorkerRequest, decode, encode
+from infralens.verify.trace.probes import ExpectResult, Probe, ProbeResult
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -135,7 +135,7 @@ def test_worker_protocol_round_trips() -> None:
 
 def test_a_broken_scenario_is_a_finding_and_a_report_entry(tmp_path: Path) -> None:
     from infralens.verify.report import findings, summary_table, write_report as write_verify_report
-    from infralens.verify.runner import VerifyResult
+    from infralens.verify.run.runner import VerifyResult
 
     broken = ScenarioOutcome("lora", ScenarioStatus.ERROR, 0.0, "worker exited with status 1")
     result = VerifyResult("cpu", None, "2026-11-21T00:00:00Z", {"python": "3.11"}, (broken,), ())

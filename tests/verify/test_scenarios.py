@@ -16,9 +16,9 @@ from verify_helpers import line_of
 from infralens.cli import main, open_context
 from infralens.project import find_project, load_annotations
 from infralens.tiny.diffsynth_loader import STUBBED_MODULES
-from infralens.verify.plan import build_plan
 from infralens.verify.report import findings
-from infralens.verify.runner import run_plan
+from infralens.verify.run.plan import build_plan
+from infralens.verify.run.runner import run_plan
 
 pytestmark = [requires_torch]
 

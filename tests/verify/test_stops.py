@@ -15,8 +15,8 @@ from verify_helpers import REPO_SCENARIOS
 
 from infralens.reports import ScenarioStatus
 from infralens.scenarios import discover_scenarios
-from infralens.verify.plan import Plan
-from infralens.verify.runner import run_plan
+from infralens.verify.run.plan import Plan
+from infralens.verify.run.runner import run_plan
 
 # A stand-in worker: records its pid, ignores SIGTERM (so only a kill ends it) and hangs.
 _HANGING_WORKER = """
@@ -55,7 +55,7 @@ def test_verify_stops_within_two_seconds_ends_its_workers_and_exits_2(tmp_path: 
     worker.write_text(_HANGING_WORKER)
     driver = (
         CTRL_C_REACHES_PYTHON + "import sys\n"
-        "from infralens.verify import runner\n"
+        "from infralens.verify.run import runner\n"
         f"runner.WORKER_COMMAND = (sys.executable, {str(worker)!r}, {str(started)!r})\n"
         "from infralens.cli import main\n"
         f"sys.exit(main(['--project', {str(project)!r}, '--no-cache', 'verify', '--device', 'cpu', '--scenario', 'forward-noise']))\n"
@@ -86,7 +86,7 @@ def test_verify_stops_within_two_seconds_ends_its_workers_and_exits_2(tmp_path: 
 
 def test_a_worker_runs_in_a_folder_of_its_own_that_is_removed_after(tmp_path, monkeypatch):
     """Upstream code (or a mutant) writing to a relative path must not litter the folder verify was started from."""
-    from infralens.verify import runner
+    from infralens.verify.run import runner
 
     monkeypatch.chdir(tmp_path)
     script = "import os, sys; open('stray.txt', 'w').write('x'); print(os.getcwd()); sys.stdout.flush()"

@@ -8,7 +8,7 @@ import uuid
 
 import pytest
 
-from infralens.verify.tracer import MAX_EVALUATIONS, Probe, Tracer
+from infralens.verify.trace.tracer import MAX_EVALUATIONS, Probe, Tracer
 
 SOURCE = """\
 def loop(xs):
@@ -244,7 +244,7 @@ def test_equal_code_in_another_file_is_watched_separately(synthetic, backend, tm
 def test_wrappers_made_by_a_module_imported_while_tracing_get_their_original_code_back(tmp_path, monkeypatch):
     """diffusers imports its model modules lazily, during a scenario: their decorators then ran the rewritten nested
     code, the wrappers kept the hooks after tracing stopped, and ``--mutate`` could not swap a mutant into them."""
-    from infralens.verify.codeswap import find_code
+    from infralens.verify.mutate.codeswap import find_code
 
     name = f"deco_{uuid.uuid4().hex[:8]}"
     (tmp_path / f"{name}.py").write_text("def deco(f):\n    def wrapper(*a):\n        out = f(*a)\n        return out\n    return wrapper\n")

@@ -14,13 +14,13 @@ import pytest
 from _device import requires_torch
 
 from infralens.reports import MutantVerdict
-from infralens.verify import perturb
-from infralens.verify.context import ScenarioContext
-from infralens.verify.execute import execute
-from infralens.verify.mutants import statement_mutants
-from infralens.verify.mutate import Baseline, mutate_steps
-from infralens.verify.probes import Probe
-from infralens.verify.tracer import Tracer
+from infralens.verify.mutate import perturb
+from infralens.verify.mutate.mutants import statement_mutants
+from infralens.verify.mutate.trials import Baseline, mutate_steps
+from infralens.verify.trace.context import ScenarioContext
+from infralens.verify.trace.execute import execute
+from infralens.verify.trace.probes import Probe
+from infralens.verify.trace.tracer import Tracer
 
 SOURCE = textwrap.dedent(
     """\

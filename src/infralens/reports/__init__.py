@@ -71,6 +71,7 @@ if TYPE_CHECKING:
     from .history_runs import (
         RUN_MARKS as RUN_MARKS,
         RUN_WORDS as RUN_WORDS,
+        UNRESOLVED as UNRESOLVED,
         HistoryRuns as HistoryRuns,
         ReleaseRun as ReleaseRun,
         RunCell as RunCell,
@@ -129,6 +130,7 @@ if TYPE_CHECKING:
         DriftSeverity as DriftSeverity,
         LockFindingKind as LockFindingKind,
         MatchQuality as MatchQuality,
+        MutantKind as MutantKind,
         MutantVerdict as MutantVerdict,
         ReleaseState as ReleaseState,
         ScenarioStatus as ScenarioStatus,
@@ -203,6 +205,7 @@ __all__, __getattr__ = lazy_exports(
             (
                 "RUN_MARKS",
                 "RUN_WORDS",
+                "UNRESOLVED",
                 "HistoryRuns",
                 "ReleaseRun",
                 "RunCell",
@@ -227,6 +230,7 @@ __all__, __getattr__ = lazy_exports(
                 "DriftSeverity",
                 "LockFindingKind",
                 "MatchQuality",
+                "MutantKind",
                 "MutantVerdict",
                 "ReleaseState",
                 "ScenarioStatus",

@@ -20,9 +20,9 @@ from collections import Counter
 from collections.abc import Sequence
 from typing import Protocol
 
-from infralens.reports.vocabulary import MutantVerdict, StepStatus, StepTier
+from infralens.reports.vocabulary import MutantKind, MutantVerdict, StepStatus, StepTier
 
-DELETE_KINDS = frozenset({"return"})
+DELETE_KINDS = frozenset({MutantKind.RETURN})
 """Mutant kinds that only delete the statement (it becomes ``return None``): noticing them is not evidence."""
 
 NAMED_STEPS = 2

@@ -13,7 +13,7 @@ from typing import ClassVar
 from infralens.bounds import VERSION_PATTERN  # every version field of a report follows it
 from infralens.records import Record, record, spec
 from infralens.reports.tiers import step_tier
-from infralens.reports.vocabulary import MutantVerdict, ScenarioStatus, StepStatus, StepTier
+from infralens.reports.vocabulary import MutantKind, MutantVerdict, ScenarioStatus, StepStatus, StepTier
 
 VERIFY_FORMAT = 1
 CREATED_PATTERN = r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z$"
@@ -37,8 +37,8 @@ class ExpectRecord(Record):
     error: str | None = spec(default=None, omit="none")
 
 
-MUTANT_KINDS = ("value", "operator", "comparison", "negate", "constant", "swap", "drop-term", "operand", "return", "transpose")
-"""The kinds of wrong version ``verify --mutate`` makes (see :mod:`infralens.verify.mutants`)."""
+MUTANT_KINDS = tuple(kind.value for kind in MutantKind)
+"""The kinds of wrong version ``verify --mutate`` makes (see :mod:`infralens.verify.mutate.mutants`)."""
 CHANGE_LIMIT = 160
 """Characters of a mutant's changed text kept in the report (the statement itself is in the source)."""
 

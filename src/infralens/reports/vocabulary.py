@@ -6,7 +6,7 @@ into messages (``str(member)`` would print the class name).
 
 from __future__ import annotations
 
-from enum import Enum
+from enum import Enum, StrEnum
 
 
 class BadgeTier(str, Enum):
@@ -105,6 +105,23 @@ class MutantVerdict(str, Enum):
 
 
 _GOT_PAST = frozenset({MutantVerdict.PAST_EXPECTS, MutantVerdict.SURVIVED, MutantVerdict.UNTESTABLE})
+
+
+class MutantKind(StrEnum):
+    """The kinds of wrong version ``verify --mutate`` makes of a statement (see :mod:`infralens.verify.mutate.mutants`),
+    in the order one of each is taken. *value* and *transpose* change a value at run time; *return* deletes the
+    statement (it returns early), which alone does not make a step's expect checked."""
+
+    VALUE = "value"
+    OPERATOR = "operator"
+    COMPARISON = "comparison"
+    NEGATE = "negate"
+    CONSTANT = "constant"
+    SWAP = "swap"
+    DROP_TERM = "drop-term"
+    OPERAND = "operand"
+    RETURN = "return"
+    TRANSPOSE = "transpose"
 
 
 class ScenarioStatus(str, Enum):

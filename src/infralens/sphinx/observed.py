@@ -1,7 +1,7 @@
 """What a verification run observed, made to read as values under each claim.
 
 A report stores an expect's observations as ``name=value; name=value`` (see
-:mod:`infralens.verify.observe`). Reports written before the verify side skipped them also name
+:mod:`infralens.verify.trace.observe`). Reports written before the verify side skipped them also name
 methods, functions, modules and classes (``module.parameters=<method Module.parameters>``) and
 attribute chains that raised (``self.bias.to=<AttributeError>``), and cut long values mid-token.
 :func:`format_observed` reads any such report: it drops what is not a value, writes tensors as

@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING
 
 from infralens.bounds import cli_seconds, cli_whole
 from infralens.commands import command, extension, open_context
+from infralens.verify.trace.backend_name import BackendName
 
 if TYPE_CHECKING:
     from infralens.verify.command import OpenContext, VerifyOptions
@@ -49,8 +50,8 @@ def add_verify_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) 
     parser.add_argument("--jobs", type=cli_whole(1, MAX_JOBS), default=1, help=f"worker processes to run at once, 1-{MAX_JOBS} (default 1)")
     parser.add_argument(
         "--backend",
-        choices=("auto", "settrace", "instrument", "monitoring"),
-        default="auto",
+        choices=tuple(BackendName),
+        default=BackendName.AUTO,
         help="tracer backend (auto: monitoring on 3.12+, instrument on 3.11 when the bytecode package is installed, else settrace)",
     )
     parser.add_argument(
@@ -98,7 +99,7 @@ def verify_command(args: argparse.Namespace) -> int:
         list_static=args.list_static,
         list_catalog=args.list,
         jobs=args.jobs,
-        backend=args.backend,
+        backend=BackendName(args.backend),
         timeout=args.timeout,
         paths=tuple(args.paths),
         mutate=args.mutate,

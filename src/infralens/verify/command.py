@@ -3,7 +3,7 @@
 Heavy imports (torch, libcst, the runner) happen inside :func:`run_verify`, after the cheap
 answers (``--list``, an unknown scenario, a device that is not there) are given. The scenarios are
 the project's (its ``scenarios/`` folder, read without importing it); ``--against DIST==X.Y.Z``
-runs them on that release, installed into a cached folder of its own (:mod:`.against`).
+runs them on that release, installed into a cached folder of its own (:mod:`.run.against`).
 """
 
 from __future__ import annotations
@@ -15,14 +15,14 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from infralens.commands import EXIT_FINDINGS, EXIT_OK, EXIT_USAGE, say
-from infralens.errors import Diagnostic, InfralensError, Severity
+from infralens.errors import InfralensError, Severity
+from infralens.verify.trace.backend_name import BackendName
 
 if TYPE_CHECKING:
-    from infralens.annotations import Annotation
     from infralens.project import LoadedAnnotations, Project
     from infralens.resolve import Resolver
-    from infralens.verify.against import OtherRelease
-    from infralens.verify.plan import Plan
+    from infralens.verify.run.against import OtherRelease
+    from infralens.verify.run.plan import Plan
 
 
 @dataclass(frozen=True)
@@ -35,7 +35,7 @@ class VerifyOptions:
     list_static: bool = False
     list_catalog: bool = False
     jobs: int = 1
-    backend: str = "auto"
+    backend: BackendName = BackendName.AUTO
     timeout: float = 900.0
     paths: tuple[str, ...] = ()
     mutate: bool = False
@@ -87,7 +87,7 @@ class _Refused(Exception):
 
 def _device(options: VerifyOptions) -> str:
     """The device to run on, once every ``--against`` pin reads well."""
-    from infralens.verify.against import parse_pin
+    from infralens.verify.run.against import parse_pin
 
     try:
         for spec in options.against:
@@ -105,7 +105,7 @@ def _device(options: VerifyOptions) -> str:
 def _selection(options: VerifyOptions, open_context: OpenContext) -> LoadedAnnotations:
     """The annotations to verify; an unknown scenario or annotation id is refused."""
     from infralens.project import load_annotations
-    from infralens.verify.registry import project_catalog
+    from infralens.verify.run.registry import project_catalog
 
     project, _ = open_context(())
     catalog = project_catalog(project)
@@ -123,7 +123,7 @@ def _selection(options: VerifyOptions, open_context: OpenContext) -> LoadedAnnot
 
 def _releases(options: VerifyOptions, loaded: LoadedAnnotations) -> tuple[OtherRelease, ...]:
     """The ``--against`` releases, each installed in a folder of its own (refused for a distribution nothing annotates)."""
-    from infralens.verify.against import install_release, refuse_unannotated
+    from infralens.verify.run.against import install_release, refuse_unannotated
 
     try:
         refuse_unannotated(options.against, {annotation.source for annotation in loaded.annotations})
@@ -137,13 +137,14 @@ def _releases(options: VerifyOptions, loaded: LoadedAnnotations) -> tuple[OtherR
 
 def _plan(options: VerifyOptions, open_context: OpenContext, loaded: LoadedAnnotations, releases: tuple[OtherRelease, ...]) -> tuple[Project, Plan]:
     """The project (with the releases' sources) and the plan of the selected scenarios; its diagnostics are printed."""
-    from infralens.verify.plan import build_plan
+    from infralens.verify.run.against import on_releases
+    from infralens.verify.run.plan import build_plan
 
     project, resolver = open_context(tuple(release.source_option for release in releases))
     environment = tuple(str(release.folder) for release in releases)
     plan = build_plan(project, resolver, loaded.annotations, loaded.diagnostics, environment)
     if releases:
-        plan = _missing_in_release(plan, loaded.annotations, releases)
+        plan = on_releases(plan, loaded.annotations, releases)
     if options.scenarios and not options.list_static:
         plan = plan.only(set(options.scenarios))
     for diagnostic in plan.diagnostics:
@@ -154,7 +155,7 @@ def _plan(options: VerifyOptions, open_context: OpenContext, loaded: LoadedAnnot
 def _run(plan: Plan, device: str, options: VerifyOptions, project_root: Path) -> int:
     from infralens.verify.progress import Progress
     from infralens.verify.report import findings, summary_table, write_merged_report, write_report
-    from infralens.verify.runner import run_plan, work_units
+    from infralens.verify.run.runner import run_plan, work_units
 
     names = tuple(dict.fromkeys(options.scenarios)) if options.scenarios else None
     max_mutants = options.max_mutants if options.mutate else 0
@@ -196,32 +197,8 @@ def _run(plan: Plan, device: str, options: VerifyOptions, project_root: Path) ->
     return EXIT_OK if result.ok and not problems else EXIT_FINDINGS
 
 
-def _missing_in_release(plan: Plan, annotations: tuple[Annotation, ...], releases: tuple[OtherRelease, ...]) -> Plan:
-    """On another release, a target or statement it does not have is news about that release, not a broken note.
-
-    Those resolution errors become warnings naming the release (their steps stay ``not-run``); every other
-    finding keeps its severity.
-    """
-    by_file = {annotation.path: annotation.source for annotation in annotations}
-    names = {_canonical(release.distribution): release for release in releases}
-
-    def reworded(diagnostic: Diagnostic) -> Diagnostic:
-        release = names.get(_canonical(by_file.get(diagnostic.location.path, "")))
-        if release is None or diagnostic.code not in ("selector", "target") or diagnostic.severity is not Severity.ERROR:
-            return diagnostic
-        message = f"not in {release.distribution} {release.version}: {diagnostic.message}"
-        hint = "the step is not-run on this release ('infralens check --against' says what became of it)"
-        return replace(diagnostic, message=message, hint=hint, severity=Severity.WARNING)
-
-    return replace(plan, diagnostics=tuple(reworded(d) for d in plan.diagnostics))
-
-
-def _canonical(name: str) -> str:
-    return name.lower().replace("_", "-").replace(".", "-")
-
-
 def _list_catalog(project: Project) -> int:
-    from infralens.verify.registry import process_order, project_catalog
+    from infralens.verify.run.registry import process_order, project_catalog
 
     catalog = project_catalog(project)
     for problem in catalog.problems:

@@ -10,9 +10,10 @@ import time
 from typing import TYPE_CHECKING, TextIO
 
 from infralens.errors import printable_line
+from infralens.verify.run.protocol import Event
 
 if TYPE_CHECKING:
-    from infralens.verify.protocol import ScenarioOutcome
+    from infralens.verify.run.protocol import ScenarioOutcome
 
 
 class Progress:
@@ -25,8 +26,8 @@ class Progress:
         self.tty = bool(getattr(stream, "isatty", lambda: False)())
         self.running: list[str] = []
 
-    def __call__(self, event: str, name: str, outcome: ScenarioOutcome | None) -> None:
-        if event == "start":
+    def __call__(self, event: Event, name: str, outcome: ScenarioOutcome | None) -> None:
+        if event == Event.START:
             self.running.append(name)
         else:
             self.done += 1

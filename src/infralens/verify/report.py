@@ -23,8 +23,8 @@ from infralens.reports import (
     step_tier,
 )
 from infralens.userfiles import write_output
-from infralens.verify.protocol import ScenarioOutcome
-from infralens.verify.runner import ExpectOutcome, StepOutcome, VerifyResult
+from infralens.verify.run.protocol import ScenarioOutcome
+from infralens.verify.run.runner import ExpectOutcome, StepOutcome, VerifyResult
 
 
 def to_record(result: VerifyResult) -> VerifyReport:

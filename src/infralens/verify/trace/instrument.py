@@ -14,77 +14,18 @@ Watched modules must be imported before tracing starts (the worker imports each 
 
 from __future__ import annotations
 
-import gc
 import os
 import sys
-import weakref
 from collections.abc import Callable
 from types import CodeType, FrameType, FunctionType
-from typing import ClassVar
 
 from bytecode import Bytecode, Instr, Label, SetLineno, TryBegin, TryEnd
 from bytecode.instr import InstrLocation
 
-from infralens.verify.watch import CodeWatch, FrameState, WatchTable
+from infralens.verify.trace.functions import FUNCTIONS
+from infralens.verify.trace.watch import CodeWatch, FrameState, WatchTable
 
 _SKIP_BEFORE = {"CACHE", "RESUME", "EXTENDED_ARG"}
-
-
-class _FunctionIndex:
-    """Function objects by real file path, from one scan of the garbage collector's objects.
-
-    The scan (about 0.1-0.2 s with torch and diffusers loaded) is repeated only when a module whose
-    file is asked for was imported since the last one (or the file was never seen), so back-to-back
-    tracers in one process start quickly even when scenarios import other modules as they run.
-    """
-
-    by_file: ClassVar[dict[str, list[weakref.ref[FunctionType]]]] = {}
-    modules_seen: ClassVar[int] = -1
-    module_names: ClassVar[set[str]] = set()
-    fresh: ClassVar[set[str]] = set()
-    """Real paths of modules imported since the last scan."""
-    real: ClassVar[dict[str, str]] = {}
-    missed: ClassVar[set[str]] = set()
-
-    @classmethod
-    def functions(cls, path: str) -> list[FunctionType]:
-        if len(sys.modules) != cls.modules_seen:
-            cls._note_imports()
-        if path in cls.fresh or (path not in cls.by_file and path not in cls.missed):
-            cls._scan()
-            if path not in cls.by_file:
-                cls.missed.add(path)
-        alive = [function for function in (ref() for ref in cls.by_file.get(path, ())) if function is not None]
-        if not alive and cls.by_file.get(path):  # the module was reloaded: its old functions are gone
-            cls._scan()
-            alive = [function for function in (ref() for ref in cls.by_file.get(path, ())) if function is not None]
-        return alive
-
-    @classmethod
-    def _note_imports(cls) -> None:
-        names = set(sys.modules)
-        for name in names - cls.module_names:
-            filename = getattr(sys.modules.get(name), "__file__", None)
-            if isinstance(filename, str):
-                cls.fresh.add(os.path.realpath(filename))
-                cls.missed.discard(os.path.realpath(filename))
-        cls.module_names, cls.modules_seen = names, len(sys.modules)
-
-    @classmethod
-    def _scan(cls) -> None:
-        by_file: dict[str, list[weakref.ref[FunctionType]]] = {}
-        real = cls.real
-        for obj in gc.get_objects():
-            if type(obj) is FunctionType:
-                filename = obj.__code__.co_filename
-                path = real.get(filename)
-                if path is None:
-                    path = real[filename] = os.path.realpath(filename)
-                by_file.setdefault(path, []).append(weakref.ref(obj))
-        cls.by_file = by_file
-        cls.module_names, cls.modules_seen = set(sys.modules), len(sys.modules)
-        cls.fresh = set()
-        cls.missed = set()
 
 
 class _Active:
@@ -242,7 +183,7 @@ class InstrumentBackend:
         if _Active.backend is not None:
             raise RuntimeError("another instrumenting tracer is active in this process")
         for path in self.table.files:
-            for function in _FunctionIndex.functions(path):
+            for function in FUNCTIONS.in_file(path):
                 code = function.__code__
                 new = self._convert(code)
                 if new is not code:
@@ -266,8 +207,9 @@ def _restore_made_while_tracing() -> None:
     (diffusers imports lazily) ran its decorators with rewritten nested code, so its wrappers would keep the hooks,
     and ``verify --mutate`` could not find them as the closures of the original code."""
     originals = {id(new): (new, old) for old, new in _REWRITTEN.values()}
-    for obj in gc.get_objects():
-        if type(obj) is FunctionType:
-            found = originals.get(id(obj.__code__))
-            if found is not None and obj.__code__ is found[0]:
-                obj.__code__ = found[1]
+    FUNCTIONS.scan()  # the one walk over the collector's objects; the registry keeps it for the next lookups
+    for path in {os.path.realpath(new.co_filename) for new, _ in originals.values()}:
+        for function in FUNCTIONS.indexed_in_file(path):
+            found = originals.get(id(function.__code__))
+            if found is not None and function.__code__ is found[0]:
+                function.__code__ = found[1]

@@ -12,7 +12,7 @@ from collections.abc import Callable
 from types import CodeType, FrameType
 from typing import TYPE_CHECKING, Protocol
 
-from infralens.verify.watch import CodeWatch, FrameState, WatchTable
+from infralens.verify.trace.watch import CodeWatch, FrameState, WatchTable
 
 if TYPE_CHECKING:
     from _typeshed import TraceFunction

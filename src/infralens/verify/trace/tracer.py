@@ -29,27 +29,34 @@ from __future__ import annotations
 import sys
 from types import TracebackType
 
-from infralens.verify.backends import Backend, MonitoringBackend, SetTraceBackend
-from infralens.verify.expects import MAX_EVALUATIONS
-from infralens.verify.probes import ExpectResult, Probe, ProbeResult
-from infralens.verify.watch import WatchTable
+from infralens.verify.trace.backend_name import BackendName
+from infralens.verify.trace.backends import Backend, MonitoringBackend, SetTraceBackend
+from infralens.verify.trace.expects import MAX_EVALUATIONS
+from infralens.verify.trace.probes import ExpectResult, Probe, ProbeResult
+from infralens.verify.trace.watch import WatchTable
 
-BACKENDS = ("auto", "settrace", "instrument", "monitoring")
+BACKENDS = tuple(BackendName)
 
 
-def choose_backend(backend: str = "auto") -> str:
+def choose_backend(backend: str = BackendName.AUTO) -> BackendName:
     """The backend *backend* names on this interpreter (``auto``: the fastest that applies).
 
     Raises:
-        ValueError: the backend does not work on this Python.
+        ValueError: no backend has that name, or it does not work on this Python.
     """
-    if backend == "auto":
-        return "monitoring" if sys.version_info >= (3, 12) else ("instrument" if _has_bytecode() else "settrace")
-    if backend == "monitoring" and not hasattr(sys, "monitoring"):
+    try:
+        name = BackendName(backend)
+    except ValueError:
+        raise ValueError(f"unknown tracer backend {backend!r} (known: {', '.join(BACKENDS)})") from None
+    if name is BackendName.AUTO:
+        if sys.version_info >= (3, 12):
+            return BackendName.MONITORING
+        return BackendName.INSTRUMENT if _has_bytecode() else BackendName.SETTRACE
+    if name is BackendName.MONITORING and not hasattr(sys, "monitoring"):
         raise ValueError("the 'monitoring' backend needs Python 3.12 or newer")
-    if backend == "instrument" and sys.version_info[:2] != (3, 11):
+    if name is BackendName.INSTRUMENT and sys.version_info[:2] != (3, 11):
         raise ValueError("the 'instrument' backend rewrites Python 3.11 bytecode only")
-    return backend
+    return name
 
 
 class Tracer:
@@ -57,21 +64,21 @@ class Tracer:
 
     Parameters:
         probes: the steps to watch.
-        backend: ``"auto"``, ``"settrace"``, ``"instrument"`` (3.11) or ``"monitoring"`` (3.12+).
+        backend: a :class:`BackendName` (or its value): auto, settrace, instrument (3.11) or monitoring (3.12+).
         fingerprint: also hash the exact values each expect observed (see :meth:`~.watch.WatchTable.fingerprints`).
     """
 
-    def __init__(self, probes: list[Probe] | tuple[Probe, ...], *, backend: str = "auto", fingerprint: bool = False) -> None:
+    def __init__(self, probes: list[Probe] | tuple[Probe, ...], *, backend: str = BackendName.AUTO, fingerprint: bool = False) -> None:
         self.probes = tuple(probes)
         self.backend = choose_backend(backend)
         self.table = WatchTable(self.probes, fingerprint=fingerprint)
         self._active = False
         self._impl: Backend
-        if self.backend == "instrument":
-            from infralens.verify.instrument import InstrumentBackend
+        if self.backend is BackendName.INSTRUMENT:
+            from infralens.verify.trace.instrument import InstrumentBackend
 
             self._impl = InstrumentBackend(self.table)
-        elif self.backend == "settrace":
+        elif self.backend is BackendName.SETTRACE:
             self._impl = SetTraceBackend(self.table)
         else:
             self._impl = MonitoringBackend(self.table)
@@ -100,4 +107,4 @@ def _has_bytecode() -> bool:
     return True
 
 
-__all__ = ["BACKENDS", "MAX_EVALUATIONS", "ExpectResult", "Probe", "ProbeResult", "Tracer", "choose_backend"]
+__all__ = ["BACKENDS", "MAX_EVALUATIONS", "BackendName", "ExpectResult", "Probe", "ProbeResult", "Tracer", "choose_backend"]

@@ -28,8 +28,10 @@ from dataclasses import dataclass
 import libcst as cst
 from libcst.metadata import ExpressionContext, ExpressionContextProvider, MetadataWrapper
 
-KINDS = ("value", "operator", "comparison", "negate", "constant", "swap", "drop-term", "operand", "return", "transpose")
-VALUE_KINDS = frozenset({"value", "transpose"})
+from infralens.reports import MutantKind
+
+KINDS = tuple(MutantKind)
+VALUE_KINDS = frozenset({MutantKind.VALUE, MutantKind.TRANSPOSE})
 """Kinds whose change happens at run time (:mod:`.perturb`): equivalent when it never changed a value."""
 NUDGE, TRANSPOSE, SWAP, SWAP_OPERATOR = "_infralens_nudge", "_infralens_transpose", "_infralens_swap", "_infralens_swap_operator"
 MAX_ELEMENTS = 3
@@ -74,7 +76,7 @@ _COMPOUND = re.compile(r"\s*(async\s+)?(if|elif|while|for|with)\b")
 class Mutant:
     """One wrong version of a statement: lines *start*.. of the file replaced by *lines* (same count)."""
 
-    kind: str
+    kind: MutantKind
     start: int
     original: tuple[str, ...]
     lines: tuple[str, ...]
@@ -113,18 +115,18 @@ def statement_mutants(
     parsed = _parse(original)
     if parsed is None:
         return []
-    by_kind: dict[str, list[_Site]] = {kind: [] for kind in KINDS}
+    by_kind: dict[MutantKind, list[_Site]] = {kind: [] for kind in KINDS}
     _Sites(by_kind, _loaded_names(parsed.header), tuple(local_names)).collect(parsed)
     seen = {"".join(original)}
     found: list[Mutant] = []
     queues = {kind: list(sites) for kind, sites in by_kind.items()}
     if not isinstance(parsed.statement, cst.BaseCompoundStatement):
-        queues["return"] = [(parsed.statement, parsed.statement, None)]
+        queues[MutantKind.RETURN] = [(parsed.statement, parsed.statement, None)]
     while any(queues.values()) and (limit is None or len(found) < limit):
         for kind in KINDS:
             while queues[kind]:
                 old, new, plain = queues[kind].pop(0)
-                lines = _return_lines(original) if kind == "return" else _render(parsed, old, new, len(original))
+                lines = _return_lines(original) if kind is MutantKind.RETURN else _render(parsed, old, new, len(original))
                 shown = None if plain is None else _render(parsed, old, plain, len(original))
                 if lines is None or "".join(lines) in seen or (plain is not None and shown is None):
                     continue
@@ -226,7 +228,7 @@ _Site = tuple[cst.CSTNode, cst.CSTNode, cst.CSTNode | None]
 class _Sites:
     """Collects :data:`_Site` triples per kind inside the parts of the statement to mutate."""
 
-    def __init__(self, by_kind: dict[str, list[_Site]], loaded: tuple[str, ...], local_names: tuple[str, ...]) -> None:
+    def __init__(self, by_kind: dict[MutantKind, list[_Site]], loaded: tuple[str, ...], local_names: tuple[str, ...]) -> None:
         self.by_kind = by_kind
         self.candidates = tuple(dict.fromkeys([*(n for n in loaded if n in local_names), *local_names]))
         self.local_names = set(local_names)
@@ -251,11 +253,11 @@ class _Sites:
         elements = target.elements if isinstance(target, (cst.Tuple, cst.List)) else ()
         if elements and not any(isinstance(element, cst.StarredElement) for element in elements):
             for index in range(min(len(elements), MAX_ELEMENTS)):
-                self.add("value", value, _helper(NUDGE, value, index))
+                self.add(MutantKind.VALUE, value, _helper(NUDGE, value, index))
         else:
-            self.add("value", value, _helper(NUDGE, value))
+            self.add(MutantKind.VALUE, value, _helper(NUDGE, value))
             if not isinstance(small, cst.AugAssign):
-                self.add("transpose", value, _helper(TRANSPOSE, value))
+                self.add(MutantKind.TRANSPOSE, value, _helper(TRANSPOSE, value))
 
     def swap(self, node: cst.CSTNode, items: Sequence[cst.Arg | cst.BaseElement], *, stored: bool = False) -> None:
         """A ``swap`` site: the first two neighbouring positional operands that are not literals trade places.
@@ -271,7 +273,7 @@ class _Sites:
             field = "args" if isinstance(node, cst.Call) else "elements"
             plain = node.with_changes(**{field: moved})
             if stored:
-                self.add("swap", node, plain)
+                self.add(MutantKind.SWAP, node, plain)
                 return
             pair = cst.Call(cst.Name(SWAP), [cst.Arg(_bare(first.value)), cst.Arg(_bare(second.value))])
             joined: cst.Arg | cst.BaseElement = (
@@ -280,13 +282,13 @@ class _Sites:
             helped = [joined if item is second else item for item in items if item is not first]
             if len(helped) == 1 and isinstance(node, cst.Tuple) and isinstance(joined, cst.StarredElement):
                 helped = [joined.with_changes(comma=cst.Comma())]  # (*pair,) stays a tuple
-            self.add("swap", node, node.with_changes(**{field: helped}), plain)
+            self.add(MutantKind.SWAP, node, node.with_changes(**{field: helped}), plain)
             return
 
-    def add(self, kind: str, old: cst.CSTNode, new: cst.CSTNode, shown: cst.CSTNode | None = None) -> None:
+    def add(self, kind: MutantKind, old: cst.CSTNode, new: cst.CSTNode, shown: cst.CSTNode | None = None) -> None:
         self.by_kind[kind].append((old, new, shown))
 
-    def operator(self, node: cst.CSTNode, operator: cst.CSTNode, kind: str) -> None:
+    def operator(self, node: cst.CSTNode, operator: cst.CSTNode, kind: MutantKind) -> None:
         new_op = _swapped(operator)
         if new_op is not None:
             self.add(kind, node, node.with_changes(operator=new_op))
@@ -294,7 +296,7 @@ class _Sites:
     def negate(self, test: cst.BaseExpression) -> None:
         operand = test if not test.lpar else test.with_changes(lpar=(), rpar=())
         wrapped = operand.with_changes(lpar=[cst.LeftParen()], rpar=[cst.RightParen()])
-        self.add("negate", test, cst.UnaryOperation(operator=cst.Not(), expression=wrapped, lpar=test.lpar, rpar=test.rpar))
+        self.add(MutantKind.NEGATE, test, cst.UnaryOperation(operator=cst.Not(), expression=wrapped, lpar=test.lpar, rpar=test.rpar))
 
 
 class _SiteVisitor(cst.CSTVisitor):
@@ -316,17 +318,17 @@ class _SiteVisitor(cst.CSTVisitor):
             self.skip.add(id(node.keyword))
 
     def visit_BinaryOperation(self, node: cst.BinaryOperation) -> None:
-        self.sites.operator(node, node.operator, "operator")
+        self.sites.operator(node, node.operator, MutantKind.OPERATOR)
         symbol = _ORDERED.get(type(node.operator))
         if symbol is not None and not isinstance(node.left, _LITERALS) and not isinstance(node.right, _LITERALS):
             helper = cst.Call(cst.Name(SWAP_OPERATOR), [cst.Arg(_bare(node.left)), cst.Arg(_bare(node.right)), cst.Arg(cst.SimpleString(f'"{symbol}"'))])
-            self.sites.add("swap", node, helper.with_changes(lpar=node.lpar, rpar=node.rpar), node.with_changes(left=node.right, right=node.left))
+            self.sites.add(MutantKind.SWAP, node, helper.with_changes(lpar=node.lpar, rpar=node.rpar), node.with_changes(left=node.right, right=node.left))
         if isinstance(node.operator, _DROPPABLE):
             for term in (node.left, node.right):
-                self.sites.add("drop-term", node, term.with_changes(lpar=node.lpar, rpar=node.rpar) if node.lpar else term)
+                self.sites.add(MutantKind.DROP_TERM, node, term.with_changes(lpar=node.lpar, rpar=node.rpar) if node.lpar else term)
 
     def visit_AugAssign(self, node: cst.AugAssign) -> None:
-        self.sites.operator(node, node.operator, "operator")
+        self.sites.operator(node, node.operator, MutantKind.OPERATOR)
 
     def visit_Comparison(self, node: cst.Comparison) -> None:
         for index, target in enumerate(node.comparisons):
@@ -334,7 +336,7 @@ class _SiteVisitor(cst.CSTVisitor):
             if new_op is not None:
                 comparisons = list(node.comparisons)
                 comparisons[index] = target.with_changes(operator=new_op)
-                self.sites.add("comparison", node, node.with_changes(comparisons=comparisons))
+                self.sites.add(MutantKind.COMPARISON, node, node.with_changes(comparisons=comparisons))
 
     def visit_Call(self, node: cst.Call) -> None:
         self.skip.add(id(node.func))
@@ -347,7 +349,7 @@ class _SiteVisitor(cst.CSTVisitor):
         self.sites.swap(node, node.elements, stored=self.contexts.get(node) is ExpressionContext.STORE)
 
     def visit_BooleanOperation(self, node: cst.BooleanOperation) -> None:
-        self.sites.operator(node, node.operator, "negate")
+        self.sites.operator(node, node.operator, MutantKind.NEGATE)
 
     def visit_Assert(self, node: cst.Assert) -> None:
         self.sites.negate(node.test)
@@ -357,15 +359,15 @@ class _SiteVisitor(cst.CSTVisitor):
 
     def visit_Integer(self, node: cst.Integer) -> None:
         value = node.evaluated_value
-        self.sites.add("constant", node, node.with_changes(value="1" if value == 0 else "0" if value == 1 else str(value + 1)))
+        self.sites.add(MutantKind.CONSTANT, node, node.with_changes(value="1" if value == 0 else "0" if value == 1 else str(value + 1)))
 
     def visit_Float(self, node: cst.Float) -> None:
         value = node.evaluated_value
-        self.sites.add("constant", node, node.with_changes(value="1.0" if value == 0 else "0.0" if value == 1 else repr(value + 1)))
+        self.sites.add(MutantKind.CONSTANT, node, node.with_changes(value="1.0" if value == 0 else "0.0" if value == 1 else repr(value + 1)))
 
     def visit_Name(self, node: cst.Name) -> None:
         if node.value in ("True", "False") and id(node) not in self.skip:  # a flag passed or stored: the other one
-            self.sites.add("constant", node, node.with_changes(value="False" if node.value == "True" else "True"))
+            self.sites.add(MutantKind.CONSTANT, node, node.with_changes(value="False" if node.value == "True" else "True"))
             return
         if id(node) in self.skip or node.value not in self.sites.local_names or node.value in _NEVER_REPLACED:
             return
@@ -373,7 +375,7 @@ class _SiteVisitor(cst.CSTVisitor):
             return
         others = [name for name in self.sites.candidates if name != node.value and name not in _NEVER_REPLACED][:OPERAND_CHOICES]
         for name in others:
-            self.sites.add("operand", node, node.with_changes(value=name))
+            self.sites.add(MutantKind.OPERAND, node, node.with_changes(value=name))
 
 
 def _helper(name: str, value: cst.BaseExpression, index: int | None = None) -> cst.Call:

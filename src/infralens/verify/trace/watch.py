@@ -9,8 +9,8 @@ from __future__ import annotations
 import os
 from types import CodeType, FrameType
 
-from infralens.verify.expects import Expect
-from infralens.verify.probes import Probe, ProbeResult
+from infralens.verify.trace.expects import Expect
+from infralens.verify.trace.probes import Probe, ProbeResult
 
 
 class Statement:

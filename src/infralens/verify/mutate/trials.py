@@ -27,17 +27,18 @@ import signal
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
+from enum import StrEnum
 from types import CodeType, FrameType, FunctionType
 
-from infralens.reports import CHANGE_LIMIT, DELETE_KINDS, MutantRecord, MutantsRecord, MutantVerdict, ScenarioStatus
-from infralens.verify.codeswap import compile_function, find_code, live_functions, nested_scopes, outer_scope, rescan, swapped_with_closures
-from infralens.verify.context import ScenarioContext
-from infralens.verify.execute import execute
-from infralens.verify.expects import Expect
-from infralens.verify.mutants import VALUE_KINDS, Mutant, statement_mutants
-from infralens.verify.perturb import applied as values_changed, install as install_helpers, reset as reset_helpers, swaps
-from infralens.verify.probes import Probe, ProbeResult
-from infralens.verify.tracer import Tracer
+from infralens.reports import CHANGE_LIMIT, DELETE_KINDS, MutantKind, MutantRecord, MutantsRecord, MutantVerdict, ScenarioStatus
+from infralens.verify.mutate.codeswap import compile_function, find_code, live_functions, nested_scopes, outer_scope, rescan, swapped_with_closures
+from infralens.verify.mutate.mutants import VALUE_KINDS, Mutant, statement_mutants
+from infralens.verify.mutate.perturb import applied as values_changed, install as install_helpers, reset as reset_helpers, swaps
+from infralens.verify.trace.context import ScenarioContext
+from infralens.verify.trace.execute import execute
+from infralens.verify.trace.expects import Expect
+from infralens.verify.trace.probes import Probe, ProbeResult
+from infralens.verify.trace.tracer import Tracer
 
 MIN_TIMEOUT_S = 10.0
 """A mutant's run may take this long at least, and four times the plain run plus five seconds at most."""
@@ -46,10 +47,22 @@ MIN_TIMEOUT_S = 10.0
 _MISSING_NAME = ("NameError", "UnboundLocalError")
 
 
+class Ending(StrEnum):
+    """How one run of a mutant ended; all but PASSED count in the report's ``killed_by``."""
+
+    EXPECT = "expect"
+    """An expect of a step it may kill failed."""
+    CHECK = "check"
+    """The scenario's own check failed."""
+    ERROR = "error"
+    TIMEOUT = "timeout"
+    PASSED = "passed"
+
+
 class MutantStopped(BaseException):
     """Ends a mutant's run early (not an ``Exception``: upstream ``except Exception`` must not swallow it)."""
 
-    def __init__(self, reason: str) -> None:
+    def __init__(self, reason: Ending) -> None:
         super().__init__(reason)
         self.reason = reason
 
@@ -169,7 +182,7 @@ def mutate_steps(
             run = MutantRun(function, probes, key, kill_keys, device, backend, (functions, code, closures), timeout, mutant.kind, baseline.trails.get(key))
             judged, caught_by, how = _run_mutant(run, stability)
             records.append(MutantRecord(mutant.kind, judged, _change(mutant), caught_by))
-            if how != "passed":
+            if how is not Ending.PASSED:
                 killed_by[how] = killed_by.get(how, 0) + 1
         found[key] = MutantsRecord(len(records), sum(killed_by.values()), killed_by, tuple(records))
     return found
@@ -246,7 +259,7 @@ class MutantRun:
     backend: str
     swap: Swap
     timeout: float
-    kind: str = ""
+    kind: MutantKind | None = None
     trail: tuple[tuple[str, ...], ...] | None = None
     """The plain run's trails of the step's own expects (None: unknown, so any evaluation counts as seeing the mutant)."""
 
@@ -256,7 +269,7 @@ class RunEnd:
     """How one run of a mutant ended: ``expect`` (and whose), ``check``, ``error``, ``timeout`` or ``passed``;
     whether the step's own expects were evaluated on it; and, when fingerprinted, what it observed."""
 
-    how: str
+    how: Ending
     owner: str | None = None
     reached: bool = False
     prints: Prints | None = None
@@ -271,14 +284,14 @@ def verdict(end: RunEnd, key: str, same: bool | None = None, *, symmetric: bool 
     *same*: a run that passed observed bit-identical values (None when it did not pass); *symmetric*: a swap
     whose operands were equal every time it ran; *deletion*: the mutant deletes the statement. The one table
     of the rules in the module docstring."""
-    if end.how == "expect" and end.owner == key:
+    if end.how is Ending.EXPECT and end.owner == key:
         return MutantVerdict.CAUGHT, key
-    if end.how != "passed":
+    if end.how is not Ending.PASSED:
         if end.reached and end.seen:
             return MutantVerdict.PAST_EXPECTS, end.owner
-        if end.how == "expect":
+        if end.how is Ending.EXPECT:
             return MutantVerdict.CAUGHT_DOWNSTREAM, end.owner
-        return (MutantVerdict.STOPPED_BY_SCENARIO if end.how == "check" else MutantVerdict.RAISED_FIRST), None
+        return (MutantVerdict.STOPPED_BY_SCENARIO if end.how is Ending.CHECK else MutantVerdict.RAISED_FIRST), None
     if not same:
         return (MutantVerdict.UNJUDGED if deletion and not end.reached else MutantVerdict.SURVIVED), None
     return (MutantVerdict.UNTESTABLE if symmetric else MutantVerdict.EQUIVALENT), None
@@ -306,15 +319,15 @@ def _run_mutant(run: MutantRun, stability: Stability) -> tuple[MutantVerdict, st
     killers = tuple(probe for probe in run.probes if probe.key in run.kill_keys)
     reset_helpers()
     end = _one_run(run, killers, fingerprint=False)
-    if end.how != "passed":
+    if end.how is not Ending.PASSED:
         return (*verdict(end, run.key), end.how)
     if run.kind in VALUE_KINDS:  # the helper knows whether any value changed: no second run needed
         return (*verdict(end, run.key, same=not values_changed()), end.how)
     calls, differed = swaps()
-    if run.kind == "swap" and calls > 0 and differed == 0:
+    if run.kind is MutantKind.SWAP and calls > 0 and differed == 0:
         return (*verdict(end, run.key, same=True, symmetric=True), end.how)
     again = _one_run(run, run.probes, fingerprint=True)
-    if again.how != "passed":
+    if again.how is not Ending.PASSED:
         return (*verdict(again, run.key), again.how)
     same = again.prints is not None and stability.same(again.prints)
     return (*verdict(again, run.key, same=same, deletion=run.kind in DELETE_KINDS), again.how)
@@ -336,12 +349,12 @@ def _one_run(run: MutantRun, probes: tuple[Probe, ...], *, fingerprint: bool) ->
     except MutantStopped as stopped:
         return watch.end(stopped.reason)
     if watch.caught:  # upstream code swallowed the stop
-        return watch.end("expect")
+        return watch.end(Ending.EXPECT)
     if outcome.status is ScenarioStatus.FAILED:
-        return watch.end("check")
+        return watch.end(Ending.CHECK)
     if outcome.status is not ScenarioStatus.PASSED:
-        return watch.end("error")
-    return watch.end("passed", (tracer.table.fingerprints(), dict(context.facts)) if fingerprint else None)
+        return watch.end(Ending.ERROR)
+    return watch.end(Ending.PASSED, (tracer.table.fingerprints(), dict(context.facts)) if fingerprint else None)
 
 
 class _Watch:
@@ -363,7 +376,7 @@ class _Watch:
                 self.skipped.append(error)
             return
         self.caught.append(owner)
-        raise MutantStopped("expect")
+        raise MutantStopped(Ending.EXPECT)
 
     def reached(self) -> bool:
         # evaluated on the mutant and not skipped; when the step's own expect is the one that failed, it was judged
@@ -375,7 +388,7 @@ class _Watch:
             return True
         return any(tuple(expect.trail) != plain[: len(expect.trail)] for expect, plain in zip(self.own, trail, strict=True))
 
-    def end(self, how: str, prints: Prints | None = None) -> RunEnd:
+    def end(self, how: Ending, prints: Prints | None = None) -> RunEnd:
         return RunEnd(how, self.caught[0] if self.caught else None, self.reached(), prints, self.seen())
 
 
@@ -395,7 +408,7 @@ def _time_limit(seconds: float) -> Iterator[None]:
 
     def expire(signum: int, frame: FrameType | None) -> None:
         if armed:
-            raise MutantStopped("timeout")
+            raise MutantStopped(Ending.TIMEOUT)
 
     try:
         previous = signal.signal(signal.SIGALRM, expire)

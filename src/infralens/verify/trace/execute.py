@@ -15,7 +15,7 @@ from dataclasses import dataclass
 
 from infralens.reports import ScenarioStatus
 from infralens.scenarios import ScenarioCatalog, ScenarioSpec
-from infralens.verify.context import ScenarioCheckError, ScenarioContext
+from infralens.verify.trace.context import ScenarioCheckError, ScenarioContext
 
 Scenario = Callable[[ScenarioContext], None]
 

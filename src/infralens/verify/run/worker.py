@@ -1,6 +1,6 @@
 """Run scenarios in this process with the tracer on; stream one protocol line per event.
 
-Started by :mod:`.runner` as ``python -m infralens.verify.worker`` with a
+Started by :mod:`.runner` as ``python -m infralens.verify.run.worker`` with a
 :class:`~.protocol.WorkerRequest` on stdin; answers with :mod:`.protocol` messages. Protocol
 lines go to the original stdout; anything the scenario code prints goes to stderr.
 """
@@ -17,11 +17,12 @@ from typing import TextIO
 
 from infralens.reports import ScenarioStatus
 from infralens.scenarios import ScenarioSpec, discover_scenarios
-from infralens.verify.context import ScenarioContext
-from infralens.verify.execute import error_text, execute
-from infralens.verify.probes import Probe
-from infralens.verify.protocol import Finished, Message, Ready, ScenarioOutcome, Started, WorkerRequest, encode
-from infralens.verify.tracer import Tracer
+from infralens.verify.run.protocol import Finished, Message, Ready, ScenarioOutcome, Started, WorkerRequest, encode
+from infralens.verify.trace.backend_name import BackendName
+from infralens.verify.trace.context import ScenarioContext
+from infralens.verify.trace.execute import error_text, execute
+from infralens.verify.trace.probes import Probe
+from infralens.verify.trace.tracer import Tracer
 
 
 def _protocol_stream() -> TextIO:
@@ -65,7 +66,7 @@ def run_scenario(
     spec: ScenarioSpec,
     probes: tuple[Probe, ...],
     device: str,
-    backend: str = "auto",
+    backend: str = BackendName.AUTO,
     mutate: tuple[str, ...] = (),
     max_mutants: int = 0,
     other_release: bool = False,
@@ -73,7 +74,7 @@ def run_scenario(
     """Run one scenario under the tracer; a scenario that does not even load is an ``error``.
 
     With *mutate* keys and *max_mutants* > 0, each of those steps that passed is then mutation-tested
-    (see :mod:`.mutate`) and the outcome carries the results. On *other_release* (``verify --against``)
+    (see :mod:`infralens.verify.mutate.trials`) and the outcome carries the results. On *other_release* (``verify --against``)
     a scenario that needs an API the release lacks (an import or attribute error) is ``not-run``, not an error.
     """
     name = spec.name
@@ -92,8 +93,8 @@ def run_scenario(
         status, _, error = _unfinished(run.failure, other_release, spec)
     outcome = ScenarioOutcome(name, status, round(run.seconds, 4), error, round(run.cpu_seconds, 4), run.facts, tracer.results())
     if mutating and run.status is ScenarioStatus.PASSED:
-        from infralens.verify.isolate import ChildFailed, in_child
-        from infralens.verify.mutate import Baseline, mutable_keys, mutate_steps
+        from infralens.verify.mutate.trials import Baseline, mutable_keys, mutate_steps
+        from infralens.verify.run.isolate import ChildFailed, in_child
 
         baseline = Baseline(run.seconds, tracer.table.fingerprints(), dict(run.facts), tracer.table.trails())
         keys = mutable_keys(mutate, outcome.probes)

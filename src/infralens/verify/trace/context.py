@@ -32,7 +32,7 @@ class ScenarioContext:
 
     def fact(self, name: str, value: object) -> None:
         """Record a measured value (shown in the report's scenario entry)."""
-        from infralens.verify.observe import short_repr
+        from infralens.verify.trace.observe import short_repr
 
         self.facts[name] = short_repr(value)
 

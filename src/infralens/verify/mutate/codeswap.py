@@ -10,14 +10,12 @@ Upstream files are never written.
 
 from __future__ import annotations
 
-import gc
-import os
 import sys
-import weakref
 from collections.abc import Callable, Iterator
 from contextlib import ExitStack, contextmanager
 from types import CodeType, FunctionType
-from typing import ClassVar
+
+from infralens.verify.trace.functions import FUNCTIONS
 
 
 def outer_scope(scope: str) -> str | None:
@@ -27,48 +25,14 @@ def outer_scope(scope: str) -> str | None:
     return scope.split(".<locals>.", 1)[0]
 
 
-class _Index:
-    """Function objects by (real file path, qualname), from one scan of the collector's objects.
-
-    The scan is repeated only when modules were imported since, or when a lookup finds nothing alive.
-    """
-
-    functions: ClassVar[dict[tuple[str, str], list[weakref.ref[FunctionType]]]] = {}
-    modules_seen: ClassVar[int] = -1
-
-    @classmethod
-    def scan(cls) -> None:
-        found: dict[tuple[str, str], list[weakref.ref[FunctionType]]] = {}
-        names: dict[str, str] = {}
-        for obj in gc.get_objects():
-            if type(obj) is FunctionType:
-                filename = obj.__code__.co_filename
-                resolved = names.get(filename)
-                if resolved is None:
-                    resolved = names[filename] = os.path.realpath(filename)
-                found.setdefault((resolved, obj.__code__.co_qualname), []).append(weakref.ref(obj))
-        cls.functions, cls.modules_seen = found, len(sys.modules)
-
-    @classmethod
-    def alive(cls, key: tuple[str, str]) -> list[FunctionType]:
-        return [function for function in (ref() for ref in cls.functions.get(key, ())) if function is not None]
-
-
 def rescan() -> None:
     """Index the function objects alive now (after a scenario ran: the closures it made since the last scan)."""
-    _Index.scan()
+    FUNCTIONS.scan()
 
 
 def live_functions(path: str, qualname: str) -> list[FunctionType]:
-    """Function objects now alive whose code is *qualname* in the file at *path*."""
-    key = (os.path.realpath(path), qualname)
-    if len(sys.modules) != _Index.modules_seen:
-        _Index.scan()
-    alive = _Index.alive(key)
-    if not alive:
-        _Index.scan()
-        alive = _Index.alive(key)
-    return alive
+    """Function objects now alive whose code is *qualname* in the file at *path* (see :mod:`infralens.verify.trace.functions`)."""
+    return FUNCTIONS.named(path, qualname)
 
 
 def find_code(code: CodeType, qualname: str, firstlineno: int | None = None) -> CodeType | None:

@@ -14,13 +14,18 @@ from __future__ import annotations
 import re
 import subprocess
 import sys
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from infralens.atomic import replace_dir
 from infralens.cachedir import cache_root
-from infralens.errors import InfralensError
+from infralens.errors import Diagnostic, InfralensError, Severity
 from infralens.stops import end_processes, sigterm_interrupts
+
+if TYPE_CHECKING:
+    from infralens.annotations import Annotation
+    from infralens.verify.run.plan import Plan, PlannedStep
 
 _PIN = re.compile(r"^([A-Za-z0-9][A-Za-z0-9._-]*)==([0-9][A-Za-z0-9.+!_-]*)$")
 PIP_COMMAND: tuple[str, ...] = (sys.executable, "-m", "pip")
@@ -187,3 +192,34 @@ def _run_pip(command: list[str], spec: str) -> tuple[int, str]:
             end_processes([pip], 1.0)
             raise
     return pip.returncode, stderr
+
+
+def on_releases(plan: Plan, annotations: tuple[Annotation, ...], releases: tuple[OtherRelease, ...]) -> Plan:
+    """On another release, a target or statement it does not have is news about that release, not a broken note.
+
+    Those resolution errors become warnings naming the release, and each step whose own statement is missing
+    says which release lacks it (the annotation's other steps run as usual); every other finding keeps its severity.
+    """
+    from infralens.reports import UNRESOLVED
+    from infralens.source import canonical_name
+
+    names = {canonical_name(release.distribution): release for release in releases}
+    by_file = {annotation.path: names.get(canonical_name(annotation.source)) for annotation in annotations}
+    by_id = {annotation.id: names.get(canonical_name(annotation.source)) for annotation in annotations}
+
+    def reworded(diagnostic: Diagnostic) -> Diagnostic:
+        release = by_file.get(diagnostic.location.path)
+        if release is None or diagnostic.code not in ("selector", "target") or diagnostic.severity is not Severity.ERROR:
+            return diagnostic
+        message = f"not in {release.distribution} {release.version}: {diagnostic.message}"
+        hint = "the step is not-run on this release ('infralens check --against' says what became of it)"
+        return replace(diagnostic, message=message, hint=hint, severity=Severity.WARNING)
+
+    def named(step: PlannedStep) -> PlannedStep:
+        release = by_id.get(step.annotation_id)
+        if release is None or not step.problem or not step.problem.startswith(f"{UNRESOLVED}: "):
+            return step
+        why = step.problem.removeprefix(f"{UNRESOLVED}: ")
+        return replace(step, problem=f"{UNRESOLVED}: not in {release.distribution} {release.version}: {why}")
+
+    return replace(plan, steps=tuple(named(step) for step in plan.steps), diagnostics=tuple(reworded(d) for d in plan.diagnostics))

@@ -10,8 +10,8 @@ import ast
 from collections.abc import Callable
 from types import CodeType, FrameType
 
-from infralens.verify.observe import Fingerprint, is_value, short_repr
-from infralens.verify.probes import ExpectResult
+from infralens.verify.trace.observe import Fingerprint, is_value, short_repr
+from infralens.verify.trace.probes import ExpectResult
 
 MAX_EVALUATIONS = 200
 """Expects are evaluated at most this many times per expect (runs are still all counted)."""

@@ -1,16 +1,17 @@
 """What the tracer watches and what it found: one :class:`Probe` per annotated step, its results.
 
-Plain frozen data: the plan builds probes, the worker sends them to the tracer, and the results
-travel back to the runner (see :mod:`.protocol`).
+Frozen records (:mod:`infralens.records`, like the reports): the plan builds probes, the worker gets
+them with its request and gives them to the tracer, and the results travel back to the runner, all as the JSON
+those records define (see :mod:`infralens.verify.run.protocol`).
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from infralens.records import Record, record
 
 
-@dataclass(frozen=True)
-class Probe:
+@record
+class Probe(Record):
     """One annotated step to watch."""
 
     key: str
@@ -30,8 +31,8 @@ class Probe:
     """Dotted module the statement's file defines (imported before tracing by the worker)."""
 
 
-@dataclass(frozen=True)
-class ExpectResult:
+@record
+class ExpectResult(Record):
     expr: str
     evaluations: int
     failures: int
@@ -45,8 +46,8 @@ class ExpectResult:
         return self.evaluations > 0 and self.failures == 0
 
 
-@dataclass(frozen=True)
-class ProbeResult:
+@record
+class ProbeResult(Record):
     key: str
     times_ran: int
     expects: tuple[ExpectResult, ...]

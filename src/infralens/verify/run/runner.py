@@ -1,6 +1,6 @@
 """Run the planned scenarios in worker processes and judge every step.
 
-Scenarios of one process group run in one ``python -m infralens.verify.worker`` process (DiffSynth's
+Scenarios of one process group run in one ``python -m infralens.verify.run.worker`` process (DiffSynth's
 path-based and full-package modes must not share a process). Workers stream one JSON line per
 scenario, which drives the progress display. Groups may run in parallel (``jobs``).
 """
@@ -20,14 +20,15 @@ from typing import IO
 
 from infralens.reports import MutantsRecord, ScenarioStatus, StepStatus
 from infralens.stops import end_processes
-from infralens.verify.execute import scenario_spec
-from infralens.verify.plan import Plan, PlannedStep
-from infralens.verify.probes import ProbeResult
-from infralens.verify.protocol import Finished, Ready, ScenarioJob, ScenarioOutcome, Started, WorkerRequest, decode
-from infralens.verify.registry import process_order
-from infralens.verify.timings import DEFAULT_S, load_timings, save_timings
+from infralens.verify.run.plan import Plan, PlannedStep
+from infralens.verify.run.protocol import Event, Finished, Ready, ScenarioJob, ScenarioOutcome, Started, WorkerRequest, decode
+from infralens.verify.run.registry import process_order
+from infralens.verify.run.timings import DEFAULT_S, load_timings, save_timings
+from infralens.verify.trace.backend_name import BackendName
+from infralens.verify.trace.execute import scenario_spec
+from infralens.verify.trace.probes import ProbeResult
 
-WORKER_COMMAND: tuple[str, ...] = (sys.executable, "-m", "infralens.verify.worker")
+WORKER_COMMAND: tuple[str, ...] = (sys.executable, "-m", "infralens.verify.run.worker")
 STOP_GRACE_S = 0.5
 """Seconds a worker gets to exit after SIGTERM before it is killed."""
 
@@ -75,7 +76,7 @@ class VerifyResult:
         return all(s.status is ScenarioStatus.PASSED for s in self.scenarios) and all(s.status in (StepStatus.PASSED, StepStatus.STATIC) for s in self.steps)
 
 
-ProgressCallback = Callable[[str, str, ScenarioOutcome | None], None]
+ProgressCallback = Callable[[Event, str, ScenarioOutcome | None], None]
 """Called with (event, scenario, outcome): ``start`` before, ``done`` after each scenario."""
 
 
@@ -114,7 +115,7 @@ def run_plan(
     device: str,
     *,
     jobs: int = 1,
-    backend: str = "auto",
+    backend: BackendName = BackendName.AUTO,
     progress: ProgressCallback | None = None,
     timeout: float = 900.0,
     scenarios: tuple[str, ...] | None = None,
@@ -131,7 +132,7 @@ def run_plan(
     collected = _Collected()
     workers = _Workers()
 
-    def report(event: str, name: str, outcome: ScenarioOutcome | None) -> None:
+    def report(event: Event, name: str, outcome: ScenarioOutcome | None) -> None:
         if progress is not None:
             with lock:
                 progress(event, name, outcome)
@@ -319,7 +320,7 @@ def _run_worker(
         for job in request.scenarios:
             if job.name not in done:
                 done[job.name] = ScenarioOutcome(job.name, status, 0.0, why)
-                report("done", job.name, done[job.name])
+                report(Event.DONE, job.name, done[job.name])
     return done, ready, finished
 
 
@@ -330,10 +331,10 @@ def _listen(lines: Iterable[str], report: ProgressCallback, done: dict[str, Scen
     for line in lines:
         message = decode(line)
         if isinstance(message, Started):
-            report("start", message.scenario, None)
+            report(Event.START, message.scenario, None)
         elif isinstance(message, ScenarioOutcome):
             done[message.scenario] = message
-            report("done", message.scenario, message)
+            report(Event.DONE, message.scenario, message)
         elif isinstance(message, Ready):
             ready = message
         elif isinstance(message, Finished):

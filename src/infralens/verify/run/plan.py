@@ -8,15 +8,20 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
 from pathlib import Path
+from typing import NamedTuple
 
 from infralens.annotations import Annotation, Step
 from infralens.errors import Diagnostic, Location
 from infralens.project import Project
-from infralens.resolve import ResolvedStep, Resolver
+from infralens.reports import UNRESOLVED
+from infralens.resolve import ResolvedStep, ResolvedTarget, Resolver
 from infralens.scenarios import ScenarioCatalog
 from infralens.source import DirectoryTree, SourceTree
-from infralens.verify.probes import Probe
-from infralens.verify.registry import project_catalog
+from infralens.verify.run.registry import project_catalog
+from infralens.verify.trace.probes import Probe
+
+UNRESOLVED_REASON = f"{UNRESOLVED} (see the diagnostics above)"
+"""A step's reason when it did not resolve and no single statement is to blame (its target did not resolve)."""
 
 
 @dataclass(frozen=True)
@@ -104,22 +109,58 @@ def build_plan(
     found: list[Diagnostic] = list(diagnostics) + list(catalog.problems)
     untraceable: list[str] = []
     for annotation in annotations:
-        resolved, problems = resolver.resolve_annotation(annotation)
-        found.extend(problems)
-        resolved_steps: dict[str, ResolvedStep] = {}
+        resolved = resolve_each_step(resolver, annotation)
+        found.extend(resolved.diagnostics)
         place: _Place | None = None
-        if resolved is not None:
-            resolved_steps = {item.step.key: item for item in resolved.steps}
+        if resolved.target is not None:
             tree = resolver.tree(annotation.source)
             root = tree.root if isinstance(tree, DirectoryTree) else None
             place = _Place(root, resolved.target.source.relpath, resolved.target.module, wheel_reason(tree))
         for step in annotation.steps:
-            planned = _plan_step(annotation, step, resolved_steps.get(step.key), place, known, found)
+            planned = _plan_step(annotation, step, resolved.steps.get(step.key), place, known, found)
+            if planned.problem == UNRESOLVED_REASON and step.key in resolved.failures:
+                planned = replace(planned, problem=f"{UNRESOLVED}: {resolved.failures[step.key]}")
             if place is not None and place.untraceable and planned.problem == place.untraceable and place.untraceable not in untraceable:
                 untraceable.append(place.untraceable)
             steps.append(planned)
     named = sorted({annotation.source for annotation in annotations} - set(project.distributions))
     return Plan(tuple(steps), tuple(found), tuple(untraceable), catalog, environment, (*project.distributions, *named))
+
+
+class EachStep(NamedTuple):
+    """An annotation resolved step by step: a statement that does not resolve costs only its own step."""
+
+    target: ResolvedTarget | None
+    """None when the target did not resolve: then no step did."""
+    steps: dict[str, ResolvedStep]
+    """The steps that resolved, by key."""
+    failures: dict[str, str]
+    """Why each other step's statement did not resolve, by key (one line, without the candidates)."""
+    diagnostics: tuple[Diagnostic, ...]
+
+
+def resolve_each_step(resolver: Resolver, annotation: Annotation) -> EachStep:
+    """Resolve *annotation*'s target once, then each of its steps on its own.
+
+    The resolver answers for a whole annotation (any unresolved step fails it, as ``validate`` wants); the
+    verifier wants every step that can run to run, so an annotation that fails is resolved again one step at a
+    time. The diagnostics are the resolver's, unchanged.
+    """
+    whole, diagnostics = resolver.resolve_annotation(annotation)
+    if whole is not None:
+        return EachStep(whole.target, {item.step.key: item for item in whole.steps}, {}, diagnostics)
+    bare, _ = resolver.resolve_annotation(replace(annotation, steps=()))
+    if bare is None:
+        return EachStep(None, {}, {}, diagnostics)
+    steps: dict[str, ResolvedStep] = {}
+    failures: dict[str, str] = {}
+    for step in annotation.steps:
+        alone, problems = resolver.resolve_annotation(replace(annotation, steps=(step,)))
+        if alone is not None:
+            steps[step.key] = alone.steps[0]
+        else:
+            failures[step.key] = "; ".join(problem.message.split("; candidates: ")[0] for problem in problems)
+    return EachStep(bare.target, steps, failures, diagnostics)
 
 
 @dataclass(frozen=True)
@@ -153,7 +194,7 @@ def _plan_step(
     if step.static:
         return planned
     if resolved is None or place is None:
-        return replace(planned, problem="the step did not resolve (see the diagnostics above)")
+        return replace(planned, problem=UNRESOLVED_REASON)
     first, last = resolved.statements[0], max(resolved.statements, key=lambda s: s.start_line)
     planned = replace(planned, source=f"{place.relpath}:{first.start_line}")
     if not scenario:
