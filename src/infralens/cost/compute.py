@@ -6,8 +6,10 @@ import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 from importlib import metadata
+from typing import Any
 
 from infralens.cost.catalog import Catalog, ModelSpec, PipelineSpec
+from infralens.cost.decoder import DecoderShape
 from infralens.hashing import sha256_text
 from infralens.reports import (
     CacheRecord,
@@ -152,12 +154,12 @@ def _model_record(spec: ModelSpec, counted: _Counted, contexts: tuple[int, ...])
     import torch
 
     from infralens.cost.build import build_meta
-    from infralens.cost.decoder import decoder_record, shape_of
+    from infralens.cost.decoder import decoder_record
     from infralens.cost.formats import FORMATS, breakdown, format_bytes
 
     model = build_meta(spec, torch.bfloat16)
     parts = breakdown(model)
-    shape = shape_of(model) if spec.kind == "decoder" else None
+    shape = _decoder_shape(spec, model) if spec.kind == "decoder" else None
     sizes = [(fmt, format_bytes(model if fmt != "fp8-layerwise" else build_meta(spec, torch.bfloat16), fmt)) for fmt in FORMATS]
     return ModelCostRecord(
         id=spec.id,
@@ -175,6 +177,17 @@ def _model_record(spec: ModelSpec, counted: _Counted, contexts: tuple[int, ...])
         kv_bytes_per_token=shape.kv_bytes_per_token() if shape else None,
         decoder=decoder_record(shape, dict(sizes), contexts) if shape else None,
     )
+
+
+def _decoder_shape(spec: ModelSpec, model: Any) -> DecoderShape:
+    """The decoder shape of *spec*'s built model; a catalog entry whose class is no causal LM is refused at its line."""
+    from infralens.cost.catalog import CatalogError
+    from infralens.cost.decoder import NotADecoder, shape_of
+
+    try:
+        return shape_of(model)
+    except NotADecoder as error:
+        raise CatalogError(f"{spec.where}: model {spec.id}: {error} — kind 'decoder' is for causal language models (…ForCausalLM)") from None
 
 
 def _pipeline_record(pipe: PipelineSpec, records: dict[str, ModelCostRecord], resolutions: Sequence[tuple[int, int]]) -> PipelineCostRecord:
