@@ -123,3 +123,22 @@ def test_a_tampered_cost_report_is_an_error_naming_the_file(tmp_path, text):
     path.write_text(text, "utf-8")
     with pytest.raises(CostReportError, match=r"cost\.json"):
         load_cost_report(path)
+
+
+def test_the_cost_report_loads_through_the_one_report_loader(tmp_path):
+    """``load_report`` tells a cost report by its ``cost`` key and types it through the generated record; an integer
+    written as ``1.0`` is refused at its place (the strict validator every report shares), naming the file."""
+    import json
+
+    from infralens.reports import CostReport, CostReportError, load_cost_report, load_report
+
+    text = (ROOT / "reports" / "cost.json").read_text("utf-8")
+    report = load_report(ROOT / "reports" / "cost.json")
+    assert isinstance(report, CostReport) and report == load_cost_report(ROOT / "reports" / "cost.json")
+    data = json.loads(text)
+    model_id = next(iter(data["models"]))
+    data["models"][model_id]["params"] = float(data["models"][model_id]["params"])
+    path = tmp_path / "cost.json"
+    path.write_text(json.dumps(data), "utf-8")
+    with pytest.raises(CostReportError, match=rf"cost\.json: not a valid cost report: .*integer.*models/{model_id}/params"):
+        load_cost_report(path)

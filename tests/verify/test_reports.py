@@ -86,7 +86,7 @@ def test_errors_name_the_file_and_what_is_wrong(tmp_path: Path) -> None:
     with pytest.raises(ReportError, match=rf"verify-cpu.json: not a valid verification report: 'maybe' is not one of .* \(at steps/{step_id}/status\)"):
         load_report(broken)
     broken.write_text('{"format": 1}')
-    with pytest.raises(ReportError, match=r"not a report InfraLens writes \(no .device., .lock. or .history. key\)"):
+    with pytest.raises(ReportError, match=r"not a report InfraLens writes \(no .device., .lock., .history. or .cost. key\)"):
         load_report(broken)
     with pytest.raises(ReportError, match="not a valid drift report"):
         load_drift_report(broken)

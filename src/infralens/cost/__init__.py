@@ -7,7 +7,9 @@ weights are downloaded and nothing is allocated. :mod:`.formats` holds each stor
 :mod:`.decisions` adds a catalogued pipeline's
 components up against card sizes and link rates, :mod:`.exercises` works the lab pages' cost exercises out of the report,
 :mod:`.counting` runs one forward under ``FlopCounterMode`` and a live-tensor tracker (inputs from
-:mod:`.inputs`), :mod:`.offload` applies diffusers' offload and First Block Cache rules, :mod:`.compute`
+:mod:`.inputs`), :mod:`.offload` applies diffusers' offload and First Block Cache rules, :mod:`.decoder` reads a
+decoder-only language model's serving costs off its module shapes (KV cache, FLOPs per token, bytes a decode
+step reads, the HBM-bandwidth bound), :mod:`.compute`
 assembles the report (typed in :mod:`infralens.reports`), :mod:`.text` prints it, :mod:`.fresh` says whether
 ``reports/cost.json`` is current (never recomputing it), :mod:`.rules` is what a catalog may hold, :mod:`.measure` is the CUDA measurement and :mod:`.cli` is ``infralens cost``.
 Sits at layer 6 beside drift and verify. May import: :mod:`infralens.reports`, :mod:`infralens.tiny`,
@@ -43,6 +45,14 @@ if TYPE_CHECKING:
         pipeline_weights as pipeline_weights,
         stage_activations as stage_activations,
     )
+    from .decoder import (
+        HBM as HBM,
+        DecoderShape as DecoderShape,
+        Memory as Memory,
+        NotADecoder as NotADecoder,
+        decoder_record as decoder_record,
+        shape_of as shape_of,
+    )
     from .exercises import (
         EXERCISES as EXERCISES,
         CostExercise as CostExercise,
@@ -76,6 +86,7 @@ __all__, __getattr__ = lazy_exports(
             ),
             "decisions",
         ),
+        **dict.fromkeys(("HBM", "DecoderShape", "Memory", "NotADecoder", "decoder_record", "shape_of"), "decoder"),
         **dict.fromkeys(("EXERCISES", "CostExercise", "cost_exercises", "cost_tolerances", "show_cost_exercises"), "exercises"),
         **dict.fromkeys(("FORMATS", "bits_per_weight", "format_rule"), "formats"),
         "is_current": "fresh",

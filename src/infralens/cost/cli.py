@@ -16,6 +16,14 @@ def _add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> Non
     cost.add_argument("models", nargs="*", metavar="MODEL", help="model ids from costs/models.yaml (default: all)")
     cost.add_argument("--resolution", action="append", default=[], metavar="WxH", help="image size (repeatable; default: each pipeline's sizes)")
     cost.add_argument("--batch", type=cli_whole(1, 64), default=1, help="images per prompt, 1-64 (default 1)")
+    cost.add_argument(
+        "--context",
+        action="append",
+        type=cli_whole(1, 1 << 20),
+        default=[],
+        metavar="TOKENS",
+        help="decoders: a context length for the KV cache per request and the decode figures (repeatable; default 4096, 32768, 131072)",
+    )
     cost.add_argument("--format", choices=["text", "json"], default="text", help="json: the reports/cost.json format")
     cost.add_argument("--output", metavar="FILE", help="write the report to FILE instead of standard output ('-': standard output)")
     cost.add_argument("--catalog", metavar="FILE", help="the model catalog (default: costs/models.yaml in the project)")
@@ -63,7 +71,9 @@ def _cost(args: argparse.Namespace) -> int:
         catalog.model(model_id)  # unknown ids fail before any counting
     if args.measure == "cuda" and not cuda_available():
         raise NoCudaError(f"--measure cuda: {NO_CUDA}")  # before the counting, which takes a while
-    report = compute_report(catalog, Request(models=tuple(args.models), resolutions=resolutions, batch=args.batch), NO_CUDA)
+    report = compute_report(
+        catalog, Request(models=tuple(args.models), resolutions=resolutions, batch=args.batch, contexts=tuple(sorted(set(args.context)))), NO_CUDA
+    )
     if args.measure == "cuda":
         measured = measure_cuda(catalog, report)
         report = replace(report, cuda=measured.describe(), measured=measured.records)

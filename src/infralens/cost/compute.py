@@ -6,8 +6,10 @@ import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 from importlib import metadata
+from typing import Any
 
 from infralens.cost.catalog import Catalog, ModelSpec, PipelineSpec
+from infralens.cost.decoder import DecoderShape
 from infralens.hashing import sha256_text
 from infralens.reports import (
     CacheRecord,
@@ -30,6 +32,13 @@ NOTES = (
     "nf4-bnb, nf4-bnb-dq: bitsandbytes is CUDA-only here; their bytes follow the format's rule (without and with double quantization) and were not measured.",
 )
 
+DECODER_NOTES = (
+    "Decoders: no forward is run. KV bytes per token = Σ layers (k_proj + v_proj outputs) × 2 bytes (bf16); a sliding-window layer holds at most its window.",
+    "Decoders: matmul FLOPs per token = 2 × Σ in × out of every linear projection, the output head included; attention adds 4 × Σ q_proj outputs per attended key.",
+    "Decoders: prefill of N tokens = N × projections + the head once (last position's logits) + causal attention; decode at context c = matmul + attention over c keys.",
+    "Decoders: a decode step reads every weight once (embedding rows only) plus each sequence's KV cache; batch × HBM bandwidth ÷ those bytes bounds tokens a second.",
+)
+
 
 @dataclass(frozen=True)
 class Request:
@@ -38,6 +47,13 @@ class Request:
     resolutions: tuple[tuple[int, int], ...] = ()
     """Override the pipelines' resolutions."""
     batch: int = 1
+    contexts: tuple[int, ...] = ()
+    """Decoders: context lengths for the KV cache per request and the decode figures (default :data:`.decoder.CONTEXTS`)."""
+
+    def decoder_contexts(self) -> tuple[int, ...]:
+        from infralens.cost.decoder import CONTEXTS
+
+        return self.contexts or CONTEXTS
 
 
 def resolution_key(width: int, height: int) -> str:
@@ -56,9 +72,11 @@ def versions() -> tuple[tuple[str, str], ...]:
 
 def fingerprint(catalog: Catalog, request: Request) -> str:
     """What the numbers depend on: the catalog, the installed versions, the storage formats counted and the request."""
+    from infralens.cost.decoder import inputs_key
     from infralens.cost.formats import FORMATS
 
     parts = [catalog.text, repr(versions()), repr(FORMATS), repr(sorted(request.models)), repr(request.resolutions), str(request.batch)]
+    parts.append(inputs_key(request.decoder_contexts()))
     return sha256_text("\n".join(parts))[:16]
 
 
@@ -93,7 +111,7 @@ def _count_model(spec: ModelSpec, resolutions: list[tuple[int, int]], batch: int
     from infralens.cost.inputs import forward_call
 
     counted = _Counted()
-    if spec.kind == "none":
+    if spec.kind in ("none", "decoder"):  # a decoder's FLOPs follow from its shapes (.decoder)
         return counted
     if spec.kind == "text":
         model = build_meta(spec, torch.bfloat16)
@@ -132,14 +150,16 @@ def _vae_peak(spec: ModelSpec, width: int, height: int, batch: int, mode: str) -
     return count_forward(forward_call(spec, model, width, height, batch, vae_mode=mode)).peak_activation_bytes
 
 
-def _model_record(spec: ModelSpec, counted: _Counted) -> ModelCostRecord:
+def _model_record(spec: ModelSpec, counted: _Counted, contexts: tuple[int, ...]) -> ModelCostRecord:
     import torch
 
     from infralens.cost.build import build_meta
+    from infralens.cost.decoder import decoder_record
     from infralens.cost.formats import FORMATS, breakdown, format_bytes
 
     model = build_meta(spec, torch.bfloat16)
     parts = breakdown(model)
+    shape = _decoder_shape(spec, model) if spec.kind == "decoder" else None
     sizes = [(fmt, format_bytes(model if fmt != "fp8-layerwise" else build_meta(spec, torch.bfloat16), fmt)) for fmt in FORMATS]
     return ModelCostRecord(
         id=spec.id,
@@ -154,7 +174,20 @@ def _model_record(spec: ModelSpec, counted: _Counted) -> ModelCostRecord:
         flops=dict(counted.flops),
         attention_flops=dict(counted.attention),
         activations=dict(counted.activations),
+        kv_bytes_per_token=shape.kv_bytes_per_token() if shape else None,
+        decoder=decoder_record(shape, dict(sizes), contexts) if shape else None,
     )
+
+
+def _decoder_shape(spec: ModelSpec, model: Any) -> DecoderShape:
+    """The decoder shape of *spec*'s built model; a catalog entry whose class is no causal LM is refused at its line."""
+    from infralens.cost.catalog import CatalogError
+    from infralens.cost.decoder import NotADecoder, shape_of
+
+    try:
+        return shape_of(model)
+    except NotADecoder as error:
+        raise CatalogError(f"{spec.where}: model {spec.id}: {error} — kind 'decoder' is for causal language models (…ForCausalLM)") from None
 
 
 def _pipeline_record(pipe: PipelineSpec, records: dict[str, ModelCostRecord], resolutions: Sequence[tuple[int, int]]) -> PipelineCostRecord:
@@ -236,13 +269,14 @@ def _cache_records(pipe: PipelineSpec, spec: ModelSpec, counted: _Counted) -> li
 def compute_report(catalog: Catalog, request: Request, cuda: str) -> CostReport:
     """Count every requested model (all of them by default) and the pipelines whose models were all counted."""
     from infralens.cost.build import quiet_upstream
+    from infralens.cost.decoder import HBM
 
     quiet_upstream()
     started = time.monotonic()
     ids = request.models or tuple(m.id for m in catalog.models)
     specs = [catalog.model(model_id) for model_id in ids]
     counted = {spec.id: _count_model(spec, _resolutions(catalog, spec, request), request.batch) for spec in specs}
-    records = {spec.id: _model_record(spec, counted[spec.id]) for spec in specs}
+    records = {spec.id: _model_record(spec, counted[spec.id], request.decoder_contexts()) for spec in specs}
     pipelines, offload, caches = [], [], []
     for pipe in catalog.pipelines:
         if not all(name in records for name in (pipe.denoiser, pipe.vae, *pipe.text_encoders)):
@@ -261,5 +295,6 @@ def compute_report(catalog: Catalog, request: Request, cuda: str) -> CostReport:
         pipelines=tuple(pipelines),
         offload=tuple(offload),
         first_block_cache=tuple(caches),
-        notes=NOTES,
+        notes=NOTES + (DECODER_NOTES if any(spec.kind == "decoder" for spec in specs) else ()),
+        hbm={memory.name: memory.bytes_per_s for memory in HBM} if any(spec.kind == "decoder" for spec in specs) else {},
     )

@@ -95,9 +95,10 @@ def format_rule(fmt: str) -> str:
 
 
 _KINDS = (
-    ("norm", re.compile(r"(^|[._])(norm\w*|layer_norm|final_layer_norm|ln_\w+|group_norm)([._]|$)")),
+    ("norm", re.compile(r"(^|[._])(norm\w*|\w*layernorm|layer_norm|final_layer_norm|ln_\w+|group_norm)([._]|$)")),
     ("attention", re.compile(r"(^|\.)(attn\d*|attention|self_attn|SelfAttention|EncDecAttention|to_q|to_k|to_v|to_out|add_[qkv]_proj|to_add_out)(\.|$)")),
     ("mlp", re.compile(r"(^|\.)(ff|ff_context|mlp|DenseReluDense|proj_mlp|fc1|fc2)(\.|$)")),
+    ("head", re.compile(r"(^|\.)lm_head(\.|$)")),
     ("embeddings", re.compile(r"embed|embedding|time_text|pos_|position|shared|add_embedding|time_embedding|x_embedder|context_embedder|guidance")),
     ("resnets", re.compile(r"(^|\.)(resnets|conv\w*|downsamplers|upsamplers|conv_shortcut|quant_conv)(\.|$)")),
 )

@@ -27,8 +27,9 @@ from typing import Any
 from infralens.bounds import BadNumber, check_spelling, whole_number as bounded_whole_number
 
 LIBRARIES = ("diffusers", "transformers", "diffsynth")
-KINDS = ("unet", "unet-sdxl", "flux", "vae", "text", "none")
-"""What a model's forward takes: a UNet's latents, SDXL's extra conditioning, Flux's packed tokens, a VAE's latents to decode, token ids, or nothing we run."""
+KINDS = ("unet", "unet-sdxl", "flux", "vae", "text", "decoder", "none")
+"""What a model's forward takes: a UNet's latents, SDXL's extra conditioning, Flux's packed tokens, a VAE's latents to decode,
+token ids, or nothing we run; a ``decoder`` (a causal language model) is costed from its modules' shapes (:mod:`.decoder`)."""
 
 CONFIG_CLASSES = frozenset(
     {
@@ -39,6 +40,7 @@ CONFIG_CLASSES = frozenset(
         "GemmaConfig",
         "Gemma2Config",
         "LlamaConfig",
+        "MistralConfig",
         "Qwen2Config",
         "SiglipTextConfig",
         "SiglipVisionConfig",
@@ -47,7 +49,7 @@ CONFIG_CLASSES = frozenset(
     }
 )
 """transformers' configuration classes a catalogued model may be built from: the text and image encoders of
-diffusion pipelines. Never an ``Auto*`` class, a factory such as ``pipeline``, or a composite config that builds
+diffusion pipelines and the decoder-only language models costed for serving. Never an ``Auto*`` class, a factory such as ``pipeline``, or a composite config that builds
 other configs by name."""
 
 MODEL_KEYS = ("library", "class", "kind", "source", "config", "module", "config_class", "sequence", "published_params")

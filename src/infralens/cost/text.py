@@ -7,6 +7,8 @@ a workflow command in a CI log, and the columns are measured on what is printed.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from infralens.errors import printable_line
 from infralens.reports import CostReport
 
@@ -50,6 +52,62 @@ def _fit_lines(report: CostReport, pipeline_id: str) -> list[str]:
     return ["", title, *_table(["format", "weights", "peak", f"smallest of {cards} GiB"], rows)]
 
 
+def _at(values: dict[str, int], key: str, show: Callable[[int], str]) -> str:
+    """*values*[*key*] as *show* prints it, or a dash where the model has no such entry (a context beyond its positions)."""
+    return show(values[key]) if key in values else "-"
+
+
+def _giga(value: float) -> str:
+    return f"{value / 1e9:.1f}"
+
+
+def _rate(value: float) -> str:
+    return f"{value:,.0f}" if value >= 10 else f"{value:.1f}"
+
+
+def _decoder_lines(report: CostReport) -> list[str]:
+    """The decoders' KV cache, card fits, FLOPs and decode steps with their bandwidth bounds (none: no lines)."""
+    decoders = [(m, m.decoder) for m in report.models if m.decoder is not None]
+    if not decoders:
+        return []
+    contexts = list(dict.fromkeys(c for _, d in decoders for c in d.kv_bytes_per_request))
+    out = ["", "Decoders: KV cache in bf16 (bytes per token; GiB per request at each context)"]
+    rows = [
+        [
+            m.id,
+            f"{d.layers}",
+            f"{d.attention_heads}/{d.kv_heads}",
+            f"{d.head_dim}",
+            f"{m.kv_bytes_per_token:,}",
+            *(_at(d.kv_bytes_per_request, c, gib) for c in contexts),
+        ]
+        for m, d in decoders
+    ]
+    out += _table(["model", "layers", "heads/kv", "head dim", "KV B/token", *(f"{c} tok" for c in contexts)], rows)
+    cards = [fit.card_gib for fit in decoders[0][1].fits if fit.weight_format == decoders[0][1].fits[0].weight_format]
+    out += ["", "Tokens of KV cache (bf16) that fit after the weights, per card (runtime overheads not subtracted)"]
+    rows = [
+        [m.id, fmt, *(f"{fit.tokens:,}" for fit in d.fits if fit.weight_format == fmt)]
+        for m, d in decoders
+        for fmt in dict.fromkeys(f.weight_format for f in d.fits)
+    ]
+    out += _table(["model", "weights", *(f"{card} GiB" for card in cards)], rows)
+    out += ["", "FLOPs: prefill of N tokens (TFLOP) and decode of one token at a context (GFLOP)"]
+    prompts = list(dict.fromkeys(n for _, d in decoders for n in d.prefill_flops))
+    rows = [[m.id, *(_at(d.prefill_flops, n, tflop) for n in prompts), *(_at(d.decode_flops_per_token, c, _giga) for c in contexts)] for m, d in decoders]
+    out += _table(["model", *(f"prefill {n}" for n in prompts), *(f"decode @{c}" for c in contexts)], rows)
+    memories = list(report.hbm)
+    out += ["", "Decode step, bf16 weights and cache: GiB read and the bandwidth bound on tokens/s (an upper bound, not a speed)"]
+    out += [f"  HBM bandwidth: {', '.join(f'{name} {rate / 1e12:g} TB/s' for name, rate in report.hbm.items())}"]
+    rows = [
+        [m.id, str(s.batch), str(s.context), gib(s.bytes_read), *(_rate(s.bound_tokens_per_s.get(name, 0.0)) for name in memories)]
+        for m, d in decoders
+        for s in d.decode
+    ]
+    out += _table(["model", "batch", "context", "GiB read", *memories], rows)
+    return out
+
+
 def render_text(report: CostReport) -> str:
     out = [f"What it costs (batch {report.batch}; counted on the meta device in {report.seconds:.1f} s)", ""]
     out.append("Weights by storage format (GiB)")
@@ -57,7 +115,6 @@ def render_text(report: CostReport) -> str:
     for m in report.models:
         rows.append([m.id, f"{m.params:,}", *(gib(m.bytes[f]) for f in TABLE_FORMATS)])
     out += _table(["model", "params", *TABLE_FORMATS], rows)
-    out += ["", "One forward (TFLOP, attention share) and peak activations (GiB, bf16)"]
     rows = []
     for m in report.models:
         attention = m.attention_flops
@@ -66,7 +123,10 @@ def render_text(report: CostReport) -> str:
             share = attention.get(key, 0) / flops if flops else 0.0
             extra = " / ".join(f"{name.split(' ')[1]} {gib(v)}" for name, v in activations.items() if name.startswith(f"{key} "))
             rows.append([m.id, key, tflop(flops), f"{share:.0%}", gib(activations.get(key, 0)), extra])
-    out += _table(["model", "at", "TFLOP", "attn", "act GiB", "VAE sliced / tiled GiB"], rows)
+    if rows:
+        out += ["", "One forward (TFLOP, attention share) and peak activations (GiB, bf16)"]
+        out += _table(["model", "at", "TFLOP", "attn", "act GiB", "VAE sliced / tiled GiB"], rows)
+    out += _decoder_lines(report)
     for pipe in report.pipelines:
         out += ["", f"Pipeline {pipe.id}: {pipe.steps} steps, {'CFG (2 passes a step)' if pipe.cfg else 'guidance-distilled (1 pass a step)'}"]
         rows = [

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import json
 from dataclasses import replace
-from pathlib import Path
 from typing import Any, ClassVar
 
 from infralens.bounds import VERSION_PATTERN  # every version field of a report follows it
@@ -24,6 +23,64 @@ LIBRARIES = ("diffusers", "transformers", "diffsynth")
 
 class CostReportError(InfralensError):
     """A cost report is missing, not JSON, or does not follow the schema."""
+
+
+def _fit_key(fit: DecoderFitRecord) -> str:
+    return f"{fit.weight_format}@{fit.card_gib}"
+
+
+@record
+class DecoderFitRecord(Record):
+    """Tokens of KV cache (bf16) that fit on a card after a decoder's weights in one format (``fits[format@GiB]``)."""
+
+    json_name: ClassVar[str] = "costDecoderFit"
+    json_key = _fit_key
+    weight_format: str
+    card_gib: int = spec(minimum=1)
+    weight_bytes: int = spec(minimum=0)
+    tokens: int = spec(minimum=0, doc="(card − weights) ÷ KV bytes per token, rounded down; 0 when the weights alone do not fit.")
+
+
+def _step_key(step: DecodeStepRecord) -> str:
+    return f"{step.batch}x{step.context}"
+
+
+@record
+class DecodeStepRecord(Record):
+    """One decode step of a batch of sequences at one context (``decode[BATCHxCONTEXT]``), bf16 weights and cache."""
+
+    json_name: ClassVar[str] = "costDecodeStep"
+    json_key = _step_key
+    batch: int = spec(minimum=1)
+    context: int = spec(minimum=1, doc="Keys each new token attends to (the prompt and the tokens made so far).")
+    flops: int = spec(minimum=0, doc="batch × decode FLOPs per token at this context.")
+    kv_bytes: int = spec(minimum=0, doc="batch × one sequence's KV cache at this context.")
+    bytes_read: int = spec(minimum=0, doc="Weights read once (the embedding table's looked-up rows only) plus every sequence's cache.")
+    bound_tokens_per_s: dict[str, float] = spec(
+        item_minimum=0, doc="Per accelerator: batch × HBM bandwidth ÷ bytes read, an upper bound on decode tokens a second."
+    )
+
+
+@record
+class DecoderCostRecord(Record):
+    """What a decoder-only language model costs to serve (``models[id].decoder``), read off its modules' shapes."""
+
+    json_name: ClassVar[str] = "costDecoder"
+    layers: int = spec(minimum=1)
+    attention_heads: int = spec(minimum=1)
+    kv_heads: int = spec(minimum=1)
+    head_dim: int = spec(minimum=1)
+    hidden_size: int = spec(minimum=1)
+    vocab_size: int = spec(minimum=1)
+    kv_bytes_per_request: dict[str, int] = spec(item_minimum=0, doc="One sequence's KV cache (bf16) by context length in tokens.")
+    matmul_flops_per_token: int = spec(minimum=0, doc="2 × Σ in × out over every linear projection, the output head included.")
+    attention_flops_per_key: int = spec(minimum=0, doc="4 × Σ q_proj output features: QKᵀ and AV for one more attended key.")
+    prefill_flops: dict[str, int] = spec(item_minimum=0, doc="One causal prompt by its length in tokens, logits for the last position only.")
+    decode_flops_per_token: dict[str, int] = spec(item_minimum=0, doc="One new token by the context it attends to.")
+    fits: tuple[DecoderFitRecord, ...]
+    decode: tuple[DecodeStepRecord, ...]
+    sliding_layers: int = spec(default=0, minimum=0, doc="Layers whose cache keeps only the last sliding_window tokens.")
+    sliding_window: int | None = spec(default=None, omit="none", minimum=1, doc="The window of those layers.")
 
 
 @record
@@ -44,6 +101,8 @@ class ModelCostRecord(Record):
     flops: dict[str, int] = spec(factory=dict, item_minimum=0, doc="FLOPs of one forward, by resolution or input.")
     attention_flops: dict[str, int] = spec(factory=dict, item_minimum=0, doc="The attention share of those FLOPs.")
     activations: dict[str, int] = spec(factory=dict, item_minimum=0, doc="Peak bytes of live activations during one forward (bf16).")
+    kv_bytes_per_token: int | None = spec(default=None, omit="none", minimum=0, doc="A decoder's KV cache per token of one sequence, in bf16.")
+    decoder: DecoderCostRecord | None = spec(default=None, omit="none", doc="A decoder's serving costs.")
 
 
 @record
@@ -159,6 +218,9 @@ class CostReport(Record):
     offload: tuple[OffloadRecord, ...] = ()
     first_block_cache: tuple[CacheRecord, ...] = ()
     measured: tuple[MeasuredRecord, ...] = spec(default=(), required=False)
+    hbm: dict[str, float] = spec(
+        factory=dict, key="cost.hbm", required=False, item_minimum=0, doc="The stated HBM bandwidths (bytes a second) decode bounds divide by."
+    )
     notes: tuple[str, ...] = spec(default=(), key="cost.notes", required=False)
 
     def before_dump(self) -> CostReport:
@@ -175,46 +237,6 @@ class CostReport(Record):
 def cost_report_to_json(report: CostReport) -> dict[str, Any]:
     """The JSON document of *report* (the ``costReport`` definition of the schema)."""
     return report.to_json()
-
-
-def cost_report_from_json(data: Any, where: str = "cost report") -> CostReport:
-    """Validate *data* against the schema and type it."""
-    problem = validate_cost_report(data)
-    if problem:
-        raise CostReportError(f"{where}: not a valid cost report: {problem}")
-    try:
-        report: CostReport = CostReport.from_json(data)
-    except (KeyError, ValueError, TypeError) as error:  # only if the schema and the records disagree
-        raise CostReportError(f"{where}: not a valid cost report: {error!r}") from error
-    return report
-
-
-def validate_cost_report(data: Any) -> str | None:
-    """What is wrong with *data* as a cost report (the most relevant schema error), or None."""
-    from jsonschema import Draft202012Validator
-    from jsonschema.exceptions import best_match
-
-    from infralens.reports.load import report_schema
-
-    schema = {key: value for key, value in report_schema().items() if key != "oneOf"}
-    schema["$ref"] = "#/$defs/costReport"
-    error = best_match(Draft202012Validator(schema).iter_errors(data))
-    if error is None:
-        return None
-    where = "/".join(str(part) for part in error.absolute_path)
-    return f"{error.message} (at {where})" if where else error.message
-
-
-def load_cost_report(path: str | Path) -> CostReport:
-    """Read and type ``reports/cost.json``; problems name the file (and the line of a JSON syntax error)."""
-    from infralens.reports.load import ReportError, parse_report_json, read_report_text
-
-    path = Path(path)
-    try:
-        data = parse_report_json(read_report_text(path), path)
-    except ReportError as error:
-        raise CostReportError(str(error)) from None
-    return cost_report_from_json(data, str(path))
 
 
 def dumps_cost_report(report: CostReport) -> str:

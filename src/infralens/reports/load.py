@@ -27,6 +27,7 @@ from infralens.cachedir import cache_root, read_regular
 from infralens.errors import InfralensError
 from infralens.hashing import sha256_text
 from infralens.portable import portable
+from infralens.reports.cost_report import CostReport, CostReportError
 from infralens.reports.drift_report import DriftReport
 from infralens.reports.history_report import HistoryReport
 from infralens.reports.history_runs import HistoryRuns
@@ -34,8 +35,8 @@ from infralens.reports.json_values import JsonObject, as_list, as_objects
 from infralens.reports.matrix_report import MatrixReport
 from infralens.reports.verify_report import VerifyReport
 
-Report = VerifyReport | DriftReport | HistoryReport | HistoryRuns | MatrixReport
-_R = TypeVar("_R", VerifyReport, DriftReport, HistoryReport, HistoryRuns, MatrixReport)
+Report = VerifyReport | DriftReport | HistoryReport | HistoryRuns | MatrixReport | CostReport
+_R = TypeVar("_R", VerifyReport, DriftReport, HistoryReport, HistoryRuns, MatrixReport, CostReport)
 
 MAX_DEPTH = 64
 """Deepest nesting of arrays and objects a report may have (the committed reports nest at most 8 deep)."""
@@ -54,6 +55,7 @@ class ReportKind(str, Enum):
     HISTORY = "historyReport"
     RUNS = "historyRunsReport"
     MATRIX = "matrixReport"
+    COST = "costReport"
 
     @property
     def label(self) -> str:
@@ -64,6 +66,7 @@ class ReportKind(str, Enum):
             ReportKind.HISTORY: "release history",
             ReportKind.RUNS: "summary of runs on other releases",
             ReportKind.MATRIX: "release × device matrix",
+            ReportKind.COST: "cost report",
         }[self]
 
 
@@ -73,6 +76,7 @@ RECORDS: dict[ReportKind, type[Report]] = {
     ReportKind.HISTORY: HistoryReport,
     ReportKind.RUNS: HistoryRuns,
     ReportKind.MATRIX: MatrixReport,
+    ReportKind.COST: CostReport,
 }
 """The typed record each kind of report is read into (and whose definition is its part of the schema)."""
 
@@ -106,10 +110,12 @@ def report_schema() -> JsonObject:
 
 
 def kind_of(data: object) -> ReportKind | None:
-    """Tell the reports apart by a key only one of them has: ``device`` (verify), ``lock`` (drift), ``history``, ``history_runs`` or ``matrix``."""
+    """Tell the reports apart by a key only one of them has: ``device`` (verify), ``lock`` (drift), ``history``, ``history_runs``, ``matrix`` or ``cost``."""
     if isinstance(data, dict):
         if "matrix" in data:
             return ReportKind.MATRIX
+        if "cost" in data:
+            return ReportKind.COST
         if "history_runs" in data:
             return ReportKind.RUNS
         if "history" in data:
@@ -161,7 +167,7 @@ def load_report(path: str | Path) -> Report:
     text, data = _read(path)
     kind = kind_of(data)
     if kind is None:
-        raise ReportError(path, "not a report InfraLens writes (no 'device', 'lock' or 'history' key)")
+        raise ReportError(path, "not a report InfraLens writes (no 'device', 'lock', 'history' or 'cost' key)")
     return _typed(path, text, data, kind)
 
 
@@ -188,6 +194,31 @@ def load_history_runs(path: str | Path) -> HistoryRuns:
 def load_matrix_report(path: str | Path) -> MatrixReport:
     """:func:`load_report` for a file that must be a release × device matrix (``infralens matrix --out``)."""
     return _load_as(Path(path), ReportKind.MATRIX, MatrixReport)
+
+
+def load_cost_report(path: str | Path) -> CostReport:
+    """:func:`load_report` for ``reports/cost.json``; problems are a :class:`CostReportError` naming the file (and the line of a JSON syntax error)."""
+    try:
+        return _load_as(Path(path), ReportKind.COST, CostReport)
+    except ReportError as error:
+        raise CostReportError(str(error)) from None
+
+
+def cost_report_from_json(data: object, where: str = "cost report") -> CostReport:
+    """Validate *data* against the schema's ``costReport`` and type it through its record."""
+    problem = validate_report(data, ReportKind.COST)
+    if problem is not None or not isinstance(data, dict):
+        raise CostReportError(f"{where}: not a valid cost report: {problem or 'not a JSON object'}")
+    try:
+        report: CostReport = CostReport.from_json(data)
+    except (KeyError, ValueError, TypeError) as error:  # only if the schema and the records disagree
+        raise CostReportError(f"{where}: not a valid cost report: {error!r}") from error
+    return report
+
+
+def validate_cost_report(data: object) -> str | None:
+    """What is wrong with *data* as a cost report (the most relevant schema error), or None."""
+    return validate_report(data, ReportKind.COST)
 
 
 def _load_as(path: Path, kind: ReportKind, record: type[_R]) -> _R:

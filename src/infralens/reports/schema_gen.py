@@ -3,8 +3,8 @@
 ``python -m infralens.reports.schema_gen`` rewrites ``src/infralens/reports/schema/reports.schema.json``;
 ``--check`` exits 1 when the committed file differs from what the definitions give (a test runs the same
 comparison). Each record class becomes one ``$defs`` entry named by its ``json_name``; each vocabulary enum
-one ``{"enum": [...]}`` entry. The roots are the report records :data:`~.load.RECORDS` reads, then the cost
-report (:mod:`.cost_report`, read by its own loader) and the coverage report (:mod:`.coverage_report`).
+one ``{"enum": [...]}`` entry. The roots are the report records :data:`~.load.RECORDS` reads (the cost report among
+them), then the coverage report (:mod:`.coverage_report`).
 """
 
 from __future__ import annotations
@@ -68,11 +68,10 @@ HEADER: JsonObject = {
 
 def schema_document() -> JsonObject:
     """The whole schema: every report kind, one of them at the top."""
-    from infralens.reports.cost_report import CostReport
     from infralens.reports.coverage_report import CoverageMap
     from infralens.reports.load import RECORDS
 
-    roots: list[type[Record]] = [*RECORDS.values(), CostReport, CoverageMap]
+    roots: list[type[Record]] = [*RECORDS.values(), CoverageMap]
     return HEADER | {"oneOf": [{"$ref": f"#/$defs/{root.json_name}"} for root in roots], "$defs": definitions(roots, ENUMS)}
 
 
