@@ -436,7 +436,9 @@ def test_the_on_page_contents_list_every_function_drawn(browser, docs_site: Path
     """Every function a lab page draws has an entry in the page's contents, linking to it, under its section."""
     base = serve(docs_site)
     page = browser.new_page(viewport={"width": 1440, "height": 900})
-    for relative in lab_pages(docs_site):
+    labs = lab_pages(docs_site)
+    assert labs, "the site has no lab page"
+    for relative in labs:
         page.goto(f"{base}/{relative}")
         drawn = page.evaluate("() => [...document.querySelectorAll('article .infralens-function')].map(f => '#' + f.id)")
         listed = page.evaluate("() => [...document.querySelectorAll('.toc-tree li.il-toc-function > a')].map(a => a.getAttribute('href'))")

@@ -86,7 +86,9 @@ def test_starter_asks_exactly_the_computed_exercises(lab):
 
 @pytest.mark.parametrize("lab", LABS)
 def test_each_question_states_its_precision_and_each_exercise_a_trap(lab):
-    for exercise in cost_exercises(lab[:2]):
+    exercises = cost_exercises(lab[:2])
+    assert exercises, f"{lab} has no cost exercise"
+    for exercise in exercises:
         question, _ = _asked(lab, exercise.key)
         assert exercise.traps, exercise.key
         if isinstance(exercise.value, float):
