@@ -3,7 +3,7 @@
 ``for page in pages: assert ok(page)`` passes when ``pages`` is empty: a test that checks every mutant, every
 coverage report or every exported name passes silently once the thing it loops over is gone. A test must have at
 least one assert that runs whatever its loops find, usually ``assert pages`` before the loop. A loop over a
-non-empty literal (a tuple, list, set or dict written out, a name bound to one, its ``.items()``, ``range(3)``)
+non-empty literal (a tuple, list, set or dict written out, a name bound to one, its ``.items()``, ``range(2, 7)``)
 always runs, so asserts inside it count as running.
 """
 
@@ -51,9 +51,10 @@ def _always_runs(iterable: ast.expr, literals: set[str]) -> bool:
         function = iterable.func
         if isinstance(function, ast.Attribute) and function.attr in _VIEWS and not iterable.args:
             return _always_runs(function.value, literals)
-        if isinstance(function, ast.Name) and function.id == "range" and len(iterable.args) == 1:
-            count = iterable.args[0]
-            return isinstance(count, ast.Constant) and isinstance(count.value, int) and count.value > 0
+        if isinstance(function, ast.Name) and function.id == "range" and len(iterable.args) in (1, 2):
+            bounds = [arg.value for arg in iterable.args if isinstance(arg, ast.Constant) and isinstance(arg.value, int)]
+            start, stop = ([0, *bounds] if len(bounds) == 1 else bounds) if len(bounds) == len(iterable.args) else (0, 0)
+            return start < stop
         if isinstance(function, ast.Name) and function.id in {"enumerate", "sorted", "reversed", "list", "tuple"} and len(iterable.args) == 1:
             return _always_runs(iterable.args[0], literals)
     return False
@@ -107,6 +108,8 @@ def test_every_test_has_an_assert_that_runs_whatever_its_loops_find() -> None:
         ("CASES = {'a': 1}\n\ndef test_a():\n    for k, v in CASES.items():\n        assert v\n", []),
         ("CASES = {}\n\ndef test_a():\n    for k, v in CASES.items():\n        assert v\n", [(3, "test_a")]),
         ("def test_a(n):\n    for x in range(n):\n        assert x >= 0\n", [(1, "test_a")]),
+        ("def test_a():\n    for x in range(2, 7):\n        assert x >= 0\n", []),
+        ("def test_a():\n    for x in range(7, 2):\n        assert x >= 0\n", [(1, "test_a")]),
         ("def test_a(xs):\n    for x in (1, 2):\n        for y in xs:\n            assert y\n", [(1, "test_a")]),
         ("def test_a(xs):\n    for x in (1, 2):\n        assert xs\n        for y in xs:\n            assert y\n", []),
         ("def test_a(xs):\n    while xs:\n        assert xs.pop()\n", [(1, "test_a")]),
