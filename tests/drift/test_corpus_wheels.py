@@ -10,6 +10,7 @@ from infralens.errors import SourceNotFoundError
 from infralens.source.wheels import fetch_wheel
 
 
+@pytest.mark.slow  # reads every one of some 60 wheels as a zip
 def test_every_wheel_the_corpora_read_is_in_the_cache() -> None:
     wanted = needed_wheels()
     assert len(corpora()) > 10 and len(wanted) > 20, (corpora(), wanted)
