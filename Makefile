@@ -1,6 +1,7 @@
 # The two commands a newcomer needs:
 #   make site   install everything into .venv and build the site into docs/_build/html
 #   make test   install everything into .venv, run the lint/format/type checks, then the tests
+#   make test-fast  the quick slice of the tests for the edit loop (no lint, nothing marked slow)
 #   make lint   only the checks: ruff (lint + format) and mypy
 # Both work on a fresh machine with nothing installed by hand.
 
@@ -10,7 +11,7 @@ PY     := $(VENV)/bin/python
 PIP    := $(PY) -m pip
 STAMP  := $(VENV)/.installed
 
-.PHONY: site test lint serve install clean bench fuzz verify browser-setup bench-site history cost history-verify
+.PHONY: site test test-fast lint serve install clean bench fuzz verify browser-setup bench-site history cost history-verify wheels
 
 $(STAMP): pyproject.toml Makefile
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -46,8 +47,25 @@ lint: $(STAMP)
 	$(VENV)/bin/ruff format --check src scenarios tests tools benchmarks scripts labs docs/conf.py
 	$(VENV)/bin/mypy
 
+# The suite runs on every core (pytest-xdist); each test file stays on one worker, so a file's module fixtures run
+# once, and what several files share (the docs site) is built once per run (tests/_shared.py). The 25 slowest
+# tests are listed at the end.
+PYTEST_PARALLEL ?= -n auto --dist loadfile
 test: $(STAMP) browser-setup lint
-	$(PY) -m pytest -q
+	@$(PY) tests/drift/corpus_wheels.py || echo "some corpus wheels could not be fetched: the drift corpus guards will fail and name them"
+	$(PY) -m pytest -q $(PYTEST_PARALLEL) --durations=25
+
+# The edit loop: unit, layout, drift and maintainer tests, less everything marked slow, browser or network
+# (about a minute on two cores). `make test` still runs everything.
+FAST_TESTS ?= tests/unit tests/architecture tests/drift tests/maintainer
+test-fast: $(STAMP)
+	$(PY) -m pytest -q $(PYTEST_PARALLEL) -m "not slow and not browser and not network" --durations=10 $(FAST_TESTS)
+
+# The release wheels the drift corpus guards read (tests/data/*.yaml), fetched into the InfraLens cache
+# (~/.cache/infralens/wheels, or INFRALENS_CACHE_DIR) unless already there. A CI keeps that folder between runs;
+# offline without it the guards fail and say to run this.
+wheels: $(STAMP)
+	$(PY) tests/drift/corpus_wheels.py
 
 bench: $(STAMP)
 	$(PY) benchmarks/bench_resolve.py

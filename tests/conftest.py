@@ -14,6 +14,7 @@ import tempfile
 from pathlib import Path
 
 import pytest
+from _shared import built_once
 
 for _variable in ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS"):
     os.environ.setdefault(_variable, "1")
@@ -24,7 +25,7 @@ pytest_plugins = ["sphinx.testing.fixtures"]
 
 _MARKERS = {
     "gpu": "needs CUDA; skipped cleanly without it",
-    "slow": "takes more than a few seconds",
+    "slow": "takes more than a few seconds (left out of make test-fast)",
     "network": "needs a package registry (skipped with a reason when unreachable)",
     "browser": "drives a real Chromium with Playwright",
 }
@@ -79,8 +80,8 @@ SITE_BUILD_TIMEOUT_S = 900
 
 @pytest.fixture(scope="session")
 def docs_site(tmp_path_factory) -> Path:
-    """This project's documentation site as HTML, built once per session from ``docs/`` (about a minute), for the
-    browser tests and the lab-page tests alike.
+    """This project's documentation site as HTML, built once per test run from ``docs/`` (about a minute; once for all
+    xdist workers, see ``tests/_shared.py``), for the browser tests and the lab-page tests alike.
 
     ``INFRALENS_BUILT_SITE=<folder>`` uses a build of this checkout made beforehand instead (``python -m sphinx
     -b html docs <folder>``); the tests then read that folder, so it must be built from the files under test.
@@ -91,9 +92,11 @@ def docs_site(tmp_path_factory) -> Path:
         assert (folder / "index.html").is_file(), f"INFRALENS_BUILT_SITE={given} holds no built site (index.html)"
         return folder
     root = Path(__file__).resolve().parents[1]
-    folder = tmp_path_factory.mktemp("site")
-    html, doctrees = folder / "html", folder / "doctrees"
-    command = [sys.executable, "-m", "sphinx", "-q", "--keep-going", "-b", "html", "-d", str(doctrees), str(root / "docs"), str(html)]
-    result = subprocess.run(command, cwd=root, capture_output=True, text=True, timeout=SITE_BUILD_TIMEOUT_S, check=False)
-    assert result.returncode == 0, f"the site did not build:\n{result.stdout[-3000:]}\n{result.stderr[-3000:]}"
-    return html
+
+    def build(folder: Path) -> None:
+        html, doctrees = folder / "html", folder / "doctrees"
+        command = [sys.executable, "-m", "sphinx", "-q", "--keep-going", "-b", "html", "-d", str(doctrees), str(root / "docs"), str(html)]
+        result = subprocess.run(command, cwd=root, capture_output=True, text=True, timeout=SITE_BUILD_TIMEOUT_S, check=False)
+        assert result.returncode == 0, f"the site did not build:\n{result.stdout[-3000:]}\n{result.stderr[-3000:]}"
+
+    return built_once(tmp_path_factory, "docs-site", build) / "html"

@@ -103,7 +103,9 @@ def test_imports_follow_the_layers_and_the_package_boundaries(path):
 @pytest.mark.parametrize("package", PACKAGES)
 def test_every_exported_name_exists(package):
     module = importlib.import_module(f"infralens.{package}")
-    for name in getattr(module, "__all__", ()):
+    exported = getattr(module, "__all__", ())
+    assert exported, f"infralens.{package} exports nothing (__all__ is missing or empty)"
+    for name in exported:
         assert getattr(module, name) is not None, f"infralens.{package}.{name}"
 
 

@@ -6,6 +6,7 @@ from pathlib import Path
 
 import pytest
 from note_layout import NOTE_PLACES, NOTE_TEXT, lab_pages, settled, site_pages
+from shipped import missing_shipped
 
 WIDE = 1440
 CFG_LAB = "_infralens/labs/lab-05-classifier-free-guidance/index.html"
@@ -57,7 +58,7 @@ def test_every_note_reads_whole_where_it_belongs_and_none_overlaps_at_1440(brows
 def test_two_notes_on_one_line_stack_and_the_second_is_readable(browser, docs_site: Path, serve) -> None:
     """Lab 05's line 764 carries two notes (guidance on and off): both show whole, one under the other."""
     if not (docs_site / CFG_LAB).is_file():
-        pytest.skip("lab 05 is not in this site")
+        missing_shipped("lab 05 is not in this site")
     page = _visit(browser, f"{serve(docs_site)}/{CFG_LAB}")
     boxes = page.evaluate(
         "(anchor) => [...document.querySelectorAll(`.il-note[data-line-anchor='${anchor}']`)].map(n => { const b = n.getBoundingClientRect(); return [b.top, b.bottom, n.scrollHeight - n.clientHeight]; })",
@@ -83,7 +84,7 @@ def test_a_long_note_shows_its_first_rows_and_the_rest_opens_under_it(browser, d
             break
     if found is None:
         page.close()
-        pytest.skip("no note on this site is over 12 rows at 1440 px")
+        missing_shipped("no note on this site is over 12 rows at 1440 px")
     note_id = page.locator(".il-note.il-folded").first.get_attribute("id")
     note = page.locator(f"[id='{note_id}']")
     button = page.locator(f"[id='{note_id}'] + .il-more")
@@ -109,7 +110,7 @@ def test_show_all_observed_values_opens_them_where_they_are_seen(browser, docs_s
     """The toggle opens every claim fold of its function, and each observed value is visible, not cut off by its note."""
     lab = "_infralens/labs/lab-02-denoising-step/index.html"
     if not (docs_site / lab).is_file():
-        pytest.skip("lab 02 is not in this site")
+        missing_shipped("lab 02 is not in this site")
     page = _visit(browser, f"{serve(docs_site)}/{lab}")
     function = page.locator(".infralens-function", has=page.locator(".il-observed-toggle")).first
     function.locator(".il-observed-toggle").click()
@@ -131,7 +132,7 @@ def test_a_section_anchor_lands_on_its_heading_though_notes_above_it_grow(browse
     right under the sticky header, instead of being pushed down by notes placed later."""
     lab = "_infralens/labs/lab-16-quantization/index.html"
     if not (docs_site / lab).is_file():
-        pytest.skip("lab 16 is not in this site")
+        missing_shipped("lab 16 is not in this site")
     page = _visit(browser, f"{serve(docs_site)}/{lab}#what-it-costs")
     last = None
     for _ in range(50):  # the theme scrolls to an anchor smoothly: wait until the page stops moving

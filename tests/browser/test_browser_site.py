@@ -8,6 +8,7 @@ from urllib.parse import urlparse
 
 import pytest
 from note_layout import lab_pages, settled
+from shipped import missing_shipped
 
 pytestmark = pytest.mark.browser
 
@@ -120,7 +121,7 @@ def test_lab_to_function_and_back(browser, basic_site: Path, serve) -> None:
 @pytest.mark.parametrize("width", [DESKTOP, PHONE])
 def test_real_ddim_step_page(browser, docs_site: Path, serve, width: int) -> None:
     if not (docs_site / DDIM_STEP).is_file():
-        pytest.skip("no annotation of DDIMScheduler.step in annotations/")
+        missing_shipped("no annotation of DDIMScheduler.step in annotations/")
     base = serve(docs_site)
     visit_and_check(browser, f"{base}/{DDIM_STEP}", width, "ddim-step").close()
     lab = docs_site / "_infralens/labs/lab-02-denoising-step/index.html"
@@ -148,7 +149,7 @@ def test_a_dotted_page_title_breaks_only_after_a_dot_on_a_phone(browser, docs_si
         "_infralens/source/diffusers/diffusers.pipelines.stable_diffusion.pipeline_stable_diffusion.StableDiffusionPipeline.do_classifier_free_guidance.html"
     )
     if not (docs_site / long_name).is_file():
-        pytest.skip("no annotation of StableDiffusionPipeline.do_classifier_free_guidance")
+        missing_shipped("no annotation of StableDiffusionPipeline.do_classifier_free_guidance")
     title = (docs_site / long_name).read_text("utf-8").split("<h1>", 1)[1].split("</h1>", 1)[0]
     assert '<span class="pre">.</span><wbr>' in title, title
     page = browser.new_page(viewport={"width": PHONE, "height": 800})
@@ -209,7 +210,7 @@ def test_answers_stay_folded_until_clicked(browser, docs_site: Path, serve) -> N
     """Each lab's answers are a closed sphinx-design dropdown; a click opens it."""
     lab = "_infralens/labs/lab-02-denoising-step/index.html"
     if not (docs_site / lab).is_file():
-        pytest.skip("lab 02 is not in this site")
+        missing_shipped("lab 02 is not in this site")
     page = browser.new_page(viewport={"width": PHONE, "height": 900})
     page.goto(f"{serve(docs_site)}/{lab}")
     answer = page.get_by_text("so the last step uses").first
@@ -223,7 +224,7 @@ def test_answers_stay_folded_until_clicked(browser, docs_site: Path, serve) -> N
 def test_a_comparison_page_shows_both_functions_and_the_prose_that_relates_them(browser, docs_site: Path, serve) -> None:
     compare = "_infralens/compare/ddim-step.html"
     if not (docs_site / compare).is_file():
-        pytest.skip("no 'ddim-step' pair in the concept map")
+        missing_shipped("no 'ddim-step' pair in the concept map")
     page = browser.new_page(viewport={"width": 1440, "height": 900})
     page.goto(f"{serve(docs_site)}/{compare}")
     assert page.locator(".infralens-function").count() == 2
@@ -235,7 +236,7 @@ def test_a_comparison_page_shows_both_functions_and_the_prose_that_relates_them(
 def test_a_coverage_node_opens_its_function_page(browser, docs_site: Path, serve) -> None:
     coverage = docs_site / "coverage" / "tiny-sd-ddim.html"
     if not coverage.is_file():
-        pytest.skip("no coverage map for tiny-sd-ddim")
+        missing_shipped("no coverage map for tiny-sd-ddim")
     page = browser.new_page(viewport={"width": 1440, "height": 900})
     page.goto(f"{serve(docs_site)}/coverage/tiny-sd-ddim.html")
     link = page.locator("article a[href*='_infralens/source/diffusers/diffusers.']").first
@@ -250,7 +251,7 @@ def test_a_coverage_node_opens_its_function_page(browser, docs_site: Path, serve
 def test_observed_values_show_under_a_claim_once_opened(browser, docs_site: Path, serve) -> None:
     lab = "_infralens/labs/lab-02-denoising-step/index.html"
     if not (docs_site / lab).is_file():
-        pytest.skip("lab 02 is not in this site")
+        missing_shipped("lab 02 is not in this site")
     page = browser.new_page(viewport={"width": 1440, "height": 900})
     page.goto(f"{serve(docs_site)}/{lab}")
     fold = page.locator("details.il-claims-fold").first
@@ -275,7 +276,7 @@ def _a_function_that_changed(docs_site: Path) -> tuple[str, str, str, int]:
             stale = sum(1 for step in annotation["steps"] if step["states"][position] != "unchanged")
             if 0 < stale < len(annotation["steps"]):
                 return page, annotation["id"], release, stale
-    pytest.skip("reports/history.json shows no diffusers function that changed in part")
+    missing_shipped("reports/history.json shows no diffusers function that changed in part")
 
 
 @pytest.mark.parametrize("width", [DESKTOP, PHONE])
@@ -404,7 +405,7 @@ def test_on_a_phone_code_lines_stay_whole_and_nothing_is_clipped(browser, docs_s
 def test_comparisons_sit_side_by_side_from_1440(browser, docs_site: Path, serve, width: int, side_by_side: bool) -> None:
     compare = "_infralens/compare/ddim-step.html"
     if not (docs_site / compare).is_file():
-        pytest.skip("no 'ddim-step' pair in the concept map")
+        missing_shipped("no 'ddim-step' pair in the concept map")
     page = browser.new_page(viewport={"width": width, "height": 900})
     page.goto(f"{serve(docs_site)}/{compare}")
     left, right = (page.locator(".il-compare-column").nth(i).bounding_box() for i in (0, 1))
@@ -435,7 +436,9 @@ def test_the_on_page_contents_list_every_function_drawn(browser, docs_site: Path
     """Every function a lab page draws has an entry in the page's contents, linking to it, under its section."""
     base = serve(docs_site)
     page = browser.new_page(viewport={"width": 1440, "height": 900})
-    for relative in lab_pages(docs_site):
+    labs = lab_pages(docs_site)
+    assert labs, "the site has no lab page"
+    for relative in labs:
         page.goto(f"{base}/{relative}")
         drawn = page.evaluate("() => [...document.querySelectorAll('article .infralens-function')].map(f => '#' + f.id)")
         listed = page.evaluate("() => [...document.querySelectorAll('.toc-tree li.il-toc-function > a')].map(a => a.getAttribute('href'))")

@@ -23,6 +23,7 @@ def report():
 
 
 def test_a_pipeline_is_the_catalogs_components(report, catalog):
+    assert catalog.pipelines, "the catalog has no pipeline"
     for spec in catalog.pipelines:
         assert components(report, spec.id) == (("denoiser", spec.denoiser), *(("text encoder", t) for t in spec.text_encoders), ("VAE", spec.vae))
 

@@ -4,7 +4,8 @@ A group names its ``distribution`` (default diffusers; diffsynth groups are chec
 diffsynth). Rows are labelled by release: ``0.30.3`` for diffusers, ``diffsynth==2.0.0`` for the others.
 
 The truth table (tests/data/history_corpus.yaml) was decided by reading the sources. The wheels are
-downloaded with pip into the InfraLens cache on first use; without a registry the test is skipped.
+kept in the InfraLens cache (fetched with pip on first use, or all at once by ``make wheels``; see corpus_wheels.py);
+offline without them the test fails, naming the wheel and that command.
 Goal: zero false "unchanged" and at least 95% of classes right.
 """
 
@@ -16,6 +17,7 @@ from pathlib import Path
 
 import pytest
 import yaml
+from corpus_wheels import missing_wheel_message
 
 from infralens.annotations.models import Annotation, ExactSelector, Step
 from infralens.drift import DistributionMatcher, StepKind, compose, entries_for, parse_lock
@@ -38,7 +40,7 @@ def _wheel(distribution: str, version: str) -> Path:
     try:
         return fetch_wheel(distribution, version)
     except SourceNotFoundError as error:
-        pytest.skip(f"no package registry reachable to fetch {distribution}=={version} ({error})")
+        pytest.fail(missing_wheel_message(distribution, version, error), pytrace=False)
 
 
 def _label(group: dict) -> str:

@@ -152,6 +152,7 @@ def test_no_formula_on_the_site_carries_live_markup(hostile):
 
 def test_no_page_carries_live_markup_from_titles_reports_or_formulas(hostile):
     _, _, _, _, pages = hostile
+    assert pages, "the hostile site built no page"
     for path, page in pages.items():
         body = _tags(page)
         for marker in LIVE_MARKUP:

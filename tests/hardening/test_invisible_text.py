@@ -68,7 +68,7 @@ def test_show_prints_invisible_characters_as_escapes(tmp_path, capsys, monkeypat
         'id: toy-blend\nlab: 01-toy\nsource: toypkg\ntarget: toypkg.mixing.blend\nsummary: s\nsteps:\n  - at: "signal = math.sqrt(alpha) * clean"\n'
         "    note: |\n      evil \u202egnp.exe\u202c and \u200bzero\n"
     )
-    code = main(["--project", str(root), "--source", f"toypkg={root / 'src'}", "show", "toypkg.mixing.blend", "--color", "never"])
+    code = main(["--project", str(root), "--source", f"toypkg={root / 'src'}", "show", "toypkg.mixing.blend", "--color", "never", "--width", "160"])
     captured = capsys.readouterr()
     assert code != 0 and "blend.yaml:9:12: error: invisible character U+202E" in captured.err
     assert not FORMAT_CHARACTERS.search(captured.out + captured.err)

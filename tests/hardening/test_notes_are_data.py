@@ -115,7 +115,7 @@ def test_terminal_output_escapes_control_characters(tmp_path, capsys, monkeypatc
         "id: toy-blend\nlab: 01-toy\nsource: toypkg\ntarget: toypkg.mixing.blend\nsummary: s\nsteps:\n"
         '  - at: "signal = math.sqrt(alpha) * clean"\n    note: "clear \\e[2J\\e]0;pwned\\a screen \\x9b31m and \\r overwrite"\n'
     )
-    assert main(["--project", str(root), "--source", f"toypkg={root / 'src'}", "show", "toypkg.mixing.blend", "--color", "never"]) == 0
+    assert main(["--project", str(root), "--source", f"toypkg={root / 'src'}", "show", "toypkg.mixing.blend", "--color", "never", "--width", "160"]) == 0
     out = capsys.readouterr().out
     assert not re.search(r"[\x00-\x08\x0b-\x1f\x7f\x80-\x9f]", out), repr(out)
     for shown in ("◀ clear \\x1b[2J\\x1b]0;pwned\\x07 screen", "\\x9b31m", "and \\r overwrite"):

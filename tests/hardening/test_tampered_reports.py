@@ -75,7 +75,9 @@ def test_a_tampered_coverage_report_is_a_clear_error(tmp_path, case):
 
 
 def test_the_committed_coverage_reports_still_load():
-    for path in sorted((ROOT / "reports").glob("coverage-*.json")):
+    paths = sorted((ROOT / "reports").glob("coverage-*.json"))
+    assert paths, "no reports/coverage-*.json is committed"
+    for path in paths:
         assert read_json(path).functions
 
 

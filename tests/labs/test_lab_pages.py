@@ -43,6 +43,8 @@ def test_answers_are_folded_and_numbered_like_the_exercises(page):
 
 @pytest.mark.parametrize("page", PAGES, ids=lambda p: p.parent.name)
 def test_display_math_stands_in_its_own_paragraph(page):
-    for number, line in enumerate(page.read_text("utf-8").splitlines(), 1):
+    lines = page.read_text("utf-8").splitlines()
+    assert lines, f"{page} is empty"
+    for number, line in enumerate(lines, 1):
         if "$$" in line:
             assert line.strip().startswith("$$") and not re.match(r"\s*([-*]|\d+\.)\s", line), f"{page.parent.name}:{number}: $$ inside a list item"

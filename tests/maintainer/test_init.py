@@ -36,6 +36,7 @@ def cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     return tmp_path / "cache"
 
 
+@pytest.mark.slow
 def test_init_add_validate_lock_check_and_a_w_build(tmp_path: Path, cache: Path, capsys) -> None:
     pytest.importorskip("transformers")
     pytest.importorskip("myst_parser")
@@ -210,6 +211,7 @@ def test_the_example_scenario_slot_verifies_the_new_annotation(tmp_path: Path, c
     assert "3 steps: 0 checked, 0 held, 3 ran, 0 read, 0 unverified (0 failed)" in capsys.readouterr().out
 
 
+@pytest.mark.slow
 def test_an_odd_folder_name_is_text_in_every_file(tmp_path: Path, cache: Path) -> None:
     """The folder's name becomes the site's title: markup and control characters in it stay text."""
     pytest.importorskip("myst_parser")

@@ -53,6 +53,7 @@ def test_a_bad_value_is_a_clear_error_naming_the_file_and_the_key(tmp_path: Path
     assert words in err and "Traceback" not in err
 
 
+@pytest.mark.slow
 def test_coverage_watches_the_projects_distributions(toy: Path, capsys) -> None:
     out = toy / "cov.json"
     assert main(_cli(toy, "coverage", "toy", "--device", "cpu", "--json", str(out))) == 0

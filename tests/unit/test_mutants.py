@@ -77,7 +77,9 @@ def test_an_augmented_assignment_swaps_its_operator():
 
 def test_every_mutant_keeps_the_line_count_and_compiles():
     for start, end in ((2, 2), (3, 3), (5, 5), (7, 8), (9, 9), (10, 10), (11, 11)):
-        for mutant in statement_mutants(LINES, start, end, local_names=LOCALS):
+        mutants = statement_mutants(LINES, start, end, local_names=LOCALS)
+        assert mutants, f"no mutant of lines {start}-{end}"
+        for mutant in mutants:
             text = mutant.apply(LINES)
             assert len(text.splitlines()) == len(LINES), mutant
             compile(text, "f.py", "exec")

@@ -54,6 +54,7 @@ def test_a_folder_that_is_neither_is_refused_with_what_to_pass(tmp_path):
         open_tree(str(tmp_path / "other"), distribution="fakedist")
 
 
+@pytest.mark.slow
 def test_installed_package_folder_checks_clean(capsys):
     """The repository's annotations against the installed diffusers, named by its package folder: nothing moved."""
     import diffusers

@@ -74,7 +74,9 @@ def test_two_operands_of_a_call_or_a_list_trade_places_but_literals_and_keywords
 
 def test_value_mutants_keep_the_line_count_and_compile():
     for line in range(2, 7):
-        for mutant in statement_mutants(LINES, line, line, local_names=("a", "b", "c")):
+        mutants = statement_mutants(LINES, line, line, local_names=("a", "b", "c"))
+        assert mutants, f"no mutant of line {line}"
+        for mutant in mutants:
             text = mutant.apply(LINES)
             assert len(text.splitlines()) == len(LINES)
             compile(text, "f.py", "exec")
