@@ -247,7 +247,10 @@ class Trace:
     events: list[RuleEvent] = field(default_factory=list)
 
     def add(self, rule: AnyRule, action: Action, detail: str = "") -> None:
-        self.events.append(RuleEvent(rule, action, detail))
+        """Record an event; the same event again (a rule asked once per candidate of one file) is recorded once."""
+        event = RuleEvent(rule, action, detail)
+        if event not in self.events:
+            self.events.append(event)
 
     def frozen(self) -> tuple[RuleEvent, ...]:
         return tuple(self.events)
