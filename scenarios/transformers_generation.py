@@ -8,6 +8,8 @@ prompt 5 or 6, 4 heads, 2 KV heads, head dim 16, vocabulary 128).
 
 from __future__ import annotations
 
+from typing import Any
+
 import torch
 
 from infralens.scenarios import scenario
@@ -24,7 +26,7 @@ IMPORTS = (
 )
 
 BATCH, PROMPT, NEW = 3, 5, 4
-SIZES = dict(
+SIZES: dict[str, Any] = dict(
     hidden_size=64,
     intermediate_size=96,
     num_hidden_layers=2,
@@ -39,20 +41,22 @@ SIZES = dict(
 )
 
 
-def tiny_llama(device: str, seed: int = 190) -> torch.nn.Module:
+def tiny_llama(device: str, seed: int = 190) -> Any:
     """A 2-layer LlamaForCausalLM with grouped-query attention (4 heads over 2 KV heads), random weights."""
     from transformers import LlamaConfig, LlamaForCausalLM
 
     torch.manual_seed(seed)
-    return LlamaForCausalLM(LlamaConfig(**SIZES)).to(device).eval()
+    model: Any = LlamaForCausalLM(LlamaConfig(**SIZES))
+    return model.to(device).eval()
 
 
-def tiny_mistral(device: str, window: int, seed: int = 200) -> torch.nn.Module:
+def tiny_mistral(device: str, window: int, seed: int = 200) -> Any:
     """The same sizes as a MistralForCausalLM whose every layer attends to a sliding window of ``window`` tokens."""
     from transformers import MistralConfig, MistralForCausalLM
 
     torch.manual_seed(seed)
-    return MistralForCausalLM(MistralConfig(sliding_window=window, **SIZES)).to(device).eval()
+    model: Any = MistralForCausalLM(MistralConfig(sliding_window=window, **SIZES))
+    return model.to(device).eval()
 
 
 PADDED = 2
@@ -70,7 +74,7 @@ def prompt_ids(ctx: ScenarioContext, length: int = PROMPT, seed: int = 191, padd
     return ids.to(ctx.device), mask.to(ctx.device)
 
 
-def greedy_without_cache(model: torch.nn.Module, ids: torch.Tensor, mask: torch.Tensor, new: int) -> torch.Tensor:
+def greedy_without_cache(model: Any, ids: torch.Tensor, mask: torch.Tensor, new: int) -> torch.Tensor:
     """The oracle: each next token is the argmax of a full forward over the whole sequence so far, no cache.
 
     Positions count real tokens only (a left-padded row starts at 0 on its first real token), as ``generate`` does."""
@@ -83,7 +87,8 @@ def greedy_without_cache(model: torch.nn.Module, ids: torch.Tensor, mask: torch.
     return ids
 
 
-def generate(model: torch.nn.Module, ids: torch.Tensor, mask: torch.Tensor, **kwargs) -> torch.Tensor:
+def generate(model: Any, ids: torch.Tensor, mask: torch.Tensor, **kwargs: Any) -> Any:
+    """``model.generate`` without gradients: a tensor of ids, or an output with ``sequences`` and ``cache`` when asked."""
     with torch.no_grad():
         return model.generate(ids, attention_mask=mask, **kwargs)
 
@@ -127,7 +132,9 @@ def run_sampling(ctx: ScenarioContext) -> None:
     ctx.check(torch.equal(first, second), "the same seed samples the same tokens")
     ctx.check(first.shape == (BATCH, PROMPT + NEW + 2), f"shape {tuple(first.shape)}")
     # The processors' order, as generate builds them.
-    processors = model._get_logits_processor(model.generation_config.__class__(**settings), input_ids_seq_length=PROMPT, device=ctx.device, model_kwargs={"attention_mask": mask})
+    processors = model._get_logits_processor(
+        model.generation_config.__class__(**settings), input_ids_seq_length=PROMPT, device=ctx.device, model_kwargs={"attention_mask": mask}
+    )
     kinds = [type(p) for p in processors]
     order = [RepetitionPenaltyLogitsProcessor, TemperatureLogitsWarper, TopKLogitsWarper, TopPLogitsWarper]
     ctx.check(kinds == order, f"processor order {[k.__name__ for k in kinds]}")
@@ -141,7 +148,7 @@ def run_static_cache(ctx: ScenarioContext) -> None:
     model = tiny_llama(ctx.device)
     ids, mask = prompt_ids(ctx)
     oracle = greedy_without_cache(model, ids, mask, NEW)
-    cache = StaticCache(config=model.config, max_cache_len=16)
+    cache: Any = StaticCache(config=model.config, max_cache_len=16)
     given = generate(model, ids, mask, max_new_tokens=NEW, do_sample=False, cache=cache)
     ctx.check(torch.equal(given, oracle), f"static-cache greedy {given.tolist()} equals the oracle {oracle.tolist()}")
     shapes = [tuple(layer.keys.shape) for layer in cache.layers]

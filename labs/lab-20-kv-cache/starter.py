@@ -13,6 +13,7 @@ the answers to the exercises in index.md and exits 1 if one is wrong.
 
 from __future__ import annotations
 
+import itertools
 import sys
 
 from infralens.tiny.labkit import finish, lab_arguments, reveal, setup_torch
@@ -85,8 +86,8 @@ def show_dynamic_and_static(device: str, steps: int) -> dict:
         for index, step in enumerate(seen[: steps + 1]):
             same = "" if index == 0 else f", same tensor as before: {step['ptr'] == seen[index - 1]['ptr']}"
             print(f"{name} forward {index}: {step['stored']} positions stored, layer 0 keys {step['shape']}{same}")
-    dynamic_same = all(a["ptr"] == b["ptr"] for a, b in zip(dynamic[1:], dynamic[2:], strict=False))
-    static_same = all(a["ptr"] == b["ptr"] for a, b in zip(static[1:], static[2:], strict=False))
+    dynamic_same = all(a["ptr"] == b["ptr"] for a, b in itertools.pairwise(dynamic[1:]))
+    static_same = all(a["ptr"] == b["ptr"] for a, b in itertools.pairwise(static[1:]))
     print(f"after {NEW} new tokens: dynamic keys hold {reveal(dynamic[-1]['shape'][-2])} positions; static buffer {reveal(static[-1]['shape'][-2])}")
     print(f"decode steps reuse the same key tensor: static {reveal(static_same)}, dynamic {reveal(dynamic_same)}")
     from transformers import StaticCache
