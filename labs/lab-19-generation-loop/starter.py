@@ -86,7 +86,7 @@ def show_loop(model, device: str, new_tokens: int) -> dict:
         out = model.generate(prompt, max_new_tokens=new_tokens, do_sample=False, return_dict_in_generate=True, output_logits=True)
     for index, call in enumerate(calls):
         kind = "prefill" if index == 0 else "decode "
-        print(f"forward {index} ({kind}): input_ids {call['ids']}, cache held {call['cached_before']} positions, mask {call['mask']}")
+        print(f"forward {index} ({kind}): input_ids {reveal(call['ids'])}, cache held {call['cached_before']} positions, mask {reveal(call['mask'])}")
     print(f"{len(out.sequences[0]) - 5} new tokens: {out.sequences[0, 5:].tolist()}; cache after: {out.cache.get_seq_length()} positions per layer")
     # The exercises use 4 new tokens, whatever --steps says.
     calls.clear()

@@ -48,6 +48,8 @@ SIZES = dict(
     pad_token_id=0,
 )
 PROMPT, NEW = 5, 4
+ASKED_NEW = 10
+"""The new tokens exercises 1 and 2 ask about: the trace shows the rule at 4, the exercises apply it at 10."""
 
 
 def watch_cache(model) -> list[dict]:
@@ -63,12 +65,12 @@ def watch_cache(model) -> list[dict]:
     return seen
 
 
-def run(model, prompt, **kwargs) -> list[dict]:
+def run(model, prompt, new: int = NEW, **kwargs) -> list[dict]:
     import torch
 
     seen = watch_cache(model)
     with torch.no_grad():
-        model.generate(prompt, max_new_tokens=NEW, do_sample=False, **kwargs)
+        model.generate(prompt, max_new_tokens=new, do_sample=False, **kwargs)
     seen.pop(0)["handle"].remove()
     return seen
 
@@ -84,11 +86,13 @@ def show_dynamic_and_static(device: str, steps: int) -> dict:
     static = run(model, prompt, cache_implementation="static")
     for name, seen in (("dynamic", dynamic), ("static ", static)):
         for index, step in enumerate(seen[: steps + 1]):
-            same = "" if index == 0 else f", same tensor as before: {step['ptr'] == seen[index - 1]['ptr']}"
+            same = "" if index == 0 else f", same tensor as before: {reveal(step['ptr'] == seen[index - 1]['ptr'])}"
             print(f"{name} forward {index}: {step['stored']} positions stored, layer 0 keys {step['shape']}{same}")
     dynamic_same = all(a["ptr"] == b["ptr"] for a, b in itertools.pairwise(dynamic[1:]))
     static_same = all(a["ptr"] == b["ptr"] for a, b in itertools.pairwise(static[1:]))
-    print(f"after {NEW} new tokens: dynamic keys hold {reveal(dynamic[-1]['shape'][-2])} positions; static buffer {reveal(static[-1]['shape'][-2])}")
+    dynamic_asked = run(model, prompt, ASKED_NEW)[-1]["shape"][-2]
+    static_asked = run(model, prompt, ASKED_NEW, cache_implementation="static")[-1]["shape"][-2]
+    print(f"after {ASKED_NEW} new tokens: dynamic keys hold {reveal(dynamic_asked)} positions; static buffer {reveal(static_asked)}")
     print(f"decode steps reuse the same key tensor: static {reveal(static_same)}, dynamic {reveal(dynamic_same)}")
     from transformers import StaticCache
 
@@ -96,8 +100,8 @@ def show_dynamic_and_static(device: str, steps: int) -> dict:
     mask_length = cache.layers[0].get_mask_sizes(1)[0]
     print(f"a StaticCache(max_cache_len=16) asks for a mask over {reveal(mask_length)} keys at every decode step")
     return {
-        "dynamic_positions_after": dynamic[-1]["shape"][-2],
-        "static_buffer_positions": static[-1]["shape"][-2],
+        "dynamic_positions_after": dynamic_asked,
+        "static_buffer_positions": static_asked,
         "static_same_tensor": static_same,
         "dynamic_same_tensor": dynamic_same,
         "static_mask_key_length": int(mask_length),
@@ -137,7 +141,7 @@ def show_bytes(device: str) -> dict:
     big = LlamaConfig(hidden_size=4096, num_hidden_layers=32, num_attention_heads=32, num_key_value_heads=8)
     head_dim = big.hidden_size // big.num_attention_heads
     llama = 2 * big.num_hidden_layers * big.num_key_value_heads * head_dim * torch.tensor([], dtype=torch.bfloat16).element_size()
-    print(f"Llama-3.1-8B, bf16: {reveal(llama)} bytes per token; a 128k-token context: {llama * 131072 / 2**30:.0f} GiB per sequence")
+    print(f"Llama-3.1-8B, bf16: {reveal(llama)} bytes per token; a 128k-token context: {reveal(llama * 131072 / 2**30, '.0f')} GiB per sequence")
     return {"tiny_kv_bytes_per_token": int(per_token), "llama8b_kv_bytes_per_token_bf16": int(llama)}
 
 

@@ -2,8 +2,8 @@
 
 LAB = "20-kv-cache"
 SOLUTION = {
-    "dynamic_positions_after": 8,
-    "static_buffer_positions": 8,
+    "dynamic_positions_after": 14,
+    "static_buffer_positions": 14,
     "static_same_tensor": True,
     "dynamic_same_tensor": False,
     "static_mask_key_length": 16,

@@ -39,6 +39,8 @@ PAGE_VOCABULARY = {
     "12-multistep-solvers": {"dpm_last_timestep_20_steps"},
     "13-flux": {"packed_tokens", "rope_channels_per_head"},
     "15-attention-backends-compile": {"default_active_backend", "active_after_reset", "diffsynth_implementation"},
+    "19-generation-loop": {"first_processor"},  # a class the page reads
+    "20-kv-cache": {"static_mask_key_length"},  # 16 is the tiny models' head dim all over the page
 }
 
 

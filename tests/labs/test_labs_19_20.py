@@ -26,6 +26,7 @@ FACTS = {
     "20-kv-cache": [
         "dynamic forward 1: 6 positions stored, layer 0 keys (1, 2, 6, 16), same tensor as before: False",
         "static  forward 1: 6 positions stored, layer 0 keys (1, 2, 8, 16), same tensor as before: True",
+        "after 10 new tokens: dynamic keys hold 14 positions; static buffer 14",
         "sliding window 4, dynamic: DynamicSlidingWindowLayer, 3 positions kept of 9 seen",
         "sliding window 4, static: StaticSlidingWindowLayer, 4 positions kept of 9 seen",
         "tiny cache: 2560 bytes for 5 positions = 512 bytes per token (float32)",

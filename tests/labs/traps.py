@@ -254,8 +254,8 @@ EXERCISES: dict[str, dict[str, Exercise]] = {
         "greedy_matches_no_cache": E("True", (False,)),
     },
     "20-kv-cache": {
-        "dynamic_positions_after": E("8", (9,)),  # the last new token fed back too
-        "static_buffer_positions": E("8", (9, 16)),  # prompt + new tokens; the StaticCache exercise's 16
+        "dynamic_positions_after": E("14", (15, 8)),  # the last new token fed back too; the traced call's 4 tokens
+        "static_buffer_positions": E("14", (15, 16)),  # prompt + new tokens; the StaticCache exercise's 16
         "static_same_tensor": E("True", (False,)),
         "dynamic_same_tensor": E("False", (True,)),  # "the dynamic cache appends in place"
         "static_mask_key_length": E("16", (1,)),  # only the new position's key
