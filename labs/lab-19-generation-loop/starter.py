@@ -126,9 +126,11 @@ def show_processors(model, device: str) -> dict:
     with torch.no_grad():
         logits = model(input_ids=ids).logits[:, -1].float()
     scores = logits
-    for processor in processors:
+    for index, processor in enumerate(processors):
         scores = processor(ids, scores)
-        print(f"  after {type(processor).__name__:34s} finite scores: {int(torch.isfinite(scores).sum())}")
+        name = reveal(type(processor).__name__) if index == 0 else type(processor).__name__
+        finite = int(torch.isfinite(scores).sum())
+        print(f"  after processor {index + 1} ({name}): finite scores {reveal(finite) if index == len(processors) - 1 else finite}")
     kept = int(torch.isfinite(scores).sum())
     print(f"tokens left to sample from: {reveal(kept)}")
     penalty = processors[0]

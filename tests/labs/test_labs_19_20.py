@@ -19,7 +19,7 @@ FACTS = {
         "4 new tokens: 4 forwards; prefill feeds 5 positions, a decode step 1",
         "prefill logits with logits_to_keep=1: 1 position(s) of 128 scores",
         "processors, in the order they run: RepetitionPenaltyLogitsProcessor, TemperatureLogitsWarper, TopKLogitsWarper, TopPLogitsWarper",
-        "after TopKLogitsWarper                   finite scores: 20",
+        "after processor 3 (TopKLogitsWarper): finite scores 20",
         "repetition penalty 1.3 on a seen token with logit -2.0 -> -2.60",
         "greedy generate equals the cache-free recomputation: True",
     ],
