@@ -25,6 +25,7 @@ INPUTS_NOT_ANSWERS = {
     "12-multistep-solvers": {"dpm_last_timestep_20_steps"},  # 50 is a step count of the error table
     "13-flux": {"packed_tokens", "rope_channels_per_head"},  # "64 tokens" is the input of mu; 16 the latent size
     "15-attention-backends-compile": {"default_active_backend", "active_after_reset"},  # backend names passed in
+    "20-kv-cache": {"static_mask_key_length"},  # 16 is the max_cache_len passed in and the head dim of every shape
 }
 # Words a page must use to teach the lab (spacing names, dtype and backend names, exception classes in the code).
 PAGE_VOCABULARY = {
@@ -39,6 +40,8 @@ PAGE_VOCABULARY = {
     "12-multistep-solvers": {"dpm_last_timestep_20_steps"},
     "13-flux": {"packed_tokens", "rope_channels_per_head"},
     "15-attention-backends-compile": {"default_active_backend", "active_after_reset", "diffsynth_implementation"},
+    "19-generation-loop": {"first_processor"},  # a class the page reads
+    "20-kv-cache": {"static_mask_key_length"},  # 16 is the tiny models' head dim all over the page
 }
 
 

@@ -241,4 +241,27 @@ EXERCISES: dict[str, dict[str, Exercise]] = {
         "diffsynth_ip_k_shape": E("[1, 2, 8, 32]", ([2, 2, 4, 32],)),  # two pictures as a batch of two
         "diffsynth_negative_scale": E("1.0", (0.6, 0.0)),  # the positive pass's scale; "the negative pass has no image"
     },
+    "19-generation-loop": {
+        "forwards_for_4_tokens": E("4", (5, 1)),  # a forward for the last token too; "one call does it all"
+        "prefill_positions_in": E("5", (1,)),  # "the prompt is fed one token at a time"
+        "prefill_logits_positions": E("1", (5,)),  # logits for every prompt position
+        "decode_positions_in": E("1", (6,)),  # the whole sequence again at every step
+        "all_ones_mask_reaches_model": E("False", (True,)),
+        "first_processor": E('"RepetitionPenaltyLogitsProcessor"', ("TemperatureLogitsWarper",)),  # warpers first
+        "top_k_then_top_p_kept": E("18", (20,)),  # top-p forgotten after top-k (computed with the tiny LLaMA)
+        "penalised_negative_logit": E("-2.60", (-1.54,)),  # divided by the penalty whatever the sign
+        "eos_row_next_token": E("0", (33,)),  # the eos id again (the starter's eos, computed with the tiny LLaMA)
+        "greedy_matches_no_cache": E("True", (False,)),
+    },
+    "20-kv-cache": {
+        "dynamic_positions_after": E("14", (15, 8)),  # the last new token fed back too; the traced call's 4 tokens
+        "static_buffer_positions": E("14", (15, 16)),  # prompt + new tokens; the StaticCache exercise's 16
+        "static_same_tensor": E("True", (False,)),
+        "dynamic_same_tensor": E("False", (True,)),  # "the dynamic cache appends in place"
+        "static_mask_key_length": E("16", (1,)),  # only the new position's key
+        "sliding_dynamic_kept": E("3", (4, 9)),  # the window; every token seen
+        "sliding_static_kept": E("4", (3,)),  # the dynamic layer's window - 1
+        "tiny_kv_bytes_per_token": E("512", (1024, 256)),  # 4 query heads instead of 2 KV heads; keys only
+        "llama8b_kv_bytes_per_token_bf16": E("131072", (524288, 65536)),  # 32 query heads; keys only
+    },
 }
