@@ -135,7 +135,8 @@ def measure_all(args: argparse.Namespace, files: list[str], scratch: Path) -> No
         run(command, warm_env)
         warm2 = measure("check --against, warm index cache", lambda: command, args.repeat, lambda _: warm_env)
         print(
-            f"against cold / floor = {cold2[0] / floor2[0]:.2f}x wall, {cold2[1] / floor2[1]:.2f}x cpu; warm / floor = {warm2[0] / floor2[0]:.2f}x wall, {warm2[1] / floor2[1]:.2f}x cpu"
+            f"against cold / floor = {cold2[0] / floor2[0]:.2f}x wall, {cold2[1] / floor2[1]:.2f}x cpu; "
+            f"warm / floor = {warm2[0] / floor2[0]:.2f}x wall, {warm2[1] / floor2[1]:.2f}x cpu"
         )
         if args.walk:
             measure_walk(args, scratch)

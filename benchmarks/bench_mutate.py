@@ -76,7 +76,8 @@ def main() -> int:
             report = os.path.join(folder, "plain.json")
             seconds, cpu, code, _ = run(["--jobs", str(args.jobs), *scenarios], report, cache)
             print(
-                f"plain verify --jobs {args.jobs}: {seconds:.1f} s wall, {cpu:.1f} CPU s (exit {code}; target {PLAIN_TARGET_S:.0f} s: {_verdict(seconds, PLAIN_TARGET_S)})",
+                f"plain verify --jobs {args.jobs}: {seconds:.1f} s wall, {cpu:.1f} CPU s "
+                f"(exit {code}; target {PLAIN_TARGET_S:.0f} s: {_verdict(seconds, PLAIN_TARGET_S)})",
                 flush=True,
             )
         report = os.path.join(folder, "mutate.json")
@@ -85,7 +86,8 @@ def main() -> int:
             extra += ["--max-mutants", str(args.max_mutants)]
         seconds, cpu, code, tail = run(extra, report, cache)
         print(
-            f"verify {' '.join(extra)}: {seconds:.1f} s wall, {cpu:.1f} CPU s (exit {code}; target {MUTATE_TARGET_S:.0f} s: {_verdict(seconds, MUTATE_TARGET_S)})"
+            f"verify {' '.join(extra)}: {seconds:.1f} s wall, {cpu:.1f} CPU s "
+            f"(exit {code}; target {MUTATE_TARGET_S:.0f} s: {_verdict(seconds, MUTATE_TARGET_S)})"
         )
         print(tail)
         if os.path.exists(report):

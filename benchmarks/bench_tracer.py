@@ -4,8 +4,8 @@
     .venv/bin/python benchmarks/bench_tracer.py --scenario tiny-sd-ddim --repeats 7
 
 Times are CPU seconds of the benchmark process (``time.process_time``), so other load on the
-machine does not distort the ratio; wall-clock medians are printed too. Each scenario runs in a fresh process (DiffSynth's loading modes cannot share one), one torch
-thread, on CPU unless --device says otherwise. Runs alternate untraced/traced after one warm-up
+machine does not distort the ratio; wall-clock medians are printed too. Each scenario runs in a fresh process
+(DiffSynth's loading modes cannot share one), one torch thread, on CPU unless --device says otherwise. Runs alternate untraced/traced after one warm-up
 run of each, so machine load drifts affect both alike. Prints a table and the worst ratio.
 """
 

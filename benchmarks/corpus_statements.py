@@ -84,7 +84,8 @@ def main(argv: list[str] | None = None) -> int:
     tree = _tree(args.distribution, args.version)
     module, definition, statements = _statements(tree, args.target)
     print(
-        f"# {args.distribution} {tree.version} {module}:{definition.qualname} lines {definition.start_line}-{definition.end_line} decorators {list(definition.decorators)}"
+        f"# {args.distribution} {tree.version} {module}:{definition.qualname} "
+        f"lines {definition.start_line}-{definition.end_line} decorators {list(definition.decorators)}"
     )
     for statement in statements:
         print(f"{statement.start_line:>5} [{statement.scope}] {statement.text}")

@@ -101,7 +101,8 @@ def run_blitz3_dit_inputs(ctx: ScenarioContext) -> None:
 
 @scenario(
     "blitz3-flux-inputs",
-    "tiny FluxPipeline 16x24, 10 text tokens, 2 steps, guidance 3.5; every transformer block keeps its keyword inputs, a step-end callback keeps the packed latents",
+    "tiny FluxPipeline 16x24, 10 text tokens, 2 steps, guidance 3.5; every transformer block keeps its keyword inputs, "
+    "a step-end callback keeps the packed latents",
 )
 def run_blitz3_flux_inputs(ctx: ScenarioContext) -> None:
     """The plain ``tiny-flux`` run: each double- and single-stream block keeps the keywords it was called with, and

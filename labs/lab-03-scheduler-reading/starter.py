@@ -119,7 +119,8 @@ def show(device: str, steps: int) -> None:
         facts = euler_facts(spacing, steps, device)
         print(f"  {spacing:<9} timesteps {facts['timesteps']}")
         print(
-            f"  {'':<9} sigmas {facts['sigmas']}  init_noise_sigma {reveal(facts['init_noise_sigma'], '.3f')}  first input x{reveal(facts['first_input_scale'], '.4f')}"
+            f"  {'':<9} sigmas {facts['sigmas']}  init_noise_sigma {reveal(facts['init_noise_sigma'], '.3f')}  "
+            f"first input x{reveal(facts['first_input_scale'], '.4f')}"
         )
     print(f"== 3. Flow matching (diffusers), {steps} steps: sigma grid (N+1 entries, terminal 0)")
     for shift in (1.0, 3.0):

@@ -120,7 +120,8 @@ def show_tiling(vae, device) -> dict:
 
     print("== 3. Tiling: decode a large latent as overlapping tiles")
     print(
-        f"  tile_sample_min_size {vae.tile_sample_min_size} px, tile_latent_min_size {reveal(vae.tile_latent_min_size)}, overlap factor {vae.tile_overlap_factor}"
+        f"  tile_sample_min_size {vae.tile_sample_min_size} px, tile_latent_min_size {reveal(vae.tile_latent_min_size)}, "
+        f"overlap factor {vae.tile_overlap_factor}"
     )
     z = torch.randn(1, 4, 64, 64, generator=torch.Generator().manual_seed(2)).to(device)
     plain, plain_bytes, plain_peak = measure(lambda: vae.decode(z).sample, vae, device)

@@ -70,11 +70,13 @@ def show_load(pipe, state_dict) -> dict:
     a, b = layer.lora_A["tiny"].weight, layer.lora_B["tiny"].weight
     print(f"  {reveal(len(state_dict))} tensors in the file -> {reveal(len(wrapped))} wrapped layers, e.g. {name}")
     print(
-        f"  base W {tuple(layer.base_layer.weight.shape)}, A {reveal(tuple(a.shape))}, B {reveal(tuple(b.shape))}, scaling = lora_alpha / r = {reveal(layer.scaling['tiny'])}"
+        f"  base W {tuple(layer.base_layer.weight.shape)}, A {reveal(tuple(a.shape))}, B {reveal(tuple(b.shape))}, "
+        f"scaling = lora_alpha / r = {reveal(layer.scaling['tiny'])}"
     )
     params = a.numel() + b.numel()
     print(
-        f"  this layer: {reveal(params)} LoRA parameters vs {layer.base_layer.weight.numel()} in W ({reveal(100 * params / layer.base_layer.weight.numel(), '.1f')}%)"
+        f"  this layer: {reveal(params)} LoRA parameters vs {layer.base_layer.weight.numel()} in W "
+        f"({reveal(100 * params / layer.base_layer.weight.numel(), '.1f')}%)"
     )
     return {
         "lora_tensors": len(state_dict),

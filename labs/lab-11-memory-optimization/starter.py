@@ -104,7 +104,8 @@ def show_attention(pipe, device) -> dict:
     unet.set_attn_processor(AttnProcessor2_0())
     agree = max(float((classic - sdpa).abs().max()), float((sliced - sdpa).abs().max()))
     print(
-        f"  largest score tensor: classic {reveal(full.largest // 1024)} KiB, sliced(1) {reveal(sliced_rec.largest // 1024)} KiB; SDPA never returns one (fused kernel)"
+        f"  largest score tensor: classic {reveal(full.largest // 1024)} KiB, sliced(1) {reveal(sliced_rec.largest // 1024)} KiB; "
+        "SDPA never returns one (fused kernel)"
     )
     print(f"  max |difference| between SDPA, classic and sliced outputs: {reveal(agree, '.1e')}")
     if device == "cuda":

@@ -122,7 +122,8 @@ def show_diffsynth(transformer, device) -> dict:
     cos, sin = transformer.pos_embed(ids[0])
     rope = dit.pos_embedder(ids)
     print(
-        f"  diffusers RoPE cos {reveal(tuple(cos.shape))} (axes {list(transformer.config.axes_dims_rope)}); DiffSynth rotation matrices {reveal(tuple(rope.shape))}"
+        f"  diffusers RoPE cos {reveal(tuple(cos.shape))} (axes {list(transformer.config.axes_dims_rope)}); "
+        f"DiffSynth rotation matrices {reveal(tuple(rope.shape))}"
     )
     with torch.no_grad():
         ref_text, ref_image = transformer.transformer_blocks[0](image, text, temb, (cos, sin))

@@ -53,7 +53,8 @@ def show_encode(pipe, device: str) -> dict:
     )
     zero = not negative_pooled.any() and not negative.any()
     print(
-        f"  prompt_embeds {reveal(tuple(embeds.shape))} = encoder 1 width {pipe.text_encoder.config.hidden_size} + encoder 2 width {pipe.text_encoder_2.config.hidden_size}"
+        f"  prompt_embeds {reveal(tuple(embeds.shape))} = encoder 1 width {pipe.text_encoder.config.hidden_size} "
+        f"+ encoder 2 width {pipe.text_encoder_2.config.hidden_size}"
     )
     print(f"  pooled {tuple(pooled.shape)} is the text_embeds of: {reveal('text_encoder_2' if from_second else 'text_encoder')}")
     print(f"  no negative prompt -> negative embeddings all zero: {reveal(zero)}")
@@ -89,7 +90,8 @@ def show_call(pipe, device: str, steps: int) -> dict:
         half = pipe("a cat", height=16, width=16, num_inference_steps=steps, guidance_scale=5.0, output_type="np", generator=generator, **SIZES).images
     dtype = str(pipe.vae.dtype).removeprefix("torch.")
     print(
-        f"  force_upcast={pipe.vae.config.force_upcast}; VAE dtype after the call: {reveal(dtype)}; image max |diff| vs float32 VAE = {abs(half - full).max():.1e}"
+        f"  force_upcast={pipe.vae.config.force_upcast}; VAE dtype after the call: {reveal(dtype)}; "
+        f"image max |diff| vs float32 VAE = {abs(half - full).max():.1e}"
     )
     return {"vae_dtype_after_call": dtype}
 

@@ -212,7 +212,8 @@ def show_diffsynth() -> dict:
     print("== 4. DiffSynth core/attention/attention.py")
     module = load_diffsynth_module("diffsynth.core.attention.attention")
     print(
-        f"  ATTENTION_IMPLEMENTATION = {reveal(repr(module.ATTENTION_IMPLEMENTATION))} (chosen at import), TORCH_SUPPORT_GQA = {reveal(module.TORCH_SUPPORT_GQA)}"
+        f"  ATTENTION_IMPLEMENTATION = {reveal(repr(module.ATTENTION_IMPLEMENTATION))} (chosen at import), "
+        f"TORCH_SUPPORT_GQA = {reveal(module.TORCH_SUPPORT_GQA)}"
     )
     return {"diffsynth_implementation": module.ATTENTION_IMPLEMENTATION, "diffsynth_torch_support_gqa": module.TORCH_SUPPORT_GQA}
 

@@ -135,7 +135,8 @@ def show_gguf(folder: str, float_model, probe: FluxProbe, reference, device: str
     error = diff(probe.run(model), reference)
     print(f"  {count} tensors stored as Q8_0; a block = {block_values} values in {reveal(block_bytes)} bytes")
     print(
-        f"  {type(layer).__name__} weight: {layer.weight.dtype} {reveal(tuple(layer.weight.shape))} -> dequantized {reveal(dequant.dtype)} {tuple(dequant.shape)}"
+        f"  {type(layer).__name__} weight: {layer.weight.dtype} {reveal(tuple(layer.weight.shape))} "
+        f"-> dequantized {reveal(dequant.dtype)} {tuple(dequant.shape)}"
     )
     print(f"  output max |diff| vs float = {error:.2e}")
     return {

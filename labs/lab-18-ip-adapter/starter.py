@@ -157,7 +157,8 @@ def show_diffsynth(device: str) -> dict:
     kv = posi["ipadapter_kwargs_list"]
     shape = list(kv[0]["ip_k"].shape)
     print(
-        f"  K/V for blocks {reveal(sorted(kv))}; ip_k {reveal(tuple(shape))}; scale {kv[0]['scale']} (negative pass: {reveal(nega['ipadapter_kwargs_list'][0]['scale'])})"
+        f"  K/V for blocks {reveal(sorted(kv))}; ip_k {reveal(tuple(shape))}; scale {kv[0]['scale']} "
+        f"(negative pass: {reveal(nega['ipadapter_kwargs_list'][0]['scale'])})"
     )
     return {"diffsynth_kv_blocks": len(kv), "diffsynth_ip_k_shape": shape, "diffsynth_negative_scale": nega["ipadapter_kwargs_list"][0]["scale"]}
 

@@ -29,7 +29,8 @@ NOTE_PLACES = r"""() => {
     const items = notes.map(note => {
       const prefix = note.dataset.lineAnchor.replace(/-L\d+$/, '-L');
       const line = document.getElementById(inline ? prefix + note.dataset.lastLine : note.dataset.lineAnchor);
-      const more = note.nextElementSibling && note.nextElementSibling.classList.contains('il-more') && !note.nextElementSibling.hidden ? note.nextElementSibling : null;
+      const more = note.nextElementSibling && note.nextElementSibling.classList.contains('il-more') &&
+        !note.nextElementSibling.hidden ? note.nextElementSibling : null;
       const box = note.getBoundingClientRect();
       return {note, line, box, bottom: more ? more.getBoundingClientRect().bottom : box.bottom};
     }).sort((a, b) => a.box.top - b.box.top);

@@ -61,7 +61,8 @@ def test_two_notes_on_one_line_stack_and_the_second_is_readable(browser, docs_si
         missing_shipped("lab 05 is not in this site")
     page = _visit(browser, f"{serve(docs_site)}/{CFG_LAB}")
     boxes = page.evaluate(
-        "(anchor) => [...document.querySelectorAll(`.il-note[data-line-anchor='${anchor}']`)].map(n => { const b = n.getBoundingClientRect(); return [b.top, b.bottom, n.scrollHeight - n.clientHeight]; })",
+        "(anchor) => [...document.querySelectorAll(`.il-note[data-line-anchor='${anchor}']`)]"
+        ".map(n => { const b = n.getBoundingClientRect(); return [b.top, b.bottom, n.scrollHeight - n.clientHeight]; })",
         CFG_LINE,
     )
     assert len(boxes) == 2
@@ -143,7 +144,8 @@ def test_a_section_anchor_lands_on_its_heading_though_notes_above_it_grow(browse
         last = now
     top = page.evaluate("() => document.getElementById('what-it-costs').getBoundingClientRect().top")
     header = page.evaluate(
-        "() => { const h = document.querySelector('.mobile-header'); return h && getComputedStyle(h).display !== 'none' ? h.getBoundingClientRect().bottom : 0; }"
+        "() => { const h = document.querySelector('.mobile-header'); "
+        "return h && getComputedStyle(h).display !== 'none' ? h.getBoundingClientRect().bottom : 0; }"
     )
     assert header - 24 <= top <= header + 80, (top, header)  # the heading's box may tuck a little under the header
     page.close()

@@ -30,9 +30,11 @@ MEASURE = """() => [...document.querySelectorAll('.il-note')].map(note => {
   let text = -Infinity;  // the right end of the code text on the rows beside the note
   for (const row of code.querySelectorAll('.il-line')) {
     const range = document.createRange(); range.selectNodeContents(row);
-    for (const r of range.getClientRects()) if (r.width && Math.min(r.bottom, own.bottom) - Math.max(r.top, own.top) > 1) text = Math.max(text, r.right);
+    for (const r of range.getClientRects())
+      if (r.width && Math.min(r.bottom, own.bottom) - Math.max(r.top, own.top) > 1) text = Math.max(text, r.right);
   }
-  return {id: note.id, first, fn: functions.indexOf(fn), compact: !!note.closest('.il-compact'), note: box(note), code: box(code), line: box(line), block: box(block), text};
+  return {id: note.id, first, fn: functions.indexOf(fn), compact: !!note.closest('.il-compact'),
+          note: box(note), code: box(code), line: box(line), block: box(block), text};
 })"""
 
 
@@ -355,7 +357,8 @@ def test_a_permalink_shows_the_line_and_its_note_below_the_sticky_header(browser
               const header = document.querySelector('.mobile-header');
               const below = header && getComputedStyle(header).display !== 'none' ? header.getBoundingClientRect().bottom : 0;
               const n = note.getBoundingClientRect(), l = line.getBoundingClientRect();
-              return {below, note: [n.top, n.bottom], line: [l.top, l.bottom], marked: note.classList.contains('il-target') && line.classList.contains('il-target')};
+              return {below, note: [n.top, n.bottom], line: [l.top, l.bottom],
+                      marked: note.classList.contains('il-target') && line.classList.contains('il-target')};
             }""",
             note_id,
         )

@@ -170,7 +170,10 @@ LLAMA = "library: transformers\nkind: decoder\nsource: s\nconfig: {hidden_size: 
             "would load code",
         ),
         (
-            "library: transformers\nkind: decoder\nsource: s\nclass: CLIPTextModel\nconfig_class: CLIPTextConfig\nconfig: {hidden_size: 64, num_hidden_layers: 1}",
+            (
+                "library: transformers\nkind: decoder\nsource: s\nclass: CLIPTextModel\n"
+                "config_class: CLIPTextConfig\nconfig: {hidden_size: 64, num_hidden_layers: 1}"
+            ),
             "kind 'decoder' is for causal language models",
         ),
     ],

@@ -61,7 +61,10 @@ CASES = {
         {
             "core.py": _edit(
                 OLD_CORE,
-                "        alpha = math.cos(t / self.steps)\n        sigma = math.sin(t / self.steps)\n        guided = x * alpha + sigma * 0.5\n        out = guided / (alpha + sigma)\n        return out",
+                (
+                    "        alpha = math.cos(t / self.steps)\n        sigma = math.sin(t / self.steps)\n"
+                    "        guided = x * alpha + sigma * 0.5\n        out = guided / (alpha + sigma)\n        return out"
+                ),
                 "        sigma_max = math.sin(t)\n        alpha = math.cos(t / self.steps)\n        return alpha * x / sigma_max",
             )
         },

@@ -33,5 +33,6 @@ def test_a_verdict_does_not_depend_on_the_other_annotations_checked() -> None:
         assert part, seed
         differ = {step: (whole[step], got) for step, got in part.items() if whole[step] != got}
         assert not differ, (
-            f"seed {seed}: {len(differ)} steps get another verdict when checked with {len(chosen)} of {len(annotations)} annotations: {list(differ.items())[:3]}"
+            f"seed {seed}: {len(differ)} steps get another verdict when checked with {len(chosen)} of {len(annotations)} annotations: "
+            f"{list(differ.items())[:3]}"
         )

@@ -24,7 +24,10 @@ from infralens.cli import main
 DEPTH = 1_200
 """Deeper than Python's recursion limit (1,000): a recursive walk ends in a RecursionError."""
 
-ANNOTATION = "id: engine-run\nlab: 01-lab\nsource: evil\ntarget: evil.core.run\nsummary: s\nsteps:\n  - at: doubled = value * 2\n    note: Twice.\n    static: read statically in this test\n"
+ANNOTATION = (
+    "id: engine-run\nlab: 01-lab\nsource: evil\ntarget: evil.core.run\nsummary: s\n"
+    "steps:\n  - at: doubled = value * 2\n    note: Twice.\n    static: read statically in this test\n"
+)
 CORE = "def run(value):\n    doubled = value * 2\n    return doubled\n"
 FOLDED = "2.0\n ::error::pwned"
 """A ``Version:`` header folded onto a second line (RFC 822): the second line would start a GitHub workflow command."""

@@ -20,7 +20,10 @@ import pytest
 from infralens.cli import main
 from infralens.cost import CatalogError, load_catalog
 
-ANNOTATION = "id: engine-run\nlab: 01-lab\nsource: evil\ntarget: evil.core.run\nsummary: s\nsteps:\n  - at: doubled = value * 2\n    note: Twice.\n    static: read statically in this test\n"
+ANNOTATION = (
+    "id: engine-run\nlab: 01-lab\nsource: evil\ntarget: evil.core.run\nsummary: s\n"
+    "steps:\n  - at: doubled = value * 2\n    note: Twice.\n    static: read statically in this test\n"
+)
 CORE = "def run(value):\n    doubled = value * 2\n    return doubled\n"
 PAGE = "# Lab\n\n```{infralens-function} evil.core.run\n```\n"
 SECRET = "```{infralens-function} SECRET_TOKEN_4711\n```\nA `‘quoted’` SECRET_TOKEN_4711 span.\n"

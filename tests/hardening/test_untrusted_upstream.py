@@ -81,7 +81,8 @@ def write_project(root: Path, target: str = "evil.core.Engine.run", at: str = "d
     (root / "annotations" / "evil").mkdir(parents=True)
     (root / "labs" / "lab-01-lab").mkdir(parents=True)
     (root / "annotations" / "evil" / "engine.yaml").write_text(
-        f"id: engine-run\nlab: 01-lab\nsource: evil\ntarget: {target}\nsummary: s\nsteps:\n  - at: {at}\n    note: Twice.\n    static: read statically in this test\n"
+        f"id: engine-run\nlab: 01-lab\nsource: evil\ntarget: {target}\nsummary: s\n"
+        f"steps:\n  - at: {at}\n    note: Twice.\n    static: read statically in this test\n"
     )
     return root
 
@@ -193,7 +194,8 @@ def test_upstream_files_that_do_not_parse_are_reported_not_fatal(tmp_path, capsy
     (project / "labs" / "lab-01-lab").mkdir(parents=True)
     for name, target in (("a", "pkg.py2.old"), ("b", "pkg.latin.f"), ("c", "pkg.good.fine")):
         (project / "annotations" / "pkg" / f"{name}.yaml").write_text(
-            f"id: {name}\nlab: 01-lab\nsource: pkg\ntarget: {target}\nsummary: s\nsteps:\n  - at: x = 1\n    note: n\n    static: read statically in this test\n"
+            f"id: {name}\nlab: 01-lab\nsource: pkg\ntarget: {target}\nsummary: s\n"
+            "steps:\n  - at: x = 1\n    note: n\n    static: read statically in this test\n"
         )
     assert main(["--project", str(project), "--source", f"pkg={site}", "validate"]) == 1
     out, err = capsys.readouterr()
@@ -208,9 +210,9 @@ def test_upstream_files_that_do_not_parse_are_reported_not_fatal(tmp_path, capsy
     assert main(["--source", f"pkg={site}", "locate", "fine", "--dist", "pkg"]) == 0
     out, err = capsys.readouterr()
     assert out == "pkg/good.py:1-2: function pkg.good.fine\n"
-    assert (
-        err
-        == "infralens: note: skipped pkg/py2.py: not valid Python for this parser (line 2, column 5: Missing parentheses in call to 'print'. Did you mean print(...)?)\n"
+    assert err == (
+        "infralens: note: skipped pkg/py2.py: not valid Python for this parser "
+        "(line 2, column 5: Missing parentheses in call to 'print'. Did you mean print(...)?)\n"
     )
 
 

@@ -189,7 +189,10 @@ SCALES = CORE.replace(
     "        alpha = math.cos(t / self.steps)\n        sigma = math.sin(t / self.steps)\n", "        alpha, sigma = self._scales(t)\n"
 ).replace(
     "    def step(self, x, t):\n",
-    "    def _scales(self, t):\n        alpha = math.cos(t / self.steps)\n        sigma = math.sin(t / self.steps)\n        return alpha, sigma\n\n    def step(self, x, t):\n",
+    (
+        "    def _scales(self, t):\n        alpha = math.cos(t / self.steps)\n        sigma = math.sin(t / self.steps)\n"
+        "        return alpha, sigma\n\n    def step(self, x, t):\n"
+    ),
 )
 SCALES_ANNOTATION = """\
 id: demo-scales

@@ -46,7 +46,10 @@ PAGE = """\
 ```
 """
 
-PROSE = "A long enough paragraph about how the two functions relate, written so that the concept map accepts it as prose and not a label, twenty-five words at least."
+PROSE = (
+    "A long enough paragraph about how the two functions relate, written so that the concept map accepts it as prose and not a label, "
+    "twenty-five words at least."
+)
 
 CONCEPTS = f"""\
 - pair: step-pair

@@ -11,7 +11,10 @@ from sphinx.testing.util import SphinxTestApp
 PROSE_SAME = (
     "Both scale the input by two and return it, so the two functions give the same value for every input they are given here, whatever type of number it is."
 )
-PROSE_DIFFERS = "The first names its intermediate value while the second returns the product at once, which changes nothing but the lines a reader has to follow to see the result."
+PROSE_DIFFERS = (
+    "The first names its intermediate value while the second returns the product at once, "
+    "which changes nothing but the lines a reader has to follow to see the result."
+)
 
 CONCEPTS = f"""\
 - pair: doubling

@@ -79,14 +79,20 @@ BASE = "id: a\nlab: 01-lab\nsource: fakedist\ntarget: fakedist.mod.f\nsummary: s
         (BASE.replace("at: x = 1", "at: {text: a, bogus: 0}"), "f.yaml:7:19: error: unknown key 'bogus' in steps.0.at — use one of: nth, text"),
         (
             BASE.replace("at: x = 1", "at: {nth: 2}"),
-            "f.yaml:7:9: error: steps.0.at is not a selector (got a mapping) — write the statement text, {text: ..., nth: N}, {contains: ..., nth: N} or {from: ..., to: ...}",
+            (
+                "f.yaml:7:9: error: steps.0.at is not a selector (got a mapping) — "
+                "write the statement text, {text: ..., nth: N}, {contains: ..., nth: N} or {from: ..., to: ...}"
+            ),
         ),
         (BASE.replace("at: x = 1", "at: {from: a}"), "f.yaml:7:9: error: missing required key 'to' in steps.0.at — add 'to:'"),
         (BASE.replace("at: x = 1", "at: ''"), "f.yaml:7:9: error: steps.0.at is empty — give steps.0.at a value"),
         (BASE.replace("id: a", "id: A B"), "f.yaml:1:5: error: id 'A B' is not in the expected form — use lower-case letters, digits, '.', '_' or '-'"),
         (
             BASE.replace("fakedist.mod.f", "../etc/passwd"),
-            "f.yaml:4:9: error: target '../etc/passwd' is not in the expected form — write the defining module and qualname, e.g. diffusers.schedulers.scheduling_ddim.DDIMScheduler.step",
+            (
+                "f.yaml:4:9: error: target '../etc/passwd' is not in the expected form — "
+                "write the defining module and qualname, e.g. diffusers.schedulers.scheduling_ddim.DDIMScheduler.step"
+            ),
         ),
         (
             BASE.replace("source: fakedist", "source: /etc"),
@@ -137,7 +143,8 @@ def test_todo_in_a_note_is_an_error():
 def test_two_steps_selecting_the_same_statement_share_a_key():
     text = BASE + "  - at: x = 1\n    note: again\n"
     assert messages(text) == [
-        f"f.yaml:9:5: error: two steps share the key '{load_text(BASE, 'f').annotations[0].steps[0].key}' (first at line 7) — select different statements, or give each step its own 'key:'"
+        f"f.yaml:9:5: error: two steps share the key '{load_text(BASE, 'f').annotations[0].steps[0].key}' (first at line 7) — "
+        "select different statements, or give each step its own 'key:'"
     ]
 
 
@@ -232,11 +239,17 @@ steps:
     [
         (
             '!!python/object/apply:os.system ["touch /tmp/pwned"]\n',
-            "f.yaml:1:1: error: the YAML tag 'tag:yaml.org,2002:python/object/apply:os.system' is not allowed — remove the '!!' tag: annotations are plain mappings, lists and strings",
+            (
+                "f.yaml:1:1: error: the YAML tag 'tag:yaml.org,2002:python/object/apply:os.system' is not allowed — "
+                "remove the '!!' tag: annotations are plain mappings, lists and strings"
+            ),
         ),
         (
             "a: !!python/name:os.system\n",
-            "f.yaml:1:4: error: cannot read this value: could not determine a constructor for the tag 'tag:yaml.org,2002:python/name:os.system' — quote it as a string",
+            (
+                "f.yaml:1:4: error: cannot read this value: "
+                "could not determine a constructor for the tag 'tag:yaml.org,2002:python/name:os.system' — quote it as a string"
+            ),
         ),
         (
             "a: !!set {x, y}\n",
@@ -286,7 +299,8 @@ def test_invisible_characters_are_refused_at_their_real_position(summary, where,
     # control characters were a YAML error at "position N of <unicode string>", line 1.
     text = BASE.replace("summary: s", f"summary: {summary}") + "    bogus: 1\n"
     assert messages(text) == [
-        f"f.yaml:{where}: error: the invisible character U+{code} is not allowed in annotation files — delete it (in a double-quoted string, an escape such as \\u2028 is fine)"
+        f"f.yaml:{where}: error: the invisible character U+{code} is not allowed in annotation files — "
+        "delete it (in a double-quoted string, an escape such as \\u2028 is fine)"
     ]
 
 

@@ -93,7 +93,10 @@ def test_problems_in_scenario_files_are_located(tmp_path):
         tmp_path / "scenarios",
         {
             "a.py": "from infralens.scenarios import scenario\n\n@scenario('same')\ndef one(ctx):\n    pass\n",
-            "b.py": "from infralens.scenarios import scenario\n\nNAME = 'x'\n\n@scenario('same')\ndef two(ctx):\n    pass\n\n@scenario(NAME)\ndef three(ctx):\n    pass\n",
+            "b.py": (
+                "from infralens.scenarios import scenario\n\nNAME = 'x'\n\n@scenario('same')\ndef two(ctx):\n    pass\n\n"
+                "@scenario(NAME)\ndef three(ctx):\n    pass\n"
+            ),
             "broken.py": "def run(device):\n    return (\n",
             "empty.py": "VALUE = 1\n",
             "noarg.py": "def run():\n    pass\n",

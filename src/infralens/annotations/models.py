@@ -92,7 +92,10 @@ class Step(Record):
     note: str = spec(
         min_length=1,
         max_length=20_000,
-        doc="MyST Markdown; $math$ allowed; raw HTML, images, file-inserting directives and links other than http, https, mailto or relative are refused with a warning.",
+        doc=(
+            "MyST Markdown; $math$ allowed; raw HTML, images, file-inserting directives and links other than http, https, mailto or relative "
+            "are refused with a warning."
+        ),
     )
     key: str = spec(required=False, pattern=SLUG, max_length=SLUG_CHARS, doc="Stable step name; defaults to a hash of the selector.")
     """Stable name of the step inside its annotation (explicit ``key:`` or a selector hash)."""

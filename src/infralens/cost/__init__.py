@@ -11,7 +11,8 @@ components up against card sizes and link rates, :mod:`.exercises` works the lab
 decoder-only language model's serving costs off its module shapes (KV cache, FLOPs per token, bytes a decode
 step reads, the HBM-bandwidth bound), :mod:`.compute`
 assembles the report (typed in :mod:`infralens.reports`), :mod:`.text` prints it, :mod:`.fresh` says whether
-``reports/cost.json`` is current (never recomputing it), :mod:`.rules` is what a catalog may hold, :mod:`.measure` is the CUDA measurement and :mod:`.cli` is ``infralens cost``.
+``reports/cost.json`` is current (never recomputing it), :mod:`.rules` is what a catalog may hold, :mod:`.measure` is
+the CUDA measurement and :mod:`.cli` is ``infralens cost``.
 Sits at layer 6 beside drift and verify. May import: :mod:`infralens.reports`, :mod:`infralens.tiny`,
 :mod:`infralens.userfiles`, :mod:`infralens.commands`, :mod:`infralens.errors`, :mod:`infralens.hashing`,
 :mod:`infralens.annotations` (its YAML reader with limits), :mod:`infralens.cachedir`, :mod:`infralens.bounds`.

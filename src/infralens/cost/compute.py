@@ -33,10 +33,19 @@ NOTES = (
 )
 
 DECODER_NOTES = (
-    "Decoders: no forward is run. KV bytes per token = Σ layers (k_proj + v_proj outputs) × 2 bytes (bf16); a sliding-window layer holds at most its window.",
-    "Decoders: matmul FLOPs per token = 2 × Σ in × out of every linear projection, the output head included; attention adds 4 × Σ q_proj outputs per attended key.",
-    "Decoders: prefill of N tokens = N × projections + the head once (last position's logits) + causal attention; decode at context c = matmul + attention over c keys.",
-    "Decoders: a decode step reads every weight once (embedding rows only) plus each sequence's KV cache; batch × HBM bandwidth ÷ those bytes bounds tokens a second.",
+    ("Decoders: no forward is run. KV bytes per token = Σ layers (k_proj + v_proj outputs) × 2 bytes (bf16); a sliding-window layer holds at most its window."),
+    (
+        "Decoders: matmul FLOPs per token = 2 × Σ in × out of every linear projection, the output head included; "
+        "attention adds 4 × Σ q_proj outputs per attended key."
+    ),
+    (
+        "Decoders: prefill of N tokens = N × projections + the head once (last position's logits) + causal attention; "
+        "decode at context c = matmul + attention over c keys."
+    ),
+    (
+        "Decoders: a decode step reads every weight once (embedding rows only) plus each sequence's KV cache; "
+        "batch × HBM bandwidth ÷ those bytes bounds tokens a second."
+    ),
 )
 
 

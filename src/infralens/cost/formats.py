@@ -82,13 +82,18 @@ def format_rule(fmt: str) -> str:
         ),
         "int8-torchao": "torchao int8 weight-only: Linear weights in int8 plus an fp32 scale and an int8 zero point a row (8 bits a weight, 40 bits a row)",
         "int8-quanto": "optimum-quanto qint8: Linear and Conv2d weights in int8 plus a bf16 scale per output channel (8 bits a weight)",
-        "nf4-bnb": f"bitsandbytes NF4 with its default config (no double quantization): Linear weights in 4 bits plus an fp32 absmax per block of {NF4_BLOCK} = {bits}",
+        "nf4-bnb": (
+            f"bitsandbytes NF4 with its default config (no double quantization): Linear weights in 4 bits plus an fp32 absmax per block of {NF4_BLOCK} = {bits}"
+        ),
         "nf4-bnb-dq": (f"bitsandbytes NF4 with bnb_4bit_use_double_quant=True: the absmax in 8 bits with an fp32 scale per {NF4_NESTED_BLOCK} blocks = {bits}"),
     }
     if fmt in GGUF_BLOCKS:
         block, _ = GGUF_BLOCKS[fmt]
         kind = "super-blocks" if block > 32 else "blocks"
-        return f"GGUF {fmt.removeprefix('gguf-').upper()}: Linear weights in {kind} of {block} values, {bits} with the {kind}' scales; rows that do not divide into blocks stay bf16"
+        return (
+            f"GGUF {fmt.removeprefix('gguf-').upper()}: Linear weights in {kind} of {block} values, {bits} with the {kind}' scales; "
+            "rows that do not divide into blocks stay bf16"
+        )
     if fmt not in rules:
         raise ValueError(f"unknown storage format {fmt!r}; known: {', '.join(FORMATS)}")
     return rules[fmt]

@@ -49,8 +49,8 @@ CONFIG_CLASSES = frozenset(
     }
 )
 """transformers' configuration classes a catalogued model may be built from: the text and image encoders of
-diffusion pipelines and the decoder-only language models costed for serving. Never an ``Auto*`` class, a factory such as ``pipeline``, or a composite config that builds
-other configs by name."""
+diffusion pipelines and the decoder-only language models costed for serving. Never an ``Auto*`` class, a factory
+such as ``pipeline``, or a composite config that builds other configs by name."""
 
 MODEL_KEYS = ("library", "class", "kind", "source", "config", "module", "config_class", "sequence", "published_params")
 PIPELINE_KEYS = ("denoiser", "text_encoders", "vae", "resolutions", "steps", "cfg", "source")

@@ -118,7 +118,10 @@ def summary(report: CheckReport) -> str:
     trees = ", ".join(f"{t.distribution} {t.version}" for t in report.trees) or "nothing"
     parts = ", ".join(f"{n} {k}" for k, n in counts.items())
     targets = len(report.target_findings)
-    text = f"checked {len(report.steps)} steps of {len(report.targets)} annotations against {trees}: {parts}; {targets} target finding(s); {len(report.lock_findings)} lock finding(s)"
+    text = (
+        f"checked {len(report.steps)} steps of {len(report.targets)} annotations against {trees}: {parts}; "
+        f"{targets} target finding(s); {len(report.lock_findings)} lock finding(s)"
+    )
     return text + (" — clean" if report.clean else " — drift found")
 
 

@@ -78,7 +78,9 @@ def render_html(coverage: CoverageMap, *, title: str | None = None, links: Links
         "</p>"
     )
     parts.append(
-        "<p>Each chart is one entry point the scenario called. A row is a call depth; a box's width is the number of calls made in its subtree. Hover a box for the function, its file and line, and what is annotated.</p>"
+        "<p>Each chart is one entry point the scenario called. A row is a call depth; "
+        "a box's width is the number of calls made in its subtree. "
+        "Hover a box for the function, its file and line, and what is annotated.</p>"
     )
     parts.append(render_icicles(coverage))
     parts.append("<p>The call tree (children in the order they were first called; click to fold):</p>")

@@ -68,7 +68,7 @@ class _Builder:
         _close_groups(cls, groups, properties)
         if cls.json_order:
             properties = {k: properties[k] for k in cls.json_order if k in properties} | {k: v for k, v in properties.items() if k not in cls.json_order}
-        doc = (cls.__doc__ or "").strip().split("\n\n")[0].replace("\n", " ")
+        doc = " ".join((cls.__doc__ or "").strip().split("\n\n")[0].split())
         title = {"title": cls.json_title} if cls.json_title else {}
         shape: JsonObject = {"description": doc, "type": "object", "required": required, "additionalProperties": False, "properties": properties}
         return title | shape | ({"dependentRequired": together} if together else {})

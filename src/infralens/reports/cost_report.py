@@ -204,7 +204,9 @@ class MeasuredRecord(Record):
 
 @record
 class CostReport(Record):
-    """reports/cost.json, written by `infralens cost --format json`: parameters, bytes per storage format, FLOPs, activation peaks, offload traffic and First Block Cache savings of models at their published configs (costs/models.yaml), counted on torch's meta device."""
+    """reports/cost.json, written by `infralens cost --format json`: parameters, bytes per storage format, FLOPs,
+    activation peaks, offload traffic and First Block Cache savings of models at their published configs
+    (costs/models.yaml), counted on torch's meta device."""
 
     json_name: ClassVar[str] = "costReport"
     json_title: ClassVar[str | None] = "Cost report (infralens cost --format json; reports/cost.json)"

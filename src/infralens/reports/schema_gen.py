@@ -60,9 +60,10 @@ HEADER: JsonObject = {
     "$id": "https://infralens.invalid/schema/reports.schema.json",
     "title": "InfraLens reports",
     "description": "The committed reports: the verification report (reports/verify-<device>.json), the drift report (reports/check.json), the "
-    "release history (reports/history.json), the release × device matrix (infralens matrix --out), the cost report (reports/cost.json) and the coverage reports (reports/coverage-<scenario>.json). Generated from the record definitions in infralens.reports "
-    "(python -m infralens.reports.schema_gen); infralens.reports.load_report (load_cost_report, load_coverage_report for those) validates a document against "
-    "the definition of its kind.",
+    "release history (reports/history.json), the release × device matrix (infralens matrix --out), the cost report (reports/cost.json) "
+    "and the coverage reports (reports/coverage-<scenario>.json). Generated from the record definitions in infralens.reports "
+    "(python -m infralens.reports.schema_gen); infralens.reports.load_report (load_cost_report, load_coverage_report for those) "
+    "validates a document against the definition of its kind.",
 }
 
 

@@ -125,7 +125,10 @@ class Resolver:
             if s.kind is StatementKind.SIMPLE and s.text.startswith(("from ", "import ")) and re.search(rf"\b{re.escape(head)}\b", s.text)
         ]
         if imported:
-            return f"{qualname} is not defined in {module}; it is imported there (line {imported[0].start_line}) — run 'infralens locate {qualname}' to find its defining module"
+            return (
+                f"{qualname} is not defined in {module}; it is imported there (line {imported[0].start_line}) — "
+                f"run 'infralens locate {qualname}' to find its defining module"
+            )
         return f"{qualname} is not defined in {module}"
 
     # -- selectors ----------------------------------------------------------

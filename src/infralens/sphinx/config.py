@@ -46,7 +46,8 @@ CONFIG_VALUES = (
         "infralens_upstream_urls",
         DEFAULT_UPSTREAM_URLS,
         dict,
-        "distribution -> URL template with {version} {public_version} {path} {line} {end} ('' for no link; default: pyproject.toml's [tool.infralens.upstream])",
+        "distribution -> URL template with {version} {public_version} {path} {line} {end} "
+        "('' for no link; default: pyproject.toml's [tool.infralens.upstream])",
     ),
     ConfigValue(
         "infralens_generate_pages", True, bool, "generate the source browser, function pages and lab pages (off: the pages an earlier build wrote are removed)"

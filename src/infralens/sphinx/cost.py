@@ -228,7 +228,10 @@ class CostDirective(SphinxDirective):
             return []
         figure = cost_figure(svg=view.svg, name=f"cost-{kind}-{sha256_text(view.svg)[:12]}", alt=view.alt)
         note = nodes.paragraph(
-            text=f"From reports/cost.json (infralens cost, counted on torch's meta device; batch {report.batch}). Peak memory on CUDA was not measured for this report."
+            text=(
+                f"From reports/cost.json (infralens cost, counted on torch's meta device; batch {report.batch}). "
+                "Peak memory on CUDA was not measured for this report."
+            )
             if report.cuda.startswith("not measured")
             else f"From reports/cost.json (infralens cost; batch {report.batch}). {report.cuda}.",
             classes=["il-cost-source"],

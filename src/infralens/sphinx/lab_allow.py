@@ -122,7 +122,9 @@ REFUSED_DIRECTIVES: dict[str, str] = {
     **dict.fromkeys(("only", "tabularcolumns", "restructuredtext-test-directive"), _UNNEEDED),
     "_all-octicon": "it inserts raw SVG markup",
     "infralens-coverage": "it reads a coverage file named by the page (coverage maps belong on the project's own pages)",
-    "infralens-learning-path": "the learning path belongs on the project's own pages (the start page, the labs index); a lab page says where it sits on its own",
+    "infralens-learning-path": (
+        "the learning path belongs on the project's own pages (the start page, the labs index); a lab page says where it sits on its own"
+    ),
 }
 """Directives a lab page may not use, with the reason (``eval-rst`` is MyST's fence for reStructuredText)."""
 

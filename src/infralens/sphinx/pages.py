@@ -143,7 +143,10 @@ def _lab_ref(catalog: Catalog, slug: str) -> str:
 def _history_page(catalog: Catalog) -> str:
     history = catalog.reports.history
     if history is None:
-        return "# Release compatibility\n\nNo `history.json` in the reports folder yet: `make history` (or `infralens history --format json --output reports/history.json`) writes it.\n"
+        return (
+            "# Release compatibility\n\nNo `history.json` in the reports folder yet: "
+            "`make history` (or `infralens history --format json --output reports/history.json`) writes it.\n"
+        )
     return history.matrix_page(function_pages(catalog), catalog.settings.generated_dir)
 
 

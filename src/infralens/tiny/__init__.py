@@ -45,8 +45,8 @@ Functions:
   ``diffsynth_sd_pipeline(device)`` (DiffSynth's SD pipeline with tiny models; full-package mode), and the answer
   precisions ``Decimals``, ``Significant``, ``Tolerance`` (``Precision`` is any of them).
 
-May import: only :mod:`infralens._exports`, :mod:`infralens.cachedir` and :mod:`infralens.atomic` from InfraLens (lab starters use it on its own); torch, diffusers and
-DiffSynth only inside the functions that build models.
+May import: only :mod:`infralens._exports`, :mod:`infralens.cachedir` and :mod:`infralens.atomic` from InfraLens
+(lab starters use it on its own); torch, diffusers and DiffSynth only inside the functions that build models.
 """
 
 from __future__ import annotations

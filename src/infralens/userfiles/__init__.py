@@ -1,13 +1,14 @@
 """Every write of a user's file, and where it may go.
 
-:mod:`.targets` is the policy (a device, FIFO, folder or socket is refused; a symbolic link is written through to
-its target only inside the project, or for an output inside its own folder); :mod:`.changes` writes one file or
-several together, whole or not at all, never over an edit made meanwhile, on top of :mod:`infralens.atomic` (the
-one writer: temporary files, fsync, the replace); :mod:`.staging` reads back what a file holds before it is replaced; :mod:`.journal` records a write of several files so that a run killed
-between two replaces is completed or rolled back by the next one; :mod:`.exclusive` is the project's writer
-lock, held by every command that writes the project (``add``, ``fix``, ``lock``); :mod:`.outputs` is ``--output``, ``--report``
-and ``--json`` (``-`` is standard output). May import: :mod:`infralens.errors`, :mod:`infralens.cachedir`,
-:mod:`infralens.hashing`, :mod:`infralens.bounds`, :mod:`infralens.atomic` and the standard library.
+:mod:`.targets` is the policy (a device, FIFO, folder or socket is refused; a symbolic link is written through to its
+target only inside the project, or for an output inside its own folder); :mod:`.changes` writes one file or several
+together, whole or not at all, never over an edit made meanwhile, on top of :mod:`infralens.atomic` (the one writer:
+temporary files, fsync, the replace); :mod:`.staging` reads back what a file holds before it is replaced;
+:mod:`.journal` records a write of several files so that a run killed between two replaces is completed or rolled back
+by the next one; :mod:`.exclusive` is the project's writer lock, held by every command that writes the project
+(``add``, ``fix``, ``lock``); :mod:`.outputs` is ``--output``, ``--report`` and ``--json`` (``-`` is standard output).
+May import: :mod:`infralens.errors`, :mod:`infralens.cachedir`, :mod:`infralens.hashing`, :mod:`infralens.bounds`,
+:mod:`infralens.atomic` and the standard library.
 """
 
 from __future__ import annotations

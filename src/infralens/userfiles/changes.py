@@ -4,13 +4,13 @@ Every file InfraLens writes for a user (annotations, the lock, reports, lab page
 :func:`write_atomically` or :func:`write_together`. Where the bytes go is decided first by
 :func:`~.targets.write_target` (a device, FIFO, folder or socket is refused; a link inside the boundary is written
 through to its target). The new text goes to a temporary file beside the file it replaces, is flushed and fsync'ed,
-keeps the old file's permission bits, and replaces the old file — both through :mod:`infralens.atomic`, the one
-writer (:func:`~infralens.atomic.stage`: no Ctrl-C can leave a temporary file behind) — so Ctrl-C, a full disk or a crash leaves either the old text or the new one, never a
-truncated file. :func:`write_together` does the same for several files as one change: it refuses before touching
-anything when a file is read-only or no longer holds the text the change was computed from, compares each file
-again just before replacing it, puts back the files already replaced when a later one fails, and, given a
-``journal``, records the change first so that a run killed between two replaces is completed or rolled back by
-the next command (:mod:`.journal`).
+keeps the old file's permission bits, and replaces the old file — both through :mod:`infralens.atomic`, the one writer
+(:func:`~infralens.atomic.stage`: no Ctrl-C can leave a temporary file behind) — so Ctrl-C, a full disk or a crash
+leaves either the old text or the new one, never a truncated file. :func:`write_together` does the same for several
+files as one change: it refuses before touching anything when a file is read-only or no longer holds the text the
+change was computed from, compares each file again just before replacing it, puts back the files already replaced when
+a later one fails, and, given a ``journal``, records the change first so that a run killed between two replaces is
+completed or rolled back by the next command (:mod:`.journal`).
 """
 
 from __future__ import annotations

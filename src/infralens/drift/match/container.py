@@ -9,8 +9,8 @@ subclass or a ``__new__`` returning the new class); a definition of another name
 (``renamed-at-callers``, see :mod:`.callers`); the method of its name in the class its class was renamed to
 (``class-renamed``, see :mod:`.classes`); a method folded into the class of its first parameter, which is now ``self``
 (``moved-to-receiver``, see :mod:`.receiver`); else ``deleted``. A module function's namesake or look-alike in another
-file is not taken when it is a copy made there (``copied-not-moved``, see :func:`.callers.copied_not_moved`). Decorators are part of the target: one added, removed or
-replaced makes the finding ``decorators-changed`` (low severity, like a body that changed around
+file is not taken when it is a copy made there (``copied-not-moved``, see :func:`.callers.copied_not_moved`).
+Decorators are part of the target: one added, removed or replaced makes the finding ``decorators-changed`` (low severity, like a body that changed around
 unchanged steps), named in the message. A body that lost statements to helpers it now calls or to a
 decorator it now carries is one more decision (``split-into-helpers``, ``wrapped-by-decorator``; see
 :mod:`.split`), naming the helpers. Statements are then mapped inside the function found, then in those

@@ -6,15 +6,15 @@ values, each the same number of lines as the original (padded with blank lines w
 shortens it), so every later line of the file keeps its number and the tracer still finds it.
 
 Kinds, in the order a mutant of each kind is taken (then a second of each kind, and so on):
-``value`` (the statement's result nudged where it is stored or returned: a float scaled by 1 + 1e-2, an int
-plus one, a bool negated…, one element of a tuple at a time; see :mod:`.perturb`), ``operator`` (``+``↔``-``,
-``*``↔``/``, ``**``→``*``, augmented ``+=``↔``-=``…), ``comparison`` (``<``↔``<=``, ``==``↔``!=``, ``is``↔``is not``,
+``value`` (the statement's result nudged where it is stored or returned: a float scaled by 1 + 1e-2, an int plus one,
+a bool negated…, one element of a tuple at a time; see :mod:`.perturb`), ``operator`` (``+``↔``-``, ``*``↔``/``,
+``**``→``*``, augmented ``+=``↔``-=``…), ``comparison`` (``<``↔``<=``, ``==``↔``!=``, ``is``↔``is not``,
 ``in``↔``not in``), ``negate`` (a condition, ``and``↔``or``), ``constant`` (0↔1, n→n+1, ``True``↔``False``), ``swap`` (two operands
-or arguments trade places; run through a helper of :mod:`.perturb` that notes whether the two were ever different,
-so a swap that changed nothing because the data is symmetric is told apart from one that is truly equivalent), ``drop-term`` (a sum or product loses one operand), ``operand`` (a local name
-replaced by another local of the function), ``return`` (the statement becomes ``return None``) and
-``transpose`` (the result's two same-sized dimensions swapped). ``value``, ``swap`` and ``transpose`` keep the
-program running, so they reach the expects.
+or arguments trade places; run through a helper of :mod:`.perturb` that notes whether the two were ever different, so
+a swap that changed nothing because the data is symmetric is told apart from one that is truly equivalent),
+``drop-term`` (a sum or product loses one operand), ``operand`` (a local name replaced by another local of the
+function), ``return`` (the statement becomes ``return None``) and ``transpose`` (the result's two same-sized
+dimensions swapped). ``value``, ``swap`` and ``transpose`` keep the program running, so they reach the expects.
 """
 
 from __future__ import annotations
