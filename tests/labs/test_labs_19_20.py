@@ -100,5 +100,7 @@ def test_page_embeds_each_function_once(lab):
 @pytest.mark.parametrize("lab", LABS)
 def test_annotations_point_at_existing_labs(lab):
     """Every annotation of this lab names it by its folder slug (so the site can link both ways)."""
-    for path, annotation in annotation_files(f"{lab[:2]}-*.yaml"):
+    found = list(annotation_files(f"{lab[:2]}-*.yaml"))
+    assert found, f"no annotation file for lab {lab}"
+    for path, annotation in found:
         assert annotation["lab"] == lab, f"{path.name}: annotation {annotation['id']} names lab {annotation['lab']!r}"
