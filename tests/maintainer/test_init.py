@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 import yaml
+from strict_build import build_strictly
 
 from infralens.cli import _load_extensions, build_parser, main
 from infralens.maintainer.init import FILES
@@ -62,15 +63,7 @@ def test_init_add_validate_lock_check_and_a_w_build(tmp_path: Path, cache: Path,
     assert "clean" in capsys.readouterr().out
 
     site = tmp_path / "html"
-    build = subprocess.run(
-        [sys.executable, "-m", "sphinx", "-W", "--keep-going", "-q", "-b", "html", "-d", str(tmp_path / "doctrees"), "docs", str(site)],
-        cwd=root,
-        capture_output=True,
-        text=True,
-        timeout=300,
-        env={**os.environ, "PYTHONPATH": os.pathsep.join([str(REPO / "src"), os.environ.get("PYTHONPATH", "")])},
-        check=False,
-    )
+    build = build_strictly(root, site, tmp_path / "doctrees")
     assert build.returncode == 0, build.stdout + build.stderr
     page = (site / "_infralens" / "source" / "transformers" / f"{TARGET}.html").read_text("utf-8")
     assert "The shape change this statement makes." in page

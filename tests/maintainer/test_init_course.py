@@ -9,17 +9,14 @@ from __future__ import annotations
 import html
 import importlib.metadata
 import json
-import os
 import re
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
+from strict_build import build_strictly
 
 from infralens.cli import main
 
-REPO = Path(__file__).resolve().parents[2]
 TARGET = "transformers.models.llama.modeling_llama.repeat_kv"
 
 TINY_LLAMA_SCENARIO = """
@@ -62,15 +59,7 @@ def _build(root: Path, out: Path, theme: str) -> Path:
     conf = root / "docs" / "conf.py"
     conf.write_text(re.sub(r"(?m)^html_theme = .*$", f"html_theme = {json.dumps(theme)}", conf.read_text("utf-8")), "utf-8")
     site = out / theme
-    build = subprocess.run(
-        [sys.executable, "-m", "sphinx", "-W", "--keep-going", "-q", "-b", "html", "-d", str(out / f"{theme}-doctrees"), "docs", str(site)],
-        cwd=root,
-        capture_output=True,
-        text=True,
-        timeout=300,
-        env={**os.environ, "PYTHONPATH": os.pathsep.join([str(REPO / "src"), os.environ.get("PYTHONPATH", "")])},
-        check=False,
-    )
+    build = build_strictly(root, site, out / f"{theme}-doctrees")
     assert build.returncode == 0, build.stdout + build.stderr
     return site / "_infralens" / "source" / "transformers" / f"{TARGET}.html"
 
