@@ -1,8 +1,9 @@
 """Helpers the lab tests share: run a starter script, load its answer key, read pages and annotations.
 
-Starters run in a subprocess exactly as a learner runs them (``--steps 2 --check --reveal``), with torch
-on one thread; :func:`run_starters` runs two at a time (CI has two cores). The starters ship with
-every answer ``None``; :func:`solved_starter` writes a copy with the answers of ``solutions.py``.
+A starter runs in a subprocess exactly as a learner runs it, with torch on one thread (:func:`run_starter`);
+the six runs of every starter the lab tests share are made once per test run (``_starter_sessions.py``). The
+starters ship with every answer ``None`` (:func:`write_starter` makes a copy with
+other answers).
 """
 
 from __future__ import annotations
@@ -12,12 +13,10 @@ import os
 import re
 import subprocess
 import sys
-from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from types import ModuleType
 
 import yaml
-from solutions import SOLUTIONS
 
 ROOT = Path(__file__).resolve().parents[2]
 # The targets a lab page embeds: ```{infralens-function} T``` and :diffusers:/:diffsynth: T lines.
@@ -49,11 +48,6 @@ def write_starter(lab: str, answers: dict, script: Path) -> Path:
     return script
 
 
-def solved_starter(lab: str, directory: Path) -> Path:
-    """A copy of *lab*'s starter in *directory* with the correct answers (``solutions.SOLUTIONS``) filled in."""
-    return write_starter(lab, SOLUTIONS[lab], directory / f"starter_{lab[:2]}.py")
-
-
 def run_starter(lab: str, script: Path | None = None, args: tuple[str, ...] = ("--steps", "2", "--check", "--reveal")) -> subprocess.CompletedProcess:
     """Run *lab*'s starter (or *script*, e.g. an edited copy) with *args* (``--steps 2 --check --reveal``) from the repo root."""
     env = dict(os.environ, OMP_NUM_THREADS="1", MKL_NUM_THREADS="1")
@@ -66,13 +60,6 @@ def assert_ran_and_printed(result: subprocess.CompletedProcess, lab: str, facts:
     assert result.returncode == 0, f"{lab} starter failed:\n{result.stdout[-3000:]}\n{result.stderr[-3000:]}"
     for fact in facts:
         assert fact in result.stdout, f"{lab}: expected {fact!r} in the output:\n{result.stdout}"
-
-
-def run_starters(labs: tuple[str, ...], directory: Path) -> dict[str, subprocess.CompletedProcess]:
-    """Run a solved copy (in *directory*) of every starter in *labs*, two at a time (each is single-threaded)."""
-    scripts = [solved_starter(lab, directory) for lab in labs]
-    with ThreadPoolExecutor(max_workers=2) as pool:
-        return dict(zip(labs, pool.map(run_starter, labs, scripts), strict=True))
 
 
 def load_starter(lab: str) -> ModuleType:

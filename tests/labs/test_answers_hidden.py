@@ -5,13 +5,11 @@ answer pasted literally from the ``--reveal`` list."""
 from __future__ import annotations
 
 import re
-import subprocess
-from concurrent.futures import ThreadPoolExecutor
-from pathlib import Path
 
 import pytest
-from _answers import answers_source, leaked, outside_dropdowns, revealed_answers
-from _starters import ANSWERS_BLOCK, page_text, run_starter, starter_path
+from _answers import leaked, outside_dropdowns, revealed_answers
+from _starter_sessions import StarterRun, variant_runs
+from _starters import page_text
 from solutions import SOLUTIONS
 
 from infralens.tiny.labkit import answer_matches
@@ -45,35 +43,21 @@ PAGE_VOCABULARY = {
 }
 
 
-def _run_all(argsets: dict[str, tuple[tuple[str, ...], Path | None]]) -> dict[str, subprocess.CompletedProcess]:
-    with ThreadPoolExecutor(max_workers=2) as pool:
-        futures = {lab: pool.submit(run_starter, lab, script, args) for lab, (args, script) in argsets.items()}
-        return {lab: future.result() for lab, future in futures.items()}
-
-
 @pytest.fixture(scope="module")
-def default_runs() -> dict[str, subprocess.CompletedProcess]:
+def default_runs(starter_sessions) -> dict[str, StarterRun]:
     """Each starter as a learner first runs it: no flags at all."""
-    return _run_all({lab: ((), None) for lab in LABS})
+    return variant_runs(starter_sessions, LABS, "default")
 
 
 @pytest.fixture(scope="module")
-def reveal_runs() -> dict[str, subprocess.CompletedProcess]:
-    return _run_all({lab: (("--steps", "2", "--reveal"), None) for lab in LABS})
+def reveal_runs(starter_sessions) -> dict[str, StarterRun]:
+    return variant_runs(starter_sessions, LABS, "reveal")
 
 
 @pytest.fixture(scope="module")
-def pasted_runs(reveal_runs, tmp_path_factory) -> dict[str, subprocess.CompletedProcess]:
-    """A copy of each starter with ANSWERS pasted literally from its --reveal list, run with --check."""
-    folder = tmp_path_factory.mktemp("pasted")
-    scripts = {}
-    for lab, result in reveal_runs.items():
-        source = starter_path(lab).read_text("utf-8")
-        edited, count = ANSWERS_BLOCK.subn(lambda _, lab=lab, result=result: answers_source(revealed_answers(result.stdout)), source)
-        assert count == 1
-        scripts[lab] = folder / f"starter_{lab[:2]}.py"
-        scripts[lab].write_text(edited, "utf-8")
-    return _run_all({lab: (("--steps", "2", "--check"), scripts[lab]) for lab in LABS})
+def pasted_runs(starter_sessions) -> dict[str, StarterRun]:
+    """Each starter with ANSWERS pasted literally from its --reveal list, run with --steps 2 --check."""
+    return variant_runs(starter_sessions, LABS, "pasted")
 
 
 @pytest.mark.slow

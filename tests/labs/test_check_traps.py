@@ -2,7 +2,7 @@
 answer each exercise exists to catch (``traps.py``), and compares every float answer at the precision its
 question states in words.
 
-Each starter runs once (``_check_rounds.py``): the right answers are computed once, then the real ``--check``
+Each starter runs once (its ``traps`` variant, ``_session.py``): the right answers are computed once, then the real ``--check``
 report is printed for round 0 (every answer as its page writes it) and for one round per trap depth (the
 n-th trap of every exercise that has one, the right answers elsewhere), so a trap fails alone or not at all.
 """
@@ -11,14 +11,13 @@ from __future__ import annotations
 
 import ast
 import re
-import subprocess
-from concurrent.futures import ThreadPoolExecutor
-from pathlib import Path
 
 import pytest
 from _answers import revealed_answers
-from _exercises import as_answer, exercises, question_numbers, states
-from _starters import load_starter, page_text, run_starter, starter_path
+from _exercises import exercises, question_numbers, states
+from _rounds import trap_rounds, trapped_keys
+from _starter_sessions import StarterRun, variant_runs
+from _starters import load_starter, page_text
 from solutions import SOLUTIONS
 from traps import EXERCISES
 
@@ -26,7 +25,6 @@ from infralens.cost import cost_tolerances
 from infralens.tiny.labkit import holds_float, precision_words
 
 LABS = tuple(SOLUTIONS)
-DRIVER = Path(__file__).with_name("_check_rounds.py")
 COST = "cost_"
 ROUND = re.compile(r"^== round (\d+)\n(.*?)^== round \1 exit (\d+)$", re.M | re.S)
 
@@ -35,29 +33,9 @@ def _is_cost(key: str) -> bool:
     return key.startswith(COST)
 
 
-def rounds(lab: str) -> list[dict]:
-    """Round 0: every answer as the page writes it (cost answers from ``solutions``); round n: each n-th trap."""
-    right = {key: as_answer(EXERCISES[lab][key].written) if key in EXERCISES[lab] else value for key, value in SOLUTIONS[lab].items()}
-    depth = max((len(exercise.traps) for exercise in EXERCISES[lab].values()), default=0)
-    trapped = [dict(right, **{key: exercise.traps[n] for key, exercise in EXERCISES[lab].items() if len(exercise.traps) > n}) for n in range(depth)]
-    return [right, *trapped]
-
-
-def trapped_keys(lab: str, number: int) -> set[str]:
-    return {key for key, exercise in EXERCISES[lab].items() if len(exercise.traps) >= number} if number else set()
-
-
-def _run(lab: str, folder: Path) -> subprocess.CompletedProcess:
-    answers = folder / f"rounds_{lab[:2]}.py"
-    answers.write_text(repr(rounds(lab)), "utf-8")
-    return run_starter(lab, DRIVER, (str(starter_path(lab)), str(answers), "--steps", "2"))
-
-
 @pytest.fixture(scope="module")
-def check_runs(tmp_path_factory) -> dict[str, subprocess.CompletedProcess]:
-    folder = tmp_path_factory.mktemp("rounds")
-    with ThreadPoolExecutor(max_workers=2) as pool:
-        return dict(zip(LABS, pool.map(lambda lab: _run(lab, folder), LABS), strict=True))
+def check_runs(starter_sessions) -> dict[str, StarterRun]:
+    return variant_runs(starter_sessions, LABS, "traps")
 
 
 def reports(stdout: str) -> dict[int, tuple[set[str], set[str], int]]:
@@ -77,7 +55,7 @@ def test_right_answers_pass_as_written_and_each_trap_fails_alone(check_runs, lab
     result = check_runs[lab]
     assert result.returncode == 0, f"{lab}:\n{result.stdout[-3000:]}\n{result.stderr[-3000:]}"
     found = reports(result.stdout)
-    assert sorted(found) == list(range(len(rounds(lab)))), f"{lab}: rounds reported {sorted(found)}"
+    assert sorted(found) == list(range(len(trap_rounds(lab)))), f"{lab}: rounds reported {sorted(found)}"
     wrong, ok, code = found[0]
     assert not wrong and code == 0, f"{lab}: answers written as the page writes them are rejected: {sorted(wrong)}"
     assert ok == set(SOLUTIONS[lab])

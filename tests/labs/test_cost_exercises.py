@@ -20,7 +20,8 @@ from pathlib import Path
 
 import pytest
 from _answers import outside_dropdowns
-from _starters import ROOT, load_starter, page_text, run_starter, starter_path
+from _rounds import as_written, asked, cost_rounds, cost_trapped_keys
+from _starters import ROOT, load_starter, page_text, starter_path
 from solutions import SOLUTIONS
 
 from infralens.cost import EXERCISES, cost_exercises, cost_tolerances, show_cost_exercises
@@ -28,42 +29,12 @@ from infralens.reports import load_cost_report
 from infralens.tiny.labkit import Decimals, Significant, answer_matches, report_answers
 
 LABS = tuple(lab for lab in SOLUTIONS if lab[:2] in EXERCISES)
-_ITEM = re.compile(r"^(\d+)\. ", re.M)
-_WRITTEN = re.compile(r"^\d+\. ([0-9][0-9,]*(?:\.[0-9]+)?%?)")
 _DIRECTIVE = re.compile(r"^```\{infralens-cost\} (\w+)\n((?::\w+: [^\n]*\n)*)```", re.M)
 _NUMBER_WORDS = ("zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine")
 
 
 def test_every_lab_with_cost_exercises_is_covered():
     assert sorted(lab[:2] for lab in LABS) == sorted(EXERCISES)
-
-
-def _exercise_items(page: str) -> tuple[dict[int, str], dict[int, str]]:
-    """({number: question}, {number: folded answer}) of the page's ``## Exercises`` section."""
-    section = page.split("\n## Exercises\n", 1)[1].split("\n## ", 1)[0]
-    questions, _, fold = section.partition(":::{dropdown} Answers\n")
-
-    def numbered(text: str) -> dict[int, str]:
-        marks = list(_ITEM.finditer(text))
-        return {int(m.group(1)): text[m.start() : (marks[i + 1].start() if i + 1 < len(marks) else len(text))] for i, m in enumerate(marks)}
-
-    return numbered(questions), numbered(fold.split("\n:::", 1)[0])
-
-
-def _asked(lab: str, key: str) -> tuple[str, str]:
-    """(question, folded answer) of the exercise that names *key*."""
-    questions, folded = _exercise_items(page_text(lab))
-    numbers = [n for n, question in questions.items() if f"(`{key}`)" in question]
-    assert len(numbers) == 1, f"{lab}: {key} is asked by questions {numbers}"
-    return " ".join(questions[numbers[0]].split()), folded.get(numbers[0], "")
-
-
-def _as_written(folded: str) -> object:
-    """The answer as the fold writes it first ("22.6 GiB: ..." → 22.6, "7%: ..." → "7%", "4186 TFLOP" → 4186)."""
-    match = _WRITTEN.match(folded)
-    assert match, f"the folded answer does not start with its value:\n{folded}"
-    text = match.group(1).replace(",", "")
-    return text if text.endswith("%") else ast.literal_eval(text)
 
 
 def _words(precision: object) -> str:
@@ -87,7 +58,7 @@ def test_each_question_states_its_precision_and_each_exercise_a_trap(lab):
     exercises = cost_exercises(lab[:2])
     assert exercises, f"{lab} has no cost exercise"
     for exercise in exercises:
-        question, _ = _asked(lab, exercise.key)
+        question, _ = asked(lab, exercise.key)
         assert exercise.traps, exercise.key
         if isinstance(exercise.value, float):
             assert exercise.precision is not None, f"{exercise.key}: a float answer without a precision"
@@ -102,7 +73,7 @@ def test_check_rejects_each_trap_and_accepts_the_folded_answer(lab, capsys):
     exercises = cost_exercises(lab[:2])
     tolerances = cost_tolerances(lab[:2])
     computed = {e.key: e.value for e in exercises}
-    written = {e.key: _as_written(_asked(lab, e.key)[1]) for e in exercises}
+    written = {e.key: as_written(asked(lab, e.key)[1]) for e in exercises}
     assert report_answers(written, computed, tolerances=tolerances) == 0, capsys.readouterr().out
     for exercise in exercises:
         for trap in exercise.traps:
@@ -244,42 +215,21 @@ def test_built_page_states_no_cost_answer_outside_details(built_site, lab):
     assert reader.depth == 0
 
 
-# End to end: each starter once, its real --check report for the folded answers and for each round of traps.
-
-_DRIVER = """
-import ast, importlib.util, sys
-starter, rounds = sys.argv[1], ast.literal_eval(open(sys.argv[2], encoding="utf-8").read())
-from infralens.tiny import labkit
-spec = importlib.util.spec_from_file_location("starter_under_check", starter)
-module = importlib.util.module_from_spec(spec)
-sys.modules[spec.name] = module
-spec.loader.exec_module(module)
-def finish(args, answers, computed, **options):
-    right = computed() if callable(computed) else computed
-    for number, answers in enumerate(rounds):
-        print(f"== round {number}")
-        print(f"== round {number} exit {labkit.finish(args, answers, right, **options)}")
-    return 0
-module.ANSWERS, module.finish = rounds[0], finish
-sys.exit(module.main(["--check", *sys.argv[3:]]))
-"""
+# End to end: each starter once (its ``cost`` variant, ``_session.py``), its real --check report for the folded
+# answers and for each round of traps.
 
 
 @pytest.mark.slow
 @pytest.mark.parametrize("lab", LABS)
-def test_starter_check_rejects_traps_and_accepts_folded_answers(lab, tmp_path):
-    exercises = cost_exercises(lab[:2])
-    right = dict(SOLUTIONS[lab], **{e.key: _as_written(_asked(lab, e.key)[1]) for e in exercises})
-    depth = max(len(e.traps) for e in exercises)
-    rounds = [right, *(dict(right, **{e.key: e.traps[n] for e in exercises if len(e.traps) > n}) for n in range(depth))]
-    (tmp_path / "driver.py").write_text(_DRIVER, "utf-8")
-    (tmp_path / "rounds.txt").write_text(repr(rounds), "utf-8")
-    result = run_starter(lab, tmp_path / "driver.py", (str(starter_path(lab)), str(tmp_path / "rounds.txt"), "--steps", "2"))
+def test_starter_check_rejects_traps_and_accepts_folded_answers(lab, starter_sessions):
+    rounds = cost_rounds(lab)
+    right = rounds[0]
+    result = starter_sessions(lab)["cost"]
     assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
     reports = dict(re.findall(r"^== round (\d+)\n(.*?)^== round \1 exit \d+$", result.stdout, re.M | re.S))
     assert sorted(int(n) for n in reports) == list(range(len(rounds)))
     assert "[WRONG]" not in reports["0"] and f"check: {len(right)}/{len(right)} answers correct" in reports["0"], reports["0"]
     for n in range(1, len(rounds)):
-        trapped = {e.key for e in exercises if len(e.traps) >= n}
+        trapped = cost_trapped_keys(lab, n)
         wrong = set(re.findall(r"^  \[WRONG\] (\S+):", reports[str(n)], re.M))
         assert wrong == trapped, f"{lab} round {n}: [WRONG] {sorted(wrong)}, traps {sorted(trapped)}"
