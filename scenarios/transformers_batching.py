@@ -60,7 +60,8 @@ def tiny_llama(seed: int = 220) -> Any:
     from transformers import LlamaConfig, LlamaForCausalLM
 
     torch.manual_seed(seed)
-    model: Any = LlamaForCausalLM(LlamaConfig(attn_implementation="eager", **SIZES))
+    settings: dict[str, Any] = dict(attn_implementation="eager", **SIZES)
+    model: Any = LlamaForCausalLM(LlamaConfig(**settings))
     return model.eval()
 
 
