@@ -264,4 +264,17 @@ EXERCISES: dict[str, dict[str, Exercise]] = {
         "tiny_kv_bytes_per_token": E("512", (1024, 256)),  # 4 query heads instead of 2 KV heads; keys only
         "llama8b_kv_bytes_per_token_bf16": E("131072", (524288, 65536)),  # 32 query heads; keys only
     },
+    "22-continuous-batching": {
+        "e_first_step": E("1", (0, 4)),  # "every request that arrived is in the batch"; "a new request waits for the batch to finish"
+        "batch1_tokens": E("7", (3, 12)),  # "one token per request"; "every batch fills the budget"
+        "c_tokens_prefilled": E("1", (9, 0)),  # no prefix caching; "the whole prompt can match"
+        "c_blocks_shared_with_a": E("2", (0, 3)),  # "sharing copies the blocks"; c's whole table counted
+        "d_first_chunk": E("8", (12, 14)),  # "prefill goes before decodes"; "a prompt is never split"
+        "d_status_after_first_chunk": E('"PREFILLING"', ("DECODING", "PENDING")),  # "DECODING once scheduled"; "still waiting"
+        "d_blocks_at_finish": E("5", (4, 17)),  # the prompt's blocks only; positions counted instead of blocks
+        "blocks_to_pool_when_a_b_finish": E("2", (5, 1)),  # "a finished request frees all its blocks"; "a full block is always hashed"
+        "tiny_sectors_for_64mib": E("7608", (32768, 32766)),  # the budget over 2048 bytes of KV per sector; less the two trash sectors
+        "kv_share_of_budget": E("0.23", (1.0, 0.9)),  # "the whole budget becomes cache"; max_memory_percent
+        "llama8b_block_bytes_bf16": E("33554432", (131072, 1048576)),  # one token's bytes; one layer's page (x32 layers)
+    },
 }
