@@ -2,10 +2,11 @@
 
 A starter run costs seconds of importing torch and the libraries before it computes anything, and the lab tests
 need each starter six ways (no flags, ``--reveal``, solved with ``--check --reveal``, answers pasted from the
-``--reveal`` list, the trap rounds, the cost rounds). :func:`run_sessions` runs each lab's ``_session.py`` (which
-makes all of them in one process), as many labs at a time as there are CPUs, and writes ``<lab>.json`` into a
-folder; :func:`load_session` reads one back as :class:`StarterRun` records. The folder is built once per test
-run and shared by the xdist workers (``tests/conftest.py``'s ``starter_sessions`` fixture).
+``--reveal`` list, the trap rounds, the cost rounds). :func:`run_session` runs a lab's ``_session.py`` (which
+makes all of them in one process) and writes ``<lab>.json`` into a folder; :func:`load_session` reads it back as
+:class:`StarterRun` records. Each lab's folder is made once per test run and shared by the xdist workers, as many
+labs at a time as there are CPUs (the ``starter_sessions`` fixture in ``tests/labs/conftest.py``), and only for
+the labs the tests being run ask for.
 """
 
 from __future__ import annotations
@@ -15,7 +16,6 @@ import os
 import subprocess
 import sys
 from collections.abc import Callable
-from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import NamedTuple
 
@@ -61,15 +61,13 @@ def run_session(lab: str, folder: Path) -> None:
     out.write_text(json.dumps(dict.fromkeys((*VARIANTS, "cost"), failure)), "utf-8")
 
 
-def run_sessions(labs: tuple[str, ...], folder: Path) -> None:
-    """Every lab's session into *folder*, one process per CPU at a time (each runs torch on one thread)."""
-    with ThreadPoolExecutor(max_workers=max(1, os.cpu_count() or 1)) as pool:
-        list(pool.map(lambda lab: run_session(lab, folder), labs))
+Sessions = Callable[[tuple[str, ...]], dict[str, dict[str, StarterRun]]]
+"""The ``starter_sessions`` fixture: ``sessions(labs)`` is {lab: {variant: run}}."""
 
 
-def variant_runs(sessions: Callable[[str], dict[str, StarterRun]], labs: tuple[str, ...], variant: str) -> dict[str, StarterRun]:
+def variant_runs(sessions: Sessions, labs: tuple[str, ...], variant: str) -> dict[str, StarterRun]:
     """{lab: its *variant* run} from the ``starter_sessions`` fixture."""
-    return {lab: sessions(lab)[variant] for lab in labs}
+    return {lab: runs[variant] for lab, runs in sessions(labs).items()}
 
 
 def load_session(folder: Path, lab: str) -> dict[str, StarterRun]:

@@ -2,22 +2,39 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import os
+from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 from _shared import built_once
-from _starter_sessions import StarterRun, load_session, run_sessions, variant_runs
-from solutions import SOLUTIONS
+from _starter_sessions import Sessions, StarterRun, load_session, run_session, variant_runs
 
 
 @pytest.fixture(scope="session")
-def starter_sessions(tmp_path_factory) -> Callable[[str], dict[str, StarterRun]]:
-    """``starter_sessions(lab)``: {variant: run} of every starter, made once per test run for all xdist workers."""
-    folder = built_once(tmp_path_factory, "starter-sessions", lambda folder: run_sessions(tuple(SOLUTIONS), folder))
-    return lambda lab: load_session(folder, lab)
+def starter_sessions(tmp_path_factory) -> Sessions:
+    """``starter_sessions(labs)``: {lab: {variant: run}}, each lab's session made once per test run for all xdist
+    workers, as many at a time as there are CPUs (a lab another worker is making is waited for, not made again)."""
+
+    def one(lab: str) -> dict[str, StarterRun]:
+        return load_session(built_once(tmp_path_factory, f"starter-session-{lab}", lambda folder: run_session(lab, folder)), lab)
+
+    def sessions(labs: tuple[str, ...]) -> dict[str, dict[str, StarterRun]]:
+        with ThreadPoolExecutor(max_workers=max(1, os.cpu_count() or 1)) as pool:
+            return dict(zip(labs, pool.map(one, labs), strict=True))
+
+    return sessions
 
 
 @pytest.fixture(scope="module")
-def starter_runs(request, starter_sessions) -> dict[str, StarterRun]:
-    """Each starter of the requesting module's ``LABS`` with the right answers, run with ``--steps 2 --check --reveal``."""
-    return variant_runs(starter_sessions, request.module.LABS, "solved")
+def selected_labs(request) -> tuple[str, ...]:
+    """The labs of the requesting module's ``LABS`` that its selected tests use: those they are parametrized with,
+    or all of them when a selected test of the module takes no ``lab`` parameter."""
+    items = [item for item in request.session.items if item.module is request.module]
+    chosen = {getattr(item, "callspec", None) and item.callspec.params.get("lab") for item in items}
+    return tuple(request.module.LABS) if None in chosen else tuple(lab for lab in request.module.LABS if lab in chosen)
+
+
+@pytest.fixture(scope="module")
+def starter_runs(starter_sessions, selected_labs) -> dict[str, StarterRun]:
+    """Each selected starter with the right answers, run with ``--steps 2 --check --reveal``."""
+    return variant_runs(starter_sessions, selected_labs, "solved")

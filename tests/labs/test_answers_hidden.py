@@ -40,24 +40,25 @@ PAGE_VOCABULARY = {
     "15-attention-backends-compile": {"default_active_backend", "active_after_reset", "diffsynth_implementation"},
     "19-generation-loop": {"first_processor"},  # a class the page reads
     "20-kv-cache": {"static_mask_key_length"},  # 16 is the tiny models' head dim all over the page
+    "22-continuous-batching": {"d_status_after_first_chunk"},  # a request status the page teaches
 }
 
 
 @pytest.fixture(scope="module")
-def default_runs(starter_sessions) -> dict[str, StarterRun]:
+def default_runs(starter_sessions, selected_labs) -> dict[str, StarterRun]:
     """Each starter as a learner first runs it: no flags at all."""
-    return variant_runs(starter_sessions, LABS, "default")
+    return variant_runs(starter_sessions, selected_labs, "default")
 
 
 @pytest.fixture(scope="module")
-def reveal_runs(starter_sessions) -> dict[str, StarterRun]:
-    return variant_runs(starter_sessions, LABS, "reveal")
+def reveal_runs(starter_sessions, selected_labs) -> dict[str, StarterRun]:
+    return variant_runs(starter_sessions, selected_labs, "reveal")
 
 
 @pytest.fixture(scope="module")
-def pasted_runs(starter_sessions) -> dict[str, StarterRun]:
+def pasted_runs(starter_sessions, selected_labs) -> dict[str, StarterRun]:
     """Each starter with ANSWERS pasted literally from its --reveal list, run with --steps 2 --check."""
-    return variant_runs(starter_sessions, LABS, "pasted")
+    return variant_runs(starter_sessions, selected_labs, "pasted")
 
 
 @pytest.mark.slow

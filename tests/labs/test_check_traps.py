@@ -34,8 +34,8 @@ def _is_cost(key: str) -> bool:
 
 
 @pytest.fixture(scope="module")
-def check_runs(starter_sessions) -> dict[str, StarterRun]:
-    return variant_runs(starter_sessions, LABS, "traps")
+def check_runs(starter_sessions, selected_labs) -> dict[str, StarterRun]:
+    return variant_runs(starter_sessions, selected_labs, "traps")
 
 
 def reports(stdout: str) -> dict[int, tuple[set[str], set[str], int]]:

@@ -224,7 +224,7 @@ def test_built_page_states_no_cost_answer_outside_details(built_site, lab):
 def test_starter_check_rejects_traps_and_accepts_folded_answers(lab, starter_sessions):
     rounds = cost_rounds(lab)
     right = rounds[0]
-    result = starter_sessions(lab)["cost"]
+    result = starter_sessions((lab,))[lab]["cost"]
     assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
     reports = dict(re.findall(r"^== round (\d+)\n(.*?)^== round \1 exit \d+$", result.stdout, re.M | re.S))
     assert sorted(int(n) for n in reports) == list(range(len(rounds)))
