@@ -264,6 +264,20 @@ EXERCISES: dict[str, dict[str, Exercise]] = {
         "tiny_kv_bytes_per_token": E("512", (1024, 256)),  # 4 query heads instead of 2 KV heads; keys only
         "llama8b_kv_bytes_per_token_bf16": E("131072", (524288, 65536)),  # 32 query heads; keys only
     },
+    "21-decoder-attention": {
+        "empty_rows_with_5_pads": E("5", (0,)),  # "every query sees at least itself"
+        "last_query_keys_with_5_pads": E("2", (7, 5)),  # the whole row, pads included; the pads
+        "decode_mask_shape": E("[2, 1, 1, 8]", ([2, 1, 8, 8], [2, 6, 1, 8], [2, 1, 1, 7])),  # a square again; one mask per head; the new key forgotten
+        "unpadded_mask_is_none": E("True", (False,)),  # "a causal model always gets a mask tensor"
+        "rope_frequencies": E("8", (16, 96)),  # one per dimension; one per hidden feature
+        "rope_score_depends_on_offset_only": E("True", (False,)),
+        "kv_head_of_query_head_4": E("1", (0, 2)),  # 4 % 2 (heads interleaved); 4 // 2
+        "repeat_kv_shape": E("[1, 6, 5, 16]", ([1, 2, 15, 16], [3, 2, 5, 16])),  # repeated along positions; along the batch
+        "eager_sdpa_agree_on_real_tokens": E("True", (False,)),
+        "eager_sdpa_agree_on_pads": E("False", (True,)),  # "the same maths gives the same numbers everywhere"
+        "sliding_keys_last_query": E("3", (2, 7)),  # the dynamic sliding cache's window - 1; every earlier key
+        "llama8b_query_heads_per_kv_head": E("4", (8, 32)),  # the KV heads; the query heads
+    },
     "22-continuous-batching": {
         "e_first_step": E("1", (0, 4)),  # "every request that arrived is in the batch"; "a new request waits for the batch to finish"
         "batch1_tokens": E("7", (3, 12)),  # "one token per request"; "every batch fills the budget"
