@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import sys
 
-from infralens.tiny.labkit import Decimals, finish, lab_arguments, reveal, setup_torch
+from infralens.tiny.labkit import Decimals, Significant, finish, lab_arguments, reveal, setup_torch
 
 # Your answers to the exercises in index.md: replace each None, then run with --check,
 # which recomputes every answer from the real code (exit 1 while one is wrong or empty).
@@ -43,7 +43,7 @@ PRECISION = {
     "acceptance_rate_p02_q05": Decimals(1),
     "share_of_token_1": Decimals(1),
     "verify_ms_bound_3350": Decimals(2),
-    "bound_tokens_per_s_3_per_forward": Decimals(0),
+    "bound_tokens_per_s_3_per_forward": Significant(3),
 }
 
 SIZES = dict(
@@ -201,7 +201,7 @@ def show_sampling_rule() -> dict:
         first[int(tokens[0, 0])] += 1
     rate = accepted / proposed
     shares = (first / DRAWS).tolist()
-    print(f"toy round: q = {q.tolist()}, p = {[round(x, 2) for x in p[0].tolist()]}")
+    print(f"toy round: q = {[round(x, 2) for x in q.tolist()]}, p = {[round(x, 2) for x in p[0].tolist()]}")
     print(f"token 0 (q 0.5, p 0.2) was drafted {proposed} times and accepted in {reveal(rate, '.3f')} of them")
     print(f"the first token's shares over {DRAWS} rounds: {reveal([round(x, 3) for x in shares])}")
     return {"acceptance_rate_p02_q05": rate, "share_of_token_1": shares[1]}
@@ -232,9 +232,8 @@ def show_cost(device: str) -> dict:
     cache.crop(-1)
     verify = linear_calls(target, prompt[:, :5], cache)
     reads = verify / decode
-    print(
-        f"tiny target: a 1-token decode forward runs {decode} weight matrices, a 5-token verifying forward {verify}: {reveal(reads, '.0f')}x the weight reads"
-    )
+    print(f"tiny target: a 1-token decode forward runs {decode} weight matrices, a 5-token verifying forward {reveal(verify)}:", end=" ")
+    print(f"{reveal(reads, '.0f')}x the weight reads")
     # Llama-3.1-8B's published sizes; built on the meta device, so no memory is allocated.
     config = LlamaConfig(
         hidden_size=4096,
