@@ -24,6 +24,7 @@ INPUTS_NOT_ANSWERS = {
     "13-flux": {"packed_tokens", "rope_channels_per_head"},  # "64 tokens" is the input of mu; 16 the latent size
     "15-attention-backends-compile": {"default_active_backend", "active_after_reset"},  # backend names passed in
     "20-kv-cache": {"static_mask_key_length"},  # 16 is the max_cache_len passed in and the head dim of every shape
+    "24-assisted-decoding": {"self_draft_total_forwards"},  # 12 is the number of new tokens asked for
 }
 # Words a page must use to teach the lab (spacing names, dtype and backend names, exception classes in the code).
 PAGE_VOCABULARY = {
@@ -41,6 +42,7 @@ PAGE_VOCABULARY = {
     "19-generation-loop": {"first_processor"},  # a class the page reads
     "20-kv-cache": {"static_mask_key_length"},  # 16 is the tiny models' head dim all over the page
     "22-continuous-batching": {"d_status_after_first_chunk"},  # a request status the page teaches
+    "24-assisted-decoding": {"self_draft_total_forwards"},  # 12 new tokens is every exercise's input
 }
 
 

@@ -291,4 +291,20 @@ EXERCISES: dict[str, dict[str, Exercise]] = {
         "kv_share_of_budget": E("0.23", (1.0, 0.9)),  # "the whole budget becomes cache"; max_memory_percent
         "llama8b_block_bytes_bf16": E("33554432", (131072, 1048576)),  # one token's bytes; one layer's page (x32 layers)
     },
+    "24-assisted-decoding": {
+        "target_forwards_with_draft": E("9", (12, 4)),  # one forward per token as in plain decoding; one per 3 tokens
+        "tokens_per_target_forward": E("1.33", (1.0, 5.0)),  # "a draft cannot help"; every candidate accepted
+        "first_round_cache_after_crop": E("6", (10, 7)),  # the rejected candidates left in; the target's token counted
+        "draft_allowance_after_call": E("3", (4, 1)),  # "the allowance is reset per call"; the minimum it fell to
+        "assisted_equals_greedy": E("True", (False,)),
+        "self_draft_verifying_forwards": E("1", (12,)),  # one verifying forward per token
+        "self_draft_total_forwards": E("12", (1, 2)),  # the draft's forwards forgotten
+        "default_threshold_candidates": E("1", (20, 4)),  # the default num_assistant_tokens; the draft run's allowance
+        "prompt_lookup_target_forwards": E("3", (12, 4)),  # a lookup that never hits; 3 tokens per round, not 4
+        "acceptance_rate_p02_q05": E("0.4", (0.2, 0.6, 0.5)),  # p alone; 1 - p/q; q alone
+        "share_of_token_1": E("0.5", (0.3, 0.6)),  # the draft's q; q plus every rejected round
+        "verify_weight_reads_vs_decode": E("1", (5, 4)),  # one weight read per position; per candidate
+        "verify_ms_bound_3350": E("4.79", (23.97, 2.40)),  # five positions' reads; one byte per parameter (fp8)
+        "bound_tokens_per_s_3_per_forward": E("626", (209, 1043)),  # one token per forward; 5 tokens per forward
+    },
 }
