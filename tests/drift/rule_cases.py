@@ -82,6 +82,24 @@ def _classify(name: str, rule: AnyRule, item: str, kind: str, action: Action = A
 ATTN_EDITED = OLD.replace("        h = self.attn(h)\n", "        h = self.attn(h, mask)\n")
 CLOSE_EDITS = OLD.replace("        h = self.attn(h)\n", "        h = self.attn1(h)\n        h = self.attn2(h)\n")
 BLOCK_COPIED_OUT = OLD.replace("        h = self.norm(x)\n        h = self.attn(h)\n        h = self.norm(h)\n", "")
+GROWN_RUN = """
+def helper():
+    return 1
+
+
+class Mixer:
+    def run(self, x, scale):
+        x = self.check(x)
+        scale = self.clip(scale)
+        gain = self.gain_for(scale)
+        self.apply(gain)
+        h = self.norm(x)
+        h = self.attend(h, gain)
+        h = self.project(h)
+        y = h * 2
+        return y
+"""
+# run() left mixer.py for tools.py, which mixer.py now imports from, and grew there: too little overlap for moved-module.
 NEW_CLONE_OF_PREPARE = """
 class Mixer:
     def run(self, x):
@@ -241,6 +259,33 @@ CASES: list[RuleCase] = [
     RuleCase("same-place", TargetRule.SAME_PLACE, {"mixer.py": OLD}, {"mixer.py": OLD + "\n\ndef later():\n    return 1\n"}, ("y = h * 2",), "target"),
     RuleCase("body-changed", TargetRule.BODY_CHANGED, {"mixer.py": OLD}, {"mixer.py": OLD.replace("return y + z", "return y - z")}, ("y = h * 2",), "target"),
     RuleCase("moved-module", TargetRule.MOVED_MODULE, {"mixer.py": OLD}, {"mixer.py": "X = 1\n", "elsewhere.py": OLD}, ("y = h * 2",), "target", kind="moved"),
+    RuleCase(
+        "re-exported",
+        TargetRule.RE_EXPORTED,
+        {"mixer.py": OLD},
+        {"mixer.py": "from .mixing import Blender as Mixer\n", "mixing.py": OLD.replace("class Mixer:", "class Blender:")},
+        ("y = h * 2",),
+        "target",
+        kind="renamed",
+    ),
+    RuleCase(
+        "moved-with-imports",
+        TargetRule.MOVED_WITH_IMPORTS,
+        {"mixer.py": OLD},
+        {"mixer.py": "from .tools import helper\n\nX = helper()\n", "tools.py": GROWN_RUN},
+        ("y = h * 2",),
+        "target",
+        kind="moved",
+    ),
+    RuleCase(
+        "moved-to-class",
+        TargetRule.MOVED_TO_CLASS,
+        {"mixer.py": OLD},
+        {"mixer.py": "class Mixer:\n    def other(self):\n        return 1\n\n" + OLD.replace("class Mixer:", "class Unit:").replace("return y + z", "return y - z")},
+        ("y = h * 2",),
+        "target",
+        kind="moved",
+    ),
     RuleCase(
         "moved-same-name",
         TargetRule.MOVED_SAME_NAME,

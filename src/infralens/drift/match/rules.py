@@ -168,8 +168,11 @@ class TargetRule(str, Enum):
     UNREADABLE = "unreadable"
     SAME_PLACE = "same-place"
     BODY_CHANGED = "body-changed"
+    RE_EXPORTED = "re-exported"
     MOVED_MODULE = "moved-module"
+    MOVED_WITH_IMPORTS = "moved-with-imports"
     MOVED_SAME_NAME = "moved-same-name"
+    MOVED_TO_CLASS = "moved-to-class"
     RENAMED_BEHIND_SHIM = "renamed-behind-shim"
     RENAMED_TO_ALIAS = "renamed-to-alias"
     RENAMED_BODY_OVERLAP = "renamed-body-overlap"
@@ -298,8 +301,17 @@ SPECS: dict[AnyRule, RuleSpec] = {
         _spec(TargetRule.UNREADABLE, "A file that cannot be read or parsed is reported, never guessed about.", essential=True),
         _spec(TargetRule.SAME_PLACE, "The same qualname in its file with the same statements is the target unchanged.", essential=True),
         _spec(TargetRule.BODY_CHANGED, "The same qualname in its file is the target, whatever its body became.", essential=True),
+        _spec(TargetRule.RE_EXPORTED, "A name its module no longer defines but now imports is the target, moved to where the import leads."),
         _spec(TargetRule.MOVED_MODULE, "The same qualname in another module, new there and overlapping the body, is the target moved."),
+        _spec(
+            TargetRule.MOVED_WITH_IMPORTS,
+            "A gone target's qualname in a module its old module newly imports from, sharing part of its body, is the target moved.",
+        ),
         _spec(TargetRule.MOVED_SAME_NAME, "A method turned module function (or back), new and clearly the closest body, is the target moved."),
+        _spec(
+            TargetRule.MOVED_TO_CLASS,
+            "A method gone from its class, now defined by another class of its module that lacked it, clearly closest in body, moved there.",
+        ),
         _spec(TargetRule.RENAMED_BEHIND_SHIM, "A shim that forwards the old name leads to the target renamed."),
         _spec(TargetRule.RENAMED_TO_ALIAS, "A name that aliased the target at the review, now defined with part of its body, is the target renamed."),
         _spec(TargetRule.RENAMED_BODY_OVERLAP, "A new definition whose body clearly overlaps most is the target renamed."),
