@@ -30,7 +30,7 @@ from infralens.drift.match.decide import (
 from infralens.drift.match.evidence import Evidence, measure
 from infralens.drift.match.names import modules_imported
 from infralens.drift.match.position import Alignment
-from infralens.drift.match.propose import container_header, elsewhere, in_helpers, in_target, statement_key, target_pool
+from infralens.drift.match.propose import container_header, elsewhere, in_helpers, in_target, sole_role, statement_key, target_pool
 from infralens.drift.match.reached_edits import edits_in_reached, in_owners_classes
 from infralens.drift.match.reader import TreeReader
 from infralens.drift.match.repeated import indentation, settle_contested
@@ -194,10 +194,12 @@ class DistributionMatcher:
         if name is not None and not any(assigned_name(s.texts[0]) == name for s in steps if s.step_id != entry.step_id):
             same = [s for s in pool if assigned_name(s.text) == name]
             sole_key = statement_key(found.source.relpath, same[0]) if len(same) == 1 else None
+        role_key = sole_role(found.source.relpath, pool, entry, steps)
         scored, refused = [], []
         for proposal in in_target(found, pool, entry, t, exact_only=False):
             position = alignment.position(entry, proposal.window[0])
-            evidence = measure(proposal, entry, old_body, t, admit=self._admit, sole_assignment=proposal.key == sole_key, position=position)
+            sole, role = proposal.key == sole_key, proposal.key == role_key
+            evidence = measure(proposal, entry, old_body, t, admit=self._admit, sole_assignment=sole, same_role=role, position=position)
             if not self._admit(evidence):
                 refused.append(Scored(proposal, evidence))
                 continue
@@ -356,7 +358,8 @@ class DistributionMatcher:
             return {}
         kept = [s for s in steps if not (len(s.texts) == 1 and s.texts[0] in CONTENTLESS)]  # told by neighbours, not text
         owner = annotation.target.rpartition(".")[0] if self.policy.on(Filter.OWNERS_CLASSES) else ""  # "": not narrowed
-        return edits_in_reached(self.reader, found, kept, self.policy.thresholds, lambda e: weight_in_reached(e, self.policy), owner, traces)
+        weigh, helpers = (lambda e: weight_in_reached(e, self.policy)), self.policy.on(Filter.EDITS_IN_HELPERS)
+        return edits_in_reached(self.reader, found, kept, self.policy.thresholds, weigh, owner, traces, with_helpers=helpers)
 
     def _in_view(self, step: _Step, place: Scored) -> bool:
         """Whether the target's module sees ``place``: the same module, a module it imports (or one directly inside a

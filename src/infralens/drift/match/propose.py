@@ -17,7 +17,7 @@ from infralens.drift.lock.facts import body_of, enclosing_definitions, header_of
 from infralens.drift.match.container import Found
 from infralens.drift.match.reader import TreeReader
 from infralens.drift.match.rules import Origin, Thresholds
-from infralens.drift.match.texts import assigned_name, ratio_at_least, same_ast, statement_shape
+from infralens.drift.match.texts import assigned_name, ratio_at_least, same_ast, statement_role, statement_shape
 from infralens.source import DefinitionKind, ModuleIndex, SourceFile, Statement
 
 
@@ -129,6 +129,16 @@ def _resembles(wanted: str, text: str, t: Thresholds) -> bool:
 def _setter_like(text: str) -> bool:
     """Whether a statement may be one side of a setter rewrite (:attr:`~.evidence.ReplacementKind.SETTER_ASSIGNMENT`)."""
     return "set_" in text or "setattr" in text
+
+
+def sole_role(relpath: str, pool: tuple[Statement, ...], entry: StepLock, steps: list[StepLock]) -> tuple[str, int, str] | None:
+    """The key of the only statement of ``pool`` (in ``relpath``) that plays ``entry``'s role, when no other of
+    ``steps`` plays it (see :func:`~.texts.statement_role`); None otherwise."""
+    role = statement_role(entry.texts[0]) if len(entry.texts) == 1 else None
+    if role is None or any(len(s.texts) == 1 and statement_role(s.texts[0]) == role for s in steps if s.step_id != entry.step_id):
+        return None
+    same = [s for s in pool if statement_role(s.text) == role]
+    return statement_key(relpath, same[0]) if len(same) == 1 else None
 
 
 def elsewhere(reader: TreeReader, entry: StepLock, annotation: AnnotationLock, found: Found | None, max_files: int) -> list[Proposal]:

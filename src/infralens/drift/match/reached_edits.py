@@ -5,7 +5,9 @@ same name on a per-object class of its own module reached by dynamic dispatch (`
 cache whose per-layer classes now do the update) — a statement that kept its role there was rewritten, not deleted.
 Of the functions the target reaches, the one whose statements resemble the reviewed statements (the steps and their
 neighbours) clearly most is searched, as the target itself is, for an admissible edit of each step still without a
-place; the steps get its statements one to one.
+place; the steps get its statements one to one. When the container decision saw the target split into several
+helpers (:mod:`.split`), each of them is searched as well (rule ``edits-in-helpers``): a block extracted into
+``_update_past_and_masks`` is rewritten there, not in the helper that received most.
 """
 
 from __future__ import annotations
@@ -19,47 +21,71 @@ from infralens.drift.match.calls import Reach
 from infralens.drift.match.container import Found
 from infralens.drift.match.evidence import Evidence, measure
 from infralens.drift.match.forwarding import base_names, class_named
-from infralens.drift.match.propose import in_target
+from infralens.drift.match.propose import in_target, sole_role
 from infralens.drift.match.reader import TreeReader
 from infralens.drift.match.rules import Action, Filter, Thresholds, Trace
 from infralens.drift.match.scored import Scored, where
 from infralens.drift.match.split import Reached, reached_definitions
-from infralens.source import DefinitionKind, ModuleIndex
+from infralens.drift.match.texts import statement_role
+from infralens.source import Definition, DefinitionKind, ModuleIndex, SourceFile, Statement
 
 Weigh = Callable[[Evidence], float]
 """The assignment's weight of an admissible candidate (0: not admissible)."""
 
 
 def edits_in_reached(
-    reader: TreeReader, found: Found, steps: list[StepLock], t: Thresholds, weigh: Weigh, owner: str, traces: dict[str, Trace]
+    reader: TreeReader,
+    found: Found,
+    steps: list[StepLock],
+    t: Thresholds,
+    weigh: Weigh,
+    owner: str,
+    traces: dict[str, Trace],
+    *,
+    with_helpers: bool = True,
 ) -> dict[str, Scored]:
-    """Each of ``steps`` (none has a place yet) with its edit in the one function the target clearly leads to most.
-    ``owner``: the reviewed target's class (its per-object classes come first for a dispatched call; "": not narrowed);
-    the trace of each step placed through that narrowing says so."""
+    """Each of ``steps`` (none has a place yet) with its edit in the one function the target clearly leads to most, or
+    (``with_helpers``, rule ``edits-in-helpers``) in any helper the container decision saw receive the target's lost
+    statements. ``owner``: the reviewed target's class (its per-object classes come first for a dispatched call; "":
+    not narrowed); the trace of each step placed through that narrowing, or in such a helper, says so."""
     if not steps:
         return {}
     reach = Reach(reader, found.source, found.index, found.definition)
     reviewed = sorted({text for step in steps for text in (*step.texts, *step.before, *step.after)})
     calls, narrowed = owners_classes(reach, list(dispatched(reach)), owner)
     home = _clearly_closest([*reached_definitions(reader, reach), *calls], reviewed, t)
-    if home is None:
-        return {}
-    source, index, definition, _ = home
-    place = Found(source, index, definition, found.locality, False)
-    pool = body_of(index, definition)
+    homes = [home] if home is not None else []
+    helpers = [h for h in found.split.helpers if not h.decorator] if found.split is not None and with_helpers else []
+    named = {(h.source.relpath, h.definition.qualname) for h in helpers}
+    homes.extend((h.source, h.index, h.definition, False) for h in helpers if home is None or (home[0].relpath, home[2].qualname) != (h.source.relpath, h.definition.qualname))
     options: dict[str, dict[tuple[str, int, str], float]] = {}
     scored: dict[tuple[str, tuple[str, int, str]], Scored] = {}
-    for step in steps:
-        options[step.step_id] = {}
-        for proposal in in_target(place, pool, step, t, exact_only=False):
-            candidate = Scored(proposal, measure(proposal, step, frozenset(), t, admit=lambda e: weigh(e) > 0.0))
-            if (weight := weigh(candidate.evidence)) > 0.0:
-                options[step.step_id][proposal.key] = weight
-                scored[(step.step_id, proposal.key)] = candidate
+    pools = [(source, index, definition, body_of(index, definition)) for source, index, definition, _ in homes]
+    roles = {step.step_id: _sole_role(pools, step, steps) for step in steps}
+    for source, index, definition, pool in pools:
+        place = Found(source, index, definition, found.locality, False)
+        for step in steps:
+            for proposal in in_target(place, pool, step, t, exact_only=False):
+                role = proposal.key == roles[step.step_id]
+                candidate = Scored(proposal, measure(proposal, step, frozenset(), t, admit=lambda e: weigh(e) > 0.0, same_role=role))
+                if (weight := weigh(candidate.evidence)) > 0.0:
+                    options.setdefault(step.step_id, {})[proposal.key] = weight
+                    scored[(step.step_id, proposal.key)] = candidate
     edits = {step_id: scored[(step_id, key)] for step_id, key in assign(options).items()}
-    for step_id in edits if narrowed and home in calls else ():
-        traces[step_id].add(Filter.OWNERS_CLASSES, Action.FIRED, narrowed)
+    for step_id, edit in edits.items():
+        where_to = (edit.proposal.source.relpath, edit.proposal.place().target)
+        if narrowed and home in calls and home is not None and where_to == (home[0].relpath, home[2].qualname):
+            traces[step_id].add(Filter.OWNERS_CLASSES, Action.FIRED, narrowed)
+        if where_to in named and (home is None or where_to != (home[0].relpath, home[2].qualname)):
+            traces[step_id].add(Filter.EDITS_IN_HELPERS, Action.FIRED, f"rewritten in {where(edit)}, a helper the target was split into")
     return edits
+
+
+def _sole_role(pools: list[tuple[SourceFile, ModuleIndex, Definition, tuple[Statement, ...]]], step: StepLock, steps: list[StepLock]) -> tuple[str, int, str] | None:
+    """The key of the only statement of all ``pools`` that plays ``step``'s role (:func:`~.propose.sole_role`)."""
+    keys = [key for source, _, _, pool in pools if (key := sole_role(source.relpath, pool, step, steps)) is not None]
+    held = sum(1 for source, _, _, pool in pools if any(statement_role(s.text) == statement_role(step.texts[0]) for s in pool))
+    return keys[0] if len(keys) == 1 and held == 1 else None
 
 
 def dispatched(reach: Reach) -> Iterator[Reached]:

@@ -161,3 +161,23 @@ def same_ast(left: str, right: str) -> bool:
 @lru_cache(maxsize=65536)
 def _without_parentheses(text: str) -> str:
     return " ".join(t for t in text.split(" ") if t not in ("(", ")"))
+
+
+@lru_cache(maxsize=32768)
+def statement_role(text: str) -> str | None:
+    """The part a statement plays, kept through a rewrite of its arguments: what it assigns to (and which call it
+    assigns from), or which call it makes on which receiver (``self . keys . copy_``), or which call it returns;
+    None for anything else (a bare ``return x``, a branch header: too common to tell one statement from another)."""
+    tree = statement_tree(text)
+    if isinstance(tree, ast.Assign) and len(tree.targets) == 1:
+        target, value = tree.targets[0], tree.value
+    elif isinstance(tree, (ast.AugAssign, ast.AnnAssign)) and tree.value is not None:
+        target, value = tree.target, tree.value
+    elif isinstance(tree, ast.Expr) and isinstance(tree.value, ast.Call):
+        return f"call {ast.unparse(tree.value.func)}"
+    elif isinstance(tree, ast.Return) and isinstance(tree.value, ast.Call):
+        return f"return {ast.unparse(tree.value.func)}"
+    else:
+        return None
+    callee = ast.unparse(value.func) if isinstance(value, ast.Call) else ""
+    return f"assign {ast.unparse(target)} {callee}".rstrip()
