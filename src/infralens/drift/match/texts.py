@@ -165,9 +165,10 @@ def _without_parentheses(text: str) -> str:
 
 @lru_cache(maxsize=32768)
 def statement_role(text: str) -> str | None:
-    """The part a statement plays, kept through a rewrite of its arguments: what it assigns to (and which call it
-    assigns from), or which call it makes on which receiver (``self . keys . copy_``), or which call it returns;
-    None for anything else (a bare ``return x``, a branch header: too common to tell one statement from another)."""
+    """The part a statement plays, kept through a rewrite of its arguments: which call it assigns to which target (an
+    attribute or item target needs no call), which call it makes on which receiver (``self . keys . copy_``), or which
+    call it returns; None for anything else (a bare ``return x``, a local computed without a call, a branch header:
+    too common to tell one statement from another)."""
     tree = statement_tree(text)
     if isinstance(tree, ast.Assign) and len(tree.targets) == 1:
         target, value = tree.targets[0], tree.value
@@ -179,5 +180,6 @@ def statement_role(text: str) -> str | None:
         return f"return {ast.unparse(tree.value.func)}"
     else:
         return None
-    callee = ast.unparse(value.func) if isinstance(value, ast.Call) else ""
-    return f"assign {ast.unparse(target)} {callee}".rstrip()
+    if not isinstance(value, ast.Call):  # ``device = x . device``: a local named alike in any function plays no role of its own
+        return None if isinstance(target, ast.Name) else f"assign {ast.unparse(target)}"
+    return f"assign {ast.unparse(target)} {ast.unparse(value.func)}"
