@@ -194,7 +194,7 @@ class DistributionMatcher:
         if name is not None and not any(assigned_name(s.texts[0]) == name for s in steps if s.step_id != entry.step_id):
             same = [s for s in pool if assigned_name(s.text) == name]
             sole_key = statement_key(found.source.relpath, same[0]) if len(same) == 1 else None
-        role_key = sole_role(found.source.relpath, pool, entry, steps)
+        role_key = sole_role(found.source.relpath, pool, entry)
         scored, refused = [], []
         for proposal in in_target(found, pool, entry, t, exact_only=False):
             position = alignment.position(entry, proposal.window[0])

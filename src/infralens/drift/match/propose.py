@@ -131,11 +131,11 @@ def _setter_like(text: str) -> bool:
     return "set_" in text or "setattr" in text
 
 
-def sole_role(relpath: str, pool: tuple[Statement, ...], entry: StepLock, steps: list[StepLock]) -> tuple[str, int, str] | None:
-    """The key of the only statement of ``pool`` (in ``relpath``) that plays ``entry``'s role, when no other of
-    ``steps`` plays it (see :func:`~.texts.statement_role`); None otherwise."""
+def sole_role(relpath: str, pool: tuple[Statement, ...], entry: StepLock) -> tuple[str, int, str] | None:
+    """The key of the only statement of ``pool`` (in ``relpath``) that plays ``entry``'s role (see
+    :func:`~.texts.statement_role`); None otherwise. Steps of the same role compete for it in the one-to-one assignment."""
     role = statement_role(entry.texts[0]) if len(entry.texts) == 1 else None
-    if role is None or any(len(s.texts) == 1 and statement_role(s.texts[0]) == role for s in steps if s.step_id != entry.step_id):
+    if role is None:
         return None
     same = [s for s in pool if statement_role(s.text) == role]
     return statement_key(relpath, same[0]) if len(same) == 1 else None

@@ -21,7 +21,7 @@ from infralens.drift.match.calls import Reach
 from infralens.drift.match.container import Found
 from infralens.drift.match.evidence import Evidence, measure
 from infralens.drift.match.forwarding import base_names, class_named
-from infralens.drift.match.propose import in_target, sole_role
+from infralens.drift.match.propose import in_target, sole_role, statement_key
 from infralens.drift.match.reader import TreeReader
 from infralens.drift.match.rules import Action, Filter, Thresholds, Trace
 from infralens.drift.match.scored import Scored, where
@@ -55,13 +55,13 @@ def edits_in_reached(
     calls, narrowed = owners_classes(reach, list(dispatched(reach)), owner)
     home = _clearly_closest([*reached_definitions(reader, reach), *calls], reviewed, t)
     homes = [home] if home is not None else []
-    helpers = [h for h in found.split.helpers if not h.decorator] if found.split is not None and with_helpers else []
+    helpers = list(found.split.helpers) if found.split is not None and with_helpers else []
     named = {(h.source.relpath, h.definition.qualname) for h in helpers}
     homes.extend((h.source, h.index, h.definition, False) for h in helpers if home is None or (home[0].relpath, home[2].qualname) != (h.source.relpath, h.definition.qualname))
     options: dict[str, dict[tuple[str, int, str], float]] = {}
     scored: dict[tuple[str, tuple[str, int, str]], Scored] = {}
     pools = [(source, index, definition, body_of(index, definition)) for source, index, definition, _ in homes]
-    roles = {step.step_id: _sole_role(pools, step, steps) for step in steps}
+    roles = {step.step_id: _sole_role(pools, step) for step in steps}
     for source, index, definition, pool in pools:
         place = Found(source, index, definition, found.locality, False)
         for step in steps:
@@ -81,11 +81,13 @@ def edits_in_reached(
     return edits
 
 
-def _sole_role(pools: list[tuple[SourceFile, ModuleIndex, Definition, tuple[Statement, ...]]], step: StepLock, steps: list[StepLock]) -> tuple[str, int, str] | None:
-    """The key of the only statement of all ``pools`` that plays ``step``'s role (:func:`~.propose.sole_role`)."""
-    keys = [key for source, _, _, pool in pools if (key := sole_role(source.relpath, pool, step, steps)) is not None]
-    held = sum(1 for source, _, _, pool in pools if any(statement_role(s.text) == statement_role(step.texts[0]) for s in pool))
-    return keys[0] if len(keys) == 1 and held == 1 else None
+def _sole_role(pools: list[tuple[SourceFile, ModuleIndex, Definition, tuple[Statement, ...]]], step: StepLock) -> tuple[str, int, str] | None:
+    """The key of the only statement of all ``pools`` that plays ``step``'s role (:func:`~.propose.sole_role`; a
+    decorator's body holds its nested wrapper's statements: one statement, however many pools hold it)."""
+    keys = {key for source, _, _, pool in pools if (key := sole_role(source.relpath, pool, step)) is not None}
+    role = statement_role(step.texts[0])
+    held = {statement_key(source.relpath, s) for source, _, _, pool in pools for s in pool if statement_role(s.text) == role}
+    return keys.pop() if len(keys) == 1 and len(held) == 1 else None
 
 
 def dispatched(reach: Reach) -> Iterator[Reached]:
