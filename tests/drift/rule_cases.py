@@ -100,6 +100,32 @@ class Mixer:
         return y
 """
 # run() left mixer.py for tools.py, which mixer.py now imports from, and grew there: too little overlap for moved-module.
+ROLE_KEPT = OLD.replace(
+    "        total = (x + scale) * 2\n        self.set_gain(scale)\n",
+    "        total = (x + scale) * 3\n        scale = self.limit(scale)\n        self.set_gain(self.clip(scale, 0, 1) * self.ratio)\n",
+)
+# The setter call kept its role (the only call of self.set_gain left), its arguments and a neighbour rewritten.
+SPLIT_AND_EDITED = """
+class Mixer:
+    def run(self, x, scale):
+        total = self._prepare(x, scale)
+        h = self._mix(x)
+        y = h * 2
+        z = h * 3
+        return y + z
+
+    def _prepare(self, x, scale):
+        total = (x + scale) * 2
+        self.set_gain(scale, smooth=True)
+        return total
+
+    def _mix(self, x):
+        h = self.norm(x)
+        h = self.attn(h)
+        h = self.norm(h)
+        return h
+"""
+# run() split into two helpers; the setter call was rewritten on its way into the first.
 NEW_CLONE_OF_PREPARE = """
 class Mixer:
     def run(self, x):
@@ -281,7 +307,10 @@ CASES: list[RuleCase] = [
         "moved-to-class",
         TargetRule.MOVED_TO_CLASS,
         {"mixer.py": OLD},
-        {"mixer.py": "class Mixer:\n    def other(self):\n        return 1\n\n" + OLD.replace("class Mixer:", "class Unit:").replace("return y + z", "return y - z")},
+        {
+            "mixer.py": "class Mixer:\n    def other(self):\n        return 1\n\n"
+            + OLD.replace("class Mixer:", "class Unit:").replace("return y + z", "return y - z")
+        },
         ("y = h * 2",),
         "target",
         kind="moved",
@@ -413,6 +442,7 @@ CASES: list[RuleCase] = [
     ),
     RuleCase("hunk-rank", Filter.HUNK_RANK, {"mixer.py": OLD}, {"mixer.py": CLOSE_EDITS}, ("h = self.attn(h)",)),
     RuleCase("helpers-first", Filter.HELPERS_FIRST, {"mixer.py": OLD}, {"mixer.py": SPLIT}, SPLIT_STEPS, kind="moved"),
+    RuleCase("edits-in-helpers", Filter.EDITS_IN_HELPERS, {"mixer.py": OLD}, {"mixer.py": SPLIT_AND_EDITED}, ("self.set_gain(scale)",), kind="changed"),
     RuleCase("reached-by-name", Filter.REACHED_BY_NAME, {"mixer.py": OLD}, {"mixer.py": DELEGATED}, ("h = self.attn(h)",), kind="moved"),
     RuleCase(
         "copied-not-moved",
@@ -505,6 +535,7 @@ CASES: list[RuleCase] = [
         kind="changed",
     ),
     _classify("assignment-rewritten", Rule.EDIT, "s1", "changed"),
+    RuleCase("same-role", Rule.SAME_ROLE, {"mixer.py": OLD}, {"mixer.py": ROLE_KEPT}, ("self.set_gain(scale)",), kind="changed"),
     RuleCase(
         "sole-assignment",
         Rule.SOLE_ASSIGNMENT,

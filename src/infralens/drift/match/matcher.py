@@ -249,6 +249,9 @@ class DistributionMatcher:
                 message += " (only parentheses or line breaks differ)"
             return _result(entry, decision.rule, own, (), message, t, trace, ambiguous)
         reached, carried, away = self._elsewhere(step, own)
+        edited = step.edited
+        if reached is None and edited is not None and edited.evidence.exact:  # the same text where the work went: moved
+            reached, edited = Scored(edited.proposal, as_reached(edited.evidence)), None
         taken = {s.proposal.key for s in (reached, carried) if s is not None}
         rivals = sorted((s for s in away if s.proposal.key not in taken), key=home_rank, reverse=True)
         case = StepCase(
@@ -257,12 +260,12 @@ class DistributionMatcher:
             reached=reached.evidence if reached else None,
             carried=carried.evidence if carried else None,
             decoys=len(rivals),
-            edited=step.edited.evidence if step.edited is not None else None,
+            edited=edited.evidence if edited is not None else None,
         )
         decision = decide(case, policy, trace)
         if decision.kind is StepKind.CHANGED and own is not None:
             return self._changed(entry, decision.rule, own, options, trace)
-        chosen = {Rule.MOVED_TO_REACHED: reached, Rule.MOVED_WITH_BLOCK: carried, Rule.EDITED_IN_REACHED: step.edited}.get(decision.rule)
+        chosen = {Rule.MOVED_TO_REACHED: reached, Rule.MOVED_WITH_BLOCK: carried, Rule.EDITED_IN_REACHED: edited}.get(decision.rule)
         if chosen is not None:
             message = f"found in {where(chosen)}"
             if decision.rule is Rule.MOVED_WITH_BLOCK:

@@ -52,12 +52,16 @@ def edits_in_reached(
         return {}
     reach = Reach(reader, found.source, found.index, found.definition)
     reviewed = sorted({text for step in steps for text in (*step.texts, *step.before, *step.after)})
-    calls, narrowed = owners_classes(reach, list(dispatched(reach)), owner)
+    calls, narrowed = owners_classes(reach, list(dispatched_for(reader, reach)), owner)
     home = _clearly_closest([*reached_definitions(reader, reach), *calls], reviewed, t)
     homes = [home] if home is not None else []
     helpers = list(found.split.helpers) if found.split is not None and with_helpers else []
     named = {(h.source.relpath, h.definition.qualname) for h in helpers}
-    homes.extend((h.source, h.index, h.definition, False) for h in helpers if home is None or (home[0].relpath, home[2].qualname) != (h.source.relpath, h.definition.qualname))
+    homes.extend(
+        (h.source, h.index, h.definition, False)
+        for h in helpers
+        if home is None or (home[0].relpath, home[2].qualname) != (h.source.relpath, h.definition.qualname)
+    )
     options: dict[str, dict[tuple[str, int, str], float]] = {}
     scored: dict[tuple[str, tuple[str, int, str]], Scored] = {}
     pools = [(source, index, definition, body_of(index, definition)) for source, index, definition, _ in homes]
@@ -111,7 +115,12 @@ def owners_classes(reach: Reach, methods: list[Reached], owner: str) -> tuple[li
     Returns the methods kept and the evidence ("" when nothing was narrowed)."""
     named = names_in_class(reach, owner)
     kept = [m for m in methods if _class_of(m) in named and _class_of(m) != owner]
-    if not kept:
+    if not kept:  # the classes it names may inherit the method: the nearest base that defines it runs
+        inherited = {id(m): m for name in sorted(named - {owner}) if (m := _inherited_method(reach.index, name, methods)) is not None}
+        if inherited:
+            found = list(inherited.values())
+            names = ", ".join(sorted({_class_of(m) for m in found}))
+            return found, f"{owner} names classes that inherit it from {names}, of the {len(methods)} classes a dispatched call may reach"
         return methods, ""
     classes = {_class_of(m) for m in kept}
     general = [m for m in kept if all(c == _class_of(m) or _class_of(m) in _ancestors(reach.index, c) for c in classes)]
@@ -119,6 +128,38 @@ def owners_classes(reach: Reach, methods: list[Reached], owner: str) -> tuple[li
     names = ", ".join(sorted(classes))
     why = f"{_class_of(chosen[0])}, the base of the others" if general and len(classes) > 1 else "those"
     return chosen, f"{owner} names {names} of the {len(methods)} classes a dispatched call may reach: {why}"
+
+
+def _inherited_method(index: ModuleIndex, name: str, methods: list[Reached]) -> Reached | None:
+    """The method of ``methods`` that class ``name`` runs by inheritance: that of its nearest base in its module."""
+    if class_named(index, name) is None:
+        return None
+    by_class = {_class_of(m): m for m in methods}
+    level, seen = [name], {name}
+    while level:
+        found = [by_class[c] for c in level if c in by_class]
+        if found:
+            return found[0] if len(found) == 1 else None
+        bases = [b for c in level if (d := class_named(index, c)) is not None for b in base_names(index, d) if b not in seen]
+        seen.update(bases)
+        level = bases
+    return None
+
+
+def dispatched_for(reader: TreeReader, reach: Reach) -> Iterator[Reached]:
+    """:func:`dispatched` from the target and from the wrappers of the decorators it carries in its own module (a
+    wrapper such as ``apply_processors._wrapped_update`` makes the target's dispatched calls on its behalf)."""
+    seen = set()
+    for method in dispatched(reach):
+        seen.add(method[2].qualname)
+        yield method
+    for source, index, definition, decorator in reached_definitions(reader, reach):
+        if not decorator or source.relpath != reach.source.relpath:
+            continue
+        for method in dispatched(Reach(reader, source, index, definition)):
+            if method[2].qualname not in seen:
+                seen.add(method[2].qualname)
+                yield method
 
 
 def in_owners_classes(reach: Reach, owner: str, places: list[Scored], trace: Trace) -> list[Scored]:

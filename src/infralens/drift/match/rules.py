@@ -367,7 +367,7 @@ SPECS: dict[AnyRule, RuleSpec] = {
         _spec(Rule.EDIT, "A statement of the same kind, close in text and placed by neighbours or the body diff, is changed."),
         _spec(
             Rule.SAME_ROLE,
-            "The only statement left that plays the step's role (assigns the same target from the same call, or makes the same call), with some text in common, is its edit.",
+            "The only statement left that plays the step's role (same target from the same call, same call, same raise), sharing some text, is its edit.",
         ),
         _spec(Rule.SOLE_ASSIGNMENT, "The only statement left that assigns the same name is its edit."),
         _spec(Rule.EDITED_IN_REACHED, "A statement rewritten in the one function the target now clearly hands its work to is changed there."),
