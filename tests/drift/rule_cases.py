@@ -275,6 +275,53 @@ class Cache:
     def update(self, key, idx):
         return self.layers[idx].update(key)
 """
+PROCESSED_OLD = """
+class QuantCache:
+    def update(self, key, idx):
+        self.keys[idx] = cat(self.keys[idx], key)
+        self.count += 1
+        out = self.keys[idx] * 2
+        return out
+"""
+PROCESSED_NEW = """
+def apply(fn):
+    def wrapped(self, key, idx):
+        out = fn(self, key, idx)
+        return self.processor.post_update(self, out, idx)
+
+    return wrapped
+
+
+class Processor:
+    def post_update(self, cache, key, idx):
+        cache.keys[idx] = cat(cache.keys[idx], key)
+        cache.count += 1
+        out = cache.keys[idx] * 2
+        return out
+
+
+class FastProcessor(Processor):
+    def tune(self):
+        return 1
+
+
+class OtherProcessor:
+    def post_update(self, cache, key, idx):
+        return key
+
+
+class Cache:
+    @apply
+    def update(self, key, idx):
+        return key
+
+
+class QuantCache(Cache):
+    def __init__(self):
+        self.processor = FastProcessor()
+"""
+# QuantCache.update now runs Cache.update, whose decorator's wrapper hands the work to the processor QuantCache builds;
+# that processor inherits post_update from Processor (OtherProcessor's is another class's).
 SURVIVOR = TWINS.replace("        x = f(x)\n        y = g(x)\n", "        y = g(x)\n", 1)
 SPLIT_STEPS = ("h = self.attn(h)", "y = h * 2")
 
@@ -551,6 +598,15 @@ CASES: list[RuleCase] = [
         {"mixer.py": LAYERED_NEW},
         ("out = self.keys[idx] * 2",),
         target="demo.mixer.Cache.update",
+        kind="changed",
+    ),
+    RuleCase(
+        "owners-classes-inherited",
+        Filter.OWNERS_CLASSES,
+        {"mixer.py": PROCESSED_OLD},
+        {"mixer.py": PROCESSED_NEW},
+        ("out = self.keys[idx] * 2",),
+        target="demo.mixer.QuantCache.update",
         kind="changed",
     ),
     RuleCase(
