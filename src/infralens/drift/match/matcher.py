@@ -8,10 +8,9 @@ steps never share a statement); and :func:`~.decide.decide` names each step's ki
 
 from __future__ import annotations
 
-from collections import Counter
 from dataclasses import dataclass, replace
 
-from infralens.drift.lock.entries import AnnotationLock, StepLock, short_hash
+from infralens.drift.lock.entries import AnnotationLock, StepLock
 from infralens.drift.lock.facts import body_hashes, body_of
 from infralens.drift.match.assign import assign
 from infralens.drift.match.calls import Reach
@@ -30,7 +29,7 @@ from infralens.drift.match.decide import (
 from infralens.drift.match.evidence import Evidence, measure
 from infralens.drift.match.names import modules_imported
 from infralens.drift.match.position import Alignment
-from infralens.drift.match.propose import container_header, elsewhere, in_helpers, in_target, sole_role, statement_key, target_pool
+from infralens.drift.match.propose import container_header, elsewhere, held_before, in_helpers, in_target, sole_role, statement_key, target_pool
 from infralens.drift.match.reached_edits import edits_in_reached, in_owners_classes
 from infralens.drift.match.reader import TreeReader
 from infralens.drift.match.repeated import indentation, settle_contested
@@ -130,7 +129,7 @@ class DistributionMatcher:
     ) -> tuple[dict[str, Scored], dict[str, list[Scored]]]:
         """Each step's statement inside the target (one-to-one), and every admissible option per step."""
         pool = target_pool(found)
-        old_body = _held(annotation, pool)
+        old_body = held_before(annotation, pool)
         alignment = Alignment(annotation.body, body_of(found.index, found.definition))
         options: dict[str, list[Scored]] = {}
         for entry in steps:
@@ -403,13 +402,6 @@ class _Step:
     trace: Trace
     edited: Scored | None = None
     """An edit of the step in the function the target now hands its work to (:mod:`.reached_edits`)."""
-
-
-def _held(annotation: AnnotationLock, pool: tuple[Statement, ...]) -> frozenset[str]:
-    """Short hashes of texts the reviewed body already held as often as the target holds them now (not edits of a step)."""
-    before = Counter(annotation.body)
-    now = Counter(short_hash(s.text) for s in pool)
-    return frozenset(h for h, n in before.items() if n >= now[h])
 
 
 def _trace_assignment(

@@ -10,9 +10,10 @@ proposal is taken is :func:`~infralens.drift.match.decide.decide`'s call.
 from __future__ import annotations
 
 import ast
+from collections import Counter
 from dataclasses import dataclass
 
-from infralens.drift.lock.entries import AnnotationLock, Place, StepLock
+from infralens.drift.lock.entries import AnnotationLock, Place, StepLock, short_hash
 from infralens.drift.lock.facts import body_of, enclosing_definitions, header_of, jaccard
 from infralens.drift.match.container import Found
 from infralens.drift.match.reader import TreeReader
@@ -64,6 +65,13 @@ class Proposal:
 def target_pool(found: Found) -> tuple[Statement, ...]:
     """The statements of the mapped target."""
     return found.index.statements_within(found.definition.start_line, found.definition.end_line)
+
+
+def held_before(annotation: AnnotationLock, pool: tuple[Statement, ...]) -> frozenset[str]:
+    """Short hashes of texts the reviewed body already held as often as the target holds them now (not edits of a step)."""
+    before = Counter(annotation.body)
+    now = Counter(short_hash(s.text) for s in pool)
+    return frozenset(h for h, n in before.items() if n >= now[h])
 
 
 def in_target(found: Found, pool: tuple[Statement, ...], entry: StepLock, t: Thresholds, *, exact_only: bool) -> list[Proposal]:
