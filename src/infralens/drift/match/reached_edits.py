@@ -45,8 +45,9 @@ def edits_in_reached(
     with_helpers: bool = True,
 ) -> dict[str, Scored]:
     """Each of ``steps`` (none has a place yet) with its edit in the one function the target clearly leads to most, or
-    (``with_helpers``, rule ``edits-in-helpers``) in any helper the container decision saw receive the target's lost
-    statements. ``owner``: the reviewed target's class (its per-object classes come first for a dispatched call; "":
+    (``with_helpers``, rule ``edits-in-helpers``) in any helper it calls that the container decision saw receive the
+    target's lost statements (not a decorator's wrapper: a reworded check there is as often the same check kept in
+    many functions, and the corpora disagree on it). ``owner``: the reviewed target's class (its per-object classes come first for a dispatched call; "":
     not narrowed); the trace of each step placed through that narrowing, or in such a helper, says so."""
     if not steps:
         return {}
@@ -55,7 +56,7 @@ def edits_in_reached(
     calls, narrowed = owners_classes(reach, list(dispatched_for(reader, reach)), owner)
     home = _clearly_closest([*reached_definitions(reader, reach), *calls], reviewed, t)
     homes = [home] if home is not None else []
-    helpers = list(found.split.helpers) if found.split is not None and with_helpers else []
+    helpers = [h for h in found.split.helpers if not h.decorator] if found.split is not None and with_helpers else []
     named = {(h.source.relpath, h.definition.qualname) for h in helpers}
     homes.extend(
         (h.source, h.index, h.definition, False)
