@@ -82,6 +82,50 @@ def _classify(name: str, rule: AnyRule, item: str, kind: str, action: Action = A
 ATTN_EDITED = OLD.replace("        h = self.attn(h)\n", "        h = self.attn(h, mask)\n")
 CLOSE_EDITS = OLD.replace("        h = self.attn(h)\n", "        h = self.attn1(h)\n        h = self.attn2(h)\n")
 BLOCK_COPIED_OUT = OLD.replace("        h = self.norm(x)\n        h = self.attn(h)\n        h = self.norm(h)\n", "")
+GROWN_RUN = """
+def helper():
+    return 1
+
+
+class Mixer:
+    def run(self, x, scale):
+        x = self.check(x)
+        scale = self.clip(scale)
+        gain = self.gain_for(scale)
+        self.apply(gain)
+        h = self.norm(x)
+        h = self.attend(h, gain)
+        h = self.project(h)
+        y = h * 2
+        return y
+"""
+# run() left mixer.py for tools.py, which mixer.py now imports from, and grew there: too little overlap for moved-module.
+ROLE_KEPT = OLD.replace(
+    "        total = (x + scale) * 2\n        self.set_gain(scale)\n",
+    "        total = (x + scale) * 3\n        scale = self.limit(scale)\n        self.set_gain(self.clip(scale, 0, 1) * self.ratio)\n",
+)
+# The setter call kept its role (the only call of self.set_gain left), its arguments and a neighbour rewritten.
+SPLIT_AND_EDITED = """
+class Mixer:
+    def run(self, x, scale):
+        total = self._prepare(x, scale)
+        h = self._mix(x)
+        y = h * 2
+        z = h * 3
+        return y + z
+
+    def _prepare(self, x, scale):
+        total = (x + scale) * 2
+        self.set_gain(scale, smooth=True)
+        return total
+
+    def _mix(self, x):
+        h = self.norm(x)
+        h = self.attn(h)
+        h = self.norm(h)
+        return h
+"""
+# run() split into two helpers; the setter call was rewritten on its way into the first.
 NEW_CLONE_OF_PREPARE = """
 class Mixer:
     def run(self, x):
@@ -231,6 +275,53 @@ class Cache:
     def update(self, key, idx):
         return self.layers[idx].update(key)
 """
+PROCESSED_OLD = """
+class QuantCache:
+    def update(self, key, idx):
+        self.keys[idx] = cat(self.keys[idx], key)
+        self.count += 1
+        out = self.keys[idx] * 2
+        return out
+"""
+PROCESSED_NEW = """
+def apply(fn):
+    def wrapped(self, key, idx):
+        out = fn(self, key, idx)
+        return self.processor.post_update(self, out, idx)
+
+    return wrapped
+
+
+class Processor:
+    def post_update(self, cache, key, idx):
+        cache.keys[idx] = cat(cache.keys[idx], key)
+        cache.count += 1
+        out = cache.keys[idx] * 2
+        return out
+
+
+class FastProcessor(Processor):
+    def tune(self):
+        return 1
+
+
+class OtherProcessor:
+    def post_update(self, cache, key, idx):
+        return key
+
+
+class Cache:
+    @apply
+    def update(self, key, idx):
+        return key
+
+
+class QuantCache(Cache):
+    def __init__(self):
+        self.processor = FastProcessor()
+"""
+# QuantCache.update now runs Cache.update, whose decorator's wrapper hands the work to the processor QuantCache builds;
+# that processor inherits post_update from Processor (OtherProcessor's is another class's).
 SURVIVOR = TWINS.replace("        x = f(x)\n        y = g(x)\n", "        y = g(x)\n", 1)
 SPLIT_STEPS = ("h = self.attn(h)", "y = h * 2")
 
@@ -241,6 +332,36 @@ CASES: list[RuleCase] = [
     RuleCase("same-place", TargetRule.SAME_PLACE, {"mixer.py": OLD}, {"mixer.py": OLD + "\n\ndef later():\n    return 1\n"}, ("y = h * 2",), "target"),
     RuleCase("body-changed", TargetRule.BODY_CHANGED, {"mixer.py": OLD}, {"mixer.py": OLD.replace("return y + z", "return y - z")}, ("y = h * 2",), "target"),
     RuleCase("moved-module", TargetRule.MOVED_MODULE, {"mixer.py": OLD}, {"mixer.py": "X = 1\n", "elsewhere.py": OLD}, ("y = h * 2",), "target", kind="moved"),
+    RuleCase(
+        "re-exported",
+        TargetRule.RE_EXPORTED,
+        {"mixer.py": OLD},
+        {"mixer.py": "from .mixing import Blender as Mixer\n", "mixing.py": OLD.replace("class Mixer:", "class Blender:")},
+        ("y = h * 2",),
+        "target",
+        kind="renamed",
+    ),
+    RuleCase(
+        "moved-with-imports",
+        TargetRule.MOVED_WITH_IMPORTS,
+        {"mixer.py": OLD},
+        {"mixer.py": "from .tools import helper\n\nX = helper()\n", "tools.py": GROWN_RUN},
+        ("y = h * 2",),
+        "target",
+        kind="moved",
+    ),
+    RuleCase(
+        "moved-to-class",
+        TargetRule.MOVED_TO_CLASS,
+        {"mixer.py": OLD},
+        {
+            "mixer.py": "class Mixer:\n    def other(self):\n        return 1\n\n"
+            + OLD.replace("class Mixer:", "class Unit:").replace("return y + z", "return y - z")
+        },
+        ("y = h * 2",),
+        "target",
+        kind="moved",
+    ),
     RuleCase(
         "moved-same-name",
         TargetRule.MOVED_SAME_NAME,
@@ -368,6 +489,7 @@ CASES: list[RuleCase] = [
     ),
     RuleCase("hunk-rank", Filter.HUNK_RANK, {"mixer.py": OLD}, {"mixer.py": CLOSE_EDITS}, ("h = self.attn(h)",)),
     RuleCase("helpers-first", Filter.HELPERS_FIRST, {"mixer.py": OLD}, {"mixer.py": SPLIT}, SPLIT_STEPS, kind="moved"),
+    RuleCase("edits-in-helpers", Filter.EDITS_IN_HELPERS, {"mixer.py": OLD}, {"mixer.py": SPLIT_AND_EDITED}, ("self.set_gain(scale)",), kind="changed"),
     RuleCase("reached-by-name", Filter.REACHED_BY_NAME, {"mixer.py": OLD}, {"mixer.py": DELEGATED}, ("h = self.attn(h)",), kind="moved"),
     RuleCase(
         "copied-not-moved",
@@ -460,6 +582,7 @@ CASES: list[RuleCase] = [
         kind="changed",
     ),
     _classify("assignment-rewritten", Rule.EDIT, "s1", "changed"),
+    RuleCase("same-role", Rule.SAME_ROLE, {"mixer.py": OLD}, {"mixer.py": ROLE_KEPT}, ("self.set_gain(scale)",), kind="changed"),
     RuleCase(
         "sole-assignment",
         Rule.SOLE_ASSIGNMENT,
@@ -475,6 +598,15 @@ CASES: list[RuleCase] = [
         {"mixer.py": LAYERED_NEW},
         ("out = self.keys[idx] * 2",),
         target="demo.mixer.Cache.update",
+        kind="changed",
+    ),
+    RuleCase(
+        "owners-classes-inherited",
+        Filter.OWNERS_CLASSES,
+        {"mixer.py": PROCESSED_OLD},
+        {"mixer.py": PROCESSED_NEW},
+        ("out = self.keys[idx] * 2",),
+        target="demo.mixer.QuantCache.update",
         kind="changed",
     ),
     RuleCase(

@@ -360,7 +360,7 @@ def test_untouched_corpus_13_keeps_its_first_measured_figures():
     3 false *unchanged* (two edits that only added parentheses, which the checker calls the same statement by rule
     `same-tree`, and a repeated `clear_lora` call), 5 false *moved*. A regression guard; the issue's targets (95% on
     those rows, 90% recall a class, 0 false unchanged) are not met."""
-    _holds_its_figures([DATA / "drift_untouched13.yaml"], rows_at_least=211, right_at_least=190, false_moved_at_most=1, false_unchanged_at_most=3)
+    _holds_its_figures([DATA / "drift_untouched13.yaml"], rows_at_least=211, right_at_least=191, false_moved_at_most=1, false_unchanged_at_most=3)
 
 
 def test_untouched_transformers_corpus_keeps_its_first_measured_figures():
@@ -378,5 +378,7 @@ def test_untouched_corpus_14_keeps_its_first_measured_figures():
     340 rows not *unchanged*, written by a helper who read only upstream code and committed before the checker ran.
     Its one run, 2026-11-29, with the merged matcher of issue 41's second part: 240/340 (70.6%), on the rows not
     unchanged 164/263 (moved 61/82, changed 47/121, deleted 56/60), 1 false *unchanged*, 2 false *moved*; the naive
-    baseline 152/340. Seen since: 249/340 (edited-in-reached). A regression guard; the targets are not met."""
-    _holds_its_figures([DATA / "drift_untouched14.yaml"], rows_at_least=340, right_at_least=249, false_moved_at_most=2, false_unchanged_at_most=1)
+    baseline 152/340. Seen since: 249/340 (edited-in-reached), then 292/340 (same-role, edits-in-helpers, inherited
+    owners' classes, an alias through a lookup, re-exported, moved-with-imports, moved-to-class: changed 82/121, moved
+    78/82). A regression guard; the targets are not met."""
+    _holds_its_figures([DATA / "drift_untouched14.yaml"], rows_at_least=340, right_at_least=292, false_moved_at_most=2, false_unchanged_at_most=1)

@@ -16,7 +16,7 @@ from infralens.drift.match.evidence import Evidence, ReplacementKind, replacemen
 from infralens.drift.match.position import Position
 from infralens.drift.match.reviewed import Provenance
 from infralens.drift.match.rules import RULE_KIND, Container, Origin, Policy, Rule
-from infralens.drift.match.texts import same_ast, statement_shape
+from infralens.drift.match.texts import same_ast, statement_role, statement_shape
 
 POLICY = Policy()
 T = POLICY.thresholds
@@ -78,6 +78,7 @@ RULES = {
     Rule.MOVED_TO_REACHED: StepCase(Container.IN_PLACE, own=ev(similarity=0.7, context=0.5), reached=replace(EXACT, origin=Origin.REACHED, reach=True)),
     Rule.SAME_ACTION: StepCase(Container.IN_PLACE, own=ev(similarity=0.5, replacement=SWAPPED, same_shape=False)),
     Rule.EDIT: StepCase(Container.IN_PLACE, own=ev(similarity=T.edit_similarity, context=0.25)),
+    Rule.SAME_ROLE: StepCase(Container.IN_PLACE, own=ev(similarity=T.candidate_similarity, same_role=True)),
     Rule.SOLE_ASSIGNMENT: StepCase(Container.IN_PLACE, own=ev(similarity=T.sole_assignment_similarity, sole_assignment=True)),
     Rule.EDITED_IN_REACHED: StepCase(Container.IN_PLACE, edited=ev(origin=Origin.REACHED, similarity=T.confident_similarity, context=T.moved_context)),
     Rule.MOVED_WITH_BLOCK: StepCase(Container.IN_PLACE, carried=CARRIED),
@@ -109,6 +110,8 @@ ADMISSIBLE = [
     (ev(similarity=T.candidate_similarity - 0.01, context=1.0), None),
     (ev(similarity=0.9, same_shape=False), None),  # an assignment does not become an ``if`` header
     (ev(similarity=T.sole_assignment_similarity, sole_assignment=True), Rule.SOLE_ASSIGNMENT),
+    (ev(similarity=T.candidate_similarity, same_role=True), Rule.SAME_ROLE),  # the only statement of its role: no neighbour needed
+    (ev(similarity=T.candidate_similarity - 0.01, same_role=True), None),
     (ev(similarity=T.sole_assignment_similarity - 0.01, sole_assignment=True), None),
     (ev(similarity=0.2, context=0.25, replacement=SWAPPED, same_shape=False), Rule.SAME_ACTION),
     (ev(similarity=0.2, replacement=SWAPPED), None),  # a replacement still needs a neighbour or some text
@@ -129,6 +132,32 @@ ADMISSIBLE = [
 @pytest.mark.parametrize(("evidence", "rule"), ADMISSIBLE)
 def test_admissible_edges(evidence, rule):
     assert admissible(evidence) is rule
+
+
+def test_in_a_function_the_target_hands_its_work_to_only_its_role_stands_without_neighbours():
+    reached = ev(origin=Origin.REACHED, similarity=T.edit_similarity)
+    assert decision.weight_in_reached(reached, POLICY) == 0.0  # an edit elsewhere needs its neighbours around it
+    assert decision.weight_in_reached(replace(reached, same_role=True), POLICY) > 0.0
+    assert decision.weight_in_reached(replace(reached, same_role=True, similarity=T.candidate_similarity - 0.01), POLICY) == 0.0
+
+
+@pytest.mark.parametrize(
+    ("text", "role"),
+    [
+        ("self . assistant_kwargs = _prepare_attention_mask ( self . assistant_kwargs , new_cur_len )", "assign self.assistant_kwargs _prepare_attention_mask"),
+        ("key_states = key_states . to ( k_out . dtype )", "assign key_states key_states.to"),
+        ('cache_position = cache_kwargs . get ( "cache_position" ) if cache_kwargs else None', "assign cache_position cache_kwargs.get"),
+        ("self . keys . copy_ ( key_states )", "call self.keys.copy_"),
+        ("self . gain = scale", "assign self.gain"),  # an attribute is a role of its own, whatever is assigned
+        ('raise ValueError ( "no" )', "raise ValueError"),
+        ("return SchedulerOutput ( prev_sample = prev_sample )", "return SchedulerOutput"),
+        ("device = model_output . device", None),  # a local computed without a call: any function may have one
+        ("return k_out , v_out", None),
+        ("if cache_position is None :", None),
+    ],
+)
+def test_statement_role(text, role):
+    assert statement_role(text) == role
 
 
 def test_a_confident_edit_is_decided_before_a_reached_copy_only_when_nothing_is_reached():

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import pytest
 
+from infralens.drift.match.calls import calls_in
 from infralens.drift.match.texts import statement_shape
 
 OLD_LOADER = """
@@ -304,3 +305,20 @@ def test_edits_keep_the_kind_of_statement_and_edited_neighbours_still_vouch_for_
 )
 def test_statement_shape(text, shape):
     assert statement_shape(text) == shape
+
+
+@pytest.mark.parametrize(
+    ("texts", "reached"),
+    [
+        (["interface = eager_attention", "out = interface ( q , k )"], {"eager_attention"}),
+        (["interface = eager if plain else fast", "out = interface ( q , k )"], {"eager", "fast"}),  # a conditional alias: both
+        (  # a lookup with a default: the default (the table is no function)
+            ["interface : Callable = FUNCTIONS . get_interface ( self . config . impl , eager_attention_forward )", "out = interface ( self , q )"],
+            {"eager_attention_forward"},
+        ),
+        (["interface = pick ( eager )"], set()),  # never called: no alias followed
+    ],
+)
+def test_a_local_bound_to_an_alias_leads_to_the_functions_it_names(texts, reached):
+    called = {"interface", "pick", "get_interface"}
+    assert calls_in(texts).functions - called == reached

@@ -8,12 +8,14 @@ to it first: ``interface = eager_attention ; interface(...)``), ``@decorator`` l
 
 from __future__ import annotations
 
+import ast
 from dataclasses import dataclass
 
 from infralens.drift.lock.entries import Place
 from infralens.drift.match.forwarding import base_names, class_named
 from infralens.drift.match.names import defining_file
 from infralens.drift.match.reader import TreeReader
+from infralens.drift.match.texts import statement_tree
 from infralens.source import Definition, ModuleIndex, SourceFile
 
 _RECEIVERS = ("self", "cls")
@@ -42,7 +44,7 @@ def calls_in(texts: list[str]) -> Calls:
         tokens = text.split(" ")
         alias = _local_alias(tokens)
         if alias is not None:
-            aliases.setdefault(alias[0], set()).add(alias[1])
+            aliases.setdefault(alias[0], set()).update(alias[1])
         for i, token in enumerate(tokens[:-1]):
             if tokens[i + 1] != "(" or not token.isidentifier():
                 continue
@@ -61,13 +63,34 @@ def calls_in(texts: list[str]) -> Calls:
     return Calls(frozenset(methods), frozenset(functions), frozenset(inherited), frozenset(on_objects))
 
 
-def _local_alias(tokens: list[str]) -> tuple[str, str] | None:
-    """``(local, function)`` for ``local = function`` or ``local : T = function`` (a bare name on each side), else None."""
-    if len(tokens) < 3 or tokens[-2] != "=" or not tokens[0].isidentifier() or not tokens[-1].isidentifier():
+def _local_alias(tokens: list[str]) -> tuple[str, set[str]] | None:
+    """``(local, functions)`` for ``local = function`` or ``local : T = function`` (a bare name on each side), and for a
+    conditional alias: ``local = f if c else g`` (both), or a lookup with a default, ``local = table . get ( key , f )``
+    (the names passed, never the one called); else None."""
+    if len(tokens) < 3 or not tokens[0].isidentifier() or "=" not in tokens:
         return None
-    if len(tokens) > 3 and tokens[1] != ":":
+    equals = tokens.index("=")
+    if equals != 1 and tokens[1] != ":":
         return None
-    return tokens[0], tokens[-1]
+    if equals == len(tokens) - 2 and tokens[-1].isidentifier():
+        return tokens[0], {tokens[-1]}
+    tree = statement_tree(" ".join(tokens))
+    value = tree.value if isinstance(tree, (ast.Assign, ast.AnnAssign)) else None
+    if value is None:
+        return None
+    return tokens[0], _named(value)
+
+
+def _named(value: ast.expr) -> set[str]:
+    """The bare names an alias's value may evaluate to: the branches of a conditional expression, the positional
+    arguments of a call (``get_interface ( name , eager_attention_forward )``), recursively."""
+    if isinstance(value, ast.Name):
+        return {value.id}
+    if isinstance(value, ast.IfExp):
+        return _named(value.body) | _named(value.orelse)
+    if isinstance(value, ast.Call):
+        return {name for argument in value.args for name in _named(argument)}
+    return set()
 
 
 class Reach:

@@ -29,6 +29,7 @@ from infralens.drift.match.aliases import renamed_to_alias
 from infralens.drift.match.callers import callers_at_review, copied_not_moved, renamed_at_callers
 from infralens.drift.match.classes import method_of_renamed_class
 from infralens.drift.match.forwarding import forwarded_method
+from infralens.drift.match.imported import Relocated, moved_to_class, moved_with_imports, re_exported
 from infralens.drift.match.reader import TreeReader
 from infralens.drift.match.receiver import moved_to_receiver
 from infralens.drift.match.results import TargetKind, TargetResult
@@ -130,8 +131,11 @@ class ContainerMapper:
             (TargetRule.FILE_UNCHANGED, self._file_unchanged),
             (TargetRule.UNREADABLE, self._unreadable),
             (TargetRule.SAME_PLACE, self._here),
+            (TargetRule.RE_EXPORTED, self._re_exported),
             (TargetRule.MOVED_MODULE, self._moved_module),
+            (TargetRule.MOVED_WITH_IMPORTS, self._moved_with_imports),
             (TargetRule.MOVED_SAME_NAME, self._moved_same_name),
+            (TargetRule.MOVED_TO_CLASS, self._moved_to_class),
             (TargetRule.RENAMED_BEHIND_SHIM, self._behind_shim),
             (TargetRule.RENAMED_TO_ALIAS, self._renamed_to_alias),
             (TargetRule.RENAMED_BODY_OVERLAP, self._renamed_found),
@@ -172,6 +176,30 @@ class ContainerMapper:
         overlap = moved.overlap(entry)
         message = f"{entry.module}.{entry.target} now lives in {moved.source.module} (statement overlap {overlap:.2f})"
         return TargetResult(entry, TargetKind.MOVED, moved.place(), overlap, message, rule=TargetRule.MOVED_MODULE.value), moved
+
+    def _relocated(self, entry: AnnotationLock, relocated: Relocated | None, rule: TargetRule) -> Decided | None:
+        """A decision of one of the rules of :mod:`.imported`: moved, or renamed when imported under another name."""
+        if relocated is None:
+            return None
+        t = self.policy.thresholds
+        renamed = rule is TargetRule.RE_EXPORTED and relocated.definition.qualname != entry.target
+        found = Found(relocated.source, relocated.index, relocated.definition, t.renamed_locality if renamed else t.moved_elsewhere_locality, False)
+        overlap = found.overlap(entry)
+        now = f"{relocated.source.module}.{relocated.definition.qualname}"
+        message = f"{entry.module}.{entry.target} now lives in {now}: {relocated.why}"
+        kind = TargetKind.RENAMED if renamed else TargetKind.MOVED
+        return TargetResult(entry, kind, found.place(), overlap, message, rule=rule.value), found
+
+    def _re_exported(self, entry: AnnotationLock, steps: list[StepLock], trace: Trace) -> Decided | None:
+        return self._relocated(entry, re_exported(self.reader, entry), TargetRule.RE_EXPORTED)
+
+    def _moved_with_imports(self, entry: AnnotationLock, steps: list[StepLock], trace: Trace) -> Decided | None:
+        relocated = moved_with_imports(self.reader, self._reviewed(entry), entry, self.policy.thresholds)
+        return self._relocated(entry, relocated, TargetRule.MOVED_WITH_IMPORTS)
+
+    def _moved_to_class(self, entry: AnnotationLock, steps: list[StepLock], trace: Trace) -> Decided | None:
+        relocated = moved_to_class(self.reader, self._reviewed(entry), entry, self.policy.thresholds)
+        return self._relocated(entry, relocated, TargetRule.MOVED_TO_CLASS)
 
     def _moved_same_name(self, entry: AnnotationLock, steps: list[StepLock], trace: Trace) -> Decided | None:
         named = self._same_name_elsewhere(entry)

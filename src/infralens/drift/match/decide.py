@@ -63,6 +63,8 @@ def admissible(evidence: Evidence, policy: Policy) -> Rule | None:
     close = s >= t.confident_similarity or (s >= t.edit_similarity and (c > 0.0 or placed))
     if (close or (s >= t.candidate_similarity and (c >= 1.0 or evidence.position is Position.PAIRED))) and policy.on(Rule.EDIT):
         return Rule.EDIT
+    if evidence.same_role and s >= t.candidate_similarity and policy.on(Rule.SAME_ROLE):
+        return Rule.SAME_ROLE
     if evidence.sole_assignment and s >= t.sole_assignment_similarity and policy.on(Rule.SOLE_ASSIGNMENT):
         return Rule.SOLE_ASSIGNMENT
     return None
@@ -80,7 +82,7 @@ def weight(evidence: Evidence, policy: Policy) -> float:
         return t.weight_same_tree + evidence.context
     if rule is Rule.SAME_ACTION:
         return t.weight_same_action + evidence.context + evidence.similarity
-    if rule is Rule.EDIT:
+    if rule in (Rule.EDIT, Rule.SAME_ROLE):
         return t.weight_edit + edit_rank(evidence, t)
     if rule is Rule.SOLE_ASSIGNMENT:
         return t.weight_sole_assignment * evidence.similarity
@@ -89,8 +91,11 @@ def weight(evidence: Evidence, policy: Policy) -> float:
 
 def weight_in_reached(evidence: Evidence, policy: Policy) -> float:
     """:func:`weight` of an edit in a function the target now hands its work to: only text close enough to stand on its
-    own (or a rewrite that keeps the action) with its neighbours around it (rule ``edited-in-reached``)."""
+    own (or a rewrite that keeps the action) with its neighbours around it (rule ``edited-in-reached``), or the only
+    statement there that plays the step's role (rule ``same-role``: its neighbours may have been rewritten as well)."""
     t = policy.thresholds
+    if evidence.same_role and evidence.similarity >= t.candidate_similarity and policy.on(Rule.SAME_ROLE):
+        return weight(evidence, policy)
     close = evidence.similarity >= t.edit_similarity or evidence.replacement is not None
     return weight(evidence, policy) if close and evidence.context >= t.moved_context else 0.0
 
@@ -157,6 +162,7 @@ STEP_RULES: dict[Rule, Predicate] = {
     Rule.MOVED_WITH_BLOCK: _carried,
     Rule.SAME_ACTION: lambda case, admitted, policy, trace: admitted is Rule.SAME_ACTION,
     Rule.EDIT: lambda case, admitted, policy, trace: admitted is Rule.EDIT,
+    Rule.SAME_ROLE: lambda case, admitted, policy, trace: admitted is Rule.SAME_ROLE,
     Rule.SOLE_ASSIGNMENT: lambda case, admitted, policy, trace: admitted is Rule.SOLE_ASSIGNMENT,
     Rule.EDITED_IN_REACHED: lambda case, admitted, policy, trace: case.edited is not None and admitted is None,
     Rule.DECOYS_ONLY: lambda case, admitted, policy, trace: case.decoys > 0,

@@ -78,6 +78,9 @@ class Evidence:
     replacement: Replacement | None = None
     sole_assignment: bool = False
     """The only statement left in the target that assigns the same name."""
+    same_role: bool = False
+    """The only statement left (in the target, or in the places it hands its work to) that plays the step's role
+    (:func:`~.texts.statement_role`), and no other step plays it."""
     position: Position = Position.UNKNOWN
     """Where the diff of the reviewed and the new body puts the candidate relative to the step (:mod:`.position`)."""
     contentless: bool = False
@@ -103,6 +106,7 @@ class Evidence:
             ("already in the reviewed body", self.in_old_body),
             ("reached from the target", self.reach),
             ("only assignment of the name", self.sole_assignment),
+            ("only statement of its role", self.same_role),
             ("the target's own header", self.header),
         ]
         parts.extend(name for name, on in facts if on)
@@ -258,6 +262,7 @@ def measure(
     *,
     admit: Callable[[Evidence], bool] | None = None,
     sole_assignment: bool = False,
+    same_role: bool = False,
     reach: bool = False,
     position: Position = Position.UNKNOWN,
     provenance: Provenance = UNKNOWN,
@@ -293,6 +298,7 @@ def measure(
         reach=reach,
         replacement=swapped,
         sole_assignment=sole_assignment,
+        same_role=same_role,
         position=position,
         provenance=provenance,
         header=header,

@@ -8,10 +8,9 @@ steps never share a statement); and :func:`~.decide.decide` names each step's ki
 
 from __future__ import annotations
 
-from collections import Counter
 from dataclasses import dataclass, replace
 
-from infralens.drift.lock.entries import AnnotationLock, StepLock, short_hash
+from infralens.drift.lock.entries import AnnotationLock, StepLock
 from infralens.drift.lock.facts import body_hashes, body_of
 from infralens.drift.match.assign import assign
 from infralens.drift.match.calls import Reach
@@ -30,7 +29,7 @@ from infralens.drift.match.decide import (
 from infralens.drift.match.evidence import Evidence, measure
 from infralens.drift.match.names import modules_imported
 from infralens.drift.match.position import Alignment
-from infralens.drift.match.propose import container_header, elsewhere, in_helpers, in_target, statement_key, target_pool
+from infralens.drift.match.propose import container_header, elsewhere, held_before, in_helpers, in_target, sole_role, statement_key, target_pool
 from infralens.drift.match.reached_edits import edits_in_reached, in_owners_classes
 from infralens.drift.match.reader import TreeReader
 from infralens.drift.match.repeated import indentation, settle_contested
@@ -130,7 +129,7 @@ class DistributionMatcher:
     ) -> tuple[dict[str, Scored], dict[str, list[Scored]]]:
         """Each step's statement inside the target (one-to-one), and every admissible option per step."""
         pool = target_pool(found)
-        old_body = _held(annotation, pool)
+        old_body = held_before(annotation, pool)
         alignment = Alignment(annotation.body, body_of(found.index, found.definition))
         options: dict[str, list[Scored]] = {}
         for entry in steps:
@@ -194,10 +193,12 @@ class DistributionMatcher:
         if name is not None and not any(assigned_name(s.texts[0]) == name for s in steps if s.step_id != entry.step_id):
             same = [s for s in pool if assigned_name(s.text) == name]
             sole_key = statement_key(found.source.relpath, same[0]) if len(same) == 1 else None
+        role_key = sole_role(found.source.relpath, pool, entry)
         scored, refused = [], []
         for proposal in in_target(found, pool, entry, t, exact_only=False):
             position = alignment.position(entry, proposal.window[0])
-            evidence = measure(proposal, entry, old_body, t, admit=self._admit, sole_assignment=proposal.key == sole_key, position=position)
+            sole, role = proposal.key == sole_key, proposal.key == role_key
+            evidence = measure(proposal, entry, old_body, t, admit=self._admit, sole_assignment=sole, same_role=role, position=position)
             if not self._admit(evidence):
                 refused.append(Scored(proposal, evidence))
                 continue
@@ -247,6 +248,9 @@ class DistributionMatcher:
                 message += " (only parentheses or line breaks differ)"
             return _result(entry, decision.rule, own, (), message, t, trace, ambiguous)
         reached, carried, away = self._elsewhere(step, own)
+        edited = step.edited
+        if reached is None and edited is not None and edited.evidence.exact:  # the same text where the work went: moved
+            reached, edited = Scored(edited.proposal, as_reached(edited.evidence)), None
         taken = {s.proposal.key for s in (reached, carried) if s is not None}
         rivals = sorted((s for s in away if s.proposal.key not in taken), key=home_rank, reverse=True)
         case = StepCase(
@@ -255,12 +259,12 @@ class DistributionMatcher:
             reached=reached.evidence if reached else None,
             carried=carried.evidence if carried else None,
             decoys=len(rivals),
-            edited=step.edited.evidence if step.edited is not None else None,
+            edited=edited.evidence if edited is not None else None,
         )
         decision = decide(case, policy, trace)
         if decision.kind is StepKind.CHANGED and own is not None:
             return self._changed(entry, decision.rule, own, options, trace)
-        chosen = {Rule.MOVED_TO_REACHED: reached, Rule.MOVED_WITH_BLOCK: carried, Rule.EDITED_IN_REACHED: step.edited}.get(decision.rule)
+        chosen = {Rule.MOVED_TO_REACHED: reached, Rule.MOVED_WITH_BLOCK: carried, Rule.EDITED_IN_REACHED: edited}.get(decision.rule)
         if chosen is not None:
             message = f"found in {where(chosen)}"
             if decision.rule is Rule.MOVED_WITH_BLOCK:
@@ -356,7 +360,8 @@ class DistributionMatcher:
             return {}
         kept = [s for s in steps if not (len(s.texts) == 1 and s.texts[0] in CONTENTLESS)]  # told by neighbours, not text
         owner = annotation.target.rpartition(".")[0] if self.policy.on(Filter.OWNERS_CLASSES) else ""  # "": not narrowed
-        return edits_in_reached(self.reader, found, kept, self.policy.thresholds, lambda e: weight_in_reached(e, self.policy), owner, traces)
+        weigh, helpers = (lambda e: weight_in_reached(e, self.policy)), self.policy.on(Filter.EDITS_IN_HELPERS)
+        return edits_in_reached(self.reader, found, kept, self.policy.thresholds, weigh, owner, traces, with_helpers=helpers)
 
     def _in_view(self, step: _Step, place: Scored) -> bool:
         """Whether the target's module sees ``place``: the same module, a module it imports (or one directly inside a
@@ -397,13 +402,6 @@ class _Step:
     trace: Trace
     edited: Scored | None = None
     """An edit of the step in the function the target now hands its work to (:mod:`.reached_edits`)."""
-
-
-def _held(annotation: AnnotationLock, pool: tuple[Statement, ...]) -> frozenset[str]:
-    """Short hashes of texts the reviewed body already held as often as the target holds them now (not edits of a step)."""
-    before = Counter(annotation.body)
-    now = Counter(short_hash(s.text) for s in pool)
-    return frozenset(h for h, n in before.items() if n >= now[h])
 
 
 def _trace_assignment(

@@ -23,13 +23,20 @@ def defining_file(reader: TreeReader, relpath: str, name: str, scopes: frozenset
 
     ``scopes``: the statement scopes whose imports count (module level is ``""``).
     """
+    found = defining(reader, relpath, name, scopes)
+    return found[0] if found is not None else None
+
+
+def defining(reader: TreeReader, relpath: str, name: str, scopes: frozenset[str] = frozenset({""})) -> tuple[str, str] | None:
+    """The file that defines top-level ``name`` as seen from ``relpath``, and the name it has there (an import may
+    rename it: ``from .x import f as g``); None when unknown."""
     for _ in range(MAX_REEXPORTS + 1):
         indexed = reader.indexed(relpath)
         if indexed is None:
             return None
         source, index = indexed
         if any(d.qualname == name for d in index.definitions):
-            return relpath
+            return relpath, name
         imported = _imported_from(source, index, name, scopes)
         if imported is None:
             return None

@@ -10,14 +10,15 @@ proposal is taken is :func:`~infralens.drift.match.decide.decide`'s call.
 from __future__ import annotations
 
 import ast
+from collections import Counter
 from dataclasses import dataclass
 
-from infralens.drift.lock.entries import AnnotationLock, Place, StepLock
+from infralens.drift.lock.entries import AnnotationLock, Place, StepLock, short_hash
 from infralens.drift.lock.facts import body_of, enclosing_definitions, header_of, jaccard
 from infralens.drift.match.container import Found
 from infralens.drift.match.reader import TreeReader
 from infralens.drift.match.rules import Origin, Thresholds
-from infralens.drift.match.texts import assigned_name, ratio_at_least, same_ast, statement_shape
+from infralens.drift.match.texts import assigned_name, ratio_at_least, same_ast, statement_role, statement_shape
 from infralens.source import DefinitionKind, ModuleIndex, SourceFile, Statement
 
 
@@ -64,6 +65,13 @@ class Proposal:
 def target_pool(found: Found) -> tuple[Statement, ...]:
     """The statements of the mapped target."""
     return found.index.statements_within(found.definition.start_line, found.definition.end_line)
+
+
+def held_before(annotation: AnnotationLock, pool: tuple[Statement, ...]) -> frozenset[str]:
+    """Short hashes of texts the reviewed body already held as often as the target holds them now (not edits of a step)."""
+    before = Counter(annotation.body)
+    now = Counter(short_hash(s.text) for s in pool)
+    return frozenset(h for h, n in before.items() if n >= now[h])
 
 
 def in_target(found: Found, pool: tuple[Statement, ...], entry: StepLock, t: Thresholds, *, exact_only: bool) -> list[Proposal]:
@@ -129,6 +137,16 @@ def _resembles(wanted: str, text: str, t: Thresholds) -> bool:
 def _setter_like(text: str) -> bool:
     """Whether a statement may be one side of a setter rewrite (:attr:`~.evidence.ReplacementKind.SETTER_ASSIGNMENT`)."""
     return "set_" in text or "setattr" in text
+
+
+def sole_role(relpath: str, pool: tuple[Statement, ...], entry: StepLock) -> tuple[str, int, str] | None:
+    """The key of the only statement of ``pool`` (in ``relpath``) that plays ``entry``'s role (see
+    :func:`~.texts.statement_role`); None otherwise. Steps of the same role compete for it in the one-to-one assignment."""
+    role = statement_role(entry.texts[0]) if len(entry.texts) == 1 else None
+    if role is None:
+        return None
+    same = [s for s in pool if statement_role(s.text) == role]
+    return statement_key(relpath, same[0]) if len(same) == 1 else None
 
 
 def elsewhere(reader: TreeReader, entry: StepLock, annotation: AnnotationLock, found: Found | None, max_files: int) -> list[Proposal]:

@@ -5,7 +5,9 @@ same name on a per-object class of its own module reached by dynamic dispatch (`
 cache whose per-layer classes now do the update) — a statement that kept its role there was rewritten, not deleted.
 Of the functions the target reaches, the one whose statements resemble the reviewed statements (the steps and their
 neighbours) clearly most is searched, as the target itself is, for an admissible edit of each step still without a
-place; the steps get its statements one to one.
+place; the steps get its statements one to one. When the container decision saw the target split into several
+helpers (:mod:`.split`), each of them is searched as well (rule ``edits-in-helpers``): a block extracted into
+``_update_past_and_masks`` is rewritten there, not in the helper that received most.
 """
 
 from __future__ import annotations
@@ -19,47 +21,78 @@ from infralens.drift.match.calls import Reach
 from infralens.drift.match.container import Found
 from infralens.drift.match.evidence import Evidence, measure
 from infralens.drift.match.forwarding import base_names, class_named
-from infralens.drift.match.propose import in_target
+from infralens.drift.match.propose import in_target, sole_role, statement_key
 from infralens.drift.match.reader import TreeReader
 from infralens.drift.match.rules import Action, Filter, Thresholds, Trace
 from infralens.drift.match.scored import Scored, where
 from infralens.drift.match.split import Reached, reached_definitions
-from infralens.source import DefinitionKind, ModuleIndex
+from infralens.drift.match.texts import statement_role
+from infralens.source import Definition, DefinitionKind, ModuleIndex, SourceFile, Statement
 
 Weigh = Callable[[Evidence], float]
 """The assignment's weight of an admissible candidate (0: not admissible)."""
 
 
 def edits_in_reached(
-    reader: TreeReader, found: Found, steps: list[StepLock], t: Thresholds, weigh: Weigh, owner: str, traces: dict[str, Trace]
+    reader: TreeReader,
+    found: Found,
+    steps: list[StepLock],
+    t: Thresholds,
+    weigh: Weigh,
+    owner: str,
+    traces: dict[str, Trace],
+    *,
+    with_helpers: bool = True,
 ) -> dict[str, Scored]:
-    """Each of ``steps`` (none has a place yet) with its edit in the one function the target clearly leads to most.
-    ``owner``: the reviewed target's class (its per-object classes come first for a dispatched call; "": not narrowed);
-    the trace of each step placed through that narrowing says so."""
+    """Each of ``steps`` (none has a place yet) with its edit in the one function the target clearly leads to most, or
+    (``with_helpers``, rule ``edits-in-helpers``) in any helper it calls that the container decision saw receive the
+    target's lost statements (not a decorator's wrapper: a reworded check there is as often the same check kept in
+    many functions, and the corpora disagree on it). ``owner``: the reviewed target's class (its per-object classes come first for a dispatched call; "":
+    not narrowed); the trace of each step placed through that narrowing, or in such a helper, says so."""
     if not steps:
         return {}
     reach = Reach(reader, found.source, found.index, found.definition)
     reviewed = sorted({text for step in steps for text in (*step.texts, *step.before, *step.after)})
-    calls, narrowed = owners_classes(reach, list(dispatched(reach)), owner)
+    calls, narrowed = owners_classes(reach, list(dispatched_for(reader, reach)), owner)
     home = _clearly_closest([*reached_definitions(reader, reach), *calls], reviewed, t)
-    if home is None:
-        return {}
-    source, index, definition, _ = home
-    place = Found(source, index, definition, found.locality, False)
-    pool = body_of(index, definition)
+    homes = [home] if home is not None else []
+    helpers = [h for h in found.split.helpers if not h.decorator] if found.split is not None and with_helpers else []
+    named = {(h.source.relpath, h.definition.qualname) for h in helpers}
+    homes.extend(
+        (h.source, h.index, h.definition, False)
+        for h in helpers
+        if home is None or (home[0].relpath, home[2].qualname) != (h.source.relpath, h.definition.qualname)
+    )
     options: dict[str, dict[tuple[str, int, str], float]] = {}
     scored: dict[tuple[str, tuple[str, int, str]], Scored] = {}
-    for step in steps:
-        options[step.step_id] = {}
-        for proposal in in_target(place, pool, step, t, exact_only=False):
-            candidate = Scored(proposal, measure(proposal, step, frozenset(), t, admit=lambda e: weigh(e) > 0.0))
-            if (weight := weigh(candidate.evidence)) > 0.0:
-                options[step.step_id][proposal.key] = weight
-                scored[(step.step_id, proposal.key)] = candidate
+    pools = [(source, index, definition, body_of(index, definition)) for source, index, definition, _ in homes]
+    roles = {step.step_id: _sole_role(pools, step) for step in steps}
+    for source, index, definition, pool in pools:
+        place = Found(source, index, definition, found.locality, False)
+        for step in steps:
+            for proposal in in_target(place, pool, step, t, exact_only=False):
+                role = proposal.key == roles[step.step_id]
+                candidate = Scored(proposal, measure(proposal, step, frozenset(), t, admit=lambda e: weigh(e) > 0.0, same_role=role))
+                if (weight := weigh(candidate.evidence)) > 0.0:
+                    options.setdefault(step.step_id, {})[proposal.key] = weight
+                    scored[(step.step_id, proposal.key)] = candidate
     edits = {step_id: scored[(step_id, key)] for step_id, key in assign(options).items()}
-    for step_id in edits if narrowed and home in calls else ():
-        traces[step_id].add(Filter.OWNERS_CLASSES, Action.FIRED, narrowed)
+    for step_id, edit in edits.items():
+        where_to = (edit.proposal.source.relpath, edit.proposal.place().target)
+        if narrowed and home in calls and home is not None and where_to == (home[0].relpath, home[2].qualname):
+            traces[step_id].add(Filter.OWNERS_CLASSES, Action.FIRED, narrowed)
+        if where_to in named and (home is None or where_to != (home[0].relpath, home[2].qualname)):
+            traces[step_id].add(Filter.EDITS_IN_HELPERS, Action.FIRED, f"rewritten in {where(edit)}, a helper the target was split into")
     return edits
+
+
+def _sole_role(pools: list[tuple[SourceFile, ModuleIndex, Definition, tuple[Statement, ...]]], step: StepLock) -> tuple[str, int, str] | None:
+    """The key of the only statement of all ``pools`` that plays ``step``'s role (:func:`~.propose.sole_role`; a
+    decorator's body holds its nested wrapper's statements: one statement, however many pools hold it)."""
+    keys = {key for source, _, _, pool in pools if (key := sole_role(source.relpath, pool, step)) is not None}
+    role = statement_role(step.texts[0])
+    held = {statement_key(source.relpath, s) for source, _, _, pool in pools for s in pool if statement_role(s.text) == role}
+    return keys.pop() if len(keys) == 1 and len(held) == 1 else None
 
 
 def dispatched(reach: Reach) -> Iterator[Reached]:
@@ -83,7 +116,12 @@ def owners_classes(reach: Reach, methods: list[Reached], owner: str) -> tuple[li
     Returns the methods kept and the evidence ("" when nothing was narrowed)."""
     named = names_in_class(reach, owner)
     kept = [m for m in methods if _class_of(m) in named and _class_of(m) != owner]
-    if not kept:
+    if not kept:  # the classes it names may inherit the method: the nearest base that defines it runs
+        inherited = {id(m): m for name in sorted(named - {owner}) if (m := _inherited_method(reach.index, name, methods)) is not None}
+        if inherited:
+            found = list(inherited.values())
+            names = ", ".join(sorted({_class_of(m) for m in found}))
+            return found, f"{owner} names classes that inherit it from {names}, of the {len(methods)} classes a dispatched call may reach"
         return methods, ""
     classes = {_class_of(m) for m in kept}
     general = [m for m in kept if all(c == _class_of(m) or _class_of(m) in _ancestors(reach.index, c) for c in classes)]
@@ -91,6 +129,38 @@ def owners_classes(reach: Reach, methods: list[Reached], owner: str) -> tuple[li
     names = ", ".join(sorted(classes))
     why = f"{_class_of(chosen[0])}, the base of the others" if general and len(classes) > 1 else "those"
     return chosen, f"{owner} names {names} of the {len(methods)} classes a dispatched call may reach: {why}"
+
+
+def _inherited_method(index: ModuleIndex, name: str, methods: list[Reached]) -> Reached | None:
+    """The method of ``methods`` that class ``name`` runs by inheritance: that of its nearest base in its module."""
+    if class_named(index, name) is None:
+        return None
+    by_class = {_class_of(m): m for m in methods}
+    level, seen = [name], {name}
+    while level:
+        found = [by_class[c] for c in level if c in by_class]
+        if found:
+            return found[0] if len(found) == 1 else None
+        bases = [b for c in level if (d := class_named(index, c)) is not None for b in base_names(index, d) if b not in seen]
+        seen.update(bases)
+        level = bases
+    return None
+
+
+def dispatched_for(reader: TreeReader, reach: Reach) -> Iterator[Reached]:
+    """:func:`dispatched` from the target and from the wrappers of the decorators it carries in its own module (a
+    wrapper such as ``apply_processors._wrapped_update`` makes the target's dispatched calls on its behalf)."""
+    seen = set()
+    for method in dispatched(reach):
+        seen.add(method[2].qualname)
+        yield method
+    for source, index, definition, decorator in reached_definitions(reader, reach):
+        if not decorator or source.relpath != reach.source.relpath:
+            continue
+        for method in dispatched(Reach(reader, source, index, definition)):
+            if method[2].qualname not in seen:
+                seen.add(method[2].qualname)
+                yield method
 
 
 def in_owners_classes(reach: Reach, owner: str, places: list[Scored], trace: Trace) -> list[Scored]:

@@ -128,6 +128,7 @@ class Rule(str, Enum):
     MOVED_WITH_BLOCK = "moved-with-block"
     SAME_ACTION = "same-action"
     EDIT = "edit"
+    SAME_ROLE = "same-role"
     SOLE_ASSIGNMENT = "sole-assignment"
     EDITED_IN_REACHED = "edited-in-reached"
     DECOYS_ONLY = "decoys-only"
@@ -151,6 +152,7 @@ class Filter(str, Enum):
     OCCURRENCE = "occurrence"
     HUNK_RANK = "hunk-rank"
     HELPERS_FIRST = "helpers-first"
+    EDITS_IN_HELPERS = "edits-in-helpers"
     REACHED_BY_NAME = "reached-by-name"
     OWNERS_CLASSES = "owners-classes"
     COPIED_NOT_MOVED = "copied-not-moved"
@@ -168,8 +170,11 @@ class TargetRule(str, Enum):
     UNREADABLE = "unreadable"
     SAME_PLACE = "same-place"
     BODY_CHANGED = "body-changed"
+    RE_EXPORTED = "re-exported"
     MOVED_MODULE = "moved-module"
+    MOVED_WITH_IMPORTS = "moved-with-imports"
     MOVED_SAME_NAME = "moved-same-name"
+    MOVED_TO_CLASS = "moved-to-class"
     RENAMED_BEHIND_SHIM = "renamed-behind-shim"
     RENAMED_TO_ALIAS = "renamed-to-alias"
     RENAMED_BODY_OVERLAP = "renamed-body-overlap"
@@ -200,6 +205,7 @@ RULE_KIND = {
     Rule.MOVED_WITH_BLOCK: StepKind.MOVED,
     Rule.SAME_ACTION: StepKind.CHANGED,
     Rule.EDIT: StepKind.CHANGED,
+    Rule.SAME_ROLE: StepKind.CHANGED,
     Rule.SOLE_ASSIGNMENT: StepKind.CHANGED,
     Rule.EDITED_IN_REACHED: StepKind.CHANGED,
     Rule.DECOYS_ONLY: StepKind.DELETED,
@@ -298,8 +304,17 @@ SPECS: dict[AnyRule, RuleSpec] = {
         _spec(TargetRule.UNREADABLE, "A file that cannot be read or parsed is reported, never guessed about.", essential=True),
         _spec(TargetRule.SAME_PLACE, "The same qualname in its file with the same statements is the target unchanged.", essential=True),
         _spec(TargetRule.BODY_CHANGED, "The same qualname in its file is the target, whatever its body became.", essential=True),
+        _spec(TargetRule.RE_EXPORTED, "A name its module no longer defines but now imports is the target, moved to where the import leads."),
         _spec(TargetRule.MOVED_MODULE, "The same qualname in another module, new there and overlapping the body, is the target moved."),
+        _spec(
+            TargetRule.MOVED_WITH_IMPORTS,
+            "A gone target's qualname in a module its old module newly imports from, sharing part of its body, is the target moved.",
+        ),
         _spec(TargetRule.MOVED_SAME_NAME, "A method turned module function (or back), new and clearly the closest body, is the target moved."),
+        _spec(
+            TargetRule.MOVED_TO_CLASS,
+            "A method gone from its class, now defined by another class of its module that lacked it, clearly closest in body, moved there.",
+        ),
         _spec(TargetRule.RENAMED_BEHIND_SHIM, "A shim that forwards the old name leads to the target renamed."),
         _spec(TargetRule.RENAMED_TO_ALIAS, "A name that aliased the target at the review, now defined with part of its body, is the target renamed."),
         _spec(TargetRule.RENAMED_BODY_OVERLAP, "A new definition whose body clearly overlaps most is the target renamed."),
@@ -322,6 +337,7 @@ SPECS: dict[AnyRule, RuleSpec] = {
         _spec(Filter.OCCURRENCE, "Among identical copies with equal context, the recorded occurrence, then the nearest line, wins."),
         _spec(Filter.HUNK_RANK, "Of two edits equally close in text and context, the one at the step's rank in its diff hunk wins."),
         _spec(Filter.HELPERS_FIRST, "Statements the container saw leave into helpers are looked for in those helpers first."),
+        _spec(Filter.EDITS_IN_HELPERS, "A statement rewritten on its way into one of the helpers the target was split into is looked for there."),
         _spec(Filter.REACHED_BY_NAME, "A method called on another object is reached only when exactly one place of that name holds the text."),
         _spec(
             Filter.OWNERS_CLASSES,
@@ -349,6 +365,10 @@ SPECS: dict[AnyRule, RuleSpec] = {
         _spec(Rule.MOVED_WITH_BLOCK, "The exact text in the one function that gained a block of the target's lost statements is the step moved."),
         _spec(Rule.SAME_ACTION, "A rewrite that keeps the action (a name, a call, setter and assignment, keywords) is changed."),
         _spec(Rule.EDIT, "A statement of the same kind, close in text and placed by neighbours or the body diff, is changed."),
+        _spec(
+            Rule.SAME_ROLE,
+            "The only statement left that plays the step's role (same target from the same call, same call, same raise), sharing some text, is its edit.",
+        ),
         _spec(Rule.SOLE_ASSIGNMENT, "The only statement left that assigns the same name is its edit."),
         _spec(Rule.EDITED_IN_REACHED, "A statement rewritten in the one function the target now clearly hands its work to is changed there."),
         _spec(Rule.DECOYS_ONLY, "Copies elsewhere that no rule singles out leave the step deleted, listed as candidates.", essential=True),

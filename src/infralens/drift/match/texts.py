@@ -161,3 +161,29 @@ def same_ast(left: str, right: str) -> bool:
 @lru_cache(maxsize=65536)
 def _without_parentheses(text: str) -> str:
     return " ".join(t for t in text.split(" ") if t not in ("(", ")"))
+
+
+@lru_cache(maxsize=32768)
+def statement_role(text: str) -> str | None:
+    """The part a statement plays, kept through a rewrite of its arguments: which call it assigns to which target (an
+    attribute or item target needs no call), which call it makes on which receiver (``self . keys . copy_``), which
+    call it returns, or which exception it raises; None for anything else (a bare ``return x``, a local computed without a call, a branch header:
+    too common to tell one statement from another)."""
+    tree = statement_tree(text)
+    if isinstance(tree, ast.Assign) and len(tree.targets) == 1:
+        target, value = tree.targets[0], tree.value
+    elif isinstance(tree, (ast.AugAssign, ast.AnnAssign)) and tree.value is not None:
+        target, value = tree.target, tree.value
+    elif isinstance(tree, ast.Expr) and isinstance(tree.value, ast.Call):
+        return f"call {ast.unparse(tree.value.func)}"
+    elif isinstance(tree, ast.Return) and isinstance(tree.value, ast.Call):
+        return f"return {ast.unparse(tree.value.func)}"
+    elif isinstance(tree, ast.Raise) and isinstance(tree.exc, ast.Call):
+        return f"raise {ast.unparse(tree.exc.func)}"
+    else:
+        return None
+    if isinstance(value, ast.IfExp) and isinstance(value.body, ast.Call):  # ``f ( ) if c else d``: the call is the role
+        value = value.body
+    if not isinstance(value, ast.Call):  # ``device = x . device``: a local named alike in any function plays no role of its own
+        return None if isinstance(target, ast.Name) else f"assign {ast.unparse(target)}"
+    return f"assign {ast.unparse(target)} {ast.unparse(value.func)}"

@@ -1,0 +1,109 @@
+"""A target that left its module for one its module now imports, or left its class for another class of its module.
+
+Three refactors across modules and classes that keep the target's body (RefactoringMiner's *Move Method* and *Move and
+Rename Method*), each told by a fact of the new release rather than by the body alone:
+
+* ``re-exported`` — the old module no longer defines the target's name but imports it (``from .audio_video import
+  write_video_audio as write_video_audio_ltx2``): the definition the import resolves to is the target, moved (renamed
+  when imported under another name). Upstream keeps the old name importable exactly so that callers keep working.
+* ``moved-with-imports`` — a target gone from its module whose qualname is now defined in a module its old module
+  newly imports from (``_prepare_audio_stream`` went along with the function that used it), sharing part of the
+  reviewed body: moved there. The new import is the evidence; the body may have grown.
+* ``moved-to-class`` — a method gone from its class, now defined under its own name by a class of the same module that
+  did not define it at the review, with the clearly closest body: moved to that class (a pipeline method that became a
+  pipeline unit's own). Needs the reviewed release.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from infralens.drift.lock.entries import AnnotationLock
+from infralens.drift.lock.facts import body_hashes, jaccard
+from infralens.drift.match.names import defining, modules_imported
+from infralens.drift.match.reader import TreeReader
+from infralens.drift.match.reviewed import defined_in
+from infralens.drift.match.rules import Thresholds, clearly_best
+from infralens.source import Definition, DefinitionKind, ModuleIndex, SourceFile
+
+
+@dataclass(frozen=True)
+class Relocated:
+    """Where the target went, and the fact of the new release that says so (in words)."""
+
+    source: SourceFile
+    index: ModuleIndex
+    definition: Definition
+    why: str
+
+
+def re_exported(reader: TreeReader, entry: AnnotationLock) -> Relocated | None:
+    """The definition the target's old module now imports under the target's top-level name (None when it defines
+    the name itself, imports nothing under it, or the import leads nowhere)."""
+    indexed = reader.indexed(entry.relpath)
+    if indexed is None:
+        return None
+    _, index = indexed
+    top, _, rest = entry.target.partition(".")
+    if any(d.qualname == top for d in index.definitions):
+        return None  # defined here: not a re-export (the same-place rules decide)
+    resolved = defining(reader, entry.relpath, top)
+    relpath, name = resolved if resolved is not None else (entry.relpath, top)
+    found = reader.indexed(relpath) if relpath != entry.relpath else None
+    if found is None:
+        return None
+    source, there = found
+    qualname = f"{name}.{rest}" if rest else name
+    definition = next((d for d in there.definitions if d.qualname == qualname and d.accessor is None and d.kind is entry.kind), None)
+    if definition is None:
+        return None
+    how = f"imported as {top}" if name != top else "imported under its name"
+    return Relocated(source, there, definition, f"{entry.module} now imports {top} from {source.module} ({how})")
+
+
+def moved_with_imports(reader: TreeReader, reviewed: TreeReader | None, entry: AnnotationLock, t: Thresholds) -> Relocated | None:
+    """The target's qualname in a module its old module imports now but did not import at the review, holding part of
+    the reviewed body (the best overlap; None when no such module defines it)."""
+    if reviewed is None:
+        return None
+    now, before = reader.indexed(entry.relpath), reviewed.indexed(entry.relpath)
+    if now is None or before is None:
+        return None
+    newly = modules_imported(*now) - modules_imported(*before)
+    scored: list[tuple[float, Relocated]] = []
+    for module in sorted(newly):
+        relpath = reader.tree.module_file(module)
+        indexed = reader.indexed(relpath) if relpath is not None and relpath != entry.relpath else None
+        if indexed is None or defined_in(reviewed, relpath or "", entry.target):
+            continue
+        source, index = indexed
+        for definition in index.definitions:
+            if definition.qualname != entry.target or definition.accessor is not None or definition.kind is not entry.kind:
+                continue
+            overlap = jaccard(entry.body, body_hashes(index, definition))
+            if overlap > 0.0:
+                why = f"{entry.module} now imports from {module}, which defines {entry.target} (statement overlap {overlap:.2f})"
+                scored.append((overlap, Relocated(source, index, definition, why)))
+    return clearly_best(scored, min(overlap for overlap, _ in scored), t.target_renamed_margin) if scored else None
+
+
+def moved_to_class(reader: TreeReader, reviewed: TreeReader | None, entry: AnnotationLock, t: Thresholds) -> Relocated | None:
+    """The method of the target's name in another class of its module, new there since the review, whose body clearly
+    overlaps the reviewed one most (at least :attr:`~.rules.Thresholds.target_moved_overlap`)."""
+    owner, _, name = entry.target.rpartition(".")
+    if not owner or "." in owner or name.startswith("__") or reviewed is None:
+        return None
+    indexed = reader.indexed(entry.relpath)
+    if indexed is None:
+        return None
+    source, index = indexed
+    scored: list[tuple[float, Relocated]] = []
+    for definition in index.definitions:
+        cls, _, method = definition.qualname.rpartition(".")
+        if method != name or not cls or "." in cls or cls == owner or definition.kind is DefinitionKind.CLASS or definition.accessor is not None:
+            continue
+        if defined_in(reviewed, entry.relpath, definition.qualname):
+            continue  # that class had the method at the review: a namesake, not the target moved
+        overlap = jaccard(entry.body, body_hashes(index, definition))
+        scored.append((overlap, Relocated(source, index, definition, f"{name} left {owner} for {cls}, which did not define it at the review")))
+    return clearly_best(scored, t.target_moved_overlap, t.target_renamed_margin)
