@@ -2,7 +2,9 @@
 
 :mod:`.cost` turns a :class:`View` into nodes. Every figure and table comes from ``reports/cost.json`` through
 :mod:`infralens.cost` (the pipeline totals, card fits and bus times of ``infralens.cost.decisions``); which
-models form a pipeline is the catalog's content, never named here.
+models form a pipeline is the catalog's content, never named here. The decoder views (``kv``, ``decode``) show a
+language model's ``decoder`` record as ``infralens cost`` wrote it; a report written before those records is a
+KeyError that the directive turns into a warning naming ``make cost``.
 """
 
 from __future__ import annotations
