@@ -73,10 +73,11 @@ bench: $(STAMP)
 bench-site: $(STAMP)
 	$(PY) benchmarks/bench_site.py
 
-# Refresh reports/history.json (the site's release matrix): every final release since diffusers 0.30.0
-# and diffsynth 2.0.0, wheels fetched into the cache once. Run it when a release appears.
+# Refresh reports/history.json (the site's release matrix): every final release since diffusers 0.30.0,
+# diffsynth 2.0.0 and transformers 4.57.2 (2025-11-24: a year of transformers releases), wheels fetched into the
+# cache once. Run it when a release appears.
 history: $(STAMP)
-	$(VENV)/bin/infralens history --since 0.30.0 --since diffsynth=2.0.0 --format json --output reports/history.json
+	$(VENV)/bin/infralens history --since 0.30.0 --since diffsynth=2.0.0 --since transformers=4.57.2 --format json --output reports/history.json
 
 # Which claims still hold when run (not only read) on recent diffusers releases: every diffusers annotation's
 # scenarios on each release, installed into a cached folder of its own (verify --against; a few minutes each).

@@ -7,8 +7,8 @@ The values the exercises ask for print as [--reveal] until you run with --reveal
 Builds a 2-layer LLaMA with random weights from a config (4 query heads over 2 key/value heads, vocabulary 128),
 records every forward that ``generate`` makes (how many positions go in, how long the cache is), compares greedy
 decoding with a cache-free recomputation, runs the sampling processors on one row of logits, and stops one row
-with an end-of-sequence id. ``--check`` recomputes the answers to the exercises in index.md and exits 1 if one
-is wrong.
+with an end-of-sequence id; the cost exercises are worked out from reports/cost.json. ``--check`` recomputes the
+answers to the exercises in index.md and exits 1 if one is wrong.
 """
 
 from __future__ import annotations
@@ -30,6 +30,8 @@ ANSWERS = {
     "penalised_negative_logit": None,
     "eos_row_next_token": None,
     "greedy_matches_no_cache": None,
+    "cost_llama8b_bound_tokens_s_batch8_8k": None,
+    "cost_llama8b_flops_per_byte_large_batch_4k": None,
 }
 
 # How --check compares each float answer: the precision its question in index.md states in words.
@@ -162,7 +164,10 @@ def main(argv: list[str] | None = None) -> int:
     answers.update(show_loop(model, device, args.steps))
     answers.update(show_processors(model, device))
     answers.update(show_eos(model, device))
-    return finish(args, ANSWERS, answers, tolerances=PRECISION)
+    from infralens.cost import cost_tolerances, show_cost_exercises
+
+    answers.update(show_cost_exercises("19", reveal))
+    return finish(args, ANSWERS, answers, tolerances={**PRECISION, **cost_tolerances("19")})
 
 
 if __name__ == "__main__":

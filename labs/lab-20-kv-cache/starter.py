@@ -7,7 +7,8 @@ The values the exercises ask for print as [--reveal] until you run with --reveal
 Builds a 2-layer LLaMA and a 2-layer Mistral with a 4-token sliding window, random weights, from configs. Generates
 with the default DynamicCache and with a StaticCache and prints, after every forward, each cache's stored length,
 buffer shape and whether the buffer is still the same tensor; then the sliding layers' kept positions, the bytes
-one token costs in the tiny cache, and the same formula at Llama-3.1-8B's published sizes. ``--check`` recomputes
+one token costs in the tiny cache, and the same formula at Llama-3.1-8B's published sizes; the cost exercises are
+worked out from reports/cost.json. ``--check`` recomputes
 the answers to the exercises in index.md and exits 1 if one is wrong.
 """
 
@@ -30,6 +31,8 @@ ANSWERS = {
     "sliding_static_kept": None,
     "tiny_kv_bytes_per_token": None,
     "llama8b_kv_bytes_per_token_bf16": None,
+    "cost_llama8b_requests_8k_80gib": None,
+    "cost_llama70b_requests_4k_two_80gib": None,
 }
 
 PRECISION: dict = {}
@@ -152,7 +155,10 @@ def main(argv: list[str] | None = None) -> int:
     answers.update(show_dynamic_and_static(device, args.steps))
     answers.update(show_sliding(device))
     answers.update(show_bytes(device))
-    return finish(args, ANSWERS, answers, tolerances=PRECISION)
+    from infralens.cost import cost_tolerances, show_cost_exercises
+
+    answers.update(show_cost_exercises("20", reveal))
+    return finish(args, ANSWERS, answers, tolerances={**PRECISION, **cost_tolerances("20")})
 
 
 if __name__ == "__main__":

@@ -12,4 +12,6 @@ SOLUTION = {
     "penalised_negative_logit": -2.6,
     "eos_row_next_token": 0,
     "greedy_matches_no_cache": True,
+    "cost_llama8b_bound_tokens_s_batch8_8k": 1135.6,
+    "cost_llama8b_flops_per_byte_large_batch_4k": 31.957,
 }

@@ -11,4 +11,6 @@ SOLUTION = {
     "sliding_static_kept": 4,
     "tiny_kv_bytes_per_token": 512,
     "llama8b_kv_bytes_per_token_bf16": 131072,
+    "cost_llama8b_requests_8k_80gib": 65,
+    "cost_llama70b_requests_4k_two_80gib": 22,
 }

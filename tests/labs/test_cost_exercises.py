@@ -1,4 +1,4 @@
-"""The "What it costs" exercises (labs 07 and 11-17) need thinking and are checked fairly.
+"""The "What it costs" exercises (labs 07, 11-17, 19 and 20) need thinking and are checked fairly.
 
 - Each answer is worked out from ``reports/cost.json`` by ``infralens.cost.exercises`` with the precision its
   question states in words, and the starter passes that precision to ``finish`` (``cost_tolerances``).
@@ -145,8 +145,9 @@ def _view(report, kind: str, option: dict[str, str]):
 
     names = [n.strip() for n in option.get("models", option.get("pipelines", "")).split(",") if n.strip()]
     single = option.get("model", option.get("pipeline", "")).strip()
-    if kind in ("weights", "fit", "generation"):
-        return {"weights": views.weights_view, "fit": views.fit_view, "generation": views.generation_view}[kind](report, names)
+    if kind in ("weights", "fit", "generation", "kv", "decode"):
+        chosen = {"weights": views.weights_view, "fit": views.fit_view, "generation": views.generation_view, "kv": views.kv_view, "decode": views.decode_view}
+        return chosen[kind](report, names)
     return {"flops": views.flops_view, "vae": views.vae_view, "offload": views.offload_view, "fbc": views.fbc_view}[kind](report, single)
 
 

@@ -2,7 +2,9 @@
 
 A page's cost tables give per-model and per-format figures; each exercise asks for what they do not say (the
 pipeline at another resolution, batch or mix of formats, the first card a configuration fits, the seconds of
-bus traffic an offload mode costs) and is answered here from the report with :mod:`.decisions`. Every exercise
+bus traffic an offload mode costs; for the decoders of labs 19 and 20, the bandwidth bound at another batch and
+context, or the requests that fit on cards the table does not list) and is answered here from the report with
+:mod:`.decisions`. Every exercise
 carries the precision its question states (a :data:`infralens.tiny.Precision`, ``None`` for whole numbers and
 yes/no, compared exactly) and its *traps*: the tempting wrong values the question exists to tell apart from the
 answer, which ``--check`` must reject (the lab tests hold both).
@@ -21,7 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from infralens.cost import decisions as d
-from infralens.reports import CostReport, CostReportError, load_cost_report
+from infralens.reports import CostReport, CostReportError, DecoderCostRecord, ModelCostRecord, load_cost_report
 from infralens.tiny import Decimals, Precision, Significant
 
 GIB = 2**30
@@ -226,6 +228,78 @@ def _lab17(r: CostReport) -> tuple[CostExercise, ...]:
     )
 
 
+def _decoder(r: CostReport, model_id: str) -> tuple[ModelCostRecord, DecoderCostRecord, int]:
+    """A decoder model, its serving figures and its KV bytes per token; a clear error when the report predates them."""
+    model = r.model(model_id)
+    if model is None or model.decoder is None or model.kv_bytes_per_token is None:
+        raise d.DecisionError(f"reports/cost.json has no decoder figures for {model_id!r}")
+    if model.decoder.sliding_layers:
+        raise d.DecisionError(f"{model_id} has sliding-window layers: its cache is not KV bytes per token × context")
+    return model, model.decoder, model.kv_bytes_per_token
+
+
+def _weights_read(decoder: DecoderCostRecord, batch: int) -> int:
+    """Weight bytes one decode step of *batch* sequences reads: a batch-1 step's bytes less its cache, plus one more
+    looked-up embedding row (hidden × 2 bytes) per extra sequence."""
+    one = next((s for s in decoder.decode if s.batch == 1), None)
+    if one is None:
+        raise d.DecisionError("reports/cost.json has no batch-1 decode step")
+    return one.bytes_read - one.kv_bytes + (batch - 1) * decoder.hidden_size * 2
+
+
+def _lab19(r: CostReport) -> tuple[CostExercise, ...]:
+    _, llama, per_token = _decoder(r, "llama-3.1-8b")
+    if "H100 SXM" not in r.hbm or "4096" not in llama.kv_bytes_per_request:
+        raise d.DecisionError("reports/cost.json has no H100 SXM bandwidth or no 4096-token figures for llama-3.1-8b")
+    bandwidth, batch, context = r.hbm["H100 SXM"], 8, 8192
+    weights = _weights_read(llama, batch)
+    one_kv = context * per_token
+    large_batch = llama.decode_flops_per_token["4096"] / llama.kv_bytes_per_request["4096"]
+    sixteen = next(s for s in llama.decode if (s.batch, s.context) == (16, 4096))
+    return (
+        _significant(
+            "cost_llama8b_bound_tokens_s_batch8_8k",
+            3,
+            batch * bandwidth / (weights + batch * one_kv),
+            batch * bandwidth / weights,  # the weights alone, the cache forgotten
+            batch * bandwidth / (weights + one_kv),  # one sequence's cache for the whole batch
+            bandwidth / (weights + batch * one_kv),  # a step's rate, not the batch's tokens
+        ),
+        _rounded(
+            "cost_llama8b_flops_per_byte_large_batch_4k",
+            1,
+            large_batch,
+            sixteen.flops / sixteen.bytes_read,  # the table's batch-16 row
+            llama.attention_flops_per_key / per_token,  # attention's own ratio, the projections forgotten
+        ),
+    )
+
+
+def _lab20(r: CostReport) -> tuple[CostExercise, ...]:
+    small, small_decoder, small_kv = _decoder(r, "llama-3.1-8b")
+    large, large_decoder, large_kv = _decoder(r, "llama-3.1-70b")
+    request, shorter = 8192, 4096
+    on_80 = next((f for f in small_decoder.fits if (f.weight_format, f.card_gib) == ("bf16", 80)), None)
+    if on_80 is None:
+        raise d.DecisionError("reports/cost.json has no bf16 fit on an 80 GiB card for llama-3.1-8b")
+    two_cards = 2 * 80 * GIB
+    on_141 = next((f.tokens for f in large_decoder.fits if (f.weight_format, f.card_gib) == ("bf16", 141)), 0)
+    return (
+        CostExercise(
+            "cost_llama8b_requests_8k_80gib",
+            on_80.tokens // request,
+            None,
+            (80 * GIB // (request * small_kv), (80 * 10**9 - small.bytes["bf16"]) // small_kv // request),  # weights forgotten; GB read as GiB
+        ),
+        CostExercise(
+            "cost_llama70b_requests_4k_two_80gib",
+            max(two_cards - large.bytes["bf16"], 0) // (shorter * large_kv),
+            None,
+            (on_141 // shorter, two_cards // (shorter * large_kv)),  # one 141 GiB card instead; the weights forgotten
+        ),
+    )
+
+
 EXERCISES: dict[str, Callable[[CostReport], tuple[CostExercise, ...]]] = {
     "07": _lab07,
     "11": _lab11,
@@ -235,6 +309,8 @@ EXERCISES: dict[str, Callable[[CostReport], tuple[CostExercise, ...]]] = {
     "15": _lab15,
     "16": _lab16,
     "17": _lab17,
+    "19": _lab19,
+    "20": _lab20,
 }
 """Lab number → its cost exercises, worked out from the report."""
 

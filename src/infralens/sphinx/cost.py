@@ -8,7 +8,9 @@ Usage (MyST)::
 
 Kinds: ``fit`` (``:pipelines:``: each pipeline's total per storage format against card sizes), ``weights``
 (``:models:``), ``flops`` and ``vae`` (``:model:``), ``offload`` (per step and per image, with bus times) and ``fbc``
-(``:pipeline:``), ``generation`` (``:pipelines:``); :mod:`.cost_views` works each out. The report is read once per
+(``:pipeline:``), ``generation`` (``:pipelines:``), and for decoder-only language models ``kv`` (KV cache per token and
+per request, tokens that fit on a card) and ``decode`` (prefill and decode FLOPs, bytes a decode step reads, the
+HBM-bandwidth bound on tokens a second), both with ``:models:``; :mod:`.cost_views` works each out. The report is read once per
 build (kept in the build's :mod:`.state`, so a second build in the same process reads it again). The build never
 computes costs and never imports torch (that would build upstream models from ``costs/models.yaml`` inside the
 site build): when the report is missing or unreadable, no longer matches the catalog or the installed versions, or
@@ -227,16 +229,7 @@ class CostDirective(SphinxDirective):
             warn(f"infralens-cost {kind}: the report has no such entry ({error}); check the options or run `make cost`", Subtype.REPORT, self.get_location())
             return []
         figure = cost_figure(svg=view.svg, name=f"cost-{kind}-{sha256_text(view.svg)[:12]}", alt=view.alt)
-        note = nodes.paragraph(
-            text=(
-                f"From reports/cost.json (infralens cost, counted on torch's meta device; batch {report.batch}). "
-                "Peak memory on CUDA was not measured for this report."
-            )
-            if report.cuda.startswith("not measured")
-            else f"From reports/cost.json (infralens cost; batch {report.batch}). {report.cuda}.",
-            classes=["il-cost-source"],
-        )
-        return [*_nodes(view), figure, note]
+        return [*_nodes(view), figure, nodes.paragraph(text=_source(report, kind), classes=["il-cost-source"])]
 
     def _view(self, kind: str, report: CostReport) -> View:
         from infralens.sphinx import cost_views as views
@@ -251,4 +244,24 @@ class CostDirective(SphinxDirective):
         if kind in ("offload", "fbc"):
             pipeline = self.options.get("pipeline", "").strip()
             return views.offload_view(report, pipeline) if kind == "offload" else views.fbc_view(report, pipeline)
+        if kind in DECODER_KINDS:
+            models = _split(self.options.get("models", ""))
+            if not models:
+                raise ValueError(f"{kind} needs :models: (decoder ids of costs/models.yaml)")
+            return views.kv_view(report, models) if kind == "kv" else views.decode_view(report, models)
         return views.generation_view(report, _split(self.options.get("pipelines", "")))
+
+
+DECODER_KINDS = ("kv", "decode")
+
+
+def _source(report: CostReport, kind: str) -> str:
+    """The line under a view: where its numbers come from (a decoder's are read off its shapes, no forward is run)."""
+    if kind in DECODER_KINDS:
+        return "From reports/cost.json (infralens cost: read off each model's module shapes on torch's meta device; no forward was run, nothing was timed)."
+    if report.cuda.startswith("not measured"):
+        return (
+            f"From reports/cost.json (infralens cost, counted on torch's meta device; batch {report.batch}). "
+            + "Peak memory on CUDA was not measured for this report."
+        )
+    return f"From reports/cost.json (infralens cost; batch {report.batch}). {report.cuda}."

@@ -17,7 +17,7 @@ if TYPE_CHECKING:
 GIB = 2**30
 TERA = 1e12
 WEIGHT_FORMATS = ("fp32", "bf16", "fp8-layerwise", "int8-torchao", "nf4-bnb", "nf4-bnb-dq", "gguf-q8_0", "gguf-q4_k")
-FIGURES = ("weights", "fit", "flops", "offload", "fbc", "vae", "generation")
+FIGURES = ("weights", "fit", "flops", "offload", "fbc", "vae", "generation", "kv", "decode")
 FONT = "DejaVu Sans"
 PARTS = ("denoiser", "text encoders", "VAE", "activations")
 
@@ -226,4 +226,90 @@ def generation_svg(report: CostReport, pipelines: list[str]) -> str:
     _plain_log(axes.yaxis)
     axes.set_ylabel("TFLOP per image (log scale)")
     axes.legend(fontsize=7, loc="upper left")
+    return _svg(figure)
+
+
+def kv_svg(per_request: list[tuple[str, dict[int, float]]], fits: list[tuple[str, dict[int, int]]], cards: list[int]) -> str:
+    """Two panels: each model's KV cache for one request by context (GiB, log axis), and the tokens of cache that fit
+    after its bf16 weights on each card (log axis; a card its weights alone overflow is labelled, not drawn).
+
+    *per_request*: (model, {context: GiB}); *fits*: (model, {card GiB: tokens})."""
+    plt = _pyplot()
+    figure, (request_axes, fit_axes) = plt.subplots(1, 2, figsize=(9, 1.4 + 0.3 * max(len(per_request), 1) * max(len(cards), 3) / 2))
+    count = max(1, len(per_request))
+    height = 0.8 / count
+    contexts = sorted({c for _, sizes in per_request for c in sizes})
+    for index, (model, sizes) in enumerate(per_request):
+        ys = [position + index * height for position in range(len(contexts))]
+        values = [sizes.get(c, 0.0) for c in contexts]
+        bars = request_axes.barh(ys, values, height=height, label=model)
+        _label_bars(request_axes, bars, [f"{v:.2f}" if v else "" for v in values])
+    request_axes.set_yticks([p + 0.4 - height / 2 for p in range(len(contexts))], [f"{c:,} tokens" for c in contexts])
+    request_axes.set_xscale("log")
+    _plain_log(request_axes.xaxis)
+    smallest = min((v for _, sizes in per_request for v in sizes.values() if v), default=1.0)
+    largest = max((v for _, sizes in per_request for v in sizes.values()), default=1.0)
+    request_axes.set_xlim(smallest / 2, largest * 4)
+    request_axes.invert_yaxis()
+    request_axes.set_xlabel("KV cache of one request (GiB, bf16, log scale)", fontsize=8)
+    request_axes.legend(fontsize=7, loc="upper right")
+    fewest = min((t for _, tokens in fits for t in tokens.values() if t), default=1000) / 1000
+    for index, (model, tokens) in enumerate(fits):
+        ys = [position + index * height for position in range(len(cards))]
+        values = [tokens.get(c, 0) / 1000 for c in cards]
+        bars = fit_axes.barh(ys, values, height=height, label=model)
+        for bar, value in zip(bars, values, strict=True):
+            text = f" {value:,.1f}k" if value else " weights do not fit"
+            fit_axes.text(max(bar.get_width(), fewest / 2), bar.get_y() + bar.get_height() / 2, text, va="center", ha="left", fontsize=7)
+    fit_axes.set_yticks([p + 0.4 - height / 2 for p in range(len(cards))], [f"{c} GiB" for c in cards])
+    fit_axes.set_xscale("log")
+    _plain_log(fit_axes.xaxis)
+    most = max((t for _, tokens in fits for t in tokens.values()), default=1000) / 1000
+    fit_axes.set_xlim(fewest / 2, most * 8)
+    fit_axes.invert_yaxis()
+    fit_axes.set_xlabel("thousand tokens of KV cache after bf16 weights (log scale)", fontsize=8)
+    for axes in (request_axes, fit_axes):
+        axes.tick_params(labelsize=8)
+    figure.tight_layout()
+    return _svg(figure)
+
+
+def decode_svg(panels: list[tuple[str, list[tuple[str, float, float, dict[str, float]]]]], memories: list[str]) -> str:
+    """One row per model: the GiB a decode step reads (weights, then KV cache, stacked) per batch × context, and beside
+    it the bandwidth bound on tokens a second at each stated HBM bandwidth (log axis, each bar labelled).
+
+    *panels*: (model, [(batch × context, weights GiB, KV GiB, {memory: tokens a second})])."""
+    plt = _pyplot()
+    rows = max(len(steps) for _, steps in panels) if panels else 1
+    figure, all_axes = plt.subplots(len(panels) or 1, 2, figsize=(9.5, (0.9 + 0.32 * rows * max(len(memories), 2) / 2) * max(len(panels), 1)), squeeze=False)
+    height = 0.8 / max(len(memories), 1)
+    for (bytes_axes, bound_axes), (model, steps) in zip(all_axes, panels, strict=False):
+        names = [name for name, *_ in steps]
+        weights = [w for _, w, _, _ in steps]
+        kv = [k for _, _, k, _ in steps]
+        bytes_axes.barh(names, weights, label="weights")
+        bars = bytes_axes.barh(names, kv, left=weights, label="KV cache", hatch="//", edgecolor="0.5")
+        _label_bars(bytes_axes, bars, [f"{w + k:.1f}" for w, k in zip(weights, kv, strict=True)])
+        bytes_axes.set_xlim(0, max(w + k for w, k in zip(weights, kv, strict=True)) * 1.25)
+        bytes_axes.invert_yaxis()
+        bytes_axes.set_title(f"{model}: bytes read per decode step", fontsize=9, loc="left")
+        bytes_axes.set_xlabel("GiB (batch × context)", fontsize=8)
+        bytes_axes.legend(fontsize=7, loc="lower right")
+        for index, memory in enumerate(memories):
+            ys = [position + index * height for position in range(len(steps))]
+            values = [bounds.get(memory, 0.0) for *_, bounds in steps]
+            bars = bound_axes.barh(ys, values, height=height, label=memory)
+            _label_bars(bound_axes, bars, [f"{v:,.0f}" for v in values])
+        bound_axes.set_yticks([p + 0.4 - height / 2 for p in range(len(steps))], names)
+        bound_axes.set_xscale("log")
+        _plain_log(bound_axes.xaxis)
+        values = [v for *_, bounds in steps for v in bounds.values() if v]
+        bound_axes.set_xlim(min(values, default=1.0) / 2, max(values, default=1.0) * 6)
+        bound_axes.invert_yaxis()
+        bound_axes.set_title("upper bound: batch × bandwidth ÷ bytes read", fontsize=9, loc="left")
+        bound_axes.set_xlabel("decode tokens a second, at most (log scale)", fontsize=8)
+        bound_axes.legend(fontsize=7, loc="upper right")
+        for axes in (bytes_axes, bound_axes):
+            axes.tick_params(labelsize=8)
+    figure.tight_layout()
     return _svg(figure)

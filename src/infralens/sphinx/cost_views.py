@@ -2,7 +2,9 @@
 
 :mod:`.cost` turns a :class:`View` into nodes. Every figure and table comes from ``reports/cost.json`` through
 :mod:`infralens.cost` (the pipeline totals, card fits and bus times of ``infralens.cost.decisions``); which
-models form a pipeline is the catalog's content, never named here.
+models form a pipeline is the catalog's content, never named here. The decoder views (``kv``, ``decode``) show a
+language model's ``decoder`` record as ``infralens cost`` wrote it; a report written before those records is a
+KeyError that the directive turns into a warning naming ``make cost``.
 """
 
 from __future__ import annotations
@@ -14,7 +16,7 @@ from infralens.cost import CARDS_GIB, LINKS, components, format_rule, largest_re
 from infralens.sphinx import cost_figures as figures
 
 if TYPE_CHECKING:
-    from infralens.reports import CostReport
+    from infralens.reports import CostReport, DecoderCostRecord, ModelCostRecord
 
 GIB = 2**30
 TERA = 1e12
@@ -46,7 +48,7 @@ def tflop(value: float) -> str:
     return f"{value / TERA:.2f} TFLOP" if value >= TERA / 100 else f"{value / TERA:.4f} TFLOP"
 
 
-def _model(report: CostReport, model_id: str):
+def _model(report: CostReport, model_id: str) -> ModelCostRecord:
     record = report.model(model_id)
     if record is None:
         raise KeyError(model_id)
@@ -199,3 +201,142 @@ def generation_view(report: CostReport, pipelines: list[str]) -> View:
             )
     table = Table(["pipeline", "at", "steps", "passes a step", "one forward", "one image", "one image, one pass a step"], rows)
     return View([table], figures.generation_svg(report, pipelines), f"FLOPs of one image for {', '.join(pipelines)} (log scale)")
+
+
+# Decoder-only language models (``models[id].decoder``): the KV cache and a decode step.
+
+
+def _decoder(report: CostReport, model_id: str) -> tuple[ModelCostRecord, DecoderCostRecord]:
+    """The model and its decoder record; a clear KeyError when the report predates the decoder figures."""
+    record = _model(report, model_id)
+    if record.decoder is None or record.kv_bytes_per_token is None:
+        raise KeyError(f"{model_id} has no decoder figures in the report")
+    return record, record.decoder
+
+
+def _union(keys: list[list[str]]) -> list[str]:
+    """Keys in the order first met, sorted numerically (contexts and prompt lengths are written as numbers)."""
+    return sorted(dict.fromkeys(k for group in keys for k in group), key=int)
+
+
+def kib(value: float) -> str:
+    return f"{value / 1024:g} KiB"
+
+
+def thousands(tokens: int) -> str:
+    return f"{tokens / 1000:,.1f}k" if tokens else "0 (weights do not fit)"
+
+
+def _window(decoder: DecoderCostRecord) -> str:
+    return f"{decoder.sliding_window} tokens on {decoder.sliding_layers} of {decoder.layers} layers" if decoder.sliding_layers else "none"
+
+
+def kv_view(report: CostReport, models: list[str]) -> View:
+    """Per model: the KV cache per token and per request (bf16), then the tokens of cache that fit after the weights."""
+    records = [_decoder(report, m) for m in models]
+    contexts = _union([list(d.kv_bytes_per_request) for _, d in records])
+    rows = [
+        [
+            m.id,
+            f"{d.layers} × {d.kv_heads} × {d.head_dim}",
+            f"{m.kv_bytes_per_token or 0:,} B ({kib(m.kv_bytes_per_token or 0)})",  # set: _decoder refuses a record without it
+            _window(d),
+            *(gib(d.kv_bytes_per_request[c]) if c in d.kv_bytes_per_request else "beyond its context" for c in contexts),
+        ]
+        for m, d in records
+    ]
+    shape = Table(
+        ["model", "layers × KV heads × head dim", "KV per token (bf16)", "sliding window", *(f"one request at {int(c):,} tokens" for c in contexts)], rows
+    )
+    cards = sorted({f.card_gib for _, d in records for f in d.fits})
+    fit_rows = []
+    for m, d in records:
+        by_format: dict[str, dict[int, int]] = {}
+        for fit in d.fits:
+            by_format.setdefault(fit.weight_format, {})[fit.card_gib] = fit.tokens
+        for fmt, tokens in by_format.items():
+            fit_rows.append([m.id, fmt, gib(m.bytes[fmt]), *(thousands(tokens[c]) if c in tokens else "—" for c in cards)])
+    fits = Table(["model", "weights", "weight bytes", *(f"{c} GiB card" for c in cards)], fit_rows)
+    blocks: list[str | list[str] | Table] = [
+        "Bytes of KV cache per token = 2 (a key and a value) × layers × KV heads × head dim × 2 bytes (bf16), read off each "
+        "model's k_proj and v_proj; a request holds that much per token of its context (a sliding-window layer at most its window).",
+        shape,
+        "Tokens of KV cache (bf16, all requests together) that fit on a card after the weights in each format: (card − weights) ÷ "
+        "KV bytes per token, rounded down. Nothing else is subtracted: the CUDA context, activations and the allocator's slack "
+        "take some of it on a real server.",
+        fits,
+    ]
+    bf16 = [(m.id, {f.card_gib: f.tokens for f in d.fits if f.weight_format == "bf16"}) for m, d in records]
+    per_request = [(m.id, {int(c): v / GIB for c, v in d.kv_bytes_per_request.items()}) for m, d in records]
+    on = ", ".join(str(c) for c in cards)
+    alt = f"KV cache per request by context, and tokens of cache that fit after bf16 weights on {on} GiB cards, for {', '.join(models)}"
+    return View(blocks, figures.kv_svg(per_request, bf16, cards), alt)
+
+
+def _stated_bandwidths(report: CostReport) -> str:
+    """The report's HBM bandwidths with where each figure comes from (the cost lens's stated sources)."""
+    from infralens.cost import HBM
+
+    if not report.hbm:
+        raise KeyError("the report states no HBM bandwidths (cost.hbm)")
+    sources = {memory.name: memory.source for memory in HBM}
+    named = "; ".join(f"{name}: {rate / TERA:g} TB/s" + (f" ({sources[name]})" if name in sources else "") for name, rate in report.hbm.items())
+    return f"Stated HBM bandwidths (TB = 10¹² bytes): {named}."
+
+
+def decode_view(report: CostReport, models: list[str]) -> View:
+    """Per model: prefill and decode FLOPs, then per decode step the bytes read and the bandwidth bound on tokens a second."""
+    records = [_decoder(report, m) for m in models]
+    prompts = _union([list(d.prefill_flops) for _, d in records])
+    contexts = _union([list(d.decode_flops_per_token) for _, d in records])
+    flop_rows = [
+        [
+            m.id,
+            *(tflop(d.prefill_flops[p]) if p in d.prefill_flops else "—" for p in prompts),
+            *(f"{d.decode_flops_per_token[c] / 1e9:.1f} GFLOP" if c in d.decode_flops_per_token else "—" for c in contexts),
+        ]
+        for m, d in records
+    ]
+    flops = Table(["model", *(f"prefill {int(p):,} tokens" for p in prompts), *(f"decode 1 token at {int(c):,}" for c in contexts)], flop_rows)
+    memories = list(report.hbm)
+    step_rows = []
+    for m, d in records:
+        for step in d.decode:
+            missing = [name for name in memories if name not in step.bound_tokens_per_s]
+            if missing:
+                raise KeyError(f"{m.id} {step.batch}x{step.context} has no bound for {', '.join(missing)}")
+            step_rows.append(
+                [
+                    m.id,
+                    f"{step.batch} × {step.context:,}",
+                    gib(step.bytes_read - step.kv_bytes),
+                    gib(step.kv_bytes),
+                    gib(step.bytes_read),
+                    f"{step.flops / step.bytes_read:.2f}",
+                    *(f"≤ {step.bound_tokens_per_s[name]:,.0f}" for name in memories),
+                ]
+            )
+    steps = Table(
+        ["model", "batch × context", "weights read", "KV read", "bytes read a step", "FLOPs per byte", *(f"tokens/s bound, {name}" for name in memories)],
+        step_rows,
+    )
+    blocks: list[str | list[str] | Table] = [
+        "FLOPs (a multiply-add is 2): a prefill runs every projection for each prompt token and causal attention over the prompt, "
+        "with the output head on the last position only; a decode step runs the projections and the head for one token, plus "
+        "attention over every cached key.",
+        flops,
+        "A decode step of a batch reads every weight once (bf16; of the input embedding table only the rows looked up) and each "
+        "sequence's whole KV cache. Batch × bandwidth ÷ those bytes is an upper bound on decode tokens a second: no kernel "
+        "can read faster than the memory delivers, real ones reach a fraction of it, and compute, launch overheads and the "
+        "prefills sharing the GPU are not in it. Where the bytes exceed one card's memory the step is spread over several "
+        "cards, and the bound grows with their combined bandwidth. FLOPs per byte read show how far a step is from being "
+        "limited by compute.",
+        steps,
+        _stated_bandwidths(report),
+    ]
+    panels = [
+        (m.id, [(f"{s.batch} × {s.context:,}", (s.bytes_read - s.kv_bytes) / GIB, s.kv_bytes / GIB, s.bound_tokens_per_s) for s in d.decode])
+        for m, d in records
+    ]
+    alt = f"Bytes one decode step reads (weights and KV cache) and the bandwidth bound on tokens a second for {', '.join(models)}"
+    return View(blocks, figures.decode_svg(panels, memories), alt)
