@@ -264,4 +264,19 @@ EXERCISES: dict[str, dict[str, Exercise]] = {
         "tiny_kv_bytes_per_token": E("512", (1024, 256)),  # 4 query heads instead of 2 KV heads; keys only
         "llama8b_kv_bytes_per_token_bf16": E("131072", (524288, 65536)),  # 32 query heads; keys only
     },
+    "23-quantized-offloaded-cache": {
+        "first_quantized_forward": E("0", (3,)),  # "quantization waits until residual_length tokens have passed"
+        "residual_after_5_decodes": E("2", (5, 3)),  # never flushed; the residual's capacity
+        "quantized_after_5_decodes": E("8", (5, 10)),  # only the prompt; every position seen
+        "bf16_bytes_per_token_tiny": E("256", (512,)),  # float32's 4 bytes
+        "int4_bytes_per_token_tiny": E("128", (64,)),  # the integers alone, no scale and shift per group
+        "int2_bytes_per_token_tiny": E("96", (32,)),  # the integers alone
+        "dequantized_at_forward_5": E("8", (1, 2)),  # only the new position; only the residual
+        "int2_step_over_int4_step": E("5.0", (2.0, 4.0)),  # 4 bits / 2 bits; 16 levels / 4 levels
+        "fp8_residual_positions": E("0", (3, 128)),  # the scenario's residual_length; quanto's default residual
+        "prefetched_for_1": E("2", (1,)),  # the requested layer, though it is sliding and stays resident
+        "prefetched_for_4": E("0", (4, 3)),  # past the last layer; the last layer again
+        "llama8b_int4_bytes_per_token": E("36864", (32768, 131072)),  # scales and shifts forgotten; bf16
+        "llama8b_offload_gib_per_step_32k": E("8", (4,)),  # one direction only
+    },
 }
