@@ -179,6 +179,14 @@ def run_offloaded_cache(ctx: ScenarioContext) -> None:
     for only_non_sliding in (True, False):
         cache = DynamicCache(config=config, offloading=True, offload_only_non_sliding=only_non_sliding)
         ctx.check(cache.is_sliding == [False, True, False, True], f"layer kinds {cache.is_sliding}")
+        # Which layer object each prefetch and offload reaches, in order (the annotations' expects read it: on the CPU
+        # the moves themselves leave no trace).
+        calls: list[tuple[str, int]] = []
+        for index, layer in enumerate(cache.layers):
+            for name in ("prefetch", "offload"):
+                original = getattr(layer, name)
+                setattr(layer, name, lambda name=name, index=index, original=original, calls=calls: (calls.append((name, index)), original())[1])
+        cache._calls = calls  # type: ignore[attr-defined]
         for length in (PROMPT, 1):
             for layer_idx in range(len(cache.layers)):
                 # Keys hold their position (plus 100 per layer) and values their negation, so a copy is easy to check.
@@ -198,4 +206,6 @@ def run_offloaded_cache(ctx: ScenarioContext) -> None:
         if ctx.device == "cpu":
             # What offloading does here: a tensor already on the CPU is returned as is, so nothing is copied.
             ctx.check(all(layer.keys.to("cpu", non_blocking=True) is layer.keys for layer in cache.layers), "cpu -> cpu is no copy")
+        offloaded = sorted({index for name, index in calls if name == "offload"})
+        ctx.check(offloaded == ([0, 2] if only_non_sliding else [0, 1, 2, 3]), f"layers offloaded: {offloaded}")
         ctx.fact(f"devices_only_non_sliding_{only_non_sliding}", devices)
