@@ -42,6 +42,7 @@ PAGE_VOCABULARY = {
     "15-attention-backends-compile": {"default_active_backend", "active_after_reset", "diffsynth_implementation"},
     "19-generation-loop": {"first_processor"},  # a class the page reads
     "20-kv-cache": {"static_mask_key_length"},  # 16 is the tiny models' head dim all over the page
+    "23-quantized-offloaded-cache": {"int4_bytes_per_token_tiny"},  # 128: Llama-3.1-8B's head dim, quanto's default residual
 }
 
 
