@@ -47,7 +47,7 @@ def quanto_unpack_in_python() -> None:
     (minutes on a loaded machine, again for every other path to the same environment). The op's default
     implementation, also quanto's (registered for every device), unpacks the same bits with masks and shifts; the
     dispatcher is asked for that one."""
-    from optimum.quanto.library.extensions import get_extension
+    from optimum.quanto.library.extensions import get_extension  # type: ignore[import-untyped]
 
     portable = torch._C.DispatchKeySet(torch._C.DispatchKey.CompositeExplicitAutograd)
     get_extension("quanto_cpp")._lib = SimpleNamespace(unpack=lambda packed, bits: torch.ops.quanto.unpack.default.redispatch(portable, packed, bits))
@@ -67,7 +67,7 @@ def layer0_keys(model: Any, sequences: torch.Tensor, mask: torch.Tensor) -> torc
     fed = sequences[:, :-1]
     full_mask = torch.cat([mask, torch.ones_like(fed[:, mask.shape[1] :])], dim=-1)
     positions = (full_mask.cumsum(-1) - 1).clamp(min=0)
-    cache = DynamicCache(config=model.config)
+    cache: Any = DynamicCache(config=model.config)
     with torch.no_grad():
         model(input_ids=fed, attention_mask=full_mask, position_ids=positions, cache=cache)
     return cache.layers[0].keys
@@ -175,9 +175,10 @@ def run_offloaded_cache(ctx: ScenarioContext) -> None:
         ctx.check(devices == [ctx.device, "cpu"], f"after generate the layers live on {devices}")
         ctx.fact("offloaded_generate", devices)
     # A config mixing full and sliding layers, as an offloaded cache that keeps the sliding layers resident sees it.
-    config = MistralConfig(layer_types=["full_attention", "sliding_attention"] * 2, sliding_window=4, **dict(SIZES, num_hidden_layers=4))
+    layout: dict[str, Any] = dict(SIZES, num_hidden_layers=4, layer_types=["full_attention", "sliding_attention"] * 2)
+    config = MistralConfig(sliding_window=4, **layout)
     for only_non_sliding in (True, False):
-        cache = DynamicCache(config=config, offloading=True, offload_only_non_sliding=only_non_sliding)
+        cache: Any = DynamicCache(config=config, offloading=True, offload_only_non_sliding=only_non_sliding)
         ctx.check(cache.is_sliding == [False, True, False, True], f"layer kinds {cache.is_sliding}")
         # Which layer object each prefetch and offload reaches, in order (the annotations' expects read it: on the CPU
         # the moves themselves leave no trace).
@@ -186,7 +187,7 @@ def run_offloaded_cache(ctx: ScenarioContext) -> None:
             for name in ("prefetch", "offload"):
                 original = getattr(layer, name)
                 setattr(layer, name, lambda name=name, index=index, original=original, calls=calls: (calls.append((name, index)), original())[1])
-        cache._calls = calls  # type: ignore[attr-defined]
+        cache._calls = calls
         for length in (PROMPT, 1):
             for layer_idx in range(len(cache.layers)):
                 # Keys hold their position (plus 100 per layer) and values their negation, so a copy is easy to check.
