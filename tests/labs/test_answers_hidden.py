@@ -43,6 +43,7 @@ PAGE_VOCABULARY = {
     "20-kv-cache": {"static_mask_key_length"},  # 16 is the tiny models' head dim all over the page
     "22-continuous-batching": {"d_status_after_first_chunk"},  # a request status the page teaches
     "24-assisted-decoding": {"self_draft_total_forwards"},  # 12 new tokens is every exercise's input
+    "23-quantized-offloaded-cache": {"int4_bytes_per_token_tiny"},  # 128: Llama-3.1-8B's head dim, quanto's default residual
 }
 
 

@@ -291,6 +291,21 @@ EXERCISES: dict[str, dict[str, Exercise]] = {
         "kv_share_of_budget": E("0.23", (1.0, 0.9)),  # "the whole budget becomes cache"; max_memory_percent
         "llama8b_block_bytes_bf16": E("33554432", (131072, 1048576)),  # one token's bytes; one layer's page (x32 layers)
     },
+    "23-quantized-offloaded-cache": {
+        "first_quantized_forward": E("0", (3,)),  # "quantization waits until residual_length tokens have passed"
+        "residual_after_5_decodes": E("2", (5, 3)),  # never flushed; the residual's capacity
+        "quantized_after_5_decodes": E("8", (5, 10)),  # only the prompt; every position seen
+        "bf16_bytes_per_token_tiny": E("256", (512,)),  # float32's 4 bytes
+        "int4_bytes_per_token_tiny": E("128", (64,)),  # the integers alone, no scale and shift per group
+        "int2_bytes_per_token_tiny": E("96", (32,)),  # the integers alone
+        "dequantized_at_forward_5": E("8", (1, 2)),  # only the new position; only the residual
+        "int2_step_over_int4_step": E("5.0", (2.0, 4.0)),  # 4 bits / 2 bits; 16 levels / 4 levels
+        "fp8_residual_positions": E("0", (3, 128)),  # the scenario's residual_length; quanto's default residual
+        "prefetched_for_1": E("2", (1,)),  # the requested layer, though it is sliding and stays resident
+        "prefetched_for_4": E("0", (4, 3)),  # past the last layer; the last layer again
+        "llama8b_int4_bytes_per_token": E("36864", (32768, 131072)),  # scales and shifts forgotten; bf16
+        "llama8b_offload_gib_per_step_32k": E("8", (4,)),  # one direction only
+    },
     "24-assisted-decoding": {
         "target_forwards_with_draft": E("9", (12, 4)),  # one forward per token as in plain decoding; one per 3 tokens
         "tokens_per_target_forward": E("1.33", (1.0, 5.0)),  # "a draft cannot help"; every candidate accepted
