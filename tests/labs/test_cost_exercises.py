@@ -177,24 +177,35 @@ def test_no_cost_answer_is_printed_above_its_fold(lab):
 
 
 class _Outside(HTMLParser):
-    """The text of an HTML page outside every ``<details>`` element (and outside scripts and styles)."""
+    """The text of a page's main content (its ``role="main"`` element: not the site's navigation, where other labs'
+    numbers are link text) outside every ``<details>`` element and outside scripts and styles."""
 
     def __init__(self) -> None:
         super().__init__(convert_charrefs=True)
         self.depth = 0
         self.skip = 0
+        self.main: list[str] = []  # the tag of the role="main" element, while inside it
+        self.main_depth = 0
         self.parts: list[str] = []
 
     def handle_starttag(self, tag: str, attrs) -> None:
+        if not self.main and ("role", "main") in attrs:
+            self.main = [tag]
+        elif self.main and tag == self.main[0]:
+            self.main_depth += 1
         self.depth += tag == "details"
         self.skip += tag in ("script", "style")
 
     def handle_endtag(self, tag: str) -> None:
+        if self.main and tag == self.main[0]:
+            self.main_depth -= 1
+            if self.main_depth < 0:
+                self.main, self.main_depth = [], 0
         self.depth -= tag == "details" and self.depth > 0
         self.skip -= tag in ("script", "style") and self.skip > 0
 
     def handle_data(self, data: str) -> None:
-        if not self.depth and not self.skip:
+        if self.main and not self.depth and not self.skip:
             self.parts.append(data)
 
 
@@ -211,6 +222,7 @@ def test_built_page_states_no_cost_answer_outside_details(built_site, lab):
     assert "il-cost-svg" in page, f"{lab}: no cost figure drawn"
     reader = _Outside()
     reader.feed(page)
+    assert reader.parts, f"{lab}: no text found in the page's main content"
     found = _stated(" ".join(reader.parts), cost_exercises(lab[:2]))
     assert not found, f"{lab}: the built page states cost answers outside <details>: {found}"
     assert reader.depth == 0
