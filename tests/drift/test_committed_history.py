@@ -53,7 +53,9 @@ def test_every_annotation_has_a_state_in_each_release() -> None:
     history = _history()
     releases = {span["distribution"]: len(span["releases"]) for span in history["distributions"]}
     rows = {(row["distribution"], row["id"]): row for row in history["annotations"]}
-    for dist, ids in _annotated().items():
+    annotated = _annotated()
+    assert annotated and all(annotated.values()), "no annotations found to look up in the history"
+    for dist, ids in annotated.items():
         missing = sorted(i for i in ids if (dist, i) not in rows)
         assert not missing, f"{dist}: annotations without a history row (run `make history`): {missing}"
         for annotation_id in ids:

@@ -71,6 +71,7 @@ def test_a_wrong_solution_fails_its_variant_only(tmp_path):
 
 def test_a_starter_that_raises_fails_every_variant_with_its_traceback(tmp_path):
     runs = _session(tmp_path, TOY.replace("FAIL = False", "FAIL = True"), {"solved": {"double": 4, "name": "toy"}, "rounds": {"traps": []}})
+    assert set(runs) == {"default", "reveal", "solved", "pasted", "traps"}
     for variant, (code, _, err) in runs.items():
         assert code == 1, variant
         assert "RuntimeError: the toy broke" in err and "Traceback" in err, variant
