@@ -21,6 +21,8 @@ import torch
 from infralens.scenarios import scenario
 from infralens.verify import ScenarioContext
 
+from .transformers_generation import SIZES  # lab 19's tiny LLaMA: 4 query heads over 2 KV heads
+
 IMPORTS = (
     "torch",
     "transformers",
@@ -30,19 +32,6 @@ IMPORTS = (
     "transformers.models.llama.modeling_llama",
 )
 
-SIZES: dict[str, Any] = dict(
-    hidden_size=64,
-    intermediate_size=96,
-    num_hidden_layers=2,
-    num_attention_heads=4,
-    num_key_value_heads=2,
-    head_dim=16,
-    vocab_size=128,
-    max_position_embeddings=256,
-    bos_token_id=1,
-    eos_token_id=2,
-    pad_token_id=0,
-)
 PAGE, BLOCKS, BATCH_TOKENS, NEW = 4, 16, 12, 4
 """Tokens per page, blocks in the cache, the token budget of one batch, and new tokens per request."""
 
