@@ -220,3 +220,83 @@ def test_enum_members_dtypes_and_flags_have_wrong_versions():
     lines = ["def f(m):\n", "    m.to(dtype, non_blocking=True)\n"]
     flips = [(m.kind, m.lines[0].strip()) for m in statement_mutants(lines, 2, 2, local_names=("m",))]
     assert ("constant", "m.to(dtype, non_blocking=False)") in flips
+
+
+CALLS = textwrap.dedent(
+    """\
+    def push(box, n):
+        box.append(n * 2)
+        return box
+
+
+    def push_weak(box, n):
+        box.append(n * 2)
+        return box
+
+
+    def push_object(box, n):
+        box.append(object)
+        return box
+    """
+)
+
+
+def test_a_statement_that_keeps_no_result_has_its_call_arguments_nudged_one_at_a_time():
+    lines = textwrap.dedent(
+        """\
+        def f(self, box, n, rest):
+            box.add(n, self, 3, -1, *rest, scale=n * 2, flag=True)
+            out = box.add(n)
+            for i in range(min(n, len(box))):
+                pass
+        """
+    ).splitlines(keepends=True)
+
+    def arguments(line):
+        return [m.lines[0].strip() for m in statement_mutants(lines, line, line, local_names=("box", "n", "rest")) if m.kind == "argument"]
+
+    # literals (3, -1, True), self and starred arguments stay: they are constant sites or cannot be nudged
+    assert arguments(2) == [
+        "box.add(_infralens_nudge(n), self, 3, -1, *rest, scale=n * 2, flag=True)",
+        "box.add(n, self, 3, -1, *rest, scale=_infralens_nudge(n * 2), flag=True)",
+    ]
+    assert arguments(3) == []  # an assignment's stored result is the value mutant's site
+    found = arguments(4)
+    assert found[0] == "for i in range(_infralens_nudge(min(n, len(box)))):" and len(found) == 3  # at most MAX_ARGUMENTS
+
+
+@pytest.fixture
+def calls(tmp_path):
+    path = tmp_path / "calls.py"
+    path.write_text(CALLS)
+    spec = importlib.util.spec_from_file_location("calls", path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules["calls"] = module
+    spec.loader.exec_module(module)
+    yield module, str(path)
+    sys.modules.pop("calls", None)
+
+
+def test_a_nudged_argument_reaches_the_expects_of_a_bare_call(calls):
+    module, path = calls
+    probes = (
+        Probe("c/strong", path, "push", (2, 2), (2, 2), expects=("box[-1] == n * 2",), module="calls"),
+        Probe("c/weak", path, "push_weak", (7, 7), (7, 7), expects=("len(box) >= 1",), module="calls"),
+        Probe("c/object", path, "push_object", (12, 12), (12, 12), expects=("box[-1] is object",), module="calls"),
+    )
+
+    def scenario(ctx):
+        module.push([], 3)
+        module.push_weak([], 3)
+        module.push_object([], 3)
+
+    found = _mutate(scenario, probes, ("c/strong", "c/weak", "c/object"))
+
+    def verdicts(key):
+        return [item.verdict for item in found[key].records if item.kind == "argument"]
+
+    assert verdicts("c/strong") == [MutantVerdict.CAUGHT]  # 7 appended instead of 6
+    assert [v.got_past for v in verdicts("c/weak")] == [True], found["c/weak"]  # 7 is appended and len(box) is still 1
+    assert verdicts("c/object") == [MutantVerdict.EQUIVALENT]  # a class cannot be nudged: nothing changed
+    assert module.push([], 3) == [6]  # restored

@@ -109,10 +109,12 @@ _GOT_PAST = frozenset({MutantVerdict.PAST_EXPECTS, MutantVerdict.SURVIVED, Mutan
 
 class MutantKind(StrEnum):
     """The kinds of wrong version ``verify --mutate`` makes of a statement (see :mod:`infralens.verify.mutate.mutants`),
-    in the order one of each is taken. *value* and *transpose* change a value at run time; *return* deletes the
-    statement (it returns early), which alone does not make a step's expect checked."""
+    in the order one of each is taken. *value*, *argument* and *transpose* change a value at run time (*argument*: an
+    argument of a call whose result the statement does not keep); *return* deletes the statement (it returns early),
+    which alone does not make a step's expect checked."""
 
     VALUE = "value"
+    ARGUMENT = "argument"
     OPERATOR = "operator"
     COMPARISON = "comparison"
     NEGATE = "negate"

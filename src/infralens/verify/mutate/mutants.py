@@ -7,21 +7,23 @@ shortens it), so every later line of the file keeps its number and the tracer st
 
 Kinds, in the order a mutant of each kind is taken (then a second of each kind, and so on):
 ``value`` (the statement's result nudged where it is stored or returned: a float scaled by 1 + 1e-2, an int plus one,
-a bool negated…, one element of a tuple at a time; see :mod:`.perturb`), ``operator`` (``+``↔``-``, ``*``↔``/``,
+a bool negated…, one element of a tuple at a time; see :mod:`.perturb`), ``argument`` (where the statement keeps no
+result, a bare call or a compound statement's header: an argument of one of its calls nudged the same way, up to
+:data:`MAX_ARGUMENTS` of them), ``operator`` (``+``↔``-``, ``*``↔``/``,
 ``**``→``*``, augmented ``+=``↔``-=``…), ``comparison`` (``<``↔``<=``, ``==``↔``!=``, ``is``↔``is not``,
 ``in``↔``not in``), ``negate`` (a condition, ``and``↔``or``), ``constant`` (0↔1, n→n+1, ``True``↔``False``), ``swap`` (two operands
 or arguments trade places; run through a helper of :mod:`.perturb` that notes whether the two were ever different, so
 a swap that changed nothing because the data is symmetric is told apart from one that is truly equivalent),
 ``drop-term`` (a sum or product loses one operand), ``operand`` (a local name replaced by another local of the
 function), ``return`` (the statement becomes ``return None``) and ``transpose`` (the result's two same-sized
-dimensions swapped). ``value``, ``swap`` and ``transpose`` keep the program running, so they reach the expects.
+dimensions swapped). ``value``, ``argument``, ``swap`` and ``transpose`` keep the program running, so they reach the
+expects.
 """
 
 from __future__ import annotations
 
 import difflib
 import itertools
-import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
@@ -29,13 +31,16 @@ import libcst as cst
 from libcst.metadata import ExpressionContext, ExpressionContextProvider, MetadataWrapper
 
 from infralens.reports import MutantKind
+from infralens.verify.mutate.statement import ParsedStatement, parse_statement, render_statement, return_lines
 
 KINDS = tuple(MutantKind)
-VALUE_KINDS = frozenset({MutantKind.VALUE, MutantKind.TRANSPOSE})
+VALUE_KINDS = frozenset({MutantKind.VALUE, MutantKind.ARGUMENT, MutantKind.TRANSPOSE})
 """Kinds whose change happens at run time (:mod:`.perturb`): equivalent when it never changed a value."""
 NUDGE, TRANSPOSE, SWAP, SWAP_OPERATOR = "_infralens_nudge", "_infralens_transpose", "_infralens_swap", "_infralens_swap_operator"
 MAX_ELEMENTS = 3
 """Elements of a tuple result nudged one at a time (a mutant each)."""
+MAX_ARGUMENTS = 3
+"""Call arguments nudged one at a time (a mutant each) in a statement that keeps no result."""
 OPERAND_CHOICES = 2
 """Replacement names tried per operand (the names the statement itself loads come first)."""
 
@@ -69,7 +74,6 @@ _NEVER_REPLACED = frozenset({"self", "cls", "__class__"})
 _ORDERED = {cst.Subtract: "-", cst.Divide: "/", cst.MatrixMultiply: "@", cst.FloorDivide: "//"}
 """Operators whose operands may not trade places, with the symbol :func:`.perturb.swap_operator` takes."""
 _LITERALS = (cst.Integer, cst.Float, cst.Imaginary, cst.SimpleString, cst.ConcatenatedString, cst.FormattedString)
-_COMPOUND = re.compile(r"\s*(async\s+)?(if|elif|while|for|with)\b")
 
 
 @dataclass(frozen=True)
@@ -112,7 +116,7 @@ def statement_mutants(
     original = tuple(line if line.endswith("\n") else line + "\n" for line in text_lines[start - 1 : end])
     if not original:
         return []
-    parsed = _parse(original)
+    parsed = parse_statement(original)
     if parsed is None:
         return []
     by_kind: dict[MutantKind, list[_Site]] = {kind: [] for kind in KINDS}
@@ -126,8 +130,8 @@ def statement_mutants(
         for kind in KINDS:
             while queues[kind]:
                 old, new, plain = queues[kind].pop(0)
-                lines = _return_lines(original) if kind is MutantKind.RETURN else _render(parsed, old, new, len(original))
-                shown = None if plain is None else _render(parsed, old, plain, len(original))
+                lines = return_lines(original) if kind is MutantKind.RETURN else render_statement(parsed, old, new, len(original))
+                shown = None if plain is None else render_statement(parsed, old, plain, len(original))
                 if lines is None or "".join(lines) in seen or (plain is not None and shown is None):
                     continue
                 seen.add("".join(lines))
@@ -136,75 +140,6 @@ def statement_mutants(
             if limit is not None and len(found) >= limit:
                 break
     return found
-
-
-@dataclass(frozen=True)
-class _Parsed:
-    """The statement inside a wrapper that parses on its own."""
-
-    wrapper: cst.Module
-    statement: cst.CSTNode
-    header: tuple[cst.CSTNode, ...]
-    """The parts to mutate: the whole simple statement, or a compound statement's test/iterable/items."""
-    wrapped: bool
-    """Inside ``if True:`` (an indented statement)."""
-    compound: bool
-    """A header followed by the ``pass`` body added to parse it."""
-    elif_: bool
-
-
-def _parse(original: tuple[str, ...]) -> _Parsed | None:
-    first = original[0]
-    indent = first[: len(first) - len(first.lstrip())]
-    compound = _COMPOUND.match(first) is not None
-    elif_ = first.lstrip().startswith("elif")
-    lines = list(original)
-    if elif_:
-        lines[0] = first.replace("elif", "if", 1)
-    wrapper = None
-    if compound:  # a header with its body on the same line (``if done: return x``) parses as it is
-        wrapper = _parse_text("".join(lines), indent)
-        inline = wrapper is not None and isinstance(_first_statement(wrapper, indent), (cst.If, cst.While, cst.For, cst.With))
-        compound = not inline
-        if not inline:
-            wrapper = None
-    if wrapper is None:
-        wrapper = _parse_text("".join(lines) + (f"{indent}    pass\n" if compound else ""), indent)
-    if wrapper is None:
-        return None
-    statement = _first_statement(wrapper, indent)
-    if statement is None:
-        return None
-    if isinstance(statement, (cst.If, cst.While)):
-        header: tuple[cst.CSTNode, ...] = (statement.test,)
-    elif isinstance(statement, cst.For):
-        header = (statement.iter,)
-    elif isinstance(statement, cst.With):
-        header = tuple(item.item for item in statement.items)
-    elif isinstance(statement, cst.BaseCompoundStatement):
-        return None
-    else:
-        header = (statement,)
-    if isinstance(statement, cst.BaseCompoundStatement) and isinstance(statement.body, cst.SimpleStatementSuite):
-        header += tuple(statement.body.body)  # the body on the header's line is part of the statement's line
-    return _Parsed(wrapper, statement, header, bool(indent), compound, elif_)
-
-
-def _parse_text(body: str, indent: str) -> cst.Module | None:
-    try:
-        return cst.parse_module(f"if True:\n{body}" if indent else body)
-    except cst.ParserSyntaxError:
-        return None
-
-
-def _first_statement(wrapper: cst.Module, indent: str) -> cst.CSTNode | None:
-    """The statement inside the wrapper (inside ``if True:`` when it was indented)."""
-    block = wrapper.body[0]
-    if not indent:
-        return block
-    if not isinstance(block, cst.If) or not isinstance(block.body, cst.IndentedBlock) or not block.body.body:
-        return None
-    return block.body.body[0]
 
 
 def _loaded_names(header: tuple[cst.CSTNode, ...]) -> tuple[str, ...]:
@@ -232,17 +167,24 @@ class _Sites:
         self.by_kind = by_kind
         self.candidates = tuple(dict.fromkeys([*(n for n in loaded if n in local_names), *local_names]))
         self.local_names = set(local_names)
+        self.nudge_arguments = False
+        """Whether call arguments are ``argument`` sites: the statement keeps no result that a ``value`` mutant could change."""
 
-    def collect(self, parsed: _Parsed) -> None:
+    def collect(self, parsed: ParsedStatement) -> None:
         contexts = MetadataWrapper(parsed.wrapper, unsafe_skip_copy=True).resolve(ExpressionContextProvider)
         if isinstance(parsed.statement, (cst.If, cst.While)):
             self.negate(parsed.statement.test)
         if isinstance(parsed.statement, cst.SimpleStatementLine):
             for small in parsed.statement.body:
                 self.results(small)
+        self.nudge_arguments = not self.by_kind[MutantKind.VALUE]
         visitor = _SiteVisitor(self, contexts)  # one visitor: a name skipped in one part stays skipped in the next
         for part in parsed.header:
             part.visit(visitor)
+        # arguments built from the function's own locals carry its data: they are nudged before configuration (``self.x``)
+        arguments = self.by_kind[MutantKind.ARGUMENT]
+        arguments.sort(key=lambda site: not (self.local_names - _NEVER_REPLACED).intersection(_loaded_names((site[0],))))
+        del arguments[MAX_ARGUMENTS:]
 
     def results(self, small: cst.BaseSmallStatement) -> None:
         """``value`` and ``transpose`` sites: the result an assignment stores or a return returns, wrapped in a helper."""
@@ -284,6 +226,13 @@ class _Sites:
                 helped = [joined.with_changes(comma=cst.Comma())]  # (*pair,) stays a tuple
             self.add(MutantKind.SWAP, node, node.with_changes(**{field: helped}), plain)
             return
+
+    def arguments(self, call: cst.Call) -> None:
+        """``argument`` sites: each positional or keyword argument that is not a literal, starred or ``self``."""
+        for arg in call.args:
+            if arg.star or _literal(arg.value) or (isinstance(arg.value, cst.Name) and arg.value.value in _NEVER_REPLACED):
+                continue
+            self.add(MutantKind.ARGUMENT, arg.value, _helper(NUDGE, arg.value))
 
     def add(self, kind: MutantKind, old: cst.CSTNode, new: cst.CSTNode, shown: cst.CSTNode | None = None) -> None:
         self.by_kind[kind].append((old, new, shown))
@@ -341,6 +290,8 @@ class _SiteVisitor(cst.CSTVisitor):
     def visit_Call(self, node: cst.Call) -> None:
         self.skip.add(id(node.func))
         self.sites.swap(node, node.args)
+        if self.sites.nudge_arguments:
+            self.sites.arguments(node)
 
     def visit_List(self, node: cst.List) -> None:
         self.sites.swap(node, node.elements, stored=self.contexts.get(node) is ExpressionContext.STORE)
@@ -406,7 +357,13 @@ def _fixed(item: cst.Arg | cst.BaseElement) -> bool:
         return True
     if isinstance(item, cst.StarredElement):
         return True
-    value = item.value
+    return _literal(item.value)
+
+
+def _literal(value: cst.BaseExpression) -> bool:
+    """A literal, ``True``/``False``/``None``, or a negated literal (``-1``): ``constant`` sites, not run-time ones."""
+    if isinstance(value, cst.UnaryOperation):
+        value = value.expression
     return isinstance(value, _LITERALS) or (isinstance(value, cst.Name) and value.value in {"True", "False", "None"})
 
 
@@ -420,26 +377,3 @@ def _swapped(operator: cst.CSTNode) -> cst.CSTNode | None:
     if new_type in (cst.IsNot, cst.NotIn):
         fields["whitespace_between"] = cst.SimpleWhitespace(" ")
     return new_type(**fields)
-
-
-def _render(parsed: _Parsed, old: cst.CSTNode, new: cst.CSTNode, count: int) -> tuple[str, ...] | None:
-    """The statement's lines with *old* replaced by *new*, padded to *count* lines; None when it grew."""
-    replaced = parsed.wrapper.deep_replace(old, new)
-    if not isinstance(replaced, cst.Module):
-        return None
-    lines = replaced.code.splitlines(keepends=True)
-    if parsed.wrapped:
-        lines = lines[1:]
-    if parsed.compound:
-        lines = lines[:-1]
-    if parsed.elif_:
-        lines[0] = lines[0].replace("if", "elif", 1)
-    if not lines or len(lines) > count:
-        return None
-    return tuple(lines) + ("\n",) * (count - len(lines))
-
-
-def _return_lines(original: tuple[str, ...]) -> tuple[str, ...]:
-    first = original[0]
-    indent = first[: len(first) - len(first.lstrip())]
-    return (f"{indent}return None\n",) + ("\n",) * (len(original) - 1)
