@@ -143,13 +143,20 @@ def upstream(tmp_path):
     sys.modules.pop("valued", None)
 
 
-def _mutate(scenario, probes, keys):
+def _mutate(scenario, probes, keys, limit=8):
     tracer = Tracer(probes, fingerprint=True)
     context = ScenarioContext("cpu")
     run = execute(scenario, context, tracer)
     assert run.status.value == "passed", run.failure
     return mutate_steps(
-        scenario, probes, keys, "cpu", "auto", Baseline(run.seconds, tracer.table.fingerprints(), dict(context.facts), tracer.table.trails()), 8, timeout=2.0
+        scenario,
+        probes,
+        keys,
+        "cpu",
+        "auto",
+        Baseline(run.seconds, tracer.table.fingerprints(), dict(context.facts), tracer.table.trails()),
+        limit,
+        timeout=2.0,
     )
 
 
@@ -300,3 +307,15 @@ def test_a_nudged_argument_reaches_the_expects_of_a_bare_call(calls):
     assert [v.got_past for v in verdicts("c/weak")] == [True], found["c/weak"]  # 7 is appended and len(box) is still 1
     assert verdicts("c/object") == [MutantVerdict.EQUIVALENT]  # a class cannot be nudged: nothing changed
     assert module.push([], 3) == [6]  # restored
+
+
+def test_a_run_time_mutant_that_changed_nothing_does_not_use_up_the_limit(upstream):
+    module, path = upstream
+    probes = (Probe("t/kind", path, "kind_of", (12, 12), (12, 12), expects=("kind is int",), module="valued"),)
+
+    def scenario(ctx):
+        module.kind_of(3)
+
+    (records,) = [found.records for found in _mutate(scenario, probes, ("t/kind",), limit=1).values()]
+    # a class cannot be nudged: the value mutant is equivalent, so the next wrong version (another local) is still tried
+    assert [(item.kind, item.verdict) for item in records] == [("value", MutantVerdict.EQUIVALENT), ("operand", MutantVerdict.RAISED_FIRST)]

@@ -174,7 +174,7 @@ def mutate_steps(
         records: list[MutantRecord] = []
         killed_by: dict[str, int] = {}
         for mutant in candidates:
-            if len(records) >= limit:
+            if sum(not _changed_nothing(record) for record in records) >= limit:
                 break
             code = compile_function(mutant.apply(text), original.co_filename, original)
             if code is None:
@@ -186,6 +186,11 @@ def mutate_steps(
                 killed_by[how] = killed_by.get(how, 0) + 1
         found[key] = MutantsRecord(len(records), sum(killed_by.values()), killed_by, tuple(records))
     return found
+
+
+def _changed_nothing(record: MutantRecord) -> bool:
+    """A run-time mutant whose helper changed no value in any frame: it says nothing, so it is not one of the *limit* tried."""
+    return record.kind in VALUE_KINDS and record.verdict is MutantVerdict.EQUIVALENT
 
 
 def _change(mutant: Mutant) -> str:
