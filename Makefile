@@ -48,9 +48,11 @@ lint: $(STAMP)
 	$(VENV)/bin/mypy
 
 # The suite runs on every core (pytest-xdist); each test file stays on one worker, so a file's module fixtures run
-# once, and what several files share (the docs site) is built once per run (tests/_shared.py). The 25 slowest
-# tests are listed at the end.
-PYTEST_PARALLEL ?= -n auto --dist loadfile
+# once, and what several files share (the docs site, the lab starter sessions) is built once per run, started on a
+# thread of the first worker as the run begins (tests/_shared.py). Files are dealt in the order tests/conftest.py
+# gives them (long files first, files that wait on a shared build last), not by their number of tests. The 25
+# slowest tests are listed at the end.
+PYTEST_PARALLEL ?= -n auto --dist loadfile --no-loadscope-reorder
 test: $(STAMP) browser-setup lint
 	@$(PY) tests/drift/corpus_wheels.py || echo "some corpus wheels could not be fetched: the drift corpus guards will fail and name them"
 	$(PY) -m pytest -q $(PYTEST_PARALLEL) --durations=25
