@@ -2,7 +2,7 @@
 #   make site   install everything into .venv and build the site into docs/_build/html
 #   make test   install everything into .venv, run the lint/format/type checks, then the tests
 #   make test-fast  the quick slice of the tests for the edit loop (no lint, nothing marked slow)
-#   make lint   only the checks: ruff (lint + format) and mypy
+#   make lint   only the checks: ruff (lint + format) and mypy (make ruff, make typecheck: one of them)
 # Both work on a fresh machine with nothing installed by hand.
 
 PYTHON ?= python3
@@ -11,7 +11,7 @@ PY     := $(VENV)/bin/python
 PIP    := $(PY) -m pip
 STAMP  := $(VENV)/.installed
 
-.PHONY: site test test-fast lint serve install clean bench fuzz verify browser-setup bench-site history cost history-verify wheels
+.PHONY: site test test-fast lint ruff typecheck serve install clean bench fuzz verify browser-setup bench-site history cost history-verify wheels
 
 $(STAMP): pyproject.toml Makefile
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -42,18 +42,32 @@ browser-setup:
 			|| echo "chromium could not be installed; browser tests will skip"; \
 	fi
 
-lint: $(STAMP)
-	$(VENV)/bin/ruff check src scenarios tests tools benchmarks scripts labs docs/conf.py
-	$(VENV)/bin/ruff format --check src scenarios tests tools benchmarks scripts labs docs/conf.py
+LINTED := src scenarios tests tools benchmarks scripts labs docs/conf.py
+lint: ruff typecheck
+
+ruff: $(STAMP)
+	$(VENV)/bin/ruff check $(LINTED)
+	$(VENV)/bin/ruff format --check $(LINTED)
+
+typecheck: $(STAMP)
 	$(VENV)/bin/mypy
 
 # The suite runs on every core (pytest-xdist); each test file stays on one worker, so a file's module fixtures run
-# once, and what several files share (the docs site) is built once per run (tests/_shared.py). The 25 slowest
-# tests are listed at the end.
-PYTEST_PARALLEL ?= -n auto --dist loadfile
-test: $(STAMP) browser-setup lint
+# once, and what several files share (the docs site, the lab starter sessions) is built once per run, started on a
+# thread of the first worker as the run begins (tests/_shared.py). Files are dealt in the order tests/conftest.py
+# gives them (long files first, files that wait on a shared build last), not by their number of tests. The 25
+# slowest tests are listed at the end.
+PYTEST_PARALLEL ?= -n auto --dist loadfile --no-loadscope-reorder
+# ruff first (seconds); mypy (about a minute of one core on a fresh clone) runs beside the tests instead of before
+# them, its output printed after theirs; the target fails when either does.
+test: $(STAMP) browser-setup ruff
 	@$(PY) tests/drift/corpus_wheels.py || echo "some corpus wheels could not be fetched: the drift corpus guards will fail and name them"
-	$(PY) -m pytest -q $(PYTEST_PARALLEL) --durations=25
+	@typecheck_log=$$(mktemp); $(MAKE) --no-print-directory typecheck > $$typecheck_log 2>&1 & typecheck=$$!; \
+	echo "$(PY) -m pytest -q $(PYTEST_PARALLEL) --durations=25  (mypy beside it)"; \
+	$(PY) -m pytest -q $(PYTEST_PARALLEL) --durations=25; tests=$$?; \
+	wait $$typecheck; typed=$$?; cat $$typecheck_log; rm -f $$typecheck_log; \
+	test $$typed -eq 0 || echo "mypy failed: see its output above"; \
+	test $$tests -eq 0 && test $$typed -eq 0
 
 # The edit loop: unit, layout, drift and maintainer tests, less everything marked slow, browser or network
 # (about a minute on two cores). `make test` still runs everything.

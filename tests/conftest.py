@@ -14,7 +14,7 @@ import tempfile
 from pathlib import Path
 
 import pytest
-from _shared import built_once
+from _shared import built_once, pytest_addhooks, pytest_collection_modifyitems, shared_builds  # noqa: F401 - hooks of tests/_shared.py
 
 for _variable in ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS"):
     os.environ.setdefault(_variable, "1")
@@ -62,6 +62,14 @@ def _user() -> str:
         return "unknown"
 
 
+@pytest.fixture(scope="session", autouse=True)
+def shared_builds_in_background(request, tmp_path_factory, private_temporary_folder):
+    """The first worker starts the shared builds the selected tests need (docs site, starter sessions) on a thread
+    at once, instead of when a test first asks; at the end of its session it waits for the build under way."""
+    with shared_builds(request, tmp_path_factory):
+        yield
+
+
 def pytest_configure(config) -> None:
     declared = {line.split(":", 1)[0].strip() for line in config.getini("markers")}
     for name, text in _MARKERS.items():
@@ -91,12 +99,26 @@ def docs_site(tmp_path_factory) -> Path:
         folder = Path(given)
         assert (folder / "index.html").is_file(), f"INFRALENS_BUILT_SITE={given} holds no built site (index.html)"
         return folder
+    return built_once(tmp_path_factory, "docs-site", _build_docs_site) / "html"
+
+
+def _build_docs_site(folder: Path, env: dict[str, str] | None = None) -> None:
+    """Sphinx's html build of ``docs/`` into ``folder/html`` (*env*: the environment it runs in, else this process's)."""
     root = Path(__file__).resolve().parents[1]
+    html, doctrees = folder / "html", folder / "doctrees"
+    command = [sys.executable, "-m", "sphinx", "-q", "--keep-going", "-b", "html", "-d", str(doctrees), str(root / "docs"), str(html)]
+    result = subprocess.run(command, cwd=root, capture_output=True, text=True, timeout=SITE_BUILD_TIMEOUT_S, check=False, env=env)
+    assert result.returncode == 0, f"the site did not build:\n{result.stdout[-3000:]}\n{result.stderr[-3000:]}"
 
-    def build(folder: Path) -> None:
-        html, doctrees = folder / "html", folder / "doctrees"
-        command = [sys.executable, "-m", "sphinx", "-q", "--keep-going", "-b", "html", "-d", str(doctrees), str(root / "docs"), str(html)]
-        result = subprocess.run(command, cwd=root, capture_output=True, text=True, timeout=SITE_BUILD_TIMEOUT_S, check=False)
-        assert result.returncode == 0, f"the site did not build:\n{result.stdout[-3000:]}\n{result.stderr[-3000:]}"
 
-    return built_once(tmp_path_factory, "docs-site", build) / "html"
+def pytest_infralens_shared_fixtures():
+    return ["docs_site"]
+
+
+def pytest_infralens_shared_builds(items, factory):
+    """The docs site, when a selected test uses ``docs_site`` and no prebuilt site is given. It is built in the
+    environment of now: a test running meanwhile may change ``os.environ`` (``monkeypatch.setenv``)."""
+    if os.environ.get("INFRALENS_BUILT_SITE") or not any("docs_site" in getattr(item, "fixturenames", ()) for item in items):
+        return []
+    env = dict(os.environ)
+    return [lambda: built_once(factory, "docs-site", lambda folder: _build_docs_site(folder, env))]

@@ -87,10 +87,18 @@ def _free_port() -> int:
 
 @pytest.fixture(scope="session")
 def serve() -> Iterator:
-    """``serve(folder) -> base URL``: one python -m http.server on 127.0.0.1 per folder."""
+    """``serve(folder) -> base URL``: one python -m http.server on 127.0.0.1 per folder, started when first asked
+    and kept for the session (a server only reads the folder: each test's pages come from a fresh browser context)."""
     servers: list[subprocess.Popen] = []
+    urls: dict[Path, str] = {}
 
     def start(folder: Path) -> str:
+        folder = Path(folder).resolve()
+        if folder not in urls:
+            urls[folder] = _start(folder)
+        return urls[folder]
+
+    def _start(folder: Path) -> str:
         port = _free_port()
         process = subprocess.Popen(
             [sys.executable, "-m", "http.server", str(port), "--bind", "127.0.0.1", "--directory", str(folder)],

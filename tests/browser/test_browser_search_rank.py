@@ -33,21 +33,35 @@ def _topics(path: Path) -> list[dict]:
     return yaml.safe_load(path.read_text("utf-8"))["topics"]
 
 
+_MEASURED: dict[tuple[str, str, tuple[str, ...]], int | None] = {}
+"""Ranks this process already read, by (site URL, query, labs): the LLM words are in the two lists as well."""
+
+
+def _key(base: str, topic: dict) -> tuple[str, str, tuple[str, ...]]:
+    return base, topic["query"], (topic["lab"], *([topic["also"]] if topic.get("also") else []))
+
+
 def _ranks(browser, base: str, topics: list[dict]) -> dict[str, int | None]:
-    """query → 1-based rank of the first result on its lab's page (or on its ``also`` lab's), None when absent."""
+    """query → 1-based rank of the first result on its lab's page (or on its ``also`` lab's), None when absent.
+
+    A query this process already searched on the same site (a page with no console errors) is not searched again."""
     page = browser.new_page(viewport={"width": 1440, "height": 900})
     errors: list[str] = []
     page.on("console", lambda message: message.type == "error" and errors.append(message.text))
     page.on("pageerror", lambda error: errors.append(str(error)))
     ranks = {}
     for topic in topics:
+        *_, labs = key = _key(base, topic)
+        if key in _MEASURED:
+            ranks[topic["query"]] = _MEASURED[key]
+            continue
         page.goto(f"{base}/search.html?q={quote(topic['query'])}", wait_until="load")
         page.wait_for_function(SEARCH_DONE, timeout=60_000)
         hrefs = page.eval_on_selector_all("#search-results ul.search > li > a", RESULTS)
-        labs = [topic["lab"], *([topic["also"]] if topic.get("also") else [])]
         ranks[topic["query"]] = next((n for n, href in enumerate(hrefs, 1) if any(f"labs/{lab}/index.html" in href for lab in labs)), None)
     page.close()
     assert errors == [], errors
+    _MEASURED.update({_key(base, topic): ranks[topic["query"]] for topic in topics})
     return ranks
 
 

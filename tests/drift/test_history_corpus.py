@@ -17,6 +17,7 @@ from pathlib import Path
 
 import pytest
 import yaml
+from corpus_runs import benchmark_rows
 from corpus_wheels import missing_wheel_message
 
 from infralens.annotations.models import Annotation, ExactSelector, Step
@@ -205,12 +206,10 @@ def test_history_corpus_against_installed_release(tmp_path_factory):
 BENCHMARK = DATA / "drift_benchmark.yaml"
 
 
-def test_drift_benchmark_meets_its_targets():
+def test_drift_benchmark_meets_its_targets(tmp_path_factory):
     """The harder benchmark (diffusers 0.25.1–0.40.0 and diffsynth 2.0.0): ≥ 97% right, no false
     *unchanged*, at most 1% false *moved*, every move placed in the function the truth names."""
-    from infralens.source.cache import default_cache_dir
-
-    rows = run_corpus(default_cache_dir(), BENCHMARK)
+    rows = benchmark_rows(tmp_path_factory)  # run_corpus on BENCHMARK, shared with test_subset_determinism
     assert len(rows) >= 300 and len({r[0] for r in rows if not r[0].startswith("diffsynth")}) >= 6
     assert any(r[0].startswith("diffsynth==") for r in rows)
     wrong = [r for r in rows if r[1] != r[2]]

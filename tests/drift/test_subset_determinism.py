@@ -9,6 +9,7 @@ from __future__ import annotations
 import random
 
 import pytest
+from corpus_runs import benchmark_rows
 from test_history_corpus import BENCHMARK, run_corpus
 
 pytestmark = [pytest.mark.network, pytest.mark.slow]
@@ -20,10 +21,10 @@ def _verdicts(rows: list) -> dict[str, tuple[str, str]]:
     return {row[4].entry.step_id: (row[2], repr(row[4].new)) for row in rows}
 
 
-def test_a_verdict_does_not_depend_on_the_other_annotations_checked() -> None:
+def test_a_verdict_does_not_depend_on_the_other_annotations_checked(tmp_path_factory) -> None:
     from infralens.source.cache import default_cache_dir
 
-    whole_rows = run_corpus(default_cache_dir(), BENCHMARK)
+    whole_rows = benchmark_rows(tmp_path_factory)  # run_corpus on BENCHMARK, once per test run
     whole = _verdicts(whole_rows)
     annotations = sorted({row[4].entry.annotation for row in whole_rows})
     assert len(annotations) > 10

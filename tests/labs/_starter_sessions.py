@@ -44,11 +44,13 @@ def session_plan(lab: str) -> dict:
     return {"solved": SOLUTIONS[lab], "rounds": rounds}
 
 
-def run_session(lab: str, folder: Path) -> None:
-    """Run *lab*'s session into ``folder/<lab>.json``; a session that fails gives every variant its output."""
+def run_session(lab: str, folder: Path, env: dict[str, str] | None = None) -> None:
+    """Run *lab*'s session into ``folder/<lab>.json``; a session that fails gives every variant its output.
+
+    *env*: the environment it runs in (torch on one thread added), else this process's."""
     plan, out = folder / f"{lab}.plan", folder / f"{lab}.json"
     plan.write_text(repr(session_plan(lab)), "utf-8")
-    env = dict(os.environ, OMP_NUM_THREADS="1", MKL_NUM_THREADS="1")
+    env = dict(os.environ if env is None else env, OMP_NUM_THREADS="1", MKL_NUM_THREADS="1")
     command = [sys.executable, str(SESSION), str(starter_path(lab)), str(plan), str(out)]
     try:
         done = subprocess.run(command, check=False, cwd=ROOT, env=env, capture_output=True, text=True, timeout=SESSION_TIMEOUT_S)

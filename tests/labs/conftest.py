@@ -4,10 +4,16 @@ from __future__ import annotations
 
 import os
 from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
 
 import pytest
 from _shared import built_once
 from _starter_sessions import Sessions, StarterRun, load_session, run_session, variant_runs
+
+
+def _session_folder(factory: pytest.TempPathFactory, lab: str, env: dict[str, str] | None = None) -> Path:
+    """The folder of *lab*'s starter session, made once per test run for all xdist workers."""
+    return built_once(factory, f"starter-session-{lab}", lambda folder: run_session(lab, folder, env))
 
 
 @pytest.fixture(scope="session")
@@ -16,13 +22,29 @@ def starter_sessions(tmp_path_factory) -> Sessions:
     workers, as many at a time as there are CPUs (a lab another worker is making is waited for, not made again)."""
 
     def one(lab: str) -> dict[str, StarterRun]:
-        return load_session(built_once(tmp_path_factory, f"starter-session-{lab}", lambda folder: run_session(lab, folder)), lab)
+        return load_session(_session_folder(tmp_path_factory, lab), lab)
 
     def sessions(labs: tuple[str, ...]) -> dict[str, dict[str, StarterRun]]:
         with ThreadPoolExecutor(max_workers=max(1, os.cpu_count() or 1)) as pool:
             return dict(zip(labs, pool.map(one, labs), strict=True))
 
     return sessions
+
+
+def pytest_infralens_shared_fixtures():
+    return ["starter_sessions"]
+
+
+def pytest_infralens_shared_builds(items, factory):
+    """The starter sessions of every lab a selected test reads (as ``selected_labs`` chooses them), one after another,
+    in the environment of now (a test running meanwhile may change ``os.environ``)."""
+    labs: dict[str, None] = {}
+    for item in items:
+        if "starter_sessions" in getattr(item, "fixturenames", ()):
+            lab = getattr(item, "callspec", None) and item.callspec.params.get("lab")
+            labs.update(dict.fromkeys([lab] if lab else getattr(item.module, "LABS", ())))
+    env = dict(os.environ)
+    return [lambda lab=lab: _session_folder(factory, lab, env) for lab in sorted(labs)]
 
 
 @pytest.fixture(scope="module")
