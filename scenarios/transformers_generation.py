@@ -113,7 +113,7 @@ def run_greedy_dynamic(ctx: ScenarioContext) -> None:
     ctx.fact("eos", eos)
 
 
-@scenario("llm-sampling", "tiny LLaMA generate with sampling: temperature 0.7, top-k 20, top-p 0.9, repetition penalty 1.3")
+@scenario("llm-sampling", "tiny LLaMA generate with sampling: temperature 0.7, top-k 20, top-p 0.9, repetition penalty 1.3; and top-p 0 on its own")
 def run_sampling(ctx: ScenarioContext) -> None:
     from transformers.generation.logits_process import (
         RepetitionPenaltyLogitsProcessor,
@@ -124,6 +124,10 @@ def run_sampling(ctx: ScenarioContext) -> None:
 
     model = tiny_llama(ctx.device)
     ids, mask = prompt_ids(ctx)
+    # top_p=0 on its own: the tail rule would remove every token, so only `min_tokens_to_keep` keeps any.
+    scores = torch.randn(BATCH, SIZES["vocab_size"], generator=ctx.generator(193)).to(ctx.device)
+    kept = TopPLogitsWarper(top_p=0.0, min_tokens_to_keep=2)(ids.clone(), scores).isfinite()
+    ctx.check(torch.equal(kept, scores >= scores.topk(2).values[:, -1:]), "top_p=0 keeps exactly the two most likely tokens of each row")
     settings = dict(max_new_tokens=NEW + 2, do_sample=True, temperature=0.7, top_k=20, top_p=0.9, repetition_penalty=1.3)
     torch.manual_seed(192)
     first = generate(model, ids, mask, **settings)
