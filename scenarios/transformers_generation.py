@@ -145,7 +145,7 @@ def run_sampling(ctx: ScenarioContext) -> None:
     ctx.fact("processors", [k.__name__ for k in kinds])
 
 
-@scenario("llm-static-cache", "tiny LLaMA generate with a StaticCache passed in and with cache_implementation='static'")
+@scenario("llm-static-cache", "tiny LLaMA generate with a StaticCache passed in, with cache_implementation='static', and sampling two sequences per prompt")
 def run_static_cache(ctx: ScenarioContext) -> None:
     from transformers import StaticCache
 
@@ -162,6 +162,14 @@ def run_static_cache(ctx: ScenarioContext) -> None:
     ctx.check(torch.equal(out.sequences, oracle), "cache_implementation='static' gives the same tokens")
     ctx.check(type(out.cache) is StaticCache, f"generate built a {type(out.cache).__name__}")
     ctx.fact("static_shapes", shapes)
+    # Two sampled sequences per prompt: the static cache is allocated for every row that runs, prompts x sequences.
+    torch.manual_seed(194)
+    sampled = generate(
+        model, ids, mask, max_new_tokens=NEW, do_sample=True, num_return_sequences=2, cache_implementation="static", return_dict_in_generate=True
+    )
+    rows = [layer.keys.shape[0] for layer in sampled.cache.layers]
+    ctx.check(sampled.sequences.shape[0] == 2 * BATCH and rows == [2 * BATCH] * 2, f"two sequences per prompt: {rows} cache rows")
+    ctx.fact("sampled_cache_rows", rows)
 
 
 @scenario("llm-sliding-window", "tiny Mistral with a 4-token sliding window: dynamic and static caches against the cache-free oracle")
