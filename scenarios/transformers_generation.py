@@ -113,7 +113,7 @@ def run_greedy_dynamic(ctx: ScenarioContext) -> None:
     ctx.fact("eos", eos)
 
 
-@scenario("llm-sampling", "tiny LLaMA generate with sampling: temperature 0.7, top-k 20, top-p 0.9, repetition penalty 1.3; and top-p 0 on its own")
+@scenario("llm-sampling", "tiny LLaMA generate with sampling: temperature 0.7, top-k 20, top-p 0.9, repetition penalty 1.3; two processors called directly")
 def run_sampling(ctx: ScenarioContext) -> None:
     from transformers.generation.logits_process import (
         RepetitionPenaltyLogitsProcessor,
@@ -128,6 +128,12 @@ def run_sampling(ctx: ScenarioContext) -> None:
     scores = torch.randn(BATCH, SIZES["vocab_size"], generator=ctx.generator(193)).to(ctx.device)
     kept = TopPLogitsWarper(top_p=0.0, min_tokens_to_keep=2)(ids.clone(), scores).isfinite()
     ctx.check(torch.equal(kept, scores >= scores.topk(2).values[:, -1:]), "top_p=0 keeps exactly the two most likely tokens of each row")
+    # The repetition penalty on one sequence counting down from the last id (127, 126, ...), its first 2 ignored.
+    vocab, ignored = SIZES["vocab_size"], 2
+    countdown = (vocab - 1 - torch.arange(PROMPT))[None].to(ctx.device)
+    penalty = RepetitionPenaltyLogitsProcessor(penalty=1.3, prompt_ignore_length=torch.tensor([ignored], device=ctx.device))
+    changed = (penalty(countdown, scores[:1]) != scores[:1])[0].nonzero()[:, 0].tolist()
+    ctx.check(changed == sorted(countdown[0, ignored:].tolist()), f"only the ids after the ignored prefix are penalised: {changed}")
     settings = dict(max_new_tokens=NEW + 2, do_sample=True, temperature=0.7, top_k=20, top_p=0.9, repetition_penalty=1.3)
     torch.manual_seed(192)
     first = generate(model, ids, mask, **settings)
