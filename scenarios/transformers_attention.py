@@ -5,7 +5,9 @@ The LLaMA has 6 query heads over 2 key/value heads (3 query heads share each KV 
 batch of two 7-token prompts, the second left-padded by 3 (4 real tokens). Each run is checked against an oracle
 that does not share the code under test: greedy decoding recomputed without a cache, and the other attention
 implementation (eager against sdpa must agree on every real position). The Mistral attends through a 3-token
-sliding window. Sizes are pairwise distinct where they can be (batch 2, KV heads 2 aside).
+sliding window. Sizes are pairwise distinct where they can be (batch 2, KV heads 2 aside). One direct call of
+sdpa's attention function on a single masked sequence passes keys that are the values' negation, so an expect can
+compare the keys it repeats with values it has not touched yet.
 """
 
 from __future__ import annotations
@@ -96,7 +98,7 @@ def real_max_difference(first: torch.Tensor, second: torch.Tensor, mask: torch.T
     return float((first - second).abs()[mask.bool()].max())
 
 
-@scenario("llm-attention-sdpa", "tiny GQA LLaMA under sdpa: a left-padded batch of two prompts, an unpadded one, and default positions")
+@scenario("llm-attention-sdpa", "tiny GQA LLaMA under sdpa: a left-padded batch of two prompts, an unpadded one, default positions, and one direct masked call")
 def run_attention_sdpa(ctx: ScenarioContext) -> None:
     model = tiny_llama(ctx.device, "sdpa")
     ids, mask = padded_prompts(ctx)
@@ -112,6 +114,27 @@ def run_attention_sdpa(ctx: ScenarioContext) -> None:
     ctx.check(shifted < TOLERANCE, f"shifting a row's positions by its padding changes its real logits by {shifted:.2e}")
     ctx.fact("tokens", tokens.tolist())
     ctx.fact("position_shift_difference_below_tolerance", shifted < TOLERANCE)
+    # One direct call on a single masked sequence whose keys are its values' negation: sdpa takes the repeat path,
+    # and the keys it repeats can be compared with the values, which are repeated only after them.
+    ctx.check(direct_sdpa_error(ctx, model) < TOLERANCE, "a direct sdpa call with a mask equals softmax(q k^T) v on repeated heads")
+
+
+def direct_sdpa_error(ctx: ScenarioContext, model: Any, length: int = 5) -> float:
+    """sdpa_attention_forward on one causal-masked sequence with keys = -values, against attention written out."""
+    from transformers.integrations.sdpa_attention import sdpa_attention_forward
+
+    attention = model.model.layers[0].self_attn
+    heads, kv_heads, dim = SIZES["num_attention_heads"], SIZES["num_key_value_heads"], SIZES["head_dim"]
+    generator = ctx.generator(212)
+    query = torch.randn(1, heads, length, dim, generator=generator).to(ctx.device)
+    value = torch.randn(1, kv_heads, length, dim, generator=generator).to(ctx.device)
+    causal = torch.ones(length, length, dtype=torch.bool).tril()[None, None].to(ctx.device)
+    with torch.no_grad():
+        out, _ = sdpa_attention_forward(attention, query, -value, value, causal, scaling=attention.scaling)
+    repeated = value.repeat_interleave(heads // kv_heads, 1)
+    scores = (query @ -repeated.transpose(-1, -2) * attention.scaling).masked_fill(~causal, float("-inf"))
+    expected = (torch.softmax(scores, -1) @ repeated).transpose(1, 2)
+    return float((out - expected).abs().max())
 
 
 @scenario("llm-attention-eager", "tiny GQA LLaMA under eager attention on the left-padded batch, against sdpa on the same weights")

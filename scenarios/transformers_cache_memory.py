@@ -194,6 +194,8 @@ def run_offloaded_cache(ctx: ScenarioContext) -> None:
                 start = cache.layers[layer_idx].get_seq_length()
                 keys = (torch.arange(start, start + length, dtype=torch.float32) + 100 * layer_idx).to(ctx.device)
                 keys = keys[None, None, :, None].expand(1, 2, length, 16).contiguous()
+                # The layer `Cache.update` asks `prefetch` for (the expects of `Cache.prefetch` compare its pick with it).
+                cache._prefetch_asked = layer_idx + 1
                 if ctx.device == "cuda":
                     cache.update(keys, -keys, layer_idx)
                 else:

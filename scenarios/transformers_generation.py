@@ -113,7 +113,7 @@ def run_greedy_dynamic(ctx: ScenarioContext) -> None:
     ctx.fact("eos", eos)
 
 
-@scenario("llm-sampling", "tiny LLaMA generate with sampling: temperature 0.7, top-k 20, top-p 0.9, repetition penalty 1.3")
+@scenario("llm-sampling", "tiny LLaMA generate with sampling: temperature 0.7, top-k 20, top-p 0.9, repetition penalty 1.3; two processors called directly")
 def run_sampling(ctx: ScenarioContext) -> None:
     from transformers.generation.logits_process import (
         RepetitionPenaltyLogitsProcessor,
@@ -124,6 +124,16 @@ def run_sampling(ctx: ScenarioContext) -> None:
 
     model = tiny_llama(ctx.device)
     ids, mask = prompt_ids(ctx)
+    # top_p=0 on its own: the tail rule would remove every token, so only `min_tokens_to_keep` keeps any.
+    scores = torch.randn(BATCH, SIZES["vocab_size"], generator=ctx.generator(193)).to(ctx.device)
+    kept = TopPLogitsWarper(top_p=0.0, min_tokens_to_keep=2)(ids.clone(), scores).isfinite()
+    ctx.check(torch.equal(kept, scores >= scores.topk(2).values[:, -1:]), "top_p=0 keeps exactly the two most likely tokens of each row")
+    # The repetition penalty on one sequence counting down from the last id (127, 126, ...), its first 2 ignored.
+    vocab, ignored = SIZES["vocab_size"], 2
+    countdown = (vocab - 1 - torch.arange(PROMPT))[None].to(ctx.device)
+    penalty = RepetitionPenaltyLogitsProcessor(penalty=1.3, prompt_ignore_length=torch.tensor([ignored], device=ctx.device))
+    changed = (penalty(countdown, scores[:1]) != scores[:1])[0].nonzero()[:, 0].tolist()
+    ctx.check(changed == sorted(countdown[0, ignored:].tolist()), f"only the ids after the ignored prefix are penalised: {changed}")
     settings = dict(max_new_tokens=NEW + 2, do_sample=True, temperature=0.7, top_k=20, top_p=0.9, repetition_penalty=1.3)
     torch.manual_seed(192)
     first = generate(model, ids, mask, **settings)
@@ -141,7 +151,7 @@ def run_sampling(ctx: ScenarioContext) -> None:
     ctx.fact("processors", [k.__name__ for k in kinds])
 
 
-@scenario("llm-static-cache", "tiny LLaMA generate with a StaticCache passed in and with cache_implementation='static'")
+@scenario("llm-static-cache", "tiny LLaMA generate with a StaticCache passed in, with cache_implementation='static', and sampling two sequences per prompt")
 def run_static_cache(ctx: ScenarioContext) -> None:
     from transformers import StaticCache
 
@@ -158,6 +168,14 @@ def run_static_cache(ctx: ScenarioContext) -> None:
     ctx.check(torch.equal(out.sequences, oracle), "cache_implementation='static' gives the same tokens")
     ctx.check(type(out.cache) is StaticCache, f"generate built a {type(out.cache).__name__}")
     ctx.fact("static_shapes", shapes)
+    # Two sampled sequences per prompt: the static cache is allocated for every row that runs, prompts x sequences.
+    torch.manual_seed(194)
+    sampled = generate(
+        model, ids, mask, max_new_tokens=NEW, do_sample=True, num_return_sequences=2, cache_implementation="static", return_dict_in_generate=True
+    )
+    rows = [layer.keys.shape[0] for layer in sampled.cache.layers]
+    ctx.check(sampled.sequences.shape[0] == 2 * BATCH and rows == [2 * BATCH] * 2, f"two sequences per prompt: {rows} cache rows")
+    ctx.fact("sampled_cache_rows", rows)
 
 
 @scenario("llm-sliding-window", "tiny Mistral with a 4-token sliding window: dynamic and static caches against the cache-free oracle")
