@@ -204,6 +204,16 @@ def mask(x, n, offset=0):
     b = a * 2
     return b
 """
+# Both choices of the alias went: the public name is one definition holding the recent body and the older one's fix.
+MASK_MERGED = """
+def mask(x, n, offset=0):
+    a = x + n + offset
+    b = a * 2
+    if OLD_TORCH:
+        b = fix(b)
+    return b
+"""
+MASKS_WITH_FIX = MASKS.replace("def mask_older(x, n):\n    return x\n", "def mask_older(x, n):\n    b = fix(x)\n    return b\n")
 # run() now doubles through a local bound to a module function (chosen at run time); a look-alike is not reached.
 EAGER = (
     OLD.replace("        y = h * 2\n", "        double = eager_double\n        y = double(h)\n")
@@ -241,6 +251,34 @@ class Cache:
     def update(self, key, idx):
         return self.layers[idx].update(key)
 """
+# A loop over the cache's per-index state became one method of the per-layer object (its neighbours rewritten too).
+REPEAT_OLD = """
+class Cache:
+    def repeat(self, n):
+        for idx in range(len(self.keys)):
+            self.keys[idx] = self.keys[idx].repeat(n)
+            self.values[idx] = self.values[idx].repeat(n)
+"""
+REPEAT_NEW = """
+class Layer:
+    def repeat(self, n):
+        if self.ready:
+            self.key_states = self.key_states.repeat(n)
+            self.value_states = self.value_states.repeat(n)
+
+
+class Cache:
+    def __init__(self):
+        self.layers = [Layer()]
+
+    def repeat(self, n):
+        for idx in range(len(self.layers)):
+            self.layers[idx].repeat(n)
+"""
+# The same, but the layer repeats along another axis: a different statement, not the per-layer one.
+REPEAT_ELSEWHERE = REPEAT_NEW.replace("self.key_states.repeat(n)", "self.key_states.repeat(n, axis=1)").replace(
+    "self.value_states.repeat(n)", "self.value_states.repeat(n, axis=1)"
+)
 LAYERS_OF_OWNER = """
 class Layer:
     def update(self, key):
@@ -388,6 +426,16 @@ CASES: list[RuleCase] = [
         ("b = a * 2",),
         "target",
         target="demo.mixer.mask_recent",
+        kind="renamed",
+    ),
+    RuleCase(
+        "merged-into-alias",
+        TargetRule.MERGED_INTO_ALIAS,
+        {"mixer.py": MASKS_WITH_FIX},
+        {"mixer.py": MASK_MERGED},
+        ("b = fix(x)",),
+        "target",
+        target="demo.mixer.mask_older",
         kind="renamed",
     ),
     RuleCase(
@@ -595,9 +643,19 @@ CASES: list[RuleCase] = [
         "edited-in-reached",
         Rule.EDITED_IN_REACHED,
         {"mixer.py": LAYERED_OLD},
-        {"mixer.py": LAYERED_NEW},
+        {"mixer.py": LAYERED_NEW.replace("out = self.keys * 2", "out = self.keys * 2 + self.bias")},
         ("out = self.keys[idx] * 2",),
         target="demo.mixer.Cache.update",
+        kind="changed",
+    ),
+    RuleCase(
+        "per-object-edit",
+        Rule.PER_OBJECT_EDIT,
+        {"mixer.py": REPEAT_OLD},
+        {"mixer.py": REPEAT_NEW},
+        ("self.keys[idx] = self.keys[idx].repeat(n)", "self.values[idx] = self.values[idx].repeat(n)"),
+        "s1",
+        target="demo.mixer.Cache.repeat",
         kind="changed",
     ),
     RuleCase(
@@ -631,3 +689,28 @@ CASES: list[RuleCase] = [
         "nothing-corresponds", Rule.NOTHING_CORRESPONDS, {"mixer.py": OLD}, {"mixer.py": OLD.replace("        y = h * 2\n", "")}, ("y = h * 2",), kind="deleted"
     ),
 ]
+
+HELD_BACK: list[RuleCase] = [
+    # The other choice of the alias is still defined: the alias picked one of two, nothing was merged.
+    RuleCase(
+        "merged-into-alias-not-while-a-choice-stays",
+        TargetRule.MERGED_INTO_ALIAS,
+        {"mixer.py": MASKS_WITH_FIX},
+        {"mixer.py": MASK_MERGED + MASKS_WITH_FIX.split("def mask_older")[0]},
+        ("b = fix(x)",),
+        "target",
+        target="demo.mixer.mask_older",
+    ),
+    # The layer's statement does more than the per-index one did (a keyword added): not the same action.
+    RuleCase(
+        "per-object-edit-not-another-call",
+        Rule.PER_OBJECT_EDIT,
+        {"mixer.py": REPEAT_OLD},
+        {"mixer.py": REPEAT_ELSEWHERE},
+        ("self.keys[idx] = self.keys[idx].repeat(n)", "self.values[idx] = self.values[idx].repeat(n)"),
+        "s1",
+        target="demo.mixer.Cache.repeat",
+        kind="deleted",
+    ),
+]
+"""Cases where a rule must NOT do its action (the near misses each rule's invariant excludes)."""

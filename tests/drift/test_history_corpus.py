@@ -368,8 +368,9 @@ def test_untouched_transformers_corpus_keeps_its_first_measured_figures():
     RoPE), 144 of 226 rows not *unchanged*; truth committed before the checker ran. Its one run, 2026-11-29: 185/226
     (81.9%), on the rows not unchanged 104/144 (72.2%: moved 2/10, changed 52/75, deleted 50/59), 0 false *unchanged*,
     8 false *moved*; the naive baseline 148/226. Seen since: 208/226 (renamed-to-alias, a call through a local,
-    out-of-view, edited-in-reached), 1 false *moved*. A regression guard; the targets are not met."""
-    _holds_its_figures([DATA / "drift_untouched_transformers.yaml"], rows_at_least=226, right_at_least=208, false_moved_at_most=1)
+    out-of-view, edited-in-reached), 1 false *moved*; 213/226 (per-object-edit: changed 66/75). A regression guard; the
+    targets are not met."""
+    _holds_its_figures([DATA / "drift_untouched_transformers.yaml"], rows_at_least=226, right_at_least=213, false_moved_at_most=1)
 
 
 def test_untouched_corpus_14_keeps_its_first_measured_figures():
@@ -401,6 +402,7 @@ def test_untouched_transformers_corpus_15_keeps_its_first_measured_figures():
     decorators, masks, RoPE), 161 of 198 rows not *unchanged*, truth by reading only. First run, 2026-11-29: 152/198
     (76.8%), on the rows not unchanged 115/161 (71.4%: moved 9/13, changed 57/95, deleted 49/53), 0 false *unchanged*,
     0 false *moved*; naive baseline 125/198 (88/161, but changed 77/95). Second run after the same-role rules (never
-    tuned on it): 153/198, changed 58/95. A regression guard; the targets are not met, and on *changed* rows the naive
-    baseline still does better (38 rewritten statements are judged deleted)."""
-    _holds_its_figures([DATA / "drift_untouched15_transformers.yaml"], rows_at_least=198, right_at_least=153, false_moved_at_most=0)
+    tuned on it): 153/198, changed 58/95. Tuned on it since (issue 41, items 4-5): 165/198 (merged-into-alias: moved
+    13/13; per-object-edit: changed 66/95). A regression guard; the targets are not met, and on *changed* rows the
+    naive baseline still does better."""
+    _holds_its_figures([DATA / "drift_untouched15_transformers.yaml"], rows_at_least=198, right_at_least=165, false_moved_at_most=0)

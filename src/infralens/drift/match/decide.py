@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from infralens.drift.match.evidence import Evidence
+from infralens.drift.match.evidence import Evidence, ReplacementKind
 from infralens.drift.match.position import Position
 from infralens.drift.match.rules import RULE_KIND, STEP_ORDER, Action, Container, Filter, Policy, Rule, Thresholds, Trace
 from infralens.reports import DriftKind as StepKind
@@ -96,8 +96,16 @@ def weight_in_reached(evidence: Evidence, policy: Policy) -> float:
     t = policy.thresholds
     if evidence.same_role and evidence.similarity >= t.candidate_similarity and policy.on(Rule.SAME_ROLE):
         return weight(evidence, policy)
+    if per_object(evidence) and policy.on(Rule.PER_OBJECT_EDIT):
+        return weight(evidence, policy)  # its neighbours were rewritten with it (a loop over layers became one layer's method)
     close = evidence.similarity >= t.edit_similarity or evidence.replacement is not None
     return weight(evidence, policy) if close and evidence.context >= t.moved_context else 0.0
+
+
+def per_object(evidence: Evidence) -> bool:
+    """Whether the candidate is the step's statement on per-index state read as one object's own (``self.a[i]`` →
+    ``self.b``; rule ``per-object-edit``)."""
+    return evidence.replacement is not None and evidence.replacement.kind is ReplacementKind.PER_OBJECT
 
 
 _POSITION_SHARE = {Position.PAIRED: 1.0, Position.IN_HUNK: 0.5}
@@ -164,6 +172,7 @@ STEP_RULES: dict[Rule, Predicate] = {
     Rule.EDIT: lambda case, admitted, policy, trace: admitted is Rule.EDIT,
     Rule.SAME_ROLE: lambda case, admitted, policy, trace: admitted is Rule.SAME_ROLE,
     Rule.SOLE_ASSIGNMENT: lambda case, admitted, policy, trace: admitted is Rule.SOLE_ASSIGNMENT,
+    Rule.PER_OBJECT_EDIT: lambda case, admitted, policy, trace: case.edited is not None and admitted is None and per_object(case.edited),
     Rule.EDITED_IN_REACHED: lambda case, admitted, policy, trace: case.edited is not None and admitted is None,
     Rule.DECOYS_ONLY: lambda case, admitted, policy, trace: case.decoys > 0,
     Rule.TARGET_GONE: lambda case, admitted, policy, trace: case.container is Container.GONE,

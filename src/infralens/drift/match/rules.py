@@ -130,6 +130,7 @@ class Rule(str, Enum):
     EDIT = "edit"
     SAME_ROLE = "same-role"
     SOLE_ASSIGNMENT = "sole-assignment"
+    PER_OBJECT_EDIT = "per-object-edit"
     EDITED_IN_REACHED = "edited-in-reached"
     DECOYS_ONLY = "decoys-only"
     TARGET_GONE = "target-gone"
@@ -177,6 +178,7 @@ class TargetRule(str, Enum):
     MOVED_TO_CLASS = "moved-to-class"
     RENAMED_BEHIND_SHIM = "renamed-behind-shim"
     RENAMED_TO_ALIAS = "renamed-to-alias"
+    MERGED_INTO_ALIAS = "merged-into-alias"
     RENAMED_BODY_OVERLAP = "renamed-body-overlap"
     RENAMED_AND_SPLIT = "renamed-and-split"
     RENAMED_AT_CALLERS = "renamed-at-callers"
@@ -207,6 +209,7 @@ RULE_KIND = {
     Rule.EDIT: StepKind.CHANGED,
     Rule.SAME_ROLE: StepKind.CHANGED,
     Rule.SOLE_ASSIGNMENT: StepKind.CHANGED,
+    Rule.PER_OBJECT_EDIT: StepKind.CHANGED,
     Rule.EDITED_IN_REACHED: StepKind.CHANGED,
     Rule.DECOYS_ONLY: StepKind.DELETED,
     Rule.TARGET_GONE: StepKind.DELETED,
@@ -317,6 +320,10 @@ SPECS: dict[AnyRule, RuleSpec] = {
         ),
         _spec(TargetRule.RENAMED_BEHIND_SHIM, "A shim that forwards the old name leads to the target renamed."),
         _spec(TargetRule.RENAMED_TO_ALIAS, "A name that aliased the target at the review, now defined with part of its body, is the target renamed."),
+        _spec(
+            TargetRule.MERGED_INTO_ALIAS,
+            "A gone target whose conditional alias is now one definition holding part of its body, every other choice gone too, was merged there.",
+        ),
         _spec(TargetRule.RENAMED_BODY_OVERLAP, "A new definition whose body clearly overlaps most is the target renamed."),
         _spec(TargetRule.RENAMED_AND_SPLIT, "A new definition holding the reviewed body with the helpers it calls is the target renamed and split."),
         _spec(TargetRule.RENAMED_AT_CALLERS, "The new name the reviewed callers now call is the target renamed."),
@@ -370,6 +377,10 @@ SPECS: dict[AnyRule, RuleSpec] = {
             "The only statement left that plays the step's role (same target from the same call, same call, same raise), sharing some text, is its edit.",
         ),
         _spec(Rule.SOLE_ASSIGNMENT, "The only statement left that assigns the same name is its edit."),
+        _spec(
+            Rule.PER_OBJECT_EDIT,
+            "A statement on per-index state (self.a[i]) that reads the same on one object's own state (self.b) where the target now leads is changed there.",
+        ),
         _spec(Rule.EDITED_IN_REACHED, "A statement rewritten in the one function the target now clearly hands its work to is changed there."),
         _spec(Rule.DECOYS_ONLY, "Copies elsewhere that no rule singles out leave the step deleted, listed as candidates.", essential=True),
         _spec(Rule.TARGET_GONE, "A step of a deleted target with no home is deleted.", essential=True),
