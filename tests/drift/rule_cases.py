@@ -214,6 +214,43 @@ def mask(x, n, offset=0):
     return b
 """
 MASKS_WITH_FIX = MASKS.replace("def mask_older(x, n):\n    return x\n", "def mask_older(x, n):\n    b = fix(x)\n    return b\n")
+# run() handed its gain handling to a decorator whose wrapper sets the gain with a keyword more.
+WRAPPED_EDIT = WRAPPED.replace("        self.set_gain(scale)\n        return function", "        self.set_gain(scale, smooth=True)\n        return function")
+# The same wrapper, but run() does not carry the decorator: nothing of run() went there.
+NOT_WRAPPED = WRAPPED_EDIT.replace("    @with_gain\n", "")
+# run() hands its work to a new helper, where the projection takes the gain under another name and its neighbours
+# were rewritten around it.
+HANDED_OLD = """
+class Mixer:
+    def run(self, x, scale):
+        acc = 0
+        for part in x.parts:
+            acc = acc + part
+        out = self.project(acc, scale, dim=1)
+        self.calls += 1
+        return out
+"""
+APPLY = """
+    def _apply(self, x, gain):
+        self.check(x)
+        self.log.debug("applying")
+        out = self.project(acc, gain, dim=1)
+        if self.twice:
+            out = self.project(out, gain, dim=0)
+        return self.finish(out)
+"""
+HANDED_NEW = (
+    """
+class Mixer:
+    def run(self, x, scale):
+        return self._apply(x, scale)
+"""
+    + APPLY
+)
+# The helper loops over the parts under another name: a block header, told by its body rather than its words.
+HANDED_LOOP = HANDED_NEW.replace("        self.check(x)\n", "        self.reset()\n        for piece in x.parts:\n            acc = acc.merge(piece)\n")
+# The helper was there at the review and already projected with the gain: it did that job before, nothing came to it.
+HANDED_HELD_OLD = HANDED_OLD + APPLY
 # run() now doubles through a local bound to a module function (chosen at run time); a look-alike is not reached.
 EAGER = (
     OLD.replace("        y = h * 2\n", "        double = eager_double\n        y = double(h)\n")
@@ -659,6 +696,23 @@ CASES: list[RuleCase] = [
         kind="changed",
     ),
     RuleCase(
+        "edits-in-wrappers",
+        Filter.EDITS_IN_WRAPPERS,
+        {"mixer.py": OLD},
+        {"mixer.py": WRAPPED_EDIT},
+        ("total = (x + scale) * 2", "self.set_gain(scale)"),
+        "s1",
+        kind="changed",
+    ),
+    RuleCase(
+        "action-kept-in-reached",
+        Rule.ACTION_KEPT_IN_REACHED,
+        {"mixer.py": HANDED_OLD},
+        {"mixer.py": HANDED_NEW},
+        ("out = self.project(acc, scale, dim=1)",),
+        kind="changed",
+    ),
+    RuleCase(
         "owners-classes-inherited",
         Filter.OWNERS_CLASSES,
         {"mixer.py": PROCESSED_OLD},
@@ -710,6 +764,31 @@ HELD_BACK: list[RuleCase] = [
         ("self.keys[idx] = self.keys[idx].repeat(n)", "self.values[idx] = self.values[idx].repeat(n)"),
         "s1",
         target="demo.mixer.Cache.repeat",
+        kind="deleted",
+    ),
+    RuleCase(
+        "edits-in-wrappers-not-without-the-decorator",
+        Filter.EDITS_IN_WRAPPERS,
+        {"mixer.py": OLD},
+        {"mixer.py": NOT_WRAPPED},
+        ("total = (x + scale) * 2", "self.set_gain(scale)"),
+        "s1",
+        kind="deleted",
+    ),
+    RuleCase(
+        "action-kept-in-reached-not-a-block-header",
+        Rule.ACTION_KEPT_IN_REACHED,
+        {"mixer.py": HANDED_OLD},
+        {"mixer.py": HANDED_LOOP},
+        ("for part in x.parts:",),
+        kind="deleted",
+    ),
+    RuleCase(
+        "action-kept-in-reached-not-held-at-the-review",
+        Rule.ACTION_KEPT_IN_REACHED,
+        {"mixer.py": HANDED_HELD_OLD},
+        {"mixer.py": HANDED_NEW},
+        ("out = self.project(acc, scale, dim=1)",),
         kind="deleted",
     ),
 ]

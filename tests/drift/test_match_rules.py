@@ -82,6 +82,7 @@ RULES = {
     Rule.SAME_ROLE: StepCase(Container.IN_PLACE, own=ev(similarity=T.candidate_similarity, same_role=True)),
     Rule.SOLE_ASSIGNMENT: StepCase(Container.IN_PLACE, own=ev(similarity=T.sole_assignment_similarity, sole_assignment=True)),
     Rule.PER_OBJECT_EDIT: StepCase(Container.IN_PLACE, edited=ev(origin=Origin.REACHED, similarity=0.5, replacement=PER_OBJECT)),
+    Rule.ACTION_KEPT_IN_REACHED: StepCase(Container.IN_PLACE, edited=ev(origin=Origin.REACHED, similarity=T.confident_similarity, replacement=SWAPPED)),
     Rule.EDITED_IN_REACHED: StepCase(Container.IN_PLACE, edited=ev(origin=Origin.REACHED, similarity=T.confident_similarity, context=T.moved_context)),
     Rule.MOVED_WITH_BLOCK: StepCase(Container.IN_PLACE, carried=CARRIED),
     Rule.DECOYS_ONLY: StepCase(Container.IN_PLACE, decoys=3),
@@ -112,6 +113,17 @@ def test_a_per_object_edit_in_reached_needs_no_context():
     assert decision.weight_in_reached(per_object, POLICY) > 0.0
     assert decision.weight_in_reached(replace(per_object, replacement=SWAPPED), POLICY) == 0.0
     assert decision.weight_in_reached(per_object, Policy(off=frozenset({Rule.PER_OBJECT_EDIT}))) == 0.0
+
+
+def test_an_action_kept_in_reached_needs_close_text_and_content():
+    """Rule ``action-kept-in-reached`` weighs a close rewrite that keeps the action without context, never a looser one."""
+    kept = ev(origin=Origin.REACHED, similarity=T.confident_similarity, replacement=SWAPPED)
+    assert decision.weight_in_reached(kept, POLICY) > 0.0
+    assert decision.weight_in_reached(replace(kept, similarity=T.confident_similarity - 0.05), POLICY) == 0.0
+    assert decision.weight_in_reached(replace(kept, contentless=True), POLICY) == 0.0
+    assert decision.weight_in_reached(kept, Policy(off=frozenset({Rule.ACTION_KEPT_IN_REACHED}))) == 0.0
+    # with context enough, edited-in-reached decides it
+    assert decide(StepCase(Container.IN_PLACE, edited=replace(kept, context=T.moved_context))).rule is Rule.EDITED_IN_REACHED
 
 
 def test_every_rule_has_a_row():

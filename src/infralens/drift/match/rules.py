@@ -131,6 +131,7 @@ class Rule(str, Enum):
     SAME_ROLE = "same-role"
     SOLE_ASSIGNMENT = "sole-assignment"
     PER_OBJECT_EDIT = "per-object-edit"
+    ACTION_KEPT_IN_REACHED = "action-kept-in-reached"
     EDITED_IN_REACHED = "edited-in-reached"
     DECOYS_ONLY = "decoys-only"
     TARGET_GONE = "target-gone"
@@ -154,6 +155,7 @@ class Filter(str, Enum):
     HUNK_RANK = "hunk-rank"
     HELPERS_FIRST = "helpers-first"
     EDITS_IN_HELPERS = "edits-in-helpers"
+    EDITS_IN_WRAPPERS = "edits-in-wrappers"
     REACHED_BY_NAME = "reached-by-name"
     OWNERS_CLASSES = "owners-classes"
     COPIED_NOT_MOVED = "copied-not-moved"
@@ -210,6 +212,7 @@ RULE_KIND = {
     Rule.SAME_ROLE: StepKind.CHANGED,
     Rule.SOLE_ASSIGNMENT: StepKind.CHANGED,
     Rule.PER_OBJECT_EDIT: StepKind.CHANGED,
+    Rule.ACTION_KEPT_IN_REACHED: StepKind.CHANGED,
     Rule.EDITED_IN_REACHED: StepKind.CHANGED,
     Rule.DECOYS_ONLY: StepKind.DELETED,
     Rule.TARGET_GONE: StepKind.DELETED,
@@ -345,6 +348,10 @@ SPECS: dict[AnyRule, RuleSpec] = {
         _spec(Filter.HUNK_RANK, "Of two edits equally close in text and context, the one at the step's rank in its diff hunk wins."),
         _spec(Filter.HELPERS_FIRST, "Statements the container saw leave into helpers are looked for in those helpers first."),
         _spec(Filter.EDITS_IN_HELPERS, "A statement rewritten on its way into one of the helpers the target was split into is looked for there."),
+        _spec(
+            Filter.EDITS_IN_WRAPPERS,
+            "A statement rewritten on its way into the wrapper of a decorator that received the target's lost statements is looked for there.",
+        ),
         _spec(Filter.REACHED_BY_NAME, "A method called on another object is reached only when exactly one place of that name holds the text."),
         _spec(
             Filter.OWNERS_CLASSES,
@@ -380,6 +387,10 @@ SPECS: dict[AnyRule, RuleSpec] = {
         _spec(
             Rule.PER_OBJECT_EDIT,
             "A statement on per-index state (self.a[i]) that reads the same on one object's own state (self.b) where the target now leads is changed there.",
+        ),
+        _spec(
+            Rule.ACTION_KEPT_IN_REACHED,
+            "A close rewrite that keeps the action, where the target now leads and not held there at the review, is changed whatever its neighbours.",
         ),
         _spec(Rule.EDITED_IN_REACHED, "A statement rewritten in the one function the target now clearly hands its work to is changed there."),
         _spec(Rule.DECOYS_ONLY, "Copies elsewhere that no rule singles out leave the step deleted, listed as candidates.", essential=True),
