@@ -204,6 +204,53 @@ def mask(x, n, offset=0):
     b = a * 2
     return b
 """
+# Both choices of the alias went: the public name is one definition holding the recent body and the older one's fix.
+MASK_MERGED = """
+def mask(x, n, offset=0):
+    a = x + n + offset
+    b = a * 2
+    if OLD_TORCH:
+        b = fix(b)
+    return b
+"""
+MASKS_WITH_FIX = MASKS.replace("def mask_older(x, n):\n    return x\n", "def mask_older(x, n):\n    b = fix(x)\n    return b\n")
+# run() handed its gain handling to a decorator whose wrapper sets the gain with a keyword more.
+WRAPPED_EDIT = WRAPPED.replace("        self.set_gain(scale)\n        return function", "        self.set_gain(scale, smooth=True)\n        return function")
+# The same wrapper, but run() does not carry the decorator: nothing of run() went there.
+NOT_WRAPPED = WRAPPED_EDIT.replace("    @with_gain\n", "")
+# run() hands its work to a new helper, where the projection takes the gain under another name and its neighbours
+# were rewritten around it.
+HANDED_OLD = """
+class Mixer:
+    def run(self, x, scale):
+        acc = 0
+        for part in x.parts:
+            acc = acc + part
+        out = self.project(acc, scale, dim=1)
+        self.calls += 1
+        return out
+"""
+APPLY = """
+    def _apply(self, x, gain):
+        self.check(x)
+        self.log.debug("applying")
+        out = self.project(acc, gain, dim=1)
+        if self.twice:
+            out = self.project(out, gain, dim=0)
+        return self.finish(out)
+"""
+HANDED_NEW = (
+    """
+class Mixer:
+    def run(self, x, scale):
+        return self._apply(x, scale)
+"""
+    + APPLY
+)
+# The helper loops over the parts under another name: a block header, told by its body rather than its words.
+HANDED_LOOP = HANDED_NEW.replace("        self.check(x)\n", "        self.reset()\n        for piece in x.parts:\n            acc = acc.merge(piece)\n")
+# The helper was there at the review and already projected with the gain: it did that job before, nothing came to it.
+HANDED_HELD_OLD = HANDED_OLD + APPLY
 # run() now doubles through a local bound to a module function (chosen at run time); a look-alike is not reached.
 EAGER = (
     OLD.replace("        y = h * 2\n", "        double = eager_double\n        y = double(h)\n")
@@ -241,6 +288,34 @@ class Cache:
     def update(self, key, idx):
         return self.layers[idx].update(key)
 """
+# A loop over the cache's per-index state became one method of the per-layer object (its neighbours rewritten too).
+REPEAT_OLD = """
+class Cache:
+    def repeat(self, n):
+        for idx in range(len(self.keys)):
+            self.keys[idx] = self.keys[idx].repeat(n)
+            self.values[idx] = self.values[idx].repeat(n)
+"""
+REPEAT_NEW = """
+class Layer:
+    def repeat(self, n):
+        if self.ready:
+            self.key_states = self.key_states.repeat(n)
+            self.value_states = self.value_states.repeat(n)
+
+
+class Cache:
+    def __init__(self):
+        self.layers = [Layer()]
+
+    def repeat(self, n):
+        for idx in range(len(self.layers)):
+            self.layers[idx].repeat(n)
+"""
+# The same, but the layer repeats along another axis: a different statement, not the per-layer one.
+REPEAT_ELSEWHERE = REPEAT_NEW.replace("self.key_states.repeat(n)", "self.key_states.repeat(n, axis=1)").replace(
+    "self.value_states.repeat(n)", "self.value_states.repeat(n, axis=1)"
+)
 LAYERS_OF_OWNER = """
 class Layer:
     def update(self, key):
@@ -388,6 +463,16 @@ CASES: list[RuleCase] = [
         ("b = a * 2",),
         "target",
         target="demo.mixer.mask_recent",
+        kind="renamed",
+    ),
+    RuleCase(
+        "merged-into-alias",
+        TargetRule.MERGED_INTO_ALIAS,
+        {"mixer.py": MASKS_WITH_FIX},
+        {"mixer.py": MASK_MERGED},
+        ("b = fix(x)",),
+        "target",
+        target="demo.mixer.mask_older",
         kind="renamed",
     ),
     RuleCase(
@@ -595,9 +680,36 @@ CASES: list[RuleCase] = [
         "edited-in-reached",
         Rule.EDITED_IN_REACHED,
         {"mixer.py": LAYERED_OLD},
-        {"mixer.py": LAYERED_NEW},
+        {"mixer.py": LAYERED_NEW.replace("out = self.keys * 2", "out = self.keys * 2 + self.bias")},
         ("out = self.keys[idx] * 2",),
         target="demo.mixer.Cache.update",
+        kind="changed",
+    ),
+    RuleCase(
+        "per-object-edit",
+        Rule.PER_OBJECT_EDIT,
+        {"mixer.py": REPEAT_OLD},
+        {"mixer.py": REPEAT_NEW},
+        ("self.keys[idx] = self.keys[idx].repeat(n)", "self.values[idx] = self.values[idx].repeat(n)"),
+        "s1",
+        target="demo.mixer.Cache.repeat",
+        kind="changed",
+    ),
+    RuleCase(
+        "edits-in-wrappers",
+        Filter.EDITS_IN_WRAPPERS,
+        {"mixer.py": OLD},
+        {"mixer.py": WRAPPED_EDIT},
+        ("total = (x + scale) * 2", "self.set_gain(scale)"),
+        "s1",
+        kind="changed",
+    ),
+    RuleCase(
+        "action-kept-in-reached",
+        Rule.ACTION_KEPT_IN_REACHED,
+        {"mixer.py": HANDED_OLD},
+        {"mixer.py": HANDED_NEW},
+        ("out = self.project(acc, scale, dim=1)",),
         kind="changed",
     ),
     RuleCase(
@@ -631,3 +743,53 @@ CASES: list[RuleCase] = [
         "nothing-corresponds", Rule.NOTHING_CORRESPONDS, {"mixer.py": OLD}, {"mixer.py": OLD.replace("        y = h * 2\n", "")}, ("y = h * 2",), kind="deleted"
     ),
 ]
+
+HELD_BACK: list[RuleCase] = [
+    # The other choice of the alias is still defined: the alias picked one of two, nothing was merged.
+    RuleCase(
+        "merged-into-alias-not-while-a-choice-stays",
+        TargetRule.MERGED_INTO_ALIAS,
+        {"mixer.py": MASKS_WITH_FIX},
+        {"mixer.py": MASK_MERGED + MASKS_WITH_FIX.split("def mask_older")[0]},
+        ("b = fix(x)",),
+        "target",
+        target="demo.mixer.mask_older",
+    ),
+    # The layer's statement does more than the per-index one did (a keyword added): not the same action.
+    RuleCase(
+        "per-object-edit-not-another-call",
+        Rule.PER_OBJECT_EDIT,
+        {"mixer.py": REPEAT_OLD},
+        {"mixer.py": REPEAT_ELSEWHERE},
+        ("self.keys[idx] = self.keys[idx].repeat(n)", "self.values[idx] = self.values[idx].repeat(n)"),
+        "s1",
+        target="demo.mixer.Cache.repeat",
+        kind="deleted",
+    ),
+    RuleCase(
+        "edits-in-wrappers-not-without-the-decorator",
+        Filter.EDITS_IN_WRAPPERS,
+        {"mixer.py": OLD},
+        {"mixer.py": NOT_WRAPPED},
+        ("total = (x + scale) * 2", "self.set_gain(scale)"),
+        "s1",
+        kind="deleted",
+    ),
+    RuleCase(
+        "action-kept-in-reached-not-a-block-header",
+        Rule.ACTION_KEPT_IN_REACHED,
+        {"mixer.py": HANDED_OLD},
+        {"mixer.py": HANDED_LOOP},
+        ("for part in x.parts:",),
+        kind="deleted",
+    ),
+    RuleCase(
+        "action-kept-in-reached-not-held-at-the-review",
+        Rule.ACTION_KEPT_IN_REACHED,
+        {"mixer.py": HANDED_HELD_OLD},
+        {"mixer.py": HANDED_NEW},
+        ("out = self.project(acc, scale, dim=1)",),
+        kind="deleted",
+    ),
+]
+"""Cases where a rule must NOT do its action (the near misses each rule's invariant excludes)."""

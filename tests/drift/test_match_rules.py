@@ -61,6 +61,7 @@ def ev(**changes: object) -> Evidence:
 EXACT = ev(exact=True, same_ast=True, similarity=1.0, context=1.0)
 CARRIED = replace(EXACT, origin=Origin.ELSEWHERE, context=0.0, provenance=Provenance(carried=T.carried_statements, share=T.carried_share))
 SWAPPED = replacement("self . set_gain ( scale )", "self . gain = scale")
+PER_OBJECT = replacement("self . keys [ idx ] = self . keys [ idx ] . repeat ( n )", "self . key_states = self . key_states . repeat ( n )")
 
 RULES = {
     Rule.FILE_UNCHANGED: StepCase(Container.FILE_UNCHANGED),
@@ -80,12 +81,49 @@ RULES = {
     Rule.EDIT: StepCase(Container.IN_PLACE, own=ev(similarity=T.edit_similarity, context=0.25)),
     Rule.SAME_ROLE: StepCase(Container.IN_PLACE, own=ev(similarity=T.candidate_similarity, same_role=True)),
     Rule.SOLE_ASSIGNMENT: StepCase(Container.IN_PLACE, own=ev(similarity=T.sole_assignment_similarity, sole_assignment=True)),
+    Rule.PER_OBJECT_EDIT: StepCase(Container.IN_PLACE, edited=ev(origin=Origin.REACHED, similarity=0.5, replacement=PER_OBJECT)),
+    Rule.ACTION_KEPT_IN_REACHED: StepCase(Container.IN_PLACE, edited=ev(origin=Origin.REACHED, similarity=T.confident_similarity, replacement=SWAPPED)),
     Rule.EDITED_IN_REACHED: StepCase(Container.IN_PLACE, edited=ev(origin=Origin.REACHED, similarity=T.confident_similarity, context=T.moved_context)),
     Rule.MOVED_WITH_BLOCK: StepCase(Container.IN_PLACE, carried=CARRIED),
     Rule.DECOYS_ONLY: StepCase(Container.IN_PLACE, decoys=3),
     Rule.TARGET_GONE: StepCase(Container.GONE),
     Rule.NOTHING_CORRESPONDS: StepCase(Container.IN_PLACE),
 }
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "kind"),
+    [
+        ("self . keys [ idx ] = self . keys [ idx ] . repeat ( n )", "self . key_states = self . key_states . repeat ( n )", ReplacementKind.PER_OBJECT),
+        ("self . v [ i ] . zero_ ( )", "self . v . zero_ ( )", ReplacementKind.PER_OBJECT),  # the same attribute, one object's own
+        ("x = self . a [ i ]", "y = self . b", None),  # a local renamed as well: only the per-index attribute may change name
+        ("self . a [ i ] = f ( n )", "self . b = f ( n , axis = 1 )", None),  # a keyword added: another call
+        ("self . a [ 0 ] = f ( n )", "self . b = f ( n )", None),  # a constant index is one element, not per-object state
+        ("other . a [ i ] = f ( n )", "other . b = f ( n )", None),  # only ``self``'s state becomes an object's own
+    ],
+)
+def test_per_object_replacement(old, new, kind):
+    found = replacement(old, new)
+    assert (found.kind if found is not None else None) is kind
+
+
+def test_a_per_object_edit_in_reached_needs_no_context():
+    """Its neighbours were rewritten with it: the per-object edit is weighed where an ordinary one needs context."""
+    per_object = ev(origin=Origin.REACHED, similarity=0.5, replacement=PER_OBJECT)
+    assert decision.weight_in_reached(per_object, POLICY) > 0.0
+    assert decision.weight_in_reached(replace(per_object, replacement=SWAPPED), POLICY) == 0.0
+    assert decision.weight_in_reached(per_object, Policy(off=frozenset({Rule.PER_OBJECT_EDIT}))) == 0.0
+
+
+def test_an_action_kept_in_reached_needs_close_text_and_content():
+    """Rule ``action-kept-in-reached`` weighs a close rewrite that keeps the action without context, never a looser one."""
+    kept = ev(origin=Origin.REACHED, similarity=T.confident_similarity, replacement=SWAPPED)
+    assert decision.weight_in_reached(kept, POLICY) > 0.0
+    assert decision.weight_in_reached(replace(kept, similarity=T.confident_similarity - 0.05), POLICY) == 0.0
+    assert decision.weight_in_reached(replace(kept, contentless=True), POLICY) == 0.0
+    assert decision.weight_in_reached(kept, Policy(off=frozenset({Rule.ACTION_KEPT_IN_REACHED}))) == 0.0
+    # with context enough, edited-in-reached decides it
+    assert decide(StepCase(Container.IN_PLACE, edited=replace(kept, context=T.moved_context))).rule is Rule.EDITED_IN_REACHED
 
 
 def test_every_rule_has_a_row():

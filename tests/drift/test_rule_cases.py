@@ -12,7 +12,7 @@ from dataclasses import fields
 from pathlib import Path
 
 import pytest
-from rule_cases import CASES, RuleCase
+from rule_cases import CASES, HELD_BACK, RuleCase
 
 from infralens.drift.match.rules import SPECS, STEP_ORDER, Rule, RuleEvent, Thresholds
 
@@ -53,6 +53,20 @@ def test_rule_case(demo, case: RuleCase):
     trace, kind = _events(report, case.item)
     chain = "\n".join(event.describe() for event in trace)
     assert any(event.rule == case.rule and event.action is case.action for event in trace), f"{case.rule.value} did not {case.action.value}:\n{chain}"
+    if case.kind is not None:
+        assert kind == case.kind, chain
+
+
+@pytest.mark.parametrize("case", HELD_BACK, ids=[case.name for case in HELD_BACK])
+def test_rule_held_back(demo, case: RuleCase):
+    """A near miss the rule's invariant excludes: the rule does not do its action there."""
+    demo.write_annotation("case.yaml", _annotation(case))
+    old = demo.write_source("1.0", case.old)
+    demo.lock(old)
+    report = demo.check(demo.write_source("2.0", case.new), "2.0", reviewed="1.0" if case.reviewed else None)
+    trace, kind = _events(report, case.item)
+    chain = "\n".join(event.describe() for event in trace)
+    assert not any(event.rule == case.rule and event.action is case.action for event in trace), chain
     if case.kind is not None:
         assert kind == case.kind, chain
 

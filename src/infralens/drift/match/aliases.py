@@ -5,7 +5,9 @@ later release drops the choice and defines the public name itself, with the chos
 it: an assignment in the target's own scope whose value is the target's name (alone, or one branch of a conditional
 expression). When that name is now a definition, in the target's file, that was not one at the review, and it still
 holds part of the reviewed body, more of it than of the other function the expression chose from, it is the target
-renamed (rule ``renamed-to-alias``).
+renamed (rule ``renamed-to-alias``). When every other function the expression chose from is gone as well, the new
+definition merged them (``sdpa_mask`` now holds both the recent and the older torch's code): it holds part of the
+reviewed body, and the target is taken to it whichever of the choices it resembles more (rule ``merged-into-alias``).
 """
 
 from __future__ import annotations
@@ -31,8 +33,9 @@ class Aliased:
     """The reviewed assignment, as normalised text."""
 
 
-def renamed_to_alias(reader: TreeReader, reviewed: TreeReader | None, entry: AnnotationLock) -> Aliased | None:
-    """The definition of a name that aliased the gone target at the review, when it now holds part of its body."""
+def renamed_to_alias(reader: TreeReader, reviewed: TreeReader | None, entry: AnnotationLock, *, merged: bool = False) -> Aliased | None:
+    """The definition of a name that aliased the gone target at the review, when it now holds part of its body (more of
+    it than of the alias's other choices; with ``merged``, instead: whatever it holds of them, when they are all gone)."""
     indexed = reviewed.indexed(entry.relpath) if reviewed is not None else None
     if indexed is None:
         return None
@@ -52,11 +55,14 @@ def renamed_to_alias(reader: TreeReader, reviewed: TreeReader | None, entry: Ann
         qualname = f"{scope}.{alias}" if scope else alias
         if defined_in(reviewed, entry.relpath, qualname):
             continue  # it was a definition already: not the alias turned into one
-        rivals = [body_hashes(indexed[1], d) for d in indexed[1].definitions if d.qualname in {f"{scope}.{o}" if scope else o for o in others}]
+        named = {f"{scope}.{o}" if scope else o for o in others}
+        rivals = [body_hashes(indexed[1], d) for d in indexed[1].definitions if d.qualname in named]
+        if merged and (not named or any(d.qualname in named for d in index.definitions)):
+            continue  # a choice still defined (or none to merge): the alias picked one, it did not merge them
         for definition in (d for d in index.definitions if d.qualname == qualname and d.accessor is None):
             now_body = body_hashes(index, definition)
             overlap = jaccard(entry.body, now_body)
-            if overlap > 0.0 and all(overlap > jaccard(rival, now_body) for rival in rivals):
+            if overlap > 0.0 and (merged or all(overlap > jaccard(rival, now_body) for rival in rivals)):
                 found.append(Aliased(source, index, definition, text))
     return found[0] if len(found) == 1 else None
 

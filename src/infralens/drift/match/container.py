@@ -138,6 +138,7 @@ class ContainerMapper:
             (TargetRule.MOVED_TO_CLASS, self._moved_to_class),
             (TargetRule.RENAMED_BEHIND_SHIM, self._behind_shim),
             (TargetRule.RENAMED_TO_ALIAS, self._renamed_to_alias),
+            (TargetRule.MERGED_INTO_ALIAS, self._merged_into_alias),
             (TargetRule.RENAMED_BODY_OVERLAP, self._renamed_found),
             (TargetRule.RENAMED_AT_CALLERS, self._renamed_at_callers),
             (TargetRule.CLASS_RENAMED, self._class_renamed),
@@ -221,14 +222,20 @@ class ContainerMapper:
         return TargetResult(entry, TargetKind.RENAMED, found.place(), overlap, message, rule=TargetRule.RENAMED_BEHIND_SHIM.value), found
 
     def _renamed_to_alias(self, entry: AnnotationLock, steps: list[StepLock], trace: Trace) -> Decided | None:
-        aliased = renamed_to_alias(self.reader, self._reviewed(entry), entry)
+        return self._aliased(entry, TargetRule.RENAMED_TO_ALIAS, "looks renamed to")
+
+    def _merged_into_alias(self, entry: AnnotationLock, steps: list[StepLock], trace: Trace) -> Decided | None:
+        return self._aliased(entry, TargetRule.MERGED_INTO_ALIAS, "was merged, with the alias's other choices (all gone), into")
+
+    def _aliased(self, entry: AnnotationLock, rule: TargetRule, verb: str) -> Decided | None:
+        aliased = renamed_to_alias(self.reader, self._reviewed(entry), entry, merged=rule is TargetRule.MERGED_INTO_ALIAS)
         if aliased is None:
             return None
         found = Found(aliased.source, aliased.index, aliased.definition, self.policy.thresholds.renamed_locality, False)
         overlap = found.overlap(entry)
         now = f"{aliased.source.module}.{aliased.definition.qualname}"
-        message = f"{entry.target} looks renamed to {now}, the name that aliased it at the review ({aliased.alias}; statement overlap {overlap:.2f})"
-        return TargetResult(entry, TargetKind.RENAMED, found.place(), overlap, message, rule=TargetRule.RENAMED_TO_ALIAS.value), found
+        message = f"{entry.target} {verb} {now}, the name that aliased it at the review ({aliased.alias}; statement overlap {overlap:.2f})"
+        return TargetResult(entry, TargetKind.RENAMED, found.place(), overlap, message, rule=rule.value), found
 
     def _renamed_found(self, entry: AnnotationLock, steps: list[StepLock], trace: Trace) -> Decided | None:
         renamed = self._renamed(entry, steps, trace)

@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from infralens.drift.match.evidence import Evidence
+from infralens.drift.match.evidence import Evidence, ReplacementKind
 from infralens.drift.match.position import Position
 from infralens.drift.match.rules import RULE_KIND, STEP_ORDER, Action, Container, Filter, Policy, Rule, Thresholds, Trace
 from infralens.reports import DriftKind as StepKind
@@ -96,8 +96,24 @@ def weight_in_reached(evidence: Evidence, policy: Policy) -> float:
     t = policy.thresholds
     if evidence.same_role and evidence.similarity >= t.candidate_similarity and policy.on(Rule.SAME_ROLE):
         return weight(evidence, policy)
+    if per_object(evidence) and policy.on(Rule.PER_OBJECT_EDIT):
+        return weight(evidence, policy)  # its neighbours were rewritten with it (a loop over layers became one layer's method)
+    if action_kept(evidence, t) and policy.on(Rule.ACTION_KEPT_IN_REACHED):
+        return weight(evidence, policy)  # close, and the same action: its neighbours may have been rewritten with it
     close = evidence.similarity >= t.edit_similarity or evidence.replacement is not None
     return weight(evidence, policy) if close and evidence.context >= t.moved_context else 0.0
+
+
+def per_object(evidence: Evidence) -> bool:
+    """Whether the candidate is the step's statement on per-index state read as one object's own (``self.a[i]`` →
+    ``self.b``; rule ``per-object-edit``)."""
+    return evidence.replacement is not None and evidence.replacement.kind is ReplacementKind.PER_OBJECT
+
+
+def action_kept(evidence: Evidence, t: Thresholds) -> bool:
+    """Whether an edit where the target now leads keeps the step's action (names renamed, keywords changed, a setter
+    and an assignment) and is close in text, whatever its neighbours (rule ``action-kept-in-reached``)."""
+    return evidence.replacement is not None and evidence.similarity >= t.confident_similarity and not evidence.contentless
 
 
 _POSITION_SHARE = {Position.PAIRED: 1.0, Position.IN_HUNK: 0.5}
@@ -149,6 +165,15 @@ def _carried(case: StepCase, admitted: Rule | None, policy: Policy, trace: Trace
     return False
 
 
+def _action_kept(case: StepCase, admitted: Rule | None, policy: Policy, trace: Trace) -> bool:
+    """Rule ``action-kept-in-reached``: the edit where the target leads was admitted on its action alone (its context
+    too low for ``edited-in-reached``)."""
+    edited, t = case.edited, policy.thresholds
+    if edited is None or admitted is not None or edited.context >= t.moved_context or edited.same_role:
+        return False
+    return action_kept(edited, t)
+
+
 STEP_RULES: dict[Rule, Predicate] = {
     Rule.FILE_UNCHANGED: lambda case, admitted, policy, trace: case.container is Container.FILE_UNCHANGED,
     Rule.UNREADABLE: lambda case, admitted, policy, trace: case.container is Container.UNREADABLE,
@@ -164,6 +189,8 @@ STEP_RULES: dict[Rule, Predicate] = {
     Rule.EDIT: lambda case, admitted, policy, trace: admitted is Rule.EDIT,
     Rule.SAME_ROLE: lambda case, admitted, policy, trace: admitted is Rule.SAME_ROLE,
     Rule.SOLE_ASSIGNMENT: lambda case, admitted, policy, trace: admitted is Rule.SOLE_ASSIGNMENT,
+    Rule.PER_OBJECT_EDIT: lambda case, admitted, policy, trace: case.edited is not None and admitted is None and per_object(case.edited),
+    Rule.ACTION_KEPT_IN_REACHED: _action_kept,
     Rule.EDITED_IN_REACHED: lambda case, admitted, policy, trace: case.edited is not None and admitted is None,
     Rule.DECOYS_ONLY: lambda case, admitted, policy, trace: case.decoys > 0,
     Rule.TARGET_GONE: lambda case, admitted, policy, trace: case.container is Container.GONE,

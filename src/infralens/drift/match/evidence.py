@@ -40,6 +40,9 @@ class ReplacementKind(str, Enum):
     SETTER_ASSIGNMENT = "setter call and attribute assignment"
     KEYWORDS_CHANGED = "keyword arguments changed"
     """A call gained or lost keyword arguments (perhaps with a name renamed too); ``old`` → ``new`` lists them."""
+    PER_OBJECT = "per-object state"
+    """``self.a[i]`` became ``self.b``: the state one container held per index is now an object's own (rule
+    ``per-object-edit``: a cache split into per-layer objects); up to :attr:`~.rules.Thresholds.max_renames` names differ."""
 
 
 @dataclass(frozen=True)
@@ -161,7 +164,39 @@ def replacement(old: str, new: str, max_renames: int) -> Replacement | None:
     setter = _setter_pair(left, right) or _setter_pair(right, left)
     if setter is not None:
         return Replacement(ReplacementKind.SETTER_ASSIGNMENT, ast.unparse(left), ast.unparse(right))
-    return _renaming(left, right, max_renames)
+    return _renaming(left, right, max_renames) or _per_object(left, right, max_renames)
+
+
+class _Unindexed(ast.NodeTransformer):
+    """``self.a[i]`` (an attribute of ``self`` subscripted by one plain name) as ``self.a``; what it replaced."""
+
+    def __init__(self) -> None:
+        self.dropped: list[str] = []
+        self.attributes: set[str] = set()
+
+    def visit_Subscript(self, node: ast.Subscript) -> ast.AST:
+        value = node.value
+        if isinstance(value, ast.Attribute) and isinstance(value.value, ast.Name) and value.value.id == "self" and isinstance(node.slice, ast.Name):
+            self.dropped.append(ast.unparse(node))
+            self.attributes.add(value.attr)
+            return ast.Attribute(value=value.value, attr=value.attr, ctx=node.ctx)
+        return self.generic_visit(node)
+
+
+def _per_object(left: ast.stmt, right: ast.stmt, max_renames: int) -> Replacement | None:
+    """``old`` with its per-index state (``self.key_cache[layer_idx]``) read as one object's own (``self.keys``) is
+    ``new``, up to a consistent renaming of those attributes only (:class:`ReplacementKind.PER_OBJECT`)."""
+    unindexed = _Unindexed()
+    stripped = unindexed.visit(ast.parse(ast.unparse(left)).body[0])
+    if not unindexed.dropped:
+        return None
+    changes = _Changes(calls=set())
+    if not _align(stripped, right, changes) or changes.added or changes.removed or changes.count() > max_renames:
+        return None
+    if len(set(changes.pairs.values())) != len(changes.pairs) or not set(changes.pairs) <= unindexed.attributes:
+        return None
+    renamed = [f"self.{old}[…] -> self.{new}" for old, new in changes.pairs.items()]
+    return Replacement(ReplacementKind.PER_OBJECT, ", ".join(sorted(set(unindexed.dropped))), ", ".join(renamed) or "the same attribute")
 
 
 def _setter_pair(call: ast.stmt, assign: ast.stmt) -> bool | None:

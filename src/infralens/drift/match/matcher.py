@@ -24,18 +24,17 @@ from infralens.drift.match.decide import (
     pick_carried,
     same_copy,
     weight,
-    weight_in_reached,
 )
 from infralens.drift.match.evidence import Evidence, measure
 from infralens.drift.match.names import modules_imported
 from infralens.drift.match.position import Alignment
 from infralens.drift.match.propose import container_header, elsewhere, held_before, in_helpers, in_target, sole_role, statement_key, target_pool
-from infralens.drift.match.reached_edits import edits_in_reached, in_owners_classes
+from infralens.drift.match.reached_edits import in_owners_classes, rewritten_in_reached
 from infralens.drift.match.reader import TreeReader
 from infralens.drift.match.repeated import indentation, settle_contested
 from infralens.drift.match.results import Candidate, Scores, StepKind, StepResult, TargetKind, TargetResult
 from infralens.drift.match.reviewed import ReviewedSources, Transfers
-from infralens.drift.match.rules import CONTENTLESS, RULE_KIND, Action, Container, Filter, Policy, Rule, RuleEvent, Thresholds, Trace, match_quality
+from infralens.drift.match.rules import RULE_KIND, Action, Container, Filter, Policy, Rule, RuleEvent, Thresholds, Trace, match_quality
 from infralens.drift.match.scored import Scored, as_reached, home_rank, line_of, scores_of, where
 from infralens.drift.match.texts import assigned_name
 from infralens.resolve import Resolver
@@ -111,11 +110,12 @@ class DistributionMatcher:
             found = self.containers.in_place(annotation)
         container = Container.GONE if found is None else (Container.IN_PLACE if found.in_place else Container.RELOCATED)
         own, options = self._inside(found, annotation, pending, traces) if found is not None else ({}, {})
-        edits = self._edits_in_reached(found, annotation, [e for e in pending if e.step_id not in own], traces) if found is not None else {}
         reach = Reach(self.reader, found.source, found.index, found.definition) if found is not None else None
         now_body = body_hashes(found.index, found.definition) if found is not None else None
         reviewed = self.reviewed.reader(annotation.distribution, annotation.version, checked=self.tree.version)
         transfers = Transfers(annotation, now_body, reviewed, t.carried_statements)
+        unplaced = [e for e in pending if e.step_id not in own]
+        edits = rewritten_in_reached(self.reader, found, annotation, unplaced, self.policy, transfers, traces) if found is not None else {}
         for entry in pending:
             case = _Step(entry, annotation, found, container, reach, transfers, target_result, traces[entry.step_id], edits.get(entry.step_id))
             results[entry.step_id] = self._decide(case, own.get(entry.step_id), options.get(entry.step_id, []))
@@ -353,15 +353,6 @@ class DistributionMatcher:
         if close:
             message += " (several statements are about as close; see candidates)"
         return _result(entry, rule, own, tuple(o.candidate(t) for o in others) if close else (), message, t, trace, close)
-
-    def _edits_in_reached(self, found: Found, annotation: AnnotationLock, steps: list[StepLock], traces: dict[str, Trace]) -> dict[str, Scored]:
-        """Edits of the steps without a place inside the target, in the function it clearly hands its work to."""
-        if not steps or not self.policy.on(Rule.EDITED_IN_REACHED):
-            return {}
-        kept = [s for s in steps if not (len(s.texts) == 1 and s.texts[0] in CONTENTLESS)]  # told by neighbours, not text
-        owner = annotation.target.rpartition(".")[0] if self.policy.on(Filter.OWNERS_CLASSES) else ""  # "": not narrowed
-        weigh, helpers = (lambda e: weight_in_reached(e, self.policy)), self.policy.on(Filter.EDITS_IN_HELPERS)
-        return edits_in_reached(self.reader, found, kept, self.policy.thresholds, weigh, owner, traces, with_helpers=helpers)
 
     def _in_view(self, step: _Step, place: Scored) -> bool:
         """Whether the target's module sees ``place``: the same module, a module it imports (or one directly inside a

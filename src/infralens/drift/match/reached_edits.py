@@ -7,30 +7,63 @@ Of the functions the target reaches, the one whose statements resemble the revie
 neighbours) clearly most is searched, as the target itself is, for an admissible edit of each step still without a
 place; the steps get its statements one to one. When the container decision saw the target split into several
 helpers (:mod:`.split`), each of them is searched as well (rule ``edits-in-helpers``): a block extracted into
-``_update_past_and_masks`` is rewritten there, not in the helper that received most.
+``_update_past_and_masks`` is rewritten there, not in the helper that received most. So is the wrapper of a decorator
+that the container decision saw receive the target's lost statements (rule ``edits-in-wrappers``: the gradient
+checkpointing check a model's ``forward`` lost to ``@check_model_inputs`` is rewritten in its wrapper). An edit there
+is admitted with its neighbours around it (``edited-in-reached``), as the only statement of its role (``same-role``),
+as the step's per-index state read as one object's own (``per-object-edit``), or as a close rewrite that keeps the
+action whatever its neighbours (``action-kept-in-reached``: a quantized cache's ``_quantize`` call with renamed
+arguments in the layer class), except a block header, a line of a decorator's wrapper or a statement its function held
+at the review (:func:`action_kept_vetoes`).
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
 
-from infralens.drift.lock.entries import StepLock
+from infralens.drift.lock.entries import AnnotationLock, StepLock
 from infralens.drift.lock.facts import body_of
 from infralens.drift.match.assign import assign
 from infralens.drift.match.calls import Reach
 from infralens.drift.match.container import Found
+from infralens.drift.match.decide import action_kept, per_object, weight_in_reached
 from infralens.drift.match.evidence import Evidence, measure
 from infralens.drift.match.forwarding import base_names, class_named
 from infralens.drift.match.propose import in_target, sole_role, statement_key
 from infralens.drift.match.reader import TreeReader
-from infralens.drift.match.rules import Action, Filter, Thresholds, Trace
+from infralens.drift.match.reviewed import Transfers
+from infralens.drift.match.rules import CONTENTLESS, Action, Filter, Policy, Rule, Thresholds, Trace
 from infralens.drift.match.scored import Scored, where
 from infralens.drift.match.split import Reached, reached_definitions
-from infralens.drift.match.texts import statement_role
+from infralens.drift.match.texts import statement_role, statement_shape
 from infralens.source import Definition, DefinitionKind, ModuleIndex, SourceFile, Statement
 
 Weigh = Callable[[Evidence], float]
 """The assignment's weight of an admissible candidate (0: not admissible)."""
+
+
+def rewritten_in_reached(
+    reader: TreeReader, found: Found, annotation: AnnotationLock, steps: list[StepLock], policy: Policy, transfers: Transfers, traces: dict[str, Trace]
+) -> dict[str, Scored]:
+    """Edits of ``steps`` (none placed inside the target) in the functions it hands its work to (rule
+    ``edited-in-reached`` and the rules that narrow or widen it), less what :func:`action_kept_vetoes` refuses."""
+    if not steps or not policy.on(Rule.EDITED_IN_REACHED):
+        return {}
+    kept = [s for s in steps if not (len(s.texts) == 1 and s.texts[0] in CONTENTLESS)]  # told by neighbours, not text
+    owner = annotation.target.rpartition(".")[0] if policy.on(Filter.OWNERS_CLASSES) else ""  # "": not narrowed
+    on, t = policy.on, policy.thresholds
+    edits = edits_in_reached(
+        reader,
+        found,
+        kept,
+        t,
+        lambda e: weight_in_reached(e, policy),
+        owner,
+        traces,
+        with_helpers=on(Filter.EDITS_IN_HELPERS),
+        with_wrappers=on(Filter.EDITS_IN_WRAPPERS),
+    )
+    return action_kept_vetoes(edits, found, transfers, t, traces)
 
 
 def edits_in_reached(
@@ -43,12 +76,14 @@ def edits_in_reached(
     traces: dict[str, Trace],
     *,
     with_helpers: bool = True,
+    with_wrappers: bool = True,
 ) -> dict[str, Scored]:
     """Each of ``steps`` (none has a place yet) with its edit in the one function the target clearly leads to most, or
     (``with_helpers``, rule ``edits-in-helpers``) in any helper it calls that the container decision saw receive the
-    target's lost statements (not a decorator's wrapper: a reworded check there is as often the same check kept in
-    many functions, and the corpora disagree on it). ``owner``: the reviewed target's class (its per-object classes come first for a dispatched call; "":
-    not narrowed); the trace of each step placed through that narrowing, or in such a helper, says so."""
+    target's lost statements, and (``with_wrappers``, rule ``edits-in-wrappers``) in the wrapper of any decorator it
+    carries that the container decision saw receive them. ``owner``: the reviewed target's class (its per-object classes
+    come first for a dispatched call; "": not narrowed); the trace of each step placed through that narrowing, or in such
+    a helper or wrapper, says so."""
     if not steps:
         return {}
     reach = Reach(reader, found.source, found.index, found.definition)
@@ -56,8 +91,9 @@ def edits_in_reached(
     calls, narrowed = owners_classes(reach, list(dispatched_for(reader, reach)), owner)
     home = _clearly_closest([*reached_definitions(reader, reach), *calls], reviewed, t)
     homes = [home] if home is not None else []
-    helpers = [h for h in found.split.helpers if not h.decorator] if found.split is not None and with_helpers else []
-    named = {(h.source.relpath, h.definition.qualname) for h in helpers}
+    split = found.split.helpers if found.split is not None else ()
+    helpers = [h for h in split if (with_wrappers if h.decorator else with_helpers)]
+    named = {(h.source.relpath, h.definition.qualname): h.decorator for h in helpers}
     homes.extend(
         (h.source, h.index, h.definition, False)
         for h in helpers
@@ -82,8 +118,43 @@ def edits_in_reached(
         if narrowed and home in calls and home is not None and where_to == (home[0].relpath, home[2].qualname):
             traces[step_id].add(Filter.OWNERS_CLASSES, Action.FIRED, narrowed)
         if where_to in named and (home is None or where_to != (home[0].relpath, home[2].qualname)):
-            traces[step_id].add(Filter.EDITS_IN_HELPERS, Action.FIRED, f"rewritten in {where(edit)}, a helper the target was split into")
+            if named[where_to]:
+                traces[step_id].add(
+                    Filter.EDITS_IN_WRAPPERS, Action.FIRED, f"rewritten in {where(edit)}, a decorator's wrapper that received the target's statements"
+                )
+            else:
+                traces[step_id].add(Filter.EDITS_IN_HELPERS, Action.FIRED, f"rewritten in {where(edit)}, a helper the target was split into")
     return edits
+
+
+def action_kept_vetoes(edits: dict[str, Scored], found: Found, transfers: Transfers, t: Thresholds, traces: dict[str, Trace]) -> dict[str, Scored]:
+    """``edits`` less those taken on their action alone (rule ``action-kept-in-reached``: close, same action, too little
+    context for ``edited-in-reached``) that the rule's invariant excludes: a block header (``for``, ``if``, ``except``:
+    its body tells which it is, not its words), a statement in a decorator's wrapper (a wrapper's reworded lines serve
+    every function it decorates), and one its function held at the review (it did that job already)."""
+    wrappers = {(h.source.relpath, h.definition.qualname) for h in (found.split.helpers if found.split is not None else ()) if h.decorator}
+    kept = {}
+    for step_id, edit in edits.items():
+        e = edit.evidence
+        if not (action_kept(e, t) and e.context < t.moved_context and not e.same_role and not per_object(e)):
+            kept[step_id] = edit
+            continue
+        why = ""
+        if statement_shape(edit.proposal.texts[0]) not in _SIMPLE:
+            why = "a block header is told by its body, not its words"
+        elif (edit.proposal.source.relpath, edit.proposal.place().target) in wrappers:
+            why = "a decorator's wrapper serves every function it decorates"
+        elif transfers.held_before(edit.proposal.source, edit.proposal.index, edit.proposal.window[0]):
+            why = "its function held that statement already at the review"
+        if why:
+            traces[step_id].add(Rule.ACTION_KEPT_IN_REACHED, Action.VETOED, f"{where(edit)}: {why}")
+            continue
+        kept[step_id] = edit
+    return kept
+
+
+_SIMPLE = ("assign", "expression")
+"""The statement shapes rule ``action-kept-in-reached`` takes (a simple statement says what it does in its words)."""
 
 
 def _sole_role(pools: list[tuple[SourceFile, ModuleIndex, Definition, tuple[Statement, ...]]], step: StepLock) -> tuple[str, int, str] | None:

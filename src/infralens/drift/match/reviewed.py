@@ -147,6 +147,15 @@ class Transfers:
         share = carried / total if total else 0.0
         return Provenance(carried=carried, share=share, copied=sum((gained & self.kept).values()), new_place=not before)
 
+    def held_before(self, source: SourceFile, index: ModuleIndex, first: Statement) -> bool:
+        """Whether the function around ``first`` held as many copies of its text at the review (False when unknown)."""
+        if self.reviewed is None:
+            return False
+        qualname, now = _function_around(index, first)
+        before = self._reviewed_body(source.relpath, qualname)
+        text = short_hash(first.text)
+        return before is not None and before[text] >= now[text] > 0
+
     def _reviewed_body(self, relpath: str, qualname: str) -> Counter[str] | None:
         """The fingerprints of ``qualname``'s body at ``relpath`` as reviewed (empty when it did not exist there)."""
         key = (relpath, qualname)

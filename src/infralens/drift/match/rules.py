@@ -130,6 +130,8 @@ class Rule(str, Enum):
     EDIT = "edit"
     SAME_ROLE = "same-role"
     SOLE_ASSIGNMENT = "sole-assignment"
+    PER_OBJECT_EDIT = "per-object-edit"
+    ACTION_KEPT_IN_REACHED = "action-kept-in-reached"
     EDITED_IN_REACHED = "edited-in-reached"
     DECOYS_ONLY = "decoys-only"
     TARGET_GONE = "target-gone"
@@ -153,6 +155,7 @@ class Filter(str, Enum):
     HUNK_RANK = "hunk-rank"
     HELPERS_FIRST = "helpers-first"
     EDITS_IN_HELPERS = "edits-in-helpers"
+    EDITS_IN_WRAPPERS = "edits-in-wrappers"
     REACHED_BY_NAME = "reached-by-name"
     OWNERS_CLASSES = "owners-classes"
     COPIED_NOT_MOVED = "copied-not-moved"
@@ -177,6 +180,7 @@ class TargetRule(str, Enum):
     MOVED_TO_CLASS = "moved-to-class"
     RENAMED_BEHIND_SHIM = "renamed-behind-shim"
     RENAMED_TO_ALIAS = "renamed-to-alias"
+    MERGED_INTO_ALIAS = "merged-into-alias"
     RENAMED_BODY_OVERLAP = "renamed-body-overlap"
     RENAMED_AND_SPLIT = "renamed-and-split"
     RENAMED_AT_CALLERS = "renamed-at-callers"
@@ -207,6 +211,8 @@ RULE_KIND = {
     Rule.EDIT: StepKind.CHANGED,
     Rule.SAME_ROLE: StepKind.CHANGED,
     Rule.SOLE_ASSIGNMENT: StepKind.CHANGED,
+    Rule.PER_OBJECT_EDIT: StepKind.CHANGED,
+    Rule.ACTION_KEPT_IN_REACHED: StepKind.CHANGED,
     Rule.EDITED_IN_REACHED: StepKind.CHANGED,
     Rule.DECOYS_ONLY: StepKind.DELETED,
     Rule.TARGET_GONE: StepKind.DELETED,
@@ -317,6 +323,10 @@ SPECS: dict[AnyRule, RuleSpec] = {
         ),
         _spec(TargetRule.RENAMED_BEHIND_SHIM, "A shim that forwards the old name leads to the target renamed."),
         _spec(TargetRule.RENAMED_TO_ALIAS, "A name that aliased the target at the review, now defined with part of its body, is the target renamed."),
+        _spec(
+            TargetRule.MERGED_INTO_ALIAS,
+            "A gone target whose conditional alias is now one definition holding part of its body, every other choice gone too, was merged there.",
+        ),
         _spec(TargetRule.RENAMED_BODY_OVERLAP, "A new definition whose body clearly overlaps most is the target renamed."),
         _spec(TargetRule.RENAMED_AND_SPLIT, "A new definition holding the reviewed body with the helpers it calls is the target renamed and split."),
         _spec(TargetRule.RENAMED_AT_CALLERS, "The new name the reviewed callers now call is the target renamed."),
@@ -338,6 +348,10 @@ SPECS: dict[AnyRule, RuleSpec] = {
         _spec(Filter.HUNK_RANK, "Of two edits equally close in text and context, the one at the step's rank in its diff hunk wins."),
         _spec(Filter.HELPERS_FIRST, "Statements the container saw leave into helpers are looked for in those helpers first."),
         _spec(Filter.EDITS_IN_HELPERS, "A statement rewritten on its way into one of the helpers the target was split into is looked for there."),
+        _spec(
+            Filter.EDITS_IN_WRAPPERS,
+            "A statement rewritten on its way into the wrapper of a decorator that received the target's lost statements is looked for there.",
+        ),
         _spec(Filter.REACHED_BY_NAME, "A method called on another object is reached only when exactly one place of that name holds the text."),
         _spec(
             Filter.OWNERS_CLASSES,
@@ -370,6 +384,14 @@ SPECS: dict[AnyRule, RuleSpec] = {
             "The only statement left that plays the step's role (same target from the same call, same call, same raise), sharing some text, is its edit.",
         ),
         _spec(Rule.SOLE_ASSIGNMENT, "The only statement left that assigns the same name is its edit."),
+        _spec(
+            Rule.PER_OBJECT_EDIT,
+            "A statement on per-index state (self.a[i]) that reads the same on one object's own state (self.b) where the target now leads is changed there.",
+        ),
+        _spec(
+            Rule.ACTION_KEPT_IN_REACHED,
+            "A close rewrite that keeps the action, where the target now leads and not held there at the review, is changed whatever its neighbours.",
+        ),
         _spec(Rule.EDITED_IN_REACHED, "A statement rewritten in the one function the target now clearly hands its work to is changed there."),
         _spec(Rule.DECOYS_ONLY, "Copies elsewhere that no rule singles out leave the step deleted, listed as candidates.", essential=True),
         _spec(Rule.TARGET_GONE, "A step of a deleted target with no home is deleted.", essential=True),
