@@ -21,6 +21,7 @@ import sys
 import time
 from pathlib import Path
 
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))  # _shared, which the corpus runner reads
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests" / "drift"))
 
 from test_history_corpus import match_prepared, prepare_corpus  # the corpus runner the tests use

@@ -29,6 +29,7 @@ import time
 from collections import Counter
 from pathlib import Path
 
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))  # _shared, which the corpus runner reads
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests" / "drift"))
 
 import yaml
