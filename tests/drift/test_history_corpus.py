@@ -407,3 +407,23 @@ def test_untouched_transformers_corpus_15_keeps_its_first_measured_figures():
     13/13; per-object-edit, edits-in-wrappers, action-kept-in-reached: 167/198, changed 68/95). A regression guard;
     the targets are not met, and on *changed* rows the naive baseline still does better."""
     _holds_its_figures([DATA / "drift_untouched15_transformers.yaml"], rows_at_least=198, right_at_least=167, false_moved_at_most=0)
+
+
+def test_untouched_corpus_16_keeps_its_first_measured_figures():
+    """Set 16, written by a helper who read only upstream code and never ran the checker or read the matcher, on release
+    pairs no other corpus uses: diffusers 0.34.0 -> 0.42.0 (group-offloading hooks, attention processors moved into
+    model files or AttentionMixin), 0.29.0 -> 0.34.0 (PixArt checkpointing), DiffSynth 2.0.4 -> 2.1.12 (163 rows, 115 not
+    *unchanged*); transformers 4.45.2 -> 4.50.3 (Mistral's SDPA and Flash classes folded into one attention) and
+    4.53.2 -> 5.20.0 (continuous batching split into a package, sdpa attention, masks) (241 rows, 184 not *unchanged*).
+    First run, 2026-11-29, with every rule of issue 41 in place: 147/163 (not unchanged 99/115: moved 26/30, changed
+    58/67, deleted 15/18), 2 false *unchanged*, 0 false *moved*; transformers 181/241 (124/184: moved 32/51, changed
+    35/74, deleted 57/59), 0 false *unchanged*, 11 false *moved*. Naive baseline 99/163 and 121/241 (changed 43/67 and
+    33/74). A regression guard; the targets (95% on the rows not unchanged, 90% recall a class, at most 1% false
+    *moved*) are not met."""
+    _holds_its_figures(
+        [DATA / "drift_untouched16.yaml", DATA / "drift_untouched16_transformers.yaml"],
+        rows_at_least=404,
+        right_at_least=328,
+        false_moved_at_most=11,
+        false_unchanged_at_most=2,
+    )
