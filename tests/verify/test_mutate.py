@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-import importlib.util
 import json
-import sys
 import textwrap
 
 import pytest
 from _device import DEVICE, requires_test_device, requires_torch
+from verify_helpers import upstream_module
 
 from infralens.cli import main
 from infralens.reports import MutantRecord, MutantsRecord, MutantVerdict
@@ -67,15 +66,8 @@ UPSTREAM = textwrap.dedent(
 
 @pytest.fixture
 def upstream(tmp_path):
-    path = tmp_path / "mutatee.py"
-    path.write_text(UPSTREAM)
-    spec = importlib.util.spec_from_file_location("mutatee", path)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules["mutatee"] = module
-    spec.loader.exec_module(module)
-    yield module, str(path)
-    sys.modules.pop("mutatee", None)
+    with upstream_module(tmp_path, "mutatee", UPSTREAM) as loaded:
+        yield loaded
 
 
 def _probe(path: str, key: str, scope: str, line: int, *expects: str) -> Probe:

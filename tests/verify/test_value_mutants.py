@@ -6,12 +6,11 @@ changed nothing in any frame the statement ran in is equivalent.
 
 from __future__ import annotations
 
-import importlib.util
-import sys
 import textwrap
 
 import pytest
 from _device import requires_torch
+from verify_helpers import upstream_module
 
 from infralens.reports import MutantVerdict
 from infralens.verify.mutate import perturb
@@ -132,15 +131,8 @@ UPSTREAM = textwrap.dedent(
 
 @pytest.fixture
 def upstream(tmp_path):
-    path = tmp_path / "valued.py"
-    path.write_text(UPSTREAM)
-    spec = importlib.util.spec_from_file_location("valued", path)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules["valued"] = module
-    spec.loader.exec_module(module)
-    yield module, str(path)
-    sys.modules.pop("valued", None)
+    with upstream_module(tmp_path, "valued", UPSTREAM) as loaded:
+        yield loaded
 
 
 def _mutate(scenario, probes, keys, limit=8):
@@ -274,15 +266,8 @@ def test_a_statement_that_keeps_no_result_has_its_call_arguments_nudged_one_at_a
 
 @pytest.fixture
 def calls(tmp_path):
-    path = tmp_path / "calls.py"
-    path.write_text(CALLS)
-    spec = importlib.util.spec_from_file_location("calls", path)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules["calls"] = module
-    spec.loader.exec_module(module)
-    yield module, str(path)
-    sys.modules.pop("calls", None)
+    with upstream_module(tmp_path, "calls", CALLS) as loaded:
+        yield loaded
 
 
 def test_a_nudged_argument_reaches_the_expects_of_a_bare_call(calls):
