@@ -50,7 +50,9 @@ def _run(folder: Path, conftest: str, workers: int | None = 2, extra: tuple[str,
     for n in range(4):
         (folder / f"test_{n}.py").write_text(TEST.format(n=n), "utf-8")
     log = folder / "builds.log"
-    env = dict(os.environ, BUILDS_LOG=str(log), PYTHONPATH=os.pathsep.join([str(TESTS), *sys.path]))
+    # an outer xdist worker's names (PYTEST_XDIST_WORKER=gw1…) would make the inner run think it is that worker
+    outer = {key: value for key, value in os.environ.items() if not key.startswith("PYTEST_XDIST")}
+    env = dict(outer, BUILDS_LOG=str(log), PYTHONPATH=os.pathsep.join([str(TESTS), *sys.path]))
     parallel = ["-n", str(workers), "--dist", "loadfile"] if workers else ["-p", "no:xdist"]
     command = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", *parallel, *extra, "--basetemp", str(folder / "tmp"), str(folder)]
     result = subprocess.run(command, cwd=folder, env=env, capture_output=True, text=True, timeout=300, check=False)
