@@ -85,11 +85,15 @@ def test_verify_stops_within_two_seconds_ends_its_workers_and_exits_2(tmp_path: 
 
 
 def test_a_worker_runs_in_a_folder_of_its_own_that_is_removed_after(tmp_path, monkeypatch):
-    """Upstream code (or a mutant) writing to a relative path must not litter the folder verify was started from."""
+    """Upstream code (or a mutant) writing to a relative path, or leaving a temporary folder behind (a forked mutant run
+    that exits inside ``TemporaryDirectory``), must not litter the folder verify was started from or the system's."""
     from infralens.verify.run import runner
 
     monkeypatch.chdir(tmp_path)
-    script = "import os, sys; open('stray.txt', 'w').write('x'); print(os.getcwd()); sys.stdout.flush()"
+    system_tmp = tmp_path / "system-tmp"
+    system_tmp.mkdir()
+    monkeypatch.setenv("TMPDIR", str(system_tmp))
+    script = "import os, sys, tempfile; open('stray.txt', 'w').write('x'); tempfile.mkdtemp(prefix='left-'); print(os.getcwd()); sys.stdout.flush()"
     monkeypatch.setattr(runner, "WORKER_COMMAND", (sys.executable, "-c", script))
     workers = runner._Workers()
     with open(tmp_path / "stderr.txt", "w") as stderr:
@@ -100,6 +104,7 @@ def test_a_worker_runs_in_a_folder_of_its_own_that_is_removed_after(tmp_path, mo
     assert folder != str(tmp_path) and (Path(folder) / "stray.txt").is_file()
     workers.ended(worker)
     assert not Path(folder).exists() and not (tmp_path / "stray.txt").exists()
+    assert list(system_tmp.iterdir()) == []
     assert (tmp_path / "stderr.txt").read_text() == ""
 
 

@@ -214,8 +214,11 @@ def work_units(plan: Plan, names: tuple[str, ...], jobs: int, max_mutants: int =
     return requests
 
 
-def _worker_env(device: str) -> dict[str, str]:
+def _worker_env(device: str, folder: str) -> dict[str, str]:
     env = dict(os.environ)
+    # Temporary files go inside the worker's own folder too: a mutant's forked run that exits inside a
+    # ``TemporaryDirectory`` (or upstream code that never cleans up) leaves nothing behind once the worker ends.
+    env.update(TMPDIR=folder, TEMP=folder, TMP=folder)
     # The worker runs in a folder of its own: relative paths given to this process must stay right there.
     if env.get("PYTHONPATH"):
         env["PYTHONPATH"] = os.pathsep.join(os.path.abspath(part) if part else part for part in env["PYTHONPATH"].split(os.pathsep))
@@ -243,8 +246,8 @@ class _Workers:
 
         Each worker gets a session of its own, so a Ctrl-C at the terminal reaches only the
         runner, which then ends its workers itself. It runs in an empty folder of its own, removed
-        when it ends: upstream code (or a mutant of it) that writes to a relative path writes there,
-        never into the folder ``verify`` was started from.
+        when it ends: upstream code (or a mutant of it) that writes to a relative path or a temporary
+        file writes there, never into the folder ``verify`` was started from or the system's temporary folder.
         """
         with self._lock:
             if self.stopping:
@@ -255,7 +258,7 @@ class _Workers:
                 stdin=subprocess.PIPE,
                 stdout=subprocess.PIPE,
                 stderr=stderr,
-                env=_worker_env(device),
+                env=_worker_env(device, folder.name),
                 cwd=folder.name,
                 text=True,
                 encoding="utf-8",
