@@ -91,3 +91,26 @@ def annotation_files(pattern: str = "*.yaml") -> list[tuple[Path, dict]]:
 
 def annotated_targets(pattern: str = "*.yaml") -> set[str]:
     return {annotation["target"] for _, annotation in annotation_files(pattern)}
+
+
+def assert_solved_run_checks_every_answer(result: subprocess.CompletedProcess, lab: str, facts: list[str]) -> None:
+    """The run with the right answers pasted (``--check``): it printed *facts* and marked every answer ``[ok]``."""
+    assert_ran_and_printed(result, lab, facts)
+    total = len(starter_answers(lab))
+    assert f"check: {total}/{total} answers correct" in result.stdout
+    assert result.stdout.count("[ok]") == total
+
+
+def wrong_answer_report(lab: str, key: str | None = None, wrong: object = "something else") -> tuple[int, int, str]:
+    """``report_answers`` on *lab*'s right answers, then with *key* (its first answer) set to *wrong*: both exit codes
+    and the key changed. The caller reads the printed report (``[WRONG] key: your answer``)."""
+    from solutions import SOLUTIONS
+
+    from infralens.tiny.labkit import report_answers
+
+    answers = dict(load_starter(lab).ANSWERS, **SOLUTIONS[lab])
+    computed = dict(SOLUTIONS[lab])
+    right = report_answers(answers, computed)
+    key = next(iter(computed)) if key is None else key
+    computed[key] = wrong
+    return right, report_answers(answers, computed), key

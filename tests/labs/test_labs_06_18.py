@@ -5,10 +5,15 @@ checks."""
 from __future__ import annotations
 
 import pytest
-from _starters import annotated_targets, annotation_files, assert_ran_and_printed, embedded_targets, load_starter, page_text, starter_answers
-from solutions import SOLUTIONS
-
-from infralens.tiny.labkit import report_answers
+from _starters import (
+    annotated_targets,
+    annotation_files,
+    assert_solved_run_checks_every_answer,
+    embedded_targets,
+    page_text,
+    starter_answers,
+    wrong_answer_report,
+)
 
 # Facts each starter must print. They are computed by the real upstream code (diffusers, DiffSynth, torchao,
 # gguf, quanto), so a change in their behaviour (or a broken starter) shows up here.
@@ -134,22 +139,15 @@ DRAWN_ONCE = tuple(lab for lab in LABS if lab >= "12")
 @pytest.mark.slow
 @pytest.mark.parametrize("lab", LABS)
 def test_starter_runs_and_checks(starter_runs, lab):
-    result = starter_runs[lab]
-    assert_ran_and_printed(result, lab, FACTS[lab])
-    total = len(starter_answers(lab))
-    assert f"check: {total}/{total} answers correct" in result.stdout
-    assert result.stdout.count("[ok]") == total
+    assert_solved_run_checks_every_answer(starter_runs[lab], lab, FACTS[lab])
 
 
 @pytest.mark.parametrize("lab", LABS)
 def test_check_counts_a_wrong_answer(lab, capsys):
     """--check is a real check: the report the starter exits with flags a wrong value by name."""
-    answers = dict(load_starter(lab).ANSWERS, **SOLUTIONS[lab])
-    computed = dict(SOLUTIONS[lab])
-    assert report_answers(answers, computed) == 0
-    key = next(iter(computed))
-    computed[key] = "something else"
-    assert report_answers(answers, computed) == 1
+    right, wrong, key = wrong_answer_report(lab)
+    assert right == 0
+    assert wrong == 1
     assert f"[WRONG] {key}: your answer" in capsys.readouterr().out
 
 

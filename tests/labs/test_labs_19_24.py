@@ -6,10 +6,15 @@ its topic with; every annotation of a lab names it, reads transformers and has a
 from __future__ import annotations
 
 import pytest
-from _starters import annotated_targets, annotation_files, assert_ran_and_printed, embedded_targets, load_starter, page_text, starter_answers
-from solutions import SOLUTIONS
-
-from infralens.tiny.labkit import report_answers
+from _starters import (
+    annotated_targets,
+    annotation_files,
+    assert_solved_run_checks_every_answer,
+    embedded_targets,
+    page_text,
+    starter_answers,
+    wrong_answer_report,
+)
 
 # Facts each starter must print, computed by transformers' real generate, cache, mask, RoPE, attention, scheduler,
 # paged cache, quantized and offloaded cache and assisted-generation code on tiny random models, so a change in their
@@ -125,22 +130,15 @@ WRONG = {"21-decoder-attention": ("kv_head_of_query_head_4", 0), "22-continuous-
 @pytest.mark.slow
 @pytest.mark.parametrize("lab", LABS)
 def test_starter_runs_and_checks(starter_runs, lab):
-    result = starter_runs[lab]
-    assert_ran_and_printed(result, lab, FACTS[lab])
-    total = len(starter_answers(lab))
-    assert f"check: {total}/{total} answers correct" in result.stdout
-    assert result.stdout.count("[ok]") == total
+    assert_solved_run_checks_every_answer(starter_runs[lab], lab, FACTS[lab])
 
 
 @pytest.mark.parametrize("lab", LABS)
 def test_check_counts_a_wrong_answer(lab, capsys):
     """--check is a real check: the report the starter exits with flags a wrong value by name."""
-    answers = dict(load_starter(lab).ANSWERS, **SOLUTIONS[lab])
-    computed = dict(SOLUTIONS[lab])
-    assert report_answers(answers, computed) == 0
-    key, wrong = WRONG.get(lab, (next(iter(computed)), "something else"))
-    computed[key] = wrong
-    assert report_answers(answers, computed) == 1
+    right, wrong, key = wrong_answer_report(lab, *WRONG.get(lab, ()))
+    assert right == 0
+    assert wrong == 1
     assert f"[WRONG] {key}: your answer" in capsys.readouterr().out
 
 
