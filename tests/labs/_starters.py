@@ -24,6 +24,18 @@ ROOT = Path(__file__).resolve().parents[2]
 ANSWERS_BLOCK = re.compile(r"^ANSWERS = \{\n.*?^\}$", re.M | re.S)
 DIRECTIVE = re.compile(r"^```\{infralens-function\}\s+(\S+)|^:(?:diffusers|diffsynth):\s+(\S+)", re.M)
 STARTER_TIMEOUT_S = 300
+SECTIONS = (
+    "## Goal",
+    "## Mental model",
+    "## Run it",
+    "## Reading checkpoints",
+    "## The code, annotated",
+    "## Common misunderstandings",
+    "## Say it in an interview",
+    "## Exercises",
+    "## Further reading",
+)
+"""The sections every lab page has, in the form the labs share."""
 
 
 def starter_path(lab: str) -> Path:
@@ -114,3 +126,15 @@ def wrong_answer_report(lab: str, key: str | None = None, wrong: object = "somet
     key = next(iter(computed)) if key is None else key
     computed[key] = wrong
     return right, report_answers(answers, computed), key
+
+
+def page_embedding_only_annotated_targets(lab: str) -> str:
+    """*lab*'s page, after checking it opens with the lab's title and embeds at least one function, each of them a
+    target some annotation covers."""
+    page = page_text(lab)
+    assert page.startswith(f"# Lab {lab[:2]}:"), "the first heading is the lab title"
+    embedded = embedded_targets(page)
+    assert embedded, f"{lab}: the page embeds no annotated function"
+    missing = embedded - annotated_targets()
+    assert not missing, f"{lab}: directives name targets no annotation covers: {sorted(missing)}"
+    return page

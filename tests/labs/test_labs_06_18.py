@@ -6,10 +6,10 @@ from __future__ import annotations
 
 import pytest
 from _starters import (
-    annotated_targets,
+    SECTIONS,
     annotation_files,
     assert_solved_run_checks_every_answer,
-    embedded_targets,
+    page_embedding_only_annotated_targets,
     page_text,
     starter_answers,
     wrong_answer_report,
@@ -153,12 +153,7 @@ def test_check_counts_a_wrong_answer(lab, capsys):
 
 @pytest.mark.parametrize("lab", LABS)
 def test_page_embeds_only_annotated_targets(lab):
-    page = page_text(lab)
-    assert page.startswith(f"# Lab {lab[:2]}:"), "the first heading is the lab title"
-    embedded = embedded_targets(page)
-    assert embedded, f"{lab}: the page embeds no annotated function"
-    missing = embedded - annotated_targets()
-    assert not missing, f"{lab}: directives name targets no annotation covers: {sorted(missing)}"
+    page_embedding_only_annotated_targets(lab)
 
 
 @pytest.mark.parametrize("lab", LABS)
@@ -166,17 +161,7 @@ def test_page_asks_every_checked_exercise(lab):
     page = page_text(lab)
     for key in starter_answers(lab):
         assert f"`{key}`" in page, f"{lab}: exercise answer {key!r} is checked by the starter but not asked on the page"
-    for heading in (
-        "## Goal",
-        "## Mental model",
-        "## Run it",
-        "## Reading checkpoints",
-        "## The code, annotated",
-        "## Common misunderstandings",
-        "## Say it in an interview",
-        "## Exercises",
-        "## Further reading",
-    ):
+    for heading in SECTIONS:
         assert heading in page, f"{lab}: missing section {heading!r}"
 
 

@@ -7,10 +7,11 @@ from __future__ import annotations
 
 import pytest
 from _starters import (
-    annotated_targets,
+    SECTIONS,
     annotation_files,
     assert_solved_run_checks_every_answer,
     embedded_targets,
+    page_embedding_only_annotated_targets,
     page_text,
     starter_answers,
     wrong_answer_report,
@@ -92,17 +93,6 @@ FACTS = {
     ],
 }
 LABS = tuple(FACTS)
-SECTIONS = (
-    "## Goal",
-    "## Mental model",
-    "## Run it",
-    "## Reading checkpoints",
-    "## The code, annotated",
-    "## Common misunderstandings",
-    "## Say it in an interview",
-    "## Exercises",
-    "## Further reading",
-)
 WITH_COSTS = ("19-generation-loop", "20-kv-cache", "23-quantized-offloaded-cache", "24-assisted-decoding")
 """Labs with a "What it costs" section."""
 SEARCH_WORDS = {
@@ -144,12 +134,7 @@ def test_check_counts_a_wrong_answer(lab, capsys):
 
 @pytest.mark.parametrize("lab", LABS)
 def test_page_embeds_only_annotated_targets_each_once(lab):
-    page = page_text(lab)
-    assert page.startswith(f"# Lab {lab[:2]}:"), "the first heading is the lab title"
-    embedded = embedded_targets(page)
-    assert embedded, f"{lab}: the page embeds no annotated function"
-    missing = embedded - annotated_targets()
-    assert not missing, f"{lab}: directives name targets no annotation covers: {sorted(missing)}"
+    page = page_embedding_only_annotated_targets(lab)
     lines = [line.strip() for line in page.splitlines()]
     named = [line.split("}", 1)[1].strip() for line in lines if line.startswith("```{infralens-function}")]
     assert len(named) == len(set(named)), f"{lab}: a function is embedded twice"
