@@ -5,14 +5,11 @@ decoder figures is a clear error (which the directive turns into a warning namin
 from __future__ import annotations
 
 import dataclasses
-import os
 import re
-import subprocess
-import sys
-import textwrap
 from pathlib import Path
 
 import pytest
+from drawing_runs import drawn_in_two_processes
 
 pytest.importorskip("matplotlib")
 
@@ -134,21 +131,6 @@ def test_a_hostile_model_id_stays_text_in_the_figures(report):
 
 
 def test_drawing_the_llm_views_imports_no_model_code_and_repeats_byte_for_byte():
-    code = textwrap.dedent(
-        f"""
-        import hashlib, sys
-        from infralens.reports import load_cost_report
-        from infralens.sphinx import cost_views as v
-        r = load_cost_report({str(ROOT / "reports" / "cost.json")!r})
-        models = {DECODERS!r}
-        print(hashlib.sha256((v.kv_view(r, models).svg + v.decode_view(r, models).svg).encode()).hexdigest())
-        print(sorted(m for m in ("torch", "diffusers", "transformers", "diffsynth") if m in sys.modules))
-        """
-    )
-    runs = [
-        subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300, check=False, env=dict(os.environ, PYTHONHASHSEED=seed))
-        for seed in ("1", "2")
-    ]
-    assert all(run.returncode == 0 for run in runs), runs[0].stderr[-2000:]
-    assert runs[0].stdout == runs[1].stdout
-    assert runs[0].stdout.splitlines()[1] == "[]"
+    first, second = drawn_in_two_processes(f"v.kv_view(r, {DECODERS!r}).svg + v.decode_view(r, {DECODERS!r}).svg")
+    assert first == second
+    assert first.splitlines()[1] == "[]"
