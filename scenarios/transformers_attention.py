@@ -87,6 +87,14 @@ def generate(model: Any, ids: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
     return out
 
 
+def generate_checked(ctx: ScenarioContext, model: Any, ids: torch.Tensor, mask: torch.Tensor, label: str) -> torch.Tensor:
+    """``generate``'s tokens, checked equal to :func:`greedy_without_cache` on the same prompts (the scenario's oracle)."""
+    tokens = generate(model, ids, mask)
+    oracle = greedy_without_cache(model, ids, mask, NEW)
+    ctx.check(torch.equal(tokens, oracle), f"{label} generate {tokens.tolist()} equals the cache-free oracle {oracle.tolist()}")
+    return tokens
+
+
 def logits(model: Any, ids: torch.Tensor, mask: torch.Tensor, **kwargs: Any) -> torch.Tensor:
     with torch.no_grad():
         out: torch.Tensor = model(input_ids=ids, attention_mask=mask, **kwargs).logits
@@ -102,9 +110,7 @@ def real_max_difference(first: torch.Tensor, second: torch.Tensor, mask: torch.T
 def run_attention_sdpa(ctx: ScenarioContext) -> None:
     model = tiny_llama(ctx.device, "sdpa")
     ids, mask = padded_prompts(ctx)
-    tokens = generate(model, ids, mask)
-    oracle = greedy_without_cache(model, ids, mask, NEW)
-    ctx.check(torch.equal(tokens, oracle), f"padded sdpa generate {tokens.tolist()} equals the cache-free oracle {oracle.tolist()}")
+    tokens = generate_checked(ctx, model, ids, mask, "padded sdpa")
     # The same prompts unpadded: no mask is built (sdpa's is_causal and enable_gqa do the work).
     full_ids, full_mask = padded_prompts(ctx, padded=0)
     unpadded = generate(model, full_ids, full_mask)
@@ -141,9 +147,7 @@ def direct_sdpa_error(ctx: ScenarioContext, model: Any, length: int = 5) -> floa
 def run_attention_eager(ctx: ScenarioContext) -> None:
     model = tiny_llama(ctx.device, "eager")
     ids, mask = padded_prompts(ctx)
-    tokens = generate(model, ids, mask)
-    oracle = greedy_without_cache(model, ids, mask, NEW)
-    ctx.check(torch.equal(tokens, oracle), f"padded eager generate {tokens.tolist()} equals the cache-free oracle {oracle.tolist()}")
+    tokens = generate_checked(ctx, model, ids, mask, "padded eager")
     eager = logits(model, ids, mask, position_ids=counted_positions(mask))
     model.set_attn_implementation("sdpa")
     sdpa = logits(model, ids, mask, position_ids=counted_positions(mask))
@@ -166,7 +170,5 @@ def run_attention_sliding(ctx: ScenarioContext) -> None:
     model: Any = MistralForCausalLM(MistralConfig(sliding_window=WINDOW, **SIZES))
     model = model.to(ctx.device).eval()
     ids, mask = padded_prompts(ctx, padded=0, seed=213)
-    tokens = generate(model, ids, mask)
-    oracle = greedy_without_cache(model, ids, mask, NEW)
-    ctx.check(torch.equal(tokens, oracle), f"sliding-window generate {tokens.tolist()} equals the cache-free oracle {oracle.tolist()}")
+    tokens = generate_checked(ctx, model, ids, mask, "sliding-window")
     ctx.fact("tokens", tokens.tolist())
