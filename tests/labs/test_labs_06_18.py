@@ -159,7 +159,9 @@ def test_page_embeds_only_annotated_targets(lab):
 @pytest.mark.parametrize("lab", LABS)
 def test_page_asks_every_checked_exercise(lab):
     page = page_text(lab)
-    for key in starter_answers(lab):
+    answers = starter_answers(lab)
+    assert answers, f"{lab}: the starter asks no exercise"
+    for key in answers:
         assert f"`{key}`" in page, f"{lab}: exercise answer {key!r} is checked by the starter but not asked on the page"
     for heading in SECTIONS:
         assert heading in page, f"{lab}: missing section {heading!r}"
