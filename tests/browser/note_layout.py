@@ -94,3 +94,34 @@ def site_pages(site: Path, folder: str, pattern: str) -> list[str]:
 
 def lab_pages(site: Path) -> list[str]:
     return site_pages(site, "labs", "lab-*/index.html")
+
+
+FOLDED = (
+    """() => [...document.querySelectorAll('.il-note.il-folded')].map(n => n.getBoundingClientRect().height / parseFloat(getComputedStyle(n).lineHeight))"""
+)
+"""The height of every folded note, in rows of its text."""
+
+NOTE_SCRIPTS = {"places": NOTE_PLACES, "text": NOTE_TEXT, "folded": FOLDED}
+"""What :func:`assert_notes_read_whole` reads of each page, by name (run once the notes are :func:`settled`)."""
+
+
+def assert_notes_read_whole(kind: str, measured: dict[str, dict]) -> None:
+    """Beside the code a note starts within 24 px of its line's top; in a comparison column right under its statement;
+    a second note on the same line right under the first. No two notes are drawn over each other. At least 95% of
+    the notes' text shows without a click, and a folded note (one over 12 rows) still shows its first 12 rows.
+
+    *measured*: page -> the results of :data:`NOTE_SCRIPTS` on it, at 1440 px."""
+    assert measured, f"{kind}: no page measured"
+    off: list[dict] = []
+    overlaps = notes = total = seen = 0
+    for relative, figures in measured.items():
+        places = figures["places"]
+        notes += len(places["places"])
+        overlaps += places["overlaps"]
+        off += [{**place, "page": relative} for place in places["places"] if abs(place["offset"]) > 24]
+        total, seen = total + figures["text"]["total"], seen + figures["text"]["seen"]
+        assert all(rows >= 11.5 for rows in figures["folded"]), (relative, figures["folded"])
+    assert notes and total
+    assert seen / total >= 0.95, f"{kind}: only {seen / total:.1%} of the notes' text shows without a click"
+    assert off == [], f"{kind}: {len(off)} of {notes} notes start more than 24 px from where they belong, e.g. {off[:3]}"
+    assert overlaps == 0, f"{kind}: {overlaps} pairs of notes are drawn over each other"

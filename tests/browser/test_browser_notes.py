@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from note_layout import NOTE_PLACES, NOTE_TEXT, lab_pages, settled, site_pages
+from note_layout import NOTE_PLACES, NOTE_SCRIPTS, assert_notes_read_whole, lab_pages, settled, site_pages
 from shipped import missing_shipped
 
 WIDE = 1440
@@ -20,39 +20,24 @@ def _visit(browser, url: str, width: int = WIDE):
     return page
 
 
-@pytest.mark.parametrize("kind", ["labs", "compare", "functions"])
+@pytest.mark.parametrize("kind", ["compare", "functions"])
 def test_every_note_reads_whole_where_it_belongs_and_none_overlaps_at_1440(browser, docs_site: Path, serve, kind: str) -> None:
-    """Beside the code a note starts within 24 px of its line's top; in a comparison column right under its statement;
-    a second note on the same line right under the first. No two notes are drawn over each other. At least 95% of
-    the notes' text shows without a click, and a folded note (one over 12 rows) still shows its first 12 rows."""
+    """As ``note_layout.assert_notes_read_whole`` says, on the comparison pages and every sixth function page (all
+    kinds of function); the lab pages are measured in ``test_browser_lab_pages.py``, with the other sweeps of them."""
     pages = {
-        "labs": lab_pages(docs_site),
         "compare": site_pages(docs_site, "compare", "*.html"),
-        "functions": site_pages(docs_site, "source", "*/*.html")[::6],  # every sixth function page: all kinds of function
+        "functions": site_pages(docs_site, "source", "*/*.html")[::6],
     }[kind]
     assert pages
     base = serve(docs_site)
     page = browser.new_page(viewport={"width": WIDE, "height": 900})
-    off: list[dict] = []
-    overlaps = notes = total = seen = 0
+    measured = {}
     for relative in pages:
         page.goto(f"{base}/{relative}")
         settled(page)
-        measured = page.evaluate(NOTE_PLACES)
-        notes += len(measured["places"])
-        overlaps += measured["overlaps"]
-        off += [{**place, "page": relative} for place in measured["places"] if abs(place["offset"]) > 24]
-        text = page.evaluate(NOTE_TEXT)
-        total, seen = total + text["total"], seen + text["seen"]
-        folded = page.evaluate(
-            "() => [...document.querySelectorAll('.il-note.il-folded')].map(n => n.getBoundingClientRect().height / parseFloat(getComputedStyle(n).lineHeight))"
-        )
-        assert all(rows >= 11.5 for rows in folded), (relative, folded)
+        measured[relative] = {name: page.evaluate(script) for name, script in NOTE_SCRIPTS.items()}
     page.close()
-    assert notes and total
-    assert seen / total >= 0.95, f"{kind}: only {seen / total:.1%} of the notes' text shows without a click"
-    assert off == [], f"{kind}: {len(off)} of {notes} notes start more than 24 px from where they belong, e.g. {off[:3]}"
-    assert overlaps == 0, f"{kind}: {overlaps} pairs of notes are drawn over each other"
+    assert_notes_read_whole(kind, measured)
 
 
 def test_two_notes_on_one_line_stack_and_the_second_is_readable(browser, docs_site: Path, serve) -> None:
