@@ -8,6 +8,8 @@ prints. Cost exercises are checked apart, as expected failures, while they are r
 
 from __future__ import annotations
 
+import functools
+
 import pytest
 from _answers import leaked
 from _site_text import lab_page, visible_text
@@ -39,7 +41,9 @@ COINCIDENCES: dict[str, tuple[str, ...]] = {
 }
 
 
+@functools.cache
 def _visible(site, lab: str) -> str:
+    """The page's visible text less its known coincidences; parsed once per page (the answer and cost tests share it)."""
     text = visible_text(lab_page(site, lab).read_text("utf-8"))
     for snippet in COINCIDENCES.get(lab, ()):
         assert snippet in text, f"{lab}: the coincidence {snippet!r} is no longer on the page: remove it from COINCIDENCES"
