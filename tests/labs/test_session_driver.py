@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
+
+from _starter_sessions import Zygote
 
 SESSION = Path(__file__).with_name("_session.py")
 ROOT = Path(__file__).resolve().parents[2]
@@ -37,14 +40,20 @@ if __name__ == "__main__":
 '''
 
 
-def _session(tmp_path: Path, source: str, plan: dict) -> dict:
+def _files(tmp_path: Path, source: str, plan: dict) -> list[str]:
+    """The starter, plan and results paths of a session of *source* (the first two written)."""
     starter, plan_file, out = tmp_path / "starter.py", tmp_path / "plan.txt", tmp_path / "out.json"
     starter.write_text(source, "utf-8")
     plan_file.write_text(repr(plan), "utf-8")
-    command = [sys.executable, str(SESSION), str(starter), str(plan_file), str(out)]
+    return [str(starter), str(plan_file), str(out)]
+
+
+def _session(tmp_path: Path, source: str, plan: dict) -> dict:
+    *_, out = args = _files(tmp_path, source, plan)
+    command = [sys.executable, str(SESSION), *args]
     done = subprocess.run(command, check=False, cwd=ROOT, capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr
-    return json.loads(out.read_text("utf-8"))
+    return json.loads(Path(out).read_text("utf-8"))
 
 
 def test_each_variant_gets_its_own_finish_after_the_shared_run(tmp_path):
@@ -75,3 +84,41 @@ def test_a_starter_that_raises_fails_every_variant_with_its_traceback(tmp_path):
     for variant, (code, _, err) in runs.items():
         assert code == 1, variant
         assert "RuntimeError: the toy broke" in err and "Traceback" in err, variant
+
+
+def _zygote_session(tmp_path: Path, source: str, plan: dict, preload: str) -> tuple[int | None, dict | None]:
+    """A session of *source* forked from a fresh zygote whose preload is *preload*: (exit code, results), or
+    (None, None) when the zygote refused to fork."""
+    *_, out = args = _files(tmp_path, source, plan)
+    env = {**os.environ, "ZYGOTE_PRELOAD": preload, "PYTHONPATH": os.pathsep.join([str(tmp_path), os.environ.get("PYTHONPATH", "")])}
+    zygote = Zygote()
+    try:
+        code = zygote.run(args, env, tmp_path / "session.log")
+    finally:
+        zygote.stop()
+    return code, (json.loads(Path(out).read_text("utf-8")) if code is not None else None)
+
+
+def test_a_session_forked_from_the_zygote_gives_what_a_fresh_process_gives(tmp_path):
+    plan = {"solved": {"double": 4, "name": "toy"}, "rounds": {"traps": [{"double": 5, "name": "toy"}]}}
+    for folder in ("fresh", "forked"):
+        (tmp_path / folder).mkdir()
+    fresh = _session(tmp_path / "fresh", TOY, plan)
+    code, forked = _zygote_session(tmp_path / "forked", TOY, plan, "json,infralens.tiny.labkit")
+    assert code == 0 and forked == fresh
+    assert forked["default"][2] == "native note\n"  # what the starter writes to file descriptor 2 stays in its run
+
+
+def test_a_failing_session_forked_from_the_zygote_keeps_its_traceback(tmp_path):
+    plan = {"solved": {"double": 4, "name": "toy"}, "rounds": {"traps": []}}
+    code, forked = _zygote_session(tmp_path, TOY.replace("FAIL = False", "FAIL = True"), plan, "json")
+    assert code == 0 and forked is not None
+    assert {variant: run[0] for variant, run in forked.items()} == dict.fromkeys(forked, 1)
+    assert "RuntimeError: the toy broke" in forked["solved"][2]
+
+
+def test_a_zygote_whose_preload_prints_is_not_used(tmp_path):
+    """A learner's run prints what its imports print: a preload that prints would hide those lines from every session."""
+    (tmp_path / "noisy_import.py").write_text("print('a library says hello')\n", "utf-8")
+    plan = {"solved": {"double": 4, "name": "toy"}, "rounds": {"traps": []}}
+    assert _zygote_session(tmp_path, TOY, plan, "json,noisy_import") == (None, None)
