@@ -1,4 +1,4 @@
-"""The one registry of live function objects: by real file path and by (real file path, qualname).
+"""The one registry of live function objects: by real file path, and within a file by qualname.
 
 Both the instrument backend (which swaps rewritten code into every function of a watched file) and ``--mutate``
 (which swaps a mutant into the functions of one qualname) need the function objects alive in this process.
@@ -28,7 +28,8 @@ class FunctionRegistry:
 
     def __init__(self) -> None:
         self.by_file: dict[str, _Refs] = {}
-        self.by_name: dict[tuple[str, str], _Refs] = {}
+        self.by_name: dict[str, dict[str, _Refs]] = {}
+        """Real path → qualname → functions: grouped from ``by_file`` the first time a file is asked by name."""
         self.real: dict[str, str] = {}
         """``co_filename`` → its real path (resolved once each)."""
         self.scanned_with = -1
@@ -43,20 +44,22 @@ class FunctionRegistry:
         self.scans = 0
 
     def scan(self) -> None:
-        """Index every function object alive now (one walk over ``gc.get_objects()``)."""
-        by_file: dict[str, _Refs] = {}
-        by_name: dict[tuple[str, str], _Refs] = {}
-        real = self.real
+        """Index every function object alive now by real file path (one walk over ``gc.get_objects()``)."""
+        by_filename: dict[str, _Refs] = {}
         for obj in gc.get_objects():
             if type(obj) is FunctionType:
-                code = obj.__code__
-                path = real.get(code.co_filename)
-                if path is None:
-                    path = real[code.co_filename] = os.path.realpath(code.co_filename)
-                ref = weakref.ref(obj)
-                by_file.setdefault(path, []).append(ref)
-                by_name.setdefault((path, code.co_qualname), []).append(ref)
-        self.by_file, self.by_name = by_file, by_name
+                refs = by_filename.get(obj.__code__.co_filename)
+                if refs is None:
+                    refs = by_filename[obj.__code__.co_filename] = []
+                refs.append(weakref.ref(obj))
+        by_file: dict[str, _Refs] = {}
+        real = self.real
+        for filename, refs in by_filename.items():
+            path = real.get(filename)
+            if path is None:
+                path = real[filename] = os.path.realpath(filename)
+            by_file.setdefault(path, []).extend(refs)
+        self.by_file, self.by_name = by_file, {}
         self.noted, self.noted_count = set(sys.modules), len(sys.modules)
         self.scanned_with = len(sys.modules)
         self.fresh, self.missed = set(), set()
@@ -90,14 +93,25 @@ class FunctionRegistry:
         Rescanned when any module was imported since the last scan (a decorator in it may have made a
         wrapper of *qualname*), or when nothing alive is found.
         """
-        key = (os.path.realpath(path), qualname)
+        path = os.path.realpath(path)
         if len(sys.modules) != self.scanned_with:
             self.scan()
-        alive = _alive(self.by_name.get(key, []))
+        alive = _alive(self._named_in(path).get(qualname, []))
         if not alive:
             self.scan()
-            alive = _alive(self.by_name.get(key, []))
+            alive = _alive(self._named_in(path).get(qualname, []))
         return alive
+
+    def _named_in(self, path: str) -> dict[str, _Refs]:
+        """qualname → the last scan's functions of *path* (grouped once per scan and file)."""
+        names = self.by_name.get(path)
+        if names is None:
+            names = self.by_name[path] = {}
+            for ref in self.by_file.get(path, []):
+                function = ref()
+                if function is not None:
+                    names.setdefault(function.__code__.co_qualname, []).append(ref)
+        return names
 
     def _note_imports(self) -> None:
         names = set(sys.modules)
