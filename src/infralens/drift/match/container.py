@@ -29,7 +29,7 @@ from infralens.drift.match.aliases import renamed_to_alias
 from infralens.drift.match.callers import callers_at_review, copied_not_moved, renamed_at_callers
 from infralens.drift.match.classes import method_of_renamed_class
 from infralens.drift.match.forwarding import forwarded_method
-from infralens.drift.match.imported import Relocated, moved_to_class, moved_with_imports, re_exported
+from infralens.drift.match.imported import Relocated, folded_into_base, moved_to_class, moved_with_imports, re_exported
 from infralens.drift.match.reader import TreeReader
 from infralens.drift.match.receiver import moved_to_receiver
 from infralens.drift.match.results import TargetKind, TargetResult
@@ -143,6 +143,7 @@ class ContainerMapper:
             (TargetRule.RENAMED_AT_CALLERS, self._renamed_at_callers),
             (TargetRule.CLASS_RENAMED, self._class_renamed),
             (TargetRule.MOVED_TO_RECEIVER, self._moved_to_receiver),
+            (TargetRule.FOLDED_INTO_BASE, self._folded_into_base),
             (TargetRule.DELETED, self._deleted),
         ]
 
@@ -202,6 +203,10 @@ class ContainerMapper:
         relocated = moved_to_class(self.reader, self._reviewed(entry), entry, self.policy.thresholds)
         return self._relocated(entry, relocated, TargetRule.MOVED_TO_CLASS)
 
+    def _folded_into_base(self, entry: AnnotationLock, steps: list[StepLock], trace: Trace) -> Decided | None:
+        relocated = folded_into_base(self.reader, self._reviewed(entry), entry, self.policy.thresholds)
+        return self._relocated(entry, relocated, TargetRule.FOLDED_INTO_BASE)
+
     def _moved_same_name(self, entry: AnnotationLock, steps: list[StepLock], trace: Trace) -> Decided | None:
         named = self._same_name_elsewhere(entry)
         if named is None:
@@ -257,7 +262,9 @@ class ContainerMapper:
         return TargetResult(entry, TargetKind.RENAMED, found.place(), overlap, message, rule=TargetRule.RENAMED_AT_CALLERS.value), found
 
     def _class_renamed(self, entry: AnnotationLock, steps: list[StepLock], trace: Trace) -> Decided | None:
-        renamed_class = method_of_renamed_class(self.reader, self._reviewed(entry), entry, self.policy.thresholds)
+        renamed_class = method_of_renamed_class(
+            self.reader, self._reviewed(entry), entry, self.policy.thresholds, copied=lambda source: self._class_copied(entry, source, trace)
+        )
         if renamed_class is None:
             return None
         found = Found(renamed_class.source, renamed_class.index, renamed_class.definition, self.policy.thresholds.renamed_locality, False)
@@ -265,6 +272,19 @@ class ContainerMapper:
         owner = entry.target.rpartition(".")[0]
         message = f"{entry.target} now lives in {now}: class {owner} looks renamed to {renamed_class.owner} (class overlap {renamed_class.overlap:.2f})"
         return TargetResult(entry, TargetKind.RENAMED, found.place(), found.overlap(entry), message, rule=TargetRule.CLASS_RENAMED.value), found
+
+    def _class_copied(self, entry: AnnotationLock, source: SourceFile, trace: Trace) -> bool:
+        """Rule ``class-copied-not-renamed``: whether a class in ``source`` is a copy made there, not the reviewed class
+        renamed: the reviewed module is still there and does not name ``source``'s module (a class renamed into another
+        module leaves its old module importing it, or takes the module along)."""
+        old = self.reader.source(entry.relpath)
+        if source.relpath == entry.relpath or old is None or source.module.rpartition(".")[2] in old.text:
+            return False
+        detail = f"{source.relpath} holds a look-alike class; {entry.relpath} is still there and does not name its module"
+        if not self.policy.allows(Filter.CLASS_COPIED_NOT_RENAMED, trace, detail):
+            return False
+        trace.add(Filter.CLASS_COPIED_NOT_RENAMED, Action.VETOED, detail)
+        return True
 
     def _moved_to_receiver(self, entry: AnnotationLock, steps: list[StepLock], trace: Trace) -> Decided | None:
         receiver = moved_to_receiver(self.reader, self._reviewed(entry), entry, self.policy.thresholds)

@@ -159,6 +159,7 @@ class Filter(str, Enum):
     REACHED_BY_NAME = "reached-by-name"
     OWNERS_CLASSES = "owners-classes"
     COPIED_NOT_MOVED = "copied-not-moved"
+    CLASS_COPIED_NOT_RENAMED = "class-copied-not-renamed"
     NEW_PLACE_NOT_CARRIED = "new-place-not-carried"
     OUT_OF_VIEW = "out-of-view"
     REAL_EDIT_STAYS = "real-edit-stays"
@@ -186,6 +187,7 @@ class TargetRule(str, Enum):
     RENAMED_AT_CALLERS = "renamed-at-callers"
     CLASS_RENAMED = "class-renamed"
     MOVED_TO_RECEIVER = "moved-to-receiver"
+    FOLDED_INTO_BASE = "folded-into-base"
     DELETED = "deleted"
     SPLIT_INTO_HELPERS = "split-into-helpers"
     WRAPPED_BY_DECORATOR = "wrapped-by-decorator"
@@ -332,6 +334,10 @@ SPECS: dict[AnyRule, RuleSpec] = {
         _spec(TargetRule.RENAMED_AT_CALLERS, "The new name the reviewed callers now call is the target renamed."),
         _spec(TargetRule.CLASS_RENAMED, "The method of the same name in the class its class was renamed to is the target."),
         _spec(TargetRule.MOVED_TO_RECEIVER, "A function folded into the class of its first parameter (now self) is the target moved."),
+        _spec(
+            TargetRule.FOLDED_INTO_BASE,
+            "A method whose class left its module, while the class's base stayed there with the method and a block of its statements, moved to the base.",
+        ),
         _spec(TargetRule.DELETED, "A target found by no rule is deleted.", essential=True),
         _spec(TargetRule.SPLIT_INTO_HELPERS, "A body that lost statements to helpers it now calls names those helpers as their first home."),
         _spec(TargetRule.WRAPPED_BY_DECORATOR, "A body that lost statements to a decorator it now carries names the wrapper as their home."),
@@ -358,6 +364,10 @@ SPECS: dict[AnyRule, RuleSpec] = {
             "A dispatched call on another object is followed into the classes the reviewed target's own class names, the most general first.",
         ),
         _spec(Filter.COPIED_NOT_MOVED, "A gone target's statements do not go to a copy of it made elsewhere."),
+        _spec(
+            Filter.CLASS_COPIED_NOT_RENAMED,
+            "A class in another module is not the reviewed class renamed while the reviewed module is still there and does not name that module.",
+        ),
         _spec(Filter.NEW_PLACE_NOT_CARRIED, "A deleted target's block is followed only into a function that was there at the review."),
         _spec(
             Filter.OUT_OF_VIEW,
