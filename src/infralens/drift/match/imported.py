@@ -80,14 +80,15 @@ def moved_with_imports(reader: TreeReader, reviewed: TreeReader | None, entry: A
     the reviewed body (the best overlap; None when no such module defines it)."""
     if reviewed is None:
         return None
-    now, before = reader.indexed(entry.relpath), reviewed.indexed(entry.relpath)
+    home = module_now(reader, entry)
+    now, before = reader.indexed(home) if home is not None else None, reviewed.indexed(entry.relpath)
     if now is None or before is None:
         return None
     newly = modules_imported(*now) - modules_imported(*before)
     scored: list[tuple[float, Relocated]] = []
     for module in sorted(newly):
         relpath = reader.tree.module_file(module)
-        indexed = reader.indexed(relpath) if relpath is not None and relpath != entry.relpath else None
+        indexed = reader.indexed(relpath) if relpath is not None and relpath not in (entry.relpath, home) else None
         if indexed is None or defined_in(reviewed, relpath or "", entry.target):
             continue
         source, index = indexed
