@@ -1,6 +1,6 @@
-"""Rule cases for a target whose module became a package, whose class was copied into another module, or whose
-class was folded into its base (the container rules of issue 41's set 16 misses); :mod:`rule_cases` adds them to
-its tables."""
+"""Rule cases for the rules of issue 41's set 16 misses: a target whose module became a package, whose class was
+copied into another module or folded into its base, whose lost block went on to a helper's own helper, and a copy
+without neighbours next to an edit with them; :mod:`rule_cases` adds them to its tables."""
 
 from __future__ import annotations
 
@@ -50,6 +50,54 @@ class Base:
 IMPORTING_USER = "from .encoders import TextEncoderV2\n\n\ndef encode(config, ids):\n    return TextEncoderV2(config).run(ids)\n"
 ENCODER_USER = "\n\ndef encode(config, ids):\n    return Encoder(config).run(ids)\n"
 
+HANDED_ON_OLD = """
+class Mixer:
+    def run(self, x):
+        a = self.load(x)
+        b = a.float()
+        c = b * self.scale
+        d = c.clamp(0, 1)
+        return self.out(d)
+"""
+HANDED_ON_NEW = {
+    "mixer.py": "from .tools import prepare\n\n\nclass Mixer:\n    def run(self, x):\n        a = self.load(x)\n"
+    "        d = prepare(a, self.scale)\n        return self.out(d)\n",
+    "tools.py": "def _convert(a, scale):\n    b = a.float()\n    return b * scale\n\n\n"
+    "def prepare(a, scale):\n    c = _convert(a, scale)\n    d = c.clamp(0, 1)\n    return d\n",
+}
+# run() handed its block to prepare(), which hands part of it on to _convert() beside it: one statement each.
+HANDED_ON_AWAY = {**HANDED_ON_NEW, "tools.py": "from .convert import _convert\n" + HANDED_ON_NEW["tools.py"].split("\n\n\n")[1]}
+HANDED_ON_AWAY["convert.py"] = HANDED_ON_NEW["tools.py"].split("\n\n\n")[0] + "\n"
+# The same, but _convert() lives in another module: a helper's own module only is followed.
+GATED_OLD = """
+class Mixer:
+    def run(self, x, scale):
+        h = self.norm(x)
+        g = h * scale
+        g = g.clamp(0, 1)
+        y = self.proj(g)
+        return y
+"""
+GATED_NEW = """
+class Mixer:
+    def run(self, x, scale):
+        h = self.norm(x)
+        y = self.proj(self._gate(x, scale))
+        self._log(h, scale)
+        return y
+
+    def _gate(self, x, scale):
+        h = self.norm(x)
+        g = h * scale * 2
+        g = g.clamp(0, 1)
+        return g
+
+    def _log(self, h, scale):
+        g = h * scale
+        print(g)
+"""
+# The gate went to _gate(), edited, with its neighbour; _log() holds the old text alone.
+
 CASES: list[RuleCase] = [
     RuleCase(
         "re-exported-from-a-package",
@@ -81,9 +129,22 @@ CASES: list[RuleCase] = [
         target="demo.mixer.Fast.run",
         kind="moved",
     ),
+    RuleCase("helpers-of-helpers", TargetRule.HELPERS_OF_HELPERS, {"mixer.py": HANDED_ON_OLD}, HANDED_ON_NEW, ("b = a.float()",), "target"),
+    RuleCase(
+        "edit-with-neighbours",
+        Filter.EDIT_WITH_NEIGHBOURS,
+        {"mixer.py": GATED_OLD},
+        {"mixer.py": GATED_NEW},
+        ("g = h * scale",),
+        action=Action.VETOED,
+        kind="changed",
+    ),
 ]
 
 HELD_BACK: list[RuleCase] = [
+    RuleCase(
+        "helpers-of-helpers-not-in-another-module", TargetRule.HELPERS_OF_HELPERS, {"mixer.py": HANDED_ON_OLD}, HANDED_ON_AWAY, ("b = a.float()",), "target"
+    ),
     # The old module imports the class's new module: a class renamed and moved there, not a copy.
     RuleCase(
         "class-copied-not-renamed-not-when-imported",

@@ -90,15 +90,23 @@ class ContainerMapper:
         trace = Trace()
         result, found = self._map(entry, steps, trace)
         if found is not None and result.kind not in (TargetKind.DELETED, TargetKind.UNREADABLE, TargetKind.UNCHANGED):
-            split = found.split or split_of(self.reader, found.source, found.index, found.definition, entry)
+            split = found.split or self._split(entry, found, trace)
             if split is not None and self.policy.allows(TargetRule(split.rule), trace, split.describe()):
                 trace.add(TargetRule(split.rule), Action.FIRED, split.describe())
+                deeper = [f"{h.name} (through {h.via})" for h in split.helpers if h.via]
+                if deeper:
+                    trace.add(TargetRule.HELPERS_OF_HELPERS, Action.FIRED, "helpers of its helpers hold lost statements: " + ", ".join(deeper))
                 found = replace(found, split=split)
                 rule = split.rule if result.kind is TargetKind.BODY_CHANGED else result.rule
                 result = replace(result, message=f"{result.message}; {split.describe()}", rule=rule)
         if found is not None and result.kind not in (TargetKind.DELETED, TargetKind.UNREADABLE):
             result = _with_decorators(result, entry, found, trace)
         return replace(result, trace=trace.frozen()), found
+
+    def _split(self, entry: AnnotationLock, found: Found, trace: Trace | None) -> Split | None:
+        """:func:`.split.split_of` for ``found``, through the helpers of its helpers unless rule ``helpers-of-helpers`` is off."""
+        deeper = self.policy.allows(TargetRule.HELPERS_OF_HELPERS, trace, "helpers of its helpers not followed")
+        return split_of(self.reader, found.source, found.index, found.definition, entry, deeper=deeper)
 
     def _reviewed(self, entry: AnnotationLock) -> TreeReader | None:
         """The release ``entry`` was reviewed against, when the checked tree comes after it (see :mod:`.reviewed`)."""
@@ -403,7 +411,7 @@ class ContainerMapper:
         held = sum((Counter(entry.body) & Counter(body_hashes(found.index, found.definition))).values())
         if not entry.body or held / len(entry.body) < self.policy.thresholds.renamed_split_direct:
             return None
-        split = split_of(self.reader, found.source, found.index, found.definition, entry)
+        split = self._split(entry, found, None)
         if split is None:
             return None
         return (held + sum(h.received for h in split.helpers)) / len(entry.body), replace(found, split=split)

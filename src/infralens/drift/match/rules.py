@@ -163,6 +163,7 @@ class Filter(str, Enum):
     NEW_PLACE_NOT_CARRIED = "new-place-not-carried"
     OUT_OF_VIEW = "out-of-view"
     REAL_EDIT_STAYS = "real-edit-stays"
+    EDIT_WITH_NEIGHBOURS = "edit-with-neighbours"
     TIED_PLACES = "tied-places"
     CLOSE_RUNNER_UP = "close-runner-up"
 
@@ -190,6 +191,7 @@ class TargetRule(str, Enum):
     FOLDED_INTO_BASE = "folded-into-base"
     DELETED = "deleted"
     SPLIT_INTO_HELPERS = "split-into-helpers"
+    HELPERS_OF_HELPERS = "helpers-of-helpers"
     WRAPPED_BY_DECORATOR = "wrapped-by-decorator"
     DECORATORS_CHANGED = "decorators-changed"
     BESIDE_THE_TARGET = "beside-the-target"
@@ -340,6 +342,10 @@ SPECS: dict[AnyRule, RuleSpec] = {
         ),
         _spec(TargetRule.DELETED, "A target found by no rule is deleted.", essential=True),
         _spec(TargetRule.SPLIT_INTO_HELPERS, "A body that lost statements to helpers it now calls names those helpers as their first home."),
+        _spec(
+            TargetRule.HELPERS_OF_HELPERS,
+            "A helper the target calls hands on what it received to functions of its own module it calls: those that hold lost statements are homes too.",
+        ),
         _spec(TargetRule.WRAPPED_BY_DECORATOR, "A body that lost statements to a decorator it now carries names the wrapper as their home."),
         _spec(TargetRule.DECORATORS_CHANGED, "A decorator added, removed or replaced is a finding on the target.", essential=True),
         _spec(TargetRule.BESIDE_THE_TARGET, "Of equally good rename candidates, the only one in the target's own class and file is it."),
@@ -374,6 +380,10 @@ SPECS: dict[AnyRule, RuleSpec] = {
             "A block that left the target went where its module can see: its own module, one it imports, or its own qualified name.",
         ),
         _spec(Filter.REAL_EDIT_STAYS, "A place that gained the target's lost statements does not override a real edit inside the target."),
+        _spec(
+            Filter.EDIT_WITH_NEIGHBOURS,
+            "A copy where the target leads with none of the step's neighbours does not outrank an edit there that has them.",
+        ),
         _spec(Filter.TIED_PLACES, "Two places elsewhere about equally good tell nothing: neither is chosen."),
         _spec(Filter.CLOSE_RUNNER_UP, "A runner-up edit about as close as the chosen one makes the verdict ambiguous (kind unchanged)."),
         # -- the step's kind, in STEP_ORDER --

@@ -36,6 +36,8 @@ class Helper:
     received: int
     decorator: bool
     """The helper is (defined by) a decorator the target carries, not a function it calls."""
+    via: str = ""
+    """The helper the target calls that calls this one (rule ``helpers-of-helpers``); "" when the target calls it."""
 
     @property
     def name(self) -> str:
@@ -59,22 +61,45 @@ class Split:
         return f"{sum(h.received for h in self.helpers)} of the {self.lost} statements it lost are now in {where}: {names}"
 
 
-def split_of(reader: TreeReader, source: SourceFile, index: ModuleIndex, definition: Definition, entry: AnnotationLock) -> Split | None:
+def split_of(reader: TreeReader, source: SourceFile, index: ModuleIndex, definition: Definition, entry: AnnotationLock, *, deeper: bool = True) -> Split | None:
     """The helpers the mapped target (``definition`` in ``source``) leads to that hold statements it lost
-    (None when fewer than :data:`MIN_RECEIVED`)."""
+    (None when fewer than :data:`MIN_RECEIVED`); with ``deeper`` (rule ``helpers-of-helpers``), also the functions of
+    a called helper's own module that the helper calls in turn (a block extracted into a helper that hands part of it
+    to a private helper beside it)."""
     lost = Counter(entry.body) - Counter(body_hashes(index, definition))
     if sum(lost.values()) < MIN_RECEIVED:
         return None
     reach = Reach(reader, source, index, definition)
     helpers = []
-    for home, home_index, function, decorator in reached_definitions(reader, reach):
+    first = list(reached_definitions(reader, reach))
+    for home, home_index, function, decorator in first:
         received = sum((lost & Counter(body_hashes(home_index, function))).values())
         if received:
             helpers.append(Helper(home, home_index, function, received, decorator))
+    if deeper:
+        helpers.extend(_helpers_of_helpers(reader, first, lost, {(source.relpath, definition.qualname)}))
     if sum(h.received for h in helpers) < MIN_RECEIVED:
         return None
     helpers.sort(key=lambda h: (-h.received, h.name))
     return Split(sum(lost.values()), tuple(helpers))
+
+
+def _helpers_of_helpers(reader: TreeReader, first: list[Reached], lost: Counter[str], skip: set[tuple[str, str]]) -> list[Helper]:
+    """The functions each called helper calls in its own module (not a decorator's) that hold statements the target
+    lost, and that neither the target itself nor another helper reaches directly."""
+    seen = skip | {(home.relpath, function.qualname) for home, _, function, _ in first}
+    found = []
+    for home, home_index, function, decorator in first:
+        if decorator:
+            continue
+        for there, there_index, inner, _ in reached_definitions(reader, Reach(reader, home, home_index, function)):
+            if there.relpath != home.relpath or (there.relpath, inner.qualname) in seen:
+                continue
+            seen.add((there.relpath, inner.qualname))
+            received = sum((lost & Counter(body_hashes(there_index, inner))).values())
+            if received:
+                found.append(Helper(there, there_index, inner, received, False, via=f"{home.module}.{function.qualname}"))
+    return found
 
 
 Reached = tuple[SourceFile, ModuleIndex, Definition, bool]
