@@ -108,8 +108,9 @@ Reached = tuple[SourceFile, ModuleIndex, Definition, bool]
 
 def reached_definitions(reader: TreeReader, reach: Reach) -> Iterator[Reached]:
     """Functions the target leads to: methods of its class it calls on ``self``/``cls`` (or of a direct base class, and
-    those it calls on ``super()``), functions nested in it that it calls, and functions it calls or decorators it
-    carries that resolve statically to a definition (a decorator with the wrappers nested in it)."""
+    those it calls on ``super()``), functions nested in it that it calls, functions it calls or decorators it
+    carries that resolve statically to a definition (a decorator with the wrappers nested in it), and the functions of
+    a lookup table it dispatches through."""
     own = reach.definition.qualname
     owner = own.rsplit(".", 1)[0] if "." in own else ""
     is_method = bool(owner) and class_named(reach.index, owner) is not None
@@ -118,6 +119,7 @@ def reached_definitions(reader: TreeReader, reach: Reach) -> Iterator[Reached]:
     if is_method:
         yield from _inherited(reader, reach, seen)
     yield from _called(reader, reach, seen)
+    yield from _tabled(reader, reach, seen)
 
 
 def _own_file(reach: Reach, owner: str | None, seen: set[tuple[str, str]]) -> Iterator[Reached]:
@@ -146,6 +148,17 @@ def _inherited(reader: TreeReader, reach: Reach, seen: set[tuple[str, str]]) -> 
             if inherited is not None and (base_file, inherited.qualname) not in seen:
                 seen.add((base_file, inherited.qualname))
                 yield base_source, base_index, inherited, False
+
+
+def _tabled(reader: TreeReader, reach: Reach, seen: set[tuple[str, str]]) -> Iterator[Reached]:
+    """Functions held by the lookup tables the target dispatches through (:mod:`.tables`)."""
+    for relpath, name in reach.table_functions():
+        indexed = reader.indexed(relpath)
+        definition = next((d for d in indexed[1].definitions if d.qualname == name), None) if indexed is not None else None
+        if indexed is None or definition is None or definition.kind is DefinitionKind.CLASS or (relpath, name) in seen:
+            continue
+        seen.add((relpath, name))
+        yield indexed[0], indexed[1], definition, False
 
 
 def _called(reader: TreeReader, reach: Reach, seen: set[tuple[str, str]]) -> Iterator[Reached]:
