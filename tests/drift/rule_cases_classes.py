@@ -97,6 +97,22 @@ class Mixer:
         print(g)
 """
 # The gate went to _gate(), edited, with its neighbour; _log() holds the old text alone.
+LIFTED_OLD = """
+class Mixer:
+    def run(self, x):
+        def make(block):
+            def inner(*inputs):
+                return block(*inputs)
+            return inner
+        y = make(self.block)(x)
+        return y
+"""
+LIFTED_NEW = {
+    "mixer.py": "from .tools import checkpoint\n\n\nclass Mixer:\n    def run(self, x):\n        y = checkpoint(self.block, x)\n        return y\n",
+    "tools.py": "def make(block):\n    def inner(*inputs):\n        return block(*inputs)\n    return inner\n\n\n"
+    "def checkpoint(block, x):\n    return make(block)(x)\n",
+}
+# The nested factory was lifted out beside the checkpoint helper run() now calls: its def line is make()'s.
 
 CASES: list[RuleCase] = [
     RuleCase(
@@ -129,6 +145,7 @@ CASES: list[RuleCase] = [
         target="demo.mixer.Fast.run",
         kind="moved",
     ),
+    RuleCase("helpers-first-def-line", Filter.HELPERS_FIRST, {"mixer.py": LIFTED_OLD}, LIFTED_NEW, ("def make(block):",), kind="moved"),
     RuleCase("helpers-of-helpers", TargetRule.HELPERS_OF_HELPERS, {"mixer.py": HANDED_ON_OLD}, HANDED_ON_NEW, ("b = a.float()",), "target"),
     RuleCase(
         "edit-with-neighbours",
