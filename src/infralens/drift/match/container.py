@@ -28,6 +28,7 @@ from infralens.drift.lock.facts import body_hashes, jaccard
 from infralens.drift.match.aliases import renamed_to_alias
 from infralens.drift.match.callers import callers_at_review, copied_not_moved, renamed_at_callers
 from infralens.drift.match.classes import method_of_renamed_class
+from infralens.drift.match.decorators import with_decorators
 from infralens.drift.match.forwarding import forwarded_method
 from infralens.drift.match.imported import Relocated, folded_into_base, moved_to_class, moved_with_imports, re_exported
 from infralens.drift.match.reader import TreeReader
@@ -100,7 +101,7 @@ class ContainerMapper:
                 rule = split.rule if result.kind is TargetKind.BODY_CHANGED else result.rule
                 result = replace(result, message=f"{result.message}; {split.describe()}", rule=rule)
         if found is not None and result.kind not in (TargetKind.DELETED, TargetKind.UNREADABLE):
-            result = _with_decorators(result, entry, found, trace)
+            result = with_decorators(result, entry, found.definition, trace)
         return replace(result, trace=trace.frozen()), found
 
     def _split(self, entry: AnnotationLock, found: Found, trace: Trace | None) -> Split | None:
@@ -434,29 +435,3 @@ class ContainerMapper:
             TargetRule.BESIDE_THE_TARGET, Action.FIRED, f"{len(tied)} rename candidates about as good; {beside[0].definition.qualname} is the target's own"
         )
         return beside[0]
-
-
-def decorator_change(entry: AnnotationLock, definition: Definition) -> str:
-    """The decorators added to or removed from the target, in words ("" when the same or not recorded in the lock)."""
-    if entry.decorators is None:
-        return ""  # a lock written before decorators were recorded says nothing about them
-    old, new = list(entry.decorators), list(definition.decorators)
-    if old == new:
-        return ""
-    added = [d for d in new if d not in old]
-    removed = [d for d in old if d not in new]
-    parts = [f"decorator added: @{d}" for d in added] + [f"decorator removed: @{d}" for d in removed]
-    return "; ".join(parts) or f"decorators reordered: {' '.join('@' + d for d in new)}"
-
-
-def _with_decorators(result: TargetResult, entry: AnnotationLock, found: Found, trace: Trace) -> TargetResult:
-    change = decorator_change(entry, found.definition)
-    if not change:
-        return result
-    trace.add(TargetRule.DECORATORS_CHANGED, Action.FIRED, change)
-    if result.kind in (TargetKind.UNCHANGED, TargetKind.BODY_CHANGED):
-        message = change if result.kind is TargetKind.UNCHANGED else f"{change}; {result.message}"
-        wrapped = TargetRule.WRAPPED_BY_DECORATOR.value
-        rule = result.rule if result.rule == wrapped else TargetRule.DECORATORS_CHANGED.value
-        return TargetResult(entry, TargetKind.DECORATORS_CHANGED, result.new, result.similarity, message, rule=rule)
-    return TargetResult(entry, result.kind, result.new, result.similarity, f"{result.message}; {change}", rule=result.rule)

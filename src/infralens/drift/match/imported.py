@@ -132,8 +132,10 @@ def folded_into_base(reader: TreeReader, reviewed: TreeReader | None, entry: Ann
     if not owner or "." in owner or reviewed is None:
         return None
     before, now = reviewed.indexed(entry.relpath), reader.indexed(entry.relpath)
-    klass = class_named(before[1], owner) if before is not None else None
-    if klass is None or now is None or class_named(now[1], owner) is not None:
+    if before is None or now is None:
+        return None
+    klass = class_named(before[1], owner)
+    if klass is None or class_named(now[1], owner) is not None:
         return None  # the class is still here (or was not): nothing was folded
     source, index = now
     for base in base_names(before[1], klass):

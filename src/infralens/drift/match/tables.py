@@ -57,9 +57,9 @@ def _dict_values(tree: ast.stmt | None, name: str) -> list[str]:
     value: ast.expr | None = None
     if isinstance(tree, (ast.Assign, ast.AnnAssign)):
         value = tree.value
-    elif isinstance(tree, ast.Expr) and isinstance(tree.value, ast.Call) and isinstance(tree.value.func, ast.Attribute):
-        call = tree.value
-        if isinstance(call.func.value, ast.Name) and call.func.value.id == name and call.func.attr == "update" and len(call.args) == 1:
+    elif isinstance(tree, ast.Expr) and isinstance(tree.value, ast.Call):
+        call, func = tree.value, tree.value.func
+        if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) and func.value.id == name and func.attr == "update" and len(call.args) == 1:
             value = call.args[0]
     if not isinstance(value, ast.Dict):
         return []
