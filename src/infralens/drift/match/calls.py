@@ -3,7 +3,9 @@
 A statement that left the reviewed function is *moved* only when the function now leads to its new home.
 The name must resolve there, statically: ``self.helper(...)`` to a method of the function's own class (or
 of a base class), ``helper(...)`` to a function nested in it, defined in its module or imported into it (also through a local bound
-to it first: ``interface = eager_attention ; interface(...)``), ``@decorator`` likewise. A same-named function in an unrelated module is not reached.
+to it first: ``interface = eager_attention ; interface(...)``), or to a function a lookup table holds when the local
+was taken from it (``interface = TABLE [ key ]``, see :mod:`.tables`), ``@decorator`` likewise. A same-named function in an
+unrelated module is not reached.
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ from infralens.drift.lock.entries import Place
 from infralens.drift.match.forwarding import base_names, class_named
 from infralens.drift.match.names import defining_file
 from infralens.drift.match.reader import TreeReader
+from infralens.drift.match.tables import table_functions
 from infralens.drift.match.texts import statement_tree
 from infralens.source import Definition, ModuleIndex, SourceFile
 
@@ -31,6 +34,8 @@ class Calls:
     """Methods called on ``super ( )``: they resolve to a base class's definition, never the class's own."""
     on_objects: frozenset[str] = frozenset()
     """Methods called on another object (``transformer . load_lora_adapter (``): the class is not known statically."""
+    tables: frozenset[str] = frozenset()
+    """Names of lookup tables a called local or ``self`` attribute was taken from (``f = TABLE [ key ] ; f ( )``)."""
 
 
 def calls_in(texts: list[str]) -> Calls:
@@ -40,11 +45,15 @@ def calls_in(texts: list[str]) -> Calls:
     inherited: set[str] = set()
     on_objects: set[str] = set()
     aliases: dict[str, set[str]] = {}
+    looked_up: dict[str, set[str]] = {}
     for text in texts:
         tokens = text.split(" ")
         alias = _local_alias(tokens)
         if alias is not None:
             aliases.setdefault(alias[0], set()).update(alias[1])
+        lookup = _table_lookup(tokens)
+        if lookup is not None:
+            looked_up.setdefault(lookup[0], set()).add(lookup[1])
         for i, token in enumerate(tokens[:-1]):
             if tokens[i + 1] != "(" or not token.isidentifier():
                 continue
@@ -60,7 +69,24 @@ def calls_in(texts: list[str]) -> Calls:
                 functions.add(token)
     for name in list(functions):  # a local bound to a function and then called calls that function
         functions.update(aliases.get(name, ()))
-    return Calls(frozenset(methods), frozenset(functions), frozenset(inherited), frozenset(on_objects))
+    tables = {table for name in functions for table in looked_up.get(name, ())}
+    tables.update(table for name in methods for table in looked_up.get(f"self . {name}", ()))
+    return Calls(frozenset(methods), frozenset(functions), frozenset(inherited), frozenset(on_objects), frozenset(tables))
+
+
+def _table_lookup(tokens: list[str]) -> tuple[str, str] | None:
+    """``(local, table)`` for ``local = TABLE [ key ]`` (``local`` a bare name, annotated or not, or ``self . name``;
+    ``TABLE`` a bare name)."""
+    if "=" not in tokens:
+        return None
+    equals = tokens.index("=")
+    own_attribute = equals == 3 and tokens[:2] == ["self", "."]
+    if not tokens[0].isidentifier() or not (equals == 1 or own_attribute or tokens[1] == ":"):
+        return None
+    value = tokens[equals + 1 :]
+    if len(value) < 4 or not value[0].isidentifier() or value[1] != "[" or value[-1] != "]":
+        return None
+    return (" ".join(tokens[:3]) if own_attribute else tokens[0]), value[0]
 
 
 def _local_alias(tokens: list[str]) -> tuple[str, set[str]] | None:
@@ -101,6 +127,7 @@ class Reach:
         self.scopes = _import_scopes(definition)
         self._calls: Calls | None = None
         self._bases: list[tuple[str, str]] | None = None
+        self._tables: list[tuple[str, str]] | None = None
 
     @property
     def calls(self) -> Calls:
@@ -124,7 +151,15 @@ class Reach:
             return True
         if home[-1] in self.calls.inherited and len(home) == 2 and self._is_base_class(home[0], place.relpath):
             return True  # super().name(...) runs a base class's method
-        return home[0] in self.calls.functions and self._defined_in(home[0], place.relpath)
+        if home[0] in self.calls.functions and self._defined_in(home[0], place.relpath):
+            return True
+        return (place.relpath, home[0]) in self.table_functions()  # a function a lookup table it dispatches through holds
+
+    def table_functions(self) -> list[tuple[str, str]]:
+        """``(relpath, name)`` of the functions the lookup tables it dispatches through hold (read once; see :mod:`.tables`)."""
+        if self._tables is None:
+            self._tables = [f for table in sorted(self.calls.tables) for f in table_functions(self.reader, self.source.relpath, table, self.scopes)]
+        return self._tables
 
     def calls_by_name(self, place: Place) -> bool:
         """Whether the function calls, on some other object, a method named like the one holding ``place``.

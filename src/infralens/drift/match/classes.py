@@ -10,6 +10,7 @@ and that defines a method of the target's name, and returns that method.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from infralens.drift.lock.entries import AnnotationLock, short_hash
@@ -37,8 +38,11 @@ class RenamedClass:
     """Statement overlap (Jaccard) of the two classes."""
 
 
-def method_of_renamed_class(reader: TreeReader, reviewed: TreeReader | None, entry: AnnotationLock, t: Thresholds) -> RenamedClass | None:
-    """The target method (``Class.method``) in the one class new since the review that clearly is its class renamed."""
+def method_of_renamed_class(
+    reader: TreeReader, reviewed: TreeReader | None, entry: AnnotationLock, t: Thresholds, *, copied: Callable[[SourceFile], bool] = lambda source: False
+) -> RenamedClass | None:
+    """The target method (``Class.method``) in the one class new since the review that clearly is its class renamed
+    (``copied``: whether a file's classes are copies made there, never the class renamed)."""
     owner, _, method = entry.target.rpartition(".")
     if not owner or "." in owner or reviewed is None:
         return None  # a method of a top-level class only
@@ -56,7 +60,7 @@ def method_of_renamed_class(reader: TreeReader, reviewed: TreeReader | None, ent
             if defined_in(reviewed, relpath, klass.qualname):
                 continue  # the class was there at the review: a sibling, not the reviewed class renamed
             function = next((d for d in index.definitions if d.qualname == f"{klass.qualname}.{method}" and d.accessor is None), None)
-            if function is None:
+            if function is None or copied(source):
                 continue
             statements = {short_hash(s.text) for s in index.statements_within(klass.start_line, klass.end_line) if s.start_line > klass.def_line}
             overlap = jaccard(wanted, statements)

@@ -28,8 +28,9 @@ from infralens.drift.lock.facts import body_hashes, jaccard
 from infralens.drift.match.aliases import renamed_to_alias
 from infralens.drift.match.callers import callers_at_review, copied_not_moved, renamed_at_callers
 from infralens.drift.match.classes import method_of_renamed_class
+from infralens.drift.match.decorators import with_decorators
 from infralens.drift.match.forwarding import forwarded_method
-from infralens.drift.match.imported import Relocated, moved_to_class, moved_with_imports, re_exported
+from infralens.drift.match.imported import Relocated, folded_into_base, moved_to_class, moved_with_imports, re_exported
 from infralens.drift.match.reader import TreeReader
 from infralens.drift.match.receiver import moved_to_receiver
 from infralens.drift.match.results import TargetKind, TargetResult
@@ -90,15 +91,23 @@ class ContainerMapper:
         trace = Trace()
         result, found = self._map(entry, steps, trace)
         if found is not None and result.kind not in (TargetKind.DELETED, TargetKind.UNREADABLE, TargetKind.UNCHANGED):
-            split = found.split or split_of(self.reader, found.source, found.index, found.definition, entry)
+            split = found.split or self._split(entry, found, trace)
             if split is not None and self.policy.allows(TargetRule(split.rule), trace, split.describe()):
                 trace.add(TargetRule(split.rule), Action.FIRED, split.describe())
+                deeper = [f"{h.name} (through {h.via})" for h in split.helpers if h.via]
+                if deeper:
+                    trace.add(TargetRule.HELPERS_OF_HELPERS, Action.FIRED, "helpers of its helpers hold lost statements: " + ", ".join(deeper))
                 found = replace(found, split=split)
                 rule = split.rule if result.kind is TargetKind.BODY_CHANGED else result.rule
                 result = replace(result, message=f"{result.message}; {split.describe()}", rule=rule)
         if found is not None and result.kind not in (TargetKind.DELETED, TargetKind.UNREADABLE):
-            result = _with_decorators(result, entry, found, trace)
+            result = with_decorators(result, entry, found.definition, trace)
         return replace(result, trace=trace.frozen()), found
+
+    def _split(self, entry: AnnotationLock, found: Found, trace: Trace | None) -> Split | None:
+        """:func:`.split.split_of` for ``found``, through the helpers of its helpers unless rule ``helpers-of-helpers`` is off."""
+        deeper = self.policy.allows(TargetRule.HELPERS_OF_HELPERS, trace, "helpers of its helpers not followed")
+        return split_of(self.reader, found.source, found.index, found.definition, entry, deeper=deeper)
 
     def _reviewed(self, entry: AnnotationLock) -> TreeReader | None:
         """The release ``entry`` was reviewed against, when the checked tree comes after it (see :mod:`.reviewed`)."""
@@ -143,6 +152,7 @@ class ContainerMapper:
             (TargetRule.RENAMED_AT_CALLERS, self._renamed_at_callers),
             (TargetRule.CLASS_RENAMED, self._class_renamed),
             (TargetRule.MOVED_TO_RECEIVER, self._moved_to_receiver),
+            (TargetRule.FOLDED_INTO_BASE, self._folded_into_base),
             (TargetRule.DELETED, self._deleted),
         ]
 
@@ -202,6 +212,10 @@ class ContainerMapper:
         relocated = moved_to_class(self.reader, self._reviewed(entry), entry, self.policy.thresholds)
         return self._relocated(entry, relocated, TargetRule.MOVED_TO_CLASS)
 
+    def _folded_into_base(self, entry: AnnotationLock, steps: list[StepLock], trace: Trace) -> Decided | None:
+        relocated = folded_into_base(self.reader, self._reviewed(entry), entry, self.policy.thresholds)
+        return self._relocated(entry, relocated, TargetRule.FOLDED_INTO_BASE)
+
     def _moved_same_name(self, entry: AnnotationLock, steps: list[StepLock], trace: Trace) -> Decided | None:
         named = self._same_name_elsewhere(entry)
         if named is None:
@@ -257,7 +271,9 @@ class ContainerMapper:
         return TargetResult(entry, TargetKind.RENAMED, found.place(), overlap, message, rule=TargetRule.RENAMED_AT_CALLERS.value), found
 
     def _class_renamed(self, entry: AnnotationLock, steps: list[StepLock], trace: Trace) -> Decided | None:
-        renamed_class = method_of_renamed_class(self.reader, self._reviewed(entry), entry, self.policy.thresholds)
+        renamed_class = method_of_renamed_class(
+            self.reader, self._reviewed(entry), entry, self.policy.thresholds, copied=lambda source: self._class_copied(entry, source, trace)
+        )
         if renamed_class is None:
             return None
         found = Found(renamed_class.source, renamed_class.index, renamed_class.definition, self.policy.thresholds.renamed_locality, False)
@@ -265,6 +281,19 @@ class ContainerMapper:
         owner = entry.target.rpartition(".")[0]
         message = f"{entry.target} now lives in {now}: class {owner} looks renamed to {renamed_class.owner} (class overlap {renamed_class.overlap:.2f})"
         return TargetResult(entry, TargetKind.RENAMED, found.place(), found.overlap(entry), message, rule=TargetRule.CLASS_RENAMED.value), found
+
+    def _class_copied(self, entry: AnnotationLock, source: SourceFile, trace: Trace) -> bool:
+        """Rule ``class-copied-not-renamed``: whether a class in ``source`` is a copy made there, not the reviewed class
+        renamed: the reviewed module is still there and does not name ``source``'s module (a class renamed into another
+        module leaves its old module importing it, or takes the module along)."""
+        old = self.reader.source(entry.relpath)
+        if source.relpath == entry.relpath or old is None or source.module.rpartition(".")[2] in old.text:
+            return False
+        detail = f"{source.relpath} holds a look-alike class; {entry.relpath} is still there and does not name its module"
+        if not self.policy.allows(Filter.CLASS_COPIED_NOT_RENAMED, trace, detail):
+            return False
+        trace.add(Filter.CLASS_COPIED_NOT_RENAMED, Action.VETOED, detail)
+        return True
 
     def _moved_to_receiver(self, entry: AnnotationLock, steps: list[StepLock], trace: Trace) -> Decided | None:
         receiver = moved_to_receiver(self.reader, self._reviewed(entry), entry, self.policy.thresholds)
@@ -383,7 +412,7 @@ class ContainerMapper:
         held = sum((Counter(entry.body) & Counter(body_hashes(found.index, found.definition))).values())
         if not entry.body or held / len(entry.body) < self.policy.thresholds.renamed_split_direct:
             return None
-        split = split_of(self.reader, found.source, found.index, found.definition, entry)
+        split = self._split(entry, found, None)
         if split is None:
             return None
         return (held + sum(h.received for h in split.helpers)) / len(entry.body), replace(found, split=split)
@@ -406,29 +435,3 @@ class ContainerMapper:
             TargetRule.BESIDE_THE_TARGET, Action.FIRED, f"{len(tied)} rename candidates about as good; {beside[0].definition.qualname} is the target's own"
         )
         return beside[0]
-
-
-def decorator_change(entry: AnnotationLock, definition: Definition) -> str:
-    """The decorators added to or removed from the target, in words ("" when the same or not recorded in the lock)."""
-    if entry.decorators is None:
-        return ""  # a lock written before decorators were recorded says nothing about them
-    old, new = list(entry.decorators), list(definition.decorators)
-    if old == new:
-        return ""
-    added = [d for d in new if d not in old]
-    removed = [d for d in old if d not in new]
-    parts = [f"decorator added: @{d}" for d in added] + [f"decorator removed: @{d}" for d in removed]
-    return "; ".join(parts) or f"decorators reordered: {' '.join('@' + d for d in new)}"
-
-
-def _with_decorators(result: TargetResult, entry: AnnotationLock, found: Found, trace: Trace) -> TargetResult:
-    change = decorator_change(entry, found.definition)
-    if not change:
-        return result
-    trace.add(TargetRule.DECORATORS_CHANGED, Action.FIRED, change)
-    if result.kind in (TargetKind.UNCHANGED, TargetKind.BODY_CHANGED):
-        message = change if result.kind is TargetKind.UNCHANGED else f"{change}; {result.message}"
-        wrapped = TargetRule.WRAPPED_BY_DECORATOR.value
-        rule = result.rule if result.rule == wrapped else TargetRule.DECORATORS_CHANGED.value
-        return TargetResult(entry, TargetKind.DECORATORS_CHANGED, result.new, result.similarity, message, rule=rule)
-    return TargetResult(entry, result.kind, result.new, result.similarity, f"{result.message}; {change}", rule=result.rule)

@@ -148,7 +148,17 @@ def _left(case: StepCase, admitted: Rule | None, policy: Policy, trace: Trace) -
 def _reached(case: StepCase, admitted: Rule | None, policy: Policy, trace: Trace) -> bool:
     if case.reached is None or _same(case, admitted) or admitted is Rule.TARGET_HEADER:
         return False
-    return not case.reached.contentless or case.reached.context >= policy.thresholds.moved_context
+    t = policy.thresholds
+    if case.reached.contentless and case.reached.context < t.moved_context:
+        return False
+    edited = case.edited
+    if edited is None or case.reached.context > 0.0 or edited.context < t.moved_context:
+        return True
+    detail = f"the copy has none of the step's neighbours; an edit where the target leads has them (context {edited.context:.2f})"
+    if not policy.allows(Filter.EDIT_WITH_NEIGHBOURS, trace, detail):
+        return True
+    trace.add(Filter.EDIT_WITH_NEIGHBOURS, Action.VETOED, detail)
+    return False
 
 
 def _confident(case: StepCase, admitted: Rule | None, policy: Policy, trace: Trace) -> bool:

@@ -12,14 +12,19 @@ Rename Method*), each told by a fact of the new release rather than by the body 
 * ``moved-to-class`` — a method gone from its class, now defined under its own name by a class of the same module that
   did not define it at the review, with the clearly closest body: moved to that class (a pipeline method that became a
   pipeline unit's own). Needs the reviewed release.
+* ``folded-into-base`` — a method whose class is gone from its module while the class's reviewed base is still there
+  and defines the method, sharing part of its body: the subclass was folded into its base (variant subclasses
+  replaced by one class that dispatches), so the base's method is the target moved. Needs the reviewed release.
 """
 
 from __future__ import annotations
 
+from collections import Counter
 from dataclasses import dataclass
 
 from infralens.drift.lock.entries import AnnotationLock
 from infralens.drift.lock.facts import body_hashes, jaccard
+from infralens.drift.match.forwarding import base_names, class_named
 from infralens.drift.match.names import defining, modules_imported
 from infralens.drift.match.reader import TreeReader
 from infralens.drift.match.reviewed import defined_in
@@ -40,16 +45,17 @@ class Relocated:
 def re_exported(reader: TreeReader, entry: AnnotationLock) -> Relocated | None:
     """The definition the target's old module now imports under the target's top-level name (None when it defines
     the name itself, imports nothing under it, or the import leads nowhere)."""
-    indexed = reader.indexed(entry.relpath)
-    if indexed is None:
+    home = module_now(reader, entry)
+    indexed = reader.indexed(home) if home is not None else None
+    if home is None or indexed is None:
         return None
     _, index = indexed
     top, _, rest = entry.target.partition(".")
     if any(d.qualname == top for d in index.definitions):
         return None  # defined here: not a re-export (the same-place rules decide)
-    resolved = defining(reader, entry.relpath, top)
-    relpath, name = resolved if resolved is not None else (entry.relpath, top)
-    found = reader.indexed(relpath) if relpath != entry.relpath else None
+    resolved = defining(reader, home, top)
+    relpath, name = resolved if resolved is not None else (home, top)
+    found = reader.indexed(relpath) if relpath != home else None
     if found is None:
         return None
     source, there = found
@@ -61,19 +67,28 @@ def re_exported(reader: TreeReader, entry: AnnotationLock) -> Relocated | None:
     return Relocated(source, there, definition, f"{entry.module} now imports {top} from {source.module} ({how})")
 
 
+def module_now(reader: TreeReader, entry: AnnotationLock) -> str | None:
+    """The file that defines the target's module in the checked tree: its reviewed file, or the file the module name
+    now resolves to when that one is gone (a module turned package keeps its name in ``pkg/__init__.py``)."""
+    if reader.source(entry.relpath) is not None:
+        return entry.relpath
+    return reader.tree.module_file(entry.module)
+
+
 def moved_with_imports(reader: TreeReader, reviewed: TreeReader | None, entry: AnnotationLock, t: Thresholds) -> Relocated | None:
     """The target's qualname in a module its old module imports now but did not import at the review, holding part of
     the reviewed body (the best overlap; None when no such module defines it)."""
     if reviewed is None:
         return None
-    now, before = reader.indexed(entry.relpath), reviewed.indexed(entry.relpath)
+    home = module_now(reader, entry)
+    now, before = reader.indexed(home) if home is not None else None, reviewed.indexed(entry.relpath)
     if now is None or before is None:
         return None
     newly = modules_imported(*now) - modules_imported(*before)
     scored: list[tuple[float, Relocated]] = []
     for module in sorted(newly):
         relpath = reader.tree.module_file(module)
-        indexed = reader.indexed(relpath) if relpath is not None and relpath != entry.relpath else None
+        indexed = reader.indexed(relpath) if relpath is not None and relpath not in (entry.relpath, home) else None
         if indexed is None or defined_in(reviewed, relpath or "", entry.target):
             continue
         source, index = indexed
@@ -107,3 +122,30 @@ def moved_to_class(reader: TreeReader, reviewed: TreeReader | None, entry: Annot
         overlap = jaccard(entry.body, body_hashes(index, definition))
         scored.append((overlap, Relocated(source, index, definition, f"{name} left {owner} for {cls}, which did not define it at the review")))
     return clearly_best(scored, t.target_moved_overlap, t.target_renamed_margin)
+
+
+def folded_into_base(reader: TreeReader, reviewed: TreeReader | None, entry: AnnotationLock, t: Thresholds) -> Relocated | None:
+    """The method of the target's name in a base of its reviewed class, when that class is gone from its module and
+    the base, still defined there, holds at least :attr:`~.rules.Thresholds.carried_statements` statements of the
+    reviewed body (the first such base, in the order the class header names them)."""
+    owner, _, name = entry.target.rpartition(".")
+    if not owner or "." in owner or reviewed is None:
+        return None
+    before, now = reviewed.indexed(entry.relpath), reader.indexed(entry.relpath)
+    if before is None or now is None:
+        return None
+    klass = class_named(before[1], owner)
+    if klass is None or class_named(now[1], owner) is not None:
+        return None  # the class is still here (or was not): nothing was folded
+    source, index = now
+    for base in base_names(before[1], klass):
+        definition = next((d for d in index.definitions if d.qualname == f"{base}.{name}" and d.accessor is None and d.kind is entry.kind), None)
+        if definition is None or class_named(index, base) is None:
+            continue
+        now_body = body_hashes(index, definition)
+        shared = sum((Counter(entry.body) & Counter(now_body)).values())
+        if shared >= t.carried_statements:
+            overlap = jaccard(entry.body, now_body)
+            why = f"{owner} is gone and its base {base} defines {name}, sharing {shared} statements (overlap {overlap:.2f})"
+            return Relocated(source, index, definition, why)
+    return None

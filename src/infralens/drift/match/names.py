@@ -37,7 +37,7 @@ def defining(reader: TreeReader, relpath: str, name: str, scopes: frozenset[str]
         source, index = indexed
         if any(d.qualname == name for d in index.definitions):
             return relpath, name
-        imported = _imported_from(source, index, name, scopes)
+        imported = imported_from(source, index, name, scopes)
         if imported is None:
             return None
         module, name = imported
@@ -48,7 +48,7 @@ def defining(reader: TreeReader, relpath: str, name: str, scopes: frozenset[str]
     return None
 
 
-def _imported_from(source: SourceFile, index: ModuleIndex, name: str, scopes: frozenset[str]) -> tuple[str, str] | None:
+def imported_from(source: SourceFile, index: ModuleIndex, name: str, scopes: frozenset[str]) -> tuple[str, str] | None:
     """(module, name there) for the ``from ... import`` that binds ``name`` in ``scopes``."""
     for statement in index.statements:
         if statement.scope not in scopes:

@@ -174,11 +174,12 @@ def elsewhere(reader: TreeReader, entry: StepLock, annotation: AnnotationLock, f
 
 
 def in_helpers(found: Found, entry: StepLock) -> list[Proposal]:
-    """Runs with the step's exact texts in the helpers the container decision named (:mod:`.split`): the first place
-    a statement that left the target is looked for."""
+    """Runs with the step's exact texts in the helpers the container decision named (:mod:`.split`), their ``def``
+    lines included: the first place a statement that left the target is looked for."""
     proposals = []
     for helper in found.split.helpers if found.split is not None else ():
-        pool = body_of(helper.index, helper.definition)
+        header = header_of(helper.index, helper.definition)  # a nested function lifted out keeps its def line
+        pool = ((header,) if header is not None else ()) + body_of(helper.index, helper.definition)
         for start in range(len(pool) - len(entry.texts) + 1):
             window = pool[start : start + len(entry.texts)]
             if tuple(s.text for s in window) == entry.texts:

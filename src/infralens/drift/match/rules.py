@@ -159,9 +159,11 @@ class Filter(str, Enum):
     REACHED_BY_NAME = "reached-by-name"
     OWNERS_CLASSES = "owners-classes"
     COPIED_NOT_MOVED = "copied-not-moved"
+    CLASS_COPIED_NOT_RENAMED = "class-copied-not-renamed"
     NEW_PLACE_NOT_CARRIED = "new-place-not-carried"
     OUT_OF_VIEW = "out-of-view"
     REAL_EDIT_STAYS = "real-edit-stays"
+    EDIT_WITH_NEIGHBOURS = "edit-with-neighbours"
     TIED_PLACES = "tied-places"
     CLOSE_RUNNER_UP = "close-runner-up"
 
@@ -186,8 +188,10 @@ class TargetRule(str, Enum):
     RENAMED_AT_CALLERS = "renamed-at-callers"
     CLASS_RENAMED = "class-renamed"
     MOVED_TO_RECEIVER = "moved-to-receiver"
+    FOLDED_INTO_BASE = "folded-into-base"
     DELETED = "deleted"
     SPLIT_INTO_HELPERS = "split-into-helpers"
+    HELPERS_OF_HELPERS = "helpers-of-helpers"
     WRAPPED_BY_DECORATOR = "wrapped-by-decorator"
     DECORATORS_CHANGED = "decorators-changed"
     BESIDE_THE_TARGET = "beside-the-target"
@@ -332,8 +336,16 @@ SPECS: dict[AnyRule, RuleSpec] = {
         _spec(TargetRule.RENAMED_AT_CALLERS, "The new name the reviewed callers now call is the target renamed."),
         _spec(TargetRule.CLASS_RENAMED, "The method of the same name in the class its class was renamed to is the target."),
         _spec(TargetRule.MOVED_TO_RECEIVER, "A function folded into the class of its first parameter (now self) is the target moved."),
+        _spec(
+            TargetRule.FOLDED_INTO_BASE,
+            "A method whose class left its module, while the class's base stayed there with the method and a block of its statements, moved to the base.",
+        ),
         _spec(TargetRule.DELETED, "A target found by no rule is deleted.", essential=True),
         _spec(TargetRule.SPLIT_INTO_HELPERS, "A body that lost statements to helpers it now calls names those helpers as their first home."),
+        _spec(
+            TargetRule.HELPERS_OF_HELPERS,
+            "A helper the target calls hands on what it received to functions of its own module it calls: those that hold lost statements are homes too.",
+        ),
         _spec(TargetRule.WRAPPED_BY_DECORATOR, "A body that lost statements to a decorator it now carries names the wrapper as their home."),
         _spec(TargetRule.DECORATORS_CHANGED, "A decorator added, removed or replaced is a finding on the target.", essential=True),
         _spec(TargetRule.BESIDE_THE_TARGET, "Of equally good rename candidates, the only one in the target's own class and file is it."),
@@ -358,12 +370,20 @@ SPECS: dict[AnyRule, RuleSpec] = {
             "A dispatched call on another object is followed into the classes the reviewed target's own class names, the most general first.",
         ),
         _spec(Filter.COPIED_NOT_MOVED, "A gone target's statements do not go to a copy of it made elsewhere."),
+        _spec(
+            Filter.CLASS_COPIED_NOT_RENAMED,
+            "A class in another module is not the reviewed class renamed while the reviewed module is still there and does not name that module.",
+        ),
         _spec(Filter.NEW_PLACE_NOT_CARRIED, "A deleted target's block is followed only into a function that was there at the review."),
         _spec(
             Filter.OUT_OF_VIEW,
             "A block that left the target went where its module can see: its own module, one it imports, or its own qualified name.",
         ),
         _spec(Filter.REAL_EDIT_STAYS, "A place that gained the target's lost statements does not override a real edit inside the target."),
+        _spec(
+            Filter.EDIT_WITH_NEIGHBOURS,
+            "A copy where the target leads with none of the step's neighbours does not outrank an edit there that has them.",
+        ),
         _spec(Filter.TIED_PLACES, "Two places elsewhere about equally good tell nothing: neither is chosen."),
         _spec(Filter.CLOSE_RUNNER_UP, "A runner-up edit about as close as the chosen one makes the verdict ambiguous (kind unchanged)."),
         # -- the step's kind, in STEP_ORDER --

@@ -36,6 +36,8 @@ class Helper:
     received: int
     decorator: bool
     """The helper is (defined by) a decorator the target carries, not a function it calls."""
+    via: str = ""
+    """The helper the target calls that calls this one (rule ``helpers-of-helpers``); "" when the target calls it."""
 
     @property
     def name(self) -> str:
@@ -59,22 +61,45 @@ class Split:
         return f"{sum(h.received for h in self.helpers)} of the {self.lost} statements it lost are now in {where}: {names}"
 
 
-def split_of(reader: TreeReader, source: SourceFile, index: ModuleIndex, definition: Definition, entry: AnnotationLock) -> Split | None:
+def split_of(reader: TreeReader, source: SourceFile, index: ModuleIndex, definition: Definition, entry: AnnotationLock, *, deeper: bool = True) -> Split | None:
     """The helpers the mapped target (``definition`` in ``source``) leads to that hold statements it lost
-    (None when fewer than :data:`MIN_RECEIVED`)."""
+    (None when fewer than :data:`MIN_RECEIVED`); with ``deeper`` (rule ``helpers-of-helpers``), also the functions of
+    a called helper's own module that the helper calls in turn (a block extracted into a helper that hands part of it
+    to a private helper beside it)."""
     lost = Counter(entry.body) - Counter(body_hashes(index, definition))
     if sum(lost.values()) < MIN_RECEIVED:
         return None
     reach = Reach(reader, source, index, definition)
     helpers = []
-    for home, home_index, function, decorator in reached_definitions(reader, reach):
+    first = list(reached_definitions(reader, reach))
+    for home, home_index, function, decorator in first:
         received = sum((lost & Counter(body_hashes(home_index, function))).values())
         if received:
             helpers.append(Helper(home, home_index, function, received, decorator))
+    if deeper:
+        helpers.extend(_helpers_of_helpers(reader, first, lost, {(source.relpath, definition.qualname)}))
     if sum(h.received for h in helpers) < MIN_RECEIVED:
         return None
     helpers.sort(key=lambda h: (-h.received, h.name))
     return Split(sum(lost.values()), tuple(helpers))
+
+
+def _helpers_of_helpers(reader: TreeReader, first: list[Reached], lost: Counter[str], skip: set[tuple[str, str]]) -> list[Helper]:
+    """The functions each called helper calls in its own module (not a decorator's) that hold statements the target
+    lost, and that neither the target itself nor another helper reaches directly."""
+    seen = skip | {(home.relpath, function.qualname) for home, _, function, _ in first}
+    found = []
+    for home, home_index, function, decorator in first:
+        if decorator:
+            continue
+        for there, there_index, inner, _ in reached_definitions(reader, Reach(reader, home, home_index, function)):
+            if there.relpath != home.relpath or (there.relpath, inner.qualname) in seen:
+                continue
+            seen.add((there.relpath, inner.qualname))
+            received = sum((lost & Counter(body_hashes(there_index, inner))).values())
+            if received:
+                found.append(Helper(there, there_index, inner, received, False, via=f"{home.module}.{function.qualname}"))
+    return found
 
 
 Reached = tuple[SourceFile, ModuleIndex, Definition, bool]
@@ -83,8 +108,9 @@ Reached = tuple[SourceFile, ModuleIndex, Definition, bool]
 
 def reached_definitions(reader: TreeReader, reach: Reach) -> Iterator[Reached]:
     """Functions the target leads to: methods of its class it calls on ``self``/``cls`` (or of a direct base class, and
-    those it calls on ``super()``), functions nested in it that it calls, and functions it calls or decorators it
-    carries that resolve statically to a definition (a decorator with the wrappers nested in it)."""
+    those it calls on ``super()``), functions nested in it that it calls, functions it calls or decorators it
+    carries that resolve statically to a definition (a decorator with the wrappers nested in it), and the functions of
+    a lookup table it dispatches through."""
     own = reach.definition.qualname
     owner = own.rsplit(".", 1)[0] if "." in own else ""
     is_method = bool(owner) and class_named(reach.index, owner) is not None
@@ -93,6 +119,7 @@ def reached_definitions(reader: TreeReader, reach: Reach) -> Iterator[Reached]:
     if is_method:
         yield from _inherited(reader, reach, seen)
     yield from _called(reader, reach, seen)
+    yield from _tabled(reader, reach, seen)
 
 
 def _own_file(reach: Reach, owner: str | None, seen: set[tuple[str, str]]) -> Iterator[Reached]:
@@ -121,6 +148,17 @@ def _inherited(reader: TreeReader, reach: Reach, seen: set[tuple[str, str]]) -> 
             if inherited is not None and (base_file, inherited.qualname) not in seen:
                 seen.add((base_file, inherited.qualname))
                 yield base_source, base_index, inherited, False
+
+
+def _tabled(reader: TreeReader, reach: Reach, seen: set[tuple[str, str]]) -> Iterator[Reached]:
+    """Functions held by the lookup tables the target dispatches through (:mod:`.tables`)."""
+    for relpath, name in reach.table_functions():
+        indexed = reader.indexed(relpath)
+        definition = next((d for d in indexed[1].definitions if d.qualname == name), None) if indexed is not None else None
+        if indexed is None or definition is None or definition.kind is DefinitionKind.CLASS or (relpath, name) in seen:
+            continue
+        seen.add((relpath, name))
+        yield indexed[0], indexed[1], definition, False
 
 
 def _called(reader: TreeReader, reach: Reach, seen: set[tuple[str, str]]) -> Iterator[Reached]:

@@ -1,0 +1,187 @@
+"""Rule cases for the rules of issue 41's set 16 misses: a target whose module became a package, whose class was
+copied into another module or folded into its base, whose lost block went on to a helper's own helper, and a copy
+without neighbours next to an edit with them; :mod:`rule_cases` adds them to its tables."""
+
+from __future__ import annotations
+
+from rule_cases import RuleCase
+from test_match_reviewed import RENAMED_CLASS_NEW, RENAMED_CLASS_OLD
+from test_match_synthetic import OLD
+
+from infralens.drift.match.rules import Action, Filter, TargetRule
+
+FAST_OLD = """
+class Base:
+    def run(self, x):
+        a = self.prepare(x)
+        b = self.project(a)
+        c = self.mix(b)
+        return self.out(c)
+
+
+class Fast(Base):
+    def run(self, x):
+        a = self.prepare(x)
+        b = self.project(a)
+        b = b.contiguous()
+        c = self.fast_mix(b)
+        return self.out(c)
+
+
+KINDS = {"base": Base, "fast": Fast}
+"""
+FOLDED = """
+class Base:
+    def run(self, x):
+        a = self.prepare(x)
+        b = self.project(a)
+        mix = self.fast_mix if self.fast else self.mix
+        c = mix(b)
+        return self.out(c)
+"""
+# The variant subclass is gone; its base, still here, runs its work (three of its statements, the rest dispatched).
+REWRITTEN_BASE = """
+class Base:
+    def run(self, x):
+        a = self.load(x)
+        return self.out(a)
+"""
+# The base is still here, but shares one statement with the gone subclass's method: nothing says it took its work.
+IMPORTING_USER = "from .encoders import TextEncoderV2\n\n\ndef encode(config, ids):\n    return TextEncoderV2(config).run(ids)\n"
+ENCODER_USER = "\n\ndef encode(config, ids):\n    return Encoder(config).run(ids)\n"
+
+HANDED_ON_OLD = """
+class Mixer:
+    def run(self, x):
+        a = self.load(x)
+        b = a.float()
+        c = b * self.scale
+        d = c.clamp(0, 1)
+        return self.out(d)
+"""
+HANDED_ON_NEW = {
+    "mixer.py": "from .tools import prepare\n\n\nclass Mixer:\n    def run(self, x):\n        a = self.load(x)\n"
+    "        d = prepare(a, self.scale)\n        return self.out(d)\n",
+    "tools.py": "def _convert(a, scale):\n    b = a.float()\n    return b * scale\n\n\n"
+    "def prepare(a, scale):\n    c = _convert(a, scale)\n    d = c.clamp(0, 1)\n    return d\n",
+}
+# run() handed its block to prepare(), which hands part of it on to _convert() beside it: one statement each.
+HANDED_ON_AWAY = {**HANDED_ON_NEW, "tools.py": "from .convert import _convert\n" + HANDED_ON_NEW["tools.py"].split("\n\n\n")[1]}
+HANDED_ON_AWAY["convert.py"] = HANDED_ON_NEW["tools.py"].split("\n\n\n")[0] + "\n"
+# The same, but _convert() lives in another module: a helper's own module only is followed.
+GATED_OLD = """
+class Mixer:
+    def run(self, x, scale):
+        h = self.norm(x)
+        g = h * scale
+        g = g.clamp(0, 1)
+        y = self.proj(g)
+        return y
+"""
+GATED_NEW = """
+class Mixer:
+    def run(self, x, scale):
+        h = self.norm(x)
+        y = self.proj(self._gate(x, scale))
+        self._log(h, scale)
+        return y
+
+    def _gate(self, x, scale):
+        h = self.norm(x)
+        g = h * scale * 2
+        g = g.clamp(0, 1)
+        return g
+
+    def _log(self, h, scale):
+        g = h * scale
+        print(g)
+"""
+# The gate went to _gate(), edited, with its neighbour; _log() holds the old text alone.
+LIFTED_OLD = """
+class Mixer:
+    def run(self, x):
+        def make(block):
+            def inner(*inputs):
+                return block(*inputs)
+            return inner
+        y = make(self.block)(x)
+        return y
+"""
+LIFTED_NEW = {
+    "mixer.py": "from .tools import checkpoint\n\n\nclass Mixer:\n    def run(self, x):\n        y = checkpoint(self.block, x)\n        return y\n",
+    "tools.py": "def make(block):\n    def inner(*inputs):\n        return block(*inputs)\n    return inner\n\n\n"
+    "def checkpoint(block, x):\n    return make(block)(x)\n",
+}
+# The nested factory was lifted out beside the checkpoint helper run() now calls: its def line is make()'s.
+
+CASES: list[RuleCase] = [
+    RuleCase(
+        "re-exported-from-a-package",
+        TargetRule.RE_EXPORTED,
+        {"mixer.py": OLD},
+        {"mixer/__init__.py": "from .core import Mixer\n", "mixer/core.py": OLD.replace("return y + z", "return y - z")},
+        ("y = h * 2",),
+        "target",
+        kind="moved",
+    ),
+    RuleCase(
+        "class-copied-not-renamed",
+        Filter.CLASS_COPIED_NOT_RENAMED,
+        {"mixer.py": RENAMED_CLASS_OLD + ENCODER_USER},
+        {"mixer.py": "def encode(config, ids):\n    return build_model(config)(ids)\n", "encoders.py": RENAMED_CLASS_NEW},
+        ("out = self.model(ids)",),
+        "target",
+        Action.VETOED,
+        target="demo.mixer.Encoder.run",
+        kind="deleted",
+    ),
+    RuleCase(
+        "folded-into-base",
+        TargetRule.FOLDED_INTO_BASE,
+        {"mixer.py": FAST_OLD},
+        {"mixer.py": FOLDED},
+        ("a = self.prepare(x)", "c = self.fast_mix(b)"),
+        "target",
+        target="demo.mixer.Fast.run",
+        kind="moved",
+    ),
+    RuleCase("helpers-first-def-line", Filter.HELPERS_FIRST, {"mixer.py": LIFTED_OLD}, LIFTED_NEW, ("def make(block):",), kind="moved"),
+    RuleCase("helpers-of-helpers", TargetRule.HELPERS_OF_HELPERS, {"mixer.py": HANDED_ON_OLD}, HANDED_ON_NEW, ("b = a.float()",), "target"),
+    RuleCase(
+        "edit-with-neighbours",
+        Filter.EDIT_WITH_NEIGHBOURS,
+        {"mixer.py": GATED_OLD},
+        {"mixer.py": GATED_NEW},
+        ("g = h * scale",),
+        action=Action.VETOED,
+        kind="changed",
+    ),
+]
+
+HELD_BACK: list[RuleCase] = [
+    RuleCase(
+        "helpers-of-helpers-not-in-another-module", TargetRule.HELPERS_OF_HELPERS, {"mixer.py": HANDED_ON_OLD}, HANDED_ON_AWAY, ("b = a.float()",), "target"
+    ),
+    # The old module imports the class's new module: a class renamed and moved there, not a copy.
+    RuleCase(
+        "class-copied-not-renamed-not-when-imported",
+        Filter.CLASS_COPIED_NOT_RENAMED,
+        {"mixer.py": RENAMED_CLASS_OLD + ENCODER_USER},
+        {"mixer.py": IMPORTING_USER, "encoders.py": RENAMED_CLASS_NEW},
+        ("out = self.model(ids)",),
+        "target",
+        Action.VETOED,
+        target="demo.mixer.Encoder.run",
+        kind="renamed",
+    ),
+    RuleCase(
+        "folded-into-base-not-without-a-block",
+        TargetRule.FOLDED_INTO_BASE,
+        {"mixer.py": FAST_OLD},
+        {"mixer.py": REWRITTEN_BASE},
+        ("a = self.prepare(x)",),
+        "target",
+        target="demo.mixer.Fast.run",
+        kind="deleted",
+    ),
+]
