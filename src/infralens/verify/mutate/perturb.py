@@ -224,14 +224,14 @@ _OTHER_DTYPES = {"float32": "float64", "float64": "float32", "float16": "bfloat1
 """The dtype a nudged dtype becomes (a name; :func:`_nudge_one` resolves it): the same kind, another width."""
 
 
-_NOT_OBJECTS = (type, types.FunctionType, types.BuiltinFunctionType, types.MethodType, types.ModuleType, tuple, list, dict, set, frozenset)
+_NOT_OBJECTS = (type, types.FunctionType, types.BuiltinFunctionType, types.MethodType, types.ModuleType, tuple, list, set, frozenset)
 """Not objects with fields: code and namespaces (a wrong one would be another name), and containers (see :func:`nudge`)."""
 
 
 def _nudge_object(value: Any) -> Any:
     """A shallow copy of *value* with its first field that can change changed (see the module docstring), or
     :data:`_SAME` when it has none or cannot be copied."""
-    if value is None or isinstance(value, _NOT_OBJECTS):
+    if value is None or type(value) is dict or isinstance(value, _NOT_OBJECTS):
         return _SAME
     if isinstance(value, Mapping):
         if not isinstance(value, MutableMapping):
