@@ -93,9 +93,16 @@ def test_a_mapping_changes_its_first_value_that_can_change():
 
 def test_objects_with_nothing_to_change_pass_through_and_count_as_unchanged():
     perturb.reset()
-    for value in (Empty(), Refuses(), Slotted(), textwrap, len, Plain, lambda: 1, {1, 2}, Output(cache=None)):
+    for value in (Empty(), Refuses(), Slotted(), textwrap, len, Plain, lambda: 1, set(), Output(cache=None)):
         assert perturb.nudge(value) is value, value
     assert perturb.applied() == 0
+
+
+def test_a_set_loses_its_greatest_member_and_the_callers_set_is_untouched():
+    perturb.reset()
+    original = {"b", "a", "c"}
+    assert perturb.nudge(original) == {"a", "b"} and original == {"a", "b", "c"}
+    assert perturb.nudge(frozenset({3, 1})) == frozenset({1}) and perturb.applied() == 2
 
 
 def test_in_a_sequence_a_plain_value_changes_before_an_object():

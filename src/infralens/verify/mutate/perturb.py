@@ -7,7 +7,8 @@ able to run on, so the mutant reaches the expects instead of raising first:
 - ``_infralens_nudge(value, index=None)``: a float tensor, NumPy array or float scaled by 1 + 1e-2 (shifted by 1e-2
   when it is all zeros), an int tensor, array or int plus one, a bool (tensor or array) negated, an enum member
   the next member of its enum, a torch dtype another width of its kind (float32 → float64, float16 → bfloat16, …), a string with ``_`` appended, a
-  dict without its last entry, an empty tensor the same emptiness in another dtype of its kind (float32 →
+  dict without its last entry, a set without its greatest member (by ``repr``, so the choice is the same every run),
+  an empty tensor the same emptiness in another dtype of its kind (float32 →
   float64, int64 → int32, …); in a tuple or list, the element at *index* (the first plain value that can change
   when *index* is None, then the first object, else the last element dropped).
 - An object result (a model output, a cache, a generator, a layer): a SHALLOW COPY with one field changed as above;
@@ -17,7 +18,7 @@ able to run on, so the mutant reaches the expects instead of raising first:
   itself an object or a list is not entered; a dict field loses its last entry, as above). The copy's attribute is written into its own ``__dict__``,
   so a custom ``__setattr__`` (``nn.Module`` keeps parameters in a dict the copy shares) never runs.
   Equivalent by construction, and passed through unchanged: classes, functions and modules; an object with no
-  field that can change (an empty list, a closure, a ``set``); an object ``copy.copy`` refuses (a stream).
+  field that can change (an empty list, a closure); an object ``copy.copy`` refuses (a stream).
 - ``_infralens_transpose(value)``: a tensor with two dimensions of the same size (> 1) gets them swapped.
 - ``_infralens_swap(a, b)`` gives ``(b, a)`` and ``_infralens_swap_operator(a, b, "-")`` gives ``b - a``: the
   runtime half of the ``swap`` mutants. :data:`SWAPS` counts their calls and the calls whose two operands
@@ -184,7 +185,7 @@ def _nudge_one(value: Any) -> Any:
 
 
 def _nudge_leaf(value: Any) -> Any:
-    """A plain value (number, string, dict, array, enum, dtype, tensor) changed, or :data:`_SAME`."""
+    """A plain value (number, string, dict, set, array, enum, dtype, tensor) changed, or :data:`_SAME`."""
     if isinstance(value, bool):
         return not value
     if isinstance(value, int):
@@ -195,6 +196,8 @@ def _nudge_leaf(value: Any) -> Any:
         return value + "_"
     if type(value) is dict and value:
         return dict(list(value.items())[:-1])
+    if type(value) in (set, frozenset) and value:
+        return type(value)(sorted(value, key=repr)[:-1])
     if type(value).__module__ == "numpy" and type(value).__name__ == "ndarray":
         return _nudge_array(value)
     if isinstance(value, enum.Enum):
