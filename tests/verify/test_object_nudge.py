@@ -105,14 +105,15 @@ def test_a_set_loses_its_greatest_member_and_the_callers_set_is_untouched():
     assert perturb.nudge(frozenset({3, 1})) == frozenset({1}) and perturb.applied() == 2
 
 
-def test_in_a_sequence_a_plain_value_changes_before_an_object():
+def test_in_a_sequence_an_object_changes_only_at_a_named_position():
     perturb.reset()
     holder = Plain()
     first = perturb.nudge((holder, 3))
     assert first[0] is holder and first[1] == 4
-    second = perturb.nudge((holder, None))
-    assert second[0] is not holder and second[0].name == "layer_" and holder.name == "layer" and second[1] is None
-    assert perturb.nudge((holder, None), 0)[0].name == "layer_" and perturb.applied() == 3
+    assert perturb.nudge([holder, Plain()]) == [holder]  # no plain value: one element fewer, as before
+    named = perturb.nudge((holder, None), 0)
+    assert named[0] is not holder and named[0].name == "layer_" and holder.name == "layer" and named[1] is None
+    assert perturb.applied() == 3
 
 
 @requires_torch

@@ -9,8 +9,8 @@ able to run on, so the mutant reaches the expects instead of raising first:
   the next member of its enum, a torch dtype another width of its kind (float32 → float64, float16 → bfloat16, …), a string with ``_`` appended, a
   dict without its last entry, a set without its greatest member (by ``repr``, so the choice is the same every run),
   an empty tensor the same emptiness in another dtype of its kind (float32 →
-  float64, int64 → int32, …); in a tuple or list, the element at *index* (the first plain value that can change
-  when *index* is None, then the first object, else the last element dropped).
+  float64, int64 → int32, …); in a tuple or list, the element at *index* (an object there changes as below), or, when *index* is None, the
+  first plain value that can change, else the last element dropped (a list of layers is one layer short).
 - An object result (a model output, a cache, a generator, a layer): a SHALLOW COPY with one field changed as above;
   the caller's object is never changed in place. A non-dict Mapping (a ``ModelOutput``) changes its first value
   that can change; a dataclass or any object with a ``__dict__`` its first public attribute (no leading ``_``)
@@ -152,17 +152,17 @@ _SAME = object()
 def _nudge_sequence(value: tuple[Any, ...] | list[Any], index: int | None) -> Any:
     items = list(value)
     positions = [index] if index is not None else list(range(len(items)))
-    # with no index, a plain value (a tensor, a number) is changed before an object's field
-    passes = (_nudge_one,) if index is not None else (_nudge_leaf, _nudge_object)
-    for attempt in passes:
-        for position in positions:
-            if not -len(items) <= position < len(items):
-                continue
-            changed = attempt(items[position])
-            if changed is not _SAME:
-                APPLIED[0] += 1
-                items[position] = changed
-                return _rebuilt(value, items)
+    # with no index, only plain values (a tensor, a number) change: a list of objects (layers) loses its last
+    # element below, the plainer mistake; an object's field changes only where a mutant names its position
+    attempt = _nudge_one if index is not None else _nudge_leaf
+    for position in positions:
+        if not -len(items) <= position < len(items):
+            continue
+        changed = attempt(items[position])
+        if changed is not _SAME:
+            APPLIED[0] += 1
+            items[position] = changed
+            return _rebuilt(value, items)
     if index is None and items:  # nothing in it can change: one element fewer
         APPLIED[0] += 1
         return _rebuilt(value, items[:-1])
