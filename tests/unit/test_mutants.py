@@ -318,3 +318,14 @@ def test_a_header_with_its_body_on_the_same_line_is_mutated_header_and_body():
     for line in (2, 3):
         for mutant in statement_mutants(lines, line, line, local_names=("a", "b")):
             compile(mutant.apply(lines), "f.py", "exec")
+
+
+def test_two_copies_of_one_name_do_not_trade_places():
+    """``cat((freqs, freqs))`` swapped is the same statement: no wrong version, so no mutant (it was 'untestable')."""
+    lines = ["def f(freqs, a):\n", "    emb = torch.cat((freqs, freqs), dim=-1)\n", "    y = a.b - a.b\n", "    z = g(a, freqs)\n"]
+
+    def swaps(line: int) -> list[str]:
+        return [(m.shown or m.lines)[0].strip() for m in statement_mutants(lines, line, line, local_names=("freqs", "a")) if m.kind == "swap"]
+
+    assert swaps(2) == [] and swaps(3) == []
+    assert swaps(4) == ["z = g(freqs, a)"]

@@ -207,7 +207,7 @@ class _Sites:
         What runs is ``*_infralens_swap(a, b)`` in their place, which notes whether *a* and *b* differed; an
         assignment target (*stored*) cannot hold a call, so there the plain swap runs."""
         for first, second in itertools.pairwise(items):
-            if any(_fixed(item) for item in (first, second)):
+            if any(_fixed(item) for item in (first, second)) or _same_name(first.value, second.value):
                 continue
             replaced = [second if item is first else first if item is second else item for item in items]
             # keep each position's comma and whitespace: only the values move
@@ -269,7 +269,7 @@ class _SiteVisitor(cst.CSTVisitor):
     def visit_BinaryOperation(self, node: cst.BinaryOperation) -> None:
         self.sites.operator(node, node.operator, MutantKind.OPERATOR)
         symbol = _ORDERED.get(type(node.operator))
-        if symbol is not None and not isinstance(node.left, _LITERALS) and not isinstance(node.right, _LITERALS):
+        if symbol is not None and not isinstance(node.left, _LITERALS) and not isinstance(node.right, _LITERALS) and not _same_name(node.left, node.right):
             helper = cst.Call(cst.Name(SWAP_OPERATOR), [cst.Arg(_bare(node.left)), cst.Arg(_bare(node.right)), cst.Arg(cst.SimpleString(f'"{symbol}"'))])
             self.sites.add(MutantKind.SWAP, node, helper.with_changes(lpar=node.lpar, rpar=node.rpar), node.with_changes(left=node.right, right=node.left))
         if isinstance(node.operator, _DROPPABLE):
@@ -365,6 +365,12 @@ def _literal(value: cst.BaseExpression) -> bool:
     if isinstance(value, cst.UnaryOperation):
         value = value.expression
     return isinstance(value, _LITERALS) or (isinstance(value, cst.Name) and value.value in {"True", "False", "None"})
+
+
+def _same_name(first: cst.BaseExpression, second: cst.BaseExpression) -> bool:
+    """Whether two operands are the same name or attribute (``freqs, freqs``): trading their places rewrites the
+    statement into itself, so it is no wrong version at all (a call such as ``f(), f()`` may differ and is kept)."""
+    return isinstance(first, (cst.Name, cst.Attribute)) and first.deep_equals(second)
 
 
 def _swapped(operator: cst.CSTNode) -> cst.CSTNode | None:

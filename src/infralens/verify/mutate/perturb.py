@@ -7,8 +7,18 @@ able to run on, so the mutant reaches the expects instead of raising first:
 - ``_infralens_nudge(value, index=None)``: a float tensor, NumPy array or float scaled by 1 + 1e-2 (shifted by 1e-2
   when it is all zeros), an int tensor, array or int plus one, a bool (tensor or array) negated, an enum member
   the next member of its enum, a torch dtype another width of its kind (float32 → float64, float16 → bfloat16, …), a string with ``_`` appended, a
-  dict without its last entry; in a tuple or list, the element at *index* (the first that can change when
-  *index* is None, else the last element dropped).
+  dict without its last entry, a set without its greatest member (by ``repr``, so the choice is the same every run),
+  an empty tensor the same emptiness in another dtype of its kind (float32 →
+  float64, int64 → int32, …); in a tuple or list, the element at *index* (an object there changes as below), or, when *index* is None, the
+  first plain value that can change, else the last element dropped (a list of layers is one layer short).
+- An object result (a model output, a cache, a generator, a layer): a SHALLOW COPY with one field changed as above;
+  the caller's object is never changed in place. A non-dict Mapping (a ``ModelOutput``) changes its first value
+  that can change; a dataclass or any object with a ``__dict__`` its first public attribute (no leading ``_``)
+  that can change, tensors first, in the mapping's or the ``__dict__``'s order; one level deep (a field that is
+  itself an object or a list is not entered; a dict field loses its last entry, as above). The copy's attribute is written into its own ``__dict__``,
+  so a custom ``__setattr__`` (``nn.Module`` keeps parameters in a dict the copy shares) never runs.
+  Equivalent by construction, and passed through unchanged: classes, functions and modules; an object with no
+  field that can change (an empty list, a closure); an object ``copy.copy`` refuses (a stream).
 - ``_infralens_transpose(value)``: a tensor with two dimensions of the same size (> 1) gets them swapped.
 - ``_infralens_swap(a, b)`` gives ``(b, a)`` and ``_infralens_swap_operator(a, b, "-")`` gives ``b - a``: the
   runtime half of the ``swap`` mutants. :data:`SWAPS` counts their calls and the calls whose two operands
@@ -23,8 +33,12 @@ construction, whatever the run observed.
 from __future__ import annotations
 
 import builtins
+import copy
+import dataclasses
 import enum
 import operator
+import types
+from collections.abc import Mapping, MutableMapping
 from typing import Any
 
 NUDGE = "_infralens_nudge"
@@ -138,10 +152,13 @@ _SAME = object()
 def _nudge_sequence(value: tuple[Any, ...] | list[Any], index: int | None) -> Any:
     items = list(value)
     positions = [index] if index is not None else list(range(len(items)))
+    # with no index, only plain values (a tensor, a number) change: a list of objects (layers) loses its last
+    # element below, the plainer mistake; an object's field changes only where a mutant names its position
+    attempt = _nudge_one if index is not None else _nudge_leaf
     for position in positions:
         if not -len(items) <= position < len(items):
             continue
-        changed = _nudge_one(items[position])
+        changed = attempt(items[position])
         if changed is not _SAME:
             APPLIED[0] += 1
             items[position] = changed
@@ -162,6 +179,13 @@ def _rebuilt(value: tuple[Any, ...] | list[Any], items: list[Any]) -> Any:
 
 
 def _nudge_one(value: Any) -> Any:
+    """*value* changed (a plain value, else one field of an object), or :data:`_SAME`."""
+    changed = _nudge_leaf(value)
+    return changed if changed is not _SAME else _nudge_object(value)
+
+
+def _nudge_leaf(value: Any) -> Any:
+    """A plain value (number, string, dict, set, array, enum, dtype, tensor) changed, or :data:`_SAME`."""
     if isinstance(value, bool):
         return not value
     if isinstance(value, int):
@@ -172,6 +196,8 @@ def _nudge_one(value: Any) -> Any:
         return value + "_"
     if type(value) is dict and value:
         return dict(list(value.items())[:-1])
+    if type(value) in (set, frozenset) and value:
+        return type(value)(sorted(value, key=repr)[:-1])
     if type(value).__module__ == "numpy" and type(value).__name__ == "ndarray":
         return _nudge_array(value)
     if isinstance(value, enum.Enum):
@@ -179,8 +205,15 @@ def _nudge_one(value: Any) -> Any:
     torch = _torch()
     if torch is not None and isinstance(value, torch.dtype):
         return getattr(torch, _OTHER_DTYPES.get(str(value).removeprefix("torch."), "float32"))
-    if torch is None or not isinstance(value, torch.Tensor) or value.numel() == 0:
+    if torch is None or not isinstance(value, torch.Tensor):
         return _SAME
+    return _nudge_tensor(value, torch)
+
+
+def _nudge_tensor(value: Any, torch: Any) -> Any:
+    if value.numel() == 0:  # no values to change: its dtype changes instead (when another of its kind exists)
+        other = _OTHER_DTYPES.get(str(value.dtype).removeprefix("torch."))
+        return _SAME if other is None else _keep_parameter(value, value.to(getattr(torch, other)))
     if value.dtype == torch.bool:
         changed = ~value
     elif value.is_floating_point() or value.is_complex():
@@ -192,6 +225,71 @@ def _nudge_one(value: Any) -> Any:
 
 _OTHER_DTYPES = {"float32": "float64", "float64": "float32", "float16": "bfloat16", "bfloat16": "float16", "int64": "int32", "int32": "int64"}
 """The dtype a nudged dtype becomes (a name; :func:`_nudge_one` resolves it): the same kind, another width."""
+
+
+_NOT_OBJECTS = (type, types.FunctionType, types.BuiltinFunctionType, types.MethodType, types.ModuleType, tuple, list, set, frozenset)
+"""Not objects with fields: code and namespaces (a wrong one would be another name), and containers (see :func:`nudge`)."""
+
+
+def _nudge_object(value: Any) -> Any:
+    """A shallow copy of *value* with its first field that can change changed (see the module docstring), or
+    :data:`_SAME` when it has none or cannot be copied."""
+    if value is None or type(value) is dict or isinstance(value, _NOT_OBJECTS):
+        return _SAME
+    if isinstance(value, Mapping):
+        if not isinstance(value, MutableMapping):
+            return _SAME
+        found = _first_field(list(value.items()))
+        if found is None:
+            return _SAME
+        duplicate = _copied(value)
+        if duplicate is None:
+            return _SAME
+        duplicate[found[0]] = found[1]
+        return duplicate
+    try:
+        fields = vars(value)
+    except TypeError:  # no __dict__ (slots, a C object)
+        return _SAME
+    if dataclasses.is_dataclass(value):
+        order = [field.name for field in dataclasses.fields(value) if field.name in fields]
+        order += [name for name in fields if name not in order]
+    else:
+        order = list(fields)
+    found = _first_field([(name, fields[name]) for name in order if isinstance(name, str) and not name.startswith("_")])
+    if found is None:
+        return _SAME
+    duplicate = _copied(value)
+    if duplicate is None:
+        return _SAME
+    try:
+        vars(duplicate)[found[0]] = found[1]
+    except TypeError:
+        return _SAME
+    return duplicate
+
+
+def _first_field(items: list[tuple[Any, Any]]) -> tuple[Any, Any] | None:
+    """The first (name, changed value) among *items*, tensors first; None when no field can change."""
+    torch = _torch()
+    is_tensor = (lambda item: isinstance(item, torch.Tensor)) if torch is not None else (lambda item: False)
+    for tensors_only in (True, False):
+        for name, field_value in items:
+            if is_tensor(field_value) is not tensors_only:
+                continue
+            changed = _nudge_leaf(field_value)
+            if changed is not _SAME:
+                return name, changed
+    return None
+
+
+def _copied(value: Any) -> Any:
+    """``copy.copy(value)``, or None when the object refuses to be copied or the copy is the object itself."""
+    try:
+        duplicate = copy.copy(value)
+    except Exception:  # an upstream __reduce__ or __copy__ may raise anything: then it passes through
+        return None
+    return None if duplicate is value else duplicate
 
 
 def _other_member(value: enum.Enum) -> Any:
