@@ -432,3 +432,24 @@ def test_untouched_corpus_16_keeps_its_first_measured_figures():
         false_moved_at_most=0,
         false_unchanged_at_most=2,
     )
+
+
+def test_untouched_corpus_17_keeps_its_first_measured_figures():
+    """Set 17, written by a helper who read only upstream code and never ran the checker or read the matcher, on release
+    pairs no other corpus uses: diffusers 0.31.0 -> 0.36.0 (LoRA text-encoder loading moved into lora_base and
+    peft_utils helpers, the Flux ControlNet moved behind a deprecation shim, per-shard loading, single-file loading) and
+    DiffSynth 2.0.14 -> 2.1.12 (the Flux2 VAE rewritten into renamed blocks) (164 rows, 138 not *unchanged*);
+    transformers 4.48.3 -> 4.52.4 (from_pretrained split into helpers, _get_cache, beam search without BeamScorer) and
+    4.51.3 -> 4.56.2 (classification heads moved to modeling_layers, OffloadedCache folded into the layered cache)
+    (218 rows, 187 not *unchanged*). First run, 2026-11-29, with set 16's rules in place: 121/164 (not unchanged
+    95/138: moved 35/41, changed 25/55, deleted 35/42), 0 false *unchanged*, 8 false *moved*; transformers 182/218
+    (152/187: moved 72/72, changed 47/79, deleted 33/36), 1 false *unchanged*, 1 false *moved*. Naive baseline 87/164
+    and 103/218 (changed 28/55 and 57/79: the baseline finds more *changed* rows than the checker on both). A
+    regression guard; the targets (95% on the rows not unchanged, 90% recall a class, 0 false *unchanged*) are missed."""
+    _holds_its_figures(
+        [DATA / "drift_untouched17.yaml", DATA / "drift_untouched17_transformers.yaml"],
+        rows_at_least=382,
+        right_at_least=303,
+        false_moved_at_most=9,
+        false_unchanged_at_most=1,
+    )
