@@ -799,3 +799,9 @@ from rule_cases_classes import CASES as _CLASS_CASES, HELD_BACK as _CLASS_HELD_B
 
 CASES.extend(_CLASS_CASES)
 HELD_BACK.extend(_CLASS_HELD_BACK)
+
+# The rule of set 17's misses (a block rewritten on its way into a helper) lives beside as well.
+from rule_cases_helpers import CASES as _HELPER_CASES, HELD_BACK as _HELPER_HELD_BACK  # noqa: E402
+
+CASES.extend(_HELPER_CASES)
+HELD_BACK.extend(_HELPER_HELD_BACK)

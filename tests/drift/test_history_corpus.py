@@ -382,9 +382,9 @@ def test_untouched_corpus_14_keeps_its_first_measured_figures():
     unchanged 164/263 (moved 61/82, changed 47/121, deleted 56/60), 1 false *unchanged*, 2 false *moved*; the naive
     baseline 152/340. Seen since: 249/340 (edited-in-reached), then 292/340 (same-role, edits-in-helpers, inherited
     owners' classes, an alias through a lookup, re-exported, moved-with-imports, moved-to-class: changed 82/121, moved
-    78/82), then 301/340 (action-kept-in-reached, edits-in-wrappers: changed 91/121). A regression guard; the targets
-    are not met."""
-    _holds_its_figures([DATA / "drift_untouched14.yaml"], rows_at_least=340, right_at_least=301, false_moved_at_most=2, false_unchanged_at_most=1)
+    78/82), then 301/340 (action-kept-in-reached, edits-in-wrappers: changed 91/121), then 302/340 (close-edit-in-helper:
+    changed 92/121). A regression guard; the targets are not met."""
+    _holds_its_figures([DATA / "drift_untouched14.yaml"], rows_at_least=340, right_at_least=302, false_moved_at_most=2, false_unchanged_at_most=1)
 
 
 def test_untouched_corpus_15_keeps_its_first_measured_figures():
@@ -444,12 +444,15 @@ def test_untouched_corpus_17_keeps_its_first_measured_figures():
     (218 rows, 187 not *unchanged*). First run, 2026-11-29, with set 16's rules in place: 121/164 (not unchanged
     95/138: moved 35/41, changed 25/55, deleted 35/42), 0 false *unchanged*, 8 false *moved*; transformers 182/218
     (152/187: moved 72/72, changed 47/79, deleted 33/36), 1 false *unchanged*, 1 false *moved*. Naive baseline 87/164
-    and 103/218 (changed 28/55 and 57/79: the baseline finds more *changed* rows than the checker on both). A
-    regression guard; the targets (95% on the rows not unchanged, 90% recall a class, 0 false *unchanged*) are missed."""
+    and 103/218 (changed 28/55 and 57/79: the baseline finds more *changed* rows than the checker on both). Tuned on
+    since with rules ``close-edit-in-helper`` and ``class-renamed-at-users``: 134/164 (108/138: changed 38/55) and
+    184/218 (154/187: changed 49/79), no row lost on any other corpus. A regression guard; the targets (95% on the rows
+    not unchanged, 90% recall a class, 0 false *unchanged*) are still missed, and the baseline still finds more
+    *changed* rows on the transformers half."""
     _holds_its_figures(
         [DATA / "drift_untouched17.yaml", DATA / "drift_untouched17_transformers.yaml"],
         rows_at_least=382,
-        right_at_least=303,
+        right_at_least=318,
         false_moved_at_most=9,
         false_unchanged_at_most=1,
     )

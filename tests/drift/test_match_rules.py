@@ -83,6 +83,7 @@ RULES = {
     Rule.SOLE_ASSIGNMENT: StepCase(Container.IN_PLACE, own=ev(similarity=T.sole_assignment_similarity, sole_assignment=True)),
     Rule.PER_OBJECT_EDIT: StepCase(Container.IN_PLACE, edited=ev(origin=Origin.REACHED, similarity=0.5, replacement=PER_OBJECT)),
     Rule.ACTION_KEPT_IN_REACHED: StepCase(Container.IN_PLACE, edited=ev(origin=Origin.REACHED, similarity=T.confident_similarity, replacement=SWAPPED)),
+    Rule.CLOSE_EDIT_IN_HELPER: StepCase(Container.IN_PLACE, edited=ev(origin=Origin.REACHED, similarity=T.confident_similarity), edited_in_helper=True),
     Rule.EDITED_IN_REACHED: StepCase(Container.IN_PLACE, edited=ev(origin=Origin.REACHED, similarity=T.confident_similarity, context=T.moved_context)),
     Rule.MOVED_WITH_BLOCK: StepCase(Container.IN_PLACE, carried=CARRIED),
     Rule.DECOYS_ONLY: StepCase(Container.IN_PLACE, decoys=3),
@@ -124,6 +125,22 @@ def test_an_action_kept_in_reached_needs_close_text_and_content():
     assert decision.weight_in_reached(kept, Policy(off=frozenset({Rule.ACTION_KEPT_IN_REACHED}))) == 0.0
     # with context enough, edited-in-reached decides it
     assert decide(StepCase(Container.IN_PLACE, edited=replace(kept, context=T.moved_context))).rule is Rule.EDITED_IN_REACHED
+
+
+def test_a_close_edit_in_a_helper_needs_close_text_of_its_kind():
+    """Rule ``close-edit-in-helper`` weighs, in a helper the target was split into, an edit close in text and of the
+    step's kind without context; never a looser one, a contentless one or another kind, and never outside such a helper."""
+    close = ev(origin=Origin.REACHED, similarity=T.confident_similarity, same_shape=True)
+    assert decision.weight_in_reached(close, POLICY) == 0.0  # elsewhere it needs its neighbours
+    assert decision.weight_in_helper(close, POLICY) > 0.0
+    assert decision.weight_in_helper(replace(close, similarity=T.confident_similarity - 0.05), POLICY) == 0.0
+    assert decision.weight_in_helper(replace(close, contentless=True), POLICY) == 0.0
+    assert decision.weight_in_helper(replace(close, same_shape=False), POLICY) == 0.0
+    assert decision.weight_in_helper(replace(close, exact=True, similarity=1.0), POLICY) == 0.0  # a copy there is a move
+    assert decision.weight_in_helper(close, Policy(off=frozenset({Rule.CLOSE_EDIT_IN_HELPER}))) == 0.0
+    assert decide(StepCase(Container.IN_PLACE, edited=close, edited_in_helper=True)).rule is Rule.CLOSE_EDIT_IN_HELPER
+    assert decide(StepCase(Container.IN_PLACE, edited=close)).rule is Rule.EDITED_IN_REACHED  # not in a split helper
+    assert decide(StepCase(Container.IN_PLACE, edited=replace(close, context=T.moved_context), edited_in_helper=True)).rule is Rule.EDITED_IN_REACHED
 
 
 def test_every_rule_has_a_row():

@@ -61,6 +61,46 @@ def renamed_at_callers(reader: TreeReader, reviewed: TreeReader | None, entry: A
     return _new_definition(reader, reviewed, entry, new_name, near[new_name], calls)
 
 
+def class_renamed_at_users(reader: TreeReader, reviewed: TreeReader | None, entry: AnnotationLock) -> Renamed | None:
+    """The target method (``Class.method``) in the class its gone class's users now build instead (rule
+    ``class-renamed-at-users``): each statement that assigned an instance of the reviewed class (``self.decoder =
+    Decoder(...)``) now assigns the same target from a call of another name in the same function, whatever the
+    arguments became, and the users agree on one class, new since the review and defining the method."""
+    owner, _, method = entry.target.rpartition(".")
+    if not owner or "." in owner or reviewed is None:
+        return None  # a method of a top-level class only
+    here = reader.indexed(entry.relpath)
+    if here is not None and any(d.qualname == owner for d in here[1].definitions):
+        return None  # the class is still where it was
+    votes: Counter[str] = Counter()
+    near: dict[str, str] = {}
+    for relpath, user, statement in _calls_before(reviewed, owner, entry.relpath):
+        assigned, _, value = statement.partition(" = ")
+        if not value.startswith(f"{owner} ( ") or "(" in assigned or (indexed := reader.indexed(relpath)) is None:
+            continue
+        now = [s.text for d in indexed[1].definitions if d.qualname == user and d.accessor is None for s in body_of(indexed[1], d)]
+        built = {m.group(1) for text in now if text.startswith(f"{assigned} = ") and (m := _BUILT.match(text, len(assigned) + 3)) is not None}
+        for name in built - {owner}:
+            votes[name] += 1
+            near.setdefault(name, relpath)
+    ranked = votes.most_common(2)
+    if not ranked or (len(ranked) > 1 and ranked[1][1] == ranked[0][1]):
+        return None
+    new_class, calls = ranked[0]
+    found = [
+        Renamed(source, index, d, calls)
+        for relpath, source, index in reader.indexed_files(list(dict.fromkeys([entry.relpath, near[new_class]])))
+        if not defined_in(reviewed, relpath, new_class)
+        for d in index.definitions
+        if d.qualname == f"{new_class}.{method}" and d.accessor is None
+    ]
+    return found[0] if len(found) == 1 else None
+
+
+_BUILT = re.compile(r"([A-Z]\w*) \(")
+"""A call of a class-like name (capitalised, as classes are named) at the start of an assigned value."""
+
+
 def callers_at_review(reviewed: TreeReader | None, entry: AnnotationLock) -> frozenset[str]:
     """Qualnames of the functions in the target's file that called it at the review (empty without that release)."""
     if reviewed is None:

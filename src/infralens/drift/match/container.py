@@ -26,7 +26,7 @@ from dataclasses import dataclass, replace
 from infralens.drift.lock.entries import AnnotationLock, Place, StepLock
 from infralens.drift.lock.facts import body_hashes, jaccard
 from infralens.drift.match.aliases import renamed_to_alias
-from infralens.drift.match.callers import callers_at_review, copied_not_moved, renamed_at_callers
+from infralens.drift.match.callers import callers_at_review, class_renamed_at_users, copied_not_moved, renamed_at_callers
 from infralens.drift.match.classes import method_of_renamed_class
 from infralens.drift.match.decorators import with_decorators
 from infralens.drift.match.forwarding import forwarded_method
@@ -151,6 +151,7 @@ class ContainerMapper:
             (TargetRule.RENAMED_BODY_OVERLAP, self._renamed_found),
             (TargetRule.RENAMED_AT_CALLERS, self._renamed_at_callers),
             (TargetRule.CLASS_RENAMED, self._class_renamed),
+            (TargetRule.CLASS_RENAMED_AT_USERS, self._class_renamed_at_users),
             (TargetRule.MOVED_TO_RECEIVER, self._moved_to_receiver),
             (TargetRule.FOLDED_INTO_BASE, self._folded_into_base),
             (TargetRule.DELETED, self._deleted),
@@ -281,6 +282,15 @@ class ContainerMapper:
         owner = entry.target.rpartition(".")[0]
         message = f"{entry.target} now lives in {now}: class {owner} looks renamed to {renamed_class.owner} (class overlap {renamed_class.overlap:.2f})"
         return TargetResult(entry, TargetKind.RENAMED, found.place(), found.overlap(entry), message, rule=TargetRule.CLASS_RENAMED.value), found
+
+    def _class_renamed_at_users(self, entry: AnnotationLock, steps: list[StepLock], trace: Trace) -> Decided | None:
+        built = class_renamed_at_users(self.reader, self._reviewed(entry), entry)
+        if built is None:
+            return None
+        found = Found(built.source, built.index, built.definition, self.policy.thresholds.renamed_locality, False)
+        now = f"{built.source.module}.{built.definition.qualname}"
+        message = f"{entry.target} now lives in {now}: {built.calls} place(s) that built its class now build {built.definition.qualname.split('.')[0]}"
+        return TargetResult(entry, TargetKind.RENAMED, found.place(), found.overlap(entry), message, rule=TargetRule.CLASS_RENAMED_AT_USERS.value), found
 
     def _class_copied(self, entry: AnnotationLock, source: SourceFile, trace: Trace) -> bool:
         """Rule ``class-copied-not-renamed``: whether a class in ``source`` is a copy made there, not the reviewed class

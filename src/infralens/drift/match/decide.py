@@ -34,6 +34,8 @@ class StepCase:
     """How many other places hold the same text."""
     edited: Evidence | None = None
     """An admissible edit of the step in the function the target now clearly hands its work to (:mod:`.reached_edits`)."""
+    edited_in_helper: bool = False
+    """:attr:`edited` lies in a helper the container decision saw receive the target's lost statements (:mod:`.split`)."""
 
 
 @dataclass(frozen=True)
@@ -102,6 +104,23 @@ def weight_in_reached(evidence: Evidence, policy: Policy) -> float:
         return weight(evidence, policy)  # close, and the same action: its neighbours may have been rewritten with it
     close = evidence.similarity >= t.edit_similarity or evidence.replacement is not None
     return weight(evidence, policy) if close and evidence.context >= t.moved_context else 0.0
+
+
+def weight_in_helper(evidence: Evidence, policy: Policy) -> float:
+    """:func:`weight_in_reached` of an edit in a helper the container decision saw receive the target's lost statements:
+    there an edit close in text is admitted whatever its neighbours (rule ``close-edit-in-helper``: the block around
+    it was rewritten on its way out, so its neighbours tell little; where it went is known)."""
+    found = weight_in_reached(evidence, policy)
+    if found > 0.0 or not close_in_helper(evidence, policy.thresholds) or not policy.on(Rule.CLOSE_EDIT_IN_HELPER):
+        return found
+    return weight(evidence, policy)
+
+
+def close_in_helper(evidence: Evidence, t: Thresholds) -> bool:
+    """Whether an edit in a helper the target was split into is the step's on its text alone: the same kind of statement,
+    with content, at least :attr:`~.rules.Thresholds.confident_similarity`, and not the same text (a copy there is a
+    move, which the rules for places the target leads to decide; rule ``close-edit-in-helper``)."""
+    return evidence.same_shape and not (evidence.contentless or evidence.exact or evidence.same_ast) and evidence.similarity >= t.confident_similarity
 
 
 def per_object(evidence: Evidence) -> bool:
@@ -184,6 +203,17 @@ def _action_kept(case: StepCase, admitted: Rule | None, policy: Policy, trace: T
     return action_kept(edited, t)
 
 
+def _close_in_helper(case: StepCase, admitted: Rule | None, policy: Policy, trace: Trace) -> bool:
+    """Rule ``close-edit-in-helper``: the edit in a helper the target was split into was admitted on its text alone (its
+    context too low for ``edited-in-reached``, and no narrower rule took it)."""
+    edited, t = case.edited, policy.thresholds
+    if edited is None or admitted is not None or not case.edited_in_helper or edited.context >= t.moved_context:
+        return False
+    if edited.same_role or per_object(edited) or action_kept(edited, t):
+        return False
+    return close_in_helper(edited, t)
+
+
 STEP_RULES: dict[Rule, Predicate] = {
     Rule.FILE_UNCHANGED: lambda case, admitted, policy, trace: case.container is Container.FILE_UNCHANGED,
     Rule.UNREADABLE: lambda case, admitted, policy, trace: case.container is Container.UNREADABLE,
@@ -201,6 +231,7 @@ STEP_RULES: dict[Rule, Predicate] = {
     Rule.SOLE_ASSIGNMENT: lambda case, admitted, policy, trace: admitted is Rule.SOLE_ASSIGNMENT,
     Rule.PER_OBJECT_EDIT: lambda case, admitted, policy, trace: case.edited is not None and admitted is None and per_object(case.edited),
     Rule.ACTION_KEPT_IN_REACHED: _action_kept,
+    Rule.CLOSE_EDIT_IN_HELPER: _close_in_helper,
     Rule.EDITED_IN_REACHED: lambda case, admitted, policy, trace: case.edited is not None and admitted is None,
     Rule.DECOYS_ONLY: lambda case, admitted, policy, trace: case.decoys > 0,
     Rule.TARGET_GONE: lambda case, admitted, policy, trace: case.container is Container.GONE,

@@ -29,7 +29,7 @@ from infralens.drift.match.evidence import Evidence, measure
 from infralens.drift.match.names import modules_imported
 from infralens.drift.match.position import Alignment
 from infralens.drift.match.propose import container_header, elsewhere, held_before, in_helpers, in_target, sole_role, statement_key, target_pool
-from infralens.drift.match.reached_edits import in_owners_classes, rewritten_in_reached
+from infralens.drift.match.reached_edits import in_owners_classes, in_split_helper, rewritten_in_reached
 from infralens.drift.match.reader import TreeReader
 from infralens.drift.match.repeated import indentation, settle_contested
 from infralens.drift.match.results import Candidate, Scores, StepKind, StepResult, TargetKind, TargetResult
@@ -260,17 +260,22 @@ class DistributionMatcher:
             carried=carried.evidence if carried else None,
             decoys=len(rivals),
             edited=edited.evidence if edited is not None else None,
+            edited_in_helper=edited is not None and in_split_helper(found, edited),
         )
         decision = decide(case, policy, trace)
         if decision.kind is StepKind.CHANGED and own is not None:
             return self._changed(entry, decision.rule, own, options, trace)
-        chosen = {Rule.MOVED_TO_REACHED: reached, Rule.MOVED_WITH_BLOCK: carried, Rule.EDITED_IN_REACHED: edited}.get(decision.rule)
+        chosen = {Rule.MOVED_TO_REACHED: reached, Rule.MOVED_WITH_BLOCK: carried, Rule.EDITED_IN_REACHED: edited, Rule.CLOSE_EDIT_IN_HELPER: edited}.get(
+            decision.rule
+        )
         if chosen is not None:
             message = f"found in {where(chosen)}"
             if decision.rule is Rule.MOVED_WITH_BLOCK:
                 message += f", which {chosen.evidence.provenance.describe()}"
             if decision.rule is Rule.EDITED_IN_REACHED:
                 message = f"edited in {where(chosen)}, which the target now hands its work to"
+            if decision.rule is Rule.CLOSE_EDIT_IN_HELPER:
+                message = f"edited in {where(chosen)}, a helper that received the target's lost statements"
             return _result(entry, decision.rule, chosen, tuple(r.candidate(t) for r in rivals), message, t, trace)
         candidates = tuple(r.candidate(t) for r in rivals[:5])
         if candidates:

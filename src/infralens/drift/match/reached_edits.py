@@ -21,12 +21,12 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator
 
-from infralens.drift.lock.entries import AnnotationLock, StepLock
+from infralens.drift.lock.entries import AnnotationLock, StepLock, short_hash
 from infralens.drift.lock.facts import body_of
 from infralens.drift.match.assign import assign
 from infralens.drift.match.calls import Reach
 from infralens.drift.match.container import Found
-from infralens.drift.match.decide import action_kept, per_object, weight_in_reached
+from infralens.drift.match.decide import action_kept, close_in_helper, per_object, weight_in_helper, weight_in_reached
 from infralens.drift.match.evidence import Evidence, measure
 from infralens.drift.match.forwarding import base_names, class_named
 from infralens.drift.match.propose import in_target, sole_role, statement_key
@@ -62,8 +62,9 @@ def rewritten_in_reached(
         traces,
         with_helpers=on(Filter.EDITS_IN_HELPERS),
         with_wrappers=on(Filter.EDITS_IN_WRAPPERS),
+        weigh_in_helper=lambda e: weight_in_helper(e, policy),
     )
-    return action_kept_vetoes(edits, found, transfers, t, traces)
+    return action_kept_vetoes(edits, found, transfers, t, traces, frozenset(annotation.body))
 
 
 def edits_in_reached(
@@ -77,11 +78,13 @@ def edits_in_reached(
     *,
     with_helpers: bool = True,
     with_wrappers: bool = True,
+    weigh_in_helper: Weigh | None = None,
 ) -> dict[str, Scored]:
     """Each of ``steps`` (none has a place yet) with its edit in the one function the target clearly leads to most, or
     (``with_helpers``, rule ``edits-in-helpers``) in any helper it calls that the container decision saw receive the
     target's lost statements, and (``with_wrappers``, rule ``edits-in-wrappers``) in the wrapper of any decorator it
-    carries that the container decision saw receive them. ``owner``: the reviewed target's class (its per-object classes
+    carries that the container decision saw receive them; ``weigh_in_helper`` (default ``weigh``) weighs the candidates
+    in such a helper (not a wrapper: rule ``close-edit-in-helper``). ``owner``: the reviewed target's class (its per-object classes
     come first for a dispatched call; "": not narrowed); the trace of each step placed through that narrowing, or in such
     a helper or wrapper, says so."""
     if not steps:
@@ -105,11 +108,13 @@ def edits_in_reached(
     roles = {step.step_id: _sole_role(pools, step) for step in steps}
     for source, index, definition, pool in pools:
         place = Found(source, index, definition, found.locality, False)
+        weighs = weigh_in_helper if weigh_in_helper is not None and named.get((source.relpath, definition.qualname)) is False else weigh
+        admits = _admits(weighs)
         for step in steps:
             for proposal in in_target(place, pool, step, t, exact_only=False):
                 role = proposal.key == roles[step.step_id]
-                candidate = Scored(proposal, measure(proposal, step, frozenset(), t, admit=lambda e: weigh(e) > 0.0, same_role=role))
-                if (weight := weigh(candidate.evidence)) > 0.0:
+                candidate = Scored(proposal, measure(proposal, step, frozenset(), t, admit=admits, same_role=role))
+                if (weight := weighs(candidate.evidence)) > 0.0:
                     options.setdefault(step.step_id, {})[proposal.key] = weight
                     scored[(step.step_id, proposal.key)] = candidate
     edits = {step_id: scored[(step_id, key)] for step_id, key in assign(options).items()}
@@ -127,15 +132,45 @@ def edits_in_reached(
     return edits
 
 
-def action_kept_vetoes(edits: dict[str, Scored], found: Found, transfers: Transfers, t: Thresholds, traces: dict[str, Trace]) -> dict[str, Scored]:
+def in_split_helper(found: Found | None, scored: Scored) -> bool:
+    """Whether ``scored`` lies in a helper (not a decorator's wrapper) the container decision saw receive the target's lost statements."""
+    helpers = found.split.helpers if found is not None and found.split is not None else ()
+    where_to = (scored.proposal.source.relpath, scored.proposal.place().target)
+    return any(not h.decorator and (h.source.relpath, h.definition.qualname) == where_to for h in helpers)
+
+
+def _admits(weigh: Weigh) -> Callable[[Evidence], bool]:
+    """Whether ``weigh`` admits a candidate (gives it a weight)."""
+    return lambda evidence: weigh(evidence) > 0.0
+
+
+def action_kept_vetoes(
+    edits: dict[str, Scored], found: Found, transfers: Transfers, t: Thresholds, traces: dict[str, Trace], reviewed_body: frozenset[str] = frozenset()
+) -> dict[str, Scored]:
     """``edits`` less those taken on their action alone (rule ``action-kept-in-reached``: close, same action, too little
     context for ``edited-in-reached``) that the rule's invariant excludes: a block header (``for``, ``if``, ``except``:
     its body tells which it is, not its words), a statement in a decorator's wrapper (a wrapper's reworded lines serve
-    every function it decorates), and one its function held at the review (it did that job already)."""
+    every function it decorates), and one its function held at the review (it did that job already). Those taken on
+    their text alone in a split helper (rule ``close-edit-in-helper``) lose the last veto too, and one whose text the
+    reviewed target held itself (``reviewed_body``: short hashes): that is another statement of the target carried over
+    unchanged, not this step rewritten."""
     wrappers = {(h.source.relpath, h.definition.qualname) for h in (found.split.helpers if found.split is not None else ()) if h.decorator}
+    helpers = {(h.source.relpath, h.definition.qualname) for h in (found.split.helpers if found.split is not None else ()) if not h.decorator}
     kept = {}
     for step_id, edit in edits.items():
         e = edit.evidence
+        where_to = (edit.proposal.source.relpath, edit.proposal.place().target)
+        if where_to in helpers and e.context < t.moved_context and not e.same_role and not per_object(e) and not action_kept(e, t) and close_in_helper(e, t):
+            why = ""
+            if transfers.held_before(edit.proposal.source, edit.proposal.index, edit.proposal.window[0]):
+                why = "its function held that statement already at the review"
+            elif short_hash(edit.proposal.texts[0]) in reviewed_body:
+                why = "the reviewed target held that statement itself: another of its statements, carried over unchanged"
+            if why:
+                traces[step_id].add(Rule.CLOSE_EDIT_IN_HELPER, Action.VETOED, f"{where(edit)}: {why}")
+                continue
+            kept[step_id] = edit
+            continue
         if not (action_kept(e, t) and e.context < t.moved_context and not e.same_role and not per_object(e)):
             kept[step_id] = edit
             continue

@@ -132,6 +132,7 @@ class Rule(str, Enum):
     SOLE_ASSIGNMENT = "sole-assignment"
     PER_OBJECT_EDIT = "per-object-edit"
     ACTION_KEPT_IN_REACHED = "action-kept-in-reached"
+    CLOSE_EDIT_IN_HELPER = "close-edit-in-helper"
     EDITED_IN_REACHED = "edited-in-reached"
     DECOYS_ONLY = "decoys-only"
     TARGET_GONE = "target-gone"
@@ -187,6 +188,7 @@ class TargetRule(str, Enum):
     RENAMED_AND_SPLIT = "renamed-and-split"
     RENAMED_AT_CALLERS = "renamed-at-callers"
     CLASS_RENAMED = "class-renamed"
+    CLASS_RENAMED_AT_USERS = "class-renamed-at-users"
     MOVED_TO_RECEIVER = "moved-to-receiver"
     FOLDED_INTO_BASE = "folded-into-base"
     DELETED = "deleted"
@@ -217,6 +219,7 @@ RULE_KIND = {
     Rule.SOLE_ASSIGNMENT: StepKind.CHANGED,
     Rule.PER_OBJECT_EDIT: StepKind.CHANGED,
     Rule.ACTION_KEPT_IN_REACHED: StepKind.CHANGED,
+    Rule.CLOSE_EDIT_IN_HELPER: StepKind.CHANGED,
     Rule.EDITED_IN_REACHED: StepKind.CHANGED,
     Rule.DECOYS_ONLY: StepKind.DELETED,
     Rule.TARGET_GONE: StepKind.DELETED,
@@ -335,6 +338,7 @@ SPECS: dict[AnyRule, RuleSpec] = {
         _spec(TargetRule.RENAMED_AND_SPLIT, "A new definition holding the reviewed body with the helpers it calls is the target renamed and split."),
         _spec(TargetRule.RENAMED_AT_CALLERS, "The new name the reviewed callers now call is the target renamed."),
         _spec(TargetRule.CLASS_RENAMED, "The method of the same name in the class its class was renamed to is the target."),
+        _spec(TargetRule.CLASS_RENAMED_AT_USERS, "A gone class whose users now assign the same places from one new class is renamed to it."),
         _spec(TargetRule.MOVED_TO_RECEIVER, "A function folded into the class of its first parameter (now self) is the target moved."),
         _spec(
             TargetRule.FOLDED_INTO_BASE,
@@ -412,6 +416,7 @@ SPECS: dict[AnyRule, RuleSpec] = {
             Rule.ACTION_KEPT_IN_REACHED,
             "A close rewrite that keeps the action, where the target now leads and not held there at the review, is changed whatever its neighbours.",
         ),
+        _spec(Rule.CLOSE_EDIT_IN_HELPER, "A close edit of the step's kind, new in a helper that received the target's lost statements, is its edit."),
         _spec(Rule.EDITED_IN_REACHED, "A statement rewritten in the one function the target now clearly hands its work to is changed there."),
         _spec(Rule.DECOYS_ONLY, "Copies elsewhere that no rule singles out leave the step deleted, listed as candidates.", essential=True),
         _spec(Rule.TARGET_GONE, "A step of a deleted target with no home is deleted.", essential=True),

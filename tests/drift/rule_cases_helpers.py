@@ -1,0 +1,172 @@
+"""Rule cases for the rules of issue 41's set 17 misses: a block extracted into a helper and rewritten on its way, so
+that a statement's neighbours changed with it (rule ``close-edit-in-helper``), and a class rewritten under a new name
+that its users now build instead (rule ``class-renamed-at-users``); :mod:`rule_cases` adds them to its tables."""
+
+from __future__ import annotations
+
+from rule_cases import RuleCase
+from test_match_synthetic import OLD
+
+from infralens.drift.match.rules import Rule, TargetRule
+
+EXTRACTED_AND_REWRITTEN = """
+class Mixer:
+    def run(self, x, scale):
+        return self._mix(x, scale)
+
+    def _mix(self, x, scale):
+        h = self.norm_in(x)
+        h = self.attn(h)[0]
+        h = self.norm_out(h)
+        total = (x + scale) * 2
+        self.set_gain(scale)
+        y = h * 2
+        z = h * 3
+        return y + z
+"""
+# run() handed its whole body to _mix(): five statements kept their text; the attention call, between two rewritten
+# norms, now takes the first of its outputs. Its neighbours tell nothing, but the helper is where the block went.
+HELPER_HELD_IT = """
+class Mixer:
+    def run(self, x, scale):
+        return self._mix(x, scale)
+
+    def _mix(self, x, scale):
+        h = self.norm_in(x)
+        h = self.attn(h)[0]
+        h = self.norm_out(h)
+        total = (x + scale) * 2
+        self.set_gain(scale)
+        y = h * 2
+        z = h * 3
+        return y + z
+"""
+HELD_OLD = (
+    OLD
+    + """
+    def _mix(self, x, scale):
+        h = self.attn(h)[0]
+        return h
+"""
+)
+# The same helper, but it held the near twin already at the review: that statement did its own job before.
+SWAPPED_OUT = EXTRACTED_AND_REWRITTEN.replace("h = self.attn(h)[0]", "h = self.conv(h, 3)")
+# The attention call is gone from the helper: the nearest statement there is not close enough to stand on its text.
+
+LOGGED_OLD = """
+class Mixer:
+    def run(self, x, scale):
+        total = (x + scale) * 2
+        self.set_gain(scale)
+        h = self.norm(x)
+        self.log(x, "in")
+        h = self.attn(h)
+        self.log(x, "out")
+        y = h * 2
+        return y + total
+"""
+LOG_DROPPED = """
+class Mixer:
+    def run(self, x, scale):
+        return self._mix(x, scale)
+
+    def _mix(self, x, scale):
+        total = (x + scale) * 2
+        self.set_gain(scale)
+        h = self.norm(x)
+        self.log(x, "in")
+        out = self.attn(h) * scale
+        self.log(out.mean(), "mid-stage", level=2)
+        return out + total
+"""
+# The second log call is gone, the statements around it rewritten; the helper's first log call reads almost like it,
+# but the reviewed run() held that one itself (it is another step's, carried over unchanged).
+BUILT_OLD = """
+class Block:
+    def __init__(self, width):
+        self.proj = Linear(width)
+        self.norm = Norm(width)
+        self.scale = 2
+
+    def run(self, x):
+        h = self.proj(x)
+        h = self.norm(h)
+        return h * self.scale
+
+
+class Model:
+    def __init__(self, width):
+        self.block = Block(width)
+        self.head = Head(width)
+
+    def forward(self, x):
+        return self.head(self.block.run(x))
+"""
+BUILT_NEW = """
+class CompactBlock:
+    def __init__(self, width, eps=1e-6):
+        self.layers = Sequential(Linear(width), Norm(width, eps))
+
+    def run(self, x):
+        return self.layers(x) * 2
+
+
+class Model:
+    def __init__(self, width):
+        self.block = CompactBlock(width, eps=1e-5)
+        self.head = Head(width)
+
+    def forward(self, x):
+        return self.head(self.block.run(x))
+"""
+# Block was rewritten as CompactBlock: the two classes share one statement, but Model builds the new one where it built
+# the old one (other arguments): the target is CompactBlock.run.
+SIBLING_OLD = BUILT_OLD + BUILT_NEW.split("class Model", maxsplit=1)[0]
+SIBLING_NEW = BUILT_NEW
+# CompactBlock was there at the review beside Block: Model switched to a sibling, Block was not renamed to it.
+
+CASES: list[RuleCase] = [
+    RuleCase(
+        "close-edit-in-helper", Rule.CLOSE_EDIT_IN_HELPER, {"mixer.py": OLD}, {"mixer.py": EXTRACTED_AND_REWRITTEN}, ("h = self.attn(h)",), kind="changed"
+    ),
+    RuleCase(
+        "class-renamed-at-users",
+        TargetRule.CLASS_RENAMED_AT_USERS,
+        {"mixer.py": BUILT_OLD},
+        {"mixer.py": BUILT_NEW},
+        ("def run(self, x):",),
+        "target",
+        target="demo.mixer.Block.run",
+        kind="renamed",
+    ),
+]
+
+HELD_BACK: list[RuleCase] = [
+    RuleCase(
+        "close-edit-in-helper-held-at-review",
+        Rule.CLOSE_EDIT_IN_HELPER,
+        {"mixer.py": HELD_OLD},
+        {"mixer.py": HELPER_HELD_IT},
+        ("h = self.attn(h)",),
+        kind="deleted",
+    ),
+    RuleCase("close-edit-in-helper-not-close", Rule.CLOSE_EDIT_IN_HELPER, {"mixer.py": OLD}, {"mixer.py": SWAPPED_OUT}, ("h = self.attn(h)",), kind="deleted"),
+    RuleCase(
+        "close-edit-in-helper-not-another-statement",
+        Rule.CLOSE_EDIT_IN_HELPER,
+        {"mixer.py": LOGGED_OLD},
+        {"mixer.py": LOG_DROPPED},
+        ('self.log(x, "out")',),
+        kind="deleted",
+    ),
+    RuleCase(
+        "class-renamed-at-users-not-to-a-sibling",
+        TargetRule.CLASS_RENAMED_AT_USERS,
+        {"mixer.py": SIBLING_OLD},
+        {"mixer.py": SIBLING_NEW},
+        ("def run(self, x):",),
+        "target",
+        target="demo.mixer.Block.run",
+        kind="deleted",
+    ),
+]
