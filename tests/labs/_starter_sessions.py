@@ -40,6 +40,11 @@ class StarterRun(NamedTuple):
     stderr: str
 
 
+PLAN_LOCK = threading.Lock()
+"""Held while a thread works out a session plan: CPython 3.11's AST builder keeps one recursion count per interpreter,
+so two threads reading literals with ``ast`` at once can fail ("AST constructor recursion depth mismatch")."""
+
+
 def session_plan(lab: str) -> dict:
     """What ``_session.py`` runs for *lab*: the solved answers, and the answer rounds of its traps and cost exercises."""
     rounds = {"traps": trap_rounds(lab)}
@@ -48,16 +53,20 @@ def session_plan(lab: str) -> dict:
     return {"solved": SOLUTIONS[lab], "rounds": rounds}
 
 
-def run_session(lab: str, folder: Path, env: dict[str, str] | None = None) -> None:
+def run_session(lab: str, folder: Path, env: dict[str, str] | None = None, plan: dict | None = None) -> None:
     """Run *lab*'s session into ``folder/<lab>.json``; a session that fails gives every variant its output.
 
-    *env*: the environment it runs in (torch on one thread added), else this process's. The session is a child of
+    *env*: the environment it runs in (torch on one thread added), else this process's; *plan*: its
+    :func:`session_plan`, when already worked out (else worked out here). The session is a child of
     this process's zygote (``_zygote.py``: torch and the libraries imported once) when it imports quietly, else a
     fresh process."""
-    plan, out = folder / f"{lab}.plan", folder / f"{lab}.json"
-    plan.write_text(repr(session_plan(lab)), "utf-8")
+    plan_file, out = folder / f"{lab}.plan", folder / f"{lab}.json"
+    if plan is None:
+        with PLAN_LOCK:  # the pool threads of ``starter_sessions`` may each work one out: one ``ast`` user at a time
+            plan = session_plan(lab)
+    plan_file.write_text(repr(plan), "utf-8")
     env = dict(os.environ if env is None else env, OMP_NUM_THREADS="1", MKL_NUM_THREADS="1")
-    args = [str(starter_path(lab)), str(plan), str(out)]
+    args = [str(starter_path(lab)), str(plan_file), str(out)]
     forked = ZYGOTE.run(args, env, folder / f"{lab}.log")
     if forked is not None:
         failure = None if forked == 0 and out.is_file() else [forked or 1, "", _tail(folder / f"{lab}.log") or f"the session of {lab} wrote no results"]

@@ -8,12 +8,13 @@ from pathlib import Path
 
 import pytest
 from _shared import built_once
-from _starter_sessions import Sessions, StarterRun, load_session, run_session, variant_runs
+from _starter_sessions import Sessions, StarterRun, load_session, run_session, session_plan, variant_runs
 
 
-def _session_folder(factory: pytest.TempPathFactory, lab: str, env: dict[str, str] | None = None) -> Path:
-    """The folder of *lab*'s starter session, made once per test run for all xdist workers."""
-    return built_once(factory, f"starter-session-{lab}", lambda folder: run_session(lab, folder, env))
+def _session_folder(factory: pytest.TempPathFactory, lab: str, env: dict[str, str] | None = None, plan: dict | None = None) -> Path:
+    """The folder of *lab*'s starter session, made once per test run for all xdist workers (*plan*: its session plan,
+    when worked out beforehand)."""
+    return built_once(factory, f"starter-session-{lab}", lambda folder: run_session(lab, folder, env, plan))
 
 
 @pytest.fixture(scope="session")
@@ -37,14 +38,20 @@ def pytest_infralens_shared_fixtures():
 
 def pytest_infralens_shared_builds(items, factory):
     """The starter sessions of every lab a selected test reads (as ``selected_labs`` chooses them), one after another,
-    in the environment of now (a test running meanwhile may change ``os.environ``)."""
+    in the environment of now (a test running meanwhile may change ``os.environ``).
+
+    Their plans are worked out here, on the main thread, before the builds start on their own thread: a plan reads
+    literals with ``ast``, and CPython 3.11 keeps the AST builder's recursion count per interpreter, not per thread,
+    so an ``ast`` call on the build thread while a test parses on the main one can fail either with "AST constructor
+    recursion depth mismatch"."""
     labs: dict[str, None] = {}
     for item in items:
         if "starter_sessions" in getattr(item, "fixturenames", ()):
             lab = getattr(item, "callspec", None) and item.callspec.params.get("lab")
             labs.update(dict.fromkeys([lab] if lab else getattr(item.module, "LABS", ())))
     env = dict(os.environ)
-    return [lambda lab=lab: _session_folder(factory, lab, env) for lab in sorted(labs)]
+    plans = {lab: session_plan(lab) for lab in labs}
+    return [lambda lab=lab: _session_folder(factory, lab, env, plans[lab]) for lab in sorted(labs)]
 
 
 @pytest.fixture(scope="module")
