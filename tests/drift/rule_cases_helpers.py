@@ -26,21 +26,7 @@ class Mixer:
 """
 # run() handed its whole body to _mix(): five statements kept their text; the attention call, between two rewritten
 # norms, now takes the first of its outputs. Its neighbours tell nothing, but the helper is where the block went.
-HELPER_HELD_IT = """
-class Mixer:
-    def run(self, x, scale):
-        return self._mix(x, scale)
-
-    def _mix(self, x, scale):
-        h = self.norm_in(x)
-        h = self.attn(h)[0]
-        h = self.norm_out(h)
-        total = (x + scale) * 2
-        self.set_gain(scale)
-        y = h * 2
-        z = h * 3
-        return y + z
-"""
+HELPER_HELD_IT = EXTRACTED_AND_REWRITTEN  # the same new source; the old one (HELD_OLD) already had the helper
 HELD_OLD = (
     OLD
     + """
