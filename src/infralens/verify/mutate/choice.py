@@ -1,0 +1,112 @@
+"""Wrong choices for the value mutant (``verify --mutate``): another function, another class, a container not empty.
+
+A statement whose result is a function or a class (``interface = ALL_FUNCTIONS[name]``, ``layer_class =
+QuantoLayer``) *picks* something. The real bug in a pick is picking ANOTHER one of the same kind, so
+:func:`other_choice` turns
+
+- a plain function into another plain function defined in the same module (``sys.modules[f.__module__]``,
+  only names whose object says it was defined there, so imports do not count), preferring those that take as
+  many required positional parameters (a wrong pick the caller can still call);
+- a class into another class defined in the same module, preferring its siblings (subclasses of its nearest base
+  other than ``object``: ``QuantoQuantizedLayer`` becomes another ``QuantizedLayer``);
+- a closure made inside a function (a mask function from ``and_masks``), which no module names, into a module
+  level function of its module by the same rule.
+
+The choice is deterministic: candidates sorted by name, the first whose name sorts after the original's
+(wrapping to the first), never the object itself. With no candidate (the only function of its module, a
+builtin, a method, a module, a lambda of ``__main__``) the value passes through: equivalent by construction.
+
+:func:`not_empty` gives an empty list ``[None]`` and an empty dict ``{NUDGED_KEY: None}``. A statement that
+empties or resets a container (``state.pending = []``, ``options = {}``) has one real bug: leaving something in
+it. One element, ``None``, is the smallest "not empty" there is; code that only asks whether the container is
+empty, or how long it is, runs on with it, and code that reads the element raises (a clear *raised first*,
+never a silent pass). This applies only to the statement's own result, never to an object's field or a
+tuple's element, where an empty container keeps passing through as before.
+"""
+
+from __future__ import annotations
+
+import inspect
+import sys
+import types
+from collections.abc import Callable
+from typing import Any
+
+NUDGED_KEY = "_infralens_nudged"
+"""The key an empty dict gains (a name no upstream code reads, so the entry is visible only as "not empty")."""
+
+SAME: Any = object()
+"""Returned when nothing can be chosen (the caller passes its value through unchanged)."""
+
+
+def not_empty(value: Any) -> Any:
+    """An empty list or dict given one entry, or :data:`SAME` for anything else (see the module docstring)."""
+    if type(value) is list and not value:
+        return [None]
+    if type(value) is dict and not value:
+        return {NUDGED_KEY: None}
+    return SAME
+
+
+def other_choice(value: Any) -> Any:
+    """Another function or class of *value*'s module (see the module docstring), or :data:`SAME`."""
+    if isinstance(value, type):
+        return _next_of(value, _classes(value))
+    if isinstance(value, types.FunctionType):
+        return _next_of(value, _functions(value))
+    return SAME
+
+
+def _module_objects(value: Any, kind: Callable[[Any], bool]) -> dict[str, Any]:
+    """The objects of *kind* that *value*'s module defines, by the name the module binds them to (first name wins)."""
+    module = sys.modules.get(getattr(value, "__module__", None) or "")
+    if module is None:
+        return {}
+    found: dict[str, Any] = {}
+    seen: set[int] = set()
+    for name in sorted(vars(module)):
+        item = vars(module)[name]
+        if id(item) in seen or not kind(item) or getattr(item, "__module__", None) != value.__module__:
+            continue
+        seen.add(id(item))
+        found[name] = item
+    return found
+
+
+def _functions(value: types.FunctionType) -> dict[str, Any]:
+    everything = _module_objects(value, lambda item: isinstance(item, types.FunctionType))
+    wanted = _required_positional(value)
+    alike = {name: item for name, item in everything.items() if wanted is not None and _required_positional(item) == wanted}
+    return alike if _others(value, alike) else everything
+
+
+def _classes(value: type) -> dict[str, Any]:
+    everything = _module_objects(value, lambda item: isinstance(item, type))
+    base = value.__mro__[1] if len(value.__mro__) > 1 else object
+    if base is object:
+        return everything
+    siblings = {name: item for name, item in everything.items() if issubclass(item, base)}
+    return siblings if _others(value, siblings) else everything
+
+
+def _others(value: Any, candidates: dict[str, Any]) -> bool:
+    return any(item is not value for item in candidates.values())
+
+
+def _next_of(value: Any, candidates: dict[str, Any]) -> Any:
+    """The first candidate whose name sorts after *value*'s own (wrapping), never *value*; :data:`SAME` if none."""
+    others = sorted((name, item) for name, item in candidates.items() if item is not value)
+    if not others:
+        return SAME
+    own = next((name for name, item in candidates.items() if item is value), value.__name__)
+    return next((item for name, item in others if name > own), others[0][1])
+
+
+def _required_positional(function: Any) -> int | None:
+    """How many positional parameters *function* requires, or None when its signature cannot be read."""
+    try:
+        parameters = inspect.signature(function).parameters.values()
+    except (TypeError, ValueError):
+        return None
+    positional = (inspect.Parameter.POSITIONAL_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD)
+    return sum(1 for parameter in parameters if parameter.kind in positional and parameter.default is inspect.Parameter.empty)
