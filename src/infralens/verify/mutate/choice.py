@@ -14,7 +14,7 @@ QuantoLayer``) *picks* something. The real bug in a pick is picking ANOTHER one 
 
 The choice is deterministic: candidates sorted by name, the first whose name sorts after the original's
 (wrapping to the first), never the object itself. With no candidate (the only function of its module, a
-builtin, a method, a module, a lambda of ``__main__``) the value passes through: equivalent by construction.
+builtin function or class such as ``int``, a method, a module) the value passes through: equivalent by construction.
 
 :func:`not_empty` gives an empty list ``[None]`` and an empty dict ``{NUDGED_KEY: None}``. A statement that
 empties or resets a container (``state.pending = []``, ``options = {}``) has one real bug: leaving something in
@@ -29,7 +29,6 @@ from __future__ import annotations
 import inspect
 import sys
 import types
-from collections.abc import Callable
 from typing import Any
 
 NUDGED_KEY = "_infralens_nudged"
@@ -57,31 +56,50 @@ def other_choice(value: Any) -> Any:
     return SAME
 
 
-def _module_objects(value: Any, kind: Callable[[Any], bool]) -> dict[str, Any]:
-    """The objects of *kind* that *value*'s module defines, by the name the module binds them to (first name wins)."""
-    module = sys.modules.get(getattr(value, "__module__", None) or "")
+def _module_objects(value: Any, kind: str) -> dict[str, Any]:
+    """The functions or classes (*kind*) that *value*'s module defines, each under its own name (else the first
+    name bound to it); kept per module, kind and namespace size, since a statement in a loop picks many times."""
+    module_name = _attribute(value, "__module__")
+    # builtins are no family of alternatives: ``type(x)`` gives ``int``, and ``list`` is no wrong pick of it
+    module = sys.modules.get(module_name) if isinstance(module_name, str) and module_name != "builtins" else None
     if module is None:
         return {}
-    found: dict[str, Any] = {}
-    seen: set[int] = set()
-    for name in sorted(vars(module)):
-        item = vars(module)[name]
-        if id(item) in seen or not kind(item) or getattr(item, "__module__", None) != value.__module__:
-            continue
-        seen.add(id(item))
-        found[name] = item
-    return found
+    namespace = dict(vars(module))
+    key = (module_name, kind)
+    cached = _FOUND.get(key)
+    if cached is None or cached[0] is not module or cached[1] != len(namespace):
+        wanted = type if kind == "class" else types.FunctionType
+        mine = {name: item for name, item in namespace.items() if isinstance(item, wanted) and _attribute(item, "__module__") == module_name}
+        found: dict[str, Any] = {}
+        seen: set[int] = set()
+        # an object's own name first, so an alias (``ALIAS = f``) is never its name here
+        for name in sorted(mine, key=lambda name: (name != _attribute(mine[name], "__name__"), name)):
+            if id(mine[name]) not in seen:
+                seen.add(id(mine[name]))
+                found[name] = mine[name]
+        _FOUND[key] = cached = (module, len(namespace), found)
+    return cached[2]
+
+
+_FOUND: dict[tuple[str, str], tuple[types.ModuleType, int, dict[str, Any]]] = {}
+
+
+def _attribute(item: Any, name: str) -> Any:
+    try:
+        return getattr(item, name, None)
+    except Exception:  # an upstream property or __getattr__ may raise anything: then the object has no such name
+        return None
 
 
 def _functions(value: types.FunctionType) -> dict[str, Any]:
-    everything = _module_objects(value, lambda item: isinstance(item, types.FunctionType))
+    everything = _module_objects(value, "function")
     wanted = _required_positional(value)
     alike = {name: item for name, item in everything.items() if wanted is not None and _required_positional(item) == wanted}
     return alike if _others(value, alike) else everything
 
 
 def _classes(value: type) -> dict[str, Any]:
-    everything = _module_objects(value, lambda item: isinstance(item, type))
+    everything = _module_objects(value, "class")
     base = value.__mro__[1] if len(value.__mro__) > 1 else object
     if base is object:
         return everything
