@@ -103,8 +103,15 @@ def _classes(value: type) -> dict[str, Any]:
     base = value.__mro__[1] if len(value.__mro__) > 1 else object
     if base is object:
         return everything
-    siblings = {name: item for name, item in everything.items() if issubclass(item, base)}
+    siblings = {name: item for name, item in everything.items() if _subclass(item, base)}
     return siblings if _others(value, siblings) else everything
+
+
+def _subclass(item: type, base: type) -> bool:
+    try:
+        return issubclass(item, base)
+    except Exception:  # an upstream metaclass's __subclasscheck__ may raise anything: then it is no sibling
+        return False
 
 
 def _others(value: Any, candidates: dict[str, Any]) -> bool:
@@ -113,7 +120,7 @@ def _others(value: Any, candidates: dict[str, Any]) -> bool:
 
 def _next_of(value: Any, candidates: dict[str, Any]) -> Any:
     """The first candidate whose name sorts after *value*'s own (wrapping), never *value*; :data:`SAME` if none."""
-    others = sorted((name, item) for name, item in candidates.items() if item is not value)
+    others = sorted(((name, item) for name, item in candidates.items() if item is not value), key=lambda pair: pair[0])
     if not others:
         return SAME
     own = next((name for name, item in candidates.items() if item is value), value.__name__)
