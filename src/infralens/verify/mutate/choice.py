@@ -19,9 +19,9 @@ builtin function or class such as ``int``, a method, a module) the value passes 
 :func:`not_empty` gives an empty list ``[None]`` and an empty dict ``{NUDGED_KEY: None}``. A statement that
 empties or resets a container (``state.pending = []``, ``options = {}``) has one real bug: leaving something in
 it. One element, ``None``, is the smallest "not empty" there is; code that only asks whether the container is
-empty, or how long it is, runs on with it, and code that reads the element raises (a clear *raised first*,
-never a silent pass). This applies only to the nudged value itself (a statement's result, a call's argument), never to an object's
-field or a tuple's element, where an empty container keeps passing through as before.
+empty, or how long it is, runs on with it, so the mutant reaches the expects; code that uses the element mostly
+raises first. This applies only to the nudged value itself (a statement's result, a call's argument), never to
+an object's field or a tuple's element, where an empty container keeps passing through as before.
 """
 
 from __future__ import annotations
