@@ -93,7 +93,7 @@ def test_a_mapping_changes_its_first_value_that_can_change():
 
 def test_objects_with_nothing_to_change_pass_through_and_count_as_unchanged():
     perturb.reset()
-    for value in (Empty(), Refuses(), Slotted(), textwrap, len, Plain, lambda: 1, set(), Output(cache=None)):
+    for value in (Empty(), Refuses(), Slotted(), textwrap, len, set(), Output(cache=None)):  # functions, classes: see test_wrong_choice
         assert perturb.nudge(value) is value, value
     assert perturb.applied() == 0
 

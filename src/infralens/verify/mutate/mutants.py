@@ -7,7 +7,8 @@ shortens it), so every later line of the file keeps its number and the tracer st
 
 Kinds, in the order a mutant of each kind is taken (then a second of each kind, and so on):
 ``value`` (the statement's result nudged where it is stored or returned: a float scaled by 1 + 1e-2, an int plus one,
-a bool negated…, one element of a tuple at a time; see :mod:`.perturb`), ``argument`` (where the statement keeps no
+a bool negated, a function or class another of its module, an empty list or dict not empty…, one element of a tuple
+at a time; see :mod:`.perturb` and :mod:`.choice`), ``argument`` (where the statement keeps no
 result, a bare call or a compound statement's header: an argument of one of its calls nudged the same way, up to
 :data:`MAX_ARGUMENTS` of them), ``operator`` (``+``↔``-``, ``*``↔``/``,
 ``**``→``*``, augmented ``+=``↔``-=``…), ``comparison`` (``<``↔``<=``, ``==``↔``!=``, ``is``↔``is not``,

@@ -17,8 +17,11 @@ able to run on, so the mutant reaches the expects instead of raising first:
   that can change, tensors first, in the mapping's or the ``__dict__``'s order; one level deep (a field that is
   itself an object or a list is not entered; a dict field loses its last entry, as above). The copy's attribute is written into its own ``__dict__``,
   so a custom ``__setattr__`` (``nn.Module`` keeps parameters in a dict the copy shares) never runs.
-  Equivalent by construction, and passed through unchanged: classes, functions and modules; an object with no
-  field that can change (an empty list, a closure); an object ``copy.copy`` refuses (a stream).
+- A function or a class (the statement picks one): another of the same kind from the same module, and an empty
+  list or dict (the statement empties one): ``[None]`` or ``{"_infralens_nudged": None}``; see :mod:`.choice`.
+  Equivalent by construction, and passed through unchanged: a function or class with no other of its kind in
+  its module, builtins, methods and modules; an object with no field that can change; an object ``copy.copy``
+  refuses (a stream).
 - ``_infralens_transpose(value)``: a tensor with two dimensions of the same size (> 1) gets them swapped.
 - ``_infralens_swap(a, b)`` gives ``(b, a)`` and ``_infralens_swap_operator(a, b, "-")`` gives ``b - a``: the
   runtime half of the ``swap`` mutants. :data:`SWAPS` counts their calls and the calls whose two operands
@@ -40,6 +43,8 @@ import operator
 import types
 from collections.abc import Mapping, MutableMapping
 from typing import Any
+
+from infralens.verify.mutate import choice
 
 NUDGE = "_infralens_nudge"
 TRANSPOSE = "_infralens_transpose"
@@ -122,6 +127,10 @@ def _equal(first: Any, second: Any) -> bool:
 
 def nudge(value: Any, index: int | None = None) -> Any:
     """*value* slightly changed (see the module docstring); unchanged when nothing about it can be."""
+    grown = choice.not_empty(value)
+    if grown is not choice.SAME:
+        APPLIED[0] += 1
+        return grown
     if isinstance(value, (tuple, list)):
         return _nudge_sequence(value, index)
     changed = _nudge_one(value)
@@ -179,9 +188,14 @@ def _rebuilt(value: tuple[Any, ...] | list[Any], items: list[Any]) -> Any:
 
 
 def _nudge_one(value: Any) -> Any:
-    """*value* changed (a plain value, else one field of an object), or :data:`_SAME`."""
+    """*value* changed (a plain value, else one field of an object, else another function or class), or :data:`_SAME`."""
     changed = _nudge_leaf(value)
-    return changed if changed is not _SAME else _nudge_object(value)
+    if changed is _SAME:
+        changed = _nudge_object(value)
+    if changed is _SAME:
+        picked = choice.other_choice(value)
+        changed = _SAME if picked is choice.SAME else picked
+    return changed
 
 
 def _nudge_leaf(value: Any) -> Any:
@@ -228,7 +242,7 @@ _OTHER_DTYPES = {"float32": "float64", "float64": "float32", "float16": "bfloat1
 
 
 _NOT_OBJECTS = (type, types.FunctionType, types.BuiltinFunctionType, types.MethodType, types.ModuleType, tuple, list, set, frozenset)
-"""Not objects with fields: code and namespaces (a wrong one would be another name), and containers (see :func:`nudge`)."""
+"""Not objects with fields: code and namespaces (another function or class is :mod:`.choice`'s job), and containers (see :func:`nudge`)."""
 
 
 def _nudge_object(value: Any) -> Any:
