@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import textwrap
+from dataclasses import replace
 
 import pytest
 from _device import DEVICE, requires_test_device, requires_torch
@@ -239,6 +240,12 @@ def test_mutation_work_is_split_into_units_dealt_to_the_jobs():
     assert keys == sorted(s.step_id for s in plan.steps)
     assert all(len(job.probes) == len(plan.probes_for(job.name)) for unit in units for job in unit)
     assert max(len(job.mutate) for unit in units for job in unit) >= MUTATION_UNIT
+    # a refresh (verify --annotation) watches another annotation's steps too, but mutates only its own
+    other = tuple(step(i, "guider").probe for i in range(3, 5))
+    refresh = replace(plan, watched={"guider": (*plan.own_probes("guider"), *other)})
+    guider = [job for unit in work_units(refresh, ("guider",), 2, max_mutants=3) for job in unit]
+    assert {probe.key for job in guider for probe in job.probes} == {f"a/guider{i}" for i in range(5)}
+    assert sorted(key for job in guider for key in job.mutate) == [f"a/guider{i}" for i in range(3)]
 
 
 def test_a_swap_that_changes_nothing_because_two_sizes_are_equal_is_untestable_not_equivalent(upstream):

@@ -19,6 +19,7 @@ from infralens.errors import InfralensError, Severity
 from infralens.verify.trace.backend_name import BackendName
 
 if TYPE_CHECKING:
+    from infralens.annotations import Annotation
     from infralens.project import LoadedAnnotations, Project
     from infralens.resolve import Resolver
     from infralens.verify.run.against import OtherRelease
@@ -61,9 +62,10 @@ def run_verify(options: VerifyOptions, open_context: OpenContext) -> int:
         return _list_catalog(open_context(())[0])
     try:
         device = _device(options)
-        loaded = _selection(options, open_context)
+        everything = _selection(options, open_context)
+        loaded = _chosen(options, everything)
         releases = _releases(options, loaded)
-        project, plan = _plan(options, open_context, loaded, releases)
+        project, plan = _plan(options, open_context, loaded, releases, everything.annotations)
         if options.list_static:
             return _list_static(plan)
         if options.mutate and options.max_mutants < 1:
@@ -103,7 +105,7 @@ def _device(options: VerifyOptions) -> str:
 
 
 def _selection(options: VerifyOptions, open_context: OpenContext) -> LoadedAnnotations:
-    """The annotations to verify; an unknown scenario or annotation id is refused."""
+    """The project's annotations (those of the given paths); an unknown scenario is refused."""
     from infralens.project import load_annotations
     from infralens.verify.run.registry import project_catalog
 
@@ -112,7 +114,11 @@ def _selection(options: VerifyOptions, open_context: OpenContext) -> LoadedAnnot
     unknown = [name for name in options.scenarios if name not in catalog.names()]
     if unknown:
         raise _Refused(f"unknown scenario(s) {', '.join(unknown)}; see 'infralens verify --list'")
-    loaded = load_annotations(project, list(options.paths) or None)  # the selection decides which releases may be installed
+    return load_annotations(project, list(options.paths) or None)
+
+
+def _chosen(options: VerifyOptions, loaded: LoadedAnnotations) -> LoadedAnnotations:
+    """The annotations ``--annotation`` names (all when none): they decide which releases may be installed."""
     if not options.annotations:
         return loaded
     missing = sorted(set(options.annotations) - {annotation.id for annotation in loaded.annotations})
@@ -135,10 +141,15 @@ def _releases(options: VerifyOptions, loaded: LoadedAnnotations) -> tuple[OtherR
     return releases
 
 
-def _plan(options: VerifyOptions, open_context: OpenContext, loaded: LoadedAnnotations, releases: tuple[OtherRelease, ...]) -> tuple[Project, Plan]:
-    """The project (with the releases' sources) and the plan of the selected scenarios; its diagnostics are printed."""
+def _plan(
+    options: VerifyOptions, open_context: OpenContext, loaded: LoadedAnnotations, releases: tuple[OtherRelease, ...], everything: tuple[Annotation, ...]
+) -> tuple[Project, Plan]:
+    """The project (with the releases' sources) and the plan of the selected scenarios; its diagnostics are printed.
+
+    With ``--annotation``, the scenarios still watch every step *everything* has in them (see :func:`.plan.watch_all`).
+    """
     from infralens.verify.run.against import on_releases
-    from infralens.verify.run.plan import build_plan
+    from infralens.verify.run.plan import build_plan, watch_all
 
     project, resolver = open_context(tuple(release.source_option for release in releases))
     environment = tuple(str(release.folder) for release in releases)
@@ -147,6 +158,8 @@ def _plan(options: VerifyOptions, open_context: OpenContext, loaded: LoadedAnnot
         plan = on_releases(plan, loaded.annotations, releases)
     if options.scenarios and not options.list_static:
         plan = plan.only(set(options.scenarios))
+    if options.annotations and not options.list_static:
+        plan = watch_all(plan, project, resolver, everything)
     for diagnostic in plan.diagnostics:
         say(str(diagnostic), error=True)
     return project, plan

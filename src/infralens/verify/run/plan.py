@@ -69,6 +69,9 @@ class Plan:
     """Folders the workers put first on ``sys.path`` (``verify --against``: another release, installed on its own)."""
     distributions: tuple[str, ...] = ()
     """The project's distributions and any other an annotation names: the report records their versions."""
+    watched: dict[str, tuple[Probe, ...]] = field(default_factory=dict)
+    """Per scenario, every probe the loaded annotations have in it, when that is more than *steps* holds
+    (``verify --annotation``, see :func:`watch_all`): the scenario runs watching these, only *steps* are judged."""
 
     def scenarios(self) -> tuple[str, ...]:
         """Scenario names that have at least one traced step, in catalog order."""
@@ -76,6 +79,11 @@ class Plan:
         return tuple(name for name in self.catalog.names() if name in used)
 
     def probes_for(self, scenario: str) -> tuple[Probe, ...]:
+        """What *scenario* runs watching: its planned steps' probes, or every probe :attr:`watched` names."""
+        return self.watched.get(scenario) or self.own_probes(scenario)
+
+    def own_probes(self, scenario: str) -> tuple[Probe, ...]:
+        """The probes of the planned steps of *scenario*: the ones judged, and the ones mutated under ``--mutate``."""
         return tuple(step.probe for step in self.steps if step.scenario == scenario and step.probe is not None)
 
     def static_steps(self) -> tuple[PlannedStep, ...]:
@@ -125,6 +133,24 @@ def build_plan(
             steps.append(planned)
     named = sorted({annotation.source for annotation in annotations} - set(project.distributions))
     return Plan(tuple(steps), tuple(found), tuple(untraceable), catalog, environment, (*project.distributions, *named))
+
+
+def watch_all(plan: Plan, project: Project, resolver: Resolver, everything: tuple[Annotation, ...]) -> Plan:
+    """*plan* (the steps of some annotations) with its scenarios watching every step *everything* has in them.
+
+    What a run observes depends on what it watches: a mutant is *equivalent* only when every watched value is
+    bit-identical to the plain run, and an expect of another annotation's step may catch it first. Refreshing one
+    annotation must give the verdicts a run of all of them gives, so each scenario watches the same steps, in the
+    same order, as then; the other annotations' steps are neither judged nor mutated, and their diagnostics are not
+    repeated (their own refresh or the full run reports them).
+    """
+    names = set(plan.scenarios())
+    needed = tuple(annotation for annotation in everything if any((step.scenario or annotation.scenario) in names for step in annotation.steps))
+    if not needed:
+        return plan
+    full = build_plan(project, resolver, needed, environment=plan.environment)
+    watched = {name: full.own_probes(name) for name in names}
+    return replace(plan, watched={name: probes for name, probes in watched.items() if probes != plan.own_probes(name)})
 
 
 class EachStep(NamedTuple):

@@ -194,8 +194,7 @@ def work_units(plan: Plan, names: tuple[str, ...], jobs: int, max_mutants: int =
     for process in process_order(groups):
         units: list[tuple[float, str, tuple[str, ...]]] = []
         for name in groups[process]:
-            probes = plan.probes_for(name)
-            keys = tuple(probe.key for probe in probes if probe.expects)
+            keys = tuple(probe.key for probe in plan.own_probes(name) if probe.expects)
             chunks = [keys[i : i + MUTATION_UNIT] for i in range(0, len(keys), MUTATION_UNIT)] or [()]
             cost = timings.get(name, DEFAULT_S)
             units.extend((len(chunk) * cost + cost, name, chunk) for chunk in chunks)
