@@ -84,12 +84,20 @@ class Evidence:
     same_role: bool = False
     """The only statement left (in the target, or in the places it hands its work to) that plays the step's role
     (:func:`~.texts.statement_role`), and no other step plays it."""
+    same_call: bool = False
+    """The only statement left (in the target, or in the places it hands its work to) that makes the step's call
+    (:func:`~.texts.statement_call`), which the reviewed target made in the step alone, and no other step makes."""
+    renamed_throughout: bool = False
+    """The edit only renames names (:attr:`ReplacementKind.VARIABLE_RENAMED` or ``CALL_RENAMED``) that the target no
+    longer spells in any statement: the rename went through the whole function."""
     position: Position = Position.UNKNOWN
     """Where the diff of the reviewed and the new body puts the candidate relative to the step (:mod:`.position`)."""
     contentless: bool = False
     """The step is a statement with no content of its own (:data:`~.decide.CONTENTLESS`): its neighbours tell which it is."""
     header: bool = False
     """The step is the reviewed target's ``def`` header and the candidate the mapped target's."""
+    decorator: bool = False
+    """The step is a decorator the target lost and the candidate the one that took its place (:func:`~.propose.replaced_decorator`)."""
     provenance: Provenance = UNKNOWN
     """What the reviewed release says about a place elsewhere: held the text already, or gained the target's (:mod:`.reviewed`)."""
 
@@ -110,7 +118,10 @@ class Evidence:
             ("reached from the target", self.reach),
             ("only assignment of the name", self.sole_assignment),
             ("only statement of its role", self.same_role),
+            ("only statement making its call", self.same_call),
+            ("renamed throughout the target", self.renamed_throughout),
             ("the target's own header", self.header),
+            ("the decorator in its place", self.decorator),
         ]
         parts.extend(name for name, on in facts if on)
         if self.position is not Position.UNKNOWN:
@@ -165,6 +176,13 @@ def replacement(old: str, new: str, max_renames: int) -> Replacement | None:
     if setter is not None:
         return Replacement(ReplacementKind.SETTER_ASSIGNMENT, ast.unparse(left), ast.unparse(right))
     return _renaming(left, right, max_renames) or _per_object(left, right, max_renames)
+
+
+def renamed_away(swapped: Replacement | None, names_now: frozenset[str]) -> bool:
+    """Whether ``swapped`` only renames names, none of which ``names_now`` (every name the target spells now) holds."""
+    if swapped is None or swapped.kind not in (ReplacementKind.VARIABLE_RENAMED, ReplacementKind.CALL_RENAMED):
+        return False
+    return not set(swapped.old.split(", ")) & names_now
 
 
 class _Unindexed(ast.NodeTransformer):
@@ -298,13 +316,17 @@ def measure(
     admit: Callable[[Evidence], bool] | None = None,
     sole_assignment: bool = False,
     same_role: bool = False,
+    same_call: bool = False,
+    names_now: frozenset[str] | None = None,
     reach: bool = False,
     position: Position = Position.UNKNOWN,
     provenance: Provenance = UNKNOWN,
     header: bool = False,
+    decorator: bool = False,
 ) -> Evidence:
     """The evidence for ``proposal`` as where ``entry`` is now (``old_body``: short hashes the reviewed body held;
-    ``position``: where the body diff puts the proposal relative to the step).
+    ``position``: where the body diff puts the proposal relative to the step; ``names_now``: every name the target
+    spells now, when a rename may be checked against it).
 
     Neighbours are only looked up when they could matter: a candidate inside the target that ``admit`` (the decision's
     admission) refuses even with every neighbour in place is returned with its best-case context (the caller drops it).
@@ -334,9 +356,12 @@ def measure(
         replacement=swapped,
         sole_assignment=sole_assignment,
         same_role=same_role,
+        same_call=same_call,
+        renamed_throughout=names_now is not None and renamed_away(swapped, names_now),
         position=position,
         provenance=provenance,
         header=header,
+        decorator=decorator,
         contentless=len(entry.texts) == 1 and entry.texts[0] in CONTENTLESS,
     )
     if proposal.origin is Origin.TARGET and admit is not None and not admit(evidence):

@@ -16,6 +16,7 @@ from infralens.drift.match.assign import assign
 from infralens.drift.match.calls import Reach
 from infralens.drift.match.container import ContainerMapper, Found
 from infralens.drift.match.decide import (
+    EDITED_WHERE_IT_LEADS,
     StepCase,
     admissible,
     carried_can_decide,
@@ -28,17 +29,31 @@ from infralens.drift.match.decide import (
 from infralens.drift.match.evidence import Evidence, measure
 from infralens.drift.match.names import modules_imported
 from infralens.drift.match.position import Alignment
-from infralens.drift.match.propose import container_header, elsewhere, held_before, in_helpers, in_target, sole_role, statement_key, target_pool
+from infralens.drift.match.propose import (
+    TargetBody,
+    call_of,
+    container_header,
+    elsewhere,
+    held_before,
+    in_helpers,
+    in_target,
+    names_in,
+    replaced_decorator,
+    sole_call,
+    sole_role,
+    statement_key,
+    target_pool,
+)
 from infralens.drift.match.reached_edits import in_owners_classes, in_split_helper, rewritten_in_reached
 from infralens.drift.match.reader import TreeReader
 from infralens.drift.match.repeated import indentation, settle_contested
 from infralens.drift.match.results import Candidate, Scores, StepKind, StepResult, TargetKind, TargetResult
-from infralens.drift.match.reviewed import ReviewedSources, Transfers
-from infralens.drift.match.rules import RULE_KIND, Action, Container, Filter, Policy, Rule, RuleEvent, Thresholds, Trace, match_quality
-from infralens.drift.match.scored import Scored, as_reached, home_rank, line_of, scores_of, where
+from infralens.drift.match.reviewed import ReviewedSources, Transfers, reviewed_texts
+from infralens.drift.match.rules import RULE_KIND, Action, Container, Filter, Policy, Rule, RuleEvent, Thresholds, Trace
+from infralens.drift.match.scored import Scored, as_reached, home_rank, line_of, match_quality, scores_of, trace_assignment, where
 from infralens.drift.match.texts import assigned_name
 from infralens.resolve import Resolver
-from infralens.source import SourceFile, SourceTree, Statement
+from infralens.source import SourceFile, SourceTree
 
 
 class DistributionMatcher:
@@ -131,9 +146,11 @@ class DistributionMatcher:
         pool = target_pool(found)
         old_body = held_before(annotation, pool)
         alignment = Alignment(annotation.body, body_of(found.index, found.definition))
+        reviewed = reviewed_texts(self.reviewed.reader(annotation.distribution, annotation.version, checked=self.tree.version), annotation)
+        body = TargetBody(pool, old_body, alignment, names_in(pool), reviewed, annotation.decorators)
         options: dict[str, list[Scored]] = {}
         for entry in steps:
-            options[entry.step_id] = self._options(found, pool, entry, steps, old_body, alignment, annotation.target, traces[entry.step_id])
+            options[entry.step_id] = self._options(found, body, entry, steps, annotation.target, traces[entry.step_id])
         if any(o.contested for found_options in options.values() for o in found_options):
             settle_contested(options, self._reviewed_indents(annotation, steps), self.policy, traces)
         weights = {step_id: {o.proposal.key: weight(o.evidence, self.policy) + o.tie for o in found_options} for step_id, found_options in options.items()}
@@ -141,7 +158,7 @@ class DistributionMatcher:
         own = {}
         for step_id, key in chosen.items():
             own[step_id] = next(o for o in options[step_id] if o.proposal.key == key)
-        _trace_assignment(options, weights, chosen, traces)
+        trace_assignment(options, weights, chosen, traces)
         return own, options
 
     def _reviewed_indents(self, annotation: AnnotationLock, steps: list[StepLock]) -> dict[str, int]:
@@ -156,15 +173,14 @@ class DistributionMatcher:
     def _options(
         self,
         found: Found,
-        pool: tuple[Statement, ...],
+        body: TargetBody,
         entry: StepLock,
         steps: list[StepLock],
-        old_body: frozenset[str],
-        alignment: Alignment,
         target: str,
         trace: Trace,
     ) -> list[Scored]:
         t, policy = self.policy.thresholds, self.policy
+        pool, old_body, alignment = body.pool, body.old_body, body.alignment
         exact = [Scored(p, measure(p, entry, old_body, t, admit=self._admit)) for p in in_target(found, pool, entry, t, exact_only=True)]
         contested: list[Scored] = []
         went = bool(exact) and len(exact) < entry.copies
@@ -185,20 +201,26 @@ class DistributionMatcher:
             exact = []
         if exact:
             return self._with_occurrence(exact, entry, trace)
-        header = container_header(found, entry, target)
-        if header is not None:
-            return [Scored(header, measure(header, entry, old_body, t, admit=self._admit, header=True))]
+        header, decorator = container_header(found, entry, target), replaced_decorator(found, entry, target, body.decorators)
+        if header is not None or decorator is not None:  # the container's own lines: their place is the mapped target's
+            line = header or decorator
+            assert line is not None
+            return [Scored(line, measure(line, entry, old_body, t, admit=self._admit, header=header is not None, decorator=header is None))]
         name = assigned_name(entry.texts[0]) if len(entry.texts) == 1 else None
         sole_key = None
         if name is not None and not any(assigned_name(s.texts[0]) == name for s in steps if s.step_id != entry.step_id):
             same = [s for s in pool if assigned_name(s.text) == name]
             sole_key = statement_key(found.source.relpath, same[0]) if len(same) == 1 else None
         role_key = sole_role(found.source.relpath, pool, entry)
+        call_key = sole_call(found.source.relpath, pool, call_of(entry, steps, body.reviewed))
         scored, refused = [], []
         for proposal in in_target(found, pool, entry, t, exact_only=False):
             position = alignment.position(entry, proposal.window[0])
-            sole, role = proposal.key == sole_key, proposal.key == role_key
-            evidence = measure(proposal, entry, old_body, t, admit=self._admit, sole_assignment=sole, same_role=role, position=position)
+            key = proposal.key
+            sole, role, call = key == sole_key, key == role_key, key == call_key
+            evidence = measure(
+                proposal, entry, old_body, t, admit=self._admit, sole_assignment=sole, same_role=role, same_call=call, names_now=body.names, position=position
+            )
             if not self._admit(evidence):
                 refused.append(Scored(proposal, evidence))
                 continue
@@ -265,14 +287,12 @@ class DistributionMatcher:
         decision = decide(case, policy, trace)
         if decision.kind is StepKind.CHANGED and own is not None:
             return self._changed(entry, decision.rule, own, options, trace)
-        chosen = {Rule.MOVED_TO_REACHED: reached, Rule.MOVED_WITH_BLOCK: carried, Rule.EDITED_IN_REACHED: edited, Rule.CLOSE_EDIT_IN_HELPER: edited}.get(
-            decision.rule
-        )
+        chosen = {Rule.MOVED_TO_REACHED: reached, Rule.MOVED_WITH_BLOCK: carried}.get(decision.rule, edited if decision.rule in EDITED_WHERE_IT_LEADS else None)
         if chosen is not None:
             message = f"found in {where(chosen)}"
             if decision.rule is Rule.MOVED_WITH_BLOCK:
                 message += f", which {chosen.evidence.provenance.describe()}"
-            if decision.rule is Rule.EDITED_IN_REACHED:
+            if decision.rule in EDITED_WHERE_IT_LEADS:
                 message = f"edited in {where(chosen)}, which the target now hands its work to"
             if decision.rule is Rule.CLOSE_EDIT_IN_HELPER:
                 message = f"edited in {where(chosen)}, a helper that received the target's lost statements"
@@ -398,20 +418,6 @@ class _Step:
     trace: Trace
     edited: Scored | None = None
     """An edit of the step in the function the target now hands its work to (:mod:`.reached_edits`)."""
-
-
-def _trace_assignment(
-    options: dict[str, list[Scored]], weights: dict[str, dict[tuple[str, int, str], float]], chosen: dict[str, tuple[str, int, str]], traces: dict[str, Trace]
-) -> None:
-    """Say, for each step whose best candidate went to another step, where it went (rule ``one-to-one``)."""
-    taken_by = {key: step_id for step_id, key in chosen.items()}
-    for step_id, found_options in options.items():
-        if not found_options:
-            continue
-        best = max(found_options, key=lambda o: weights[step_id][o.proposal.key])
-        other = taken_by.get(best.proposal.key)
-        if other is not None and other != step_id:
-            traces[step_id].add(Filter.ONE_TO_ONE, Action.REMOVED, f"its closest statement, line {line_of(best)}, went to {other}")
 
 
 def _with_provenance(scored: Scored, transfers: Transfers) -> Scored:
