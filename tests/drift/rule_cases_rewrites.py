@@ -35,6 +35,28 @@ class Mixer:
 # diff puts it outside its hunk and none of its neighbours is where it was, but no ``outputs`` is left to delete.
 RENAMED_NOT_THROUGHOUT = RENAMED_NEW.replace("        y = logits * 2\n", "        y = logits * 2\n        outputs = y * scale\n")
 # The same, but the function still spells ``outputs`` (for something else): the rename did not go through it.
+FLAGGED_OLD = """
+class Mixer:
+    def run(self, x, scale):
+        total = (x + scale) * 2
+        if self.flag:
+            x = self.scale_up(x)
+        elif self.other:
+            x = x - 1
+        self.set_gain(scale)
+        return x + total
+"""
+FLAGGED_NEW = """
+class Mixer:
+    def run(self, x, scale):
+        if self.other:
+            x = x - 1
+        total = (x + scale) * 2
+        self.set_gain(scale)
+        return x + total
+"""
+# ``self.flag`` is gone, and ``if self.other`` reads as its rename; but the reviewed body spelled ``other`` already
+# (the ``elif``): the branch left is that one's, not a rename of the first.
 
 CALL_OLD = """
 class Mixer:
@@ -114,6 +136,9 @@ CASES: list[RuleCase] = [
 ]
 
 HELD_BACK: list[RuleCase] = [
+    RuleCase(
+        "renamed-throughout-to-a-name-in-use", Rule.RENAMED_THROUGHOUT, {"mixer.py": FLAGGED_OLD}, {"mixer.py": FLAGGED_NEW}, ("if self.flag:",), kind="deleted"
+    ),
     RuleCase(
         "decorator-replaced-nothing-in-its-place",
         Rule.DECORATOR_REPLACED,

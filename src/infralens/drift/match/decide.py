@@ -98,9 +98,9 @@ def weight(evidence: Evidence, policy: Policy) -> float:
         return t.weight_same_tree
     if rule is Rule.SAME_TREE:
         return t.weight_same_tree + evidence.context
-    if rule in (Rule.SAME_ACTION, Rule.RENAMED_THROUGHOUT):
+    if rule is Rule.SAME_ACTION:
         return t.weight_same_action + evidence.context + evidence.similarity
-    if rule in (Rule.EDIT, Rule.SAME_ROLE, Rule.SAME_CALL):
+    if rule in (Rule.EDIT, Rule.SAME_ROLE, Rule.SAME_CALL, Rule.RENAMED_THROUGHOUT):  # a rename found by no place: an edit's weight
         return t.weight_edit + edit_rank(evidence, t)
     if rule is Rule.SOLE_ASSIGNMENT:
         return t.weight_sole_assignment * evidence.similarity

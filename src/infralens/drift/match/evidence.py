@@ -178,11 +178,13 @@ def replacement(old: str, new: str, max_renames: int) -> Replacement | None:
     return _renaming(left, right, max_renames) or _per_object(left, right, max_renames)
 
 
-def renamed_away(swapped: Replacement | None, names_now: frozenset[str]) -> bool:
-    """Whether ``swapped`` only renames names, none of which ``names_now`` (every name the target spells now) holds."""
+def renamed_away(swapped: Replacement | None, names: tuple[frozenset[str], frozenset[str]]) -> bool:
+    """Whether ``swapped`` only renames names, none of which the target spells now, to names it did not spell at the
+    review (``names``: every name it spells then, and now): a name it used already is another statement's."""
     if swapped is None or swapped.kind not in (ReplacementKind.VARIABLE_RENAMED, ReplacementKind.CALL_RENAMED):
         return False
-    return not set(swapped.old.split(", ")) & names_now
+    then, now = names
+    return not set(swapped.old.split(", ")) & now and not set(swapped.new.split(", ")) & then
 
 
 class _Unindexed(ast.NodeTransformer):
@@ -317,7 +319,7 @@ def measure(
     sole_assignment: bool = False,
     same_role: bool = False,
     same_call: bool = False,
-    names_now: frozenset[str] | None = None,
+    names: tuple[frozenset[str], frozenset[str]] | None = None,
     reach: bool = False,
     position: Position = Position.UNKNOWN,
     provenance: Provenance = UNKNOWN,
@@ -325,8 +327,8 @@ def measure(
     decorator: bool = False,
 ) -> Evidence:
     """The evidence for ``proposal`` as where ``entry`` is now (``old_body``: short hashes the reviewed body held;
-    ``position``: where the body diff puts the proposal relative to the step; ``names_now``: every name the target
-    spells now, when a rename may be checked against it).
+    ``position``: where the body diff puts the proposal relative to the step; ``names``: every name the target spelled
+    at the review and spells now, when a rename may be checked against them).
 
     Neighbours are only looked up when they could matter: a candidate inside the target that ``admit`` (the decision's
     admission) refuses even with every neighbour in place is returned with its best-case context (the caller drops it).
@@ -357,7 +359,7 @@ def measure(
         sole_assignment=sole_assignment,
         same_role=same_role,
         same_call=same_call,
-        renamed_throughout=names_now is not None and renamed_away(swapped, names_now),
+        renamed_throughout=names is not None and renamed_away(swapped, names),
         position=position,
         provenance=provenance,
         header=header,

@@ -37,11 +37,11 @@ from infralens.drift.match.propose import (
     held_before,
     in_helpers,
     in_target,
-    names_in,
     replaced_decorator,
     sole_call,
     sole_role,
     statement_key,
+    target_names,
     target_pool,
 )
 from infralens.drift.match.reached_edits import in_owners_classes, in_split_helper, rewritten_in_reached
@@ -147,7 +147,7 @@ class DistributionMatcher:
         old_body = held_before(annotation, pool)
         alignment = Alignment(annotation.body, body_of(found.index, found.definition))
         reviewed = reviewed_texts(self.reviewed.reader(annotation.distribution, annotation.version, checked=self.tree.version), annotation)
-        body = TargetBody(pool, old_body, alignment, names_in(pool), reviewed, annotation.decorators)
+        body = TargetBody(pool, old_body, alignment, target_names(reviewed, steps, pool), reviewed, annotation.decorators)
         options: dict[str, list[Scored]] = {}
         for entry in steps:
             options[entry.step_id] = self._options(found, body, entry, steps, annotation.target, traces[entry.step_id])
@@ -219,7 +219,7 @@ class DistributionMatcher:
             key = proposal.key
             sole, role, call = key == sole_key, key == role_key, key == call_key
             evidence = measure(
-                proposal, entry, old_body, t, admit=self._admit, sole_assignment=sole, same_role=role, same_call=call, names_now=body.names, position=position
+                proposal, entry, old_body, t, admit=self._admit, sole_assignment=sole, same_role=role, same_call=call, names=body.names, position=position
             )
             if not self._admit(evidence):
                 refused.append(Scored(proposal, evidence))

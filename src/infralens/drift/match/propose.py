@@ -12,6 +12,7 @@ from __future__ import annotations
 import ast
 import difflib
 from collections import Counter
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 from infralens.drift.lock.entries import AnnotationLock, Place, StepLock, short_hash
@@ -72,8 +73,9 @@ class TargetBody:
     old_body: frozenset[str]
     """Short hashes the reviewed body already held as often (see :func:`held_before`)."""
     alignment: Alignment
-    names: frozenset[str]
-    """Every name the target spells now (rule ``renamed-throughout``)."""
+    names: tuple[frozenset[str], frozenset[str]]
+    """Every name the target spelled at the review (its steps and their neighbours when that release is not at hand)
+    and spells now (rule ``renamed-throughout``)."""
     reviewed: tuple[str, ...] | None
     """The reviewed body's texts, when the reviewed release is at hand (rule ``same-call``)."""
     decorators: tuple[str, ...] | None = None
@@ -202,9 +204,16 @@ def sole_call(relpath: str, pool: tuple[Statement, ...], call: str | None) -> tu
     return statement_key(relpath, same[0]) if len(same) == 1 else None
 
 
-def names_in(pool: tuple[Statement, ...]) -> frozenset[str]:
-    """Every name the statements of ``pool`` spell (:func:`~.texts.identifiers`)."""
-    return frozenset(name for s in pool for name in identifiers(s.text))
+def names_in(texts: Iterable[str]) -> frozenset[str]:
+    """Every name the statements ``texts`` spell (:func:`~.texts.identifiers`)."""
+    return frozenset(name for text in texts for name in identifiers(text))
+
+
+def target_names(reviewed: tuple[str, ...] | None, steps: list[StepLock], pool: tuple[Statement, ...]) -> tuple[frozenset[str], frozenset[str]]:
+    """Every name the reviewed body spelled (``reviewed``: its texts; when that release is not at hand, the steps and
+    their recorded neighbours), and every name the statements of ``pool`` spell now."""
+    then = reviewed if reviewed is not None else (text for s in steps for text in (*s.before, *s.texts, *s.after))
+    return names_in(then), names_in(s.text for s in pool)
 
 
 def elsewhere(reader: TreeReader, entry: StepLock, annotation: AnnotationLock, found: Found | None, max_files: int) -> list[Proposal]:
