@@ -27,7 +27,6 @@ from infralens.drift.match.decide import (
     weight,
 )
 from infralens.drift.match.evidence import Evidence, measure
-from infralens.drift.match.names import modules_imported
 from infralens.drift.match.position import Alignment
 from infralens.drift.match.propose import (
     TargetBody,
@@ -52,6 +51,7 @@ from infralens.drift.match.reviewed import ReviewedSources, Transfers, reviewed_
 from infralens.drift.match.rules import RULE_KIND, Action, Container, Filter, Policy, Rule, RuleEvent, Thresholds, Trace
 from infralens.drift.match.scored import Scored, as_reached, home_rank, line_of, match_quality, scores_of, trace_assignment, where
 from infralens.drift.match.texts import assigned_name
+from infralens.drift.match.view import ModuleViews
 from infralens.resolve import Resolver
 from infralens.source import SourceFile, SourceTree
 
@@ -79,7 +79,8 @@ class DistributionMatcher:
         self.containers = ContainerMapper(self.reader, self.reviewed, self.policy)
         self._targets: dict[str, tuple[TargetResult, Found | None]] = {}
         self._steps: dict[str, dict[str, StepResult]] = {}
-        self._views: dict[str, frozenset[str]] = {}
+        self.views = ModuleViews(self.reader, self.reviewed, tree.version)
+        """What each target's module can see (rule ``out-of-view``)."""
 
     def source(self, relpath: str) -> SourceFile | None:
         """The checked tree's file at ``relpath`` (None when it is gone)."""
@@ -333,6 +334,7 @@ class DistributionMatcher:
             by_name = [s for s in away if reach.calls_by_name(s.proposal.place())]
             if by_name and self.policy.on(Filter.OWNERS_CLASSES):
                 by_name = in_owners_classes(reach, step.annotation.target.rpartition(".")[0], by_name, trace)
+            by_name = self.views.seen(step.annotation, by_name, self.policy, trace, " of the called name")  # a name alone leads only where the module can see
             if len(by_name) == 1 and self.policy.allows(Filter.REACHED_BY_NAME, trace, f"{where(by_name[0])} has the called name"):
                 reached = by_name[0]
                 trace.add(Filter.REACHED_BY_NAME, Action.FIRED, f"{where(reached)} is the only place of the called name")
@@ -353,13 +355,7 @@ class DistributionMatcher:
             trace.add(Filter.REAL_EDIT_STAYS, Action.VETOED, detail)
             return None
         homes = [_with_provenance(s, step.transfers) for s in homes]
-        seen = [s for s in homes if self._in_view(step, s)]
-        unseen = len(homes) - len(seen)
-        if unseen and policy.allows(Filter.OUT_OF_VIEW, trace, f"{unseen} place(s) the target's module does not import"):
-            trace.add(Filter.OUT_OF_VIEW, Action.REMOVED, f"{unseen} place(s) in modules the target's module does not import")
-            carriers = seen
-        else:
-            carriers = homes
+        carriers = self.views.seen(step.annotation, homes, policy, trace)
         best = pick_carried([s.evidence for s in carriers], policy, trace, gone=reach is None)
         return carriers[best] if best is not None else None
 
@@ -378,25 +374,6 @@ class DistributionMatcher:
         if close:
             message += " (several statements are about as close; see candidates)"
         return _result(entry, rule, own, tuple(o.candidate(t) for o in others) if close else (), message, t, trace, close)
-
-    def _in_view(self, step: _Step, place: Scored) -> bool:
-        """Whether the target's module sees ``place``: the same module, a module it imports (or one directly inside a
-        package it imports), or a function of the target's own qualified name (rule ``out-of-view``)."""
-        module = place.proposal.source.module
-        if module == step.annotation.module or place.proposal.place().target == step.annotation.target:
-            return True
-        return module in self._view(step) or module.rpartition(".")[0] in self._view(step)  # or directly in a package it imports
-
-    def _view(self, step: _Step) -> frozenset[str]:
-        """The modules the target's module imports (read from the checked tree, else the reviewed release; once each)."""
-        key = step.annotation.relpath
-        if key not in self._views:
-            indexed = self.reader.indexed(key)
-            if indexed is None:
-                reviewed = self.reviewed.reader(step.annotation.distribution, step.annotation.version, checked=self.tree.version)
-                indexed = reviewed.indexed(key) if reviewed is not None else None
-            self._views[key] = modules_imported(*indexed) if indexed is not None else frozenset()
-        return self._views[key]
 
     def _helper_copies(self, found: Found, entry: StepLock) -> list[Scored]:
         """The step's exact text in the helpers the container decision named, measured."""

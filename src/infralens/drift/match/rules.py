@@ -387,7 +387,7 @@ SPECS: dict[AnyRule, RuleSpec] = {
         _spec(Filter.NEW_PLACE_NOT_CARRIED, "A deleted target's block is followed only into a function that was there at the review."),
         _spec(
             Filter.OUT_OF_VIEW,
-            "A block that left the target went where its module can see: its own module, one it imports, or its own qualified name.",
+            "A block that left the target, or a method reached by its name alone, is where its module can see: its own module, one it imports, its own name.",
         ),
         _spec(Filter.REAL_EDIT_STAYS, "A place that gained the target's lost statements does not override a real edit inside the target."),
         _spec(
