@@ -1,6 +1,7 @@
 """Rule cases for rewrites that keep a statement's role (issue 41, items 4 and 5): a name renamed through the whole
 function (rule ``renamed-throughout``), the only statement left making the step's call (rule ``same-call``), in the
-target and in a helper it now hands the work to, a decorator replaced in place (rule ``decorator-replaced``), and a
+target and in a helper it now hands the work to, a decorator replaced in place (rule ``decorator-replaced``), an attribute set under a computed name (rule
+``same-action``), and a
 method reached by its name alone only where the target's module can see (rule ``out-of-view``); :mod:`rule_cases` adds
 them to its tables."""
 
@@ -130,7 +131,30 @@ CALLS_BY_NAME = OLD.replace("        h = self.attn(h)\n", "        h = self.bloc
 CALLS_BY_NAME_IMPORTED = "from .other import Attention\n" + CALLS_BY_NAME
 # The same, with mixer.py importing other.py: the method of that name is in view.
 
+HEAD_OLD = """
+class Head:
+    def __init__(self, config):
+        super().__init__(config)
+        self.num_labels = config.num_labels
+        self.model = MixerModel(config)
+        self.score = Linear(config.hidden_size)
+        self.post_init()
+"""
+HEAD_NEW = HEAD_OLD.replace("self.model = MixerModel(config)", "setattr(self, self.base_model_prefix, AutoModel.from_config(config))")
+# The backbone is still built from the config and set on self, under a name the class now computes (its prefix).
+HEAD_OTHER_VALUE = HEAD_NEW.replace("from_config(config)", "from_config(config, dtype=config.dtype)")
+# A setattr with a computed name, but its value is built from other arguments: not the same action.
+
 CASES: list[RuleCase] = [
+    RuleCase(
+        "same-action-computed-setter",
+        Rule.SAME_ACTION,
+        {"mixer.py": HEAD_OLD},
+        {"mixer.py": HEAD_NEW},
+        ("self.model = MixerModel(config)",),
+        target="demo.mixer.Head.__init__",
+        kind="changed",
+    ),
     RuleCase(
         "out-of-view-reached-by-name",
         Filter.OUT_OF_VIEW,
@@ -154,6 +178,15 @@ CASES: list[RuleCase] = [
 ]
 
 HELD_BACK: list[RuleCase] = [
+    RuleCase(
+        "same-action-computed-setter-other-arguments",
+        Rule.SAME_ACTION,
+        {"mixer.py": HEAD_OLD},
+        {"mixer.py": HEAD_OTHER_VALUE},
+        ("self.model = MixerModel(config)",),
+        target="demo.mixer.Head.__init__",
+        kind="deleted",
+    ),
     RuleCase(
         "out-of-view-reached-by-name-imported",
         Filter.OUT_OF_VIEW,

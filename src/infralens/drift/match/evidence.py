@@ -38,6 +38,9 @@ class ReplacementKind(str, Enum):
     VARIABLE_RENAMED = "variable renamed"
     CALL_RENAMED = "call renamed"
     SETTER_ASSIGNMENT = "setter call and attribute assignment"
+    COMPUTED_SETTER = "attribute assignment and setattr with a computed name"
+    """``obj.a = A(x)`` became ``setattr(obj, <expression>, B(x))`` (or back): the name now computed (a prefix the
+    class names), the value built from the same arguments."""
     KEYWORDS_CHANGED = "keyword arguments changed"
     """A call gained or lost keyword arguments (perhaps with a name renamed too); ``old`` → ``new`` lists them."""
     PER_OBJECT = "per-object state"
@@ -174,7 +177,8 @@ def replacement(old: str, new: str, max_renames: int) -> Replacement | None:
         return None
     setter = _setter_pair(left, right) or _setter_pair(right, left)
     if setter is not None:
-        return Replacement(ReplacementKind.SETTER_ASSIGNMENT, ast.unparse(left), ast.unparse(right))
+        kind = ReplacementKind.SETTER_ASSIGNMENT if setter == "named" else ReplacementKind.COMPUTED_SETTER
+        return Replacement(kind, ast.unparse(left), ast.unparse(right))
     return _renaming(left, right, max_renames) or _per_object(left, right, max_renames)
 
 
@@ -219,8 +223,10 @@ def _per_object(left: ast.stmt, right: ast.stmt, max_renames: int) -> Replacemen
     return Replacement(ReplacementKind.PER_OBJECT, ", ".join(sorted(set(unindexed.dropped))), ", ".join(renamed) or "the same attribute")
 
 
-def _setter_pair(call: ast.stmt, assign: ast.stmt) -> bool | None:
-    """``obj.set_name(value)`` or ``setattr(obj, "name", value)`` on one side, ``obj.name = value`` on the other."""
+def _setter_pair(call: ast.stmt, assign: ast.stmt) -> str | None:
+    """``obj.set_name(value)`` or ``setattr(obj, "name", value)`` on one side, ``obj.name = value`` on the other
+    ("named"); or ``setattr(obj, <expression>, f(args))`` and ``obj.name = g(args)`` ("computed": the name computed, the
+    value built from the same arguments by another callable)."""
     if not (isinstance(call, ast.Expr) and isinstance(call.value, ast.Call) and not call.value.keywords):
         return None
     if not (isinstance(assign, ast.Assign) and len(assign.targets) == 1 and isinstance(assign.targets[0], ast.Attribute)):
@@ -230,12 +236,24 @@ def _setter_pair(call: ast.stmt, assign: ast.stmt) -> bool | None:
         obj, value = function.value, args[0]
     elif isinstance(function, ast.Name) and function.id == "setattr" and len(args) == 3:
         name = args[1]
-        if not (isinstance(name, ast.Constant) and name.value == target.attr):
+        if isinstance(name, ast.Constant) and name.value != target.attr:
             return None
         obj, value = args[0], args[2]
+        if not isinstance(name, ast.Constant):
+            same_object = ast.dump(obj) == ast.dump(target.value)
+            return "computed" if same_object and _built_alike(value, assign.value) else None
     else:
         return None
-    return True if ast.dump(obj) == ast.dump(target.value) and ast.dump(value) == ast.dump(assign.value) else None
+    return "named" if ast.dump(obj) == ast.dump(target.value) and ast.dump(value) == ast.dump(assign.value) else None
+
+
+def _built_alike(left: ast.expr, right: ast.expr) -> bool:
+    """Two calls with the same arguments (whatever they call)."""
+    if not (isinstance(left, ast.Call) and isinstance(right, ast.Call)):
+        return False
+    return [ast.dump(a) for a in left.args] == [ast.dump(a) for a in right.args] and [ast.dump(k) for k in left.keywords] == [
+        ast.dump(k) for k in right.keywords
+    ]
 
 
 @dataclass
