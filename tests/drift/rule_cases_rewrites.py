@@ -1,7 +1,7 @@
 """Rule cases for rewrites that keep a statement's role (issue 41, items 4 and 5): a name renamed through the whole
 function (rule ``renamed-throughout``), the only statement left making the step's call (rule ``same-call``), in the
 target and in a helper it now hands the work to, a decorator replaced in place (rule ``decorator-replaced``), an attribute set under a computed name (rule
-``same-action``), and a
+``same-action``), a nested function lifted into a helper (rule ``nested-lifted``), and a
 method reached by its name alone only where the target's module can see (rule ``out-of-view``); :mod:`rule_cases` adds
 them to its tables."""
 
@@ -145,7 +145,44 @@ HEAD_NEW = HEAD_OLD.replace("self.model = MixerModel(config)", "setattr(self, se
 HEAD_OTHER_VALUE = HEAD_NEW.replace("from_config(config)", "from_config(config, dtype=config.dtype)")
 # A setattr with a computed name, but its value is built from other arguments: not the same action.
 
+NESTED_OLD = """
+class Mixer:
+    def run(self, x, scale):
+        def layer_map(devices):
+            if devices is None:
+                return None
+            first = devices[0]
+            mapping = {i: first for i in range(self.layers)}
+            return mapping
+
+        total = (x + scale) * 2
+        placed = layer_map(self.devices)
+        return total, placed
+"""
+NESTED_LIFTED = """
+class Mixer:
+    def run(self, x, scale):
+        total = (x + scale) * 2
+        placed = self._layer_map()
+        return total, placed
+
+    def _layer_map(self):
+        devices = self.devices
+        if devices is None:
+            return None
+        first = devices[0]
+        mapping = {i: first for i in range(self.layers)}
+        return mapping
+"""
+# The nested function became a method the target calls, its body carried over: its def line is the method's.
+NESTED_KEPT = NESTED_LIFTED.replace(
+    "        total = (x + scale) * 2\n",
+    "        def layer_map(devices, default=None):\n            return default\n\n        total = (x + scale) * 2\n",
+)
+# The same method, but the target still nests a function of that name (its signature edited): that one is the step's.
+
 CASES: list[RuleCase] = [
+    RuleCase("nested-lifted", Rule.NESTED_LIFTED, {"mixer.py": NESTED_OLD}, {"mixer.py": NESTED_LIFTED}, ("def layer_map(devices):",), kind="changed"),
     RuleCase(
         "same-action-computed-setter",
         Rule.SAME_ACTION,
@@ -178,6 +215,7 @@ CASES: list[RuleCase] = [
 ]
 
 HELD_BACK: list[RuleCase] = [
+    RuleCase("nested-lifted-still-nested", Rule.NESTED_LIFTED, {"mixer.py": NESTED_OLD}, {"mixer.py": NESTED_KEPT}, ("def layer_map(devices):",)),
     RuleCase(
         "same-action-computed-setter-other-arguments",
         Rule.SAME_ACTION,

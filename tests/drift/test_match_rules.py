@@ -79,6 +79,7 @@ RULES = {
     Rule.CONFIDENT_EDIT: StepCase(Container.IN_PLACE, own=ev(similarity=T.confident_similarity, context=T.confident_context)),
     Rule.MOVED_TO_REACHED: StepCase(Container.IN_PLACE, own=ev(similarity=0.7, context=0.5), reached=replace(EXACT, origin=Origin.REACHED, reach=True)),
     Rule.DECORATOR_REPLACED: StepCase(Container.IN_PLACE, own=ev(similarity=0.2, same_shape=True, decorator=True)),
+    Rule.NESTED_LIFTED: StepCase(Container.IN_PLACE, own=ev(origin=Origin.REACHED, similarity=0.3, same_shape=True, lifted=True)),
     Rule.SAME_ACTION: StepCase(Container.IN_PLACE, own=ev(similarity=0.5, replacement=SWAPPED, same_shape=False)),
     Rule.RENAMED_THROUGHOUT: StepCase(Container.IN_PLACE, own=ev(similarity=0.7, replacement=RENAMED, renamed_throughout=True, position=Position.OUTSIDE)),
     Rule.EDIT: StepCase(Container.IN_PLACE, own=ev(similarity=T.edit_similarity, context=0.25)),

@@ -57,7 +57,7 @@ def admissible(evidence: Evidence, policy: Policy) -> Rule | None:
         return None  # the reviewed body held it already: it was there all along, not an edit of this step
     if evidence.same_ast and policy.on(Rule.SAME_TREE):
         return Rule.SAME_TREE
-    for rule, on in ((Rule.TARGET_HEADER, evidence.header), (Rule.DECORATOR_REPLACED, evidence.decorator)):
+    for rule, on in ((Rule.TARGET_HEADER, evidence.header), (Rule.DECORATOR_REPLACED, evidence.decorator), (Rule.NESTED_LIFTED, evidence.lifted)):
         if on and policy.on(rule):
             return rule  # the mapped target's header (or the decorator in the step's place), whatever its words
     placed = evidence.position in (Position.PAIRED, Position.IN_HUNK)  # the body diff puts it where the step was
@@ -94,7 +94,7 @@ def weight(evidence: Evidence, policy: Policy) -> float:
     rule = admissible(evidence, policy)
     if rule is Rule.SAME_TEXT:
         return t.weight_same_text + evidence.context
-    if rule in (Rule.TARGET_HEADER, Rule.DECORATOR_REPLACED):
+    if rule in (Rule.TARGET_HEADER, Rule.DECORATOR_REPLACED, Rule.NESTED_LIFTED):
         return t.weight_same_tree
     if rule is Rule.SAME_TREE:
         return t.weight_same_tree + evidence.context
@@ -258,6 +258,7 @@ STEP_RULES: dict[Rule, Predicate] = {
     Rule.SAME_TREE: lambda case, admitted, policy, trace: admitted is Rule.SAME_TREE,
     Rule.TARGET_HEADER: lambda case, admitted, policy, trace: admitted is Rule.TARGET_HEADER,
     Rule.DECORATOR_REPLACED: lambda case, admitted, policy, trace: admitted is Rule.DECORATOR_REPLACED,
+    Rule.NESTED_LIFTED: lambda case, admitted, policy, trace: admitted is Rule.NESTED_LIFTED,
     Rule.CONFIDENT_EDIT: _confident,
     Rule.MOVED_TO_REACHED: _reached,
     Rule.MOVED_WITH_BLOCK: _carried,

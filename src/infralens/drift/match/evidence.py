@@ -101,6 +101,8 @@ class Evidence:
     """The step is the reviewed target's ``def`` header and the candidate the mapped target's."""
     decorator: bool = False
     """The step is a decorator the target lost and the candidate the one that took its place (:func:`~.propose.replaced_decorator`)."""
+    lifted: bool = False
+    """The step is a nested function's ``def`` line and the candidate the one of the helper it was lifted into (:func:`~.propose.lifted_function`)."""
     provenance: Provenance = UNKNOWN
     """What the reviewed release says about a place elsewhere: held the text already, or gained the target's (:mod:`.reviewed`)."""
 
@@ -125,6 +127,7 @@ class Evidence:
             ("renamed throughout the target", self.renamed_throughout),
             ("the target's own header", self.header),
             ("the decorator in its place", self.decorator),
+            ("the helper it was lifted into", self.lifted),
         ]
         parts.extend(name for name, on in facts if on)
         if self.position is not Position.UNKNOWN:
@@ -341,12 +344,12 @@ def measure(
     reach: bool = False,
     position: Position = Position.UNKNOWN,
     provenance: Provenance = UNKNOWN,
-    header: bool = False,
-    decorator: bool = False,
+    line: str = "",
 ) -> Evidence:
     """The evidence for ``proposal`` as where ``entry`` is now (``old_body``: short hashes the reviewed body held;
     ``position``: where the body diff puts the proposal relative to the step; ``names``: every name the target spelled
-    at the review and spells now, when a rename may be checked against them).
+    at the review and spells now, when a rename may be checked against them; ``line``: the target's own line the
+    proposal is, when it is one: ``header``, ``decorator`` or ``lifted``, see :attr:`Evidence.header` and after).
 
     Neighbours are only looked up when they could matter: a candidate inside the target that ``admit`` (the decision's
     admission) refuses even with every neighbour in place is returned with its best-case context (the caller drops it).
@@ -380,8 +383,9 @@ def measure(
         renamed_throughout=names is not None and renamed_away(swapped, names),
         position=position,
         provenance=provenance,
-        header=header,
-        decorator=decorator,
+        header=line == "header",
+        decorator=line == "decorator",
+        lifted=line == "lifted",
         contentless=len(entry.texts) == 1 and entry.texts[0] in CONTENTLESS,
     )
     if proposal.origin is Origin.TARGET and admit is not None and not admit(evidence):

@@ -31,12 +31,11 @@ from infralens.drift.match.position import Alignment
 from infralens.drift.match.propose import (
     TargetBody,
     call_of,
-    container_header,
     elsewhere,
     held_before,
     in_helpers,
     in_target,
-    replaced_decorator,
+    own_line,
     sole_call,
     sole_role,
     statement_key,
@@ -47,7 +46,7 @@ from infralens.drift.match.reached_edits import in_owners_classes, in_split_help
 from infralens.drift.match.reader import TreeReader
 from infralens.drift.match.repeated import indentation, settle_contested
 from infralens.drift.match.results import Candidate, Scores, StepKind, StepResult, TargetKind, TargetResult
-from infralens.drift.match.reviewed import ReviewedSources, Transfers, reviewed_texts
+from infralens.drift.match.reviewed import ReviewedSources, Transfers, reviewed_nested, reviewed_texts
 from infralens.drift.match.rules import RULE_KIND, Action, Container, Filter, Policy, Rule, RuleEvent, Thresholds, Trace
 from infralens.drift.match.scored import Scored, as_reached, home_rank, line_of, match_quality, scores_of, trace_assignment, where
 from infralens.drift.match.texts import assigned_name
@@ -147,8 +146,9 @@ class DistributionMatcher:
         pool = target_pool(found)
         old_body = held_before(annotation, pool)
         alignment = Alignment(annotation.body, body_of(found.index, found.definition))
-        reviewed = reviewed_texts(self.reviewed.reader(annotation.distribution, annotation.version, checked=self.tree.version), annotation)
-        body = TargetBody(pool, old_body, alignment, target_names(reviewed, steps, pool), reviewed, annotation.decorators)
+        reader = self.reviewed.reader(annotation.distribution, annotation.version, checked=self.tree.version)
+        reviewed = reviewed_texts(reader, annotation)
+        body = TargetBody(pool, old_body, alignment, target_names(reviewed, steps, pool), reviewed, annotation.decorators, reviewed_nested(reader, annotation))
         options: dict[str, list[Scored]] = {}
         for entry in steps:
             options[entry.step_id] = self._options(found, body, entry, steps, annotation.target, traces[entry.step_id])
@@ -202,11 +202,9 @@ class DistributionMatcher:
             exact = []
         if exact:
             return self._with_occurrence(exact, entry, trace)
-        header, decorator = container_header(found, entry, target), replaced_decorator(found, entry, target, body.decorators)
-        if header is not None or decorator is not None:  # the container's own lines: their place is the mapped target's
-            line = header or decorator
-            assert line is not None
-            return [Scored(line, measure(line, entry, old_body, t, admit=self._admit, header=header is not None, decorator=header is None))]
+        line = own_line(found, entry, target, body, t)
+        if line is not None:  # the container's own lines: their place is the mapped target's (or its helper's)
+            return [Scored(line[0], measure(line[0], entry, old_body, t, admit=self._admit, line=line[1]))]
         name = assigned_name(entry.texts[0]) if len(entry.texts) == 1 else None
         sole_key = None
         if name is not None and not any(assigned_name(s.texts[0]) == name for s in steps if s.step_id != entry.step_id):

@@ -13,7 +13,7 @@ import ast
 import difflib
 from collections import Counter
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from infralens.drift.lock.entries import AnnotationLock, Place, StepLock, short_hash
 from infralens.drift.lock.facts import body_of, enclosing_definitions, header_of, jaccard
@@ -80,6 +80,8 @@ class TargetBody:
     """The reviewed body's texts, when the reviewed release is at hand (rule ``same-call``)."""
     decorators: tuple[str, ...] | None = None
     """The reviewed target's decorator names, outermost first, when the lock recorded them (rule ``decorator-replaced``)."""
+    nested: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    """The body texts of the functions the reviewed target nests, by name (rule ``nested-lifted``)."""
 
 
 def target_pool(found: Found) -> tuple[Statement, ...]:
@@ -144,6 +146,40 @@ def replaced_decorator(found: Found, entry: StepLock, target: str, reviewed: tup
             if len(lines) == len(now):
                 return Proposal(found.source, found.index, (lines[j1 + rank - i1],), Origin.TARGET, found.locality)
     return None
+
+
+def lifted_function(found: Found, entry: StepLock, target: str, nested: dict[str, tuple[str, ...]], t: Thresholds) -> Proposal | None:
+    """The ``def`` line of the helper a nested function of the reviewed target was lifted into (rule
+    ``nested-lifted``): the step is that nested function's ``def`` line, the mapped target no longer nests a function of
+    that name, and exactly one helper the target was split into, under another ``def`` line, holds at least
+    :attr:`~.rules.Thresholds.carried_statements` and :attr:`~.rules.Thresholds.carried_share` of its reviewed body
+    (``nested``: the reviewed target's nested functions' body texts, by name)."""
+    words = entry.texts[0].split(" ") if len(entry.texts) == 1 else []
+    name = words[1 + (words[0] == "async")] if len(words) > 2 and words[words[0] == "async"] == "def" else ""
+    body = Counter(nested.get(name, ()))
+    if not body or entry.scope != target or any(d.qualname == f"{found.definition.qualname}.{name}" for d in found.index.definitions):
+        return None
+    homes = []
+    for helper in found.split.helpers if found.split is not None else ():
+        held = sum((body & Counter(s.text for s in body_of(helper.index, helper.definition))).values())
+        header = header_of(helper.index, helper.definition)
+        if header is not None and header.text == entry.texts[0]:
+            return None  # the same def line in a helper is the function moved there (rule helpers-first)
+        if header is not None and not helper.decorator and held >= t.carried_statements and held >= t.carried_share * sum(body.values()):
+            homes.append(Proposal(helper.source, helper.index, (header,), Origin.REACHED, found.locality))
+    return homes[0] if len(homes) == 1 else None
+
+
+def own_line(found: Found, entry: StepLock, target: str, body: TargetBody, t: Thresholds) -> tuple[Proposal, str] | None:
+    """The place of a step that is one of the target's own lines, and which kind of line (see :func:`~.evidence.measure`):
+    its ``def`` line or docstring (:func:`container_header`), a decorator replaced (:func:`replaced_decorator`), or a
+    nested function's ``def`` line lifted into a helper (:func:`lifted_function`)."""
+    found_lines = (
+        (container_header(found, entry, target), "header"),
+        (replaced_decorator(found, entry, target, body.decorators), "decorator"),
+        (lifted_function(found, entry, target, body.nested, t), "lifted"),
+    )
+    return next(((proposal, kind) for proposal, kind in found_lines if proposal is not None), None)
 
 
 def _docstring(text: str) -> bool:

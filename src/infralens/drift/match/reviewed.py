@@ -203,3 +203,17 @@ def reviewed_texts(reviewed: TreeReader | None, annotation: AnnotationLock) -> t
             if tuple(short_hash(text) for text in texts) == annotation.body:
                 return texts
     return None
+
+
+def reviewed_nested(reviewed: TreeReader | None, annotation: AnnotationLock) -> dict[str, tuple[str, ...]]:
+    """The body texts of each function nested directly in the reviewed target, by name (empty when the reviewed release
+    is not at hand)."""
+    indexed = reviewed.indexed(annotation.relpath) if reviewed is not None else None
+    if indexed is None:
+        return {}
+    index = indexed[1]
+    return {
+        d.qualname.rpartition(".")[2]: tuple(s.text for s in body_of(index, d))
+        for d in index.definitions
+        if d.qualname.rpartition(".")[0] == annotation.target and d.kind is not DefinitionKind.CLASS
+    }

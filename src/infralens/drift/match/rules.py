@@ -124,6 +124,7 @@ class Rule(str, Enum):
     SAME_TREE = "same-tree"
     TARGET_HEADER = "target-header"
     DECORATOR_REPLACED = "decorator-replaced"
+    NESTED_LIFTED = "nested-lifted"
     CONFIDENT_EDIT = "confident-edit"
     MOVED_TO_REACHED = "moved-to-reached"
     MOVED_WITH_BLOCK = "moved-with-block"
@@ -214,6 +215,7 @@ RULE_KIND = {
     Rule.SAME_TREE: StepKind.UNCHANGED,
     Rule.TARGET_HEADER: StepKind.CHANGED,
     Rule.DECORATOR_REPLACED: StepKind.CHANGED,
+    Rule.NESTED_LIFTED: StepKind.CHANGED,
     Rule.CONFIDENT_EDIT: StepKind.CHANGED,
     Rule.MOVED_TO_REACHED: StepKind.MOVED,
     Rule.MOVED_WITH_BLOCK: StepKind.MOVED,
@@ -385,10 +387,7 @@ SPECS: dict[AnyRule, RuleSpec] = {
             "A class in another module is not the reviewed class renamed while the reviewed module is still there and does not name that module.",
         ),
         _spec(Filter.NEW_PLACE_NOT_CARRIED, "A deleted target's block is followed only into a function that was there at the review."),
-        _spec(
-            Filter.OUT_OF_VIEW,
-            "A block that left the target, or a method reached by its name alone, is where its module can see: its own module, one it imports, its own name.",
-        ),
+        _spec(Filter.OUT_OF_VIEW, "A block that left the target, or a method reached by name alone, went where its module sees: it, its imports, its name."),
         _spec(Filter.REAL_EDIT_STAYS, "A place that gained the target's lost statements does not override a real edit inside the target."),
         _spec(
             Filter.EDIT_WITH_NEIGHBOURS,
@@ -405,6 +404,7 @@ SPECS: dict[AnyRule, RuleSpec] = {
         _spec(Rule.SAME_TREE, "Texts differing only in redundant parentheses or layout are the same statement."),
         _spec(Rule.TARGET_HEADER, "The mapped target's def line (or docstring) is the reviewed one's, whatever its parameters."),
         _spec(Rule.DECORATOR_REPLACED, "A decorator the target lost is changed to the new one the decorator list's diff puts at its rank."),
+        _spec(Rule.NESTED_LIFTED, "A nested function's def line is changed to that of the one helper that received most of its body."),
         _spec(Rule.CONFIDENT_EDIT, "An edit very close in text and context, with nothing reached, is decided before any search."),
         _spec(Rule.MOVED_TO_REACHED, "The exact text in a function the target now calls or is decorated by is where the step went."),
         _spec(Rule.MOVED_WITH_BLOCK, "The exact text in the one function that gained a block of the target's lost statements is the step moved."),
