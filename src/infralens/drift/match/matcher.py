@@ -332,7 +332,6 @@ class DistributionMatcher:
             by_name = [s for s in away if reach.calls_by_name(s.proposal.place())]
             if by_name and self.policy.on(Filter.OWNERS_CLASSES):
                 by_name = in_owners_classes(reach, step.annotation.target.rpartition(".")[0], by_name, trace)
-            by_name = self.views.seen(step.annotation, by_name, self.policy, trace, " of the called name")  # a name alone leads only where the module can see
             if len(by_name) == 1 and self.policy.allows(Filter.REACHED_BY_NAME, trace, f"{where(by_name[0])} has the called name"):
                 reached = by_name[0]
                 trace.add(Filter.REACHED_BY_NAME, Action.FIRED, f"{where(reached)} is the only place of the called name")

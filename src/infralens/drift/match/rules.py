@@ -387,7 +387,7 @@ SPECS: dict[AnyRule, RuleSpec] = {
             "A class in another module is not the reviewed class renamed while the reviewed module is still there and does not name that module.",
         ),
         _spec(Filter.NEW_PLACE_NOT_CARRIED, "A deleted target's block is followed only into a function that was there at the review."),
-        _spec(Filter.OUT_OF_VIEW, "A block that left the target, or a method reached by name alone, went where its module sees: it, its imports, its name."),
+        _spec(Filter.OUT_OF_VIEW, "A block that left the target went where its module can see: itself, a module it imports, or its own qualname."),
         _spec(Filter.REAL_EDIT_STAYS, "A place that gained the target's lost statements does not override a real edit inside the target."),
         _spec(
             Filter.EDIT_WITH_NEIGHBOURS,

@@ -2,9 +2,9 @@
 
 A block that left the target went where its module can see it: its own module, a module it imports (or one directly
 inside a package it imports), or a function of the target's own qualified name. Places elsewhere that hold a step's
-text are weighed only there: when the target's lost block is looked for (:func:`~.decide.pick_carried`), and when a
-method called on another object is reached by its name alone (rule ``reached-by-name``: the object's class is not
-known statically, so a namesake in a module the target's module does not import is not where the call leads).
+text are weighed only there when the target's lost block is looked for (:func:`~.decide.pick_carried`). A method
+called on another object and reached by its name alone is not narrowed so: the object's class may come from a module
+the target's module never imports (a model passed in that inherits a loader mixin).
 """
 
 from __future__ import annotations
