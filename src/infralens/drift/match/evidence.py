@@ -12,7 +12,7 @@ is :func:`~infralens.drift.match.decide.decide`'s, from these values alone.
 from __future__ import annotations
 
 import ast
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
 from enum import Enum
 
@@ -185,13 +185,16 @@ def replacement(old: str, new: str, max_renames: int) -> Replacement | None:
     return _renaming(left, right, max_renames) or _per_object(left, right, max_renames)
 
 
-def renamed_away(swapped: Replacement | None, names: tuple[frozenset[str], frozenset[str]]) -> bool:
-    """Whether ``swapped`` only renames names, none of which the target spells now, to names it did not spell at the
-    review (``names``: every name it spells then, and now): a name it used already is another statement's."""
+def renamed_away(swapped: Replacement | None, names: tuple[Mapping[str, int], frozenset[str]]) -> bool:
+    """Whether ``swapped`` only renames names that other statements of the reviewed body spelled too (the rename went
+    through the function, not through this statement alone) and that the target no longer spells anywhere, to names it
+    did not spell at the review (a name it used already is another statement's). ``names``: how many statements of
+    the reviewed body spelled each name, and every name the target spells now."""
     if swapped is None or swapped.kind not in (ReplacementKind.VARIABLE_RENAMED, ReplacementKind.CALL_RENAMED):
         return False
     then, now = names
-    return not set(swapped.old.split(", ")) & now and not set(swapped.new.split(", ")) & then
+    old, new = swapped.old.split(", "), swapped.new.split(", ")
+    return all(then.get(name, 0) > 1 and name not in now for name in old) and not any(name in then for name in new)
 
 
 class _Unindexed(ast.NodeTransformer):
@@ -340,7 +343,7 @@ def measure(
     sole_assignment: bool = False,
     same_role: bool = False,
     same_call: bool = False,
-    names: tuple[frozenset[str], frozenset[str]] | None = None,
+    names: tuple[Mapping[str, int], frozenset[str]] | None = None,
     reach: bool = False,
     position: Position = Position.UNKNOWN,
     provenance: Provenance = UNKNOWN,

@@ -73,9 +73,9 @@ class TargetBody:
     old_body: frozenset[str]
     """Short hashes the reviewed body already held as often (see :func:`held_before`)."""
     alignment: Alignment
-    names: tuple[frozenset[str], frozenset[str]]
-    """Every name the target spelled at the review (its steps and their neighbours when that release is not at hand)
-    and spells now (rule ``renamed-throughout``)."""
+    names: tuple[Counter[str], frozenset[str]]
+    """How many statements spelled each name at the review (its steps and their neighbours when that release is not
+    at hand), and every name the target spells now (rule ``renamed-throughout``)."""
     reviewed: tuple[str, ...] | None
     """The reviewed body's texts, when the reviewed release is at hand (rule ``same-call``)."""
     decorators: tuple[str, ...] | None = None
@@ -245,11 +245,11 @@ def names_in(texts: Iterable[str]) -> frozenset[str]:
     return frozenset(name for text in texts for name in identifiers(text))
 
 
-def target_names(reviewed: tuple[str, ...] | None, steps: list[StepLock], pool: tuple[Statement, ...]) -> tuple[frozenset[str], frozenset[str]]:
-    """Every name the reviewed body spelled (``reviewed``: its texts; when that release is not at hand, the steps and
-    their recorded neighbours), and every name the statements of ``pool`` spell now."""
-    then = reviewed if reviewed is not None else (text for s in steps for text in (*s.before, *s.texts, *s.after))
-    return names_in(then), names_in(s.text for s in pool)
+def target_names(reviewed: tuple[str, ...] | None, steps: list[StepLock], pool: tuple[Statement, ...]) -> tuple[Counter[str], frozenset[str]]:
+    """How many statements of the reviewed body spelled each name (``reviewed``: its texts; when that release is not at
+    hand, the steps and their recorded neighbours, each text once), and every name the statements of ``pool`` spell now."""
+    then = reviewed if reviewed is not None else tuple(dict.fromkeys(text for s in steps for text in (*s.before, *s.texts, *s.after)))
+    return Counter(name for text in then for name in identifiers(text)), names_in(s.text for s in pool)
 
 
 def elsewhere(reader: TreeReader, entry: StepLock, annotation: AnnotationLock, found: Found | None, max_files: int) -> list[Proposal]:
