@@ -805,3 +805,9 @@ from rule_cases_helpers import CASES as _HELPER_CASES, HELD_BACK as _HELPER_HELD
 
 CASES.extend(_HELPER_CASES)
 HELD_BACK.extend(_HELPER_HELD_BACK)
+
+# The rules for rewrites that keep a statement's role (a rename through the function, the only call left) live beside.
+from rule_cases_rewrites import CASES as _REWRITE_CASES, HELD_BACK as _REWRITE_HELD_BACK  # noqa: E402
+
+CASES.extend(_REWRITE_CASES)
+HELD_BACK.extend(_REWRITE_HELD_BACK)

@@ -57,7 +57,8 @@ CASES = {
         "body-changed",
     ),
     "weak-lookalike-without-context-is-deleted": (
-        # sigma's line and its neighbours are gone; `sigma_max = math.sin(t)` looks like it but shares no neighbours.
+        # sigma's line and its neighbours are gone; `sigma_max = math.sinh(t)` looks like it but shares no neighbours
+        # (and makes another call: the only `math.sin` call left would be sigma's edit, rule same-call).
         {
             "core.py": _edit(
                 OLD_CORE,
@@ -65,7 +66,7 @@ CASES = {
                     "        alpha = math.cos(t / self.steps)\n        sigma = math.sin(t / self.steps)\n"
                     "        guided = x * alpha + sigma * 0.5\n        out = guided / (alpha + sigma)\n        return out"
                 ),
-                "        sigma_max = math.sin(t)\n        alpha = math.cos(t / self.steps)\n        return alpha * x / sigma_max",
+                "        sigma_max = math.sinh(t)\n        alpha = math.cos(t / self.steps)\n        return alpha * x / sigma_max",
             )
         },
         {

@@ -383,8 +383,8 @@ def test_untouched_corpus_14_keeps_its_first_measured_figures():
     baseline 152/340. Seen since: 249/340 (edited-in-reached), then 292/340 (same-role, edits-in-helpers, inherited
     owners' classes, an alias through a lookup, re-exported, moved-with-imports, moved-to-class: changed 82/121, moved
     78/82), then 301/340 (action-kept-in-reached, edits-in-wrappers: changed 91/121), then 302/340 (close-edit-in-helper:
-    changed 92/121). A regression guard; the targets are not met."""
-    _holds_its_figures([DATA / "drift_untouched14.yaml"], rows_at_least=340, right_at_least=302, false_moved_at_most=2, false_unchanged_at_most=1)
+    changed 92/121), then 303/340 (same-call: changed 93/121). A regression guard; the targets are not met."""
+    _holds_its_figures([DATA / "drift_untouched14.yaml"], rows_at_least=340, right_at_least=303, false_moved_at_most=2, false_unchanged_at_most=1)
 
 
 def test_untouched_corpus_15_keeps_its_first_measured_figures():
@@ -406,9 +406,10 @@ def test_untouched_transformers_corpus_15_keeps_its_first_measured_figures():
     (76.8%), on the rows not unchanged 115/161 (71.4%: moved 9/13, changed 57/95, deleted 49/53), 0 false *unchanged*,
     0 false *moved*; naive baseline 125/198 (88/161, but changed 77/95). Second run after the same-role rules (never
     tuned on it): 153/198, changed 58/95. Tuned on it since (issue 41, items 4-5): 165/198 (merged-into-alias: moved
-    13/13; per-object-edit, edits-in-wrappers, action-kept-in-reached: 167/198, changed 68/95). A regression guard;
-    the targets are not met, and on *changed* rows the naive baseline still does better."""
-    _holds_its_figures([DATA / "drift_untouched15_transformers.yaml"], rows_at_least=198, right_at_least=167, false_moved_at_most=0)
+    13/13; per-object-edit, edits-in-wrappers, action-kept-in-reached: 167/198, changed 68/95; decorator-replaced:
+    168/198, changed 69/95). A regression guard; the targets are not met, and on *changed* rows the naive baseline
+    still does better."""
+    _holds_its_figures([DATA / "drift_untouched15_transformers.yaml"], rows_at_least=198, right_at_least=168, false_moved_at_most=0)
 
 
 def test_untouched_corpus_16_keeps_its_first_measured_figures():
@@ -446,13 +447,15 @@ def test_untouched_corpus_17_keeps_its_first_measured_figures():
     (152/187: moved 72/72, changed 47/79, deleted 33/36), 1 false *unchanged*, 1 false *moved*. Naive baseline 87/164
     and 103/218 (changed 28/55 and 57/79: the baseline finds more *changed* rows than the checker on both). Tuned on
     since with rules ``close-edit-in-helper`` and ``class-renamed-at-users``: 134/164 (108/138: changed 38/55) and
-    184/218 (154/187: changed 49/79), no row lost on any other corpus. A regression guard; the targets (95% on the rows
-    not unchanged, 90% recall a class, 0 false *unchanged*) are still missed, and the baseline still finds more
-    *changed* rows on the transformers half."""
+    184/218 (154/187: changed 49/79), no row lost on any other corpus. Then with rules for rewrites that keep their role
+    (renamed-throughout, same-call, decorator-replaced, nested-lifted, same-action's computed setattr): 135/164
+    (109/138: changed 39/55) and 194/218 (164/187: changed 59/79, the baseline's 57/79 passed), again no row lost
+    elsewhere. A regression guard; the targets (95% on the rows not unchanged, 90% recall a class, 0 false
+    *unchanged*) are still missed."""
     _holds_its_figures(
         [DATA / "drift_untouched17.yaml", DATA / "drift_untouched17_transformers.yaml"],
         rows_at_least=382,
-        right_at_least=318,
+        right_at_least=329,
         false_moved_at_most=9,
         false_unchanged_at_most=1,
     )

@@ -61,6 +61,7 @@ def ev(**changes: object) -> Evidence:
 EXACT = ev(exact=True, same_ast=True, similarity=1.0, context=1.0)
 CARRIED = replace(EXACT, origin=Origin.ELSEWHERE, context=0.0, provenance=Provenance(carried=T.carried_statements, share=T.carried_share))
 SWAPPED = replacement("self . set_gain ( scale )", "self . gain = scale")
+RENAMED = replacement("del outputs", "del model_outputs")
 PER_OBJECT = replacement("self . keys [ idx ] = self . keys [ idx ] . repeat ( n )", "self . key_states = self . key_states . repeat ( n )")
 
 RULES = {
@@ -77,9 +78,13 @@ RULES = {
     Rule.TARGET_HEADER: StepCase(Container.IN_PLACE, own=ev(similarity=0.2, same_shape=True, header=True), reached=replace(EXACT, origin=Origin.REACHED)),
     Rule.CONFIDENT_EDIT: StepCase(Container.IN_PLACE, own=ev(similarity=T.confident_similarity, context=T.confident_context)),
     Rule.MOVED_TO_REACHED: StepCase(Container.IN_PLACE, own=ev(similarity=0.7, context=0.5), reached=replace(EXACT, origin=Origin.REACHED, reach=True)),
+    Rule.DECORATOR_REPLACED: StepCase(Container.IN_PLACE, own=ev(similarity=0.2, same_shape=True, decorator=True)),
+    Rule.NESTED_LIFTED: StepCase(Container.IN_PLACE, own=ev(origin=Origin.REACHED, similarity=0.3, same_shape=True, lifted=True)),
     Rule.SAME_ACTION: StepCase(Container.IN_PLACE, own=ev(similarity=0.5, replacement=SWAPPED, same_shape=False)),
+    Rule.RENAMED_THROUGHOUT: StepCase(Container.IN_PLACE, own=ev(similarity=0.7, replacement=RENAMED, renamed_throughout=True, position=Position.OUTSIDE)),
     Rule.EDIT: StepCase(Container.IN_PLACE, own=ev(similarity=T.edit_similarity, context=0.25)),
     Rule.SAME_ROLE: StepCase(Container.IN_PLACE, own=ev(similarity=T.candidate_similarity, same_role=True)),
+    Rule.SAME_CALL: StepCase(Container.IN_PLACE, own=ev(similarity=T.candidate_similarity, same_call=True)),
     Rule.SOLE_ASSIGNMENT: StepCase(Container.IN_PLACE, own=ev(similarity=T.sole_assignment_similarity, sole_assignment=True)),
     Rule.PER_OBJECT_EDIT: StepCase(Container.IN_PLACE, edited=ev(origin=Origin.REACHED, similarity=0.5, replacement=PER_OBJECT)),
     Rule.ACTION_KEPT_IN_REACHED: StepCase(Container.IN_PLACE, edited=ev(origin=Origin.REACHED, similarity=T.confident_similarity, replacement=SWAPPED)),
@@ -141,6 +146,27 @@ def test_a_close_edit_in_a_helper_needs_close_text_of_its_kind():
     assert decide(StepCase(Container.IN_PLACE, edited=close, edited_in_helper=True)).rule is Rule.CLOSE_EDIT_IN_HELPER
     assert decide(StepCase(Container.IN_PLACE, edited=close)).rule is Rule.EDITED_IN_REACHED  # not in a split helper
     assert decide(StepCase(Container.IN_PLACE, edited=replace(close, context=T.moved_context), edited_in_helper=True)).rule is Rule.EDITED_IN_REACHED
+
+
+def test_a_rename_placed_by_nothing_needs_it_to_go_through_the_target():
+    """Rule ``renamed-throughout``: a rename outside the step's hunk with no neighbour is admitted only when the target
+    no longer spells the old name, and then weighs as an edit (an edit the diff places outranks it)."""
+    rename = ev(similarity=0.7, replacement=RENAMED, position=Position.OUTSIDE)
+    assert admissible(rename) is None
+    assert admissible(replace(rename, renamed_throughout=True)) is Rule.RENAMED_THROUGHOUT
+    placed = ev(similarity=0.7, context=0.25, position=Position.IN_HUNK)
+    assert decision.weight(placed, POLICY) > decision.weight(replace(rename, renamed_throughout=True), POLICY)
+
+
+def test_the_only_call_left_is_weighed_where_the_target_leads():
+    """Rule ``same-call`` admits, where the target now hands its work, the only statement making the step's call
+    without neighbours, not one too far in text or of another kind; and it names the rule that decided."""
+    call = ev(origin=Origin.REACHED, similarity=T.candidate_similarity, same_call=True)
+    assert decision.weight_in_reached(call, POLICY) > 0.0
+    assert decision.weight_in_reached(replace(call, similarity=T.candidate_similarity - 0.05), POLICY) == 0.0
+    assert decision.weight_in_reached(replace(call, same_shape=False), POLICY) == 0.0
+    assert decision.weight_in_reached(call, Policy(off=frozenset({Rule.SAME_CALL}))) == 0.0
+    assert decide(StepCase(Container.IN_PLACE, edited=call)).rule is Rule.SAME_CALL
 
 
 def test_every_rule_has_a_row():
@@ -305,6 +331,11 @@ def test_same_syntax_tree_ignores_only_redundant_parentheses(left, right, same):
         ('setattr ( self , "gain" , scale )', "self . gain = scale", ReplacementKind.SETTER_ASSIGNMENT),
         ("self . set_gain ( scale )", "self . gain = 2 * scale", None),  # another value: not the same action
         ("self . set_gain ( scale )", "other . gain = scale", None),  # another object
+        ("self . model = Net ( config )", "setattr ( self , self . prefix , Auto . build ( config ) )", ReplacementKind.COMPUTED_SETTER),
+        ("setattr ( self , self . prefix , Auto . build ( config ) )", "self . model = Net ( config )", ReplacementKind.COMPUTED_SETTER),
+        ("self . model = Net ( config )", "setattr ( self , self . prefix , Auto . build ( config , 2 ) )", None),  # other arguments
+        ("self . model = Net ( config )", "setattr ( other , self . prefix , Auto . build ( config ) )", None),  # another object
+        ("self . model = Net ( config )", 'setattr ( self , "head" , Net ( config ) )', None),  # another name, spelled out
         ("h = self . norm ( h )", "h = self . pre_norm ( h )", ReplacementKind.CALL_RENAMED),
         ("std_dev_t = eta * variance ** 0.5", "sigma_t = eta * variance ** 0.5", ReplacementKind.VARIABLE_RENAMED),
         ("a = b + c", "x = y + z", None),  # three names differ: more than a rename

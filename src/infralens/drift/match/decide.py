@@ -38,6 +38,10 @@ class StepCase:
     """:attr:`edited` lies in a helper the container decision saw receive the target's lost statements (:mod:`.split`)."""
 
 
+EDITED_WHERE_IT_LEADS = frozenset({Rule.EDITED_IN_REACHED, Rule.CLOSE_EDIT_IN_HELPER, Rule.SAME_CALL, Rule.PER_OBJECT_EDIT, Rule.ACTION_KEPT_IN_REACHED})
+"""The rules that take the edit where the target now leads (:attr:`StepCase.edited`) when nothing inside it was admitted."""
+
+
 @dataclass(frozen=True)
 class Decision:
     kind: StepKind
@@ -53,20 +57,32 @@ def admissible(evidence: Evidence, policy: Policy) -> Rule | None:
         return None  # the reviewed body held it already: it was there all along, not an edit of this step
     if evidence.same_ast and policy.on(Rule.SAME_TREE):
         return Rule.SAME_TREE
-    if evidence.header and policy.on(Rule.TARGET_HEADER):
-        return Rule.TARGET_HEADER  # the mapped target's header is the reviewed header's place, whatever its parameters
+    for rule, on in ((Rule.TARGET_HEADER, evidence.header), (Rule.DECORATOR_REPLACED, evidence.decorator), (Rule.NESTED_LIFTED, evidence.lifted)):
+        if on and policy.on(rule):
+            return rule  # the mapped target's header (or the decorator in the step's place), whatever its words
     placed = evidence.position in (Position.PAIRED, Position.IN_HUNK)  # the body diff puts it where the step was
     s, c = evidence.similarity, evidence.context
     near = s >= t.candidate_similarity and evidence.position is not Position.OUTSIDE
     if evidence.replacement is not None and (c > 0.0 or placed or near) and policy.on(Rule.SAME_ACTION):
         return Rule.SAME_ACTION
+    if evidence.renamed_throughout and policy.on(Rule.RENAMED_THROUGHOUT):
+        return Rule.RENAMED_THROUGHOUT  # the whole function was renamed through: where the diff puts it tells nothing
     if not evidence.same_shape:
         return None  # an edit keeps the kind of statement
     close = s >= t.confident_similarity or (s >= t.edit_similarity and (c > 0.0 or placed))
     if (close or (s >= t.candidate_similarity and (c >= 1.0 or evidence.position is Position.PAIRED))) and policy.on(Rule.EDIT):
         return Rule.EDIT
+    return _by_role(evidence, policy)
+
+
+def _by_role(evidence: Evidence, policy: Policy) -> Rule | None:
+    """The rule that admits an edit too far in text for ``edit`` by the part it plays: the only statement of its role,
+    the only one making its call, the only assignment of its name."""
+    s, t = evidence.similarity, policy.thresholds
     if evidence.same_role and s >= t.candidate_similarity and policy.on(Rule.SAME_ROLE):
         return Rule.SAME_ROLE
+    if evidence.same_call and s >= t.candidate_similarity and policy.on(Rule.SAME_CALL):
+        return Rule.SAME_CALL
     if evidence.sole_assignment and s >= t.sole_assignment_similarity and policy.on(Rule.SOLE_ASSIGNMENT):
         return Rule.SOLE_ASSIGNMENT
     return None
@@ -78,13 +94,13 @@ def weight(evidence: Evidence, policy: Policy) -> float:
     rule = admissible(evidence, policy)
     if rule is Rule.SAME_TEXT:
         return t.weight_same_text + evidence.context
-    if rule is Rule.TARGET_HEADER:
+    if rule in (Rule.TARGET_HEADER, Rule.DECORATOR_REPLACED, Rule.NESTED_LIFTED):
         return t.weight_same_tree
     if rule is Rule.SAME_TREE:
         return t.weight_same_tree + evidence.context
     if rule is Rule.SAME_ACTION:
         return t.weight_same_action + evidence.context + evidence.similarity
-    if rule in (Rule.EDIT, Rule.SAME_ROLE):
+    if rule in (Rule.EDIT, Rule.SAME_ROLE, Rule.SAME_CALL, Rule.RENAMED_THROUGHOUT):  # a rename found by no place: an edit's weight
         return t.weight_edit + edit_rank(evidence, t)
     if rule is Rule.SOLE_ASSIGNMENT:
         return t.weight_sole_assignment * evidence.similarity
@@ -98,6 +114,8 @@ def weight_in_reached(evidence: Evidence, policy: Policy) -> float:
     t = policy.thresholds
     if evidence.same_role and evidence.similarity >= t.candidate_similarity and policy.on(Rule.SAME_ROLE):
         return weight(evidence, policy)
+    if call_kept(evidence, t) and policy.on(Rule.SAME_CALL):
+        return weight(evidence, policy)  # the only statement making the call: its neighbours may have been rewritten too
     if per_object(evidence) and policy.on(Rule.PER_OBJECT_EDIT):
         return weight(evidence, policy)  # its neighbours were rewritten with it (a loop over layers became one layer's method)
     if action_kept(evidence, t) and policy.on(Rule.ACTION_KEPT_IN_REACHED):
@@ -121,6 +139,12 @@ def close_in_helper(evidence: Evidence, t: Thresholds) -> bool:
     with content, at least :attr:`~.rules.Thresholds.confident_similarity`, and not the same text (a copy there is a
     move, which the rules for places the target leads to decide; rule ``close-edit-in-helper``)."""
     return evidence.same_shape and not (evidence.contentless or evidence.exact or evidence.same_ast) and evidence.similarity >= t.confident_similarity
+
+
+def call_kept(evidence: Evidence, t: Thresholds) -> bool:
+    """Whether the candidate is the only statement left making the step's call, the same kind of statement and sharing
+    some text (rule ``same-call``)."""
+    return evidence.same_call and evidence.same_shape and evidence.similarity >= t.candidate_similarity
 
 
 def per_object(evidence: Evidence) -> bool:
@@ -203,6 +227,17 @@ def _action_kept(case: StepCase, admitted: Rule | None, policy: Policy, trace: T
     return action_kept(edited, t)
 
 
+def _call_in_reached(case: StepCase, admitted: Rule | None, policy: Policy, trace: Trace) -> bool:
+    """Rule ``same-call``: the step's own candidate was admitted as the only one making its call, or the edit where the
+    target leads was admitted on that alone (its context too low for ``edited-in-reached``, no narrower rule took it)."""
+    if admitted is Rule.SAME_CALL:
+        return True
+    edited, t = case.edited, policy.thresholds
+    if edited is None or admitted is not None or edited.context >= t.moved_context or not call_kept(edited, t):
+        return False
+    return not (edited.same_role or per_object(edited) or action_kept(edited, t) or (case.edited_in_helper and close_in_helper(edited, t)))
+
+
 def _close_in_helper(case: StepCase, admitted: Rule | None, policy: Policy, trace: Trace) -> bool:
     """Rule ``close-edit-in-helper``: the edit in a helper the target was split into was admitted on its text alone (its
     context too low for ``edited-in-reached``, and no narrower rule took it)."""
@@ -222,12 +257,16 @@ STEP_RULES: dict[Rule, Predicate] = {
     Rule.SAME_TEXT: lambda case, admitted, policy, trace: admitted is Rule.SAME_TEXT,
     Rule.SAME_TREE: lambda case, admitted, policy, trace: admitted is Rule.SAME_TREE,
     Rule.TARGET_HEADER: lambda case, admitted, policy, trace: admitted is Rule.TARGET_HEADER,
+    Rule.DECORATOR_REPLACED: lambda case, admitted, policy, trace: admitted is Rule.DECORATOR_REPLACED,
+    Rule.NESTED_LIFTED: lambda case, admitted, policy, trace: admitted is Rule.NESTED_LIFTED,
     Rule.CONFIDENT_EDIT: _confident,
     Rule.MOVED_TO_REACHED: _reached,
     Rule.MOVED_WITH_BLOCK: _carried,
     Rule.SAME_ACTION: lambda case, admitted, policy, trace: admitted is Rule.SAME_ACTION,
     Rule.EDIT: lambda case, admitted, policy, trace: admitted is Rule.EDIT,
+    Rule.RENAMED_THROUGHOUT: lambda case, admitted, policy, trace: admitted is Rule.RENAMED_THROUGHOUT,
     Rule.SAME_ROLE: lambda case, admitted, policy, trace: admitted is Rule.SAME_ROLE,
+    Rule.SAME_CALL: _call_in_reached,
     Rule.SOLE_ASSIGNMENT: lambda case, admitted, policy, trace: admitted is Rule.SOLE_ASSIGNMENT,
     Rule.PER_OBJECT_EDIT: lambda case, admitted, policy, trace: case.edited is not None and admitted is None and per_object(case.edited),
     Rule.ACTION_KEPT_IN_REACHED: _action_kept,

@@ -12,7 +12,7 @@ is :func:`~infralens.drift.match.decide.decide`'s, from these values alone.
 from __future__ import annotations
 
 import ast
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
 from enum import Enum
 
@@ -38,6 +38,9 @@ class ReplacementKind(str, Enum):
     VARIABLE_RENAMED = "variable renamed"
     CALL_RENAMED = "call renamed"
     SETTER_ASSIGNMENT = "setter call and attribute assignment"
+    COMPUTED_SETTER = "attribute assignment and setattr with a computed name"
+    """``obj.a = A(x)`` became ``setattr(obj, <expression>, B(x))`` (or back): the name now computed (a prefix the
+    class names), the value built from the same arguments."""
     KEYWORDS_CHANGED = "keyword arguments changed"
     """A call gained or lost keyword arguments (perhaps with a name renamed too); ``old`` → ``new`` lists them."""
     PER_OBJECT = "per-object state"
@@ -84,12 +87,22 @@ class Evidence:
     same_role: bool = False
     """The only statement left (in the target, or in the places it hands its work to) that plays the step's role
     (:func:`~.texts.statement_role`), and no other step plays it."""
+    same_call: bool = False
+    """The only statement left (in the target, or in the places it hands its work to) that makes the step's call
+    (:func:`~.texts.statement_call`), which the reviewed target made in the step alone, and no other step makes."""
+    renamed_throughout: bool = False
+    """The edit only renames names (:attr:`ReplacementKind.VARIABLE_RENAMED` or ``CALL_RENAMED``) that the target no
+    longer spells in any statement: the rename went through the whole function."""
     position: Position = Position.UNKNOWN
     """Where the diff of the reviewed and the new body puts the candidate relative to the step (:mod:`.position`)."""
     contentless: bool = False
     """The step is a statement with no content of its own (:data:`~.decide.CONTENTLESS`): its neighbours tell which it is."""
     header: bool = False
     """The step is the reviewed target's ``def`` header and the candidate the mapped target's."""
+    decorator: bool = False
+    """The step is a decorator the target lost and the candidate the one that took its place (:func:`~.propose.replaced_decorator`)."""
+    lifted: bool = False
+    """The step is a nested function's ``def`` line and the candidate the one of the helper it was lifted into (:func:`~.propose.lifted_function`)."""
     provenance: Provenance = UNKNOWN
     """What the reviewed release says about a place elsewhere: held the text already, or gained the target's (:mod:`.reviewed`)."""
 
@@ -110,7 +123,11 @@ class Evidence:
             ("reached from the target", self.reach),
             ("only assignment of the name", self.sole_assignment),
             ("only statement of its role", self.same_role),
+            ("only statement making its call", self.same_call),
+            ("renamed throughout the target", self.renamed_throughout),
             ("the target's own header", self.header),
+            ("the decorator in its place", self.decorator),
+            ("the helper it was lifted into", self.lifted),
         ]
         parts.extend(name for name, on in facts if on)
         if self.position is not Position.UNKNOWN:
@@ -163,8 +180,21 @@ def replacement(old: str, new: str, max_renames: int) -> Replacement | None:
         return None
     setter = _setter_pair(left, right) or _setter_pair(right, left)
     if setter is not None:
-        return Replacement(ReplacementKind.SETTER_ASSIGNMENT, ast.unparse(left), ast.unparse(right))
+        kind = ReplacementKind.SETTER_ASSIGNMENT if setter == "named" else ReplacementKind.COMPUTED_SETTER
+        return Replacement(kind, ast.unparse(left), ast.unparse(right))
     return _renaming(left, right, max_renames) or _per_object(left, right, max_renames)
+
+
+def renamed_away(swapped: Replacement | None, names: tuple[Mapping[str, int], frozenset[str]]) -> bool:
+    """Whether ``swapped`` only renames names that other statements of the reviewed body spelled too (the rename went
+    through the function, not through this statement alone) and that the target no longer spells anywhere, to names it
+    did not spell at the review (a name it used already is another statement's). ``names``: how many statements of
+    the reviewed body spelled each name, and every name the target spells now."""
+    if swapped is None or swapped.kind not in (ReplacementKind.VARIABLE_RENAMED, ReplacementKind.CALL_RENAMED):
+        return False
+    then, now = names
+    old, new = swapped.old.split(", "), swapped.new.split(", ")
+    return all(then.get(name, 0) > 1 and name not in now for name in old) and not any(name in then for name in new)
 
 
 class _Unindexed(ast.NodeTransformer):
@@ -199,8 +229,10 @@ def _per_object(left: ast.stmt, right: ast.stmt, max_renames: int) -> Replacemen
     return Replacement(ReplacementKind.PER_OBJECT, ", ".join(sorted(set(unindexed.dropped))), ", ".join(renamed) or "the same attribute")
 
 
-def _setter_pair(call: ast.stmt, assign: ast.stmt) -> bool | None:
-    """``obj.set_name(value)`` or ``setattr(obj, "name", value)`` on one side, ``obj.name = value`` on the other."""
+def _setter_pair(call: ast.stmt, assign: ast.stmt) -> str | None:
+    """``obj.set_name(value)`` or ``setattr(obj, "name", value)`` on one side, ``obj.name = value`` on the other
+    ("named"); or ``setattr(obj, <expression>, f(args))`` and ``obj.name = g(args)`` ("computed": the name computed, the
+    value built from the same arguments by another callable)."""
     if not (isinstance(call, ast.Expr) and isinstance(call.value, ast.Call) and not call.value.keywords):
         return None
     if not (isinstance(assign, ast.Assign) and len(assign.targets) == 1 and isinstance(assign.targets[0], ast.Attribute)):
@@ -210,12 +242,24 @@ def _setter_pair(call: ast.stmt, assign: ast.stmt) -> bool | None:
         obj, value = function.value, args[0]
     elif isinstance(function, ast.Name) and function.id == "setattr" and len(args) == 3:
         name = args[1]
-        if not (isinstance(name, ast.Constant) and name.value == target.attr):
+        if isinstance(name, ast.Constant) and name.value != target.attr:
             return None
         obj, value = args[0], args[2]
+        if not isinstance(name, ast.Constant):
+            same_object = ast.dump(obj) == ast.dump(target.value)
+            return "computed" if same_object and _built_alike(value, assign.value) else None
     else:
         return None
-    return True if ast.dump(obj) == ast.dump(target.value) and ast.dump(value) == ast.dump(assign.value) else None
+    return "named" if ast.dump(obj) == ast.dump(target.value) and ast.dump(value) == ast.dump(assign.value) else None
+
+
+def _built_alike(left: ast.expr, right: ast.expr) -> bool:
+    """Two calls with the same arguments (whatever they call)."""
+    if not (isinstance(left, ast.Call) and isinstance(right, ast.Call)):
+        return False
+    return [ast.dump(a) for a in left.args] == [ast.dump(a) for a in right.args] and [ast.dump(k) for k in left.keywords] == [
+        ast.dump(k) for k in right.keywords
+    ]
 
 
 @dataclass
@@ -298,13 +342,17 @@ def measure(
     admit: Callable[[Evidence], bool] | None = None,
     sole_assignment: bool = False,
     same_role: bool = False,
+    same_call: bool = False,
+    names: tuple[Mapping[str, int], frozenset[str]] | None = None,
     reach: bool = False,
     position: Position = Position.UNKNOWN,
     provenance: Provenance = UNKNOWN,
-    header: bool = False,
+    line: str = "",
 ) -> Evidence:
     """The evidence for ``proposal`` as where ``entry`` is now (``old_body``: short hashes the reviewed body held;
-    ``position``: where the body diff puts the proposal relative to the step).
+    ``position``: where the body diff puts the proposal relative to the step; ``names``: every name the target spelled
+    at the review and spells now, when a rename may be checked against them; ``line``: the target's own line the
+    proposal is, when it is one: ``header``, ``decorator`` or ``lifted``, see :attr:`Evidence.header` and after).
 
     Neighbours are only looked up when they could matter: a candidate inside the target that ``admit`` (the decision's
     admission) refuses even with every neighbour in place is returned with its best-case context (the caller drops it).
@@ -334,9 +382,13 @@ def measure(
         replacement=swapped,
         sole_assignment=sole_assignment,
         same_role=same_role,
+        same_call=same_call,
+        renamed_throughout=names is not None and renamed_away(swapped, names),
         position=position,
         provenance=provenance,
-        header=header,
+        header=line == "header",
+        decorator=line == "decorator",
+        lifted=line == "lifted",
         contentless=len(entry.texts) == 1 and entry.texts[0] in CONTENTLESS,
     )
     if proposal.origin is Origin.TARGET and admit is not None and not admit(evidence):

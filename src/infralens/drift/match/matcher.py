@@ -16,6 +16,7 @@ from infralens.drift.match.assign import assign
 from infralens.drift.match.calls import Reach
 from infralens.drift.match.container import ContainerMapper, Found
 from infralens.drift.match.decide import (
+    EDITED_WHERE_IT_LEADS,
     StepCase,
     admissible,
     carried_can_decide,
@@ -26,19 +27,32 @@ from infralens.drift.match.decide import (
     weight,
 )
 from infralens.drift.match.evidence import Evidence, measure
-from infralens.drift.match.names import modules_imported
 from infralens.drift.match.position import Alignment
-from infralens.drift.match.propose import container_header, elsewhere, held_before, in_helpers, in_target, sole_role, statement_key, target_pool
+from infralens.drift.match.propose import (
+    TargetBody,
+    call_of,
+    elsewhere,
+    held_before,
+    in_helpers,
+    in_target,
+    own_line,
+    sole_call,
+    sole_role,
+    statement_key,
+    target_names,
+    target_pool,
+)
 from infralens.drift.match.reached_edits import in_owners_classes, in_split_helper, rewritten_in_reached
 from infralens.drift.match.reader import TreeReader
 from infralens.drift.match.repeated import indentation, settle_contested
 from infralens.drift.match.results import Candidate, Scores, StepKind, StepResult, TargetKind, TargetResult
-from infralens.drift.match.reviewed import ReviewedSources, Transfers
-from infralens.drift.match.rules import RULE_KIND, Action, Container, Filter, Policy, Rule, RuleEvent, Thresholds, Trace, match_quality
-from infralens.drift.match.scored import Scored, as_reached, home_rank, line_of, scores_of, where
+from infralens.drift.match.reviewed import ReviewedSources, Transfers, reviewed_nested, reviewed_texts
+from infralens.drift.match.rules import RULE_KIND, Action, Container, Filter, Policy, Rule, RuleEvent, Thresholds, Trace
+from infralens.drift.match.scored import Scored, as_reached, home_rank, line_of, match_quality, scores_of, trace_assignment, where
 from infralens.drift.match.texts import assigned_name
+from infralens.drift.match.view import ModuleViews
 from infralens.resolve import Resolver
-from infralens.source import SourceFile, SourceTree, Statement
+from infralens.source import SourceFile, SourceTree
 
 
 class DistributionMatcher:
@@ -64,7 +78,8 @@ class DistributionMatcher:
         self.containers = ContainerMapper(self.reader, self.reviewed, self.policy)
         self._targets: dict[str, tuple[TargetResult, Found | None]] = {}
         self._steps: dict[str, dict[str, StepResult]] = {}
-        self._views: dict[str, frozenset[str]] = {}
+        self.views = ModuleViews(self.reader, self.reviewed, tree.version)
+        """What each target's module can see (rule ``out-of-view``)."""
 
     def source(self, relpath: str) -> SourceFile | None:
         """The checked tree's file at ``relpath`` (None when it is gone)."""
@@ -131,9 +146,12 @@ class DistributionMatcher:
         pool = target_pool(found)
         old_body = held_before(annotation, pool)
         alignment = Alignment(annotation.body, body_of(found.index, found.definition))
+        reader = self.reviewed.reader(annotation.distribution, annotation.version, checked=self.tree.version)
+        reviewed = reviewed_texts(reader, annotation)
+        body = TargetBody(pool, old_body, alignment, target_names(reviewed, steps, pool), reviewed, annotation.decorators, reviewed_nested(reader, annotation))
         options: dict[str, list[Scored]] = {}
         for entry in steps:
-            options[entry.step_id] = self._options(found, pool, entry, steps, old_body, alignment, annotation.target, traces[entry.step_id])
+            options[entry.step_id] = self._options(found, body, entry, steps, annotation.target, traces[entry.step_id])
         if any(o.contested for found_options in options.values() for o in found_options):
             settle_contested(options, self._reviewed_indents(annotation, steps), self.policy, traces)
         weights = {step_id: {o.proposal.key: weight(o.evidence, self.policy) + o.tie for o in found_options} for step_id, found_options in options.items()}
@@ -141,7 +159,7 @@ class DistributionMatcher:
         own = {}
         for step_id, key in chosen.items():
             own[step_id] = next(o for o in options[step_id] if o.proposal.key == key)
-        _trace_assignment(options, weights, chosen, traces)
+        trace_assignment(options, weights, chosen, traces)
         return own, options
 
     def _reviewed_indents(self, annotation: AnnotationLock, steps: list[StepLock]) -> dict[str, int]:
@@ -156,15 +174,14 @@ class DistributionMatcher:
     def _options(
         self,
         found: Found,
-        pool: tuple[Statement, ...],
+        body: TargetBody,
         entry: StepLock,
         steps: list[StepLock],
-        old_body: frozenset[str],
-        alignment: Alignment,
         target: str,
         trace: Trace,
     ) -> list[Scored]:
         t, policy = self.policy.thresholds, self.policy
+        pool, old_body, alignment = body.pool, body.old_body, body.alignment
         exact = [Scored(p, measure(p, entry, old_body, t, admit=self._admit)) for p in in_target(found, pool, entry, t, exact_only=True)]
         contested: list[Scored] = []
         went = bool(exact) and len(exact) < entry.copies
@@ -185,20 +202,24 @@ class DistributionMatcher:
             exact = []
         if exact:
             return self._with_occurrence(exact, entry, trace)
-        header = container_header(found, entry, target)
-        if header is not None:
-            return [Scored(header, measure(header, entry, old_body, t, admit=self._admit, header=True))]
+        line = own_line(found, entry, target, body, t)
+        if line is not None:  # the container's own lines: their place is the mapped target's (or its helper's)
+            return [Scored(line[0], measure(line[0], entry, old_body, t, admit=self._admit, line=line[1]))]
         name = assigned_name(entry.texts[0]) if len(entry.texts) == 1 else None
         sole_key = None
         if name is not None and not any(assigned_name(s.texts[0]) == name for s in steps if s.step_id != entry.step_id):
             same = [s for s in pool if assigned_name(s.text) == name]
             sole_key = statement_key(found.source.relpath, same[0]) if len(same) == 1 else None
         role_key = sole_role(found.source.relpath, pool, entry)
+        call_key = sole_call(found.source.relpath, pool, call_of(entry, steps, body.reviewed))
         scored, refused = [], []
         for proposal in in_target(found, pool, entry, t, exact_only=False):
             position = alignment.position(entry, proposal.window[0])
-            sole, role = proposal.key == sole_key, proposal.key == role_key
-            evidence = measure(proposal, entry, old_body, t, admit=self._admit, sole_assignment=sole, same_role=role, position=position)
+            key = proposal.key
+            sole, role, call = key == sole_key, key == role_key, key == call_key
+            evidence = measure(
+                proposal, entry, old_body, t, admit=self._admit, sole_assignment=sole, same_role=role, same_call=call, names=body.names, position=position
+            )
             if not self._admit(evidence):
                 refused.append(Scored(proposal, evidence))
                 continue
@@ -265,14 +286,12 @@ class DistributionMatcher:
         decision = decide(case, policy, trace)
         if decision.kind is StepKind.CHANGED and own is not None:
             return self._changed(entry, decision.rule, own, options, trace)
-        chosen = {Rule.MOVED_TO_REACHED: reached, Rule.MOVED_WITH_BLOCK: carried, Rule.EDITED_IN_REACHED: edited, Rule.CLOSE_EDIT_IN_HELPER: edited}.get(
-            decision.rule
-        )
+        chosen = {Rule.MOVED_TO_REACHED: reached, Rule.MOVED_WITH_BLOCK: carried}.get(decision.rule, edited if decision.rule in EDITED_WHERE_IT_LEADS else None)
         if chosen is not None:
             message = f"found in {where(chosen)}"
             if decision.rule is Rule.MOVED_WITH_BLOCK:
                 message += f", which {chosen.evidence.provenance.describe()}"
-            if decision.rule is Rule.EDITED_IN_REACHED:
+            if decision.rule in EDITED_WHERE_IT_LEADS:
                 message = f"edited in {where(chosen)}, which the target now hands its work to"
             if decision.rule is Rule.CLOSE_EDIT_IN_HELPER:
                 message = f"edited in {where(chosen)}, a helper that received the target's lost statements"
@@ -333,13 +352,7 @@ class DistributionMatcher:
             trace.add(Filter.REAL_EDIT_STAYS, Action.VETOED, detail)
             return None
         homes = [_with_provenance(s, step.transfers) for s in homes]
-        seen = [s for s in homes if self._in_view(step, s)]
-        unseen = len(homes) - len(seen)
-        if unseen and policy.allows(Filter.OUT_OF_VIEW, trace, f"{unseen} place(s) the target's module does not import"):
-            trace.add(Filter.OUT_OF_VIEW, Action.REMOVED, f"{unseen} place(s) in modules the target's module does not import")
-            carriers = seen
-        else:
-            carriers = homes
+        carriers = self.views.seen(step.annotation, homes, policy, trace)
         best = pick_carried([s.evidence for s in carriers], policy, trace, gone=reach is None)
         return carriers[best] if best is not None else None
 
@@ -358,25 +371,6 @@ class DistributionMatcher:
         if close:
             message += " (several statements are about as close; see candidates)"
         return _result(entry, rule, own, tuple(o.candidate(t) for o in others) if close else (), message, t, trace, close)
-
-    def _in_view(self, step: _Step, place: Scored) -> bool:
-        """Whether the target's module sees ``place``: the same module, a module it imports (or one directly inside a
-        package it imports), or a function of the target's own qualified name (rule ``out-of-view``)."""
-        module = place.proposal.source.module
-        if module == step.annotation.module or place.proposal.place().target == step.annotation.target:
-            return True
-        return module in self._view(step) or module.rpartition(".")[0] in self._view(step)  # or directly in a package it imports
-
-    def _view(self, step: _Step) -> frozenset[str]:
-        """The modules the target's module imports (read from the checked tree, else the reviewed release; once each)."""
-        key = step.annotation.relpath
-        if key not in self._views:
-            indexed = self.reader.indexed(key)
-            if indexed is None:
-                reviewed = self.reviewed.reader(step.annotation.distribution, step.annotation.version, checked=self.tree.version)
-                indexed = reviewed.indexed(key) if reviewed is not None else None
-            self._views[key] = modules_imported(*indexed) if indexed is not None else frozenset()
-        return self._views[key]
 
     def _helper_copies(self, found: Found, entry: StepLock) -> list[Scored]:
         """The step's exact text in the helpers the container decision named, measured."""
@@ -398,20 +392,6 @@ class _Step:
     trace: Trace
     edited: Scored | None = None
     """An edit of the step in the function the target now hands its work to (:mod:`.reached_edits`)."""
-
-
-def _trace_assignment(
-    options: dict[str, list[Scored]], weights: dict[str, dict[tuple[str, int, str], float]], chosen: dict[str, tuple[str, int, str]], traces: dict[str, Trace]
-) -> None:
-    """Say, for each step whose best candidate went to another step, where it went (rule ``one-to-one``)."""
-    taken_by = {key: step_id for step_id, key in chosen.items()}
-    for step_id, found_options in options.items():
-        if not found_options:
-            continue
-        best = max(found_options, key=lambda o: weights[step_id][o.proposal.key])
-        other = taken_by.get(best.proposal.key)
-        if other is not None and other != step_id:
-            traces[step_id].add(Filter.ONE_TO_ONE, Action.REMOVED, f"its closest statement, line {line_of(best)}, went to {other}")
 
 
 def _with_provenance(scored: Scored, transfers: Transfers) -> Scored:

@@ -10,15 +10,18 @@ proposal is taken is :func:`~infralens.drift.match.decide.decide`'s call.
 from __future__ import annotations
 
 import ast
+import difflib
 from collections import Counter
-from dataclasses import dataclass
+from collections.abc import Iterable
+from dataclasses import dataclass, field
 
 from infralens.drift.lock.entries import AnnotationLock, Place, StepLock, short_hash
 from infralens.drift.lock.facts import body_of, enclosing_definitions, header_of, jaccard
 from infralens.drift.match.container import Found
+from infralens.drift.match.position import Alignment
 from infralens.drift.match.reader import TreeReader
 from infralens.drift.match.rules import Origin, Thresholds
-from infralens.drift.match.texts import assigned_name, ratio_at_least, same_ast, statement_role, statement_shape
+from infralens.drift.match.texts import assigned_name, identifiers, ratio_at_least, same_ast, statement_call, statement_role, statement_shape
 from infralens.source import DefinitionKind, ModuleIndex, SourceFile, Statement
 
 
@@ -60,6 +63,25 @@ class Proposal:
             target = own[0].qualname
         lines = (self.window[0].start_line, self.window[-1].end_line)
         return Place(self.source.relpath, self.source.module, target, self.window[0].scope, lines, self.texts)
+
+
+@dataclass(frozen=True)
+class TargetBody:
+    """The mapped target's statements now, and what they are weighed against."""
+
+    pool: tuple[Statement, ...]
+    old_body: frozenset[str]
+    """Short hashes the reviewed body already held as often (see :func:`held_before`)."""
+    alignment: Alignment
+    names: tuple[Counter[str], frozenset[str]]
+    """How many statements spelled each name at the review (its steps and their neighbours when that release is not
+    at hand), and every name the target spells now (rule ``renamed-throughout``)."""
+    reviewed: tuple[str, ...] | None
+    """The reviewed body's texts, when the reviewed release is at hand (rule ``same-call``)."""
+    decorators: tuple[str, ...] | None = None
+    """The reviewed target's decorator names, outermost first, when the lock recorded them (rule ``decorator-replaced``)."""
+    nested: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    """The body texts of the functions the reviewed target nests, by name (rule ``nested-lifted``)."""
 
 
 def target_pool(found: Found) -> tuple[Statement, ...]:
@@ -107,6 +129,59 @@ def container_header(found: Found, entry: StepLock, target: str) -> Proposal | N
     return None
 
 
+def replaced_decorator(found: Found, entry: StepLock, target: str, reviewed: tuple[str, ...] | None) -> Proposal | None:
+    """The decorator of the mapped target that took the place of the step's, a decorator the reviewed target carried
+    (``reviewed``: its decorator names, outermost first) and the mapped one no longer does: the diff of the two lists
+    replaced a run of them holding the step's, and the new run has one at the step's rank (rule ``decorator-replaced``)."""
+    if reviewed is None or len(entry.texts) != 1 or not entry.texts[0].startswith("@ ") or entry.scope != target.rpartition(".")[0]:
+        return None
+    name = "".join(entry.texts[0][2:].split(" ( ", 1)[0].split(" "))
+    now = found.definition.decorators
+    if name not in reviewed or name in now:
+        return None
+    rank = reviewed.index(name)
+    for tag, i1, i2, j1, j2 in difflib.SequenceMatcher(None, list(reviewed), list(now), autojunk=False).get_opcodes():
+        if tag == "replace" and i1 <= rank < i2 and j1 + rank - i1 < j2:
+            lines = [s for s in target_pool(found) if s.start_line < found.definition.def_line and s.text.startswith("@ ")]
+            if len(lines) == len(now):
+                return Proposal(found.source, found.index, (lines[j1 + rank - i1],), Origin.TARGET, found.locality)
+    return None
+
+
+def lifted_function(found: Found, entry: StepLock, target: str, nested: dict[str, tuple[str, ...]], t: Thresholds) -> Proposal | None:
+    """The ``def`` line of the helper a nested function of the reviewed target was lifted into (rule
+    ``nested-lifted``): the step is that nested function's ``def`` line, the mapped target no longer nests a function of
+    that name, and exactly one helper the target was split into, under another ``def`` line, holds at least
+    :attr:`~.rules.Thresholds.carried_statements` and :attr:`~.rules.Thresholds.carried_share` of its reviewed body
+    (``nested``: the reviewed target's nested functions' body texts, by name)."""
+    words = entry.texts[0].split(" ") if len(entry.texts) == 1 else []
+    name = words[1 + (words[0] == "async")] if len(words) > 2 and words[words[0] == "async"] == "def" else ""
+    body = Counter(nested.get(name, ()))
+    if not body or entry.scope != target or any(d.qualname == f"{found.definition.qualname}.{name}" for d in found.index.definitions):
+        return None
+    homes = []
+    for helper in found.split.helpers if found.split is not None else ():
+        held = sum((body & Counter(s.text for s in body_of(helper.index, helper.definition))).values())
+        header = header_of(helper.index, helper.definition)
+        if header is not None and header.text == entry.texts[0]:
+            return None  # the same def line in a helper is the function moved there (rule helpers-first)
+        if header is not None and not helper.decorator and held >= t.carried_statements and held >= t.carried_share * sum(body.values()):
+            homes.append(Proposal(helper.source, helper.index, (header,), Origin.REACHED, found.locality))
+    return homes[0] if len(homes) == 1 else None
+
+
+def own_line(found: Found, entry: StepLock, target: str, body: TargetBody, t: Thresholds) -> tuple[Proposal, str] | None:
+    """The place of a step that is one of the target's own lines, and which kind of line (see :func:`~.evidence.measure`):
+    its ``def`` line or docstring (:func:`container_header`), a decorator replaced (:func:`replaced_decorator`), or a
+    nested function's ``def`` line lifted into a helper (:func:`lifted_function`)."""
+    found_lines = (
+        (container_header(found, entry, target), "header"),
+        (replaced_decorator(found, entry, target, body.decorators), "decorator"),
+        (lifted_function(found, entry, target, body.nested, t), "lifted"),
+    )
+    return next(((proposal, kind) for proposal, kind in found_lines if proposal is not None), None)
+
+
 def _docstring(text: str) -> bool:
     """Whether a normalised statement is a bare string literal (a docstring when it opens a body)."""
     if not text.lstrip("rRbBuU").startswith(('"', "'")):
@@ -147,6 +222,34 @@ def sole_role(relpath: str, pool: tuple[Statement, ...], entry: StepLock) -> tup
         return None
     same = [s for s in pool if statement_role(s.text) == role]
     return statement_key(relpath, same[0]) if len(same) == 1 else None
+
+
+def call_of(entry: StepLock, steps: list[StepLock], reviewed: tuple[str, ...] | None) -> str | None:
+    """The call ``entry``'s statement makes (:func:`~.texts.statement_call`) when it can tell the statement apart: the
+    reviewed target's body (``reviewed``: its texts, None when unknown) made it in that statement only, and no other
+    step makes it; else None."""
+    call = statement_call(entry.texts[0]) if len(entry.texts) == 1 and reviewed is not None else None
+    if call is None or reviewed is None or sum(statement_call(text) == call for text in reviewed) != 1:
+        return None
+    return None if any(s.step_id != entry.step_id and statement_call(s.texts[0]) == call for s in steps) else call
+
+
+def sole_call(relpath: str, pool: tuple[Statement, ...], call: str | None) -> tuple[str, int, str] | None:
+    """The key of the only statement of ``pool`` (in ``relpath``) that makes ``call`` (see :func:`call_of`), or None."""
+    same = [s for s in pool if statement_call(s.text) == call] if call is not None else []
+    return statement_key(relpath, same[0]) if len(same) == 1 else None
+
+
+def names_in(texts: Iterable[str]) -> frozenset[str]:
+    """Every name the statements ``texts`` spell (:func:`~.texts.identifiers`)."""
+    return frozenset(name for text in texts for name in identifiers(text))
+
+
+def target_names(reviewed: tuple[str, ...] | None, steps: list[StepLock], pool: tuple[Statement, ...]) -> tuple[Counter[str], frozenset[str]]:
+    """How many statements of the reviewed body spelled each name (``reviewed``: its texts; when that release is not at
+    hand, the steps and their recorded neighbours, each text once), and every name the statements of ``pool`` spell now."""
+    then = reviewed if reviewed is not None else tuple(dict.fromkeys(text for s in steps for text in (*s.before, *s.texts, *s.after)))
+    return Counter(name for text in then for name in identifiers(text)), names_in(s.text for s in pool)
 
 
 def elsewhere(reader: TreeReader, entry: StepLock, annotation: AnnotationLock, found: Found | None, max_files: int) -> list[Proposal]:

@@ -29,13 +29,13 @@ from infralens.drift.match.container import Found
 from infralens.drift.match.decide import action_kept, close_in_helper, per_object, weight_in_helper, weight_in_reached
 from infralens.drift.match.evidence import Evidence, measure
 from infralens.drift.match.forwarding import base_names, class_named
-from infralens.drift.match.propose import in_target, sole_role, statement_key
+from infralens.drift.match.propose import call_of, in_target, sole_role, statement_key, target_pool
 from infralens.drift.match.reader import TreeReader
-from infralens.drift.match.reviewed import Transfers
+from infralens.drift.match.reviewed import Transfers, reviewed_texts
 from infralens.drift.match.rules import CONTENTLESS, Action, Filter, Policy, Rule, Thresholds, Trace
 from infralens.drift.match.scored import Scored, where
 from infralens.drift.match.split import Reached, reached_definitions
-from infralens.drift.match.texts import statement_role, statement_shape
+from infralens.drift.match.texts import statement_call, statement_role, statement_shape
 from infralens.source import Definition, DefinitionKind, ModuleIndex, SourceFile, Statement
 
 Weigh = Callable[[Evidence], float]
@@ -52,6 +52,7 @@ def rewritten_in_reached(
     kept = [s for s in steps if not (len(s.texts) == 1 and s.texts[0] in CONTENTLESS)]  # told by neighbours, not text
     owner = annotation.target.rpartition(".")[0] if policy.on(Filter.OWNERS_CLASSES) else ""  # "": not narrowed
     on, t = policy.on, policy.thresholds
+    calls = {s.step_id: call_of(s, steps, reviewed_texts(transfers.reviewed, annotation)) for s in kept} if on(Rule.SAME_CALL) else {}
     edits = edits_in_reached(
         reader,
         found,
@@ -63,6 +64,7 @@ def rewritten_in_reached(
         with_helpers=on(Filter.EDITS_IN_HELPERS),
         with_wrappers=on(Filter.EDITS_IN_WRAPPERS),
         weigh_in_helper=lambda e: weight_in_helper(e, policy),
+        step_calls=calls,
     )
     return action_kept_vetoes(edits, found, transfers, t, traces, frozenset(annotation.body))
 
@@ -79,6 +81,7 @@ def edits_in_reached(
     with_helpers: bool = True,
     with_wrappers: bool = True,
     weigh_in_helper: Weigh | None = None,
+    step_calls: dict[str, str | None] | None = None,
 ) -> dict[str, Scored]:
     """Each of ``steps`` (none has a place yet) with its edit in the one function the target clearly leads to most, or
     (``with_helpers``, rule ``edits-in-helpers``) in any helper it calls that the container decision saw receive the
@@ -86,7 +89,8 @@ def edits_in_reached(
     carries that the container decision saw receive them; ``weigh_in_helper`` (default ``weigh``) weighs the candidates
     in such a helper (not a wrapper: rule ``close-edit-in-helper``). ``owner``: the reviewed target's class (its per-object classes
     come first for a dispatched call; "": not narrowed); the trace of each step placed through that narrowing, or in such
-    a helper or wrapper, says so."""
+    a helper or wrapper, says so. ``step_calls``: the call each step can be told apart by (:func:`~.propose.call_of`; rule
+    ``same-call``)."""
     if not steps:
         return {}
     reach = Reach(reader, found.source, found.index, found.definition)
@@ -106,14 +110,16 @@ def edits_in_reached(
     scored: dict[tuple[str, tuple[str, int, str]], Scored] = {}
     pools = [(source, index, definition, body_of(index, definition)) for source, index, definition, _ in homes]
     roles = {step.step_id: _sole_role(pools, step) for step in steps}
+    own_calls = {statement_call(s.text) for s in target_pool(found)}
+    sole_calls = {step.step_id: _sole_call(pools, call, own_calls) for step in steps if (call := (step_calls or {}).get(step.step_id))}
     for source, index, definition, pool in pools:
         place = Found(source, index, definition, found.locality, False)
         weighs = weigh_in_helper if weigh_in_helper is not None and named.get((source.relpath, definition.qualname)) is False else weigh
         admits = _admits(weighs)
         for step in steps:
             for proposal in in_target(place, pool, step, t, exact_only=False):
-                role = proposal.key == roles[step.step_id]
-                candidate = Scored(proposal, measure(proposal, step, frozenset(), t, admit=admits, same_role=role))
+                role, calls_it = proposal.key == roles[step.step_id], proposal.key == sole_calls.get(step.step_id)
+                candidate = Scored(proposal, measure(proposal, step, frozenset(), t, admit=admits, same_role=role, same_call=calls_it))
                 if (weight := weighs(candidate.evidence)) > 0.0:
                     options.setdefault(step.step_id, {})[proposal.key] = weight
                     scored[(step.step_id, proposal.key)] = candidate
@@ -199,6 +205,13 @@ def _sole_role(pools: list[tuple[SourceFile, ModuleIndex, Definition, tuple[Stat
     role = statement_role(step.texts[0])
     held = {statement_key(source.relpath, s) for source, _, _, pool in pools for s in pool if statement_role(s.text) == role}
     return keys.pop() if len(keys) == 1 and len(held) == 1 else None
+
+
+def _sole_call(pools: list[tuple[SourceFile, ModuleIndex, Definition, tuple[Statement, ...]]], call: str, own: set[str | None]) -> tuple[str, int, str] | None:
+    """The key of the only statement of all ``pools`` that makes ``call``, when the target itself (``own``: the calls
+    its statements make now) no longer makes it; else None."""
+    held = {statement_key(source.relpath, s) for source, _, _, pool in pools for s in pool if statement_call(s.text) == call}
+    return held.pop() if len(held) == 1 and call not in own else None
 
 
 def dispatched(reach: Reach) -> Iterator[Reached]:

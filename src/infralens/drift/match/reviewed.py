@@ -24,7 +24,7 @@ from collections import Counter
 from dataclasses import dataclass
 
 from infralens.drift.lock.entries import AnnotationLock, short_hash
-from infralens.drift.lock.facts import body_hashes, enclosing_definitions
+from infralens.drift.lock.facts import body_hashes, body_of, enclosing_definitions
 from infralens.drift.match.reader import TreeReader
 from infralens.errors import InfralensError, SourceNotFoundError
 from infralens.resolve import Resolver
@@ -189,3 +189,31 @@ def _body(index: ModuleIndex, qualname: str) -> tuple[str, ...]:
         return tuple(short_hash(s.text) for s in index.statements if s.scope == "")
     same = [d for d in index.definitions if d.qualname == qualname and d.accessor is None]
     return tuple(h for d in same for h in body_hashes(index, d))
+
+
+def reviewed_texts(reviewed: TreeReader | None, annotation: AnnotationLock) -> tuple[str, ...] | None:
+    """The texts of the reviewed target's body, in order (None when the reviewed release is not at hand, or its body
+    there is not the one the lock recorded)."""
+    indexed = reviewed.indexed(annotation.relpath) if reviewed is not None else None
+    if indexed is None:
+        return None
+    for definition in indexed[1].definitions:
+        if definition.qualname == annotation.target and definition.accessor is None:
+            texts = tuple(s.text for s in body_of(indexed[1], definition))
+            if tuple(short_hash(text) for text in texts) == annotation.body:
+                return texts
+    return None
+
+
+def reviewed_nested(reviewed: TreeReader | None, annotation: AnnotationLock) -> dict[str, tuple[str, ...]]:
+    """The body texts of each function nested directly in the reviewed target, by name (empty when the reviewed release
+    is not at hand)."""
+    indexed = reviewed.indexed(annotation.relpath) if reviewed is not None else None
+    if indexed is None:
+        return {}
+    index = indexed[1]
+    return {
+        d.qualname.rpartition(".")[2]: tuple(s.text for s in body_of(index, d))
+        for d in index.definitions
+        if d.qualname.rpartition(".")[0] == annotation.target and d.kind is not DefinitionKind.CLASS
+    }

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from enum import Enum
 from typing import TypeVar
 
-from infralens.reports import DriftKind as StepKind, MatchQuality
+from infralens.reports import DriftKind as StepKind
 
 T = TypeVar("T")
 
@@ -123,12 +123,16 @@ class Rule(str, Enum):
     SAME_TEXT = "same-text"
     SAME_TREE = "same-tree"
     TARGET_HEADER = "target-header"
+    DECORATOR_REPLACED = "decorator-replaced"
+    NESTED_LIFTED = "nested-lifted"
     CONFIDENT_EDIT = "confident-edit"
     MOVED_TO_REACHED = "moved-to-reached"
     MOVED_WITH_BLOCK = "moved-with-block"
     SAME_ACTION = "same-action"
+    RENAMED_THROUGHOUT = "renamed-throughout"
     EDIT = "edit"
     SAME_ROLE = "same-role"
+    SAME_CALL = "same-call"
     SOLE_ASSIGNMENT = "sole-assignment"
     PER_OBJECT_EDIT = "per-object-edit"
     ACTION_KEPT_IN_REACHED = "action-kept-in-reached"
@@ -210,12 +214,16 @@ RULE_KIND = {
     Rule.SAME_TEXT: StepKind.UNCHANGED,
     Rule.SAME_TREE: StepKind.UNCHANGED,
     Rule.TARGET_HEADER: StepKind.CHANGED,
+    Rule.DECORATOR_REPLACED: StepKind.CHANGED,
+    Rule.NESTED_LIFTED: StepKind.CHANGED,
     Rule.CONFIDENT_EDIT: StepKind.CHANGED,
     Rule.MOVED_TO_REACHED: StepKind.MOVED,
     Rule.MOVED_WITH_BLOCK: StepKind.MOVED,
     Rule.SAME_ACTION: StepKind.CHANGED,
+    Rule.RENAMED_THROUGHOUT: StepKind.CHANGED,
     Rule.EDIT: StepKind.CHANGED,
     Rule.SAME_ROLE: StepKind.CHANGED,
+    Rule.SAME_CALL: StepKind.CHANGED,
     Rule.SOLE_ASSIGNMENT: StepKind.CHANGED,
     Rule.PER_OBJECT_EDIT: StepKind.CHANGED,
     Rule.ACTION_KEPT_IN_REACHED: StepKind.CHANGED,
@@ -379,10 +387,7 @@ SPECS: dict[AnyRule, RuleSpec] = {
             "A class in another module is not the reviewed class renamed while the reviewed module is still there and does not name that module.",
         ),
         _spec(Filter.NEW_PLACE_NOT_CARRIED, "A deleted target's block is followed only into a function that was there at the review."),
-        _spec(
-            Filter.OUT_OF_VIEW,
-            "A block that left the target went where its module can see: its own module, one it imports, or its own qualified name.",
-        ),
+        _spec(Filter.OUT_OF_VIEW, "A block that left the target went where its module can see: itself, a module it imports, or its own qualname."),
         _spec(Filter.REAL_EDIT_STAYS, "A place that gained the target's lost statements does not override a real edit inside the target."),
         _spec(
             Filter.EDIT_WITH_NEIGHBOURS,
@@ -398,15 +403,19 @@ SPECS: dict[AnyRule, RuleSpec] = {
         _spec(Rule.SAME_TEXT, "The same normalised text inside the target, assigned to the step, is unchanged.", essential=True),
         _spec(Rule.SAME_TREE, "Texts differing only in redundant parentheses or layout are the same statement."),
         _spec(Rule.TARGET_HEADER, "The mapped target's def line (or docstring) is the reviewed one's, whatever its parameters."),
+        _spec(Rule.DECORATOR_REPLACED, "A decorator the target lost is changed to the new one the decorator list's diff puts at its rank."),
+        _spec(Rule.NESTED_LIFTED, "A nested function's def line is changed to that of the one helper that received most of its body."),
         _spec(Rule.CONFIDENT_EDIT, "An edit very close in text and context, with nothing reached, is decided before any search."),
         _spec(Rule.MOVED_TO_REACHED, "The exact text in a function the target now calls or is decorated by is where the step went."),
         _spec(Rule.MOVED_WITH_BLOCK, "The exact text in the one function that gained a block of the target's lost statements is the step moved."),
         _spec(Rule.SAME_ACTION, "A rewrite that keeps the action (a name, a call, setter and assignment, keywords) is changed."),
+        _spec(Rule.RENAMED_THROUGHOUT, "A rewrite only renaming names the target no longer spells anywhere is its edit, wherever the diff puts it."),
         _spec(Rule.EDIT, "A statement of the same kind, close in text and placed by neighbours or the body diff, is changed."),
         _spec(
             Rule.SAME_ROLE,
             "The only statement left that plays the step's role (same target from the same call, same call, same raise), sharing some text, is its edit.",
         ),
+        _spec(Rule.SAME_CALL, "The only statement left making the step's call, which the reviewed target made in the step alone, is its edit."),
         _spec(Rule.SOLE_ASSIGNMENT, "The only statement left that assigns the same name is its edit."),
         _spec(
             Rule.PER_OBJECT_EDIT,
@@ -424,15 +433,6 @@ SPECS: dict[AnyRule, RuleSpec] = {
     )
 }
 """The rule book: one entry per rule of every kind."""
-
-
-def match_quality(similarity: float, context: float, locality: float, t: Thresholds) -> MatchQuality:
-    """How sure a match is (exact, strong or weak), from its three scores together."""
-    if similarity == 1.0 and locality >= t.moved_elsewhere_locality and context >= t.confident_context:
-        return MatchQuality.EXACT
-    if similarity >= t.confident_similarity and context >= t.confident_context and locality >= t.moved_locality:
-        return MatchQuality.STRONG
-    return MatchQuality.WEAK
 
 
 def best_scored(scored: Sequence[tuple[float, T]], floor: float, margin: float) -> list[T]:

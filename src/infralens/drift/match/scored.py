@@ -7,7 +7,8 @@ from dataclasses import dataclass, replace
 from infralens.drift.match.evidence import Evidence
 from infralens.drift.match.propose import Proposal
 from infralens.drift.match.results import Candidate, Scores
-from infralens.drift.match.rules import Origin, Thresholds, match_quality
+from infralens.drift.match.rules import Action, Filter, Origin, Thresholds, Trace
+from infralens.reports import MatchQuality
 
 
 @dataclass(frozen=True)
@@ -46,3 +47,26 @@ def line_of(scored: Scored) -> int:
 def scores_of(evidence: Evidence, t: Thresholds) -> Scores:
     e = evidence
     return Scores(e.similarity, e.context, e.locality, match_quality(e.similarity, e.context, e.locality, t))
+
+
+def trace_assignment(
+    options: dict[str, list[Scored]], weights: dict[str, dict[tuple[str, int, str], float]], chosen: dict[str, tuple[str, int, str]], traces: dict[str, Trace]
+) -> None:
+    """Say, for each step whose best candidate went to another step, where it went (rule ``one-to-one``)."""
+    taken_by = {key: step_id for step_id, key in chosen.items()}
+    for step_id, found_options in options.items():
+        if not found_options:
+            continue
+        best = max(found_options, key=lambda o: weights[step_id][o.proposal.key])
+        other = taken_by.get(best.proposal.key)
+        if other is not None and other != step_id:
+            traces[step_id].add(Filter.ONE_TO_ONE, Action.REMOVED, f"its closest statement, line {line_of(best)}, went to {other}")
+
+
+def match_quality(similarity: float, context: float, locality: float, t: Thresholds) -> MatchQuality:
+    """How sure a match is (exact, strong or weak), from its three scores together."""
+    if similarity == 1.0 and locality >= t.moved_elsewhere_locality and context >= t.confident_context:
+        return MatchQuality.EXACT
+    if similarity >= t.confident_similarity and context >= t.confident_context and locality >= t.moved_locality:
+        return MatchQuality.STRONG
+    return MatchQuality.WEAK

@@ -187,3 +187,33 @@ def statement_role(text: str) -> str | None:
     if not isinstance(value, ast.Call):  # ``device = x . device``: a local named alike in any function plays no role of its own
         return None if isinstance(target, ast.Name) else f"assign {ast.unparse(target)}"
     return f"assign {ast.unparse(target)} {ast.unparse(value.func)}"
+
+
+@lru_cache(maxsize=32768)
+def statement_call(text: str) -> str | None:
+    """The function a simple statement calls for its value, whatever it does with the result: ``a = f ( x )``,
+    ``a += f ( x )``, ``a : T = f ( x )``, ``f ( x )`` or ``return f ( x )`` (of ``f ( ) if c else d``, the call); None
+    for anything else. Unlike :func:`statement_role` it ignores the assigned name (a variable renamed keeps the call)."""
+    tree = statement_tree(text)
+    simple = (ast.Assign, ast.AugAssign, ast.AnnAssign, ast.Expr, ast.Return)
+    value = tree.value if isinstance(tree, simple) and not (isinstance(tree, ast.Assign) and len(tree.targets) > 1) else None
+    if isinstance(value, ast.IfExp):
+        value = value.body
+    return ast.unparse(value.func) if isinstance(value, ast.Call) else None
+
+
+@lru_cache(maxsize=32768)
+def identifiers(text: str) -> frozenset[str]:
+    """Every name a statement spells: variables, attributes, parameters and keyword arguments (empty when it does not parse)."""
+    tree = statement_tree(text)
+    if tree is None:
+        return frozenset()
+    found: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Name):
+            found.add(node.id)
+        elif isinstance(node, ast.Attribute):
+            found.add(node.attr)
+        elif isinstance(node, (ast.arg, ast.keyword)) and node.arg is not None:
+            found.add(node.arg)
+    return frozenset(found)

@@ -1,0 +1,246 @@
+"""Rule cases for rewrites that keep a statement's role (issue 41, items 4 and 5): a name renamed through the whole
+function (rule ``renamed-throughout``), the only statement left making the step's call (rule ``same-call``), in the
+target and in a helper it now hands the work to, a decorator replaced in place (rule ``decorator-replaced``), an
+attribute set under a computed name (rule ``same-action``), and a nested function lifted into a helper (rule
+``nested-lifted``); :mod:`rule_cases` adds them to its tables."""
+
+from __future__ import annotations
+
+from rule_cases import RuleCase
+
+from infralens.drift.match.rules import Rule
+
+RENAMED_OLD = """
+class Mixer:
+    def run(self, x, scale):
+        outputs = self.model(x)
+        logits = outputs.logits
+        total = (x + scale) * 2
+        self.set_gain(scale)
+        del outputs
+        y = logits * 2
+        return y + total
+"""
+RENAMED_NEW = """
+class Mixer:
+    def run(self, x, scale):
+        model_outputs = self.model(x)
+        logits = model_outputs.logits
+        del model_outputs
+        total = (x + scale) * 2
+        self.set_gain(scale)
+        y = logits * 2
+        return y + total
+"""
+# ``outputs`` became ``model_outputs`` everywhere, and the ``del`` moved up past two unchanged statements: the body
+# diff puts it outside its hunk and none of its neighbours is where it was, but no ``outputs`` is left to delete.
+RENAMED_NOT_THROUGHOUT = RENAMED_NEW.replace("        y = logits * 2\n", "        y = logits * 2\n        outputs = y * scale\n")
+# The same, but the function still spells ``outputs`` (for something else): the rename did not go through it.
+FLAGGED_OLD = """
+class Mixer:
+    def run(self, x, scale):
+        total = (x + scale) * 2
+        if self.flag:
+            x = self.scale_up(x)
+        elif self.other:
+            x = x - 1
+        self.set_gain(scale)
+        return x + total
+"""
+FLAGGED_NEW = """
+class Mixer:
+    def run(self, x, scale):
+        if self.other:
+            x = x - 1
+        total = (x + scale) * 2
+        self.set_gain(scale)
+        return x + total
+"""
+# ``self.flag`` is gone, and ``if self.other`` reads as its rename; but the reviewed body spelled ``other`` already
+# (the ``elif``): the branch left is that one's, not a rename of the first.
+
+CALL_OLD = """
+class Mixer:
+    def run(self, x, scale):
+        total = (x + scale) * 2
+        self.set_gain(scale)
+        scores = self.norm(x)
+        processed = self.process(x, scores)
+        y = processed * 2
+        return y + total
+"""
+CALL_NEW = """
+class Mixer:
+    def run(self, x, scale):
+        h = self.norm(x).softmax(-1)
+        out = self.process(self.flatten_input(x), h)
+        total = (x + scale) * 2
+        self.set_gain(scale)
+        y = out * 3
+        return y + total
+"""
+# The processing call moved before two unchanged statements, assigned to another name with other arguments, its
+# neighbours rewritten too: the only ``self.process`` call, as it was the only one at the review.
+CALL_TWICE_OLD = CALL_OLD.replace("        y = processed * 2\n", "        y = processed * 2\n        extra = self.process(total, scores)\n")
+# The reviewed body made the call twice: the one left may be either's.
+
+HANDED_OLD = """
+class Mixer:
+    def run(self, x, scale):
+        total = (x + scale) * 2
+        self.set_gain(scale)
+        scores = self.norm(x)
+        picked = self.choose(scores, k=2)
+        y = picked * 2
+        return y + total
+"""
+HANDED_NEW = """
+class Mixer:
+    def run(self, x, scale):
+        total = (x + scale) * 2
+        self.set_gain(scale)
+        y = self._pick(x) * 2
+        return y + total
+
+    def _pick(self, x):
+        log_probs = self.norm(x).log()
+        top = self.choose(log_probs.exp(), k=self.width)
+        return top
+"""
+# The choice went into a new helper, rewritten on its way with everything around it: the helper's only ``self.choose``.
+
+DECORATED_OLD = """
+class Mixer:
+    @cached
+    @documented(MIXER_DOCS, examples=True)
+    def run(self, x, scale):
+        total = (x + scale) * 2
+        return total * x
+"""
+DECORATED_NEW = DECORATED_OLD.replace("@documented(MIXER_DOCS, examples=True)", "@auto_docs")
+# The documenting decorator was replaced by another at the same place in the list: the docs are still generated.
+DECORATOR_DROPPED = DECORATED_OLD.replace("    @cached\n    @documented(MIXER_DOCS, examples=True)\n", "    @traced\n    @cached\n")
+# The documenting decorator went and another was added on top: nothing took its place.
+
+HEAD_OLD = """
+class Head:
+    def __init__(self, config):
+        super().__init__(config)
+        self.num_labels = config.num_labels
+        self.model = MixerModel(config)
+        self.score = Linear(config.hidden_size)
+        self.post_init()
+"""
+HEAD_NEW = HEAD_OLD.replace("self.model = MixerModel(config)", "setattr(self, self.base_model_prefix, AutoModel.from_config(config))")
+# The backbone is still built from the config and set on self, under a name the class now computes (its prefix).
+HEAD_OTHER_VALUE = HEAD_NEW.replace("from_config(config)", "from_config(config, dtype=config.dtype)")
+# A setattr with a computed name, but its value is built from other arguments: not the same action.
+
+NESTED_OLD = """
+class Mixer:
+    def run(self, x, scale):
+        def layer_map(devices):
+            if devices is None:
+                return None
+            first = devices[0]
+            mapping = {i: first for i in range(self.layers)}
+            return mapping
+
+        total = (x + scale) * 2
+        placed = layer_map(self.devices)
+        return total, placed
+"""
+NESTED_LIFTED = """
+class Mixer:
+    def run(self, x, scale):
+        total = (x + scale) * 2
+        placed = self._layer_map()
+        return total, placed
+
+    def _layer_map(self):
+        devices = self.devices
+        if devices is None:
+            return None
+        first = devices[0]
+        mapping = {i: first for i in range(self.layers)}
+        return mapping
+"""
+# The nested function became a method the target calls, its body carried over: its def line is the method's.
+NESTED_KEPT = NESTED_LIFTED.replace(
+    "        total = (x + scale) * 2\n",
+    "        def layer_map(devices, default=None):\n            return default\n\n        total = (x + scale) * 2\n",
+)
+# The same method, but the target still nests a function of that name (its signature edited): that one is the step's.
+
+CASES: list[RuleCase] = [
+    RuleCase("nested-lifted", Rule.NESTED_LIFTED, {"mixer.py": NESTED_OLD}, {"mixer.py": NESTED_LIFTED}, ("def layer_map(devices):",), kind="changed"),
+    RuleCase(
+        "same-action-computed-setter",
+        Rule.SAME_ACTION,
+        {"mixer.py": HEAD_OLD},
+        {"mixer.py": HEAD_NEW},
+        ("self.model = MixerModel(config)",),
+        target="demo.mixer.Head.__init__",
+        kind="changed",
+    ),
+    RuleCase(
+        "decorator-replaced",
+        Rule.DECORATOR_REPLACED,
+        {"mixer.py": DECORATED_OLD},
+        {"mixer.py": DECORATED_NEW},
+        ("@documented(MIXER_DOCS, examples=True)",),
+        kind="changed",
+    ),
+    RuleCase("renamed-throughout", Rule.RENAMED_THROUGHOUT, {"mixer.py": RENAMED_OLD}, {"mixer.py": RENAMED_NEW}, ("del outputs",), kind="changed"),
+    RuleCase("same-call", Rule.SAME_CALL, {"mixer.py": CALL_OLD}, {"mixer.py": CALL_NEW}, ("processed = self.process(x, scores)",), kind="changed"),
+    RuleCase("same-call-in-helper", Rule.SAME_CALL, {"mixer.py": HANDED_OLD}, {"mixer.py": HANDED_NEW}, ("picked = self.choose(scores, k=2)",), kind="changed"),
+]
+
+HELD_BACK: list[RuleCase] = [
+    RuleCase("nested-lifted-still-nested", Rule.NESTED_LIFTED, {"mixer.py": NESTED_OLD}, {"mixer.py": NESTED_KEPT}, ("def layer_map(devices):",)),
+    RuleCase(
+        "same-action-computed-setter-other-arguments",
+        Rule.SAME_ACTION,
+        {"mixer.py": HEAD_OLD},
+        {"mixer.py": HEAD_OTHER_VALUE},
+        ("self.model = MixerModel(config)",),
+        target="demo.mixer.Head.__init__",
+        kind="deleted",
+    ),
+    RuleCase(
+        "renamed-throughout-to-a-name-in-use", Rule.RENAMED_THROUGHOUT, {"mixer.py": FLAGGED_OLD}, {"mixer.py": FLAGGED_NEW}, ("if self.flag:",), kind="deleted"
+    ),
+    RuleCase(
+        "decorator-replaced-nothing-in-its-place",
+        Rule.DECORATOR_REPLACED,
+        {"mixer.py": DECORATED_OLD},
+        {"mixer.py": DECORATOR_DROPPED},
+        ("@documented(MIXER_DOCS, examples=True)",),
+        kind="deleted",
+    ),
+    RuleCase(
+        "renamed-throughout-name-still-spelled",
+        Rule.RENAMED_THROUGHOUT,
+        {"mixer.py": RENAMED_OLD},
+        {"mixer.py": RENAMED_NOT_THROUGHOUT},
+        ("del outputs",),
+        kind="deleted",
+    ),
+    RuleCase(
+        "same-call-made-twice-at-review",
+        Rule.SAME_CALL,
+        {"mixer.py": CALL_TWICE_OLD},
+        {"mixer.py": CALL_NEW},
+        ("processed = self.process(x, scores)",),
+        kind="deleted",
+    ),
+    RuleCase(
+        "same-call-reviewed-release-unknown",
+        Rule.SAME_CALL,
+        {"mixer.py": CALL_OLD},
+        {"mixer.py": CALL_NEW},
+        ("processed = self.process(x, scores)",),
+        kind="deleted",
+        reviewed=False,
+    ),
+]
