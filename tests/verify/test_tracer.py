@@ -110,6 +110,28 @@ def test_expects_are_evaluated_in_the_real_frame_after_the_statement(synthetic, 
     assert doubled.expects[0].passed  # a generator expression sees the frame's locals
 
 
+def test_a_return_statements_expects_read_the_returned_value_as_dunder_return(synthetic, backend):
+    """``__return__`` is the value the frame gives back, as pdb names it: a return statement's expects can pin it
+    (before, a returned value never landed in the frame an expect reads). Statements that do not return see no
+    such name, and a comprehension in the expect still sees it."""
+    module, path = synthetic
+    probes = [
+        probe(path, "returned", "Box.grow", 13, None, "__return__ == size == n * 2", "__return__ == 0", "all(__return__ > v for v in (n,))"),
+        probe(path, "inner", "Box.nested.<locals>.inner", 18, None, "__return__ == k + 1"),
+        probe(path, "size", "Box.grow", 12, None, "'__return__' not in dir()"),
+    ]
+    with Tracer(probes, backend=backend) as tracer:
+        assert module.Box().grow(4) == 8
+        assert module.Box().nested() == 5
+    results = tracer.results()
+    holds, wrong, comprehension = results["returned"].expects
+    assert holds.passed and holds.evaluations == 1 and holds.observed == "__return__=8; size=8; n=4"
+    assert not wrong.passed and wrong.observed.startswith("__return__=8")
+    assert comprehension.passed
+    assert results["inner"].expects[0].passed and results["inner"].expects[0].evaluations == 2
+    assert results["size"].expects[0].passed
+
+
 def test_failing_expect_records_exception_and_observed_values(synthetic, backend):
     module, path = synthetic
     probes = [probe(path, "size", "Box.grow", 12, None, "size == n * 2", "size.shape == (1,)", "not a valid ((")]

@@ -68,7 +68,7 @@ class SetTraceBackend:
                 elif event == "return":
                     # After an exception event with no line since, the frame is unwinding: the
                     # pending statement did not complete, so its expects are not evaluated.
-                    state.leave(frame, evaluate=not unwinding)
+                    state.leave(frame, evaluate=not unwinding, returned=None if unwinding else (arg,))
                 elif event == "exception":
                     unwinding = True
                 return local
@@ -103,7 +103,7 @@ class MonitoringBackend:
         monitoring.register_callback(self.tool, events.PY_START, self._start)
         monitoring.register_callback(self.tool, events.LINE, self._line)
         monitoring.register_callback(self.tool, events.PY_RETURN, self._return)
-        monitoring.register_callback(self.tool, events.PY_YIELD, self._return)
+        monitoring.register_callback(self.tool, events.PY_YIELD, self._yield)
         monitoring.register_callback(self.tool, events.PY_UNWIND, self._unwind)
         monitoring.set_events(self.tool, events.PY_START | events.PY_UNWIND)
 
@@ -138,13 +138,17 @@ class MonitoringBackend:
 
     def _return(self, code: CodeType, offset: int, value: object) -> None:
         if not self.busy:
+            self._visit(sys._getframe(1), code, None, (value,))
+
+    def _yield(self, code: CodeType, offset: int, value: object) -> None:
+        if not self.busy:
             self._visit(sys._getframe(1), code, None)
 
     def _unwind(self, code: CodeType, offset: int, exception: BaseException) -> None:
         self.states.pop(id(sys._getframe(1)), None)
 
-    def _visit(self, frame: FrameType, code: CodeType, lineno: int | None) -> None:
-        """A line of *frame* ran (*lineno*), or it returned or yielded (None)."""
+    def _visit(self, frame: FrameType, code: CodeType, lineno: int | None, returned: tuple[object] | None = None) -> None:
+        """A line of *frame* ran (*lineno*), or it returned (None, with ``returned``: ``(value,)``) or yielded (None)."""
         state = self.states.get(id(frame))
         if state is None:  # a generator resumed, or the frame started before tracing
             watch = self.table.watch_for(code)
@@ -154,7 +158,7 @@ class MonitoringBackend:
         self.busy = True  # expects may call watched code: that must not count
         try:
             if lineno is None:
-                state.leave(frame)
+                state.leave(frame, returned=returned)
             else:
                 state.line(frame, lineno)
         finally:

@@ -2,6 +2,8 @@
 
 An expression is evaluated with the frame's globals and locals (merged into one namespace when
 a comprehension needs to see locals). Exceptions count as failures, with the exception observed.
+When the frame returns, the value it returns is one more name, :data:`RETURNED` (``__return__``, the name pdb
+gives it), so a ``return`` statement's expects can read what it gives back.
 """
 
 from __future__ import annotations
@@ -12,6 +14,9 @@ from types import CodeType, FrameType
 
 from infralens.verify.trace.observe import Fingerprint, is_value, short_repr
 from infralens.verify.trace.probes import ExpectResult
+
+RETURNED = "__return__"
+"""The name an expect reads the frame's return value by, when it is evaluated as the frame returns."""
 
 MAX_EVALUATIONS = 200
 """Expects are evaluated at most this many times per expect (runs are still all counted)."""
@@ -45,34 +50,37 @@ class Expect:
         self.on_fail: Callable[[str | None], None] | None = None
         """Called with the error (None: the expression was false) after a failed evaluation (``verify --mutate``)."""
 
-    def evaluate(self, frame: FrameType) -> None:
+    def evaluate(self, frame: FrameType, returned: tuple[object] | None = None) -> None:
+        """Evaluate in ``frame``; ``returned``: ``(value,)`` when the frame is returning ``value`` (bound to
+        :data:`RETURNED`), else None."""
         if self.evaluations >= MAX_EVALUATIONS:
             return
         self.evaluations += 1
+        local = frame.f_locals if returned is None else {**frame.f_locals, RETURNED: returned[0]}
         if self.code is None:
-            self._fail(_namespace(frame), self.compile_error)
+            self._fail(_namespace(frame, local), self.compile_error)
             return
         try:
             try:
-                ok = bool(eval(self.code, frame.f_globals, frame.f_locals))
+                ok = bool(eval(self.code, frame.f_globals, local))
             except NameError:
                 # Comprehensions and generator expressions cannot see a separate locals mapping:
                 # evaluate again in one merged namespace.
-                ok = bool(eval(self.code, _namespace(frame)))
+                ok = bool(eval(self.code, _namespace(frame, local)))
         except Exception as error:  # an expect that raises is a failed expect, with the error observed
-            self._fail(_namespace(frame), f"{type(error).__name__}: {error}")
+            self._fail(_namespace(frame, local), f"{type(error).__name__}: {error}")
             return
         if self.digest is not None or self.witness is not None:
-            namespace = _namespace(frame)
+            namespace = _namespace(frame, local)
             if self.digest is not None:
                 self.digest.add(ok, self.names, namespace)
             if self.witness is not None and ok:
-                self.witness.add(ok, self.names + tuple(sorted(name for name in frame.f_locals if name not in self.names)), namespace)
+                self.witness.add(ok, self.names + tuple(sorted(name for name in local if name not in self.names)), namespace)
                 self.trail.append(self.witness.hexdigest())
         if not ok:
-            self._fail(_namespace(frame), None)
+            self._fail(_namespace(frame, local), None)
         elif self.evaluations == 1:
-            self.observed = _observe(self.names, _namespace(frame))
+            self.observed = _observe(self.names, _namespace(frame, local))
 
     def keep_trail(self) -> None:
         """Keep a :attr:`trail` from now on (the mutated step's own expects, in a run that fingerprints nothing else)."""
@@ -93,9 +101,9 @@ class Expect:
         return ExpectResult(self.expr, self.evaluations, self.failures, self.observed, self.error)
 
 
-def _namespace(frame: FrameType) -> dict[str, object]:
+def _namespace(frame: FrameType, local: dict[str, object]) -> dict[str, object]:
     namespace = dict(frame.f_globals)
-    namespace.update(frame.f_locals)
+    namespace.update(local)
     return namespace
 
 

@@ -4,7 +4,7 @@
 makes Python-heavy scenarios 1.3-1.4x slower. This backend instead rewrites only the watched code
 objects (with the ``bytecode`` package): before every instruction that starts a source line (and at
 ``for`` loop heads) it inserts a call ``hooks.line(lineno)``, and before every ``return`` a call
-``hooks.leave()``. The inserted sequences leave the value stack as they found it. The rewritten code
+``hooks.leave(value)`` with a copy of the value being returned. The inserted sequences leave the value stack as they found it. The rewritten code
 is swapped into the live function objects (``function.__code__``), found with one scan of the
 garbage collector's objects (repeated only after imports of watched files); code objects nested in a rewritten function's constants are rewritten
 too, so closures created later are watched as well. Everything is swapped back when tracing stops.
@@ -61,7 +61,8 @@ class CodeHooks:
             finally:
                 backend.busy = False
 
-    def leave(self) -> None:
+    def leave(self, value: object) -> None:
+        """The frame is about to return ``value``."""
         backend = _Active.backend
         if backend is None or backend.busy:
             return
@@ -70,7 +71,7 @@ class CodeHooks:
         if state is not None:
             backend.busy = True
             try:
-                state.leave(frame)
+                state.leave(frame, returned=(value,))
             finally:
                 backend.busy = False
 
@@ -83,12 +84,13 @@ the process (rewriting is the slow part); the original is held so its id is neve
 
 
 def _hook_call(target: Callable[..., None], argument: int | None, location: InstrLocation | None) -> list[Instr]:
-    """``target(argument)`` with its result dropped: stack neutral."""
+    """``target(argument)`` with its result dropped: stack neutral. Without ``argument``, ``target(TOS)``: the value on
+    top of the stack (the one about to be returned) is passed, copied and left in place."""
     # LOAD_CONST takes any constant at run time; bytecode's annotations list only the usual kinds.
     load_hook = Instr("LOAD_CONST", target, location=location)  # type: ignore[arg-type]
     sequence = [Instr("PUSH_NULL", location=location), load_hook]
-    if argument is None:
-        sequence += [Instr("PRECALL", 0, location=location), Instr("CALL", 0, location=location)]
+    if argument is None:  # stack: value, NULL, hook -> value, NULL, hook, value
+        sequence += [Instr("COPY", 3, location=location), Instr("PRECALL", 1, location=location), Instr("CALL", 1, location=location)]
     else:
         sequence += [
             Instr("LOAD_CONST", argument, location=location),

@@ -1,7 +1,8 @@
 """Which lines of a code object are watched, and where a running frame is among them.
 
 A statement counts as run when execution enters its line range from outside it; the expects
-attached to a statement are evaluated when execution leaves it (next line elsewhere, or return).
+attached to a statement are evaluated when execution leaves it (next line elsewhere, or return; then
+they also see the returned value as ``__return__``).
 """
 
 from __future__ import annotations
@@ -63,11 +64,12 @@ class FrameState:
             statement.runs += 1
         self.current = statement
 
-    def leave(self, frame: FrameType, evaluate: bool = True) -> None:
+    def leave(self, frame: FrameType, evaluate: bool = True, returned: tuple[object] | None = None) -> None:
+        """The frame returns (``returned``: ``(value,)``) or yields (None): the pending statement's expects are evaluated."""
         current = self.current
         if evaluate and current is not None and current.expects:
             for expect in current.expects:
-                expect.evaluate(frame)
+                expect.evaluate(frame, returned)
         self.current = None
 
 
