@@ -111,6 +111,49 @@ SIBLING_OLD = BUILT_OLD + BUILT_NEW.split("class Model", maxsplit=1)[0]
 SIBLING_NEW = BUILT_NEW
 # CompactBlock was there at the review beside Block: Model switched to a sibling, Block was not renamed to it.
 
+WRAPPED_OLD = """
+class Down:
+    def __init__(self, width):
+        self.conv = Conv(width, stride=2)
+        self.norm = Norm(width)
+
+    def run(self, x):
+        if self.norm is not None:
+            x = self.norm(x)
+        x = pad(x, self.padding)
+        return self.conv(x)
+
+
+class Stage:
+    def __init__(self, width):
+        self.blocks = ModuleList([Block(width)])
+        self.down = ModuleList([Down(width, padding=1)])
+
+    def forward(self, x):
+        return self.down[0].run(self.blocks[0](x))
+"""
+WRAPPED_NEW = """
+class CompactDown:
+    def __init__(self, width):
+        self.conv = Conv(width, stride=2, padding=0)
+
+    def run(self, x):
+        return self.conv(pad(x, (0, 1, 0, 1)))
+
+
+class CompactStage:
+    def __init__(self, width):
+        self.blocks = ModuleList([Block(width)])
+        self.down = nn.ModuleList([CompactDown(width)])
+
+    def forward(self, x):
+        return self.down[0].run(self.blocks[0](x))
+"""
+# Down and the Stage that built it were both rewritten under new names: CompactStage.__init__ (a namesake of the
+# gone user, new since the review) fills the same place from CompactDown, wrapped as before: the target is CompactDown.run.
+WRAPPED_SIBLING_OLD = WRAPPED_OLD + WRAPPED_NEW.split("class CompactStage", maxsplit=1)[0]
+# CompactDown was there at the review beside Down: the renamed stage switched to a sibling, Down was not renamed to it.
+
 CASES: list[RuleCase] = [
     RuleCase(
         "close-edit-in-helper", Rule.CLOSE_EDIT_IN_HELPER, {"mixer.py": OLD}, {"mixer.py": EXTRACTED_AND_REWRITTEN}, ("h = self.attn(h)",), kind="changed"
@@ -123,6 +166,16 @@ CASES: list[RuleCase] = [
         ("def run(self, x):",),
         "target",
         target="demo.mixer.Block.run",
+        kind="renamed",
+    ),
+    RuleCase(
+        "class-renamed-with-users",
+        TargetRule.CLASS_RENAMED_WITH_USERS,
+        {"mixer.py": WRAPPED_OLD},
+        {"mixer.py": WRAPPED_NEW},
+        ("def run(self, x):",),
+        "target",
+        target="demo.mixer.Down.run",
         kind="renamed",
     ),
 ]
@@ -153,6 +206,16 @@ HELD_BACK: list[RuleCase] = [
         ("def run(self, x):",),
         "target",
         target="demo.mixer.Block.run",
+        kind="deleted",
+    ),
+    RuleCase(
+        "class-renamed-with-users-not-to-a-sibling",
+        TargetRule.CLASS_RENAMED_WITH_USERS,
+        {"mixer.py": WRAPPED_SIBLING_OLD},
+        {"mixer.py": WRAPPED_NEW},
+        ("def run(self, x):",),
+        "target",
+        target="demo.mixer.Down.run",
         kind="deleted",
     ),
 ]

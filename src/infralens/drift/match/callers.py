@@ -101,6 +101,62 @@ _BUILT = re.compile(r"([A-Z]\w*) \(")
 """A call of a class-like name (capitalised, as classes are named) at the start of an assigned value."""
 
 
+def class_renamed_with_users(reader: TreeReader, reviewed: TreeReader | None, entry: AnnotationLock) -> Renamed | None:
+    """The target method (``Class.method``) in the class that now fills the places its gone class filled in its own
+    file, where the users may have been renamed with it (rule ``class-renamed-with-users``): each statement of the
+    reviewed file that assigned a value building the class, wrapped or not (``self.down = ModuleList([Down(...)])``),
+    is looked for in the same function, or, when that function is gone too, in the functions of the same name that
+    are new since the review; the one class new there (a name the old value did not call) that the same place is now
+    assigned from gets a vote. The users must agree on one class, new since the review and defining the method."""
+    owner, _, method = entry.target.rpartition(".")
+    if not owner or "." in owner or reviewed is None:
+        return None  # a method of a top-level class only
+    here = reader.indexed(entry.relpath)
+    if here is None or any(d.qualname == owner for d in here[1].definitions):
+        return None  # the class is still where it was (or its file is gone: nothing to rename within)
+    source, index = here
+    votes: Counter[str] = Counter()
+    for relpath, user, statement in _calls_before(reviewed, owner, entry.relpath):
+        assigned, equals, value = statement.partition(" = ")
+        if relpath != entry.relpath or not equals or owner not in _called(value) or "(" in assigned:
+            continue
+        for name in _built_now(reviewed, index, user, assigned, _called(value), entry.relpath):
+            votes[name] += 1
+    ranked = votes.most_common(2)
+    if not ranked or (len(ranked) > 1 and ranked[1][1] == ranked[0][1]):
+        return None
+    new_class, calls = ranked[0]
+    if defined_in(reviewed, entry.relpath, new_class):
+        return None  # a class that was there at the review: the users switched to a sibling
+    found = [d for d in index.definitions if d.qualname == f"{new_class}.{method}" and d.accessor is None]
+    return Renamed(source, index, found[0], calls) if len(found) == 1 else None
+
+
+def _built_now(reviewed: TreeReader, index: ModuleIndex, user: str, assigned: str, called: frozenset[str], relpath: str) -> set[str]:
+    """The class-like names newly called where ``assigned`` is assigned now: in ``user`` when it is still defined, else
+    in the functions of its name that the reviewed file did not define (the user renamed with its class)."""
+    short = user.rpartition(".")[2]
+    same = [d for d in index.definitions if d.qualname == user and d.accessor is None]
+    users = same or [
+        d for d in index.definitions if d.qualname.rpartition(".")[2] == short and d.accessor is None and not defined_in(reviewed, relpath, d.qualname)
+    ]
+    names: set[str] = set()
+    for definition in users:
+        for statement in body_of(index, definition):
+            target, equals, value = statement.text.partition(" = ")
+            if equals and target == assigned:
+                names |= _called(value) - called
+    return names
+
+
+def _called(value: str) -> frozenset[str]:
+    """The class-like (capitalised) names a normalised expression calls."""
+    return frozenset(_CALLED.findall(value))
+
+
+_CALLED = re.compile(r"(?:^|(?<=[ .\[(]))([A-Z]\w*) \(")
+
+
 def callers_at_review(reviewed: TreeReader | None, entry: AnnotationLock) -> frozenset[str]:
     """Qualnames of the functions in the target's file that called it at the review (empty without that release)."""
     if reviewed is None:

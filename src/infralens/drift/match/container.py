@@ -1,20 +1,18 @@
 """Container first: what became of an annotated function, decided once, with the rule and evidence that decided it.
 
-The function is looked for, strictest first: the same file byte for byte (``file-unchanged``); the same
-qualname in its file (``same-place``, ``body-changed``); the same qualname in another module
-(``moved-module``); its name at the other level, new since the review (``moved-same-name``: a method turned
-module function, or the reverse); a shim class that forwards the old name (``renamed-behind-shim``: a deprecated
-subclass or a ``__new__`` returning the new class); a definition of another name whose body overlaps
-(``renamed-body-overlap``), or that holds it with the helpers it calls (``renamed-and-split``); the new name its callers now call
-(``renamed-at-callers``, see :mod:`.callers`); the method of its name in the class its class was renamed to
-(``class-renamed``, see :mod:`.classes`); a method folded into the class of its first parameter, which is now ``self``
-(``moved-to-receiver``, see :mod:`.receiver`); else ``deleted``. A module function's namesake or look-alike in another
-file is not taken when it is a copy made there (``copied-not-moved``, see :func:`.callers.copied_not_moved`).
-Decorators are part of the target: one added, removed or replaced makes the finding ``decorators-changed`` (low severity, like a body that changed around
-unchanged steps), named in the message. A body that lost statements to helpers it now calls or to a
-decorator it now carries is one more decision (``split-into-helpers``, ``wrapped-by-decorator``; see
-:mod:`.split`), naming the helpers. Statements are then mapped inside the function found, then in those
-helpers (and the other functions it leads to, see :mod:`infralens.drift.match.calls`).
+The function is looked for, strictest first: the same file byte for byte (``file-unchanged``); the same qualname in its file (``same-place``,
+``body-changed``); the same qualname in another module (``moved-module``); its name at the other level, new since the review (``moved-same-name``: a
+method turned module function, or the reverse); a shim class that forwards the old name (``renamed-behind-shim``: a deprecated subclass or a
+``__new__`` returning the new class); a definition of another name whose body overlaps (``renamed-body-overlap``), or that holds it with the helpers
+it calls (``renamed-and-split``); the new name its callers now call (``renamed-at-callers``, see :mod:`.callers`); the method of its name in the class
+its class was renamed to (``class-renamed``, see :mod:`.classes`); the class its users, renamed or not, now build (``class-renamed-at-users``,
+``class-renamed-with-users``); a method folded into the class of its first parameter, which is now ``self`` (``moved-to-receiver``, see
+:mod:`.receiver`); else ``deleted``. A module function's namesake or look-alike in another file is not taken when it is a copy made there
+(``copied-not-moved``, see :func:`.callers.copied_not_moved`). Decorators are part of the target: one added, removed or replaced makes the finding
+``decorators-changed`` (low severity, like a body that changed around unchanged steps), named in the message. A body that lost statements to helpers
+it now calls or to a decorator it now carries is one more decision (``split-into-helpers``, ``wrapped-by-decorator``; see :mod:`.split`), naming the
+helpers. Statements are then mapped inside the function found, then in those helpers (and the other functions it leads to, see
+:mod:`infralens.drift.match.calls`).
 """
 
 from __future__ import annotations
@@ -26,7 +24,7 @@ from dataclasses import dataclass, replace
 from infralens.drift.lock.entries import AnnotationLock, Place, StepLock
 from infralens.drift.lock.facts import body_hashes, jaccard
 from infralens.drift.match.aliases import renamed_to_alias
-from infralens.drift.match.callers import callers_at_review, class_renamed_at_users, copied_not_moved, renamed_at_callers
+from infralens.drift.match.callers import Renamed, callers_at_review, class_renamed_at_users, class_renamed_with_users, copied_not_moved, renamed_at_callers
 from infralens.drift.match.classes import method_of_renamed_class
 from infralens.drift.match.decorators import with_decorators
 from infralens.drift.match.forwarding import forwarded_method
@@ -152,6 +150,7 @@ class ContainerMapper:
             (TargetRule.RENAMED_AT_CALLERS, self._renamed_at_callers),
             (TargetRule.CLASS_RENAMED, self._class_renamed),
             (TargetRule.CLASS_RENAMED_AT_USERS, self._class_renamed_at_users),
+            (TargetRule.CLASS_RENAMED_WITH_USERS, self._class_renamed_with_users),
             (TargetRule.MOVED_TO_RECEIVER, self._moved_to_receiver),
             (TargetRule.FOLDED_INTO_BASE, self._folded_into_base),
             (TargetRule.DELETED, self._deleted),
@@ -272,9 +271,8 @@ class ContainerMapper:
         return TargetResult(entry, TargetKind.RENAMED, found.place(), overlap, message, rule=TargetRule.RENAMED_AT_CALLERS.value), found
 
     def _class_renamed(self, entry: AnnotationLock, steps: list[StepLock], trace: Trace) -> Decided | None:
-        renamed_class = method_of_renamed_class(
-            self.reader, self._reviewed(entry), entry, self.policy.thresholds, copied=lambda source: self._class_copied(entry, source, trace)
-        )
+        copied = lambda source: self._class_copied(entry, source, trace)  # noqa: E731 - read by one call
+        renamed_class = method_of_renamed_class(self.reader, self._reviewed(entry), entry, self.policy.thresholds, copied=copied)
         if renamed_class is None:
             return None
         found = Found(renamed_class.source, renamed_class.index, renamed_class.definition, self.policy.thresholds.renamed_locality, False)
@@ -284,13 +282,19 @@ class ContainerMapper:
         return TargetResult(entry, TargetKind.RENAMED, found.place(), found.overlap(entry), message, rule=TargetRule.CLASS_RENAMED.value), found
 
     def _class_renamed_at_users(self, entry: AnnotationLock, steps: list[StepLock], trace: Trace) -> Decided | None:
-        built = class_renamed_at_users(self.reader, self._reviewed(entry), entry)
+        return self._built_instead(entry, class_renamed_at_users(self.reader, self._reviewed(entry), entry), TargetRule.CLASS_RENAMED_AT_USERS)
+
+    def _class_renamed_with_users(self, entry: AnnotationLock, steps: list[StepLock], trace: Trace) -> Decided | None:
+        return self._built_instead(entry, class_renamed_with_users(self.reader, self._reviewed(entry), entry), TargetRule.CLASS_RENAMED_WITH_USERS)
+
+    def _built_instead(self, entry: AnnotationLock, built: Renamed | None, rule: TargetRule) -> Decided | None:
+        """The decision of a rule that found the class its users now build instead of the target's (``built``)."""
         if built is None:
             return None
         found = Found(built.source, built.index, built.definition, self.policy.thresholds.renamed_locality, False)
         now = f"{built.source.module}.{built.definition.qualname}"
         message = f"{entry.target} now lives in {now}: {built.calls} place(s) that built its class now build {built.definition.qualname.split('.')[0]}"
-        return TargetResult(entry, TargetKind.RENAMED, found.place(), found.overlap(entry), message, rule=TargetRule.CLASS_RENAMED_AT_USERS.value), found
+        return TargetResult(entry, TargetKind.RENAMED, found.place(), found.overlap(entry), message, rule=rule.value), found
 
     def _class_copied(self, entry: AnnotationLock, source: SourceFile, trace: Trace) -> bool:
         """Rule ``class-copied-not-renamed``: whether a class in ``source`` is a copy made there, not the reviewed class
@@ -441,7 +445,5 @@ class ContainerMapper:
         beside = [f for f in tied if f.source.relpath == entry.relpath and f.definition.qualname.rpartition(".")[0] == owner]
         if len(beside) != 1 or not self.policy.allows(TargetRule.BESIDE_THE_TARGET, trace):
             return None
-        trace.add(
-            TargetRule.BESIDE_THE_TARGET, Action.FIRED, f"{len(tied)} rename candidates about as good; {beside[0].definition.qualname} is the target's own"
-        )
+        trace.add(TargetRule.BESIDE_THE_TARGET, Action.FIRED, f"{len(tied)} rename candidates alike; {beside[0].definition.qualname} is the target's own")
         return beside[0]

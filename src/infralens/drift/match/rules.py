@@ -193,6 +193,7 @@ class TargetRule(str, Enum):
     RENAMED_AT_CALLERS = "renamed-at-callers"
     CLASS_RENAMED = "class-renamed"
     CLASS_RENAMED_AT_USERS = "class-renamed-at-users"
+    CLASS_RENAMED_WITH_USERS = "class-renamed-with-users"
     MOVED_TO_RECEIVER = "moved-to-receiver"
     FOLDED_INTO_BASE = "folded-into-base"
     DELETED = "deleted"
@@ -347,6 +348,7 @@ SPECS: dict[AnyRule, RuleSpec] = {
         _spec(TargetRule.RENAMED_AT_CALLERS, "The new name the reviewed callers now call is the target renamed."),
         _spec(TargetRule.CLASS_RENAMED, "The method of the same name in the class its class was renamed to is the target."),
         _spec(TargetRule.CLASS_RENAMED_AT_USERS, "A gone class whose users now assign the same places from one new class is renamed to it."),
+        _spec(TargetRule.CLASS_RENAMED_WITH_USERS, "A gone class that its users, or their new namesakes, now build as one new class is renamed to it."),
         _spec(TargetRule.MOVED_TO_RECEIVER, "A function folded into the class of its first parameter (now self) is the target moved."),
         _spec(
             TargetRule.FOLDED_INTO_BASE,
