@@ -99,6 +99,12 @@ def test_unknown_names(expression, unknown):
     assert unknown_names(expression, MODULE, line_of("return alpha * sample")) == unknown
 
 
+def test_only_a_return_statement_sees_the_returned_value():
+    assert unknown_names("__return__ is not None", MODULE, line_of("return alpha * sample")) == ()
+    assert unknown_names("__return__ is not None", MODULE, line_of("alpha = math.cos(t)")) == ("__return__",)
+    assert unknown_names("__return__ == 1", MODULE, line_of("return 1")) == ()
+
+
 def test_a_star_import_gives_no_answer():
     module = "from torch import *\n\ndef f(x):\n    return x\n"
     assert frame_names(module, 4) is None

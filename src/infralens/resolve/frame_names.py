@@ -2,7 +2,8 @@
 
 An expect is evaluated with the frame's globals and locals, so it can name the parameters and local
 variables of the function the statement is in (and of functions enclosing it), the module's globals,
-and builtins. Class bodies do not count: their names are not visible from methods. A module with a
+and builtins. Class bodies do not count: their names are not visible from methods. A ``return`` statement's expects
+also see :data:`RETURNED`, the value being returned (the verifier binds it while the frame returns). A module with a
 star import (or one that does not parse with :mod:`ast`) gives no answer, so nothing is flagged.
 """
 
@@ -16,6 +17,7 @@ from functools import lru_cache
 _SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)
 _COMPREHENSIONS = (ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)
 BUILTINS = frozenset(dir(builtins))
+RETURNED = "__return__"  # the verifier's name for the returned value (infralens.verify.trace.expects.RETURNED)
 
 
 def unknown_names(expression: str, module_text: str, line: int) -> tuple[str, ...]:
@@ -49,11 +51,14 @@ def frame_names(module_text: str, line: int) -> frozenset[str] | None:
     names = set(_bound_in(module.body))
     if "*" in names:
         return None
-    for function in _enclosing_functions(module, line):
+    functions = _enclosing_functions(module, line)
+    for function in functions:
         arguments = function.args
         every = [*arguments.posonlyargs, *arguments.args, *arguments.kwonlyargs, arguments.vararg, arguments.kwarg]
         names.update(argument.arg for argument in every if argument is not None)
         names.update(_bound_in(function.body))
+    if functions and any(isinstance(node, ast.Return) and node.lineno == line for node in ast.walk(functions[-1])):
+        names.add(RETURNED)
     return frozenset(names)
 
 
