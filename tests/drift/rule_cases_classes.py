@@ -113,6 +113,27 @@ LIFTED_NEW = {
     "def checkpoint(block, x):\n    return make(block)(x)\n",
 }
 # The nested factory was lifted out beside the checkpoint helper run() now calls: its def line is make()'s.
+PER_UNIT = """
+class Unit:
+    def run(self, x, scale):
+        h = self.norm(x * scale)
+        h = self.attn(h)
+        return h
+
+
+class Other:
+    def run(self, x, scale):
+        return x
+
+
+class Mixer:
+    def __init__(self, fast):
+        unit_class = Unit if fast else Other
+        self.unit = unit_class()
+"""
+# Mixer.run is gone; Mixer now picks the class it builds, and Unit.run (new) keeps one of its statements.
+OTHER_ONLY = PER_UNIT.replace("unit_class = Unit if fast else Other", "unit_class = Other")
+# The same, but Mixer never names Unit: Unit.run is a namesake with one shared statement, nothing more.
 
 CASES: list[RuleCase] = [
     RuleCase(
@@ -145,6 +166,7 @@ CASES: list[RuleCase] = [
         target="demo.mixer.Fast.run",
         kind="moved",
     ),
+    RuleCase("moved-to-built-class", TargetRule.MOVED_TO_BUILT_CLASS, {"mixer.py": OLD}, {"mixer.py": PER_UNIT}, ("h = self.attn(h)",), "target", kind="moved"),
     RuleCase("helpers-first-def-line", Filter.HELPERS_FIRST, {"mixer.py": LIFTED_OLD}, LIFTED_NEW, ("def make(block):",), kind="moved"),
     RuleCase("helpers-of-helpers", TargetRule.HELPERS_OF_HELPERS, {"mixer.py": HANDED_ON_OLD}, HANDED_ON_NEW, ("b = a.float()",), "target"),
     RuleCase(
@@ -159,6 +181,15 @@ CASES: list[RuleCase] = [
 ]
 
 HELD_BACK: list[RuleCase] = [
+    RuleCase(
+        "moved-to-built-class-not-when-never-named",
+        TargetRule.MOVED_TO_BUILT_CLASS,
+        {"mixer.py": OLD},
+        {"mixer.py": OTHER_ONLY},
+        ("h = self.attn(h)",),
+        "target",
+        kind="deleted",
+    ),
     RuleCase(
         "helpers-of-helpers-not-in-another-module", TargetRule.HELPERS_OF_HELPERS, {"mixer.py": HANDED_ON_OLD}, HANDED_ON_AWAY, ("b = a.float()",), "target"
     ),
