@@ -8,7 +8,7 @@ from rule_cases import RuleCase
 from test_match_reviewed import RENAMED_CLASS_NEW, RENAMED_CLASS_OLD
 from test_match_synthetic import OLD
 
-from infralens.drift.match.rules import Action, Filter, TargetRule
+from infralens.drift.match.rules import Action, Filter, Rule, TargetRule
 
 FAST_OLD = """
 class Base:
@@ -113,6 +113,57 @@ LIFTED_NEW = {
     "def checkpoint(block, x):\n    return make(block)(x)\n",
 }
 # The nested factory was lifted out beside the checkpoint helper run() now calls: its def line is make()'s.
+PER_UNIT = """
+class Unit:
+    def run(self, x, scale):
+        h = self.norm(x * scale)
+        h = self.attn(h)
+        return h
+
+
+class Other:
+    def run(self, x, scale):
+        return x
+
+
+class Mixer:
+    def __init__(self, fast):
+        unit_class = Unit if fast else Other
+        self.unit = unit_class()
+"""
+# Mixer.run is gone; Mixer now picks the class it builds, and Unit.run (new) keeps one of its statements.
+OTHER_ONLY = PER_UNIT.replace("unit_class = Unit if fast else Other", "unit_class = Other")
+# The same, but Mixer never names Unit: Unit.run is a namesake with one shared statement, nothing more.
+STORE_OLD = """
+class Store:
+    def __init__(self, config):
+        self.size = config.size
+        self.depth = config.depth
+        self.scale = config.scale
+        self.items = []
+"""
+STORE_BUILDS = """
+class Slot:
+    def __init__(self, size, depth, scale):
+        self.size = size
+        self.depth = depth
+        self.scale = scale
+        self.items = []
+
+
+class FastSlot(Slot):
+    def __init__(self, size, depth, scale):
+        super().__init__(size, depth, scale)
+        self.fast = True
+
+
+class Store:
+    def __init__(self, config):
+        self.slots = [FastSlot(config.size, config.depth, config.scale) for _ in range(config.layers)]
+"""
+# Store now builds FastSlot, whose __init__ hands the settings to Slot.__init__ (super): the assignments went there.
+STORE_NEVER_REACHES = STORE_BUILDS.replace("super().__init__(size, depth, scale)", "self.size = size")
+# FastSlot.__init__ no longer calls its base's: nothing Store runs holds the rewritten assignments.
 
 CASES: list[RuleCase] = [
     RuleCase(
@@ -145,6 +196,16 @@ CASES: list[RuleCase] = [
         target="demo.mixer.Fast.run",
         kind="moved",
     ),
+    RuleCase("moved-to-built-class", TargetRule.MOVED_TO_BUILT_CLASS, {"mixer.py": OLD}, {"mixer.py": PER_UNIT}, ("h = self.attn(h)",), "target", kind="moved"),
+    RuleCase(
+        "edited-in-reached-built-class",
+        Rule.EDITED_IN_REACHED,
+        {"mixer.py": STORE_OLD},
+        {"mixer.py": STORE_BUILDS},
+        ("self.depth = config.depth",),
+        target="demo.mixer.Store.__init__",
+        kind="changed",
+    ),
     RuleCase("helpers-first-def-line", Filter.HELPERS_FIRST, {"mixer.py": LIFTED_OLD}, LIFTED_NEW, ("def make(block):",), kind="moved"),
     RuleCase("helpers-of-helpers", TargetRule.HELPERS_OF_HELPERS, {"mixer.py": HANDED_ON_OLD}, HANDED_ON_NEW, ("b = a.float()",), "target"),
     RuleCase(
@@ -159,6 +220,23 @@ CASES: list[RuleCase] = [
 ]
 
 HELD_BACK: list[RuleCase] = [
+    RuleCase(
+        "edited-in-reached-not-past-a-base-never-called",
+        Rule.EDITED_IN_REACHED,
+        {"mixer.py": STORE_OLD},
+        {"mixer.py": STORE_NEVER_REACHES},
+        ("self.depth = config.depth",),
+        target="demo.mixer.Store.__init__",
+    ),
+    RuleCase(
+        "moved-to-built-class-not-when-never-named",
+        TargetRule.MOVED_TO_BUILT_CLASS,
+        {"mixer.py": OLD},
+        {"mixer.py": OTHER_ONLY},
+        ("h = self.attn(h)",),
+        "target",
+        kind="deleted",
+    ),
     RuleCase(
         "helpers-of-helpers-not-in-another-module", TargetRule.HELPERS_OF_HELPERS, {"mixer.py": HANDED_ON_OLD}, HANDED_ON_AWAY, ("b = a.float()",), "target"
     ),

@@ -2,9 +2,10 @@
 
 The function is looked for, strictest first: the same file byte for byte (``file-unchanged``); the same qualname in its file (``same-place``,
 ``body-changed``); the same qualname in another module (``moved-module``); its name at the other level, new since the review (``moved-same-name``: a
-method turned module function, or the reverse); a shim class that forwards the old name (``renamed-behind-shim``: a deprecated subclass or a
-``__new__`` returning the new class); a definition of another name whose body overlaps (``renamed-body-overlap``), or that holds it with the helpers
-it calls (``renamed-and-split``); the new name its callers now call (``renamed-at-callers``, see :mod:`.callers`); the method of its name in the class
+method turned module function, or the reverse); its namesake on a class its class now builds (``moved-to-built-class``, see :mod:`.built`); a shim
+class that forwards the old name (``renamed-behind-shim``: a deprecated subclass or a ``__new__`` returning the new class); a definition of another
+name whose body overlaps (``renamed-body-overlap``), or that holds it with the helpers it calls (``renamed-and-split``); the new name its callers now
+call (``renamed-at-callers``, see :mod:`.callers`); the method of its name in the class
 its class was renamed to (``class-renamed``, see :mod:`.classes`); the class its users, renamed or not, now build (``class-renamed-at-users``,
 ``class-renamed-with-users``); a method folded into the class of its first parameter, which is now ``self`` (``moved-to-receiver``, see
 :mod:`.receiver`); else ``deleted``. A module function's namesake or look-alike in another file is not taken when it is a copy made there
@@ -24,6 +25,7 @@ from dataclasses import dataclass, replace
 from infralens.drift.lock.entries import AnnotationLock, Place, StepLock
 from infralens.drift.lock.facts import body_hashes, jaccard
 from infralens.drift.match.aliases import renamed_to_alias
+from infralens.drift.match.built import moved_to_built_class
 from infralens.drift.match.callers import Renamed, callers_at_review, class_renamed_at_users, class_renamed_with_users, copied_not_moved, renamed_at_callers
 from infralens.drift.match.classes import method_of_renamed_class
 from infralens.drift.match.decorators import with_decorators
@@ -33,7 +35,7 @@ from infralens.drift.match.reader import TreeReader
 from infralens.drift.match.receiver import moved_to_receiver
 from infralens.drift.match.results import TargetKind, TargetResult
 from infralens.drift.match.reviewed import ReviewedSources, defined_in
-from infralens.drift.match.rules import Action, Filter, Policy, TargetRule, Trace, best_scored, clearly_best
+from infralens.drift.match.rules import Action, Filter, Policy, TargetRule, Thresholds, Trace, best_scored, clearly_best
 from infralens.drift.match.split import Split, split_of
 from infralens.source import Definition, DefinitionKind, ModuleIndex, SourceFile
 
@@ -63,6 +65,7 @@ Decided = tuple[TargetResult, "Found | None"]
 """A container rule's decision: the result, and the definition found (None when the file is unchanged or it is gone)."""
 Finder = Callable[[AnnotationLock, list[StepLock], Trace], "Decided | None"]
 """A container rule: its decision, or None when it does not apply."""
+Relocation = Callable[[TreeReader, "TreeReader | None", AnnotationLock, Thresholds], "Relocated | None"]
 
 
 def definition_place(source: SourceFile, definition: Definition) -> Place:
@@ -140,9 +143,10 @@ class ContainerMapper:
             (TargetRule.SAME_PLACE, self._here),
             (TargetRule.RE_EXPORTED, self._re_exported),
             (TargetRule.MOVED_MODULE, self._moved_module),
-            (TargetRule.MOVED_WITH_IMPORTS, self._moved_with_imports),
+            (TargetRule.MOVED_WITH_IMPORTS, self._by(moved_with_imports, TargetRule.MOVED_WITH_IMPORTS)),
             (TargetRule.MOVED_SAME_NAME, self._moved_same_name),
-            (TargetRule.MOVED_TO_CLASS, self._moved_to_class),
+            (TargetRule.MOVED_TO_CLASS, self._by(moved_to_class, TargetRule.MOVED_TO_CLASS)),
+            (TargetRule.MOVED_TO_BUILT_CLASS, self._by(moved_to_built_class, TargetRule.MOVED_TO_BUILT_CLASS)),
             (TargetRule.RENAMED_BEHIND_SHIM, self._behind_shim),
             (TargetRule.RENAMED_TO_ALIAS, self._renamed_to_alias),
             (TargetRule.MERGED_INTO_ALIAS, self._merged_into_alias),
@@ -152,7 +156,7 @@ class ContainerMapper:
             (TargetRule.CLASS_RENAMED_AT_USERS, self._class_renamed_at_users),
             (TargetRule.CLASS_RENAMED_WITH_USERS, self._class_renamed_with_users),
             (TargetRule.MOVED_TO_RECEIVER, self._moved_to_receiver),
-            (TargetRule.FOLDED_INTO_BASE, self._folded_into_base),
+            (TargetRule.FOLDED_INTO_BASE, self._by(folded_into_base, TargetRule.FOLDED_INTO_BASE)),
             (TargetRule.DELETED, self._deleted),
         ]
 
@@ -204,17 +208,9 @@ class ContainerMapper:
     def _re_exported(self, entry: AnnotationLock, steps: list[StepLock], trace: Trace) -> Decided | None:
         return self._relocated(entry, re_exported(self.reader, entry), TargetRule.RE_EXPORTED)
 
-    def _moved_with_imports(self, entry: AnnotationLock, steps: list[StepLock], trace: Trace) -> Decided | None:
-        relocated = moved_with_imports(self.reader, self._reviewed(entry), entry, self.policy.thresholds)
-        return self._relocated(entry, relocated, TargetRule.MOVED_WITH_IMPORTS)
-
-    def _moved_to_class(self, entry: AnnotationLock, steps: list[StepLock], trace: Trace) -> Decided | None:
-        relocated = moved_to_class(self.reader, self._reviewed(entry), entry, self.policy.thresholds)
-        return self._relocated(entry, relocated, TargetRule.MOVED_TO_CLASS)
-
-    def _folded_into_base(self, entry: AnnotationLock, steps: list[StepLock], trace: Trace) -> Decided | None:
-        relocated = folded_into_base(self.reader, self._reviewed(entry), entry, self.policy.thresholds)
-        return self._relocated(entry, relocated, TargetRule.FOLDED_INTO_BASE)
+    def _by(self, relocate: Relocation, rule: TargetRule) -> Finder:
+        """The container rule ``rule`` that a function of :mod:`.imported` or :mod:`.built` decides (see :meth:`_relocated`)."""
+        return lambda entry, steps, trace: self._relocated(entry, relocate(self.reader, self._reviewed(entry), entry, self.policy.thresholds), rule)
 
     def _moved_same_name(self, entry: AnnotationLock, steps: list[StepLock], trace: Trace) -> Decided | None:
         named = self._same_name_elsewhere(entry)

@@ -14,7 +14,8 @@ is admitted with its neighbours around it (``edited-in-reached``), as the only s
 as the step's per-index state read as one object's own (``per-object-edit``), or as a close rewrite that keeps the
 action whatever its neighbours (``action-kept-in-reached``: a quantized cache's ``_quantize`` call with renamed
 arguments in the layer class), except a block header, a line of a decorator's wrapper or a statement its function held
-at the review (:func:`action_kept_vetoes`).
+at the review (:func:`action_kept_vetoes`). The ``__init__`` of a class the target builds, and its bases' ``__init__`` it
+calls, are among the functions searched (:func:`.split.built_inits`): settings a cache now hands to its layer objects.
 """
 
 from __future__ import annotations
@@ -34,7 +35,7 @@ from infralens.drift.match.reader import TreeReader
 from infralens.drift.match.reviewed import Transfers, reviewed_texts
 from infralens.drift.match.rules import CONTENTLESS, Action, Filter, Policy, Rule, Thresholds, Trace
 from infralens.drift.match.scored import Scored, where
-from infralens.drift.match.split import Reached, reached_definitions
+from infralens.drift.match.split import Reached, built_inits, reached_definitions
 from infralens.drift.match.texts import statement_call, statement_role, statement_shape
 from infralens.source import Definition, DefinitionKind, ModuleIndex, SourceFile, Statement
 
@@ -96,7 +97,7 @@ def edits_in_reached(
     reach = Reach(reader, found.source, found.index, found.definition)
     reviewed = sorted({text for step in steps for text in (*step.texts, *step.before, *step.after)})
     calls, narrowed = owners_classes(reach, list(dispatched_for(reader, reach)), owner)
-    home = _clearly_closest([*reached_definitions(reader, reach), *calls], reviewed, t)
+    home = _clearly_closest([*reached_definitions(reader, reach), *built_inits(reader, reach), *calls], reviewed, t)
     homes = [home] if home is not None else []
     split = found.split.helpers if found.split is not None else ()
     helpers = [h for h in split if (with_wrappers if h.decorator else with_helpers)]

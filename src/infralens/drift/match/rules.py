@@ -1,13 +1,11 @@
 """The drift matcher's rule book: every named rule, the one table of numbers, and the trace of a decision.
 
-This is the bottom of :mod:`infralens.drift.match` (data only: it imports nothing of the package). Three kinds of
-rule go through one trace: :class:`TargetRule` (what became of the annotated function), :class:`Filter` (what
-removes, vetoes or orders a step's candidates) and :class:`Rule` (what decides a step's kind, in the order of
-:data:`STEP_ORDER`). Each has one :class:`RuleSpec` in :data:`SPECS`: its invariant in one sentence and whether an
-ablation may switch it off. A :class:`Policy` carries the :class:`Thresholds` and the rules switched off; the matcher
-is built with one, so an ablation needs no patching. A :class:`Trace` records, in order, every rule that fired,
-vetoed or removed a candidate (``check --explain STEP`` prints it).
-"""
+This is the bottom of :mod:`infralens.drift.match` (data only: it imports nothing of the package). Three kinds of rule go through one
+trace: :class:`TargetRule` (what became of the annotated function), :class:`Filter` (what removes, vetoes or orders a step's
+candidates) and :class:`Rule` (what decides a step's kind, in the order of :data:`STEP_ORDER`). Each has one :class:`RuleSpec` in
+:data:`SPECS`: its invariant in one sentence and whether an ablation may switch it off. A :class:`Policy` carries the
+:class:`Thresholds` and the rules switched off; the matcher is built with one, so an ablation needs no patching. A :class:`Trace`
+records, in order, every rule that fired, vetoed or removed a candidate (``check --explain STEP`` prints it)."""
 
 from __future__ import annotations
 
@@ -185,6 +183,7 @@ class TargetRule(str, Enum):
     MOVED_WITH_IMPORTS = "moved-with-imports"
     MOVED_SAME_NAME = "moved-same-name"
     MOVED_TO_CLASS = "moved-to-class"
+    MOVED_TO_BUILT_CLASS = "moved-to-built-class"
     RENAMED_BEHIND_SHIM = "renamed-behind-shim"
     RENAMED_TO_ALIAS = "renamed-to-alias"
     MERGED_INTO_ALIAS = "merged-into-alias"
@@ -337,6 +336,7 @@ SPECS: dict[AnyRule, RuleSpec] = {
             TargetRule.MOVED_TO_CLASS,
             "A method gone from its class, now defined by another class of its module that lacked it, clearly closest in body, moved there.",
         ),
+        _spec(TargetRule.MOVED_TO_BUILT_CLASS, "A gone method's new namesake on a class its class or base now builds, sharing its body most, moved there."),
         _spec(TargetRule.RENAMED_BEHIND_SHIM, "A shim that forwards the old name leads to the target renamed."),
         _spec(TargetRule.RENAMED_TO_ALIAS, "A name that aliased the target at the review, now defined with part of its body, is the target renamed."),
         _spec(

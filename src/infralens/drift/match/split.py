@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from infralens.drift.lock.entries import AnnotationLock
 from infralens.drift.lock.facts import body_hashes
 from infralens.drift.match.calls import Reach
-from infralens.drift.match.forwarding import class_named
+from infralens.drift.match.forwarding import base_names, class_named
 from infralens.drift.match.names import defining_file
 from infralens.drift.match.reader import TreeReader
 from infralens.source import Definition, DefinitionKind, ModuleIndex, SourceFile
@@ -178,3 +178,36 @@ def _called(reader: TreeReader, reach: Reach, seen: set[tuple[str, str]]) -> Ite
                 continue  # a called function itself; a decorator also brings the wrappers nested in it
             seen.add((relpath, name))
             yield source, index, definition, called in decorators
+
+
+def built_inits(reader: TreeReader, reach: Reach) -> Iterator[Reached]:
+    """The ``__init__`` of each class the target builds (a call of the class, or of a local bound to it), and of that
+    class's direct bases when its ``__init__`` calls ``super ( ) . __init__``: where the settings it now hands to the
+    objects it builds are stored. Only edits are looked for there (:mod:`.reached_edits`), never a statement moved."""
+    seen: set[tuple[str, str]] = set()
+    for called in sorted(reach.calls.functions):
+        relpath = defining_file(reader, reach.source.relpath, called, reach.scopes)
+        built = _init_of(reader, relpath, called) if relpath is not None else None
+        if built is None or (built[0].relpath, built[2].qualname) in seen:
+            continue
+        seen.add((built[0].relpath, built[2].qualname))
+        yield built
+        source, index, init, _ = built
+        if not any(s.text.startswith("super ( ) . __init__ (") for s in index.statements_within(init.start_line, init.end_line)):
+            continue
+        klass = class_named(index, called)
+        for base in base_names(index, klass) if klass is not None else []:
+            base_file = defining_file(reader, source.relpath, base)
+            inherited = _init_of(reader, base_file, base) if base_file is not None else None
+            if inherited is not None and (inherited[0].relpath, inherited[2].qualname) not in seen:
+                seen.add((inherited[0].relpath, inherited[2].qualname))
+                yield inherited
+
+
+def _init_of(reader: TreeReader, relpath: str, name: str) -> Reached | None:
+    """The ``__init__`` of class ``name`` in ``relpath`` (None when ``name`` is no class there, or has none of its own)."""
+    indexed = reader.indexed(relpath)
+    if indexed is None or class_named(indexed[1], name) is None:
+        return None
+    init = next((d for d in indexed[1].definitions if d.qualname == f"{name}.__init__"), None)
+    return (indexed[0], indexed[1], init, False) if init is not None else None
