@@ -2,13 +2,11 @@
 
 from __future__ import annotations
 
-import importlib
-import os
-import sys
 import textwrap
 from pathlib import Path
 
 import pytest
+from _importable import importable_from
 from fix_samples import FIX_PYPROJECT, FixProject
 from toy_project import write_toy
 
@@ -80,9 +78,5 @@ def toy(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     monkeypatch.setenv("INFRALENS_CACHE_DIR", str(tmp_path / "cache"))
     root = tmp_path / "course"
     write_toy(root)
-    monkeypatch.syspath_prepend(str(root / "site"))
-    monkeypatch.setenv("PYTHONPATH", os.pathsep.join(p for p in (str(root / "site"), os.environ.get("PYTHONPATH", "")) if p))
-    for name in [m for m in sys.modules if m == "toylib" or m.startswith("toylib.")]:
-        monkeypatch.delitem(sys.modules, name)
-    importlib.invalidate_caches()
+    importable_from(root / "site", "toylib", monkeypatch)
     return root

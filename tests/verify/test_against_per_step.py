@@ -8,15 +8,13 @@ the verify-environment cache with its completion marker) are folders made here. 
 
 from __future__ import annotations
 
-import importlib
 import json
-import os
-import sys
 import textwrap
 from pathlib import Path
 
 import pytest
 from _device import requires_torch
+from _importable import importable_from
 
 from infralens.cli import main
 from infralens.resolve import Resolver  # noqa: F401  before infralens.source.cache (see test_against.py)
@@ -92,11 +90,7 @@ def toy_pair(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     (root / "annotations" / "toylib").mkdir(parents=True)
     (root / "annotations" / "toylib" / "combine.yaml").write_text(ANNOTATION)
     (root / "pyproject.toml").write_text("[project]\nname = 'toy-course'\n\n[tool.infralens]\ndistributions = ['toylib']\n")
-    monkeypatch.syspath_prepend(str(root / "site"))
-    monkeypatch.setenv("PYTHONPATH", os.pathsep.join(p for p in (str(root / "site"), os.environ.get("PYTHONPATH", "")) if p))
-    for name in [m for m in sys.modules if m == "toylib" or m.startswith("toylib.")]:
-        monkeypatch.delitem(sys.modules, name)
-    importlib.invalidate_caches()
+    importable_from(root / "site", "toylib", monkeypatch)
     return root
 
 

@@ -10,14 +10,12 @@ of the scenario, as the full run does, and judge and report only its own.
 
 from __future__ import annotations
 
-import importlib
 import json
-import os
-import sys
 from pathlib import Path
 
 import pytest
 from _device import requires_torch
+from _importable import importable_from
 
 from infralens.cli import main
 
@@ -83,11 +81,7 @@ def toy(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     (root / "annotations" / "toylib" / "b-plus.yaml").write_text(SECOND)
     (root / "pyproject.toml").write_text("[project]\nname = 'toy-course'\n\n[tool.infralens]\ndistributions = ['toylib']\n")
     monkeypatch.setenv("INFRALENS_CACHE_DIR", str(tmp_path / "cache"))
-    monkeypatch.syspath_prepend(str(root / "site"))
-    monkeypatch.setenv("PYTHONPATH", os.pathsep.join(p for p in (str(root / "site"), os.environ.get("PYTHONPATH", "")) if p))
-    for name in [m for m in sys.modules if m == "toylib" or m.startswith("toylib.")]:
-        monkeypatch.delitem(sys.modules, name)
-    importlib.invalidate_caches()
+    importable_from(root / "site", "toylib", monkeypatch)
     return root
 
 
