@@ -155,7 +155,8 @@ def transpose(value: Any) -> Any:
     return value
 
 
-_SAME = object()
+_SAME = choice.SAME
+"""What a helper returns when it changed nothing (one sentinel with :mod:`.choice`, so its answers pass through as they are)."""
 
 
 def _nudge_sequence(value: tuple[Any, ...] | list[Any], index: int | None) -> Any:
@@ -192,10 +193,7 @@ def _nudge_one(value: Any) -> Any:
     changed = _nudge_leaf(value)
     if changed is _SAME:
         changed = _nudge_object(value)
-    if changed is _SAME:
-        picked = choice.other_choice(value)
-        changed = _SAME if picked is choice.SAME else picked
-    return changed
+    return choice.other_choice(value) if changed is _SAME else changed
 
 
 def _nudge_leaf(value: Any) -> Any:
