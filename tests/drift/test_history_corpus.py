@@ -488,3 +488,24 @@ def test_untouched_corpus_18_keeps_its_first_measured_figures():
         false_moved_at_most=4,
         false_unchanged_at_most=0,
     )
+
+
+def test_untouched_corpus_19_keeps_its_first_measured_figures():
+    """Set 19, written by a helper who read only upstream code and never ran the checker or read the matcher, on release
+    pairs no other corpus uses: diffusers 0.28.2 -> 0.34.0 (``LoraLoaderMixin``'s methods now on ``LoraBaseMixin`` or
+    module functions of ``lora_base``), 0.32.2 -> 0.38.0 (Flux transformer blocks, the flow-matching Euler step) and
+    DiffSynth 2.0.4 -> 2.1.12 (the Flux2 VAE's encoder and resnet block renamed) (197 rows, 163 not *unchanged*);
+    transformers 4.46.3 -> 4.51.3 (LLaMA's SDPA and flash-attention classes folded into ``LlamaAttention`` and the
+    attention functions) and 4.56.2 -> 5.2.0 (sliding-window and chunked masks, the static sliding-window layer, min-p,
+    flash attention's dtype helper) (180 rows, 133 not *unchanged*). First run, 2026-11-30, with set 18's rules in place
+    and nothing tuned on it: 160/197 (not unchanged 126/163: moved 54/58, changed 26/55, deleted 46/50), 0 false
+    *unchanged*, 10 false *moved*; transformers 143/180 (96/133: moved 33/33, changed 45/77, deleted 18/23), 0 false
+    *unchanged*, 31 false *moved* (LLaMA's removed attention classes taken as renamed to another model's copies). Naive
+    baseline 93/197 (changed 17/55) and 96/180 (changed 38/77). A regression guard; the targets are missed."""
+    _holds_its_figures(
+        [DATA / "drift_untouched19.yaml", DATA / "drift_untouched19_transformers.yaml"],
+        rows_at_least=377,
+        right_at_least=303,
+        false_moved_at_most=41,
+        false_unchanged_at_most=0,
+    )
