@@ -69,6 +69,18 @@ def test_the_definition_probe_finds_what_the_line_regex_finds(name: str) -> None
     assert 20 < sum(probe(data) for data in layouts) < len(layouts) - 20  # the fuzz reaches both answers
 
 
+@pytest.mark.parametrize("top_level", [True, False])
+def test_the_definition_probe_at_one_level_finds_what_its_line_regex_finds(top_level: bool) -> None:
+    """Only column-0 definitions (a module's own) or only indented ones (methods, nested functions)."""
+    lead = rb"" if top_level else rb"[ \t\r\f\v]+"
+    reference = re.compile(rb"(?m)^" + lead + rb"(?:async[ \t\r\f\v]+def|def|class)\s+forward\b")
+    probe = DefinitionProbe("forward", top_level)
+    layouts = _layouts(43, 4000) + [b"def forward(self):", b"    def forward(self):", b"class A:\n    def forward(self):", b"async def forward():"]
+    disagree = [data for data in layouts if probe(data) != bool(reference.search(data))]
+    assert not disagree, disagree[:5]
+    assert 5 <= sum(probe(data) for data in layouts) < len(layouts) - 20  # the fuzz reaches both answers
+
+
 @pytest.mark.parametrize("text", ["x = forward ( a , b )", "def forward ( self ) :", "return ( x , )", 'y = "# not a comment"'])
 def test_the_text_probe_agrees_with_the_layout_regex(text: str) -> None:
     pattern = flexible_pattern(text)

@@ -380,7 +380,8 @@ class ContainerMapper:
         name = entry.target.rsplit(".", 1)[-1]
         if reviewed is None:
             return None
-        relpaths = [entry.relpath, *self.reader.files_defining([name], skip=entry.relpath)]
+        other_level = "." in entry.target  # a method's name at column 0, a module function's name indented
+        relpaths = [entry.relpath, *self.reader.files_defining([name], skip=entry.relpath, top_level=other_level)]
         scored: list[tuple[float, Found]] = []
         for relpath, source, index in self.reader.indexed_files(relpaths):
             for definition in index.definitions:

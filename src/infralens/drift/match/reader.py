@@ -135,9 +135,10 @@ class TreeReader:
         """Python files (except ``skip``) holding every one of ``words`` whose bytes match every pattern."""
         return self._files_where([p.search for p in patterns], words=words, skip=skip)
 
-    def files_defining(self, names: list[str], *, skip: str = "") -> Iterator[str]:
-        """Python files (except ``skip``) with a ``def``, ``async def`` or ``class`` line of each of ``names``."""
-        return self._files_where([DefinitionProbe(n) for n in names], words=names, skip=skip)
+    def files_defining(self, names: list[str], *, skip: str = "", top_level: bool | None = None) -> Iterator[str]:
+        """Python files (except ``skip``) with a ``def``, ``async def`` or ``class`` line of each of ``names`` (``top_level``:
+        only at column 0, only indented, or either; see :class:`~.textscan.DefinitionProbe`)."""
+        return self._files_where([DefinitionProbe(n, top_level) for n in names], words=names, skip=skip)
 
     def _files_where(self, tests: list[Callable[[bytes], object]], *, words: list[str], skip: str) -> Iterator[str]:
         candidates = self.files_with_words(words)

@@ -106,11 +106,13 @@ class DefinitionProbe:
     The same files as ``(?m)^\\s*(?:async\\s+def|def|class)\\s+NAME\\b``, which tries every line start; this
     finds ``def NAME``/``class NAME`` (literal-led, so a fast scan) and then checks that only spaces, or
     ``async`` between spaces, stand before the keyword on its line (each line's lead measured once, so many
-    matches on one long line stay linear).
+    matches on one long line stay linear). ``top_level`` True keeps only lines that open at column 0 (a module's own
+    definitions), False only indented ones (methods and nested functions); None keeps both.
     """
 
-    def __init__(self, name: str) -> None:
+    def __init__(self, name: str, top_level: bool | None = None) -> None:
         escaped = re.escape(name.encode())
+        self.top_level = top_level
         self.keyed = ((b"def", re.compile(rb"def\s+" + escaped + rb"\b")), (b"class", re.compile(rb"class\s+" + escaped + rb"\b")))
 
     def __call__(self, data: bytes) -> bool:
@@ -123,7 +125,8 @@ class DefinitionProbe:
                     line = newline + 1 if newline >= 0 else line
                     lead = _line_lead(data, line)
                 seen = start
-                if start == lead[0] or (keyword == b"def" and start == lead[1]):
+                opens = start == lead[0] or (keyword == b"def" and start == lead[1])
+                if opens and (self.top_level is None or self.top_level == (lead[0] == line)):
                     return True
         return False
 
