@@ -49,6 +49,13 @@ class Base:
 # The base is still here, but shares one statement with the gone subclass's method: nothing says it took its work.
 IMPORTING_USER = "from .encoders import TextEncoderV2\n\n\ndef encode(config, ids):\n    return TextEncoderV2(config).run(ids)\n"
 ENCODER_USER = "\n\ndef encode(config, ids):\n    return Encoder(config).run(ids)\n"
+CLONED_FAST = FAST_OLD.replace("Base", "CloneBase").replace("Fast", "CloneFast").replace("KINDS", "CLONE_KINDS")
+# Another model's module keeps a clone of the variant class, with its method verbatim; the reviewed module dropped it.
+MOVED_TO_MIXIN = {
+    "mixer.py": "class Base:\n    def load(self, x):\n        return x\n\n\nclass Fast(Base):\n    fast = True\n",
+    "mixins.py": "class RunMixin:\n" + FAST_OLD.partition("class Fast(Base):\n")[2].partition("\n\n\nKINDS")[0] + "\n",
+}
+# The class stays (without the method); the method, verbatim, is on a new mixin in another module the old one never names.
 
 HANDED_ON_OLD = """
 class Mixer:
@@ -196,6 +203,17 @@ CASES: list[RuleCase] = [
         target="demo.mixer.Fast.run",
         kind="moved",
     ),
+    RuleCase(
+        "class-copied-not-renamed-method",
+        Filter.CLASS_COPIED_NOT_RENAMED,
+        {"mixer.py": FAST_OLD},
+        {"mixer.py": FOLDED, "clone.py": CLONED_FAST},
+        ("a = self.prepare(x)", "c = self.fast_mix(b)"),
+        "target",
+        Action.VETOED,
+        target="demo.mixer.Fast.run",
+        kind="moved",
+    ),
     RuleCase("moved-to-built-class", TargetRule.MOVED_TO_BUILT_CLASS, {"mixer.py": OLD}, {"mixer.py": PER_UNIT}, ("h = self.attn(h)",), "target", kind="moved"),
     RuleCase(
         "edited-in-reached-built-class",
@@ -250,6 +268,18 @@ HELD_BACK: list[RuleCase] = [
         "target",
         Action.VETOED,
         target="demo.mixer.Encoder.run",
+        kind="renamed",
+    ),
+    # The method's class is still in its module: a method may leave it for a mixin elsewhere, so nothing is vetoed.
+    RuleCase(
+        "class-copied-not-renamed-not-while-its-class-stays",
+        Filter.CLASS_COPIED_NOT_RENAMED,
+        {"mixer.py": FAST_OLD},
+        MOVED_TO_MIXIN,
+        ("a = self.prepare(x)", "c = self.fast_mix(b)"),
+        "target",
+        Action.VETOED,
+        target="demo.mixer.Fast.run",
         kind="renamed",
     ),
     RuleCase(

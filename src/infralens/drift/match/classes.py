@@ -21,6 +21,26 @@ from infralens.drift.match.reviewed import defined_in
 from infralens.drift.match.rules import Thresholds, clearly_best
 from infralens.source import Definition, DefinitionKind, ModuleIndex, SourceFile
 
+
+def copied_class(reader: TreeReader, entry: AnnotationLock, source: SourceFile) -> bool:
+    """Rule ``class-copied-not-renamed``: a class in ``source`` is a copy made there, not the reviewed class renamed, when
+    the reviewed module is still there and does not name ``source``'s module (a class renamed into another module leaves
+    its old module importing it, or takes the module along)."""
+    old = reader.source(entry.relpath)
+    return source.relpath != entry.relpath and old is not None and source.module.rpartition(".")[2] not in old.text
+
+
+def copied_method(reader: TreeReader, entry: AnnotationLock, source: SourceFile) -> bool:
+    """:func:`copied_class` for a method whose class is gone from its module: a look-alike in ``source`` is a method of a
+    copy of that class made there (a model's "Copied from" clone). A class still in its module says nothing: a method
+    may leave it for a new mixin or base elsewhere."""
+    owner = entry.target.rpartition(".")[0]
+    here = reader.indexed(entry.relpath) if owner else None
+    if not owner or (here is not None and any(d.qualname == owner for d in here[1].definitions)):
+        return False
+    return copied_class(reader, entry, source)
+
+
 PROBES = 4
 """How many of the reviewed class's longest statements are searched for in the checked tree."""
 

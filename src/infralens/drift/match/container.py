@@ -27,7 +27,7 @@ from infralens.drift.lock.facts import body_hashes, jaccard
 from infralens.drift.match.aliases import renamed_to_alias
 from infralens.drift.match.built import moved_to_built_class
 from infralens.drift.match.callers import Renamed, callers_at_review, class_renamed_at_users, class_renamed_with_users, copied_not_moved, renamed_at_callers
-from infralens.drift.match.classes import method_of_renamed_class
+from infralens.drift.match.classes import copied_class, copied_method, method_of_renamed_class
 from infralens.drift.match.decorators import with_decorators
 from infralens.drift.match.forwarding import forwarded_method
 from infralens.drift.match.imported import Relocated, folded_into_base, moved_to_class, moved_with_imports, re_exported
@@ -292,12 +292,11 @@ class ContainerMapper:
         message = f"{entry.target} now lives in {now}: {built.calls} place(s) that built its class now build {built.definition.qualname.split('.')[0]}"
         return TargetResult(entry, TargetKind.RENAMED, found.place(), found.overlap(entry), message, rule=rule.value), found
 
-    def _class_copied(self, entry: AnnotationLock, source: SourceFile, trace: Trace) -> bool:
-        """Rule ``class-copied-not-renamed``: whether a class in ``source`` is a copy made there, not the reviewed class
-        renamed: the reviewed module is still there and does not name ``source``'s module (a class renamed into another
-        module leaves its old module importing it, or takes the module along)."""
-        old = self.reader.source(entry.relpath)
-        if source.relpath == entry.relpath or old is None or source.module.rpartition(".")[2] in old.text:
+    def _class_copied(self, entry: AnnotationLock, source: SourceFile, trace: Trace, *, method: bool = False) -> bool:
+        """Rule ``class-copied-not-renamed`` (:func:`.classes.copied_class`; with ``method``, :func:`.classes.copied_method`):
+        whether ``source`` holds a copy made there, not the reviewed class (or the method's class) renamed."""
+        copied = (copied_method if method else copied_class)(self.reader, entry, source)
+        if not copied:
             return False
         detail = f"{source.relpath} holds a look-alike class; {entry.relpath} is still there and does not name its module"
         if not self.policy.allows(Filter.CLASS_COPIED_NOT_RENAMED, trace, detail):
@@ -404,11 +403,10 @@ class ContainerMapper:
         reviewed = self._reviewed(entry)
         candidates: list[Found] = []
         for relpath, source, index in self.reader.indexed_files(relpaths):
-            for definition in index.definitions:
-                if definition.kind is not entry.kind or defined_in(reviewed, relpath, definition.qualname):
-                    continue  # a name the reviewed release defined there already is a twin that was there, not the new name
-                if not self.copied_away(entry, source, index, trace):
-                    candidates.append(Found(source, index, definition, self.policy.thresholds.renamed_locality, False))
+            new_names = [d for d in index.definitions if d.kind is entry.kind and not defined_in(reviewed, relpath, d.qualname)]
+            # a name the reviewed release defined there already is a twin that was there, not the new name
+            if new_names and not self.copied_away(entry, source, index, trace) and not self._class_copied(entry, source, trace, method=True):
+                candidates.extend(Found(source, index, d, self.policy.thresholds.renamed_locality, False) for d in new_names)
         plain = self._clearly_best([(found.overlap(entry), found) for found in candidates], entry, trace)
         if plain is not None or reviewed is None:
             return (plain, TargetRule.RENAMED_BODY_OVERLAP) if plain is not None else None

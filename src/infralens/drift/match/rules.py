@@ -384,10 +384,7 @@ SPECS: dict[AnyRule, RuleSpec] = {
             "A dispatched call on another object is followed into the classes the reviewed target's own class names, the most general first.",
         ),
         _spec(Filter.COPIED_NOT_MOVED, "A gone target's statements do not go to a copy of it made elsewhere."),
-        _spec(
-            Filter.CLASS_COPIED_NOT_RENAMED,
-            "A class in another module is not the reviewed class renamed while the reviewed module is still there and does not name that module.",
-        ),
+        _spec(Filter.CLASS_COPIED_NOT_RENAMED, "A look-alike class (or its method, its class gone) where the old module, still here, never points is a copy."),
         _spec(Filter.NEW_PLACE_NOT_CARRIED, "A deleted target's block is followed only into a function that was there at the review."),
         _spec(Filter.OUT_OF_VIEW, "A block that left the target went where its module can see: itself, a module it imports, or its own qualname."),
         _spec(Filter.REAL_EDIT_STAYS, "A place that gained the target's lost statements does not override a real edit inside the target."),
