@@ -56,6 +56,19 @@ MOVED_TO_MIXIN = {
     "mixins.py": "class RunMixin:\n" + FAST_OLD.partition("class Fast(Base):\n")[2].partition("\n\n\nKINDS")[0] + "\n",
 }
 # The class stays (without the method); the method, verbatim, is on a new mixin in another module the old one never names.
+ENCODER_OLD = """
+class Encoder:
+    def run(self, x):
+        a = self.prepare(x)
+        b = self.project(a)
+        c = self.mix(b)
+        return self.out(c)
+"""
+RENAMED_BESIDE_A_CLONE = {
+    "mixer.py": ENCODER_OLD.replace("class Encoder:", "class EncoderV2:").replace("c = self.mix(b)", "c = self.mix(b, fast=True)"),
+    "legacy_vae.py": ENCODER_OLD,
+}
+# The class was renamed in its module; a module new since the review holds a verbatim clone under the old name.
 
 HANDED_ON_OLD = """
 class Mixer:
@@ -212,6 +225,17 @@ CASES: list[RuleCase] = [
         "target",
         Action.VETOED,
         target="demo.mixer.Fast.run",
+        kind="moved",
+    ),
+    RuleCase(
+        "class-copied-not-renamed-same-name-elsewhere",
+        Filter.CLASS_COPIED_NOT_RENAMED,
+        {"mixer.py": ENCODER_OLD},
+        RENAMED_BESIDE_A_CLONE,
+        ("a = self.prepare(x)", "c = self.mix(b)"),
+        "target",
+        Action.VETOED,
+        target="demo.mixer.Encoder.run",
         kind="moved",
     ),
     RuleCase("moved-to-built-class", TargetRule.MOVED_TO_BUILT_CLASS, {"mixer.py": OLD}, {"mixer.py": PER_UNIT}, ("h = self.attn(h)",), "target", kind="moved"),

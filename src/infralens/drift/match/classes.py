@@ -15,6 +15,7 @@ from dataclasses import dataclass
 
 from infralens.drift.lock.entries import AnnotationLock, short_hash
 from infralens.drift.lock.facts import jaccard
+from infralens.drift.match.callers import class_renamed_at_users, class_renamed_with_users
 from infralens.drift.match.forwarding import class_named
 from infralens.drift.match.reader import TreeReader
 from infralens.drift.match.reviewed import defined_in
@@ -39,6 +40,20 @@ def copied_method(reader: TreeReader, entry: AnnotationLock, source: SourceFile)
     if not owner or (here is not None and any(d.qualname == owner for d in here[1].definitions)):
         return False
     return copied_class(reader, entry, source)
+
+
+def clone_beside_a_rename(reader: TreeReader, reviewed: TreeReader | None, entry: AnnotationLock, source: SourceFile, t: Thresholds) -> bool:
+    """Whether a same-named class in ``source`` is a clone made there, not the method's class moved: the class left a
+    module that never names ``source``'s (:func:`copied_method`), and that module holds the class renamed
+    (:func:`method_of_renamed_class` within it, or the class its users there now build instead: :mod:`.callers`).
+    Without that rename, a class whose old module stays unrelated may well have moved."""
+    if not copied_method(reader, entry, source):
+        return False
+    elsewhere = lambda other: other.relpath != entry.relpath  # noqa: E731 - only the target's own module may hold the rename
+    if method_of_renamed_class(reader, reviewed, entry, t, copied=elsewhere) is not None:
+        return True
+    by_users = (class_renamed_at_users(reader, reviewed, entry), class_renamed_with_users(reader, reviewed, entry))
+    return any(renamed is not None and renamed.source.relpath == entry.relpath for renamed in by_users)
 
 
 PROBES = 4

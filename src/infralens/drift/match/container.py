@@ -27,7 +27,7 @@ from infralens.drift.lock.facts import body_hashes, jaccard
 from infralens.drift.match.aliases import renamed_to_alias
 from infralens.drift.match.built import moved_to_built_class
 from infralens.drift.match.callers import Renamed, callers_at_review, class_renamed_at_users, class_renamed_with_users, copied_not_moved, renamed_at_callers
-from infralens.drift.match.classes import copied_class, copied_method, method_of_renamed_class
+from infralens.drift.match.classes import clone_beside_a_rename, copied_class, copied_method, method_of_renamed_class
 from infralens.drift.match.decorators import with_decorators
 from infralens.drift.match.forwarding import forwarded_method
 from infralens.drift.match.imported import Relocated, folded_into_base, moved_to_class, moved_with_imports, re_exported
@@ -295,14 +295,10 @@ class ContainerMapper:
     def _class_copied(self, entry: AnnotationLock, source: SourceFile, trace: Trace, *, method: bool = False) -> bool:
         """Rule ``class-copied-not-renamed`` (:func:`.classes.copied_class`; with ``method``, :func:`.classes.copied_method`):
         whether ``source`` holds a copy made there, not the reviewed class (or the method's class) renamed."""
-        copied = (copied_method if method else copied_class)(self.reader, entry, source)
-        if not copied:
+        if not (copied_method if method else copied_class)(self.reader, entry, source):
             return False
         detail = f"{source.relpath} holds a look-alike class; {entry.relpath} is still there and does not name its module"
-        if not self.policy.allows(Filter.CLASS_COPIED_NOT_RENAMED, trace, detail):
-            return False
-        trace.add(Filter.CLASS_COPIED_NOT_RENAMED, Action.VETOED, detail)
-        return True
+        return self._vetoes(Filter.CLASS_COPIED_NOT_RENAMED, detail, trace)
 
     def _moved_to_receiver(self, entry: AnnotationLock, steps: list[StepLock], trace: Trace) -> Decided | None:
         receiver = moved_to_receiver(self.reader, self._reviewed(entry), entry, self.policy.thresholds)
@@ -348,7 +344,22 @@ class ContainerMapper:
                     best = (score, found)
         if best is None or best[0] < self.policy.thresholds.target_moved_overlap or self.copied_away(entry, best[1].source, best[1].index, trace):
             return None
-        return best[1]
+        return None if self._clone_beside_a_rename(entry, best[1].source, trace) else best[1]
+
+    def _clone_beside_a_rename(self, entry: AnnotationLock, source: SourceFile, trace: Trace) -> bool:
+        """Rule ``class-copied-not-renamed`` for a same-named class elsewhere (:func:`.classes.clone_beside_a_rename`)."""
+        if not clone_beside_a_rename(self.reader, self._reviewed(entry), entry, source, self.policy.thresholds):
+            return False
+        detail = f"{source.relpath} holds a same-named clone; {entry.relpath}, still there and never naming it, holds the class renamed"
+        return self._vetoes(Filter.CLASS_COPIED_NOT_RENAMED, detail, trace)
+
+    def _vetoes(self, rule: Filter, detail: str, trace: Trace | None) -> bool:
+        """Whether ``rule``, which found its case, is on; its veto is then written to the trace."""
+        if not self.policy.allows(rule, trace, detail):
+            return False
+        if trace is not None:
+            trace.add(rule, Action.VETOED, detail)
+        return True
 
     def copied_away(self, entry: AnnotationLock, source: SourceFile, index: ModuleIndex, trace: Trace | None = None) -> bool:
         """Whether a definition in ``source`` is a copy made there, not the target moved (:func:`.callers.copied_not_moved`;
@@ -358,12 +369,7 @@ class ContainerMapper:
             self._copies[key] = copied_not_moved(self.reader, entry, source, index, lambda: self._callers_at_review(entry))
         if not self._copies[key]:
             return False
-        detail = f"{source.relpath} holds a copy made there: none of the reviewed callers went there"
-        if not self.policy.allows(Filter.COPIED_NOT_MOVED, trace, detail):
-            return False
-        if trace is not None:
-            trace.add(Filter.COPIED_NOT_MOVED, Action.VETOED, detail)
-        return True
+        return self._vetoes(Filter.COPIED_NOT_MOVED, f"{source.relpath} holds a copy made there: none of the reviewed callers went there", trace)
 
     def _callers_at_review(self, entry: AnnotationLock) -> frozenset[str]:
         """:func:`.callers.callers_at_review`, read once per target however many files hold a look-alike."""
