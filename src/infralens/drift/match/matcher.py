@@ -351,6 +351,7 @@ class DistributionMatcher:
             detail = f"the candidate inside the target is a real edit: the {len(homes)} place(s) elsewhere holding the text are not weighed"
             trace.add(Filter.REAL_EDIT_STAYS, Action.VETOED, detail)
             return None
+        step.transfers.prefetch([(s.proposal.source, s.proposal.index, s.proposal.window[0]) for s in homes])
         homes = [_with_provenance(s, step.transfers) for s in homes]
         carriers = self.views.seen(step.annotation, homes, policy, trace)
         best = pick_carried([s.evidence for s in carriers], policy, trace, gone=reach is None)

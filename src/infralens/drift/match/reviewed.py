@@ -147,6 +147,19 @@ class Transfers:
         share = carried / total if total else 0.0
         return Provenance(carried=carried, share=share, copied=sum((gained & self.kept).values()), new_place=not before)
 
+    def prefetch(self, places: list[tuple[SourceFile, ModuleIndex, Statement]]) -> None:
+        """Index at once, in parallel, the reviewed files :meth:`of` will read for these places (the same indexes)."""
+        if self.reviewed is None:
+            return
+        wanted: list[str] = []
+        for source, index, first in places:
+            if sum((_function_around(index, first)[1] & self.lost).values()) < self.carried_statements or source.relpath in wanted:
+                continue
+            before_file = self.reviewed.source(source.relpath)
+            if before_file is not None and before_file.sha256 != source.sha256:
+                wanted.append(source.relpath)
+        self.reviewed.prefetch(wanted)
+
     def held_before(self, source: SourceFile, index: ModuleIndex, first: Statement) -> bool:
         """Whether the function around ``first`` held as many copies of its text at the review (False when unknown)."""
         if self.reviewed is None:
