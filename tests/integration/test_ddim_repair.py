@@ -47,8 +47,8 @@ def _project(into: Path) -> Path:
     return project
 
 
-def test_ddim_step_edits_are_classified_then_repaired(tmp_path, capsys, monkeypatch):
-    monkeypatch.setenv("INFRALENS_CACHE_DIR", str(tmp_path / "cache"))
+def test_ddim_step_edits_are_classified_then_repaired(tmp_path, capsys):
+    # the shared index cache: entries are keyed by file content, so the edited copy gets its own
     site = _edited_diffusers(tmp_path)
     project = _project(tmp_path)
 

@@ -21,9 +21,12 @@ pytestmark = pytest.mark.skipif(metadata.version("diffusers") != "0.42.1", reaso
 
 
 @pytest.fixture(scope="module")
-def cache_dir(tmp_path_factory):
-    """One index cache for this module: every real file is parsed once (cold), then hit."""
-    return tmp_path_factory.mktemp("index-cache")
+def cache_dir():
+    """The user's index cache, shared with the docs build and the drift guards of the same run: entries are keyed by
+    the file's content and the indexing code, so a real file parsed by any of them is a hit here."""
+    from infralens.source.cache import default_cache_dir
+
+    return default_cache_dir()
 
 
 @pytest.fixture(autouse=True)
