@@ -18,7 +18,7 @@ from dataclasses import dataclass, replace
 
 from infralens.drift.check import CheckReport, compare_with_annotations, require_locked, run_check
 from infralens.drift.lock.entries import AnnotationLock, Lock, StepLock, annotation_of, text_hash
-from infralens.drift.lock.facts import body_hashes, body_of, occurrence_in, surroundings
+from infralens.drift.lock.facts import definition_facts, occurrence_in, surroundings
 from infralens.drift.match import TreeReader
 from infralens.drift.match.results import StepKind, StepResult, TargetKind, TargetResult
 from infralens.errors import InfralensError, SourceNotFoundError
@@ -312,15 +312,8 @@ def _target_entry(result: TargetResult, reader: TreeReader, version: str) -> Ann
     return replace(
         result.entry,
         version=version,
-        relpath=source.relpath,
         module=result.new.module,
-        target=definition.qualname,
-        kind=definition.kind,
-        span=(definition.start_line, definition.end_line),
-        body_sha256=text_hash(s.text for s in body_of(index, definition)),
-        body=body_hashes(index, definition),
-        source_sha256=source.sha256,
-        decorators=definition.decorators,
+        **definition_facts(source, index, definition),
     )
 
 

@@ -7,6 +7,7 @@ candidates (in the sources being checked), so both sides are measured alike.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 from infralens.drift.lock.entries import CONTEXT_SIZE, AnnotationLock, LockEntry, StepLock, short_hash, text_hash
 from infralens.resolve import ResolvedAnnotation
@@ -64,6 +65,21 @@ def surroundings(index: ModuleIndex, first: Statement, last: Statement | None = 
     before = tuple(s.text for s in pool[max(0, start - CONTEXT_SIZE) : start])
     after = tuple(s.text for s in pool[end + 1 : end + 1 + CONTEXT_SIZE])
     return Surroundings(definition, before, after, text_hash(s.text for s in pool))
+
+
+def definition_facts(source: SourceFile, index: ModuleIndex, definition: Definition) -> dict[str, Any]:
+    """The fields of an :class:`AnnotationLock` that the target's definition and its file decide (a lock's entry, and the
+    same entry moved to another release by a walk)."""
+    return {
+        "relpath": source.relpath,
+        "target": definition.qualname,
+        "kind": definition.kind,
+        "span": (definition.start_line, definition.end_line),
+        "body_sha256": text_hash(s.text for s in body_of(index, definition)),
+        "body": body_hashes(index, definition),
+        "source_sha256": source.sha256,
+        "decorators": definition.decorators,
+    }
 
 
 def body_hashes(index: ModuleIndex, definition: Definition) -> tuple[str, ...]:
@@ -129,15 +145,8 @@ def entries_for(resolved: ResolvedAnnotation, index: ModuleIndex, annotation_pat
         file_sha256=annotation_sha256,
         distribution=source.distribution,
         version=source.version,
-        relpath=source.relpath,
         module=resolved.target.module,
-        target=definition.qualname,
-        kind=definition.kind,
-        span=(definition.start_line, definition.end_line),
-        body_sha256=text_hash(s.text for s in body_of(index, definition)),
-        body=body_hashes(index, definition),
-        source_sha256=source.sha256,
+        **definition_facts(source, index, definition),
         steps=tuple(s.step_id for s in steps),
-        decorators=definition.decorators,
     )
     return [head, *steps]
