@@ -298,7 +298,7 @@ class ContainerMapper:
         if not (copied_method if method else copied_class)(self.reader, entry, source):
             return False
         detail = f"{source.relpath} holds a look-alike class; {entry.relpath} is still there and does not name its module"
-        return self._vetoes(Filter.CLASS_COPIED_NOT_RENAMED, detail, trace)
+        return self.policy.vetoes(Filter.CLASS_COPIED_NOT_RENAMED, trace, detail)
 
     def _moved_to_receiver(self, entry: AnnotationLock, steps: list[StepLock], trace: Trace) -> Decided | None:
         receiver = moved_to_receiver(self.reader, self._reviewed(entry), entry, self.policy.thresholds)
@@ -351,15 +351,7 @@ class ContainerMapper:
         if not clone_beside_a_rename(self.reader, self._reviewed(entry), entry, source, self.policy.thresholds):
             return False
         detail = f"{source.relpath} holds a same-named clone; {entry.relpath}, still there and never naming it, holds the class renamed"
-        return self._vetoes(Filter.CLASS_COPIED_NOT_RENAMED, detail, trace)
-
-    def _vetoes(self, rule: Filter, detail: str, trace: Trace | None) -> bool:
-        """Whether ``rule``, which found its case, is on; its veto is then written to the trace."""
-        if not self.policy.allows(rule, trace, detail):
-            return False
-        if trace is not None:
-            trace.add(rule, Action.VETOED, detail)
-        return True
+        return self.policy.vetoes(Filter.CLASS_COPIED_NOT_RENAMED, trace, detail)
 
     def copied_away(self, entry: AnnotationLock, source: SourceFile, index: ModuleIndex, trace: Trace | None = None) -> bool:
         """Whether a definition in ``source`` is a copy made there, not the target moved (:func:`.callers.copied_not_moved`;
@@ -369,7 +361,7 @@ class ContainerMapper:
             self._copies[key] = copied_not_moved(self.reader, entry, source, index, lambda: self._callers_at_review(entry))
         if not self._copies[key]:
             return False
-        return self._vetoes(Filter.COPIED_NOT_MOVED, f"{source.relpath} holds a copy made there: none of the reviewed callers went there", trace)
+        return self.policy.vetoes(Filter.COPIED_NOT_MOVED, trace, f"{source.relpath} holds a copy made there: none of the reviewed callers went there")
 
     def _callers_at_review(self, entry: AnnotationLock) -> frozenset[str]:
         """:func:`.callers.callers_at_review`, read once per target however many files hold a look-alike."""

@@ -198,10 +198,7 @@ def _reached(case: StepCase, admitted: Rule | None, policy: Policy, trace: Trace
     if edited is None or case.reached.context > 0.0 or edited.context < t.moved_context:
         return True
     detail = f"the copy has none of the step's neighbours; an edit where the target leads has them (context {edited.context:.2f})"
-    if not policy.allows(Filter.EDIT_WITH_NEIGHBOURS, trace, detail):
-        return True
-    trace.add(Filter.EDIT_WITH_NEIGHBOURS, Action.VETOED, detail)
-    return False
+    return not policy.vetoes(Filter.EDIT_WITH_NEIGHBOURS, trace, detail)
 
 
 def _confident(case: StepCase, admitted: Rule | None, policy: Policy, trace: Trace) -> bool:

@@ -295,11 +295,15 @@ class Policy:
 
     def allows(self, rule: AnyRule, trace: Trace | None = None, detail: str = "") -> bool:
         """Whether ``rule`` may act; when it is off, the trace says it would have (``detail``: what it would have done)."""
-        if rule not in self.off:
-            return True
-        if trace is not None:
+        if rule in self.off and trace is not None:
             trace.add(rule, Action.OFF, detail)
-        return False
+        return self.on(rule)
+
+    def vetoes(self, rule: AnyRule, trace: Trace | None, detail: str) -> bool:
+        """Whether ``rule``, which found its case, vetoes: when on, the veto is written to the trace (:meth:`allows` otherwise)."""
+        if self.allows(rule, trace, detail) and trace is not None:
+            trace.add(rule, Action.VETOED, detail)
+        return self.on(rule)
 
 
 @dataclass(frozen=True)
@@ -313,122 +317,118 @@ class RuleSpec:
     """The engine cannot work without it (an ablation does not switch it off)."""
 
 
-def _spec(rule: AnyRule, invariant: str, *, essential: bool = False) -> RuleSpec:
-    return RuleSpec(rule, invariant, essential)
-
-
 SPECS: dict[AnyRule, RuleSpec] = {
     s.rule: s
     for s in (
         # -- the container (what became of the function) --
-        _spec(TargetRule.FILE_UNCHANGED, "A byte-identical file holds the target where it was.", essential=True),
-        _spec(TargetRule.UNREADABLE, "A file that cannot be read or parsed is reported, never guessed about.", essential=True),
-        _spec(TargetRule.SAME_PLACE, "The same qualname in its file with the same statements is the target unchanged.", essential=True),
-        _spec(TargetRule.BODY_CHANGED, "The same qualname in its file is the target, whatever its body became.", essential=True),
-        _spec(TargetRule.RE_EXPORTED, "A name its module no longer defines but now imports is the target, moved to where the import leads."),
-        _spec(TargetRule.MOVED_MODULE, "The same qualname in another module, new there and overlapping the body, is the target moved."),
-        _spec(
+        RuleSpec(TargetRule.FILE_UNCHANGED, "A byte-identical file holds the target where it was.", essential=True),
+        RuleSpec(TargetRule.UNREADABLE, "A file that cannot be read or parsed is reported, never guessed about.", essential=True),
+        RuleSpec(TargetRule.SAME_PLACE, "The same qualname in its file with the same statements is the target unchanged.", essential=True),
+        RuleSpec(TargetRule.BODY_CHANGED, "The same qualname in its file is the target, whatever its body became.", essential=True),
+        RuleSpec(TargetRule.RE_EXPORTED, "A name its module no longer defines but now imports is the target, moved to where the import leads."),
+        RuleSpec(TargetRule.MOVED_MODULE, "The same qualname in another module, new there and overlapping the body, is the target moved."),
+        RuleSpec(
             TargetRule.MOVED_WITH_IMPORTS,
             "A gone target's qualname in a module its old module newly imports from, sharing part of its body, is the target moved.",
         ),
-        _spec(TargetRule.MOVED_SAME_NAME, "A method turned module function (or back), new and clearly the closest body, is the target moved."),
-        _spec(
+        RuleSpec(TargetRule.MOVED_SAME_NAME, "A method turned module function (or back), new and clearly the closest body, is the target moved."),
+        RuleSpec(
             TargetRule.MOVED_TO_CLASS,
             "A method gone from its class, now defined by another class of its module that lacked it, clearly closest in body, moved there.",
         ),
-        _spec(TargetRule.MOVED_TO_BUILT_CLASS, "A gone method's new namesake on a class its class or base now builds, sharing its body most, moved there."),
-        _spec(TargetRule.RENAMED_BEHIND_SHIM, "A shim that forwards the old name leads to the target renamed."),
-        _spec(TargetRule.RENAMED_TO_ALIAS, "A name that aliased the target at the review, now defined with part of its body, is the target renamed."),
-        _spec(
+        RuleSpec(TargetRule.MOVED_TO_BUILT_CLASS, "A gone method's new namesake on a class its class or base now builds, sharing its body most, moved there."),
+        RuleSpec(TargetRule.RENAMED_BEHIND_SHIM, "A shim that forwards the old name leads to the target renamed."),
+        RuleSpec(TargetRule.RENAMED_TO_ALIAS, "A name that aliased the target at the review, now defined with part of its body, is the target renamed."),
+        RuleSpec(
             TargetRule.MERGED_INTO_ALIAS,
             "A gone target whose conditional alias is now one definition holding part of its body, every other choice gone too, was merged there.",
         ),
-        _spec(TargetRule.RENAMED_BODY_OVERLAP, "A new definition whose body clearly overlaps most is the target renamed."),
-        _spec(TargetRule.RENAMED_AND_SPLIT, "A new definition holding the reviewed body with the helpers it calls is the target renamed and split."),
-        _spec(TargetRule.RENAMED_AT_CALLERS, "The new name the reviewed callers now call is the target renamed."),
-        _spec(TargetRule.CLASS_RENAMED, "The method of the same name in the class its class was renamed to is the target."),
-        _spec(TargetRule.CLASS_RENAMED_AT_USERS, "A gone class whose users now assign the same places from one new class is renamed to it."),
-        _spec(TargetRule.CLASS_RENAMED_WITH_USERS, "A gone class that its users, or their new namesakes, now build as one new class is renamed to it."),
-        _spec(TargetRule.MOVED_TO_RECEIVER, "A function folded into the class of its first parameter (now self) is the target moved."),
-        _spec(
+        RuleSpec(TargetRule.RENAMED_BODY_OVERLAP, "A new definition whose body clearly overlaps most is the target renamed."),
+        RuleSpec(TargetRule.RENAMED_AND_SPLIT, "A new definition holding the reviewed body with the helpers it calls is the target renamed and split."),
+        RuleSpec(TargetRule.RENAMED_AT_CALLERS, "The new name the reviewed callers now call is the target renamed."),
+        RuleSpec(TargetRule.CLASS_RENAMED, "The method of the same name in the class its class was renamed to is the target."),
+        RuleSpec(TargetRule.CLASS_RENAMED_AT_USERS, "A gone class whose users now assign the same places from one new class is renamed to it."),
+        RuleSpec(TargetRule.CLASS_RENAMED_WITH_USERS, "A gone class that its users, or their new namesakes, now build as one new class is renamed to it."),
+        RuleSpec(TargetRule.MOVED_TO_RECEIVER, "A function folded into the class of its first parameter (now self) is the target moved."),
+        RuleSpec(
             TargetRule.FOLDED_INTO_BASE,
             "A method whose class left its module, while the class's base stayed there with the method and a block of its statements, moved to the base.",
         ),
-        _spec(TargetRule.DELETED, "A target found by no rule is deleted.", essential=True),
-        _spec(TargetRule.SPLIT_INTO_HELPERS, "A body that lost statements to helpers it now calls names those helpers as their first home."),
-        _spec(
+        RuleSpec(TargetRule.DELETED, "A target found by no rule is deleted.", essential=True),
+        RuleSpec(TargetRule.SPLIT_INTO_HELPERS, "A body that lost statements to helpers it now calls names those helpers as their first home."),
+        RuleSpec(
             TargetRule.HELPERS_OF_HELPERS,
             "A helper the target calls hands on what it received to functions of its own module it calls: those that hold lost statements are homes too.",
         ),
-        _spec(TargetRule.WRAPPED_BY_DECORATOR, "A body that lost statements to a decorator it now carries names the wrapper as their home."),
-        _spec(TargetRule.DECORATORS_CHANGED, "A decorator added, removed or replaced is a finding on the target.", essential=True),
-        _spec(TargetRule.BESIDE_THE_TARGET, "Of equally good rename candidates, the only one in the target's own class and file is it."),
+        RuleSpec(TargetRule.WRAPPED_BY_DECORATOR, "A body that lost statements to a decorator it now carries names the wrapper as their home."),
+        RuleSpec(TargetRule.DECORATORS_CHANGED, "A decorator added, removed or replaced is a finding on the target.", essential=True),
+        RuleSpec(TargetRule.BESIDE_THE_TARGET, "Of equally good rename candidates, the only one in the target's own class and file is it."),
         # -- candidates (filters, vetoes and tie-breaks) --
-        _spec(Filter.ADMISSION, "Only a candidate some step rule would accept enters the one-to-one assignment.", essential=True),
-        _spec(Filter.ONE_TO_ONE, "Two steps never share a statement: the assignment maximises the total weight.", essential=True),
-        _spec(Filter.SURVIVING_COPY, "After copies of a repeated statement went, a survivor is the step's only when its neighbours single it out."),
-        _spec(Filter.COPY_WENT, "After a copy of a repeated statement went, no survivor is the step's on its text alone."),
-        _spec(Filter.CONTESTED_COPY, "A survivor several steps were on goes to the step whose neighbours fit it strictly best."),
-        _spec(Filter.SAME_DEPTH, "Of steps contesting a survivor, the only one at its reviewed indentation takes it."),
-        _spec(Filter.OCCURRENCE, "Among identical copies with equal context, the recorded occurrence, then the nearest line, wins."),
-        _spec(Filter.HUNK_RANK, "Of two edits equally close in text and context, the one at the step's rank in its diff hunk wins."),
-        _spec(Filter.HELPERS_FIRST, "Statements the container saw leave into helpers are looked for in those helpers first."),
-        _spec(Filter.EDITS_IN_HELPERS, "A statement rewritten on its way into one of the helpers the target was split into is looked for there."),
-        _spec(
+        RuleSpec(Filter.ADMISSION, "Only a candidate some step rule would accept enters the one-to-one assignment.", essential=True),
+        RuleSpec(Filter.ONE_TO_ONE, "Two steps never share a statement: the assignment maximises the total weight.", essential=True),
+        RuleSpec(Filter.SURVIVING_COPY, "After copies of a repeated statement went, a survivor is the step's only when its neighbours single it out."),
+        RuleSpec(Filter.COPY_WENT, "After a copy of a repeated statement went, no survivor is the step's on its text alone."),
+        RuleSpec(Filter.CONTESTED_COPY, "A survivor several steps were on goes to the step whose neighbours fit it strictly best."),
+        RuleSpec(Filter.SAME_DEPTH, "Of steps contesting a survivor, the only one at its reviewed indentation takes it."),
+        RuleSpec(Filter.OCCURRENCE, "Among identical copies with equal context, the recorded occurrence, then the nearest line, wins."),
+        RuleSpec(Filter.HUNK_RANK, "Of two edits equally close in text and context, the one at the step's rank in its diff hunk wins."),
+        RuleSpec(Filter.HELPERS_FIRST, "Statements the container saw leave into helpers are looked for in those helpers first."),
+        RuleSpec(Filter.EDITS_IN_HELPERS, "A statement rewritten on its way into one of the helpers the target was split into is looked for there."),
+        RuleSpec(
             Filter.EDITS_IN_WRAPPERS,
             "A statement rewritten on its way into the wrapper of a decorator that received the target's lost statements is looked for there.",
         ),
-        _spec(Filter.REACHED_BY_NAME, "A method called on another object is reached only when exactly one place of that name holds the text."),
-        _spec(
+        RuleSpec(Filter.REACHED_BY_NAME, "A method called on another object is reached only when exactly one place of that name holds the text."),
+        RuleSpec(
             Filter.OWNERS_CLASSES,
             "A dispatched call on another object is followed into the classes the reviewed target's own class names, the most general first.",
         ),
-        _spec(Filter.COPIED_NOT_MOVED, "A gone target's statements do not go to a copy of it made elsewhere."),
-        _spec(Filter.CLASS_COPIED_NOT_RENAMED, "A look-alike class (or its method, its class gone) where the old module, still here, never points is a copy."),
-        _spec(Filter.NEW_PLACE_NOT_CARRIED, "A deleted target's block is followed only into a function that was there at the review."),
-        _spec(Filter.OUT_OF_VIEW, "A block that left the target went where its module can see: itself, a module it imports, or its own qualname."),
-        _spec(Filter.REAL_EDIT_STAYS, "A place that gained the target's lost statements does not override a real edit inside the target."),
-        _spec(
+        RuleSpec(Filter.COPIED_NOT_MOVED, "A gone target's statements do not go to a copy of it made elsewhere."),
+        RuleSpec(Filter.CLASS_COPIED_NOT_RENAMED, "A look-alike class (or its method, its class gone) that the old module, still here, never names is a copy."),
+        RuleSpec(Filter.NEW_PLACE_NOT_CARRIED, "A deleted target's block is followed only into a function that was there at the review."),
+        RuleSpec(Filter.OUT_OF_VIEW, "A block that left the target went where its module can see: itself, a module it imports, or its own qualname."),
+        RuleSpec(Filter.REAL_EDIT_STAYS, "A place that gained the target's lost statements does not override a real edit inside the target."),
+        RuleSpec(
             Filter.EDIT_WITH_NEIGHBOURS,
             "A copy where the target leads with none of the step's neighbours does not outrank an edit there that has them.",
         ),
-        _spec(Filter.TIED_PLACES, "Two places elsewhere about equally good tell nothing: neither is chosen."),
-        _spec(Filter.CLOSE_RUNNER_UP, "A runner-up edit about as close as the chosen one makes the verdict ambiguous (kind unchanged)."),
+        RuleSpec(Filter.TIED_PLACES, "Two places elsewhere about equally good tell nothing: neither is chosen."),
+        RuleSpec(Filter.CLOSE_RUNNER_UP, "A runner-up edit about as close as the chosen one makes the verdict ambiguous (kind unchanged)."),
         # -- the step's kind, in STEP_ORDER --
-        _spec(Rule.FILE_UNCHANGED, "A step in a byte-identical file is unchanged.", essential=True),
-        _spec(Rule.UNREADABLE, "A step whose file cannot be read or parsed is unreadable.", essential=True),
-        _spec(Rule.LEFT_WITH_NEIGHBOURS, "A contentless statement the target still holds, but without its neighbours, went where they went."),
-        _spec(Rule.TARGET_RELOCATED, "The same statement in a target that moved or was renamed moved with it."),
-        _spec(Rule.SAME_TEXT, "The same normalised text inside the target, assigned to the step, is unchanged.", essential=True),
-        _spec(Rule.SAME_TREE, "Texts differing only in redundant parentheses or layout are the same statement."),
-        _spec(Rule.TARGET_HEADER, "The mapped target's def line (or docstring) is the reviewed one's, whatever its parameters."),
-        _spec(Rule.DECORATOR_REPLACED, "A decorator the target lost is changed to the new one the decorator list's diff puts at its rank."),
-        _spec(Rule.NESTED_LIFTED, "A nested function's def line is changed to that of the one helper that received most of its body."),
-        _spec(Rule.CONFIDENT_EDIT, "An edit very close in text and context, with nothing reached, is decided before any search."),
-        _spec(Rule.MOVED_TO_REACHED, "The exact text in a function the target now calls or is decorated by is where the step went."),
-        _spec(Rule.MOVED_WITH_BLOCK, "The exact text in the one function that gained a block of the target's lost statements is the step moved."),
-        _spec(Rule.SAME_ACTION, "A rewrite that keeps the action (a name, a call, setter and assignment, keywords) is changed."),
-        _spec(Rule.RENAMED_THROUGHOUT, "A rewrite only renaming names the target no longer spells anywhere is its edit, wherever the diff puts it."),
-        _spec(Rule.EDIT, "A statement of the same kind, close in text and placed by neighbours or the body diff, is changed."),
-        _spec(
+        RuleSpec(Rule.FILE_UNCHANGED, "A step in a byte-identical file is unchanged.", essential=True),
+        RuleSpec(Rule.UNREADABLE, "A step whose file cannot be read or parsed is unreadable.", essential=True),
+        RuleSpec(Rule.LEFT_WITH_NEIGHBOURS, "A contentless statement the target still holds, but without its neighbours, went where they went."),
+        RuleSpec(Rule.TARGET_RELOCATED, "The same statement in a target that moved or was renamed moved with it."),
+        RuleSpec(Rule.SAME_TEXT, "The same normalised text inside the target, assigned to the step, is unchanged.", essential=True),
+        RuleSpec(Rule.SAME_TREE, "Texts differing only in redundant parentheses or layout are the same statement."),
+        RuleSpec(Rule.TARGET_HEADER, "The mapped target's def line (or docstring) is the reviewed one's, whatever its parameters."),
+        RuleSpec(Rule.DECORATOR_REPLACED, "A decorator the target lost is changed to the new one the decorator list's diff puts at its rank."),
+        RuleSpec(Rule.NESTED_LIFTED, "A nested function's def line is changed to that of the one helper that received most of its body."),
+        RuleSpec(Rule.CONFIDENT_EDIT, "An edit very close in text and context, with nothing reached, is decided before any search."),
+        RuleSpec(Rule.MOVED_TO_REACHED, "The exact text in a function the target now calls or is decorated by is where the step went."),
+        RuleSpec(Rule.MOVED_WITH_BLOCK, "The exact text in the one function that gained a block of the target's lost statements is the step moved."),
+        RuleSpec(Rule.SAME_ACTION, "A rewrite that keeps the action (a name, a call, setter and assignment, keywords) is changed."),
+        RuleSpec(Rule.RENAMED_THROUGHOUT, "A rewrite only renaming names the target no longer spells anywhere is its edit, wherever the diff puts it."),
+        RuleSpec(Rule.EDIT, "A statement of the same kind, close in text and placed by neighbours or the body diff, is changed."),
+        RuleSpec(
             Rule.SAME_ROLE,
             "The only statement left that plays the step's role (same target from the same call, same call, same raise), sharing some text, is its edit.",
         ),
-        _spec(Rule.SAME_CALL, "The only statement left making the step's call, which the reviewed target made in the step alone, is its edit."),
-        _spec(Rule.SOLE_ASSIGNMENT, "The only statement left that assigns the same name is its edit."),
-        _spec(
+        RuleSpec(Rule.SAME_CALL, "The only statement left making the step's call, which the reviewed target made in the step alone, is its edit."),
+        RuleSpec(Rule.SOLE_ASSIGNMENT, "The only statement left that assigns the same name is its edit."),
+        RuleSpec(
             Rule.PER_OBJECT_EDIT,
             "A statement on per-index state (self.a[i]) that reads the same on one object's own state (self.b) where the target now leads is changed there.",
         ),
-        _spec(
+        RuleSpec(
             Rule.ACTION_KEPT_IN_REACHED,
             "A close rewrite that keeps the action, where the target now leads and not held there at the review, is changed whatever its neighbours.",
         ),
-        _spec(Rule.CLOSE_EDIT_IN_HELPER, "A close edit of the step's kind, new in a helper that received the target's lost statements, is its edit."),
-        _spec(Rule.EDITED_IN_REACHED, "A statement rewritten in the one function the target now clearly hands its work to is changed there."),
-        _spec(Rule.DECOYS_ONLY, "Copies elsewhere that no rule singles out leave the step deleted, listed as candidates.", essential=True),
-        _spec(Rule.TARGET_GONE, "A step of a deleted target with no home is deleted.", essential=True),
-        _spec(Rule.NOTHING_CORRESPONDS, "A step nothing corresponds to is deleted.", essential=True),
+        RuleSpec(Rule.CLOSE_EDIT_IN_HELPER, "A close edit of the step's kind, new in a helper that received the target's lost statements, is its edit."),
+        RuleSpec(Rule.EDITED_IN_REACHED, "A statement rewritten in the one function the target now clearly hands its work to is changed there."),
+        RuleSpec(Rule.DECOYS_ONLY, "Copies elsewhere that no rule singles out leave the step deleted, listed as candidates.", essential=True),
+        RuleSpec(Rule.TARGET_GONE, "A step of a deleted target with no home is deleted.", essential=True),
+        RuleSpec(Rule.NOTHING_CORRESPONDS, "A step nothing corresponds to is deleted.", essential=True),
     )
 }
 """The rule book: one entry per rule of every kind."""
