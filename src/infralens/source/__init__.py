@@ -2,7 +2,7 @@
 
 Owns where sources come from (:mod:`.distributions`: installed distributions, directories, wheels;
 :mod:`.wheels`: fetching a release's wheel; :mod:`.releases`: which releases exist), the statement normaliser (:mod:`.normal_form`), the libcst
-index (:mod:`.index`) and its on-disk cache (:mod:`.cache`). Nothing here imports upstream code.
+index (:mod:`.index`) and its on-disk cache (:mod:`.cache`), and each tree's words kept across runs (:mod:`.words`). Nothing here imports upstream code.
 May import: :mod:`infralens.errors`, :mod:`infralens.annotations` (for prefetching what annotations name).
 """
 
@@ -52,6 +52,7 @@ if TYPE_CHECKING:
         unreadable_cached_wheel as unreadable_cached_wheel,
         wheel_problem as wheel_problem,
     )
+    from .words import WORD_BYTES as WORD_BYTES, WordCache as WordCache, file_words as file_words
 
 __all__, __getattr__ = lazy_exports(
     __name__,
@@ -70,6 +71,9 @@ __all__, __getattr__ = lazy_exports(
         "Statement": "models",
         "StatementKind": "models",
         "WheelTree": "distributions",
+        "WORD_BYTES": "words",
+        "WordCache": "words",
+        "file_words": "words",
         "canonical_name": "distributions",
         "check_relpath": "distributions",
         "decode_source": "distributions",

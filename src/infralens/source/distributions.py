@@ -2,16 +2,13 @@
 
 Three kinds of source trees, one interface (:class:`SourceTree`):
 
-* :class:`InstalledTree` — an installed distribution, located through
-  ``importlib.metadata`` (or ``find_spec`` of the *top-level* package only,
-  which locates it without running its ``__init__``);
+* :class:`InstalledTree` — an installed distribution, located through ``importlib.metadata`` (or ``find_spec`` of the
+  *top-level* package only, which locates it without running its ``__init__``);
 * :class:`WheelTree` — a ``.whl`` file read as a zip archive;
-* :class:`DirectoryTree` — a directory holding the package (``src/`` layout
-  or a site-packages-like folder).
+* :class:`DirectoryTree` — a directory holding the package (``src/`` layout or a site-packages-like folder).
 
-Paths are checked so nothing outside the tree is ever read, and every read is
-bounded: sizes are checked before a byte is read or decompressed, and only
-regular files are opened.
+Paths are checked so nothing outside the tree is ever read, and every read is bounded: sizes are checked before a
+byte is read or decompressed, and only regular files are opened.
 """
 
 from __future__ import annotations
@@ -32,7 +29,7 @@ from pathlib import Path
 
 from infralens.bounds import BadVersion, FolderTooDeep, checked_version, walk
 from infralens.errors import SourceNotFoundError, UnsafePathError
-from infralens.hashing import sha256_text
+from infralens.hashing import sha256_bytes, sha256_text
 from infralens.source.models import SourceFile
 from infralens.source.packages import (
     MODULE_PART as _MODULE_PART,
@@ -115,9 +112,16 @@ class SourceTree(ABC):
 
     def content_sha256(self) -> str:
         """One hash of every Python file's path and bytes: the same sources give the same hash, wherever they are read from."""
-        from infralens.hashing import sha256_bytes, sha256_text
-
         return sha256_text("".join(f"{relpath}\t{sha256_bytes(self.read_bytes(relpath))}\n" for relpath in sorted(self.iter_python_files())))
+
+    def listing_key(self) -> str:
+        """A key that changes whenever a Python file's path or bytes change, for caches of whole-tree facts: each file's
+        path and :meth:`_stamp`."""
+        return f"{self.kind}:{sha256_text(''.join(f'{relpath}|{self._stamp(relpath)}|' for relpath in self.iter_python_files()))}"
+
+    def _stamp(self, relpath: str) -> str:
+        """What tells this file's bytes apart: their hash here; subclasses use what they can read for free."""
+        return sha256_bytes(self.read_bytes(relpath))
 
     @abstractmethod
     def _exists(self, relpath: str) -> bool: ...
@@ -263,6 +267,14 @@ class DirectoryTree(SourceTree):
             except FolderTooDeep as error:
                 raise SourceNotFoundError(f"{self.distribution}: {error.describe(str(self.root / package))}") from None
 
+    def _stamp(self, relpath: str) -> str:
+        """Size and modification time in nanoseconds, as ``make`` and git's index judge a file unchanged."""
+        try:
+            info = (self.root / relpath).stat()
+        except OSError:
+            return "gone"
+        return f"{info.st_size}:{info.st_mtime_ns}"
+
     def metadata_text(self) -> str | None:
         wanted = canonical_name(self.distribution)
         for info in sorted(self.root.glob("*.dist-info")):
@@ -401,6 +413,10 @@ class WheelTree(SourceTree):
         if len(data) > cap:
             raise too_large(f"{self.path}: {relpath}", cap)
         return data
+
+    def _stamp(self, relpath: str) -> str:
+        """Size and CRC-32 from the archive's directory (the CRC is checked against the bytes whenever they are read)."""
+        return f"{self._names[relpath].file_size}:{self._names[relpath].CRC}"
 
     def iter_python_files(self) -> Iterator[str]:
         for relpath in sorted(self._names):

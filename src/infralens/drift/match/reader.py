@@ -18,7 +18,7 @@ from infralens.drift.lock.facts import body_hashes
 from infralens.drift.match.textscan import WORD, DefinitionProbe, TextProbe, WordIndex, ranked
 from infralens.errors import InfralensError
 from infralens.resolve import Resolver
-from infralens.source import SHARED, Definition, ModuleIndex, SourceFile, SourceTree
+from infralens.source import SHARED, Definition, ModuleIndex, SourceFile, SourceTree, WordCache
 
 _COMMON = {
     "self",
@@ -128,7 +128,9 @@ class TreeReader:
         if not narrowing:
             return None
         if self._words is None:
-            self._words = WordIndex(self.python_files(), self.read_bytes)
+            cache = self.resolver.cache
+            stored = (WordCache(cache.directory), self.tree.listing_key()) if cache.persistent else None
+            self._words = WordIndex(self.python_files(), self.read_bytes, stored)
         return set(frozenset.intersection(*(self._words.files_with(word) for word in narrowing)))
 
     def files_matching(self, patterns: list[re.Pattern[bytes]], *, words: list[str], skip: str = "") -> Iterator[str]:

@@ -12,31 +12,42 @@ import re
 from collections.abc import Callable, Iterable
 from functools import lru_cache
 
-WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]{3,}")
-"""An identifier-like word of 4+ characters: the words files are indexed by."""
-WORD_BYTES = re.compile(rb"[A-Za-z_][A-Za-z0-9_]{3,}")
+from infralens.source import WORD_BYTES, WordCache, file_words
 
+__all__ = ["WORD", "WORD_BYTES", "DefinitionProbe", "TextProbe", "WordIndex", "file_words", "flexible_pattern", "ranked"]
 
-def file_words(data: bytes) -> frozenset[bytes]:
-    """The words of 4+ characters in ``data`` (each maximal identifier run, less its leading digits)."""
-    return frozenset(WORD_BYTES.findall(data))
+WORD = re.compile(WORD_BYTES.pattern.decode())
+"""An identifier-like word of 4+ characters (:data:`~infralens.source.words.WORD_BYTES` as text): the words files are indexed by."""
 
 
 class WordIndex:
-    """Which files hold a word as a whole word: each file's words once, each asked word's files once."""
+    """Which files hold a word as a whole word: each file's words once (from ``stored``, a word cache and the tree's
+    listing key, when it has them; else read and stored there), each asked word's files once."""
 
-    def __init__(self, files: tuple[str, ...], read: Callable[[str], bytes | None]) -> None:
+    def __init__(self, files: tuple[str, ...], read: Callable[[str], bytes | None], stored: tuple[WordCache, str] | None = None) -> None:
         self._files = files
         self._read = read
+        self._stored = stored
         self._sets: list[frozenset[bytes]] | None = None
         self._by_word: dict[bytes, frozenset[str]] = {}
+
+    def _word_sets(self) -> list[frozenset[bytes]]:
+        if self._stored is not None:
+            cache, key = self._stored
+            found = cache.get(key, self._files)
+            if found is not None:
+                return found
+        sets = [file_words(data) if (data := self._read(relpath)) is not None else frozenset() for relpath in self._files]
+        if self._stored is not None:
+            cache.put(key, sets)
+        return sets
 
     def files_with(self, word: bytes) -> frozenset[str]:
         """The files holding ``word`` (4+ identifier characters) as a whole word."""
         found = self._by_word.get(word)
         if found is None:
             if self._sets is None:
-                self._sets = [file_words(data) if (data := self._read(relpath)) is not None else frozenset() for relpath in self._files]
+                self._sets = self._word_sets()
             found = self._by_word[word] = frozenset(relpath for relpath, words in zip(self._files, self._sets, strict=True) if word in words)
         return found
 

@@ -1,0 +1,86 @@
+"""The words of every Python file of a source tree, found once per release and kept in the cache across runs.
+
+A word is an identifier-like run of 4+ characters (:data:`WORD_BYTES`). The drift check narrows its searches to the
+files holding a statement's words; finding the words of every file of a big package costs most of a second
+(transformers: 2,900 files, 54 MB), so :class:`WordCache` stores each tree's word sets under a key of the tree's
+listing (:meth:`~infralens.source.SourceTree.listing_key`: names and content checksums, or sizes and modification
+times) and reads them back in a fraction of that. An entry that is not what this module writes (another format, a
+truncated file, the wrong number of files) is reported on stderr and rebuilt, like the index cache's entries.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import sys
+import zlib
+from collections.abc import Sequence
+from pathlib import Path
+
+from infralens.atomic import write_quietly
+from infralens.cachedir import read_cache_entry
+from infralens.errors import printable_line
+from infralens.hashing import sha256_text
+
+WORD_BYTES = re.compile(rb"[A-Za-z_][A-Za-z0-9_]{3,}")
+"""An identifier-like word of 4+ characters, as bytes: the words files are indexed by."""
+
+WORDS_FORMAT = 1
+_MAGIC = b"infralens-words\n"
+MAX_ENTRY_BYTES = 64 << 20
+"""A stored entry larger than this is not one this module wrote (transformers' is about 3 MB)."""
+MAX_WORDS_BYTES = 512 << 20
+"""Nor is one whose words take more than this once decompressed (transformers' take about 10 MB)."""
+
+
+def file_words(data: bytes) -> frozenset[bytes]:
+    """The words of 4+ characters in ``data`` (each maximal identifier run, less its leading digits)."""
+    return frozenset(WORD_BYTES.findall(data))
+
+
+class WordCache:
+    """Each tree's per-file word sets, stored under ``<cache>/words-v<format>/`` by the tree's listing key."""
+
+    def __init__(self, directory: Path) -> None:
+        self.directory = directory / f"words-v{WORDS_FORMAT}"
+
+    def _entry(self, listing_key: str) -> Path:
+        return self.directory / f"{sha256_text(f'{WORD_BYTES.pattern!r}|{listing_key}')[:40]}.bin"
+
+    def get(self, listing_key: str, files: Sequence[str]) -> list[frozenset[bytes]] | None:
+        """The word set of each of ``files`` (in order) stored for the tree with ``listing_key``; None on a miss."""
+        entry = self._entry(listing_key)
+        raw = read_cache_entry(entry)
+        if raw is None:
+            return None
+        sets = _decoded(raw, listing_key, len(files))
+        if sets is None:
+            print(printable_line(f"infralens: word cache: discarded {entry} (not an entry this version wrote); rebuilding it"), file=sys.stderr)
+        return sets
+
+    def put(self, listing_key: str, sets: Sequence[frozenset[bytes]]) -> None:
+        """Store ``sets`` (one per file of the tree, in its order) for the tree with ``listing_key``; an unwritable
+        cache only costs the next run the time to find them again."""
+        payload = zlib.compress(b"\n".join(b" ".join(words) for words in sets), 1)
+        header = json.dumps({"format": WORDS_FORMAT, "key": listing_key, "files": len(sets), "bytes": len(payload)}).encode()
+        write_quietly(self._entry(listing_key), _MAGIC + header + b"\n" + payload)
+
+
+def _decoded(raw: bytes, listing_key: str, count: int) -> list[frozenset[bytes]] | None:
+    """The word sets an entry holds when it is whole and for this tree, else None."""
+    if len(raw) > MAX_ENTRY_BYTES or not raw.startswith(_MAGIC):
+        return None
+    header_line, _, payload = raw[len(_MAGIC) :].partition(b"\n")
+    try:
+        header = json.loads(header_line)
+        expected = {"format": WORDS_FORMAT, "key": listing_key, "files": count, "bytes": len(payload)}
+        if header != expected:
+            return None
+        inflater = zlib.decompressobj()
+        data = inflater.decompress(payload, MAX_WORDS_BYTES)
+    except (ValueError, zlib.error):
+        return None
+    lines = data.split(b"\n") if count else []
+    if inflater.unconsumed_tail or not inflater.eof or len(lines) != count or (not count and data):
+        return None
+    return [frozenset(line.split(b" ")) if line else frozenset() for line in lines]

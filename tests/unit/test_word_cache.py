@@ -1,0 +1,142 @@
+"""Each tree's words, kept across runs: the same sets as reading the files, a key that follows every edit, and any
+stored entry that is not what the cache writes rebuilt (never trusted, never an error)."""
+
+from __future__ import annotations
+
+import os
+import zipfile
+from pathlib import Path
+
+import pytest
+
+from infralens.drift.match.textscan import WordIndex
+from infralens.source.distributions import DirectoryTree, WheelTree
+from infralens.source.words import MAX_WORDS_BYTES, WordCache, file_words
+
+FILES = {"pkg/__init__.py": "", "pkg/attn.py": "def attention(query, key):\n    return softmax(query @ key)\n", "pkg/cache.py": "class DynamicLayer:\n    pass\n"}
+
+
+def _site(root: Path) -> DirectoryTree:
+    for relpath, text in FILES.items():
+        (root / relpath).parent.mkdir(parents=True, exist_ok=True)
+        (root / relpath).write_text(text)
+    return DirectoryTree(root, "pkg")
+
+
+def _wheel(folder: Path, files: dict[str, str]) -> WheelTree:
+    folder.mkdir()
+    path = folder / "pkg-1.0-py3-none-any.whl"
+    with zipfile.ZipFile(path, "w") as archive:
+        for relpath, text in files.items():
+            archive.writestr(relpath, text)
+        archive.writestr("pkg-1.0.dist-info/METADATA", "Metadata-Version: 2.1\nName: pkg\nVersion: 1.0\n")
+    return WheelTree(path)
+
+
+def _index(tree, cache: WordCache, reads: list[str]) -> WordIndex:
+    def read(relpath: str) -> bytes:
+        reads.append(relpath)
+        return tree.read_bytes(relpath)
+
+    return WordIndex(tuple(tree.iter_python_files()), read, (cache, tree.listing_key()))
+
+
+def test_a_second_run_reads_the_stored_words_and_no_file(tmp_path):
+    tree = _site(tmp_path / "site")
+    cache = WordCache(tmp_path / "cache")
+    first_reads: list[str] = []
+    first = _index(tree, cache, first_reads)
+    assert first.files_with(b"attention") == {"pkg/attn.py"}
+    assert sorted(first_reads) == sorted(FILES)
+    second_reads: list[str] = []
+    second = _index(tree, cache, second_reads)
+    for word in (b"attention", b"DynamicLayer", b"softmax", b"query", b"absent"):
+        assert second.files_with(word) == first.files_with(word)
+    assert second_reads == []
+    stored = cache.get(tree.listing_key(), tuple(tree.iter_python_files()))
+    assert stored == [file_words(tree.read_bytes(r)) for r in tree.iter_python_files()]
+
+
+def test_an_edited_file_changes_the_key_of_a_folder_and_of_a_wheel(tmp_path):
+    tree = _site(tmp_path / "site")
+    before = tree.listing_key()
+    path = tmp_path / "site" / "pkg" / "cache.py"
+    path.write_text("class StaticLayer:\n    pass\n")  # same size, a new modification time
+    os.utime(path, ns=(path.stat().st_atime_ns, path.stat().st_mtime_ns + 1_000_000))
+    assert tree.listing_key() != before
+    cache = WordCache(tmp_path / "cache")
+    assert _index(tree, cache, []).files_with(b"StaticLayer") == {"pkg/cache.py"}
+
+    one = _wheel(tmp_path / "a", FILES)
+    two = _wheel(tmp_path / "b", {**FILES, "pkg/cache.py": "class StaticLayer:\n    pass\n"})
+    same = _wheel(tmp_path / "c", FILES)
+    assert one.listing_key() != two.listing_key()
+    assert one.listing_key() == same.listing_key()  # the same files wherever the wheel lies
+
+
+def _stored_entry(cache: WordCache) -> Path:
+    (entry,) = cache.directory.iterdir()
+    return entry
+
+
+@pytest.mark.parametrize(
+    "damage",
+    [
+        pytest.param(lambda raw: raw[: len(raw) // 2], id="truncated"),
+        pytest.param(lambda raw: b"not an entry\n" + raw, id="another-format"),
+        pytest.param(lambda raw: raw.replace(b'"files": 3', b'"files": 2'), id="wrong-count"),
+        pytest.param(lambda raw: raw[:-3] + b"xyz", id="bad-payload"),
+        pytest.param(lambda raw: b"", id="empty"),
+    ],
+)
+def test_a_damaged_entry_is_rebuilt_with_a_message(tmp_path, capsys, damage):
+    tree = _site(tmp_path / "site")
+    cache = WordCache(tmp_path / "cache")
+    expected = _index(tree, cache, []).files_with(b"query")
+    entry = _stored_entry(cache)
+    entry.write_bytes(damage(entry.read_bytes()))
+    reads: list[str] = []
+    assert _index(tree, cache, reads).files_with(b"query") == expected
+    assert sorted(reads) == sorted(FILES)  # not trusted: read again
+    assert "word cache: discarded" in capsys.readouterr().err
+    assert cache.get(tree.listing_key(), tuple(tree.iter_python_files())) is not None  # and stored whole again
+
+
+def test_an_entry_that_inflates_without_end_is_refused(tmp_path, monkeypatch):
+    import infralens.source.words as words
+
+    tree = _site(tmp_path / "site")
+    cache = WordCache(tmp_path / "cache")
+    monkeypatch.setattr(words, "MAX_WORDS_BYTES", 16)
+    assert MAX_WORDS_BYTES > 16
+    _index(tree, cache, []).files_with(b"query")
+    assert cache.get(tree.listing_key(), tuple(tree.iter_python_files())) is None  # over the cap once inflated
+
+
+def test_a_fifo_where_the_entry_should_be_is_a_miss_never_a_wait(tmp_path):
+    tree = _site(tmp_path / "site")
+    cache = WordCache(tmp_path / "cache")
+    _index(tree, cache, []).files_with(b"query")
+    entry = _stored_entry(cache)
+    entry.unlink()
+    os.mkfifo(entry)
+    reads: list[str] = []
+    assert _index(tree, cache, reads).files_with(b"query") == {"pkg/attn.py"}
+    assert reads and entry.is_file()
+
+
+def test_an_unwritable_cache_costs_only_time(tmp_path):
+    tree = _site(tmp_path / "site")
+    blocker = tmp_path / "cache"
+    blocker.write_text("a file where the cache folder should be")
+    cache = WordCache(blocker)
+    assert _index(tree, cache, []).files_with(b"softmax") == {"pkg/attn.py"}
+    assert cache.get(tree.listing_key(), tuple(tree.iter_python_files())) is None
+
+
+def test_a_tree_with_no_python_files_round_trips(tmp_path):
+    (tmp_path / "site" / "pkg").mkdir(parents=True)
+    tree = DirectoryTree(tmp_path / "site", "pkg")
+    cache = WordCache(tmp_path / "cache")
+    assert _index(tree, cache, []).files_with(b"query") == frozenset()
+    assert cache.get(tree.listing_key(), ()) == []
