@@ -513,3 +513,24 @@ def test_untouched_corpus_19_keeps_its_first_measured_figures():
         false_moved_at_most=4,
         false_unchanged_at_most=0,
     )
+
+
+def test_untouched_corpus_20_keeps_its_first_measured_figures():
+    """Set 20, written by a helper who read only upstream code and never ran the checker or read the matcher, on release
+    pairs no other corpus uses: diffusers 0.26.3 -> 0.33.0 (``load_attn_procs`` split into ``_process_lora`` and
+    ``_process_custom_diffusion``, ``DiffusionPipeline.download`` into helpers), 0.31.0 -> 0.39.0 (AuraFlow's forward,
+    CogVideoX's LoRA loading now ``PeftAdapterMixin.load_lora_adapter``) and DiffSynth 2.0.3 -> 2.1.11 (``model_fn_wans2v``,
+    ``load_model``, ``fp8_linear``, ``Flux2Attention``) (212 rows, 179 not *unchanged*); transformers 4.47.1 -> 4.55.4
+    (LLaMA's model, decoder layer, attention and rotary embedding, RoPE initialisers) and 4.57.6 -> 5.20.0
+    (``load_state_dict``, ``_get_dtype``, ``delete_adapter``, the bitsandbytes linear replacement) (199 rows, 165 not
+    *unchanged*). First run, 2026-11-30, with set 19's rules in place and nothing tuned on it: 183/212 (not unchanged
+    150/179: moved 61/68, changed 32/53, deleted 57/58), 0 false *unchanged*, 0 false *moved*; transformers 181/199
+    (147/165: moved 13/14, changed 42/57, deleted 92/94), 0 false *unchanged*, 0 false *moved*. Naive baseline 86/212
+    (changed 53/53) and 93/199 (changed 50/57). A regression guard; the targets are missed on *changed*."""
+    _holds_its_figures(
+        [DATA / "drift_untouched20.yaml", DATA / "drift_untouched20_transformers.yaml"],
+        rows_at_least=411,
+        right_at_least=364,
+        false_moved_at_most=0,
+        false_unchanged_at_most=0,
+    )
