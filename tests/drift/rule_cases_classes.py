@@ -89,6 +89,66 @@ HANDED_ON_NEW = {
 HANDED_ON_AWAY = {**HANDED_ON_NEW, "tools.py": "from .convert import _convert\n" + HANDED_ON_NEW["tools.py"].split("\n\n\n")[1]}
 HANDED_ON_AWAY["convert.py"] = HANDED_ON_NEW["tools.py"].split("\n\n\n")[0] + "\n"
 # The same, but _convert() lives in another module: a helper's own module only is followed.
+FORWARDED_NEW = {
+    "mixer.py": "from .tools import prepare\n\n\nclass Mixer:\n    def run(self, x):\n        a = self.load(x)\n"
+    "        d = self._prepare(a)\n        return self.out(d)\n\n"
+    '    def _prepare(self, a):\n        """Hand the work to prepare()."""\n        return prepare(a, self.scale)\n',
+    "tools.py": "def prepare(a, scale):\n    b = a.float()\n    c = b * scale\n    d = c.clamp(0, 1)\n    return d\n",
+}
+# run() calls its own _prepare(), which only forwards to prepare() in another module: prepare() holds the block.
+NOT_ONLY_FORWARDED = {
+    **FORWARDED_NEW,
+    "mixer.py": FORWARDED_NEW["mixer.py"].replace("        return prepare(a, self.scale)\n", "        a = a.detach()\n        return prepare(a, self.scale)\n"),
+}
+# The same, but _prepare() does work of its own before the call: a helper of another module is not followed through it.
+STARRED_NEW = {
+    "mixer.py": "from .tools import double\n" + OLD.replace("        y = h * 2\n", "        y = double(h)\n"),
+    "tools.py": "from .impl import *\n",
+    "impl.py": "def double(h):\n    y = h * 2\n    return y\n\n\ndef other_double(h):\n    y = h * 2\n    return y\n",
+}
+# run() calls double(), which tools.py re-exports with a star import from impl.py.
+INLINED_OLD = """
+def _convert_all(model, scale):
+    for name, child in model.children():
+        a = child.float()
+        b = a * scale
+        c = b.clamp(0, 1)
+        _convert_all(child, scale)
+    return model
+
+
+def convert(model, scale):
+    model = _convert_all(model, scale)
+    return model
+"""
+INLINED_NEW = """
+def convert(model, scale):
+    for name, child in model.named_modules():
+        a = child.float()
+        b = a * scale
+        c = b.clamp(0, 1)
+    return model
+"""
+# The recursive helper is gone; convert(), its only caller, walks the modules itself with the helper's statements.
+TWO_CALLERS_OLD = INLINED_OLD + "\n\ndef convert_twice(model, scale):\n    return _convert_all(_convert_all(model, scale), scale)\n"
+# The same, but the helper had a second caller at the review: which one took it in is not known.
+BY_NAME_OLD = """
+class Loader:
+    def load(self, model, state):
+        keys = list(state.keys())
+        rank = state["down"].shape[0]
+        model.inject(rank)
+        model.set_state(state)
+        return model
+"""
+BY_NAME_NEW = {
+    "mixer.py": "class Loader:\n    def load(self, model, state):\n        model.load_adapter(state)\n        return model\n",
+    "adapters.py": "class AdapterMixin:\n    def load_adapter(self, state):\n        keys = list(state.keys())\n"
+    '        rank = state["down"].shape[1]\n        self.inject(rank)\n        self.set_state(state)\n',
+}
+# load() hands its work to model.load_adapter(); only AdapterMixin defines that name: the rank line was edited there.
+BY_NAME_TWICE = {**BY_NAME_NEW, "other.py": BY_NAME_NEW["adapters.py"].replace("AdapterMixin", "OtherMixin")}
+# The same, but two classes define load_adapter: which one runs is not known.
 GATED_OLD = """
 class Mixer:
     def run(self, x, scale):
@@ -250,6 +310,26 @@ CASES: list[RuleCase] = [
     ),
     RuleCase("helpers-first-def-line", Filter.HELPERS_FIRST, {"mixer.py": LIFTED_OLD}, LIFTED_NEW, ("def make(block):",), kind="moved"),
     RuleCase("helpers-of-helpers", TargetRule.HELPERS_OF_HELPERS, {"mixer.py": HANDED_ON_OLD}, HANDED_ON_NEW, ("b = a.float()",), "target"),
+    RuleCase("helpers-of-helpers-through-a-forwarder", TargetRule.HELPERS_OF_HELPERS, {"mixer.py": HANDED_ON_OLD}, FORWARDED_NEW, ("b = a.float()",), "target"),
+    RuleCase("moved-to-reached-through-a-star-import", Rule.MOVED_TO_REACHED, {"mixer.py": OLD}, STARRED_NEW, ("y = h * 2",), kind="moved"),
+    RuleCase(
+        "inlined-into-caller",
+        TargetRule.INLINED_INTO_CALLER,
+        {"mixer.py": INLINED_OLD},
+        {"mixer.py": INLINED_NEW},
+        ("b = a * scale",),
+        target="demo.mixer._convert_all",
+        kind="moved",
+    ),
+    RuleCase(
+        "reached-by-name-edit-in-the-only-class-defining-it",
+        Filter.REACHED_BY_NAME,
+        {"mixer.py": BY_NAME_OLD},
+        BY_NAME_NEW,
+        ('rank = state["down"].shape[0]',),
+        target="demo.mixer.Loader.load",
+        kind="changed",
+    ),
     RuleCase(
         "edit-with-neighbours",
         Filter.EDIT_WITH_NEIGHBOURS,
@@ -281,6 +361,33 @@ HELD_BACK: list[RuleCase] = [
     ),
     RuleCase(
         "helpers-of-helpers-not-in-another-module", TargetRule.HELPERS_OF_HELPERS, {"mixer.py": HANDED_ON_OLD}, HANDED_ON_AWAY, ("b = a.float()",), "target"
+    ),
+    RuleCase(
+        "helpers-of-helpers-not-through-a-helper-with-work-of-its-own",
+        TargetRule.HELPERS_OF_HELPERS,
+        {"mixer.py": HANDED_ON_OLD},
+        NOT_ONLY_FORWARDED,
+        ("b = a.float()",),
+        "target",
+    ),
+    RuleCase(
+        "inlined-into-caller-not-with-two-callers",
+        TargetRule.INLINED_INTO_CALLER,
+        {"mixer.py": TWO_CALLERS_OLD},
+        {"mixer.py": INLINED_NEW},
+        ("b = a * scale",),
+        "target",
+        target="demo.mixer._convert_all",
+        kind="deleted",
+    ),
+    RuleCase(
+        "reached-by-name-not-when-two-classes-define-it",
+        Filter.REACHED_BY_NAME,
+        {"mixer.py": BY_NAME_OLD},
+        BY_NAME_TWICE,
+        ('rank = state["down"].shape[0]',),
+        target="demo.mixer.Loader.load",
+        kind="deleted",
     ),
     # The old module imports the class's new module: a class renamed and moved there, not a copy.
     RuleCase(

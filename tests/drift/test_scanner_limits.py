@@ -74,8 +74,14 @@ def test_the_statement_search_is_linear(case: str) -> None:
 PROBES_IN_A_CHILD = """
 import sys, time
 from infralens.drift.match.textscan import DefinitionProbe, TextProbe, file_words
+from infralens.source import METHOD_DEF_BYTES
 data = sys.stdin.buffer.read()
-scanners = {"text probe": TextProbe(sys.argv[1]), "definition probe": DefinitionProbe("proj"), "file words": file_words}
+scanners = {
+    "text probe": TextProbe(sys.argv[1]),
+    "definition probe": DefinitionProbe("proj"),
+    "file words": file_words,
+    "method names": lambda data: file_words(data, METHOD_DEF_BYTES),
+}
 for name, scan in scanners.items():
     start = time.perf_counter()
     scan(data)
@@ -89,12 +95,13 @@ def test_the_search_probes_are_linear(case: str) -> None:
     file's word set. Each finishes a hostile layout within the limit (in a child process, killed if it hangs)."""
     # then many keyword starts, none a definition: on one line, after a long lead of spaces, on many lines
     data = HOSTILE[case] + "\nx" + " def proj" * 50_000 + "\n" + " " * 500_000 + "x" + " def proj" * 50_000 + "\n" + "def " * 20_000 + " proj\nasync " * 20_000
+    data += "\n" + " async" * 100_000 + "\n" + ("\n" + " " * 200 + "asyncdef") * 20_000  # leads a method-name scan tries and drops
     try:
         done = subprocess.run([sys.executable, "-c", PROBES_IN_A_CHILD, STATEMENT], input=data.encode(), capture_output=True, timeout=20, check=True)
     except subprocess.TimeoutExpired:
         pytest.fail(f"{case}: a search probe ran for more than 20 s")
     times = {line.rpartition(" ")[0]: float(line.rpartition(" ")[2]) for line in done.stdout.decode().splitlines()}
-    assert set(times) == {"text probe", "definition probe", "file words"}
+    assert set(times) == {"text probe", "definition probe", "file words", "method names"}
     slow = {name: seconds for name, seconds in times.items() if seconds >= LIMIT_S}
     assert not slow, f"{case}: {slow}"
 

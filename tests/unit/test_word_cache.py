@@ -13,7 +13,11 @@ from infralens.drift.match.textscan import WordIndex
 from infralens.source.distributions import DirectoryTree, WheelTree
 from infralens.source.words import MAX_WORDS_BYTES, WordCache, file_words
 
-FILES = {"pkg/__init__.py": "", "pkg/attn.py": "def attention(query, key):\n    return softmax(query @ key)\n", "pkg/cache.py": "class DynamicLayer:\n    pass\n"}
+FILES = {
+    "pkg/__init__.py": "",
+    "pkg/attn.py": "def attention(query, key):\n    return softmax(query @ key)\n",
+    "pkg/cache.py": "class DynamicLayer:\n    pass\n",
+}
 
 
 def _site(root: Path) -> DirectoryTree:
@@ -103,7 +107,7 @@ def test_a_damaged_entry_is_rebuilt_with_a_message(tmp_path, capsys, damage):
 
 
 def test_an_entry_that_inflates_without_end_is_refused(tmp_path, monkeypatch):
-    import infralens.source.words as words
+    from infralens.source import words
 
     tree = _site(tmp_path / "site")
     cache = WordCache(tmp_path / "cache")

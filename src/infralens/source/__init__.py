@@ -52,7 +52,12 @@ if TYPE_CHECKING:
         unreadable_cached_wheel as unreadable_cached_wheel,
         wheel_problem as wheel_problem,
     )
-    from .words import WORD_BYTES as WORD_BYTES, WordCache as WordCache, file_words as file_words
+    from .words import (
+        METHOD_DEF_BYTES as METHOD_DEF_BYTES,
+        WORD_BYTES as WORD_BYTES,
+        WordCache as WordCache,
+        file_words as file_words,
+    )
 
 __all__, __getattr__ = lazy_exports(
     __name__,
@@ -72,6 +77,7 @@ __all__, __getattr__ = lazy_exports(
         "StatementKind": "models",
         "WheelTree": "distributions",
         "WORD_BYTES": "words",
+        "METHOD_DEF_BYTES": "words",
         "WordCache": "words",
         "file_words": "words",
         "canonical_name": "distributions",

@@ -24,7 +24,9 @@ from infralens.hashing import sha256_text
 
 WORD_BYTES = re.compile(rb"[A-Za-z_][A-Za-z0-9_]{3,}")
 """An identifier-like word of 4+ characters, as bytes: the words files are indexed by."""
-
+METHOD_DEF_BYTES = re.compile(rb"\n[ \t]+(?:async[ \t]+)?def[ \t]+([A-Za-z_][A-Za-z0-9_]*)")
+"""The name of an indented ``def`` line (a method or a nested function; also one quoted in an indented string): the
+names a file may define as methods. Literal-led after a newline, so one pass over a file is linear and fast."""
 WORDS_FORMAT = 1
 _MAGIC = b"infralens-words\n"
 MAX_ENTRY_BYTES = 64 << 20
@@ -33,19 +35,22 @@ MAX_WORDS_BYTES = 512 << 20
 """Nor is one whose words take more than this once decompressed (transformers' take about 10 MB)."""
 
 
-def file_words(data: bytes) -> frozenset[bytes]:
-    """The words of 4+ characters in ``data`` (each maximal identifier run, less its leading digits)."""
-    return frozenset(WORD_BYTES.findall(data))
+def file_words(data: bytes, pattern: re.Pattern[bytes] = WORD_BYTES) -> frozenset[bytes]:
+    """The words ``pattern`` finds in ``data`` (by default those of 4+ characters: each maximal identifier run, less its
+    leading digits; with a group, the group's text)."""
+    return frozenset(pattern.findall(data))
 
 
 class WordCache:
-    """Each tree's per-file word sets, stored under ``<cache>/words-v<format>/`` by the tree's listing key."""
+    """Each tree's per-file word sets (words of ``pattern``), stored under ``<cache>/words-v<format>/`` by the tree's
+    listing key and the pattern."""
 
-    def __init__(self, directory: Path) -> None:
+    def __init__(self, directory: Path, pattern: re.Pattern[bytes] = WORD_BYTES) -> None:
         self.directory = directory / f"words-v{WORDS_FORMAT}"
+        self.pattern = pattern
 
     def _entry(self, listing_key: str) -> Path:
-        return self.directory / f"{sha256_text(f'{WORD_BYTES.pattern!r}|{listing_key}')[:40]}.bin"
+        return self.directory / f"{sha256_text(f'{self.pattern.pattern!r}|{listing_key}')[:40]}.bin"
 
     def get(self, listing_key: str, files: Sequence[str]) -> list[frozenset[bytes]] | None:
         """The word set of each of ``files`` (in order) stored for the tree with ``listing_key``; None on a miss."""

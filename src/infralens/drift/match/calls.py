@@ -170,7 +170,7 @@ class Reach:
         return len(home) >= 2 and not home[-1].startswith("__") and home[-1] in self.calls.on_objects
 
     def _defined_in(self, name: str, relpath: str) -> bool:
-        return defining_file(self.reader, self.source.relpath, name, self.scopes) == relpath
+        return defining_file(self.reader, self.source.relpath, name, self.scopes, stars=True) == relpath
 
     def base_classes(self) -> list[tuple[str, str]]:
         """(name, defining file) of each direct base class of the function's class that resolves statically (resolved once)."""

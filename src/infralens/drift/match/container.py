@@ -30,7 +30,7 @@ from infralens.drift.match.callers import Renamed, callers_at_review, class_rena
 from infralens.drift.match.classes import clone_beside_a_rename, copied_class, copied_method, method_of_renamed_class
 from infralens.drift.match.decorators import with_decorators
 from infralens.drift.match.forwarding import forwarded_method
-from infralens.drift.match.imported import Relocated, folded_into_base, moved_to_class, moved_with_imports, re_exported
+from infralens.drift.match.imported import Relocated, folded_into_base, inlined_into_caller, moved_to_class, moved_with_imports, re_exported
 from infralens.drift.match.reader import TreeReader
 from infralens.drift.match.receiver import moved_to_receiver
 from infralens.drift.match.results import TargetKind, TargetResult
@@ -157,6 +157,7 @@ class ContainerMapper:
             (TargetRule.CLASS_RENAMED_WITH_USERS, self._class_renamed_with_users),
             (TargetRule.MOVED_TO_RECEIVER, self._moved_to_receiver),
             (TargetRule.FOLDED_INTO_BASE, self._by(folded_into_base, TargetRule.FOLDED_INTO_BASE)),
+            (TargetRule.INLINED_INTO_CALLER, self._by(inlined_into_caller, TargetRule.INLINED_INTO_CALLER)),
             (TargetRule.DELETED, self._deleted),
         ]
 

@@ -23,7 +23,8 @@ from collections import Counter
 from dataclasses import dataclass
 
 from infralens.drift.lock.entries import AnnotationLock
-from infralens.drift.lock.facts import body_hashes, jaccard
+from infralens.drift.lock.facts import body_hashes, body_of, jaccard
+from infralens.drift.match.callers import callers_at_review
 from infralens.drift.match.forwarding import base_names, class_named
 from infralens.drift.match.names import defining, modules_imported
 from infralens.drift.match.reader import TreeReader
@@ -149,3 +150,30 @@ def folded_into_base(reader: TreeReader, reviewed: TreeReader | None, entry: Ann
             why = f"{owner} is gone and its base {base} defines {name}, sharing {shared} statements (overlap {overlap:.2f})"
             return Relocated(source, index, definition, why)
     return None
+
+
+def inlined_into_caller(reader: TreeReader, reviewed: TreeReader | None, entry: AnnotationLock, t: Thresholds) -> Relocated | None:
+    """The one function of the target's module that called it at the review, when the target is gone from the module
+    and that caller, still defined there, no longer calls it and gained at least :attr:`~.rules.Thresholds.carried_statements`
+    statements of the reviewed body it did not hold then: the target's code was inlined into it (a recursive private
+    helper folded into the public function that started it, as RefactoringMiner's *Inline Method*)."""
+    before, now = (reviewed.indexed(entry.relpath) if reviewed is not None else None), reader.indexed(entry.relpath)
+    if before is None or now is None or any(d.qualname == entry.target for d in now[1].definitions):
+        return None
+    callers = callers_at_review(reviewed, entry)
+    if len(callers) != 1:
+        return None
+    caller = next(iter(callers))
+    source, index = now
+    old = next((d for d in before[1].definitions if d.qualname == caller and d.accessor is None), None)
+    new = next((d for d in index.definitions if d.qualname == caller and d.accessor is None and d.kind is not DefinitionKind.CLASS), None)
+    if old is None or new is None:
+        return None
+    name = entry.target.rpartition(".")[2]
+    if any(f" {name} (" in f" {s.text}" or f". {name} (" in s.text for s in body_of(index, new)):
+        return None  # it still calls the target's name: a call, not an inlining
+    gained = Counter(entry.body) & (Counter(body_hashes(index, new)) - Counter(body_hashes(before[1], old)))
+    if sum(gained.values()) < t.carried_statements:
+        return None
+    why = f"{entry.target} is gone and {caller}, its only caller at the review, no longer calls it and gained {sum(gained.values())} of its statements"
+    return Relocated(source, index, new, why)

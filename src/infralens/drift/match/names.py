@@ -2,7 +2,8 @@
 
 Static and shallow on purpose: a name bound by ``from X import name`` (at module level or in the
 given scopes) is followed into ``X``, and through re-exports in packages' ``__init__`` files, a few
-hops deep. Star imports, ``import x as y`` attribute chains and assignments are not followed.
+hops deep; for a called function (``stars``), a public name no import binds by name is followed through the
+module's ``from X import *`` lines. ``import x as y`` attribute chains and assignments are not followed.
 """
 
 from __future__ import annotations
@@ -18,19 +19,32 @@ MAX_REEXPORTS = 3
 _FROM_IMPORT = re.compile(r"^from ((?:\.\s?)*)([\w .]*?) import (.+)$")
 
 
-def defining_file(reader: TreeReader, relpath: str, name: str, scopes: frozenset[str] = frozenset({""})) -> str | None:
+def defining_file(reader: TreeReader, relpath: str, name: str, scopes: frozenset[str] = frozenset({""}), *, stars: bool = False) -> str | None:
     """The relpath of the file that defines top-level ``name`` as seen from ``relpath`` (None when unknown).
 
-    ``scopes``: the statement scopes whose imports count (module level is ``""``).
+    ``scopes``: the statement scopes whose imports count (module level is ``""``); ``stars``: see :func:`defining`.
     """
-    found = defining(reader, relpath, name, scopes)
+    found = defining(reader, relpath, name, scopes, stars=stars)
     return found[0] if found is not None else None
 
 
-def defining(reader: TreeReader, relpath: str, name: str, scopes: frozenset[str] = frozenset({""})) -> tuple[str, str] | None:
+def defining(
+    reader: TreeReader, relpath: str, name: str, scopes: frozenset[str] = frozenset({""}), hops: int = MAX_REEXPORTS, *, stars: bool = False
+) -> tuple[str, str] | None:
     """The file that defines top-level ``name`` as seen from ``relpath``, and the name it has there (an import may
-    rename it: ``from .x import f as g``); None when unknown."""
-    for _ in range(MAX_REEXPORTS + 1):
+    rename it: ``from .x import f as g``); None when unknown. With ``stars``, a public name no import binds by name is
+    looked for in the modules the file star-imports (``from .gradient import *``), the last first, as Python binds
+    the last one: for a function called (a package's ``__init__`` may star-import a whole model family, so it is not
+    asked for every name a class body spells)."""
+    memo = reader.memo("defining")
+    key = (relpath, name, scopes, hops, stars)
+    if key not in memo:
+        memo[key] = _defining(reader, relpath, name, scopes, hops, stars)
+    return memo[key]
+
+
+def _defining(reader: TreeReader, relpath: str, name: str, scopes: frozenset[str], hops: int, stars: bool) -> tuple[str, str] | None:
+    for hop in range(hops, -1, -1):
         indexed = reader.indexed(relpath)
         if indexed is None:
             return None
@@ -39,12 +53,28 @@ def defining(reader: TreeReader, relpath: str, name: str, scopes: frozenset[str]
             return relpath, name
         imported = imported_from(source, index, name, scopes)
         if imported is None:
-            return None
+            return _star_imported(reader, source, index, name, scopes, hop) if stars else None
         module, name = imported
         found = reader.tree.module_file(module)
         if found is None:
             return None
         relpath, scopes = found, frozenset({""})
+    return None
+
+
+def _star_imported(reader: TreeReader, source: SourceFile, index: ModuleIndex, name: str, scopes: frozenset[str], hops: int) -> tuple[str, str] | None:
+    """Where a module that ``source`` star-imports gets ``name`` from (:func:`defining` there, ``hops`` fewer)."""
+    if hops <= 0 or name.startswith("_"):
+        return None  # a star import never binds a private name (without an ``__all__`` naming it)
+    starred = [s for s in index.statements if s.scope in scopes and s.text.startswith("from ") and s.text.endswith(" import *")]
+    for statement in reversed(starred):
+        match = _FROM_IMPORT.match(statement.text)
+        module = _absolute_module(source, match.group(1).count("."), match.group(2).replace(" ", "")) if match else None
+        found = reader.tree.module_file(module) if module else None
+        if found is not None and found != source.relpath:
+            there = defining(reader, found, name, frozenset({""}), hops - 1, stars=True)
+            if there is not None:
+                return there
     return None
 
 

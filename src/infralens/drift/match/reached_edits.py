@@ -66,6 +66,7 @@ def rewritten_in_reached(
         with_wrappers=on(Filter.EDITS_IN_WRAPPERS),
         weigh_in_helper=lambda e: weight_in_helper(e, policy),
         step_calls=calls,
+        by_name=on(Filter.REACHED_BY_NAME),
     )
     return action_kept_vetoes(edits, found, transfers, t, traces, frozenset(annotation.body))
 
@@ -83,6 +84,7 @@ def edits_in_reached(
     with_wrappers: bool = True,
     weigh_in_helper: Weigh | None = None,
     step_calls: dict[str, str | None] | None = None,
+    by_name: bool = True,
 ) -> dict[str, Scored]:
     """Each of ``steps`` (none has a place yet) with its edit in the one function the target clearly leads to most, or
     (``with_helpers``, rule ``edits-in-helpers``) in any helper it calls that the container decision saw receive the
@@ -91,13 +93,15 @@ def edits_in_reached(
     in such a helper (not a wrapper: rule ``close-edit-in-helper``). ``owner``: the reviewed target's class (its per-object classes
     come first for a dispatched call; "": not narrowed); the trace of each step placed through that narrowing, or in such
     a helper or wrapper, says so. ``step_calls``: the call each step can be told apart by (:func:`~.propose.call_of`; rule
-    ``same-call``)."""
+    ``same-call``). ``by_name`` (rule ``reached-by-name``): a method the target calls on another object whose name only one
+    class of the tree defines (:func:`sole_methods`) is among the functions it leads to."""
     if not steps:
         return {}
     reach = Reach(reader, found.source, found.index, found.definition)
     reviewed = sorted({text for step in steps for text in (*step.texts, *step.before, *step.after)})
     calls, narrowed = owners_classes(reach, list(dispatched_for(reader, reach)), owner)
-    home = _clearly_closest([*reached_definitions(reader, reach), *built_inits(reader, reach), *calls], reviewed, t)
+    sole = list(sole_methods(reader, reach)) if by_name else []
+    home = _clearly_closest([*reached_definitions(reader, reach), *built_inits(reader, reach), *calls, *sole], reviewed, t)
     homes = [home] if home is not None else []
     split = found.split.helpers if found.split is not None else ()
     helpers = [h for h in split if (with_wrappers if h.decorator else with_helpers)]
@@ -110,15 +114,19 @@ def edits_in_reached(
     options: dict[str, dict[tuple[str, int, str], float]] = {}
     scored: dict[tuple[str, tuple[str, int, str]], Scored] = {}
     pools = [(source, index, definition, body_of(index, definition)) for source, index, definition, _ in homes]
-    roles = {step.step_id: _sole_role(pools, step) for step in steps}
+    known = [pool for pool in pools if not (home is not None and pool[2] is home[2] and home in sole)]  # led to statically
+    roles = {step.step_id: _sole_role(known, step) for step in steps}
     own_calls = {statement_call(s.text) for s in target_pool(found)}
     sole_calls = {step.step_id: _sole_call(pools, call, own_calls) for step in steps if (call := (step_calls or {}).get(step.step_id))}
     for source, index, definition, pool in pools:
         place = Found(source, index, definition, found.locality, False)
         weighs = weigh_in_helper if weigh_in_helper is not None and named.get((source.relpath, definition.qualname)) is False else weigh
         admits = _admits(weighs)
+        by_name_only = home is not None and definition is home[2] and home in sole
         for step in steps:
             for proposal in in_target(place, pool, step, t, exact_only=False):
+                if by_name_only and tuple(s.text for s in proposal.window) == step.texts:
+                    continue  # the same text in a method reached by name alone is a move, or a copy: rule reached-by-name decides
                 role, calls_it = proposal.key == roles[step.step_id], proposal.key == sole_calls.get(step.step_id)
                 candidate = Scored(proposal, measure(proposal, step, frozenset(), t, admit=admits, same_role=role, same_call=calls_it))
                 if (weight := weighs(candidate.evidence)) > 0.0:
@@ -129,6 +137,8 @@ def edits_in_reached(
         where_to = (edit.proposal.source.relpath, edit.proposal.place().target)
         if narrowed and home in calls and home is not None and where_to == (home[0].relpath, home[2].qualname):
             traces[step_id].add(Filter.OWNERS_CLASSES, Action.FIRED, narrowed)
+        if home in sole and home is not None and where_to == (home[0].relpath, home[2].qualname):
+            traces[step_id].add(Filter.REACHED_BY_NAME, Action.FIRED, f"rewritten in {where(edit)}, the only method of a name called on another object")
         if where_to in named and (home is None or where_to != (home[0].relpath, home[2].qualname)):
             if named[where_to]:
                 traces[step_id].add(
@@ -225,6 +235,19 @@ def dispatched(reach: Reach) -> Iterator[Reached]:
             continue
         if name in reach.calls.on_objects and not name.startswith("__"):
             yield reach.source, reach.index, definition, False
+
+
+def sole_methods(reader: TreeReader, reach: Reach) -> Iterator[Reached]:
+    """Methods the target calls on another object (``transformer . load_lora_adapter ( ... )``) that no class of its own
+    module defines and exactly one class of the whole tree does (:meth:`~.reader.TreeReader.sole_method`): whatever
+    the object is, that is the only code of the package the call can run."""
+    own = {d.qualname.rpartition(".")[2] for d in reach.index.definitions}
+    for name in sorted(reach.calls.on_objects - own):
+        if name.startswith("__") or (found := reader.sole_method(name)) is None:
+            continue
+        indexed = reader.indexed(found[0])
+        if indexed is not None:
+            yield indexed[0], indexed[1], found[1], False
 
 
 def owners_classes(reach: Reach, methods: list[Reached], owner: str) -> tuple[list[Reached], str]:

@@ -18,7 +18,7 @@ from infralens.drift.lock.facts import body_hashes
 from infralens.drift.match.textscan import WORD, DefinitionProbe, TextProbe, WordIndex, ranked
 from infralens.errors import InfralensError
 from infralens.resolve import Resolver
-from infralens.source import SHARED, Definition, ModuleIndex, SourceFile, SourceTree, WordCache
+from infralens.source import METHOD_DEF_BYTES, SHARED, WORD_BYTES, Definition, DefinitionKind, ModuleIndex, SourceFile, SourceTree, WordCache
 
 _COMMON = {
     "self",
@@ -64,6 +64,9 @@ class TreeReader:
         self._hinted: dict[tuple[str, ...], dict[str, int]] = {}
         self._shared: dict[str, dict[str, int]] = {}
         self._bodies: dict[tuple[str, Definition], tuple[str, ...]] = {}
+        self._sole: dict[str, tuple[str, Definition] | None] = {}
+        self._methods: WordIndex | None = None
+        self._memos: dict[str, dict] = {}
 
     def source(self, relpath: str) -> SourceFile | None:
         """The file at ``relpath``, or None when it does not exist or cannot be read (see :meth:`problem`)."""
@@ -128,10 +131,14 @@ class TreeReader:
         if not narrowing:
             return None
         if self._words is None:
-            cache = self.resolver.cache
-            stored = (WordCache(cache.directory), self.tree.listing_key()) if cache.persistent else None
-            self._words = WordIndex(self.python_files(), self.read_bytes, stored)
+            self._words = self._word_index(WORD_BYTES)
         return set(frozenset.intersection(*(self._words.files_with(word) for word in narrowing)))
+
+    def _word_index(self, pattern: re.Pattern[bytes]) -> WordIndex:
+        """An index of the words ``pattern`` finds in each file, kept in the cache across runs when the cache is."""
+        cache = self.resolver.cache
+        stored = (WordCache(cache.directory, pattern), self.tree.listing_key()) if cache.persistent else None
+        return WordIndex(self.python_files(), self.read_bytes, stored, pattern)
 
     def files_matching(self, patterns: list[re.Pattern[bytes]], *, words: list[str], skip: str = "") -> Iterator[str]:
         """Python files (except ``skip``) holding every one of ``words`` whose bytes match every pattern."""
@@ -150,6 +157,27 @@ class TreeReader:
             data = self.read_bytes(relpath)
             if data is not None and all(test(data) for test in tests):
                 yield relpath
+
+    def memo(self, kind: str) -> dict:
+        """A dict, one per ``kind``, where a module keeps facts of this tree it derives once per check."""
+        return self._memos.setdefault(kind, {})
+
+    def sole_method(self, name: str) -> tuple[str, Definition] | None:
+        """``(relpath, method)`` when exactly one method of a top-level class in the whole tree is named ``name``, else None
+        (the files with an indented ``def`` of it come from an index of such names, built once per release)."""
+        if name not in self._sole:
+            found = None
+            if self._methods is None:
+                self._methods = self._word_index(METHOD_DEF_BYTES)
+            files = sorted(self._methods.files_with(name.encode()))
+            indexed = self.indexed(files[0]) if len(files) == 1 else None
+            if indexed is not None:
+                named = [d for d in indexed[1].definitions if d.qualname.endswith(f".{name}") and d.qualname.count(".") == 1]
+                classes = {d.qualname for d in indexed[1].definitions if d.kind is DefinitionKind.CLASS}
+                if len(named) == 1 and named[0].kind is not DefinitionKind.CLASS and named[0].qualname.split(".")[0] in classes:
+                    found = (files[0], named[0])
+            self._sole[name] = found
+        return self._sole[name]
 
     def files_holding(self, texts: list[str], *, near: str, hints: list[str], per_text: int = 4) -> list[str]:
         """The best-ranked ``per_text`` files holding each of ``texts`` (:meth:`files_with_text`), each file once."""

@@ -1,11 +1,10 @@
-"""The drift matcher's rule book: every named rule, the one table of numbers, and the trace of a decision.
-
-This is the bottom of :mod:`infralens.drift.match` (data only: it imports nothing of the package). Three kinds of rule go through one
-trace: :class:`TargetRule` (what became of the annotated function), :class:`Filter` (what removes, vetoes or orders a step's
-candidates) and :class:`Rule` (what decides a step's kind, in the order of :data:`STEP_ORDER`). Each has one :class:`RuleSpec` in
-:data:`SPECS`: its invariant in one sentence and whether an ablation may switch it off. A :class:`Policy` carries the
-:class:`Thresholds` and the rules switched off; the matcher is built with one, so an ablation needs no patching. A :class:`Trace`
-records, in order, every rule that fired, vetoed or removed a candidate (``check --explain STEP`` prints it)."""
+"""The drift matcher's rule book: every named rule, the one table of numbers, and the trace of a decision. This is the bottom
+of :mod:`infralens.drift.match` (data only: it imports nothing of the package). Three kinds of rule go through one trace:
+:class:`TargetRule` (what became of the annotated function), :class:`Filter` (what removes, vetoes or orders a step's candidates)
+and :class:`Rule` (what decides a step's kind, in the order of :data:`STEP_ORDER`). Each has one :class:`RuleSpec` in :data:`SPECS`:
+its invariant in one sentence and whether an ablation may switch it off. A :class:`Policy` carries the :class:`Thresholds` and
+the rules switched off; the matcher is built with one, so an ablation needs no patching. A :class:`Trace` records, in order,
+every rule that fired, vetoed or removed a candidate (``check --explain STEP`` prints it)."""
 
 from __future__ import annotations
 
@@ -195,6 +194,7 @@ class TargetRule(str, Enum):
     CLASS_RENAMED_WITH_USERS = "class-renamed-with-users"
     MOVED_TO_RECEIVER = "moved-to-receiver"
     FOLDED_INTO_BASE = "folded-into-base"
+    INLINED_INTO_CALLER = "inlined-into-caller"
     DELETED = "deleted"
     SPLIT_INTO_HELPERS = "split-into-helpers"
     HELPERS_OF_HELPERS = "helpers-of-helpers"
@@ -332,10 +332,7 @@ SPECS: dict[AnyRule, RuleSpec] = {
             "A gone target's qualname in a module its old module newly imports from, sharing part of its body, is the target moved.",
         ),
         RuleSpec(TargetRule.MOVED_SAME_NAME, "A method turned module function (or back), new and clearly the closest body, is the target moved."),
-        RuleSpec(
-            TargetRule.MOVED_TO_CLASS,
-            "A method gone from its class, now defined by another class of its module that lacked it, clearly closest in body, moved there.",
-        ),
+        RuleSpec(TargetRule.MOVED_TO_CLASS, "A method gone from its class, now on a class of its module that lacked it, clearly closest in body, moved there."),
         RuleSpec(TargetRule.MOVED_TO_BUILT_CLASS, "A gone method's new namesake on a class its class or base now builds, sharing its body most, moved there."),
         RuleSpec(TargetRule.RENAMED_BEHIND_SHIM, "A shim that forwards the old name leads to the target renamed."),
         RuleSpec(TargetRule.RENAMED_TO_ALIAS, "A name that aliased the target at the review, now defined with part of its body, is the target renamed."),
@@ -354,11 +351,12 @@ SPECS: dict[AnyRule, RuleSpec] = {
             TargetRule.FOLDED_INTO_BASE,
             "A method whose class left its module, while the class's base stayed there with the method and a block of its statements, moved to the base.",
         ),
+        RuleSpec(TargetRule.INLINED_INTO_CALLER, "A function gone from its module whose only caller there took in a block of its statements lives on in it."),
         RuleSpec(TargetRule.DELETED, "A target found by no rule is deleted.", essential=True),
         RuleSpec(TargetRule.SPLIT_INTO_HELPERS, "A body that lost statements to helpers it now calls names those helpers as their first home."),
         RuleSpec(
             TargetRule.HELPERS_OF_HELPERS,
-            "A helper the target calls hands on what it received to functions of its own module it calls: those that hold lost statements are homes too.",
+            "Functions a helper calls in its module (in any, when it only forwards) that hold the target's lost statements are homes too.",
         ),
         RuleSpec(TargetRule.WRAPPED_BY_DECORATOR, "A body that lost statements to a decorator it now carries names the wrapper as their home."),
         RuleSpec(TargetRule.DECORATORS_CHANGED, "A decorator added, removed or replaced is a finding on the target.", essential=True),
@@ -378,7 +376,10 @@ SPECS: dict[AnyRule, RuleSpec] = {
             Filter.EDITS_IN_WRAPPERS,
             "A statement rewritten on its way into the wrapper of a decorator that received the target's lost statements is looked for there.",
         ),
-        RuleSpec(Filter.REACHED_BY_NAME, "A method called on another object is reached only when exactly one place of that name holds the text."),
+        RuleSpec(
+            Filter.REACHED_BY_NAME,
+            "A method called on another object is reached by its name alone: a text where one place of that name holds it, an edit where one class defines it.",
+        ),
         RuleSpec(
             Filter.OWNERS_CLASSES,
             "A dispatched call on another object is followed into the classes the reviewed target's own class names, the most general first.",

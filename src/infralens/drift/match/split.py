@@ -15,7 +15,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 
 from infralens.drift.lock.entries import AnnotationLock
-from infralens.drift.lock.facts import body_hashes
+from infralens.drift.lock.facts import body_hashes, body_of
 from infralens.drift.match.calls import Reach
 from infralens.drift.match.forwarding import base_names, class_named
 from infralens.drift.match.names import defining_file
@@ -85,21 +85,35 @@ def split_of(reader: TreeReader, source: SourceFile, index: ModuleIndex, definit
 
 
 def _helpers_of_helpers(reader: TreeReader, first: list[Reached], lost: Counter[str], skip: set[tuple[str, str]]) -> list[Helper]:
-    """The functions each called helper calls in its own module (not a decorator's) that hold statements the target
-    lost, and that neither the target itself nor another helper reaches directly."""
+    """The functions each called helper calls in its own module (not a decorator's), or anywhere when the helper only
+    forwards (:func:`forwards_only`), that hold statements the target lost, and that neither the target itself nor
+    another helper reaches directly."""
     seen = skip | {(home.relpath, function.qualname) for home, _, function, _ in first}
     found = []
     for home, home_index, function, decorator in first:
         if decorator:
             continue
+        anywhere = forwards_only(home_index, function)
         for there, there_index, inner, _ in reached_definitions(reader, Reach(reader, home, home_index, function)):
-            if there.relpath != home.relpath or (there.relpath, inner.qualname) in seen:
+            if (there.relpath != home.relpath and not anywhere) or (there.relpath, inner.qualname) in seen:
                 continue
             seen.add((there.relpath, inner.qualname))
             received = sum((lost & Counter(body_hashes(there_index, inner))).values())
             if received:
                 found.append(Helper(there, there_index, inner, received, False, via=f"{home.module}.{function.qualname}"))
     return found
+
+
+def forwards_only(index: ModuleIndex, definition: Definition) -> bool:
+    """Whether the function's body, a docstring aside, is one ``return f ( ... )``: a wrapper that hands every call to
+    ``f`` (``_optionally_disable_offloading`` returning ``_func_optionally_disable_offloading ( ... )``), so whatever
+    the target hands it runs in ``f``, in whichever module ``f`` lives."""
+    body = [s for s in body_of(index, definition) if not s.text.startswith(_STRING_STARTS)]
+    return len(body) == 1 and body[0].text.startswith("return ") and body[0].text.endswith(")") and " ( " in body[0].text
+
+
+_STRING_STARTS = ('"', "'", 'r"', "r'", 'f"', "f'")
+"""How a docstring's normalised text starts (an expression statement that is a string literal)."""
 
 
 Reached = tuple[SourceFile, ModuleIndex, Definition, bool]
@@ -165,7 +179,7 @@ def _called(reader: TreeReader, reach: Reach, seen: set[tuple[str, str]]) -> Ite
     """Functions the target calls and decorators it carries that resolve statically (a decorator with its nested wrappers)."""
     decorators = {d for d in reach.definition.decorators if "." not in d}
     for called in sorted(reach.calls.functions | decorators):
-        relpath = defining_file(reader, reach.source.relpath, called, reach.scopes)
+        relpath = defining_file(reader, reach.source.relpath, called, reach.scopes, stars=True)
         indexed = reader.indexed(relpath) if relpath is not None else None
         if relpath is None or indexed is None:
             continue

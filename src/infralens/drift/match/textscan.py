@@ -22,12 +22,18 @@ WORD = re.compile(WORD_BYTES.pattern.decode())
 
 class WordIndex:
     """Which files hold a word as a whole word: each file's words once (from ``stored``, a word cache and the tree's
-    listing key, when it has them; else read and stored there), each asked word's files once."""
+    listing key, when it has them; else read and stored there), each asked word's files once. The words are those of
+    ``pattern`` (:data:`~infralens.source.words.WORD_BYTES` unless told)."""
 
-    def __init__(self, files: tuple[str, ...], read: Callable[[str], bytes | None], stored: tuple[WordCache, str] | None = None) -> None:
+    def __init__(
+        self, files: tuple[str, ...], read: Callable[[str], bytes | None], stored: tuple[WordCache, str] | None = None, pattern: re.Pattern[bytes] = WORD_BYTES
+    ) -> None:
+        if stored is not None and stored[0].pattern != pattern:
+            raise ValueError("a word index is stored by a cache of its own pattern")
         self._files = files
         self._read = read
         self._stored = stored
+        self._pattern = pattern
         self._sets: list[frozenset[bytes]] | None = None
         self._by_word: dict[bytes, frozenset[str]] = {}
 
@@ -37,7 +43,7 @@ class WordIndex:
             found = cache.get(key, self._files)
             if found is not None:
                 return found
-        sets = [file_words(data) if (data := self._read(relpath)) is not None else frozenset() for relpath in self._files]
+        sets = [file_words(data, self._pattern) if (data := self._read(relpath)) is not None else frozenset() for relpath in self._files]
         if self._stored is not None:
             cache.put(key, sets)
         return sets
