@@ -144,3 +144,46 @@ def test_a_tree_with_no_python_files_round_trips(tmp_path):
     cache = WordCache(tmp_path / "cache")
     assert _index(tree, cache, []).files_with(b"query") == frozenset()
     assert cache.get(tree.listing_key(), ()) == []
+
+
+def test_the_workers_find_the_same_words_in_the_background(tmp_path, monkeypatch):
+    from infralens.source import prefetch
+    from infralens.source.prefetch import Prefetcher
+    from infralens.source.words import METHOD_DEF_BYTES, WORD_BYTES
+
+    files = {**FILES, "pkg/layers.py": "class Layer:\n    def update(self, key):\n        return key\n\n    async def fetch(self):\n        pass\n"}
+    tree = _wheel(tmp_path / "w", files)
+    relpaths = tuple(tree.iter_python_files())
+    assert Prefetcher(workers=2).words(tree, relpaths, (WORD_BYTES.pattern,)) is None  # too few files to start workers for
+    monkeypatch.setattr(prefetch, "MIN_WORD_FILES", 1)
+    workers = Prefetcher(workers=2)
+    try:
+        wait = workers.words(tree, relpaths, (WORD_BYTES.pattern, METHOD_DEF_BYTES.pattern))
+        assert wait is not None
+        found = wait()
+    finally:
+        workers.close()
+    assert found == [[file_words(tree.read_bytes(r), pattern) for r in relpaths] for pattern in (WORD_BYTES, METHOD_DEF_BYTES)]
+    assert {b"update", b"fetch"} <= found[1][relpaths.index("pkg/layers.py")]
+
+
+def test_a_failed_background_search_is_done_here(tmp_path):
+    tree = _site(tmp_path / "site")
+    reads: list[str] = []
+
+    def read(relpath: str) -> bytes:
+        reads.append(relpath)
+        return tree.read_bytes(relpath)
+
+    index = WordIndex(tuple(tree.iter_python_files()), read, (WordCache(tmp_path / "cache"), tree.listing_key()), pending=lambda: None)
+    assert index.files_with(b"softmax") == {"pkg/attn.py"}
+    assert sorted(reads) == sorted(FILES)
+
+
+def test_a_wheel_tree_sent_to_a_worker_reads_the_same_bytes(tmp_path):
+    import pickle
+
+    tree = _wheel(tmp_path / "w", FILES)
+    again = pickle.loads(pickle.dumps(tree))
+    assert [again.read_bytes(r) for r in again.iter_python_files()] == [tree.read_bytes(r) for r in tree.iter_python_files()]
+    assert again.listing_key() == tree.listing_key()

@@ -82,11 +82,8 @@ def module_candidates(module: str) -> tuple[str, str]:
 
 def module_name_of(relpath: str) -> str:
     """``a/b/c.py`` → ``a.b.c``; ``a/b/__init__.py`` → ``a.b``."""
-    stem = relpath[:-3] if relpath.endswith(".py") else relpath
-    parts = stem.split("/")
-    if parts[-1] == "__init__":
-        parts = parts[:-1]
-    return ".".join(parts)
+    parts = (relpath[:-3] if relpath.endswith(".py") else relpath).split("/")
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
 
 
 def decode_source(data: bytes, relpath: str) -> str:
@@ -115,8 +112,7 @@ class SourceTree(ABC):
         return sha256_text("".join(f"{relpath}\t{sha256_bytes(self.read_bytes(relpath))}\n" for relpath in sorted(self.iter_python_files())))
 
     def listing_key(self) -> str:
-        """A key that changes whenever a Python file's path or bytes change, for caches of whole-tree facts: each file's
-        path and :meth:`_stamp`."""
+        """A key that changes whenever a Python file's path or bytes change (each file's path and :meth:`_stamp`)."""
         return f"{self.kind}:{sha256_text(''.join(f'{relpath}|{self._stamp(relpath)}|' for relpath in self.iter_python_files()))}"
 
     def _stamp(self, relpath: str) -> str:
@@ -370,6 +366,10 @@ class WheelTree(SourceTree):
         self.distribution = name
         self.version = version
         self.origin = str(self.path)
+
+    def __reduce__(self) -> tuple[type[WheelTree], tuple[Path]]:
+        """A worker process opens the same wheel again (an open archive cannot be sent)."""
+        return (WheelTree, (self.path,))
 
     def metadata_text(self) -> str | None:
         for relpath in self._names:

@@ -13,16 +13,23 @@ from __future__ import annotations
 import atexit
 import os
 import signal
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from concurrent.futures import BrokenExecutor, Executor
+from typing import TYPE_CHECKING
 
 from infralens.atomic import interrupts_held
 from infralens.source.cache import IndexCache
 from infralens.source.models import ModuleIndex
+from infralens.source.words import word_sets, words_in_files
+
+if TYPE_CHECKING:
+    from infralens.source.distributions import SourceTree
 
 MIN_MISSES = 2
 """Fewer misses than this are parsed where they are asked for (a round trip to a worker costs more)."""
 MAX_WORKERS = 4
+MIN_WORD_FILES = 100
+"""A tree of fewer files has its words found where they are asked for (starting the workers costs more)."""
 """Most worker processes (parsing a handful of files at a time gains nothing from more)."""
 
 
@@ -71,6 +78,40 @@ class Prefetcher:
             cache.misses += 1
             cache.put(index)
         return len(indexes)
+
+    def words(self, tree: SourceTree, relpaths: tuple[str, ...], patterns: tuple[bytes, ...]) -> Callable[[], list[list[frozenset[bytes]]] | None] | None:
+        """Start finding the words of each of ``patterns`` in every file of ``relpaths`` in the workers (one share of the
+        files each), in the background; a function that waits for them (each pattern's sets, in file order; None when a
+        worker failed: the caller then finds them itself). None when there are no workers."""
+        pool = self._start() if len(relpaths) >= MIN_WORD_FILES else None
+        if pool is None:
+            return None
+        size = -(-len(relpaths) // self.workers)
+        shares = [relpaths[i : i + size] for i in range(0, len(relpaths), size)]
+        try:
+            with interrupts_held():
+                futures = [pool.submit(words_in_files, tree, share, patterns) for share in shares]
+        except (BrokenExecutor, RuntimeError):
+            return None
+
+        def wait() -> list[list[frozenset[bytes]]] | None:
+            try:
+                parts = [future.result() for future in futures]
+            except BrokenExecutor:
+                self._broken = True
+                self.close()
+                return None
+            except Exception:  # an unpicklable tree, a worker's error: found where asked, as without workers
+                return None
+            found = []
+            for index in range(len(patterns)):
+                sets = [word_sets(part[index], len(share)) for part, share in zip(parts, shares, strict=True)]
+                if any(s is None for s in sets):
+                    return None
+                found.append([words for share in sets for words in share or ()])
+            return found
+
+        return wait
 
     def _start(self) -> Executor | None:
         if self._pool is None and not self._broken:

@@ -16,11 +16,15 @@ import sys
 import zlib
 from collections.abc import Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from infralens.atomic import write_quietly
 from infralens.cachedir import read_cache_entry
-from infralens.errors import printable_line
+from infralens.errors import InfralensError, printable_line
 from infralens.hashing import sha256_text
+
+if TYPE_CHECKING:
+    from infralens.source.distributions import SourceTree
 
 WORD_BYTES = re.compile(rb"[A-Za-z_][A-Za-z0-9_]{3,}")
 """An identifier-like word of 4+ characters, as bytes: the words files are indexed by."""
@@ -51,6 +55,10 @@ class WordCache:
 
     def _entry(self, listing_key: str) -> Path:
         return self.directory / f"{sha256_text(f'{self.pattern.pattern!r}|{listing_key}')[:40]}.bin"
+
+    def has(self, listing_key: str) -> bool:
+        """Whether an entry for the tree with ``listing_key`` is stored (it is checked only when read)."""
+        return self._entry(listing_key).is_file()
 
     def get(self, listing_key: str, files: Sequence[str]) -> list[frozenset[bytes]] | None:
         """The word set of each of ``files`` (in order) stored for the tree with ``listing_key``; None on a miss."""
@@ -85,7 +93,28 @@ def _decoded(raw: bytes, listing_key: str, count: int) -> list[frozenset[bytes]]
         data = inflater.decompress(payload, MAX_WORDS_BYTES)
     except (ValueError, zlib.error):
         return None
-    lines = data.split(b"\n") if count else []
-    if inflater.unconsumed_tail or not inflater.eof or len(lines) != count or (not count and data):
+    if inflater.unconsumed_tail or not inflater.eof or (not count and data):
         return None
-    return [frozenset(line.split(b" ")) if line else frozenset() for line in lines]
+    return word_sets(data, count)
+
+
+def words_in_files(tree: SourceTree, relpaths: Sequence[str], patterns: Sequence[bytes]) -> list[bytes]:
+    """For each of ``patterns``, one line per file of ``relpaths`` with its words (:func:`file_words`) joined by spaces,
+    the lines joined by newlines; an unreadable file has no words. Run in a worker process
+    (:meth:`~infralens.source.prefetch.Prefetcher.words`), so one pass reads each file once for every pattern."""
+    compiled = [re.compile(pattern) for pattern in patterns]
+    lines: list[list[bytes]] = [[] for _ in compiled]
+    for relpath in relpaths:
+        try:
+            data: bytes | None = tree.read_bytes(relpath)
+        except InfralensError:
+            data = None
+        for found, pattern in zip(lines, compiled, strict=True):
+            found.append(b" ".join(file_words(data, pattern)) if data is not None else b"")
+    return [b"\n".join(found) for found in lines]
+
+
+def word_sets(joined: bytes, count: int) -> list[frozenset[bytes]] | None:
+    """The word sets of ``count`` files from :func:`words_in_files`'s lines (None when the count does not match)."""
+    lines = joined.split(b"\n") if count else []
+    return [frozenset(line.split(b" ")) if line else frozenset() for line in lines] if len(lines) == count else None

@@ -69,6 +69,7 @@ class DistributionMatcher:
         reader: TreeReader | None = None,
     ) -> None:
         self.reader = reader or TreeReader(resolver, tree, fast=fast)
+        self.reader.start_word_indexes()
         """What the matcher read of the tree (another matcher's, to decide the same tree again with another policy)."""
         self.tree = tree
         self.policy = policy or Policy()

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterator
+from functools import partial
 
 from infralens.drift.lock.facts import body_hashes
 from infralens.drift.match.textscan import WORD, DefinitionProbe, TextProbe, WordIndex, ranked
@@ -47,6 +48,28 @@ _COMMON = {
 """Words too common to prefilter files by."""
 
 
+WORD_PATTERNS = (WORD_BYTES, METHOD_DEF_BYTES)
+"""The word indexes a check reads: words of every file (to narrow searches) and names of indented ``def`` lines."""
+
+
+class _Once:
+    """Calls ``wait`` the first time it is asked, and gives that answer every time after."""
+
+    def __init__(self, wait: Callable[[], list[list[frozenset[bytes]]] | None]) -> None:
+        self._wait: Callable[[], list[list[frozenset[bytes]]] | None] | None = wait
+        self._found: list[list[frozenset[bytes]]] | None = None
+
+    def __call__(self) -> list[list[frozenset[bytes]]] | None:
+        if self._wait is not None:
+            self._found, self._wait = self._wait(), None
+        return self._found
+
+    def share(self, position: int) -> list[frozenset[bytes]] | None:
+        """The sets of the ``position``-th pattern (None when the workers failed)."""
+        found = self()
+        return found[position] if found is not None else None
+
+
 class TreeReader:
     """The files of one source tree, read and indexed at most once."""
 
@@ -67,6 +90,8 @@ class TreeReader:
         self._sole: dict[str, tuple[str, Definition] | None] = {}
         self._methods: WordIndex | None = None
         self._memos: dict[str, dict] = {}
+        self._started = False
+        self._pending: dict[bytes, Callable[[], list[frozenset[bytes]] | None]] = {}
 
     def source(self, relpath: str) -> SourceFile | None:
         """The file at ``relpath``, or None when it does not exist or cannot be read (see :meth:`problem`)."""
@@ -134,11 +159,26 @@ class TreeReader:
             self._words = self._word_index(WORD_BYTES)
         return set(frozenset.intersection(*(self._words.files_with(word) for word in narrowing)))
 
+    def start_word_indexes(self) -> None:
+        """Find the words of every file (:data:`WORD_PATTERNS`) in the worker processes, in the background, when the cache
+        lacks them (a release checked for the first time): the search that needs them comes after the container
+        decisions, which parse files here meanwhile. Once per reader."""
+        if self._started:
+            return
+        self._started = True
+        cache = self.resolver.cache
+        missing = tuple(p for p in WORD_PATTERNS if not (cache.persistent and WordCache(cache.directory, p).has(self.tree.listing_key())))
+        wait = SHARED.words(self.tree, self.python_files(), tuple(p.pattern for p in missing)) if missing else None
+        if wait is not None:
+            shared = _Once(wait)
+            for position, pattern in enumerate(missing):
+                self._pending[pattern.pattern] = partial(shared.share, position)
+
     def _word_index(self, pattern: re.Pattern[bytes]) -> WordIndex:
         """An index of the words ``pattern`` finds in each file, kept in the cache across runs when the cache is."""
         cache = self.resolver.cache
         stored = (WordCache(cache.directory, pattern), self.tree.listing_key()) if cache.persistent else None
-        return WordIndex(self.python_files(), self.read_bytes, stored, pattern)
+        return WordIndex(self.python_files(), self.read_bytes, stored, pattern, self._pending.get(pattern.pattern))
 
     def files_matching(self, patterns: list[re.Pattern[bytes]], *, words: list[str], skip: str = "") -> Iterator[str]:
         """Python files (except ``skip``) holding every one of ``words`` whose bytes match every pattern."""

@@ -26,7 +26,12 @@ class WordIndex:
     ``pattern`` (:data:`~infralens.source.words.WORD_BYTES` unless told)."""
 
     def __init__(
-        self, files: tuple[str, ...], read: Callable[[str], bytes | None], stored: tuple[WordCache, str] | None = None, pattern: re.Pattern[bytes] = WORD_BYTES
+        self,
+        files: tuple[str, ...],
+        read: Callable[[str], bytes | None],
+        stored: tuple[WordCache, str] | None = None,
+        pattern: re.Pattern[bytes] = WORD_BYTES,
+        pending: Callable[[], list[frozenset[bytes]] | None] | None = None,
     ) -> None:
         if stored is not None and stored[0].pattern != pattern:
             raise ValueError("a word index is stored by a cache of its own pattern")
@@ -34,6 +39,8 @@ class WordIndex:
         self._read = read
         self._stored = stored
         self._pattern = pattern
+        self._pending = pending
+        """Waits for the same sets found in worker processes, in the background (None when it failed or none started)."""
         self._sets: list[frozenset[bytes]] | None = None
         self._by_word: dict[bytes, frozenset[str]] = {}
 
@@ -43,7 +50,9 @@ class WordIndex:
             found = cache.get(key, self._files)
             if found is not None:
                 return found
-        sets = [file_words(data, self._pattern) if (data := self._read(relpath)) is not None else frozenset() for relpath in self._files]
+        sets = self._pending() if self._pending is not None else None
+        if sets is None or len(sets) != len(self._files):
+            sets = [file_words(data, self._pattern) if (data := self._read(relpath)) is not None else frozenset() for relpath in self._files]
         if self._stored is not None:
             cache.put(key, sets)
         return sets
