@@ -187,3 +187,25 @@ def test_a_wheel_tree_sent_to_a_worker_reads_the_same_bytes(tmp_path):
     again = pickle.loads(pickle.dumps(tree))
     assert [again.read_bytes(r) for r in again.iter_python_files()] == [tree.read_bytes(r) for r in tree.iter_python_files()]
     assert again.listing_key() == tree.listing_key()
+
+
+def test_a_cold_reader_finds_the_words_in_the_background_and_keeps_both_indexes(tmp_path, monkeypatch):
+    from infralens.drift.match.reader import WORD_PATTERNS, TreeReader
+    from infralens.resolve.resolver import Resolver
+    from infralens.source import prefetch
+    from infralens.source.cache import IndexCache
+
+    monkeypatch.setattr(prefetch, "MIN_WORD_FILES", 1)
+    tree = _wheel(tmp_path / "w", FILES)
+    cache = IndexCache(tmp_path / "cache")
+    reader = TreeReader(Resolver({"pkg": tree}, cache=cache), tree, fast=True)
+    reads: list[str] = []
+    monkeypatch.setattr(reader, "read_bytes", lambda relpath: reads.append(relpath) or tree.read_bytes(relpath))
+    reader.start_word_indexes()
+    try:
+        assert reader.files_with_words(["softmax"]) == {"pkg/attn.py"}
+    finally:
+        prefetch.SHARED.close()
+    assert reads == []  # found by the workers, not read here
+    for pattern in WORD_PATTERNS:  # both kept, although only the words were asked for
+        assert WordCache(tmp_path / "cache", pattern).get(tree.listing_key(), tuple(tree.iter_python_files())) is not None

@@ -53,15 +53,19 @@ WORD_PATTERNS = (WORD_BYTES, METHOD_DEF_BYTES)
 
 
 class _Once:
-    """Calls ``wait`` the first time it is asked, and gives that answer every time after."""
+    """Calls ``wait`` the first time it is asked, hands what it found to ``store`` (the cache), and gives that answer
+    every time after."""
 
-    def __init__(self, wait: Callable[[], list[list[frozenset[bytes]]] | None]) -> None:
+    def __init__(self, wait: Callable[[], list[list[frozenset[bytes]]] | None], store: Callable[[list[list[frozenset[bytes]]]], None]) -> None:
         self._wait: Callable[[], list[list[frozenset[bytes]]] | None] | None = wait
+        self._store = store
         self._found: list[list[frozenset[bytes]]] | None = None
 
     def __call__(self) -> list[list[frozenset[bytes]]] | None:
         if self._wait is not None:
             self._found, self._wait = self._wait(), None
+            if self._found is not None:
+                self._store(self._found)
         return self._found
 
     def share(self, position: int) -> list[frozenset[bytes]] | None:
@@ -166,13 +170,19 @@ class TreeReader:
         if self._started:
             return
         self._started = True
-        cache = self.resolver.cache
-        missing = tuple(p for p in WORD_PATTERNS if not (cache.persistent and WordCache(cache.directory, p).has(self.tree.listing_key())))
-        wait = SHARED.words(self.tree, self.python_files(), tuple(p.pattern for p in missing)) if missing else None
+        cache, key = self.resolver.cache, self.tree.listing_key()
+        if cache.persistent and WordCache(cache.directory, WORD_BYTES).has(key):
+            return  # kept from an earlier run (the method names, when not kept, are found here if ever asked)
+        wait = SHARED.words(self.tree, self.python_files(), tuple(p.pattern for p in WORD_PATTERNS))
         if wait is not None:
-            shared = _Once(wait)
-            for position, pattern in enumerate(missing):
+            shared = _Once(wait, partial(self._store_words, key) if cache.persistent else lambda found: None)
+            for position, pattern in enumerate(WORD_PATTERNS):
                 self._pending[pattern.pattern] = partial(shared.share, position)
+
+    def _store_words(self, key: str, found: list[list[frozenset[bytes]]]) -> None:
+        """Keep every pattern's sets the workers found, also those of an index this check never asks for."""
+        for pattern, sets in zip(WORD_PATTERNS, found, strict=True):
+            WordCache(self.resolver.cache.directory, pattern).put(key, sets)
 
     def _word_index(self, pattern: re.Pattern[bytes]) -> WordIndex:
         """An index of the words ``pattern`` finds in each file, kept in the cache across runs when the cache is."""

@@ -51,8 +51,9 @@ class WordIndex:
             if found is not None:
                 return found
         sets = self._pending() if self._pending is not None else None
-        if sets is None or len(sets) != len(self._files):
-            sets = [file_words(data, self._pattern) if (data := self._read(relpath)) is not None else frozenset() for relpath in self._files]
+        if sets is not None and len(sets) == len(self._files):
+            return sets  # kept by whoever found them
+        sets = [file_words(data, self._pattern) if (data := self._read(relpath)) is not None else frozenset() for relpath in self._files]
         if self._stored is not None:
             cache.put(key, sets)
         return sets
