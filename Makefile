@@ -59,12 +59,14 @@ typecheck: $(STAMP)
 # slowest tests are listed at the end.
 PYTEST_PARALLEL ?= -n auto --dist loadfile --no-loadscope-reorder
 # ruff first (seconds); mypy (about a minute of one core on a fresh clone) runs beside the tests instead of before
-# them, its output printed after theirs; the target fails when either does.
+# them, its output printed after theirs; the target fails when either does. The tests may write bytecode caches
+# (__pycache__, ignored by git) even where PYTHONDONTWRITEBYTECODE is set: hundreds of test processes import the
+# same modules, and without the caches each compiles them again.
 test: $(STAMP) browser-setup ruff
 	@$(PY) tests/drift/corpus_wheels.py || echo "some corpus wheels could not be fetched: the drift corpus guards will fail and name them"
 	@typecheck_log=$$(mktemp); $(MAKE) --no-print-directory typecheck > $$typecheck_log 2>&1 & typecheck=$$!; \
 	echo "$(PY) -m pytest -q $(PYTEST_PARALLEL) --durations=25  (mypy beside it)"; \
-	$(PY) -m pytest -q $(PYTEST_PARALLEL) --durations=25; tests=$$?; \
+	env -u PYTHONDONTWRITEBYTECODE $(PY) -m pytest -q $(PYTEST_PARALLEL) --durations=25; tests=$$?; \
 	wait $$typecheck; typed=$$?; cat $$typecheck_log; rm -f $$typecheck_log; \
 	test $$typed -eq 0 || echo "mypy failed: see its output above"; \
 	test $$tests -eq 0 && test $$typed -eq 0
