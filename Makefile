@@ -75,7 +75,7 @@ test: $(STAMP) browser-setup ruff
 # (about a minute on two cores). `make test` still runs everything.
 FAST_TESTS ?= tests/unit tests/architecture tests/drift tests/maintainer
 test-fast: $(STAMP)
-	$(PY) -m pytest -q $(PYTEST_PARALLEL) -m "not slow and not browser and not network" --durations=10 $(FAST_TESTS)
+	env -u PYTHONDONTWRITEBYTECODE $(PY) -m pytest -q $(PYTEST_PARALLEL) -m "not slow and not browser and not network" --durations=10 $(FAST_TESTS)
 
 # The release wheels the drift corpus guards read (tests/data/*.yaml), fetched into the InfraLens cache
 # (~/.cache/infralens/wheels, or INFRALENS_CACHE_DIR) unless already there. A CI keeps that folder between runs;
