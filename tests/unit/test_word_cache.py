@@ -209,3 +209,19 @@ def test_a_cold_reader_finds_the_words_in_the_background_and_keeps_both_indexes(
     assert reads == []  # found by the workers, not read here
     for pattern in WORD_PATTERNS:  # both kept, although only the words were asked for
         assert WordCache(tmp_path / "cache", pattern).get(tree.listing_key(), tuple(tree.iter_python_files())) is not None
+
+
+def test_only_a_check_against_another_release_starts_the_background_search(tmp_path, monkeypatch):
+    from infralens.drift.match.matcher import DistributionMatcher
+    from infralens.resolve.resolver import Resolver
+    from infralens.source import prefetch
+    from infralens.source.cache import IndexCache
+
+    asked: list[str] = []
+    monkeypatch.setattr(prefetch.SHARED, "words", lambda tree, relpaths, patterns: asked.append(tree.origin))
+    tree = _wheel(tmp_path / "w", FILES)
+    resolver = Resolver({"pkg": tree}, cache=IndexCache(tmp_path / "cache"))
+    DistributionMatcher(resolver, tree)  # the reviewed release itself: a plain check seldom searches
+    assert asked == []
+    DistributionMatcher(resolver, tree, fast=True)  # another release
+    assert asked == [tree.origin]

@@ -69,8 +69,9 @@ class DistributionMatcher:
         reader: TreeReader | None = None,
     ) -> None:
         self.reader = reader or TreeReader(resolver, tree, fast=fast)
-        self.reader.start_word_indexes()
         """What the matcher read of the tree (another matcher's, to decide the same tree again with another policy)."""
+        if fast:  # another release: its searches need the words; a check of the reviewed release seldom searches
+            self.reader.start_word_indexes()
         self.tree = tree
         self.policy = policy or Policy()
         """The thresholds and the rules switched off (none, unless an ablation says so)."""
