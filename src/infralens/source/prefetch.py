@@ -28,9 +28,9 @@ if TYPE_CHECKING:
 MIN_MISSES = 2
 """Fewer misses than this are parsed where they are asked for (a round trip to a worker costs more)."""
 MAX_WORKERS = 4
+"""Most worker processes (parsing a handful of files at a time gains nothing from more)."""
 MIN_WORD_FILES = 100
 """A tree of fewer files has its words found where they are asked for (starting the workers costs more)."""
-"""Most worker processes (parsing a handful of files at a time gains nothing from more)."""
 
 
 def index_text(text: str, fast: bool) -> ModuleIndex:

@@ -74,7 +74,7 @@ class WordCache:
     def put(self, listing_key: str, sets: Sequence[frozenset[bytes]]) -> None:
         """Store ``sets`` (one per file of the tree, in its order) for the tree with ``listing_key``; an unwritable
         cache only costs the next run the time to find them again."""
-        payload = zlib.compress(b"\n".join(b" ".join(words) for words in sets), 1)
+        payload = zlib.compress(joined_words(sets), 1)
         header = json.dumps({"format": WORDS_FORMAT, "key": listing_key, "files": len(sets), "bytes": len(payload)}).encode()
         write_quietly(self._entry(listing_key), _MAGIC + header + b"\n" + payload)
 
@@ -103,18 +103,23 @@ def words_in_files(tree: SourceTree, relpaths: Sequence[str], patterns: Sequence
     the lines joined by newlines; an unreadable file has no words. Run in a worker process
     (:meth:`~infralens.source.prefetch.Prefetcher.words`), so one pass reads each file once for every pattern."""
     compiled = [re.compile(pattern) for pattern in patterns]
-    lines: list[list[bytes]] = [[] for _ in compiled]
+    sets: list[list[frozenset[bytes]]] = [[] for _ in compiled]
     for relpath in relpaths:
         try:
             data: bytes | None = tree.read_bytes(relpath)
         except InfralensError:
             data = None
-        for found, pattern in zip(lines, compiled, strict=True):
-            found.append(b" ".join(file_words(data, pattern)) if data is not None else b"")
-    return [b"\n".join(found) for found in lines]
+        for found, pattern in zip(sets, compiled, strict=True):
+            found.append(file_words(data, pattern) if data is not None else frozenset())
+    return [joined_words(found) for found in sets]
+
+
+def joined_words(sets: Sequence[frozenset[bytes]]) -> bytes:
+    """Word sets as bytes: one line per file, its words joined by spaces (:func:`word_sets` reads them back)."""
+    return b"\n".join(b" ".join(words) for words in sets)
 
 
 def word_sets(joined: bytes, count: int) -> list[frozenset[bytes]] | None:
-    """The word sets of ``count`` files from :func:`words_in_files`'s lines (None when the count does not match)."""
+    """The word sets of ``count`` files from :func:`joined_words`'s lines (None when the count does not match)."""
     lines = joined.split(b"\n") if count else []
     return [frozenset(line.split(b" ")) if line else frozenset() for line in lines] if len(lines) == count else None

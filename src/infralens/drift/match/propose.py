@@ -9,7 +9,6 @@ proposal is taken is :func:`~infralens.drift.match.decide.decide`'s call.
 
 from __future__ import annotations
 
-import ast
 import difflib
 from collections import Counter
 from collections.abc import Iterable
@@ -21,7 +20,16 @@ from infralens.drift.match.container import Found
 from infralens.drift.match.position import Alignment
 from infralens.drift.match.reader import TreeReader
 from infralens.drift.match.rules import Origin, Thresholds
-from infralens.drift.match.texts import assigned_name, identifiers, ratio_at_least, same_ast, statement_call, statement_role, statement_shape
+from infralens.drift.match.texts import (
+    assigned_name,
+    identifiers,
+    ratio_at_least,
+    same_ast,
+    statement_call,
+    statement_role,
+    statement_shape,
+    string_literal,
+)
 from infralens.source import DefinitionKind, ModuleIndex, SourceFile, Statement
 
 
@@ -122,9 +130,9 @@ def container_header(found: Found, entry: StepLock, target: str) -> Proposal | N
         return None
     if entry.scope == parent and words[: 2 + (words[0] == "async")][-2:] == ["def", name]:
         return Proposal(found.source, found.index, (header,), Origin.TARGET, found.locality)
-    if entry.scope == target and not entry.before and _docstring(entry.texts[0]):  # the first statement of the body
+    if entry.scope == target and not entry.before and string_literal(entry.texts[0]):  # the first statement of the body
         body = body_of(found.index, found.definition)
-        if body and _docstring(body[0].text):
+        if body and string_literal(body[0].text):
             return Proposal(found.source, found.index, (body[0],), Origin.TARGET, found.locality)
     return None
 
@@ -180,18 +188,6 @@ def own_line(found: Found, entry: StepLock, target: str, body: TargetBody, t: Th
         (lifted_function(found, entry, target, body.nested, t), "lifted"),
     )
     return next(((proposal, kind) for proposal, kind in found_lines if proposal is not None), None)
-
-
-def _docstring(text: str) -> bool:
-    """Whether a normalised statement is a bare string literal (a docstring when it opens a body)."""
-    if not text.lstrip("rRbBuU").startswith(('"', "'")):
-        return False
-    try:
-        tree = ast.parse(text)
-    except SyntaxError:
-        return False
-    first = tree.body[0] if len(tree.body) == 1 else None
-    return isinstance(first, ast.Expr) and isinstance(first.value, ast.Constant) and isinstance(first.value.value, str)
 
 
 def _resembles(wanted: str, text: str, t: Thresholds) -> bool:

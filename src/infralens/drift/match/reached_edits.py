@@ -114,7 +114,8 @@ def edits_in_reached(
     options: dict[str, dict[tuple[str, int, str], float]] = {}
     scored: dict[tuple[str, tuple[str, int, str]], Scored] = {}
     pools = [(source, index, definition, body_of(index, definition)) for source, index, definition, _ in homes]
-    known = [pool for pool in pools if not (home is not None and pool[2] is home[2] and home in sole)]  # led to statically
+    home_by_name = home is not None and home in sole  # the home is reached only by a method's name
+    known = [pool for pool in pools if not (home_by_name and home is not None and pool[2] is home[2])]  # led to statically
     roles = {step.step_id: _sole_role(known, step) for step in steps}
     own_calls = {statement_call(s.text) for s in target_pool(found)}
     sole_calls = {step.step_id: _sole_call(pools, call, own_calls) for step in steps if (call := (step_calls or {}).get(step.step_id))}
@@ -122,7 +123,7 @@ def edits_in_reached(
         place = Found(source, index, definition, found.locality, False)
         weighs = weigh_in_helper if weigh_in_helper is not None and named.get((source.relpath, definition.qualname)) is False else weigh
         admits = _admits(weighs)
-        by_name_only = home is not None and definition is home[2] and home in sole
+        by_name_only = home_by_name and home is not None and definition is home[2]
         for step in steps:
             for proposal in in_target(place, pool, step, t, exact_only=False):
                 if by_name_only and tuple(s.text for s in proposal.window) == step.texts:
@@ -137,7 +138,7 @@ def edits_in_reached(
         where_to = (edit.proposal.source.relpath, edit.proposal.place().target)
         if narrowed and home in calls and home is not None and where_to == (home[0].relpath, home[2].qualname):
             traces[step_id].add(Filter.OWNERS_CLASSES, Action.FIRED, narrowed)
-        if home in sole and home is not None and where_to == (home[0].relpath, home[2].qualname):
+        if home_by_name and home is not None and where_to == (home[0].relpath, home[2].qualname):
             traces[step_id].add(Filter.REACHED_BY_NAME, Action.FIRED, f"rewritten in {where(edit)}, the only method of a name called on another object")
         if where_to in named and (home is None or where_to != (home[0].relpath, home[2].qualname)):
             if named[where_to]:

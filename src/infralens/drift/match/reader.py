@@ -95,6 +95,7 @@ class TreeReader:
         self._methods: WordIndex | None = None
         self._memos: dict[str, dict] = {}
         self._started = False
+        self._key: str | None = None
         self._pending: dict[bytes, Callable[[], list[frozenset[bytes]] | None]] = {}
 
     def source(self, relpath: str) -> SourceFile | None:
@@ -170,7 +171,7 @@ class TreeReader:
         if self._started:
             return
         self._started = True
-        cache, key = self.resolver.cache, self.tree.listing_key()
+        cache, key = self.resolver.cache, self._listing_key()
         if cache.persistent and WordCache(cache.directory, WORD_BYTES).has(key):
             return  # kept from an earlier run (the method names, when not kept, are found here if ever asked)
         wait = SHARED.words(self.tree, self.python_files(), tuple(p.pattern for p in WORD_PATTERNS))
@@ -178,6 +179,12 @@ class TreeReader:
             shared = _Once(wait, partial(self._store_words, key) if cache.persistent else lambda found: None)
             for position, pattern in enumerate(WORD_PATTERNS):
                 self._pending[pattern.pattern] = partial(shared.share, position)
+
+    def _listing_key(self) -> str:
+        """The tree's :meth:`~infralens.source.SourceTree.listing_key`, once per reader (a folder's is one ``stat`` a file)."""
+        if self._key is None:
+            self._key = self.tree.listing_key()
+        return self._key
 
     def _store_words(self, key: str, found: list[list[frozenset[bytes]]]) -> None:
         """Keep every pattern's sets the workers found, also those of an index this check never asks for."""
@@ -187,7 +194,7 @@ class TreeReader:
     def _word_index(self, pattern: re.Pattern[bytes]) -> WordIndex:
         """An index of the words ``pattern`` finds in each file, kept in the cache across runs when the cache is."""
         cache = self.resolver.cache
-        stored = (WordCache(cache.directory, pattern), self.tree.listing_key()) if cache.persistent else None
+        stored = (WordCache(cache.directory, pattern), self._listing_key()) if cache.persistent else None
         return WordIndex(self.python_files(), self.read_bytes, stored, pattern, self._pending.get(pattern.pattern))
 
     def files_matching(self, patterns: list[re.Pattern[bytes]], *, words: list[str], skip: str = "") -> Iterator[str]:

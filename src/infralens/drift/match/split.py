@@ -20,6 +20,7 @@ from infralens.drift.match.calls import Reach
 from infralens.drift.match.forwarding import base_names, class_named
 from infralens.drift.match.names import defining_file
 from infralens.drift.match.reader import TreeReader
+from infralens.drift.match.texts import string_literal
 from infralens.source import Definition, DefinitionKind, ModuleIndex, SourceFile
 
 MIN_RECEIVED = 2
@@ -108,12 +109,8 @@ def forwards_only(index: ModuleIndex, definition: Definition) -> bool:
     """Whether the function's body, a docstring aside, is one ``return f ( ... )``: a wrapper that hands every call to
     ``f`` (``_optionally_disable_offloading`` returning ``_func_optionally_disable_offloading ( ... )``), so whatever
     the target hands it runs in ``f``, in whichever module ``f`` lives."""
-    body = [s for s in body_of(index, definition) if not s.text.startswith(_STRING_STARTS)]
+    body = [s for s in body_of(index, definition) if not string_literal(s.text)]
     return len(body) == 1 and body[0].text.startswith("return ") and body[0].text.endswith(")") and " ( " in body[0].text
-
-
-_STRING_STARTS = ('"', "'", 'r"', "r'", 'f"', "f'")
-"""How a docstring's normalised text starts (an expression statement that is a string literal)."""
 
 
 Reached = tuple[SourceFile, ModuleIndex, Definition, bool]

@@ -16,6 +16,18 @@ from infralens.source import normalize
 # -- text ------------------------------------------------------------------------------------------
 
 
+def string_literal(text: str) -> bool:
+    """Whether a normalised statement is a bare string literal (a docstring when it opens a body)."""
+    if not text.lstrip("rRbBuU").startswith(('"', "'")):
+        return False
+    try:
+        tree = ast.parse(text)
+    except SyntaxError:
+        return False
+    first = tree.body[0] if len(tree.body) == 1 else None
+    return isinstance(first, ast.Expr) and isinstance(first.value, ast.Constant) and isinstance(first.value.value, str)
+
+
 @lru_cache(maxsize=65536)
 def ratio(left: str, right: str, quick_reject: float) -> float:
     """Text similarity of two normalised texts in [0, 1]; when difflib's cheap upper bound is below ``quick_reject``,
