@@ -20,7 +20,7 @@ from infralens.drift.lock.entries import AnnotationLock
 from infralens.drift.lock.facts import body_hashes, jaccard
 from infralens.drift.match.forwarding import MAX_HOPS, base_names, class_named
 from infralens.drift.match.imported import Relocated, module_now
-from infralens.drift.match.names import defining
+from infralens.drift.match.names import defining, prefetch_homes
 from infralens.drift.match.reader import TreeReader
 from infralens.drift.match.reviewed import defined_in
 from infralens.drift.match.rules import Thresholds, clearly_best
@@ -108,10 +108,10 @@ def _built(reader: TreeReader, lineage: list[ClassAt]) -> list[ClassAt]:
         klass = class_named(indexed[1], qualname) if indexed is not None else None
         if indexed is None or klass is None:
             continue
-        for statement in indexed[1].statements_within(klass.start_line, klass.end_line):
-            if statement.text.startswith(_HEADERS):
-                continue
-            for word in _names(statement.text):
+        spelled = [_names(s.text) for s in indexed[1].statements_within(klass.start_line, klass.end_line) if not s.text.startswith(_HEADERS)]
+        prefetch_homes(reader, relpath, {word for words in spelled for word in words})
+        for words in spelled:
+            for word in words:
                 if (relpath, word) not in looked:
                     looked[relpath, word] = _class_at(reader, relpath, word)
                 at = looked[relpath, word]

@@ -9,6 +9,7 @@ module's ``from X import *`` lines. ``import x as y`` attribute chains and assig
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 
 from infralens.drift.match.reader import TreeReader
 from infralens.source import ModuleIndex, SourceFile
@@ -76,6 +77,34 @@ def _star_imported(reader: TreeReader, source: SourceFile, index: ModuleIndex, n
             if there is not None:
                 return there
     return None
+
+
+def prefetch_homes(reader: TreeReader, relpath: str, names: Iterable[str], scopes: frozenset[str] = frozenset({""})) -> None:
+    """Index at once, on the workers (:meth:`TreeReader.prefetch`), the modules from which ``relpath``'s imports bind
+    ``names``: the first hop :func:`defining` takes for each, asked for together before a caller resolves them one by
+    one. Only time changes: every lookup that follows reads the same indexes."""
+    indexed = reader.indexed(relpath)
+    if indexed is None:
+        return
+    source, index = indexed
+    wanted = set(names) - {d.qualname for d in index.definitions}
+    modules = {module for name, (module, _) in _bindings(source, index, scopes).items() if name in wanted}
+    files = {found for module in modules if (found := reader.tree.module_file(module)) is not None and found != relpath}
+    reader.prefetch(sorted(files))
+
+
+def _bindings(source: SourceFile, index: ModuleIndex, scopes: frozenset[str]) -> dict[str, tuple[str, str]]:
+    """Local name → (module, name there) for every ``from ... import`` in ``scopes`` (the first binding of a name)."""
+    bound: dict[str, tuple[str, str]] = {}
+    for statement in index.statements:
+        match = _FROM_IMPORT.match(statement.text) if statement.scope in scopes else None
+        if match is None:
+            continue
+        module = _absolute_module(source, match.group(1).count("."), match.group(2).replace(" ", ""))
+        if module is not None:
+            for local, original in _bound_names(match.group(3)).items():
+                bound.setdefault(local, (module, original))
+    return bound
 
 
 def imported_from(source: SourceFile, index: ModuleIndex, name: str, scopes: frozenset[str]) -> tuple[str, str] | None:

@@ -18,7 +18,7 @@ from infralens.drift.lock.entries import AnnotationLock
 from infralens.drift.lock.facts import body_hashes, body_of
 from infralens.drift.match.calls import Reach
 from infralens.drift.match.forwarding import base_names, class_named
-from infralens.drift.match.names import defining_file
+from infralens.drift.match.names import defining_file, prefetch_homes
 from infralens.drift.match.reader import TreeReader
 from infralens.drift.match.texts import string_literal
 from infralens.source import Definition, DefinitionKind, ModuleIndex, SourceFile
@@ -175,6 +175,7 @@ def _tabled(reader: TreeReader, reach: Reach, seen: set[tuple[str, str]]) -> Ite
 def _called(reader: TreeReader, reach: Reach, seen: set[tuple[str, str]]) -> Iterator[Reached]:
     """Functions the target calls and decorators it carries that resolve statically (a decorator with its nested wrappers)."""
     decorators = {d for d in reach.definition.decorators if "." not in d}
+    prefetch_homes(reader, reach.source.relpath, reach.calls.functions | decorators, reach.scopes)
     for called in sorted(reach.calls.functions | decorators):
         relpath = defining_file(reader, reach.source.relpath, called, reach.scopes, stars=True)
         indexed = reader.indexed(relpath) if relpath is not None else None
