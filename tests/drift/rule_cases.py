@@ -811,3 +811,9 @@ from rule_cases_rewrites import CASES as _REWRITE_CASES, HELD_BACK as _REWRITE_H
 
 CASES.extend(_REWRITE_CASES)
 HELD_BACK.extend(_REWRITE_HELD_BACK)
+
+# The rules for work handed to objects (a module an attribute holds, a per-layer class a helper went to) live beside.
+from rule_cases_objects import CASES as _OBJECT_CASES, HELD_BACK as _OBJECT_HELD_BACK  # noqa: E402
+
+CASES.extend(_OBJECT_CASES)
+HELD_BACK.extend(_OBJECT_HELD_BACK)

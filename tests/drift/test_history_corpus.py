@@ -505,11 +505,14 @@ def test_untouched_corpus_19_keeps_its_first_measured_figures():
     to methods of a class gone from a module that never names the clone's (LLaMA's classes fold into ``LlamaAttention``
     instead) and to same-named clones beside a class renamed in place (DiffSynth's ``Encoder``): 167/197 (133/163: moved
     54/58, changed 33/55, deleted 46/50), 3 false *moved*; transformers 154/180 (107/133: moved 29/33, changed 56/77,
-    deleted 22/23), 1 false *moved*. No row changed on any other corpus. A regression guard; the targets are missed."""
+    deleted 22/23), 1 false *moved*. No row changed on any other corpus. Set 21's rules since (not tuned on this set):
+    168/197 (a block no longer taken to a same-named copy of its class) and transformers 160/180 (LLaMA's SDPA and flash
+    attention statements rewritten in the registry's new ``sdpa_attention_forward`` and ``flash_attention_forward``).
+    A regression guard; the targets are missed."""
     _holds_its_figures(
         [DATA / "drift_untouched19.yaml", DATA / "drift_untouched19_transformers.yaml"],
         rows_at_least=377,
-        right_at_least=321,
+        right_at_least=328,
         false_moved_at_most=4,
         false_unchanged_at_most=0,
     )
@@ -551,12 +554,16 @@ def test_untouched_corpus_21_keeps_its_first_measured_figures():
     (Qwen2-MoE heads now the generic ones) (216 rows, 200 not *unchanged*). First run, 2026-11-30, with set 20's rules in
     place and nothing tuned on it: 123/145 (not unchanged 106/128: moved 53/53, changed 25/29, deleted 28/46), 0 false
     *unchanged*, 21 false *moved*; transformers 146/216 (130/200: moved 60/73, changed 37/93, deleted 33/34), 0 false
-    *unchanged*, 1 false *moved*. Naive baseline 61/145 (changed 5/29) and 85/216 (changed 46/93). A regression guard;
-    the targets are missed."""
+    *unchanged*, 1 false *moved*. Naive baseline 61/145 (changed 5/29) and 85/216 (changed 46/93). Tuned on since (a
+    module the target's class newly holds and calls, ``instance-called``; a helper gone into the per-layer class its user
+    now hands the call to, ``helper-to-built-class``; a registry object's functions new since the review as edit homes;
+    no block moved into a same-named copy of the target's class): 137/145 (120/128: moved 53/53, changed 27/29, deleted
+    40/46), 7 false *moved*; transformers 183/216 (167/200: moved 67/73, changed 67/93, deleted 33/34), 1 false *moved*.
+    No row lost on any other corpus (set 19 gained 7). A regression guard; the targets are missed."""
     _holds_its_figures(
         [DATA / "drift_untouched21.yaml", DATA / "drift_untouched21_transformers.yaml"],
         rows_at_least=361,
-        right_at_least=269,
-        false_moved_at_most=22,
+        right_at_least=320,
+        false_moved_at_most=8,
         false_unchanged_at_most=0,
     )

@@ -1,4 +1,5 @@
-"""A method gone from its class whose namesake now lives on a class its class builds (``moved-to-built-class``).
+"""A method gone from its class whose namesake now lives on a class its class builds (``moved-to-built-class``), or a
+helper gone the same way under its user's name (``helper-to-built-class``).
 
 Upstream splits a class's work into per-object classes the class now builds: a cache whose ``__init__`` picks
 ``layer_class = QuantoLayer if backend == "quanto" else HQQLayer`` and makes one per layer, or one that hands
@@ -7,7 +8,9 @@ of the same name on those classes. The rule follows that fact of the checked rel
 classes are those that the target's class, or one of its bases, names in its body (a call, an assignment, a keyword
 value; not a ``def`` header's annotations), looked up in the module or through its imports. A namesake there (the
 class's own, or the one it inherits) is the target moved when it is new since the review and shares at least one
-statement with the reviewed body, clearly more than any other such namesake.
+statement with the reviewed body, clearly more than any other such namesake. A private helper of the class's
+method goes the same way under that method's name (``helper-to-built-class``): ``_sliding_update``, which only
+``update`` used, is in the layer class's ``update`` once the cache's ``update`` calls ``self.layers[i].update``.
 """
 
 from __future__ import annotations
@@ -17,7 +20,8 @@ import tokenize
 from collections import Counter
 
 from infralens.drift.lock.entries import AnnotationLock
-from infralens.drift.lock.facts import body_hashes, jaccard
+from infralens.drift.lock.facts import body_hashes, body_of, jaccard
+from infralens.drift.match.calls import calls_in
 from infralens.drift.match.forwarding import MAX_HOPS, base_names, class_named
 from infralens.drift.match.imported import Relocated, module_now
 from infralens.drift.match.names import defining, prefetch_homes
@@ -42,6 +46,46 @@ def moved_to_built_class(reader: TreeReader, reviewed: TreeReader | None, entry:
     lineage = _lineage(reader, (home, owner))
     if not lineage or any(_defines(reader, at, name) is not None for at in lineage):
         return None  # the class is gone, or runs a method of that name itself: not this rule's refactor
+    return _closest_on_built(reader, reviewed, entry, lineage, name, t)
+
+
+def helper_to_built_class(reader: TreeReader, reviewed: TreeReader | None, entry: AnnotationLock, t: Thresholds) -> Relocated | None:
+    """A method gone from its class that one other method of the class alone used at the review (``update_fn =
+    self . _sliding_update``), when that method, as the class now runs it, hands its call on to objects under its own
+    name (``self . layers [ layer_idx ] . update ( ... )``): the method of that name on a class its class builds, new
+    since the review, sharing statements with the gone one, clearly the closest (None otherwise)."""
+    owner, _, name = entry.target.rpartition(".")
+    home = module_now(reader, entry)
+    if not owner or "." in owner or name.startswith("__") or reviewed is None or home is None:
+        return None
+    user = _sole_user(reviewed, entry.relpath, owner, name)
+    lineage = _lineage(reader, (home, owner)) if user is not None else []
+    if user is None or not lineage or any(_defines(reader, at, name) is not None for at in lineage):
+        return None
+    runs = next((found for at in lineage if (found := _defines(reader, at, user)) is not None), None)
+    if runs is None or user not in calls_in([s.text for s in body_of(runs[1], runs[2])]).on_objects:
+        return None  # the user is gone, or does the work itself
+    return _closest_on_built(reader, reviewed, entry, lineage, user, t)
+
+
+def _sole_user(reviewed: TreeReader, relpath: str, owner: str, name: str) -> str | None:
+    """The one method of class ``owner`` in the reviewed release whose body names ``self . name`` (None: none or several)."""
+    indexed = reviewed.indexed(relpath)
+    if indexed is None:
+        return None
+    spelled = f"self . {name} "
+    users = {
+        d.qualname.rpartition(".")[2]
+        for d in indexed[1].definitions
+        if d.qualname.rpartition(".")[0] == owner and d.qualname != f"{owner}.{name}" and any(spelled in f"{s.text} " for s in body_of(indexed[1], d))
+    }
+    return users.pop() if len(users) == 1 else None
+
+
+def _closest_on_built(reader: TreeReader, reviewed: TreeReader, entry: AnnotationLock, lineage: list[ClassAt], name: str, t: Thresholds) -> Relocated | None:
+    """The method ``name`` on a class ``lineage`` builds (the class's own or the one it inherits), new since the review and
+    sharing statements with the reviewed body, clearly the closest of those."""
+    owner = entry.target.rpartition(".")[0]
     scored: list[tuple[float, Relocated]] = []
     seen: set[tuple[str, str]] = set()
     for built in _built(reader, lineage):

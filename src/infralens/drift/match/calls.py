@@ -11,17 +11,23 @@ unrelated module is not reached.
 from __future__ import annotations
 
 import ast
+import re
 from dataclasses import dataclass
 
 from infralens.drift.lock.entries import Place
-from infralens.drift.match.forwarding import base_names, class_named
-from infralens.drift.match.names import defining_file
+from infralens.drift.match.forwarding import MAX_HOPS, base_names, class_named
+from infralens.drift.match.names import defining, defining_file
 from infralens.drift.match.reader import TreeReader
-from infralens.drift.match.tables import table_functions
+from infralens.drift.match.reviewed import defined_in
+from infralens.drift.match.tables import registry_functions, table_functions
 from infralens.drift.match.texts import statement_tree
 from infralens.source import Definition, ModuleIndex, SourceFile
 
 _RECEIVERS = ("self", "cls")
+_HELD = re.compile(r"^self \. (\w+) = (\w+) \(")
+"""``self . NAME = CLASS ( ...`` in an ``__init__``: the attribute holds an instance of that class."""
+RUN_ON_CALL = ("__call__", "forward")
+"""What calling an instance runs: its class's ``__call__``, and ``forward``, which a torch module's ``__call__`` runs."""
 
 
 @dataclass(frozen=True)
@@ -122,12 +128,14 @@ def _named(value: ast.expr) -> set[str]:
 class Reach:
     """Where one function leads: its calls (read once) and its decorators, resolved from its module."""
 
-    def __init__(self, reader: TreeReader, source: SourceFile, index: ModuleIndex, definition: Definition) -> None:
-        self.reader, self.source, self.index, self.definition = reader, source, index, definition
+    def __init__(self, reader: TreeReader, source: SourceFile, index: ModuleIndex, definition: Definition, *, held_since: TreeReader | None = None) -> None:
+        """``held_since``: the reviewed release, when rule ``instance-called`` (:meth:`held_methods`) is on."""
+        self.reader, self.source, self.index, self.definition, self.held_since = reader, source, index, definition, held_since
         self.scopes = _import_scopes(definition)
         self._calls: Calls | None = None
         self._bases: list[tuple[str, str]] | None = None
         self._tables: list[tuple[str, str]] | None = None
+        self._held: list[tuple[str, str]] | None = None
 
     @property
     def calls(self) -> Calls:
@@ -153,6 +161,8 @@ class Reach:
             return True  # super().name(...) runs a base class's method
         if home[0] in self.calls.functions and self._defined_in(home[0], place.relpath):
             return True
+        if self.runs_held(place):
+            return True  # what calling an instance one of its attributes holds runs
         return (place.relpath, home[0]) in self.table_functions()  # a function a lookup table it dispatches through holds
 
     def table_functions(self) -> list[tuple[str, str]]:
@@ -160,6 +170,24 @@ class Reach:
         if self._tables is None:
             self._tables = [f for table in sorted(self.calls.tables) for f in table_functions(self.reader, self.source.relpath, table, self.scopes)]
         return self._tables
+
+    def held_methods(self) -> list[tuple[str, str]]:
+        """``(relpath, qualname)`` of what the target runs by calling an attribute of its class that the class's
+        ``__init__`` set to an instance of a class found statically (``self . experts = MixtralExperts ( config )``, then
+        ``self . experts ( ... )``): that class's nearest ``__call__`` and ``forward``, when new since the review (work the
+        target newly hands to an object, never a module it used already; rule ``instance-called``; read once)."""
+        if self._held is None:
+            since = self.held_since
+            self._held = [m for m in _held_methods(self) if not defined_in(since, *m)] if since is not None else []
+        return self._held
+
+    def registry_functions(self) -> list[tuple[str, str]]:
+        """``(relpath, name)`` of the functions the registry objects it dispatches through hold (:func:`.tables.registry_functions`)."""
+        return [f for table in sorted(self.calls.tables) for f in registry_functions(self.reader, self.source.relpath, table, self.scopes)]
+
+    def runs_held(self, place: Place) -> bool:
+        """Whether ``place`` lies in a method :meth:`held_methods` names."""
+        return (place.relpath, place.target or place.scope) in self.held_methods()
 
     def calls_by_name(self, place: Place) -> bool:
         """Whether the function calls, on some other object, a method named like the one holding ``place``.
@@ -202,3 +230,38 @@ def _import_scopes(definition: Definition) -> frozenset[str]:
     """Scopes whose imports the function sees: the module, its enclosing definitions and itself."""
     parts = definition.qualname.split(".")
     return frozenset({"", *(".".join(parts[:n]) for n in range(1, len(parts) + 1))})
+
+
+def _held_methods(reach: Reach) -> list[tuple[str, str]]:
+    owner = reach.definition.qualname.rpartition(".")[0]
+    init = next((d for d in reach.index.definitions if d.qualname == f"{owner}.__init__"), None)
+    if not owner or "." in owner or init is None or class_named(reach.index, owner) is None:
+        return []
+    wanted = reach.calls.methods - {d.qualname.rpartition(".")[2] for d in reach.index.definitions if d.qualname.rpartition(".")[0] == owner}
+    found: list[tuple[str, str]] = []
+    for statement in reach.index.statements_within(init.start_line, init.end_line) if wanted else []:
+        match = _HELD.match(statement.text)
+        held = defining(reach.reader, reach.source.relpath, match.group(2)) if match and match.group(1) in wanted else None
+        if held is not None:
+            found.extend(method for method in _run_on_call(reach.reader, *held) if method not in found)
+    return found
+
+
+def _run_on_call(reader: TreeReader, relpath: str, name: str) -> list[tuple[str, str]]:
+    """The nearest :data:`RUN_ON_CALL` methods of class ``name`` (defined in ``relpath``) and its bases found in the tree."""
+    nearest: dict[str, tuple[str, str]] = {}
+    todo: list[tuple[str, str]] = [(relpath, name)]
+    seen: set[tuple[str, str]] = set()
+    while todo and len(seen) <= MAX_HOPS:
+        at = todo.pop(0)
+        indexed = reader.indexed(at[0]) if at not in seen else None
+        klass = class_named(indexed[1], at[1]) if indexed is not None else None
+        seen.add(at)
+        if indexed is None or klass is None:
+            continue
+        defined = {d.qualname for d in indexed[1].definitions}
+        for method in RUN_ON_CALL:
+            if method not in nearest and f"{at[1]}.{method}" in defined:
+                nearest[method] = (at[0], f"{at[1]}.{method}")
+        todo.extend(found for base in base_names(indexed[1], klass) if (found := defining(reader, at[0], base)) is not None)
+    return list(nearest.values())

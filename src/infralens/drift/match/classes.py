@@ -42,6 +42,13 @@ def copied_method(reader: TreeReader, entry: AnnotationLock, source: SourceFile)
     return copied_class(reader, entry, source)
 
 
+def in_same_named_copy(reader: TreeReader, entry: AnnotationLock, source: SourceFile, qualname: str) -> bool:
+    """Whether ``qualname`` in ``source`` is a method of a class named like the target's, a copy made there
+    (:func:`copied_method`): a statement found in it was copied with the class, not moved out of the target."""
+    owner = entry.target.rpartition(".")[0]
+    return bool(owner) and qualname.rpartition(".")[0] == owner and copied_method(reader, entry, source)
+
+
 def clone_beside_a_rename(reader: TreeReader, reviewed: TreeReader | None, entry: AnnotationLock, source: SourceFile, t: Thresholds) -> bool:
     """Whether a same-named class in ``source`` is a clone made there, not the method's class moved: the class left a
     module that never names ``source``'s (:func:`copied_method`), and that module holds the class renamed

@@ -25,7 +25,7 @@ from dataclasses import dataclass, replace
 from infralens.drift.lock.entries import AnnotationLock, Place, StepLock
 from infralens.drift.lock.facts import body_hashes, jaccard
 from infralens.drift.match.aliases import renamed_to_alias
-from infralens.drift.match.built import moved_to_built_class
+from infralens.drift.match.built import helper_to_built_class, moved_to_built_class
 from infralens.drift.match.callers import Renamed, callers_at_review, class_renamed_at_users, class_renamed_with_users, copied_not_moved, renamed_at_callers
 from infralens.drift.match.classes import clone_beside_a_rename, copied_class, copied_method, method_of_renamed_class
 from infralens.drift.match.decorators import with_decorators
@@ -108,7 +108,8 @@ class ContainerMapper:
     def _split(self, entry: AnnotationLock, found: Found, trace: Trace | None) -> Split | None:
         """:func:`.split.split_of` for ``found``, through the helpers of its helpers unless rule ``helpers-of-helpers`` is off."""
         deeper = self.policy.allows(TargetRule.HELPERS_OF_HELPERS, trace, "helpers of its helpers not followed")
-        return split_of(self.reader, found.source, found.index, found.definition, entry, deeper=deeper)
+        held_since = self._reviewed(entry) if self.policy.on(Filter.INSTANCE_CALLED) else None
+        return split_of(self.reader, found.source, found.index, found.definition, entry, deeper=deeper, held_since=held_since)
 
     def _reviewed(self, entry: AnnotationLock) -> TreeReader | None:
         """The release ``entry`` was reviewed against, when the checked tree comes after it (see :mod:`.reviewed`)."""
@@ -147,6 +148,7 @@ class ContainerMapper:
             (TargetRule.MOVED_SAME_NAME, self._moved_same_name),
             (TargetRule.MOVED_TO_CLASS, self._by(moved_to_class, TargetRule.MOVED_TO_CLASS)),
             (TargetRule.MOVED_TO_BUILT_CLASS, self._by(moved_to_built_class, TargetRule.MOVED_TO_BUILT_CLASS)),
+            (TargetRule.HELPER_TO_BUILT_CLASS, self._by(helper_to_built_class, TargetRule.HELPER_TO_BUILT_CLASS)),
             (TargetRule.RENAMED_BEHIND_SHIM, self._behind_shim),
             (TargetRule.RENAMED_TO_ALIAS, self._renamed_to_alias),
             (TargetRule.MERGED_INTO_ALIAS, self._merged_into_alias),

@@ -14,6 +14,7 @@ from infralens.drift.lock.entries import AnnotationLock, StepLock
 from infralens.drift.lock.facts import body_hashes, body_of
 from infralens.drift.match.assign import assign
 from infralens.drift.match.calls import Reach
+from infralens.drift.match.classes import in_same_named_copy
 from infralens.drift.match.container import ContainerMapper, Found
 from infralens.drift.match.decide import (
     EDITED_WHERE_IT_LEADS,
@@ -127,9 +128,10 @@ class DistributionMatcher:
             found = self.containers.in_place(annotation)
         container = Container.GONE if found is None else (Container.IN_PLACE if found.in_place else Container.RELOCATED)
         own, options = self._inside(found, annotation, pending, traces) if found is not None else ({}, {})
-        reach = Reach(self.reader, found.source, found.index, found.definition) if found is not None else None
-        now_body = body_hashes(found.index, found.definition) if found is not None else None
         reviewed = self.reviewed.reader(annotation.distribution, annotation.version, checked=self.tree.version)
+        held_since = reviewed if self.policy.on(Filter.INSTANCE_CALLED) else None
+        reach = Reach(self.reader, found.source, found.index, found.definition, held_since=held_since) if found is not None else None
+        now_body = body_hashes(found.index, found.definition) if found is not None else None
         transfers = Transfers(annotation, now_body, reviewed, t.carried_statements)
         unplaced = [e for e in pending if e.step_id not in own]
         edits = rewritten_in_reached(self.reader, found, annotation, unplaced, self.policy, transfers, traces) if found is not None else {}
@@ -337,9 +339,17 @@ class DistributionMatcher:
             if len(by_name) == 1 and self.policy.allows(Filter.REACHED_BY_NAME, trace, f"{where(by_name[0])} has the called name"):
                 reached = by_name[0]
                 trace.add(Filter.REACHED_BY_NAME, Action.FIRED, f"{where(reached)} is the only place of the called name")
+        if reached is not None and reach.runs_held(reached.proposal.place()):
+            trace.add(Filter.INSTANCE_CALLED, Action.FIRED, f"{where(reached)} runs when the target calls an instance its class holds")
         if reached is None and away:
             trace.add(Rule.MOVED_TO_REACHED, Action.DECLINED, f"{len(away)} place(s) hold the text; the target reaches none of them")
         return Scored(reached.proposal, as_reached(reached.evidence)) if reached is not None else None
+
+    def _in_class_copy(self, annotation: AnnotationLock, place: Scored, trace: Trace) -> bool:
+        """Rule ``class-copied-not-renamed`` for a place elsewhere: a method of a same-named copy of the target's class."""
+        if not in_same_named_copy(self.reader, annotation, place.proposal.source, place.proposal.place().target):
+            return False
+        return self.policy.vetoes(Filter.CLASS_COPIED_NOT_RENAMED, trace, f"{where(place)} is in a same-named copy of the class made there")
 
     def _carried(self, step: _Step, own: Scored | None, away: list[Scored]) -> Scored | None:
         """The one place elsewhere that gained the target's lost block (with the step), if any."""
@@ -347,6 +357,8 @@ class DistributionMatcher:
         homes = away
         if reach is None:  # a gone target's statements do not go to a copy of it made elsewhere (rule copied-not-moved)
             homes = [s for s in away if not self.containers.copied_away(step.annotation, s.proposal.source, s.proposal.index, trace)]
+        else:  # nor a kept one's into a same-named copy of its class made elsewhere (rule class-copied-not-renamed)
+            homes = [s for s in away if not self._in_class_copy(step.annotation, s, trace)]
         if not homes:
             return None
         if reach is not None and not carried_can_decide(own.evidence if own else None, policy):

@@ -32,10 +32,10 @@ from infralens.drift.match.evidence import Evidence, measure
 from infralens.drift.match.forwarding import base_names, class_named
 from infralens.drift.match.propose import call_of, in_target, sole_role, statement_key, target_pool
 from infralens.drift.match.reader import TreeReader
-from infralens.drift.match.reviewed import Transfers, reviewed_texts
+from infralens.drift.match.reviewed import Transfers, defined_in, reviewed_texts
 from infralens.drift.match.rules import CONTENTLESS, Action, Filter, Policy, Rule, Thresholds, Trace
 from infralens.drift.match.scored import Scored, where
-from infralens.drift.match.split import Reached, built_inits, reached_definitions
+from infralens.drift.match.split import Reached, built_inits, listed_definitions, reached_definitions
 from infralens.drift.match.texts import statement_call, statement_role, statement_shape
 from infralens.source import Definition, DefinitionKind, ModuleIndex, SourceFile, Statement
 
@@ -67,6 +67,8 @@ def rewritten_in_reached(
         weigh_in_helper=lambda e: weight_in_helper(e, policy),
         step_calls=calls,
         by_name=on(Filter.REACHED_BY_NAME),
+        since=transfers.reviewed,
+        held=on(Filter.INSTANCE_CALLED),
     )
     return action_kept_vetoes(edits, found, transfers, t, traces, frozenset(annotation.body))
 
@@ -85,6 +87,8 @@ def edits_in_reached(
     weigh_in_helper: Weigh | None = None,
     step_calls: dict[str, str | None] | None = None,
     by_name: bool = True,
+    since: TreeReader | None = None,
+    held: bool = True,
 ) -> dict[str, Scored]:
     """Each of ``steps`` (none has a place yet) with its edit in the one function the target clearly leads to most, or
     (``with_helpers``, rule ``edits-in-helpers``) in any helper it calls that the container decision saw receive the
@@ -94,23 +98,25 @@ def edits_in_reached(
     come first for a dispatched call; "": not narrowed); the trace of each step placed through that narrowing, or in such
     a helper or wrapper, says so. ``step_calls``: the call each step can be told apart by (:func:`~.propose.call_of`; rule
     ``same-call``). ``by_name`` (rule ``reached-by-name``): a method the target calls on another object whose name only one
-    class of the tree defines (:func:`sole_methods`) is among the functions it leads to."""
+    class of the tree defines (:func:`sole_methods`) is among the functions it leads to. ``since``: the reviewed release; a
+    function a registry object the target dispatches through holds (:func:`.tables.registry_functions`) is a candidate
+    home when new since it, and so (``held``, rule ``instance-called``) is what calling an instance an attribute of the
+    target's class holds runs, searched beside the closest home: work the target newly hands off, never a function it
+    could run already."""
     if not steps:
         return {}
-    reach = Reach(reader, found.source, found.index, found.definition)
+    reach = Reach(reader, found.source, found.index, found.definition)  # held instances are searched beside the closest home
     reviewed = sorted({text for step in steps for text in (*step.texts, *step.before, *step.after)})
     calls, narrowed = owners_classes(reach, list(dispatched_for(reader, reach)), owner)
     sole = list(sole_methods(reader, reach)) if by_name else []
-    home = _clearly_closest([*reached_definitions(reader, reach), *built_inits(reader, reach), *calls, *sole], reviewed, t)
-    homes = [home] if home is not None else []
+    registry = list(listed_definitions(reader, [f for f in reach.registry_functions() if since is not None and not defined_in(since, *f)], set()))
+    home = _clearly_closest([*reached_definitions(reader, reach), *built_inits(reader, reach), *calls, *sole, *registry], reviewed, t)
     split = found.split.helpers if found.split is not None else ()
     helpers = [h for h in split if (with_wrappers if h.decorator else with_helpers)]
     named = {(h.source.relpath, h.definition.qualname): h.decorator for h in helpers}
-    homes.extend(
-        (h.source, h.index, h.definition, False)
-        for h in helpers
-        if home is None or (home[0].relpath, home[2].qualname) != (h.source.relpath, h.definition.qualname)
-    )
+    homes = _homes([home] if home is not None else [], [(h.source, h.index, h.definition, False) for h in helpers])
+    held_methods = Reach(reader, found.source, found.index, found.definition, held_since=since if held else None).held_methods()
+    homes = _homes(homes, list(listed_definitions(reader, held_methods, set())))
     options: dict[str, dict[tuple[str, int, str], float]] = {}
     scored: dict[tuple[str, tuple[str, int, str]], Scored] = {}
     pools = [(source, index, definition, body_of(index, definition)) for source, index, definition, _ in homes]
@@ -134,20 +140,36 @@ def edits_in_reached(
                     options.setdefault(step.step_id, {})[proposal.key] = weight
                     scored[(step.step_id, proposal.key)] = candidate
     edits = {step_id: scored[(step_id, key)] for step_id, key in assign(options).items()}
+    at_home = (home[0].relpath, home[2].qualname) if home is not None else None
     for step_id, edit in edits.items():
         where_to = (edit.proposal.source.relpath, edit.proposal.place().target)
-        if narrowed and home in calls and home is not None and where_to == (home[0].relpath, home[2].qualname):
+        if narrowed and home in calls and where_to == at_home:
             traces[step_id].add(Filter.OWNERS_CLASSES, Action.FIRED, narrowed)
-        if home_by_name and home is not None and where_to == (home[0].relpath, home[2].qualname):
+        if home_by_name and where_to == at_home:
             traces[step_id].add(Filter.REACHED_BY_NAME, Action.FIRED, f"rewritten in {where(edit)}, the only method of a name called on another object")
-        if where_to in named and (home is None or where_to != (home[0].relpath, home[2].qualname)):
-            if named[where_to]:
-                traces[step_id].add(
-                    Filter.EDITS_IN_WRAPPERS, Action.FIRED, f"rewritten in {where(edit)}, a decorator's wrapper that received the target's statements"
-                )
-            else:
-                traces[step_id].add(Filter.EDITS_IN_HELPERS, Action.FIRED, f"rewritten in {where(edit)}, a helper the target was split into")
+        if where_to in held_methods:
+            traces[step_id].add(Filter.INSTANCE_CALLED, Action.FIRED, f"rewritten in {where(edit)}, run by calling an instance the target's class holds")
+        if where_to != at_home:
+            _trace_elsewhere(traces[step_id], edit, named.get(where_to))
     return edits
+
+
+def _trace_elsewhere(trace: Trace, edit: Scored, decorator: bool | None) -> None:
+    """Why an edit outside the clearly closest home was looked for where it lies: a decorator's wrapper (``decorator``
+    True) or a helper (False) the target was split into."""
+    if decorator:
+        trace.add(Filter.EDITS_IN_WRAPPERS, Action.FIRED, f"rewritten in {where(edit)}, a decorator's wrapper that received the target's statements")
+    elif decorator is False:
+        trace.add(Filter.EDITS_IN_HELPERS, Action.FIRED, f"rewritten in {where(edit)}, a helper the target was split into")
+
+
+def _homes(first: list[Reached], more: list[Reached]) -> list[Reached]:
+    """``first`` and then those of ``more`` that are not among them (the same function reached two ways is searched once)."""
+    homes = list(first)
+    for reached in more:
+        if all((h[0].relpath, h[2].qualname) != (reached[0].relpath, reached[2].qualname) for h in homes):
+            homes.append(reached)
+    return homes
 
 
 def in_split_helper(found: Found | None, scored: Scored) -> bool:

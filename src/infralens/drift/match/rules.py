@@ -159,6 +159,7 @@ class Filter(str, Enum):
     EDITS_IN_HELPERS = "edits-in-helpers"
     EDITS_IN_WRAPPERS = "edits-in-wrappers"
     REACHED_BY_NAME = "reached-by-name"
+    INSTANCE_CALLED = "instance-called"
     OWNERS_CLASSES = "owners-classes"
     COPIED_NOT_MOVED = "copied-not-moved"
     CLASS_COPIED_NOT_RENAMED = "class-copied-not-renamed"
@@ -183,6 +184,7 @@ class TargetRule(str, Enum):
     MOVED_SAME_NAME = "moved-same-name"
     MOVED_TO_CLASS = "moved-to-class"
     MOVED_TO_BUILT_CLASS = "moved-to-built-class"
+    HELPER_TO_BUILT_CLASS = "helper-to-built-class"
     RENAMED_BEHIND_SHIM = "renamed-behind-shim"
     RENAMED_TO_ALIAS = "renamed-to-alias"
     MERGED_INTO_ALIAS = "merged-into-alias"
@@ -334,6 +336,7 @@ SPECS: dict[AnyRule, RuleSpec] = {
         RuleSpec(TargetRule.MOVED_SAME_NAME, "A method turned module function (or back), new and clearly the closest body, is the target moved."),
         RuleSpec(TargetRule.MOVED_TO_CLASS, "A method gone from its class, now on a class of its module that lacked it, clearly closest in body, moved there."),
         RuleSpec(TargetRule.MOVED_TO_BUILT_CLASS, "A gone method's new namesake on a class its class or base now builds, sharing its body most, moved there."),
+        RuleSpec(TargetRule.HELPER_TO_BUILT_CLASS, "A gone helper of one method that now hands its call to built objects went to the closest such method."),
         RuleSpec(TargetRule.RENAMED_BEHIND_SHIM, "A shim that forwards the old name leads to the target renamed."),
         RuleSpec(TargetRule.RENAMED_TO_ALIAS, "A name that aliased the target at the review, now defined with part of its body, is the target renamed."),
         RuleSpec(
@@ -372,14 +375,12 @@ SPECS: dict[AnyRule, RuleSpec] = {
         RuleSpec(Filter.HUNK_RANK, "Of two edits equally close in text and context, the one at the step's rank in its diff hunk wins."),
         RuleSpec(Filter.HELPERS_FIRST, "Statements the container saw leave into helpers are looked for in those helpers first."),
         RuleSpec(Filter.EDITS_IN_HELPERS, "A statement rewritten on its way into one of the helpers the target was split into is looked for there."),
-        RuleSpec(
-            Filter.EDITS_IN_WRAPPERS,
-            "A statement rewritten on its way into the wrapper of a decorator that received the target's lost statements is looked for there.",
-        ),
+        RuleSpec(Filter.EDITS_IN_WRAPPERS, "A statement rewritten into the wrapper of a decorator that received lost statements is looked for there."),
         RuleSpec(
             Filter.REACHED_BY_NAME,
             "A method called on another object is reached by its name alone: a text where one place of that name holds it, an edit where one class defines it.",
         ),
+        RuleSpec(Filter.INSTANCE_CALLED, "Calling an attribute that __init__ set to an instance runs its class's __call__ and forward: they are reached."),
         RuleSpec(
             Filter.OWNERS_CLASSES,
             "A dispatched call on another object is followed into the classes the reviewed target's own class names, the most general first.",

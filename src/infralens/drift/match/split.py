@@ -62,15 +62,25 @@ class Split:
         return f"{sum(h.received for h in self.helpers)} of the {self.lost} statements it lost are now in {where}: {names}"
 
 
-def split_of(reader: TreeReader, source: SourceFile, index: ModuleIndex, definition: Definition, entry: AnnotationLock, *, deeper: bool = True) -> Split | None:
+def split_of(
+    reader: TreeReader,
+    source: SourceFile,
+    index: ModuleIndex,
+    definition: Definition,
+    entry: AnnotationLock,
+    *,
+    deeper: bool = True,
+    held_since: TreeReader | None = None,
+) -> Split | None:
     """The helpers the mapped target (``definition`` in ``source``) leads to that hold statements it lost
     (None when fewer than :data:`MIN_RECEIVED`); with ``deeper`` (rule ``helpers-of-helpers``), also the functions of
     a called helper's own module that the helper calls in turn (a block extracted into a helper that hands part of it
-    to a private helper beside it)."""
+    to a private helper beside it); with ``held_since`` (the reviewed release; rule ``instance-called``), also what calling
+    an instance an attribute of the target's class holds runs, when new since then."""
     lost = Counter(entry.body) - Counter(body_hashes(index, definition))
     if sum(lost.values()) < MIN_RECEIVED:
         return None
-    reach = Reach(reader, source, index, definition)
+    reach = Reach(reader, source, index, definition, held_since=held_since)
     helpers = []
     first = list(reached_definitions(reader, reach))
     for home, home_index, function, decorator in first:
@@ -88,7 +98,8 @@ def split_of(reader: TreeReader, source: SourceFile, index: ModuleIndex, definit
 def _helpers_of_helpers(reader: TreeReader, first: list[Reached], lost: Counter[str], skip: set[tuple[str, str]]) -> list[Helper]:
     """The functions each called helper calls in its own module (not a decorator's), or anywhere when the helper only
     forwards (:func:`forwards_only`), that hold statements the target lost, and that neither the target itself nor
-    another helper reaches directly."""
+    another helper reaches directly (what calling an instance a helper holds runs is not followed: rule ``instance-called``
+    reaches the target's own only)."""
     seen = skip | {(home.relpath, function.qualname) for home, _, function, _ in first}
     found = []
     for home, home_index, function, decorator in first:
@@ -120,8 +131,9 @@ Reached = tuple[SourceFile, ModuleIndex, Definition, bool]
 def reached_definitions(reader: TreeReader, reach: Reach) -> Iterator[Reached]:
     """Functions the target leads to: methods of its class it calls on ``self``/``cls`` (or of a direct base class, and
     those it calls on ``super()``), functions nested in it that it calls, functions it calls or decorators it
-    carries that resolve statically to a definition (a decorator with the wrappers nested in it), and the functions of
-    a lookup table it dispatches through."""
+    carries that resolve statically to a definition (a decorator with the wrappers nested in it), the functions of
+    a lookup table it dispatches through, and what calling an instance an attribute of its class holds runs (rule
+    ``instance-called``)."""
     own = reach.definition.qualname
     owner = own.rsplit(".", 1)[0] if "." in own else ""
     is_method = bool(owner) and class_named(reach.index, owner) is not None
@@ -130,7 +142,8 @@ def reached_definitions(reader: TreeReader, reach: Reach) -> Iterator[Reached]:
     if is_method:
         yield from _inherited(reader, reach, seen)
     yield from _called(reader, reach, seen)
-    yield from _tabled(reader, reach, seen)
+    yield from listed_definitions(reader, reach.table_functions(), seen)
+    yield from listed_definitions(reader, reach.held_methods(), seen)
 
 
 def _own_file(reach: Reach, owner: str | None, seen: set[tuple[str, str]]) -> Iterator[Reached]:
@@ -161,9 +174,10 @@ def _inherited(reader: TreeReader, reach: Reach, seen: set[tuple[str, str]]) -> 
                 yield base_source, base_index, inherited, False
 
 
-def _tabled(reader: TreeReader, reach: Reach, seen: set[tuple[str, str]]) -> Iterator[Reached]:
-    """Functions held by the lookup tables the target dispatches through (:mod:`.tables`)."""
-    for relpath, name in reach.table_functions():
+def listed_definitions(reader: TreeReader, functions: list[tuple[str, str]], seen: set[tuple[str, str]]) -> Iterator[Reached]:
+    """The functions at ``(relpath, qualname)``: held by the lookup tables the target dispatches through (:mod:`.tables`),
+    or run by calling an instance one of its class's attributes holds (:meth:`~.calls.Reach.held_methods`)."""
+    for relpath, name in functions:
         indexed = reader.indexed(relpath)
         definition = next((d for d in indexed[1].definitions if d.qualname == name), None) if indexed is not None else None
         if indexed is None or definition is None or definition.kind is DefinitionKind.CLASS or (relpath, name) in seen:

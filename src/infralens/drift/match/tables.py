@@ -4,13 +4,17 @@ Upstream often dispatches through a module-level dict of functions (an attention
 RoPE initialiser picked by type). The key is only known at run time, but the table is static: a dict literal bound to
 the name, or merged into it with ``TABLE . update ( { ... } )`` at module level. Every function named as a value there is
 one the call may run; each is resolved from the table's own module (where those names are imported or defined).
+A table bound to an instance of a registry class (``ALL_ATTENTION_FUNCTIONS = AttentionInterface ( )``, whose class body
+binds ``_global_mapping = { "sdpa" : sdpa_attention_forward , ... }``) holds the functions of those dicts
+(:func:`registry_functions`): the edit search may pick the closest of them, but they hand nothing to a split, since a
+registry of every implementation shares a few lines with any of them.
 """
 
 from __future__ import annotations
 
 import ast
 
-from infralens.drift.match.names import MAX_REEXPORTS, defining_file, imported_from
+from infralens.drift.match.names import MAX_REEXPORTS, defining, defining_file, imported_from
 from infralens.drift.match.reader import TreeReader
 from infralens.drift.match.texts import statement_tree
 
@@ -31,6 +35,22 @@ def table_functions(reader: TreeReader, relpath: str, table: str, scopes: frozen
         if home is not None:
             functions.append((home, value))
     return functions
+
+
+def registry_functions(reader: TreeReader, relpath: str, table: str, scopes: frozenset[str]) -> list[tuple[str, str]]:
+    """``(relpath, name)`` of each function the dict literals in the body of class ``C`` hold, when ``table`` is bound once
+    to ``C ( )`` without arguments (empty otherwise)."""
+    found = _bound_in(reader, relpath, table, scopes)
+    tree = statement_tree(found[2][0]) if found is not None and len(found[2]) == 1 else None
+    value = tree.value if isinstance(tree, (ast.Assign, ast.AnnAssign)) else None
+    if found is None or not isinstance(value, ast.Call) or not isinstance(value.func, ast.Name) or value.args or value.keywords:
+        return []
+    registry = defining(reader, found[0], value.func.id)
+    indexed = reader.indexed(registry[0]) if registry is not None else None
+    if registry is None or indexed is None:
+        return []
+    names = [v for s in indexed[1].statements if s.scope == registry[1] for v in _dict_values(statement_tree(s.text), "")]
+    return [(home, name) for name in dict.fromkeys(names) if (home := defining_file(reader, registry[0], name)) is not None]
 
 
 def _bound_in(reader: TreeReader, relpath: str, name: str, scopes: frozenset[str]) -> tuple[str, str, list[str]] | None:

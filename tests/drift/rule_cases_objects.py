@@ -1,0 +1,217 @@
+"""Rule cases for work handed to objects (issue 41's set 21 misses): a block's routing moved into a module the block
+now holds and calls (``instance-called``), and a cache's private helper gone into the per-layer class its ``update``
+now hands the call to (``helper-to-built-class``); :mod:`rule_cases` adds them to its tables."""
+
+from __future__ import annotations
+
+from rule_cases import RuleCase
+
+from infralens.drift.match.rules import Filter, Rule, TargetRule
+
+ROUTED_OLD = """
+class Block:
+    def __init__(self, config):
+        self.size = config.size
+
+    def run(self, x):
+        logits = self.score(x)
+        probs = logits.softmax(dim=1)
+        top, idx = probs.topk(2, dim=-1)
+        top = top / top.sum(dim=-1, keepdim=True)
+        return self.mix(x, top, idx)
+"""
+ROUTER = """
+class Router:
+    def __init__(self, config):
+        self.k = config.k
+
+    def forward(self, x):
+        logits = self.score(x)
+        router_probs = logits.softmax(dim=-1)
+        router_top, router_idx = router_probs.topk(self.k, dim=-1)
+        router_top = router_top / router_top.sum(dim=-1, keepdim=True)
+        return router_top, router_idx
+"""
+ROUTED_NEW = (
+    ROUTER
+    + """
+
+class Block:
+    def __init__(self, config):
+        self.size = config.size
+        self.router = Router(config)
+
+    def run(self, x):
+        top, idx = self.router(x)
+        return self.mix(x, top, idx)
+"""
+)
+# The routing went into Router.forward, which runs when the block calls the router its __init__ built.
+ROUTED_UNHELD = ROUTED_NEW.replace("        self.router = Router(config)\n", "").replace("self.router(x)", "self.route(x)")
+# The same Router exists, but the block holds no instance of it (it calls a method of its own that is not there).
+ROUTED_BEFORE = ROUTER.replace("        router_top = router_top / router_top.sum(dim=-1, keepdim=True)\n", "") + ROUTED_OLD.replace(
+    "        self.size = config.size\n", "        self.size = config.size\n        self.router = Router(config)\n"
+)
+# The block already held the router at the review (without its renormalisation): a module it used already, not new work.
+LAYERED_OLD = """
+class Store:
+    def __init__(self, size):
+        self.size = size
+        self.keys = []
+
+    def _window_update(self, index, key):
+        kept = self.keys[index][1:]
+        full = kept + [key]
+        self.keys[index] = full
+        return full
+
+    def update(self, index, key):
+        update_fn = self._window_update
+        return update_fn(index, key)
+"""
+LAYERED_NEW = """
+class WindowLayer:
+    def __init__(self, size):
+        self.size = size
+        self.keys = []
+
+    def update(self, key):
+        kept = self.keys[1:]
+        full = kept + [key]
+        self.keys = full
+        return full
+
+
+class Store:
+    def __init__(self, size, layers):
+        self.layers = [WindowLayer(size) for _ in range(layers)]
+
+    def update(self, index, key):
+        return self.layers[index].update(key)
+"""
+# Store._window_update is gone; Store.update, its only user, now hands the call to the WindowLayer objects it builds.
+LAYERED_SELF = LAYERED_NEW.replace("        return self.layers[index].update(key)\n", "        kept = self.layers[index]\n        return kept\n")
+# The same layer class, but Store.update no longer calls update on anything: nothing says the helper's work went there.
+KERNEL_OLD = """
+class Attn:
+    def run(self, query_states, key_states):
+        query_states = query_states.contiguous()
+        key_states = key_states.contiguous()
+        out = fused(query_states, key_states, causal=True)
+        return out
+"""
+KERNELS = """
+def fused_forward(module, query, key):
+    query = query.contiguous()
+    key = key.contiguous()
+    out = fused(query, key, causal=module.causal)
+    return out
+
+
+def plain_forward(module, query, key):
+    return query @ key
+
+
+class Registry:
+    _mapping = {"fused": fused_forward, "plain": plain_forward}
+
+    def __getitem__(self, key):
+        return self._mapping[key]
+
+
+KERNELS = Registry()
+"""
+KERNEL_USER = """
+from .kernels import KERNELS
+
+
+class Attn:
+    def run(self, query_states, key_states):
+        kernel = KERNELS[self.kind]
+        return kernel(self, query_states, key_states)
+"""
+# The attention moved into fused_forward, one of the functions the KERNELS registry object's class maps names to.
+KERNEL_NEW = {"mixer.py": KERNEL_USER, "kernels.py": KERNELS}
+KERNEL_UNKNOWN = {"mixer.py": KERNEL_USER, "kernels.py": KERNELS.replace("KERNELS = Registry()", "KERNELS = Registry(extra)")}
+# The registry is built with an argument (it may map anything): nothing says which functions a lookup returns. And
+# a registry function that was there at the review is one the target could run already, not work it newly hands off.
+
+CASES: list[RuleCase] = [
+    RuleCase(
+        "instance-called-edit",
+        Filter.INSTANCE_CALLED,
+        {"mixer.py": ROUTED_OLD},
+        {"mixer.py": ROUTED_NEW},
+        ("top = top / top.sum(dim=-1, keepdim=True)",),
+        target="demo.mixer.Block.run",
+        kind="changed",
+    ),
+    RuleCase(
+        "helper-to-built-class",
+        TargetRule.HELPER_TO_BUILT_CLASS,
+        {"mixer.py": LAYERED_OLD},
+        {"mixer.py": LAYERED_NEW},
+        ("full = kept + [key]",),
+        "target",
+        target="demo.mixer.Store._window_update",
+        kind="moved",
+    ),
+    RuleCase(
+        "edited-in-reached-through-a-registry",
+        Rule.EDITED_IN_REACHED,
+        {"mixer.py": KERNEL_OLD},
+        KERNEL_NEW,
+        ("out = fused(query_states, key_states, causal=True)",),
+        target="demo.mixer.Attn.run",
+        kind="changed",
+    ),
+]
+
+HELD_BACK: list[RuleCase] = [
+    RuleCase(
+        "edited-in-reached-not-through-a-registry-built-with-arguments",
+        Rule.EDITED_IN_REACHED,
+        {"mixer.py": KERNEL_OLD},
+        KERNEL_UNKNOWN,
+        ("out = fused(query_states, key_states, causal=True)",),
+        target="demo.mixer.Attn.run",
+        kind="deleted",
+    ),
+    RuleCase(
+        "edited-in-reached-not-into-a-registry-function-there-at-the-review",
+        Rule.EDITED_IN_REACHED,
+        {"mixer.py": KERNEL_OLD, "kernels.py": KERNELS},
+        KERNEL_NEW,
+        ("out = fused(query_states, key_states, causal=True)",),
+        target="demo.mixer.Attn.run",
+        kind="deleted",
+    ),
+    RuleCase(
+        "instance-called-not-without-the-instance",
+        Filter.INSTANCE_CALLED,
+        {"mixer.py": ROUTED_OLD},
+        {"mixer.py": ROUTED_UNHELD},
+        ("top = top / top.sum(dim=-1, keepdim=True)",),
+        target="demo.mixer.Block.run",
+        kind="deleted",
+    ),
+    RuleCase(
+        "instance-called-not-into-a-module-held-at-the-review",
+        Filter.INSTANCE_CALLED,
+        {"mixer.py": ROUTED_BEFORE},
+        {"mixer.py": ROUTED_NEW},
+        ("top = top / top.sum(dim=-1, keepdim=True)",),
+        target="demo.mixer.Block.run",
+        kind="deleted",
+    ),
+    RuleCase(
+        "helper-to-built-class-not-when-the-user-does-the-work",
+        TargetRule.HELPER_TO_BUILT_CLASS,
+        {"mixer.py": LAYERED_OLD},
+        {"mixer.py": LAYERED_SELF},
+        ("full = kept + [key]",),
+        "target",
+        target="demo.mixer.Store._window_update",
+        kind="deleted",
+    ),
+]
