@@ -3,8 +3,11 @@
 from __future__ import annotations
 
 import re
+from bisect import bisect_left, bisect_right
 from dataclasses import dataclass
 from enum import Enum
+from functools import cached_property
+from itertools import pairwise
 
 # --------------------------------------------------------------------------
 # Source-side facts, produced statically by the indexer.
@@ -83,7 +86,18 @@ class ModuleIndex:
     syntax_error: str | None = None
 
     def statements_within(self, start_line: int, end_line: int) -> tuple[Statement, ...]:
-        return tuple(s for s in self.statements if s.start_line >= start_line and s.end_line <= end_line)
+        """The statements lying wholly between the two lines (found by bisection: statements are in source order)."""
+        starts = self._starts
+        if starts is None:
+            return tuple(s for s in self.statements if s.start_line >= start_line and s.end_line <= end_line)
+        first, last = bisect_left(starts, start_line), bisect_right(starts, end_line)
+        return tuple(s for s in self.statements[first:last] if s.end_line <= end_line)
+
+    @cached_property
+    def _starts(self) -> list[int] | None:
+        """Each statement's first line, or None in the unlikely case they are not in source order."""
+        starts = [s.start_line for s in self.statements]
+        return starts if all(a <= b for a, b in pairwise(starts)) else None
 
 
 @dataclass(frozen=True)

@@ -52,7 +52,7 @@ def _defining(reader: TreeReader, relpath: str, name: str, scopes: frozenset[str
         source, index = indexed
         if any(d.qualname == name for d in index.definitions):
             return relpath, name
-        imported = imported_from(source, index, name, scopes)
+        imported = bindings(reader, source, index, scopes).get(name)
         if imported is None:
             return _star_imported(reader, source, index, name, scopes, hop) if stars else None
         module, name = imported
@@ -88,9 +88,18 @@ def prefetch_homes(reader: TreeReader, relpath: str, names: Iterable[str], scope
         return
     source, index = indexed
     wanted = set(names) - {d.qualname for d in index.definitions}
-    modules = {module for name, (module, _) in _bindings(source, index, scopes).items() if name in wanted}
+    modules = {module for name, (module, _) in bindings(reader, source, index, scopes).items() if name in wanted}
     files = {found for module in modules if (found := reader.tree.module_file(module)) is not None and found != relpath}
     reader.prefetch(sorted(files))
+
+
+def bindings(reader: TreeReader, source: SourceFile, index: ModuleIndex, scopes: frozenset[str]) -> dict[str, tuple[str, str]]:
+    """:func:`_bindings`, read once per file and scopes (what :func:`imported_from` finds for every name at once)."""
+    memo = reader.memo("bindings")
+    key = (source.relpath, index.sha256, scopes)
+    if key not in memo:
+        memo[key] = _bindings(source, index, scopes)
+    return memo[key]
 
 
 def _bindings(source: SourceFile, index: ModuleIndex, scopes: frozenset[str]) -> dict[str, tuple[str, str]]:
