@@ -171,6 +171,27 @@ NESTED_KEPT = NESTED_LIFTED.replace(
     "        def layer_map(devices, default=None):\n            return default\n\n        total = (x + scale) * 2\n",
 )
 # The same method, but the target still nests a function of that name (its signature edited): that one is the step's.
+SHAPE_OLD = """
+class Mixer:
+    def run(self, hidden_states):
+        bsz, q_len, _ = hidden_states.size()
+        query = self.q_proj(hidden_states)
+        query = query.view(bsz, q_len, self.heads, self.dim)
+        return self.out(query)
+"""
+SHAPE_NEW = """
+class Mixer:
+    def run(self, hidden_states):
+        self.check(hidden_states)
+        scale = self.scale_for(hidden_states)
+        query = self.q_proj(hidden_states) * scale
+        input_shape = hidden_states.shape[:-1]
+        query = query.view(*input_shape, -1, self.dim)
+        return self.out(query)
+"""
+# The unpacked size() became one read of the shape: the only statement that reads the hidden states' shape.
+SHAPE_TWICE = SHAPE_NEW.replace("        self.check(hidden_states)\n", "        batch_shape = hidden_states.shape[:-2]\n")
+# Two statements read the hidden states' shape now: neither is the step's by its role alone.
 
 CASES: list[RuleCase] = [
     RuleCase("nested-lifted", Rule.NESTED_LIFTED, {"mixer.py": NESTED_OLD}, {"mixer.py": NESTED_LIFTED}, ("def layer_map(devices):",), kind="changed"),
@@ -193,10 +214,14 @@ CASES: list[RuleCase] = [
     ),
     RuleCase("renamed-throughout", Rule.RENAMED_THROUGHOUT, {"mixer.py": RENAMED_OLD}, {"mixer.py": RENAMED_NEW}, ("del outputs",), kind="changed"),
     RuleCase("same-call", Rule.SAME_CALL, {"mixer.py": CALL_OLD}, {"mixer.py": CALL_NEW}, ("processed = self.process(x, scores)",), kind="changed"),
+    RuleCase(
+        "same-role-shape-read", Rule.SAME_ROLE, {"mixer.py": SHAPE_OLD}, {"mixer.py": SHAPE_NEW}, ("bsz, q_len, _ = hidden_states.size()",), kind="changed"
+    ),
     RuleCase("same-call-in-helper", Rule.SAME_CALL, {"mixer.py": HANDED_OLD}, {"mixer.py": HANDED_NEW}, ("picked = self.choose(scores, k=2)",), kind="changed"),
 ]
 
 HELD_BACK: list[RuleCase] = [
+    RuleCase("same-role-shape-read-twice", Rule.SAME_ROLE, {"mixer.py": SHAPE_OLD}, {"mixer.py": SHAPE_TWICE}, ("bsz, q_len, _ = hidden_states.size()",)),
     RuleCase("nested-lifted-still-nested", Rule.NESTED_LIFTED, {"mixer.py": NESTED_OLD}, {"mixer.py": NESTED_KEPT}, ("def layer_map(devices):",)),
     RuleCase(
         "same-action-computed-setter-other-arguments",

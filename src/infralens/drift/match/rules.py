@@ -414,7 +414,7 @@ SPECS: dict[AnyRule, RuleSpec] = {
         RuleSpec(Rule.EDIT, "A statement of the same kind, close in text and placed by neighbours or the body diff, is changed."),
         RuleSpec(
             Rule.SAME_ROLE,
-            "The only statement left that plays the step's role (same target from the same call, same call, same raise), sharing some text, is its edit.",
+            "The only statement left in the step's role (same target from the same call, same call, same raise, same shape read), sharing text, is its edit.",
         ),
         RuleSpec(Rule.SAME_CALL, "The only statement left making the step's call, which the reviewed target made in the step alone, is its edit."),
         RuleSpec(Rule.SOLE_ASSIGNMENT, "The only statement left that assigns the same name is its edit."),

@@ -179,8 +179,9 @@ def _without_parentheses(text: str) -> str:
 def statement_role(text: str) -> str | None:
     """The part a statement plays, kept through a rewrite of its arguments: which call it assigns to which target (an
     attribute or item target needs no call), which call it makes on which receiver (``self . keys . copy_``), which
-    call it returns, or which exception it raises; None for anything else (a bare ``return x``, a local computed without a call, a branch header:
-    too common to tell one statement from another)."""
+    call it returns, which exception it raises, or which tensor's shape it reads (:func:`_shape_read`); None for
+    anything else (a bare ``return x``, a local computed without a call, a branch header: too common to tell one
+    statement from another)."""
     tree = statement_tree(text)
     if isinstance(tree, ast.Assign) and len(tree.targets) == 1:
         target, value = tree.targets[0], tree.value
@@ -194,11 +195,24 @@ def statement_role(text: str) -> str | None:
         return f"raise {ast.unparse(tree.exc.func)}"
     else:
         return None
+    if (shape_of := _shape_read(value)) is not None:  # ``b , n , _ = x . size ( )`` and ``input_shape = x . shape [ : - 1 ]``
+        return f"shape of {shape_of}"
     if isinstance(value, ast.IfExp) and isinstance(value.body, ast.Call):  # ``f ( ) if c else d``: the call is the role
         value = value.body
     if not isinstance(value, ast.Call):  # ``device = x . device``: a local named alike in any function plays no role of its own
         return None if isinstance(target, ast.Name) else f"assign {ast.unparse(target)}"
     return f"assign {ast.unparse(target)} {ast.unparse(value.func)}"
+
+
+def _shape_read(value: ast.expr) -> str | None:
+    """``x`` for a read of tensor ``x``'s shape, however it is then unpacked: ``x . size ( )``, ``x . shape``, or either
+    sliced (``x . shape [ : - 1 ]``); None for anything else (``x . size ( - 1 )`` or ``x . shape [ 0 ]`` reads one
+    dimension, which names one thing: a batch size is not a sequence length)."""
+    if isinstance(value, ast.Subscript) and isinstance(value.slice, ast.Slice):
+        value = value.value
+    if isinstance(value, ast.Call) and isinstance(value.func, ast.Attribute) and value.func.attr == "size" and not (value.args or value.keywords):
+        return ast.unparse(value.func.value)
+    return ast.unparse(value.value) if isinstance(value, ast.Attribute) and value.attr == "shape" else None
 
 
 @lru_cache(maxsize=32768)
