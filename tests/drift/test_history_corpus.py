@@ -570,3 +570,24 @@ def test_untouched_corpus_21_keeps_its_first_measured_figures():
         false_moved_at_most=8,
         false_unchanged_at_most=0,
     )
+
+
+def test_untouched_corpus_22_keeps_its_first_measured_figures():
+    """Set 22, written by a helper who read only upstream code and never ran the checker or read the matcher, on cached
+    releases in pairs no other corpus uses: DiffSynth 2.0.0 -> 2.1.12 (the FLUX.2 VAE's attention, up/down samplers and
+    up block replaced by ``Flux2VAE*`` classes), 2.0.2 -> 2.1.12 and 2.0.8 -> 2.1.10, diffusers 0.32.0 -> 0.36.0 (LTX,
+    HunyuanVideo and Sana models, LTX's processor now a shim onto ``dispatch_attention_fn``) and 0.30.0 -> 0.34.0 (the
+    ControlNet's forward, now inherited from ``models.controlnets``) (203 rows, 173 not *unchanged*); transformers
+    4.46.3 -> 4.57.6 (Cohere's attention, its SDPA class removed), 4.47.1 -> 5.2.0 (Starcoder2), 4.45.2 -> 4.48.3
+    (Gemma2) and 4.48.3 -> 4.55.4 (GPT-NeoX) (181 rows, 149 not *unchanged*). First run, 2026-11-30, with set 21's rules
+    in place and nothing tuned on it: 176/203 (not unchanged 146/173: moved 51/51, changed 55/61, deleted 40/61), 0 false
+    *unchanged*, 21 false *moved*; transformers 165/181 (133/149: moved 24/27, changed 58/71, deleted 51/51), 0 false
+    *unchanged*, 0 false *moved*. Naive baseline 114/203 (changed 43/61) and 94/181 (changed 54/71). A regression guard;
+    the targets are missed (false *moved* on DiffSynth, *changed* on transformers)."""
+    _holds_its_figures(
+        [DATA / "drift_untouched22.yaml", DATA / "drift_untouched22_transformers.yaml"],
+        rows_at_least=384,
+        right_at_least=341,
+        false_moved_at_most=21,
+        false_unchanged_at_most=0,
+    )
