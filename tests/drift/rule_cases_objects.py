@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from rule_cases import RuleCase
 
-from infralens.drift.match.rules import Filter, Rule, TargetRule
+from infralens.drift.match.rules import Action, Filter, Rule, TargetRule
 
 ROUTED_OLD = """
 class Block:
@@ -135,6 +135,27 @@ KERNEL_NEW = {"mixer.py": KERNEL_USER, "kernels.py": KERNELS}
 KERNEL_UNKNOWN = {"mixer.py": KERNEL_USER, "kernels.py": KERNELS.replace("KERNELS = Registry()", "KERNELS = Registry(extra)")}
 # The registry is built with an argument (it may map anything): nothing says which functions a lookup returns. And
 # a registry function that was there at the review is one the target could run already, not work it newly hands off.
+DROPPED_OLD = """
+class Attn:
+    def run(self, x):
+        q = self.to_q(x)
+        k = self.to_k(x)
+        scores = q @ k.transpose(-1, -2)
+        return scores.softmax(dim=-1)
+
+
+class Block:
+    def __init__(self, dim):
+        self.attn = Attn()
+"""
+DROPPED_NEW = {
+    "mixer.py": "class Block:\n    def __init__(self, dim):\n        self.attn = None\n",
+    "others.py": DROPPED_OLD.partition("\n\n\nclass Block")[0] + "\n",
+}
+# Attn is gone from mixer.py, whose Block built it at the review and names it no more; others.py, which mixer.py never
+# names, has a same-named copy: the class was dropped where it lived, not moved there.
+UNUSED_OLD = DROPPED_OLD.partition("\n\n\nclass Block")[0] + "\n\n\nclass Block:\n    def __init__(self, dim):\n        self.attn = None\n"
+# The same, but nothing in mixer.py used Attn at the review: it may well have moved to others.py.
 
 CASES: list[RuleCase] = [
     RuleCase(
@@ -165,9 +186,31 @@ CASES: list[RuleCase] = [
         target="demo.mixer.Attn.run",
         kind="changed",
     ),
+    RuleCase(
+        "class-copied-not-renamed-dropped-by-its-module",
+        Filter.CLASS_COPIED_NOT_RENAMED,
+        {"mixer.py": DROPPED_OLD},
+        DROPPED_NEW,
+        ("scores = q @ k.transpose(-1, -2)",),
+        "target",
+        Action.VETOED,
+        target="demo.mixer.Attn.run",
+        kind="deleted",
+    ),
 ]
 
 HELD_BACK: list[RuleCase] = [
+    RuleCase(
+        "class-copied-not-renamed-not-when-its-module-never-used-it",
+        Filter.CLASS_COPIED_NOT_RENAMED,
+        {"mixer.py": UNUSED_OLD},
+        DROPPED_NEW,
+        ("scores = q @ k.transpose(-1, -2)",),
+        "target",
+        Action.VETOED,
+        target="demo.mixer.Attn.run",
+        kind="moved",
+    ),
     RuleCase(
         "edited-in-reached-not-through-a-registry-built-with-arguments",
         Rule.EDITED_IN_REACHED,

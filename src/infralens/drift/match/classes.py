@@ -52,15 +52,31 @@ def in_same_named_copy(reader: TreeReader, entry: AnnotationLock, source: Source
 def clone_beside_a_rename(reader: TreeReader, reviewed: TreeReader | None, entry: AnnotationLock, source: SourceFile, t: Thresholds) -> bool:
     """Whether a same-named class in ``source`` is a clone made there, not the method's class moved: the class left a
     module that never names ``source``'s (:func:`copied_method`), and that module holds the class renamed
-    (:func:`method_of_renamed_class` within it, or the class its users there now build instead: :mod:`.callers`).
-    Without that rename, a class whose old module stays unrelated may well have moved."""
+    (:func:`method_of_renamed_class` within it, or the class its users there now build instead: :mod:`.callers`), or
+    the module used the class at the review and names it no more (:func:`dropped_by_its_module`). Without either, a class
+    whose old module stays unrelated may well have moved."""
     if not copied_method(reader, entry, source):
         return False
     elsewhere = lambda other: other.relpath != entry.relpath  # noqa: E731 - only the target's own module may hold the rename
     if method_of_renamed_class(reader, reviewed, entry, t, copied=elsewhere) is not None:
         return True
     by_users = (class_renamed_at_users(reader, reviewed, entry), class_renamed_with_users(reader, reviewed, entry))
-    return any(renamed is not None and renamed.source.relpath == entry.relpath for renamed in by_users)
+    return any(renamed is not None and renamed.source.relpath == entry.relpath for renamed in by_users) or dropped_by_its_module(reader, reviewed, entry)
+
+
+def dropped_by_its_module(reader: TreeReader, reviewed: TreeReader | None, entry: AnnotationLock) -> bool:
+    """Whether the method's class was used in its own module at the review (named by a statement outside the class) and
+    that module, still there, names it nowhere now: its users there were rewritten to do without it, so the class was
+    replaced in place (DiffSynth's FLUX.2 VAE ``Attention``, whose mid block now builds ``Flux2VAEAttention``), not moved
+    to another module, where its users would have to import it from."""
+    owner = entry.target.split(".")[0]
+    before = reviewed.indexed(entry.relpath) if reviewed is not None and "." in entry.target else None
+    now = reader.indexed(entry.relpath) if before is not None else None
+    klass = class_named(before[1], owner) if before is not None else None
+    if before is None or now is None or klass is None:
+        return False
+    outside = [s for s in before[1].statements if not klass.start_line <= s.start_line <= klass.end_line]
+    return any(owner in s.text.split(" ") for s in outside) and not any(owner in s.text.split(" ") for s in now[1].statements)
 
 
 PROBES = 4
