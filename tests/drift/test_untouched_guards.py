@@ -258,3 +258,24 @@ def test_untouched_corpus_22_keeps_its_first_measured_figures():
         false_moved_at_most=0,
         false_unchanged_at_most=0,
     )
+
+
+def test_untouched_corpus_23_keeps_its_first_measured_figures():
+    """Set 23, written by a helper who read only upstream code and never ran the checker or read the matcher, on cached
+    releases in pairs no other corpus uses: diffusers 0.30.3 -> 0.38.0 (SparseCtrl and ControlNet-XS moved into
+    ``models.controlnets``, the motion UNet's blocks and the temporal decoder through ``_gradient_checkpointing_func``),
+    0.34.0 -> 0.41.0 (``save_lora_weights`` packing moved to ``LoraBaseMixin._save_lora_weights``) and DiffSynth 2.0.1 ->
+    2.1.12 (FLUX.2 DiT, Wan VAE, context-parallel attention, Qwen-Image attention) (145 rows, 121 not *unchanged*);
+    transformers 4.45.2 -> 4.55.4 (Mixtral's classification head now the generic one, OLMo's SDPA class removed,
+    Granite's eager attention) and 4.52.4 -> 4.57.6 (Mixtral's and Phi-3's decoder layers) (120 rows, 108 not
+    *unchanged*). First run, 2026-11-30, with set 22's rules in place and nothing tuned on it: 137/145 (not unchanged
+    113/121: moved 37/37, changed 42/50, deleted 34/34), 0 false *unchanged*, 0 false *moved*; transformers 97/120
+    (85/108: moved 28/30, changed 35/56, deleted 22/22), 0 false *unchanged*, 0 false *moved*. Naive baseline 73/145
+    (changed 37/50) and 38/120 (changed 16/56). A regression guard; the targets are missed (*changed*)."""
+    _holds_its_figures(
+        [DATA / "drift_untouched23.yaml", DATA / "drift_untouched23_transformers.yaml"],
+        rows_at_least=265,
+        right_at_least=234,
+        false_moved_at_most=0,
+        false_unchanged_at_most=0,
+    )
