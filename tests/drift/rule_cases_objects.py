@@ -156,6 +156,47 @@ DROPPED_NEW = {
 # names, has a same-named copy: the class was dropped where it lived, not moved there.
 UNUSED_OLD = DROPPED_OLD.partition("\n\n\nclass Block")[0] + "\n\n\nclass Block:\n    def __init__(self, dim):\n        self.attn = None\n"
 # The same, but nothing in mixer.py used Attn at the review: it may well have moved to others.py.
+HEAD_OLD = """
+class Head:
+    def run(self, logits, labels):
+        labels = labels.to(logits.device)
+        if self.mode is None:
+            self.mode = "single"
+        loss = self.criterion(logits, labels)
+        return loss
+"""
+LOSSES = """
+def plain_loss(logits, labels, config):
+    labels = labels.to(logits.device)
+    if config.mode is None:
+        config.mode = "single"
+    return criterion(logits, labels)
+
+
+def masked_loss(logits, labels, config):
+    return logits.sum()
+
+
+LOSSES = {"plain": plain_loss, "masked": masked_loss}
+"""
+BASE = """
+from .losses import LOSSES
+
+
+class Base:
+    @property
+    def loss_function(self):
+        kind = getattr(self, "loss_kind", "plain")
+        return LOSSES[kind]
+"""
+HEAD_NEW = {
+    "mixer.py": "from .base import Base\n\n\nclass Head(Base):\n    def run(self, logits, labels):\n        return self.loss_function(logits, labels, self)\n",
+    "base.py": BASE,
+    "losses.py": LOSSES,
+}
+# The loss left the head for plain_loss, a function of the table that the property it now calls returns from.
+HEAD_OPAQUE = {**HEAD_NEW, "base.py": BASE.replace("        return LOSSES[kind]", "        return self._losses[kind]")}
+# The property returns from a table the instance holds: nothing static says which function runs.
 
 CASES: list[RuleCase] = [
     RuleCase(
@@ -197,9 +238,27 @@ CASES: list[RuleCase] = [
         target="demo.mixer.Attn.run",
         kind="deleted",
     ),
+    RuleCase(
+        "edited-in-reached-through-a-property-returning-a-lookup",
+        Rule.EDITED_IN_REACHED,
+        {"mixer.py": HEAD_OLD},
+        HEAD_NEW,
+        ("if self.mode is None:",),
+        target="demo.mixer.Head.run",
+        kind="changed",
+    ),
 ]
 
 HELD_BACK: list[RuleCase] = [
+    RuleCase(
+        "edited-in-reached-not-through-a-property-returning-its-own-attribute",
+        Rule.EDITED_IN_REACHED,
+        {"mixer.py": HEAD_OLD},
+        HEAD_OPAQUE,
+        ("if self.mode is None:",),
+        target="demo.mixer.Head.run",
+        kind="deleted",
+    ),
     RuleCase(
         "class-copied-not-renamed-not-when-its-module-never-used-it",
         Filter.CLASS_COPIED_NOT_RENAMED,

@@ -15,6 +15,7 @@ import re
 from dataclasses import dataclass
 
 from infralens.drift.lock.entries import Place
+from infralens.drift.lock.facts import body_of
 from infralens.drift.match.forwarding import MAX_HOPS, base_names, class_named
 from infralens.drift.match.names import defining, defining_file
 from infralens.drift.match.reader import TreeReader
@@ -171,6 +172,23 @@ class Reach:
             self._tables = [f for table in sorted(self.calls.tables) for f in table_functions(self.reader, self.source.relpath, table, self.scopes)]
         return self._tables
 
+    def _property_tables(self) -> list[tuple[str, str, frozenset[str]]]:
+        """``(relpath, table, scopes)`` for each method the target calls on ``self`` that its own class does not define and
+        exactly one class of the tree does, as a property whose body returns ``TABLE [ key ]``: calling it calls a
+        function of that table (``self . loss_function ( ... )``, the property returning ``LOSS_MAPPING [ loss_type ]``)."""
+        owner = self.definition.qualname.rpartition(".")[0]
+        own = {d.qualname.rpartition(".")[2] for d in self.index.definitions if d.qualname.rpartition(".")[0] == owner}
+        found = []
+        for name in sorted(self.calls.methods - own):
+            sole = self.reader.sole_method(name)
+            if sole is None or "property" not in sole[1].decorators or (indexed := self.reader.indexed(sole[0])) is None:
+                continue
+            for statement in body_of(indexed[1], sole[1]):
+                tokens = statement.text.split(" ")
+                if tokens[0] == "return" and len(tokens) > 3 and tokens[1].isidentifier() and tokens[2] == "[" and tokens[-1] == "]":
+                    found.append((sole[0], tokens[1], frozenset({""})))
+        return found
+
     def held_methods(self) -> list[tuple[str, str]]:
         """``(relpath, qualname)`` of what the target runs by calling an attribute of its class that the class's
         ``__init__`` set to an instance of a class found statically (``self . experts = MixtralExperts ( config )``, then
@@ -182,8 +200,12 @@ class Reach:
         return self._held
 
     def registry_functions(self) -> list[tuple[str, str]]:
-        """``(relpath, name)`` of the functions the registry objects it dispatches through hold (:func:`.tables.registry_functions`)."""
-        return [f for table in sorted(self.calls.tables) for f in registry_functions(self.reader, self.source.relpath, table, self.scopes)]
+        """``(relpath, name)`` of the functions it may run through an object's lookup, known only as a set: those the registry
+        objects it dispatches through hold (:func:`.tables.registry_functions`), and those of the table a property it
+        calls returns from (:meth:`_property_tables`). Candidate homes of an edit, never of a move or a split."""
+        found = [f for table in sorted(self.calls.tables) for f in registry_functions(self.reader, self.source.relpath, table, self.scopes)]
+        found += [f for relpath, table, scopes in self._property_tables() for f in table_functions(self.reader, relpath, table, scopes)]
+        return list(dict.fromkeys(found))
 
     def runs_held(self, place: Place) -> bool:
         """Whether ``place`` lies in a method :meth:`held_methods` names."""

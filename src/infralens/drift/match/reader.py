@@ -220,8 +220,9 @@ class TreeReader:
         return self._memos.setdefault(kind, {})
 
     def sole_method(self, name: str) -> tuple[str, Definition] | None:
-        """``(relpath, method)`` when exactly one method of a top-level class in the whole tree is named ``name``, else None
-        (the files with an indented ``def`` of it come from an index of such names, built once per release)."""
+        """``(relpath, method)`` when exactly one method of a top-level class in the whole tree is named ``name`` (a property's
+        setter or deleter is that method too), else None (the files with an indented ``def`` of it come from an index of
+        such names, built once per release)."""
         if name not in self._sole:
             found = None
             if self._methods is None:
@@ -229,7 +230,7 @@ class TreeReader:
             files = sorted(self._methods.files_with(name.encode()))
             indexed = self.indexed(files[0]) if len(files) == 1 else None
             if indexed is not None:
-                named = [d for d in indexed[1].definitions if d.qualname.endswith(f".{name}") and d.qualname.count(".") == 1]
+                named = [d for d in indexed[1].definitions if d.qualname.endswith(f".{name}") and d.qualname.count(".") == 1 and d.accessor is None]
                 classes = {d.qualname for d in indexed[1].definitions if d.kind is DefinitionKind.CLASS}
                 if len(named) == 1 and named[0].kind is not DefinitionKind.CLASS and named[0].qualname.split(".")[0] in classes:
                     found = (files[0], named[0])
