@@ -180,8 +180,8 @@ class Reach:
         own = {d.qualname.rpartition(".")[2] for d in self.index.definitions if d.qualname.rpartition(".")[0] == owner}
         found = []
         for name in sorted(self.calls.methods - own):
-            sole = self.reader.sole_method(name)
-            if sole is None or "property" not in sole[1].decorators or (indexed := self.reader.indexed(sole[0])) is None:
+            sole = self.reader.sole_property(name)
+            if sole is None or (indexed := self.reader.indexed(sole[0])) is None:
                 continue
             for statement in body_of(indexed[1], sole[1]):
                 tokens = statement.text.split(" ")

@@ -237,6 +237,18 @@ class TreeReader:
             self._sole[name] = found
         return self._sole[name]
 
+    def sole_property(self, name: str) -> tuple[str, Definition] | None:
+        """:meth:`sole_method` when that method is a property; the one file's bytes are read first, so that no file is
+        parsed for a plain method (most names a target calls on ``self``)."""
+        if self._methods is None:
+            self._methods = self._word_index(METHOD_DEF_BYTES)
+        files = self._methods.files_with(name.encode())
+        data = self.read_bytes(next(iter(files))) if len(files) == 1 else None
+        if data is None or re.search(rb"@property\s+def " + re.escape(name.encode()) + rb"\b", data) is None:
+            return None
+        found = self.sole_method(name)
+        return found if found is not None and "property" in found[1].decorators else None
+
     def files_holding(self, texts: list[str], *, near: str, hints: list[str], per_text: int = 4) -> list[str]:
         """The best-ranked ``per_text`` files holding each of ``texts`` (:meth:`files_with_text`), each file once."""
         found: list[str] = []
