@@ -176,10 +176,8 @@ class Reach:
         """``(relpath, table, scopes)`` for each method the target calls on ``self`` that its own class does not define and
         exactly one class of the tree does, as a property whose body returns ``TABLE [ key ]``: calling it calls a
         function of that table (``self . loss_function ( ... )``, the property returning ``LOSS_MAPPING [ loss_type ]``)."""
-        owner = self.definition.qualname.rpartition(".")[0]
-        own = {d.qualname.rpartition(".")[2] for d in self.index.definitions if d.qualname.rpartition(".")[0] == owner}
         found = []
-        for name in sorted(self.calls.methods - own):
+        for name in sorted(self.calls.methods - _own_methods(self)):
             sole = self.reader.sole_property(name)
             if sole is None or (indexed := self.reader.indexed(sole[0])) is None:
                 continue
@@ -195,8 +193,7 @@ class Reach:
         ``self . experts ( ... )``): that class's nearest ``__call__`` and ``forward``, when new since the review (work the
         target newly hands to an object, never a module it used already; rule ``instance-called``; read once)."""
         if self._held is None:
-            since = self.held_since
-            self._held = [m for m in _held_methods(self) if not defined_in(since, *m)] if since is not None else []
+            self._held = new_held_methods(self, self.held_since) if self.held_since is not None else []
         return self._held
 
     def registry_functions(self) -> list[tuple[str, str]]:
@@ -254,12 +251,24 @@ def _import_scopes(definition: Definition) -> frozenset[str]:
     return frozenset({"", *(".".join(parts[:n]) for n in range(1, len(parts) + 1))})
 
 
+def new_held_methods(reach: Reach, since: TreeReader) -> list[tuple[str, str]]:
+    """:meth:`Reach.held_methods` for a reach built without ``held_since``: those of :func:`_held_methods` the reviewed
+    release ``since`` did not define."""
+    return [method for method in _held_methods(reach) if not defined_in(since, *method)]
+
+
+def _own_methods(reach: Reach) -> set[str]:
+    """The names of the methods the target's own class defines in its module (of the module's functions, for a function)."""
+    owner = reach.definition.qualname.rpartition(".")[0]
+    return {d.qualname.rpartition(".")[2] for d in reach.index.definitions if d.qualname.rpartition(".")[0] == owner}
+
+
 def _held_methods(reach: Reach) -> list[tuple[str, str]]:
     owner = reach.definition.qualname.rpartition(".")[0]
     init = next((d for d in reach.index.definitions if d.qualname == f"{owner}.__init__"), None)
     if not owner or "." in owner or init is None or class_named(reach.index, owner) is None:
         return []
-    wanted = reach.calls.methods - {d.qualname.rpartition(".")[2] for d in reach.index.definitions if d.qualname.rpartition(".")[0] == owner}
+    wanted = reach.calls.methods - _own_methods(reach)
     found: list[tuple[str, str]] = []
     for statement in reach.index.statements_within(init.start_line, init.end_line) if wanted else []:
         match = _HELD.match(statement.text)

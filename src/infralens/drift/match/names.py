@@ -94,7 +94,7 @@ def prefetch_homes(reader: TreeReader, relpath: str, names: Iterable[str], scope
 
 
 def bindings(reader: TreeReader, source: SourceFile, index: ModuleIndex, scopes: frozenset[str]) -> dict[str, tuple[str, str]]:
-    """:func:`_bindings`, read once per file and scopes (what :func:`imported_from` finds for every name at once)."""
+    """:func:`_bindings`, read once per file and scopes: where the ``from ... import`` lines bind each name."""
     memo = reader.memo("bindings")
     key = (source.relpath, index.sha256, scopes)
     if key not in memo:
@@ -114,23 +114,6 @@ def _bindings(source: SourceFile, index: ModuleIndex, scopes: frozenset[str]) ->
             for local, original in _bound_names(match.group(3)).items():
                 bound.setdefault(local, (module, original))
     return bound
-
-
-def imported_from(source: SourceFile, index: ModuleIndex, name: str, scopes: frozenset[str]) -> tuple[str, str] | None:
-    """(module, name there) for the ``from ... import`` that binds ``name`` in ``scopes``."""
-    for statement in index.statements:
-        if statement.scope not in scopes:
-            continue
-        match = _FROM_IMPORT.match(statement.text)
-        if match is None:
-            continue
-        original = _bound_names(match.group(3)).get(name)
-        if original is None:
-            continue
-        module = _absolute_module(source, match.group(1).count("."), match.group(2).replace(" ", ""))
-        if module is not None:
-            return module, original
-    return None
 
 
 _IMPORT = re.compile(r"^import (.+)$")

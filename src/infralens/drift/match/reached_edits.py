@@ -25,7 +25,7 @@ from collections.abc import Callable, Iterator
 from infralens.drift.lock.entries import AnnotationLock, StepLock, short_hash
 from infralens.drift.lock.facts import body_of
 from infralens.drift.match.assign import assign
-from infralens.drift.match.calls import Reach
+from infralens.drift.match.calls import Reach, new_held_methods
 from infralens.drift.match.container import Found
 from infralens.drift.match.decide import action_kept, close_in_helper, per_object, weight_in_helper, weight_in_reached
 from infralens.drift.match.evidence import Evidence, measure
@@ -105,7 +105,7 @@ def edits_in_reached(
     could run already."""
     if not steps:
         return {}
-    reach = Reach(reader, found.source, found.index, found.definition)  # held instances are searched beside the closest home
+    reach = Reach(reader, found.source, found.index, found.definition)  # held instances are searched beside the closest home, below
     reviewed = sorted({text for step in steps for text in (*step.texts, *step.before, *step.after)})
     calls, narrowed = owners_classes(reach, list(dispatched_for(reader, reach)), owner)
     sole = list(sole_methods(reader, reach)) if by_name else []
@@ -115,7 +115,7 @@ def edits_in_reached(
     helpers = [h for h in split if (with_wrappers if h.decorator else with_helpers)]
     named = {(h.source.relpath, h.definition.qualname): h.decorator for h in helpers}
     homes = _homes([home] if home is not None else [], [(h.source, h.index, h.definition, False) for h in helpers])
-    held_methods = Reach(reader, found.source, found.index, found.definition, held_since=since if held else None).held_methods()
+    held_methods = new_held_methods(reach, since) if held and since is not None else []
     homes = _homes(homes, list(listed_definitions(reader, held_methods, set())))
     options: dict[str, dict[tuple[str, int, str], float]] = {}
     scored: dict[tuple[str, tuple[str, int, str]], Scored] = {}

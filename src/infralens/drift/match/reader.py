@@ -239,7 +239,13 @@ class TreeReader:
 
     def sole_property(self, name: str) -> tuple[str, Definition] | None:
         """:meth:`sole_method` when that method is a property; the one file's bytes are read first, so that no file is
-        parsed for a plain method (most names a target calls on ``self``)."""
+        parsed for a plain method (most names a target calls on ``self``); read once per name."""
+        memo = self.memo("sole_property")
+        if name not in memo:
+            memo[name] = self._sole_property(name)
+        return memo[name]
+
+    def _sole_property(self, name: str) -> tuple[str, Definition] | None:
         if self._methods is None:
             self._methods = self._word_index(METHOD_DEF_BYTES)
         files = self._methods.files_with(name.encode())

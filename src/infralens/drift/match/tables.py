@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import ast
 
-from infralens.drift.match.names import MAX_REEXPORTS, defining, defining_file, imported_from
+from infralens.drift.match.names import MAX_REEXPORTS, bindings, defining, defining_file
 from infralens.drift.match.reader import TreeReader
 from infralens.drift.match.texts import statement_tree
 
@@ -55,7 +55,7 @@ def registry_functions(reader: TreeReader, relpath: str, table: str, scopes: fro
 
 def _bound_in(reader: TreeReader, relpath: str, name: str, scopes: frozenset[str]) -> tuple[str, str, list[str]] | None:
     """The file that binds module-level ``name`` as seen from ``relpath`` (following ``from ... import``, see
-    :func:`.names.imported_from`), the name there, and the texts of its module-level statements that start with it."""
+    :func:`.names.bindings`), the name there, and the texts of its module-level statements that start with it."""
     for _ in range(MAX_REEXPORTS + 1):
         indexed = reader.indexed(relpath)
         if indexed is None:
@@ -64,7 +64,7 @@ def _bound_in(reader: TreeReader, relpath: str, name: str, scopes: frozenset[str
         own = [s.text for s in index.statements if not s.scope and s.text.startswith(f"{name} ")]
         if own:
             return relpath, name, own
-        imported = imported_from(source, index, name, scopes)
+        imported = bindings(reader, source, index, scopes).get(name)
         found = reader.tree.module_file(imported[0]) if imported is not None else None
         if imported is None or found is None:
             return None
