@@ -171,3 +171,25 @@ def test_untouched_corpus_23_keeps_its_first_measured_figures():
         false_moved_at_most=0,
         false_unchanged_at_most=0,
     )
+
+
+def test_untouched_corpus_24_keeps_its_first_measured_figures():
+    """Set 24, written by a helper who read only upstream code and never ran the checker or read the matcher, on cached
+    releases in pairs no other corpus uses and functions no other corpus annotates: diffusers 0.32.1 -> 0.39.0 (the five
+    spatio-temporal UNet blocks through ``_gradient_checkpointing_func``), 0.26.3 -> 0.28.2 (``UNet2DConditionModel
+    .__init__`` split into ``_check_config`` / ``_set_*`` helpers, pipeline loading moved to ``pipeline_loading_utils``)
+    and DiffSynth 2.0.4 -> 2.1.6 (the Wan 2.2 VAE returning its feature cache, model loading with ``quantize``) (160
+    rows, 129 not *unchanged*); transformers 4.46.3 -> 4.50.3 (Gemma's attention, its flash-attention class removed),
+    4.51.3 -> 4.57.6 (CLIP's and BART's attention through ``eager_attention_forward``, CLIP's SDPA class removed) and
+    4.56.2 -> 5.10.4 (Qwen3-MoE's block split into a router and stacked experts) (197 rows, 168 not *unchanged*). First
+    run, 2026-11-30, with set 23's rules in place and nothing tuned on it: 154/160 (not unchanged 123/129 = 95.3%: moved
+    65/65, changed 30/36, deleted 28/28), 0 false *unchanged*, 0 false *moved*; transformers 169/197 (140/168 = 83.3%:
+    moved 23/24, changed 64/87, deleted 53/57), 0 false *unchanged*, 0 false *moved*. Naive baseline 65/160 (changed
+    34/36) and 96/197 (changed 56/87). A regression guard; the targets are missed on transformers (*changed*)."""
+    _holds_its_figures(
+        [DATA / "drift_untouched24.yaml", DATA / "drift_untouched24_transformers.yaml"],
+        rows_at_least=357,
+        right_at_least=323,
+        false_moved_at_most=0,
+        false_unchanged_at_most=0,
+    )
