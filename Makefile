@@ -16,12 +16,14 @@ STAMP  := $(VENV)/.installed
 $(STAMP): pyproject.toml Makefile
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PIP) install --quiet --upgrade pip
+	# --no-compile: pip would byte-compile every installed module (torch's thousands) on one core, about 25 s of a
+	# fresh install; Python compiles the modules a run imports, once, when it first imports them.
 	# torch first, pinned: pip takes the local CPU wheel instead of a multi-GB CUDA build.
-	$(PIP) install --quiet torch==2.13.0
-	$(PIP) install --quiet -e ".[verify,site,test,lint]"
+	$(PIP) install --quiet --no-compile torch==2.13.0
+	$(PIP) install --quiet --no-compile -e ".[verify,site,test,lint]"
 	# diffsynth's declared dependencies include torchvision, which cannot be installed here:
 	# install its sources only; InfraLens reads them statically and loads modules by path.
-	$(PIP) install --quiet --no-deps diffsynth==2.1.12
+	$(PIP) install --quiet --no-compile --no-deps diffsynth==2.1.12
 	touch $(STAMP)
 
 install: $(STAMP)

@@ -32,6 +32,9 @@ INDEX_FORMAT = 5
 
 PARALLEL_MIN_MISSES = 4
 """Below this many files to parse, worker start-up costs more than it saves."""
+_STATEMENT_KINDS = {kind.value: kind for kind in StatementKind}
+_DEFINITION_KINDS = {kind.value: kind for kind in DefinitionKind}
+"""The kinds by stored value: a dict lookup, where calling the enum per statement was a fifth of a warm check's time."""
 
 
 def default_cache_dir() -> Path:
@@ -76,8 +79,10 @@ def _encode(index: ModuleIndex) -> dict:
 
 
 def _decode(data: dict) -> ModuleIndex:
-    definitions = tuple(Definition(q, DefinitionKind(k), a, d, e, tuple(dec), bool(c), acc, bool(o)) for q, k, a, d, e, dec, c, acc, o in data["definitions"])
-    statements = tuple(Statement(a, b, h, t, StatementKind(k), sc) for a, b, h, t, k, sc in data["statements"])
+    definitions = tuple(
+        Definition(q, _DEFINITION_KINDS[k], a, d, e, tuple(dec), bool(c), acc, bool(o)) for q, k, a, d, e, dec, c, acc, o in data["definitions"]
+    )
+    statements = tuple(Statement(a, b, h, t, _STATEMENT_KINDS[k], sc) for a, b, h, t, k, sc in data["statements"])
     return ModuleIndex(data["sha256"], definitions, statements, data.get("syntax_error"))
 
 

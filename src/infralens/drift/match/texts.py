@@ -7,11 +7,15 @@ from :class:`~.rules.Thresholds`.
 from __future__ import annotations
 
 import ast
-import difflib
 from copy import deepcopy as copy_tree
 from functools import lru_cache
 
 from infralens.source import normalize
+
+try:  # a compiled port of difflib's matcher: the same blocks and ratios, about six times faster on statement texts
+    from cydifflib import SequenceMatcher
+except ImportError:  # pragma: no cover - a platform without its wheel: the standard library's, same answers
+    from difflib import SequenceMatcher
 
 # -- text ------------------------------------------------------------------------------------------
 
@@ -32,7 +36,7 @@ def string_literal(text: str) -> bool:
 def ratio(left: str, right: str, quick_reject: float) -> float:
     """Text similarity of two normalised texts in [0, 1]; when difflib's cheap upper bound is below ``quick_reject``,
     half that bound (far below any threshold) without the full comparison. Remembered: a history asks again."""
-    matcher = difflib.SequenceMatcher(None, left, right, autojunk=False)
+    matcher = SequenceMatcher(None, left, right, autojunk=False)
     if matcher.real_quick_ratio() < quick_reject:
         return matcher.real_quick_ratio() / 2
     return matcher.ratio()
@@ -40,7 +44,7 @@ def ratio(left: str, right: str, quick_reject: float) -> float:
 
 def ratio_at_least(left: str, right: str, floor: float, quick_reject: float) -> float | None:
     """:func:`ratio` when it is at least ``floor``, else None (decided by difflib's cheap upper bounds when they can)."""
-    matcher = difflib.SequenceMatcher(None, left, right, autojunk=False)
+    matcher = SequenceMatcher(None, left, right, autojunk=False)
     if matcher.real_quick_ratio() < floor or matcher.quick_ratio() < floor:
         return None
     similarity = ratio(left, right, quick_reject)
