@@ -1,8 +1,9 @@
 """Rule cases for rewrites that keep a statement's role (issue 41, items 4 and 5): a name renamed through the whole
 function (rule ``renamed-throughout``), the only statement left making the step's call (rule ``same-call``), in the
 target and in a helper it now hands the work to, a decorator replaced in place (rule ``decorator-replaced``), an
-attribute set under a computed name (rule ``same-action``), and a nested function lifted into a helper (rule
-``nested-lifted``); :mod:`rule_cases` adds them to its tables."""
+attribute set under a computed name (rule ``same-action``), a nested function lifted into a helper (rule
+``nested-lifted``), and a function's only return rewritten to return more (rule ``sole-return``); :mod:`rule_cases` adds
+them to its tables."""
 
 from __future__ import annotations
 
@@ -193,7 +194,28 @@ class Mixer:
 SHAPE_TWICE = SHAPE_NEW.replace("        self.check(hidden_states)\n", "        batch_shape = hidden_states.shape[:-2]\n")
 # Two statements read the hidden states' shape now: neither is the step's by its role alone.
 
+# The block's only return now projects its result and hands back its cache as well (as set 24's Wan VAE blocks return
+# their feature cache): too far in text for an edit, and its neighbours were rewritten as well.
+RETURN_OLD = """
+class Mixer:
+    def run(self, x, scale):
+        h = self.norm(x)
+        h = self.attn(h)
+        return h
+"""
+RETURN_NEW = """
+class Mixer:
+    def run(self, x, scale, cache=None):
+        h = self.norm(x)
+        h, cache = self.attn(h, cache)
+        return self.project(h), cache
+"""
+# Near misses: the reviewed body returned early as well (which return is the step's?), or the target now returns twice.
+RETURN_TWICE_OLD = RETURN_OLD.replace("        h = self.norm(x)\n", "        if x is None:\n            return x\n        h = self.norm(x)\n")
+RETURN_TWICE_NEW = RETURN_NEW.replace("        h = self.norm(x)\n", "        if x is None:\n            return None, cache, None\n        h = self.norm(x)\n")
+
 CASES: list[RuleCase] = [
+    RuleCase("sole-return", Rule.SOLE_RETURN, {"mixer.py": RETURN_OLD}, {"mixer.py": RETURN_NEW}, ("return h",), kind="changed"),
     RuleCase("nested-lifted", Rule.NESTED_LIFTED, {"mixer.py": NESTED_OLD}, {"mixer.py": NESTED_LIFTED}, ("def layer_map(devices):",), kind="changed"),
     RuleCase(
         "same-action-computed-setter",
@@ -268,4 +290,7 @@ HELD_BACK: list[RuleCase] = [
         kind="deleted",
         reviewed=False,
     ),
+    RuleCase("sole-return-not-the-only-one-reviewed", Rule.SOLE_RETURN, {"mixer.py": RETURN_TWICE_OLD}, {"mixer.py": RETURN_NEW}, ("return h",)),
+    RuleCase("sole-return-not-the-only-one-now", Rule.SOLE_RETURN, {"mixer.py": RETURN_OLD}, {"mixer.py": RETURN_TWICE_NEW}, ("return h",), kind="deleted"),
+    RuleCase("sole-return-reviewed-release-unknown", Rule.SOLE_RETURN, {"mixer.py": RETURN_OLD}, {"mixer.py": RETURN_NEW}, ("return h",), reviewed=False),
 ]

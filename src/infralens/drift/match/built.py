@@ -21,13 +21,14 @@ from collections import Counter
 
 from infralens.drift.lock.entries import AnnotationLock
 from infralens.drift.lock.facts import body_hashes, body_of, jaccard
+from infralens.drift.match.best import clearly_best
 from infralens.drift.match.calls import calls_in
 from infralens.drift.match.forwarding import MAX_HOPS, base_names, class_named
 from infralens.drift.match.imported import Relocated, module_now
 from infralens.drift.match.names import defining, prefetch_homes
 from infralens.drift.match.reader import TreeReader
 from infralens.drift.match.reviewed import defined_in
-from infralens.drift.match.rules import Thresholds, clearly_best
+from infralens.drift.match.rules import Thresholds
 from infralens.source import Definition, ModuleIndex, SourceFile
 
 ClassAt = tuple[str, str]

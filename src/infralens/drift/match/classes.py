@@ -15,11 +15,12 @@ from dataclasses import dataclass
 
 from infralens.drift.lock.entries import AnnotationLock, short_hash
 from infralens.drift.lock.facts import jaccard
+from infralens.drift.match.best import clearly_best
 from infralens.drift.match.callers import class_renamed_at_users, class_renamed_with_users
 from infralens.drift.match.forwarding import class_named
 from infralens.drift.match.reader import TreeReader
 from infralens.drift.match.reviewed import defined_in
-from infralens.drift.match.rules import Thresholds, clearly_best
+from infralens.drift.match.rules import Thresholds
 from infralens.source import Definition, DefinitionKind, ModuleIndex, SourceFile
 
 

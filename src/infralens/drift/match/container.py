@@ -25,6 +25,7 @@ from dataclasses import dataclass, replace
 from infralens.drift.lock.entries import AnnotationLock, Place, StepLock
 from infralens.drift.lock.facts import body_hashes, jaccard
 from infralens.drift.match.aliases import renamed_to_alias
+from infralens.drift.match.best import best_scored, clearly_best
 from infralens.drift.match.built import helper_to_built_class, moved_to_built_class
 from infralens.drift.match.callers import Renamed, callers_at_review, class_renamed_at_users, class_renamed_with_users, copied_not_moved, renamed_at_callers
 from infralens.drift.match.classes import clone_beside_a_rename, copied_class, copied_method, method_of_renamed_class
@@ -35,7 +36,7 @@ from infralens.drift.match.reader import TreeReader
 from infralens.drift.match.receiver import moved_to_receiver
 from infralens.drift.match.results import TargetKind, TargetResult
 from infralens.drift.match.reviewed import ReviewedSources, defined_in
-from infralens.drift.match.rules import Action, Filter, Policy, TargetRule, Thresholds, Trace, best_scored, clearly_best
+from infralens.drift.match.rules import Action, Filter, Policy, TargetRule, Thresholds, Trace
 from infralens.drift.match.split import Split, split_of
 from infralens.source import Definition, DefinitionKind, ModuleIndex, SourceFile
 

@@ -84,6 +84,8 @@ class Evidence:
     replacement: Replacement | None = None
     sole_assignment: bool = False
     """The only statement left in the target that assigns the same name."""
+    sole_return: bool = False
+    """The step is the only ``return`` of the reviewed target's body and the candidate the only one of the target now."""
     same_role: bool = False
     """The only statement left (in the target, or in the places it hands its work to) that plays the step's role
     (:func:`~.texts.statement_role`), and no other step plays it."""
@@ -122,6 +124,7 @@ class Evidence:
             ("already in the reviewed body", self.in_old_body),
             ("reached from the target", self.reach),
             ("only assignment of the name", self.sole_assignment),
+            ("the target's only return, then and now", self.sole_return),
             ("only statement of its role", self.same_role),
             ("only statement making its call", self.same_call),
             ("renamed throughout the target", self.renamed_throughout),
@@ -341,6 +344,7 @@ def measure(
     *,
     admit: Callable[[Evidence], bool] | None = None,
     sole_assignment: bool = False,
+    sole_return: bool = False,
     same_role: bool = False,
     same_call: bool = False,
     names: tuple[Mapping[str, int], frozenset[str]] | None = None,
@@ -381,6 +385,7 @@ def measure(
         reach=reach,
         replacement=swapped,
         sole_assignment=sole_assignment,
+        sole_return=sole_return,
         same_role=same_role,
         same_call=same_call,
         renamed_throughout=names is not None and renamed_away(swapped, names),

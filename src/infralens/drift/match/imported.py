@@ -24,12 +24,13 @@ from dataclasses import dataclass
 
 from infralens.drift.lock.entries import AnnotationLock
 from infralens.drift.lock.facts import body_hashes, body_of, jaccard
+from infralens.drift.match.best import clearly_best
 from infralens.drift.match.callers import callers_at_review
 from infralens.drift.match.forwarding import base_names, class_named
 from infralens.drift.match.names import defining, modules_imported
 from infralens.drift.match.reader import TreeReader
 from infralens.drift.match.reviewed import defined_in
-from infralens.drift.match.rules import Thresholds, clearly_best
+from infralens.drift.match.rules import Thresholds
 from infralens.source import Definition, DefinitionKind, ModuleIndex, SourceFile
 
 

@@ -37,9 +37,10 @@ from infralens.drift.match.propose import (
     in_helpers,
     in_target,
     own_line,
+    sole_assignment,
     sole_call,
+    sole_return,
     sole_role,
-    statement_key,
     target_names,
     target_pool,
 )
@@ -50,7 +51,6 @@ from infralens.drift.match.results import Candidate, Scores, StepKind, StepResul
 from infralens.drift.match.reviewed import ReviewedSources, Transfers, reviewed_nested, reviewed_texts
 from infralens.drift.match.rules import RULE_KIND, Action, Container, Filter, Policy, Rule, RuleEvent, Thresholds, Trace
 from infralens.drift.match.scored import Scored, as_reached, home_rank, line_of, match_quality, scores_of, trace_assignment, where
-from infralens.drift.match.texts import assigned_name
 from infralens.drift.match.view import ModuleViews
 from infralens.resolve import Resolver
 from infralens.source import SourceFile, SourceTree
@@ -209,20 +209,27 @@ class DistributionMatcher:
         line = own_line(found, entry, target, body, t)
         if line is not None:  # the container's own lines: their place is the mapped target's (or its helper's)
             return [Scored(line[0], measure(line[0], entry, old_body, t, admit=self._admit, line=line[1]))]
-        name = assigned_name(entry.texts[0]) if len(entry.texts) == 1 else None
-        sole_key = None
-        if name is not None and not any(assigned_name(s.texts[0]) == name for s in steps if s.step_id != entry.step_id):
-            same = [s for s in pool if assigned_name(s.text) == name]
-            sole_key = statement_key(found.source.relpath, same[0]) if len(same) == 1 else None
+        sole_key = sole_assignment(found.source.relpath, pool, entry, steps)
         role_key = sole_role(found.source.relpath, pool, entry)
+        return_key = sole_return(found, pool, entry, body.reviewed)
         call_key = sole_call(found.source.relpath, pool, call_of(entry, steps, body.reviewed))
         scored, refused = [], []
         for proposal in in_target(found, pool, entry, t, exact_only=False):
             position = alignment.position(entry, proposal.window[0])
             key = proposal.key
-            sole, role, call = key == sole_key, key == role_key, key == call_key
+            sole, returns, role, call = key == sole_key, key == return_key, key == role_key, key == call_key
             evidence = measure(
-                proposal, entry, old_body, t, admit=self._admit, sole_assignment=sole, same_role=role, same_call=call, names=body.names, position=position
+                proposal,
+                entry,
+                old_body,
+                t,
+                admit=self._admit,
+                sole_assignment=sole,
+                sole_return=returns,
+                same_role=role,
+                same_call=call,
+                names=body.names,
+                position=position,
             )
             if not self._admit(evidence):
                 refused.append(Scored(proposal, evidence))

@@ -24,6 +24,7 @@ from infralens.drift.match.texts import (
     assigned_name,
     identifiers,
     ratio_at_least,
+    returned_names,
     same_ast,
     statement_call,
     statement_role,
@@ -197,7 +198,7 @@ def _resembles(wanted: str, text: str, t: Thresholds) -> bool:
     if same_ast(wanted, text):
         return True
     if statement_shape(wanted) == statement_shape(text):
-        loose = wanted.count(" ") == text.count(" ") or (assigned_name(wanted) or "") == (assigned_name(text) or "-")
+        loose = wanted.count(" ") == text.count(" ") or (assigned_name(wanted) or "") == (assigned_name(text) or "-") or _returns(wanted)
         floor = t.sole_assignment_similarity if loose else t.candidate_similarity
         return ratio_at_least(wanted, text, floor, t.quick_reject_similarity) is not None
     if _setter_like(wanted) != _setter_like(text):  # a setter call may have become an assignment, or back
@@ -218,6 +219,32 @@ def sole_role(relpath: str, pool: tuple[Statement, ...], entry: StepLock) -> tup
         return None
     same = [s for s in pool if statement_role(s.text) == role]
     return statement_key(relpath, same[0]) if len(same) == 1 else None
+
+
+def sole_assignment(relpath: str, pool: tuple[Statement, ...], entry: StepLock, steps: list[StepLock]) -> tuple[str, int, str] | None:
+    """The key of the only statement of ``pool`` (in ``relpath``) assigning the name ``entry`` assigns, when no other
+    step assigns it (rule ``sole-assignment``); else None."""
+    name = assigned_name(entry.texts[0]) if len(entry.texts) == 1 else None
+    if name is None or any(assigned_name(s.texts[0]) == name for s in steps if s.step_id != entry.step_id):
+        return None
+    same = [s for s in pool if assigned_name(s.text) == name]
+    return statement_key(relpath, same[0]) if len(same) == 1 else None
+
+
+def sole_return(found: Found, pool: tuple[Statement, ...], entry: StepLock, reviewed: tuple[str, ...] | None) -> tuple[str, int, str] | None:
+    """The key of the target's only ``return`` (of its own body, not a nested function's) when ``entry`` is a return, the
+    reviewed body (``reviewed``: its texts, nested functions' included; None when unknown) held no other, and the two
+    still return something in common (:func:`~.texts.returned_names`; rule ``sole-return``); else None."""
+    if reviewed is None or len(entry.texts) != 1 or not _returns(entry.texts[0]) or sum(map(_returns, reviewed)) != 1:
+        return None
+    own = [s for s in pool if s.scope == found.definition.qualname and _returns(s.text)]
+    if len(own) != 1 or not returned_names(entry.texts[0]) & returned_names(own[0].text):
+        return None
+    return statement_key(found.source.relpath, own[0])
+
+
+def _returns(text: str) -> bool:
+    return text == "return" or text.startswith("return ")
 
 
 def call_of(entry: StepLock, steps: list[StepLock], reviewed: tuple[str, ...] | None) -> str | None:

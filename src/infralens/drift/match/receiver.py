@@ -16,8 +16,9 @@ from dataclasses import dataclass
 
 from infralens.drift.lock.entries import AnnotationLock, short_hash
 from infralens.drift.lock.facts import body_hashes, body_of, header_of
+from infralens.drift.match.best import clearly_best
 from infralens.drift.match.reader import TreeReader
-from infralens.drift.match.rules import Thresholds, clearly_best
+from infralens.drift.match.rules import Thresholds
 from infralens.source import Definition, DefinitionKind, ModuleIndex, SourceFile
 
 

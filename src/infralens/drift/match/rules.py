@@ -8,14 +8,10 @@ every rule that fired, vetoed or removed a candidate (``check --explain STEP`` p
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from dataclasses import dataclass, field
 from enum import Enum
-from typing import TypeVar
 
 from infralens.reports import DriftKind as StepKind
-
-T = TypeVar("T")
 
 
 @dataclass(frozen=True)
@@ -33,6 +29,8 @@ class Thresholds:
     """Below this, a statement is no edit candidate (at this similarity every neighbour must agree)."""
     sole_assignment_similarity: float = 0.3
     """Similarity for the only statement left that assigns the same name."""
+    sole_return_similarity: float = 0.3
+    """Similarity for the only ``return`` left in a target whose reviewed body returned in one statement only."""
     edited_neighbour: float = 0.5
     """What a neighbour that was edited too, or sits one statement off, counts in tolerant context."""
     no_neighbours_context: float = 0.5
@@ -131,6 +129,7 @@ class Rule(str, Enum):
     SAME_ROLE = "same-role"
     SAME_CALL = "same-call"
     SOLE_ASSIGNMENT = "sole-assignment"
+    SOLE_RETURN = "sole-return"
     PER_OBJECT_EDIT = "per-object-edit"
     ACTION_KEPT_IN_REACHED = "action-kept-in-reached"
     CLOSE_EDIT_IN_HELPER = "close-edit-in-helper"
@@ -227,6 +226,7 @@ RULE_KIND = {
     Rule.SAME_ROLE: StepKind.CHANGED,
     Rule.SAME_CALL: StepKind.CHANGED,
     Rule.SOLE_ASSIGNMENT: StepKind.CHANGED,
+    Rule.SOLE_RETURN: StepKind.CHANGED,
     Rule.PER_OBJECT_EDIT: StepKind.CHANGED,
     Rule.ACTION_KEPT_IN_REACHED: StepKind.CHANGED,
     Rule.CLOSE_EDIT_IN_HELPER: StepKind.CHANGED,
@@ -418,6 +418,7 @@ SPECS: dict[AnyRule, RuleSpec] = {
         ),
         RuleSpec(Rule.SAME_CALL, "The only statement left making the step's call, which the reviewed target made in the step alone, is its edit."),
         RuleSpec(Rule.SOLE_ASSIGNMENT, "The only statement left that assigns the same name is its edit."),
+        RuleSpec(Rule.SOLE_RETURN, "A target that returned in one statement and still returns in one: that return is the edit of the old one."),
         RuleSpec(
             Rule.PER_OBJECT_EDIT,
             "A statement on per-index state (self.a[i]) that reads the same on one object's own state (self.b) where the target now leads is changed there.",
@@ -434,16 +435,3 @@ SPECS: dict[AnyRule, RuleSpec] = {
     )
 }
 """The rule book: one entry per rule of every kind."""
-
-
-def best_scored(scored: Sequence[tuple[float, T]], floor: float, margin: float) -> list[T]:
-    """The candidates scoring at least ``floor`` and within ``margin`` of the best, best first: one means it is
-    clearly the best; several, that none is (unless told apart)."""
-    good = sorted((item for item in scored if item[0] >= floor), key=lambda item: -item[0])
-    return [found for score, found in good if score >= good[0][0] - margin] if good else []
-
-
-def clearly_best(scored: Sequence[tuple[float, T]], floor: float, margin: float) -> T | None:
-    """The one candidate :func:`best_scored` leaves, or None."""
-    tied = best_scored(scored, floor, margin)
-    return tied[0] if len(tied) == 1 else None

@@ -157,6 +157,17 @@ def statement_tree(text: str) -> ast.stmt | None:
     return module.body[0] if len(module.body) == 1 else None
 
 
+def returned_names(text: str) -> frozenset[str]:
+    """The names and attribute names a ``return`` statement's value reads, ``self`` left out (empty for anything else):
+    ``return x , feat_cache`` and ``return x`` share ``x``; ``return self . keys`` and ``return k_out`` share nothing."""
+    tree = statement_tree(text)
+    if not isinstance(tree, ast.Return) or tree.value is None:
+        return frozenset()
+    nodes = list(ast.walk(tree.value))
+    names = {node.id for node in nodes if isinstance(node, ast.Name)} | {node.attr for node in nodes if isinstance(node, ast.Attribute)}
+    return frozenset(names - {"self"})
+
+
 @lru_cache(maxsize=32768)
 def _dump(text: str) -> str | None:
     tree = statement_tree(text)
