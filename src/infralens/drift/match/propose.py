@@ -197,8 +197,8 @@ def _resembles(wanted: str, text: str, t: Thresholds) -> bool:
     an assignment.)"""
     if same_ast(wanted, text):
         return True
-    if statement_shape(wanted) == statement_shape(text):
-        loose = wanted.count(" ") == text.count(" ") or (assigned_name(wanted) or "") == (assigned_name(text) or "-") or _returns(wanted)
+    if (shape := statement_shape(wanted)) == statement_shape(text):
+        loose = wanted.count(" ") == text.count(" ") or (assigned_name(wanted) or "") == (assigned_name(text) or "-") or shape == "return"
         floor = t.sole_assignment_similarity if loose else t.candidate_similarity
         return ratio_at_least(wanted, text, floor, t.quick_reject_similarity) is not None
     if _setter_like(wanted) != _setter_like(text):  # a setter call may have become an assignment, or back
@@ -235,16 +235,14 @@ def sole_return(found: Found, pool: tuple[Statement, ...], entry: StepLock, revi
     """The key of the target's only ``return`` (of its own body, not a nested function's) when ``entry`` is a return, the
     reviewed body (``reviewed``: its texts, nested functions' included; None when unknown) held no other, and the two
     still return something in common (:func:`~.texts.returned_names`; rule ``sole-return``); else None."""
-    if reviewed is None or len(entry.texts) != 1 or not _returns(entry.texts[0]) or sum(map(_returns, reviewed)) != 1:
+    if reviewed is None or len(entry.texts) != 1 or statement_shape(entry.texts[0]) != "return":
         return None
-    own = [s for s in pool if s.scope == found.definition.qualname and _returns(s.text)]
+    if sum(statement_shape(text) == "return" for text in reviewed) != 1:
+        return None
+    own = [s for s in pool if s.scope == found.definition.qualname and statement_shape(s.text) == "return"]
     if len(own) != 1 or not returned_names(entry.texts[0]) & returned_names(own[0].text):
         return None
     return statement_key(found.source.relpath, own[0])
-
-
-def _returns(text: str) -> bool:
-    return text == "return" or text.startswith("return ")
 
 
 def call_of(entry: StepLock, steps: list[StepLock], reviewed: tuple[str, ...] | None) -> str | None:
