@@ -90,6 +90,7 @@ RULES = {
     Rule.PER_OBJECT_EDIT: StepCase(Container.IN_PLACE, edited=ev(origin=Origin.REACHED, similarity=0.5, replacement=PER_OBJECT)),
     Rule.ACTION_KEPT_IN_REACHED: StepCase(Container.IN_PLACE, edited=ev(origin=Origin.REACHED, similarity=T.confident_similarity, replacement=SWAPPED)),
     Rule.CLOSE_EDIT_IN_HELPER: StepCase(Container.IN_PLACE, edited=ev(origin=Origin.REACHED, similarity=T.confident_similarity), edited_in_helper=True),
+    Rule.ALIGNED_IN_REACHED: StepCase(Container.IN_PLACE, edited=ev(origin=Origin.REACHED, similarity=T.edit_similarity, aligned=True)),
     Rule.EDITED_IN_REACHED: StepCase(Container.IN_PLACE, edited=ev(origin=Origin.REACHED, similarity=T.confident_similarity, context=T.moved_context)),
     Rule.MOVED_WITH_BLOCK: StepCase(Container.IN_PLACE, carried=CARRIED),
     Rule.DECOYS_ONLY: StepCase(Container.IN_PLACE, decoys=3),
@@ -216,6 +217,17 @@ ADMISSIBLE = [
 @pytest.mark.parametrize(("evidence", "rule"), ADMISSIBLE)
 def test_admissible_edges(evidence, rule):
     assert admissible(evidence) is rule
+
+
+def test_an_edit_paired_in_order_where_the_target_leads_needs_no_neighbours():
+    """Rule aligned-in-reached: the pairing in order with what the target lost stands in for the deleted neighbours,
+    for a statement of the step's kind with content, close in text; the rule switched off, it is weighed as before."""
+    paired = ev(origin=Origin.REACHED, similarity=T.edit_similarity, aligned=True)
+    assert decision.weight_in_reached(paired, POLICY) > 0.0
+    assert decision.weight_in_reached(replace(paired, similarity=T.edit_similarity - 0.01), POLICY) == 0.0
+    assert decision.weight_in_reached(replace(paired, same_shape=False), POLICY) == 0.0
+    assert decision.weight_in_reached(replace(paired, contentless=True), POLICY) == 0.0
+    assert decision.weight_in_reached(paired, Policy(off=frozenset({Rule.ALIGNED_IN_REACHED}))) == 0.0
 
 
 def test_in_a_function_the_target_hands_its_work_to_only_its_role_stands_without_neighbours():

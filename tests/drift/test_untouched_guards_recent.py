@@ -188,11 +188,14 @@ def test_untouched_corpus_24_keeps_its_first_measured_figures():
     34/36) and 96/197 (changed 56/87). Tuned on since (rule ``sole-return``: a target that returned in one statement and
     still does, and returns something of what it returned, edited that return; the Wan VAE blocks' ``return x`` ->
     ``return x , feat_cache , feat_idx``): 157/160 (changed 33/36); set 3's and set 4's one such row each as well, no
-    other row of any corpus changed. A regression guard; the targets are missed on transformers (*changed*)."""
+    other row of any corpus changed. Then rule ``aligned-in-reached`` (what the target lost paired in order with a
+    function it now calls that gained some of it verbatim: CLIP's and BART's ``bmm`` -> ``matmul`` in
+    ``eager_attention_forward``, Qwen3-MoE's routing lines in the router and experts): transformers 179/197 (changed
+    74/87). A regression guard; the targets are missed on transformers (*changed*)."""
     _holds_its_figures(
         [DATA / "drift_untouched24.yaml", DATA / "drift_untouched24_transformers.yaml"],
         rows_at_least=357,
-        right_at_least=326,
+        right_at_least=336,
         false_moved_at_most=0,
         false_unchanged_at_most=0,
     )

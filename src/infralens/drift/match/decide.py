@@ -38,7 +38,9 @@ class StepCase:
     """:attr:`edited` lies in a helper the container decision saw receive the target's lost statements (:mod:`.split`)."""
 
 
-EDITED_WHERE_IT_LEADS = frozenset({Rule.EDITED_IN_REACHED, Rule.CLOSE_EDIT_IN_HELPER, Rule.SAME_CALL, Rule.PER_OBJECT_EDIT, Rule.ACTION_KEPT_IN_REACHED})
+EDITED_WHERE_IT_LEADS = frozenset(
+    {Rule.EDITED_IN_REACHED, Rule.CLOSE_EDIT_IN_HELPER, Rule.SAME_CALL, Rule.PER_OBJECT_EDIT, Rule.ACTION_KEPT_IN_REACHED, Rule.ALIGNED_IN_REACHED}
+)
 """The rules that take the edit where the target now leads (:attr:`StepCase.edited`) when nothing inside it was admitted."""
 
 
@@ -61,6 +63,7 @@ def admissible(evidence: Evidence, policy: Policy) -> Rule | None:
         if on and policy.on(rule):
             return rule  # the mapped target's header (or the decorator in the step's place), whatever its words
     placed = evidence.position in (Position.PAIRED, Position.IN_HUNK)  # the body diff puts it where the step was
+    placed = placed or (evidence.aligned and policy.on(Rule.ALIGNED_IN_REACHED))  # so does the diff with the place it went
     s, c = evidence.similarity, evidence.context
     near = s >= t.candidate_similarity and evidence.position is not Position.OUTSIDE
     if evidence.replacement is not None and (c > 0.0 or placed or near) and policy.on(Rule.SAME_ACTION):
@@ -122,6 +125,8 @@ def weight_in_reached(evidence: Evidence, policy: Policy) -> float:
         return weight(evidence, policy)  # its neighbours were rewritten with it (a loop over layers became one layer's method)
     if action_kept(evidence, t) and policy.on(Rule.ACTION_KEPT_IN_REACHED):
         return weight(evidence, policy)  # close, and the same action: its neighbours may have been rewritten with it
+    if aligned_kept(evidence, t) and policy.on(Rule.ALIGNED_IN_REACHED):
+        return weight(evidence, policy)  # paired in order between statements the place gained verbatim: those are its neighbours
     close = evidence.similarity >= t.edit_similarity or evidence.replacement is not None
     return weight(evidence, policy) if close and evidence.context >= t.moved_context else 0.0
 
@@ -153,6 +158,12 @@ def per_object(evidence: Evidence) -> bool:
     """Whether the candidate is the step's statement on per-index state read as one object's own (``self.a[i]`` →
     ``self.b``; rule ``per-object-edit``)."""
     return evidence.replacement is not None and evidence.replacement.kind is ReplacementKind.PER_OBJECT
+
+
+def aligned_kept(evidence: Evidence, t: Thresholds) -> bool:
+    """Whether an edit where the target now leads pairs with the step in order between the statements that place gained
+    verbatim, and is of its kind with content and close in text (rule ``aligned-in-reached``)."""
+    return evidence.aligned and evidence.same_shape and not evidence.contentless and evidence.similarity >= t.edit_similarity
 
 
 def action_kept(evidence: Evidence, t: Thresholds) -> bool:
@@ -248,6 +259,15 @@ def _close_in_helper(case: StepCase, admitted: Rule | None, policy: Policy, trac
     return close_in_helper(edited, t)
 
 
+def _aligned(case: StepCase, admitted: Rule | None, policy: Policy, trace: Trace) -> bool:
+    """Rule ``aligned-in-reached``: the edit where the target leads was admitted on its place in the order of what the
+    target lost (its context too low for ``edited-in-reached``, and no narrower rule took it)."""
+    edited, t = case.edited, policy.thresholds
+    if edited is None or admitted is not None or edited.context >= t.moved_context or edited.same_role:
+        return False
+    return aligned_kept(edited, t)
+
+
 STEP_RULES: dict[Rule, Predicate] = {
     Rule.FILE_UNCHANGED: lambda case, admitted, policy, trace: case.container is Container.FILE_UNCHANGED,
     Rule.UNREADABLE: lambda case, admitted, policy, trace: case.container is Container.UNREADABLE,
@@ -271,6 +291,7 @@ STEP_RULES: dict[Rule, Predicate] = {
     Rule.PER_OBJECT_EDIT: lambda case, admitted, policy, trace: case.edited is not None and admitted is None and per_object(case.edited),
     Rule.ACTION_KEPT_IN_REACHED: _action_kept,
     Rule.CLOSE_EDIT_IN_HELPER: _close_in_helper,
+    Rule.ALIGNED_IN_REACHED: _aligned,
     Rule.EDITED_IN_REACHED: lambda case, admitted, policy, trace: case.edited is not None and admitted is None,
     Rule.DECOYS_ONLY: lambda case, admitted, policy, trace: case.decoys > 0,
     Rule.TARGET_GONE: lambda case, admitted, policy, trace: case.container is Container.GONE,

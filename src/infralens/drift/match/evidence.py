@@ -86,6 +86,8 @@ class Evidence:
     """The only statement left in the target that assigns the same name."""
     sole_return: bool = False
     """The step is the only ``return`` of the reviewed target's body and the candidate the only one of the target now."""
+    aligned: bool = False
+    """The candidate lies where the target now leads, paired with the step in order between statements that place gained verbatim (:mod:`.aligned`)."""
     same_role: bool = False
     """The only statement left (in the target, or in the places it hands its work to) that plays the step's role
     (:func:`~.texts.statement_role`), and no other step plays it."""
@@ -125,6 +127,7 @@ class Evidence:
             ("reached from the target", self.reach),
             ("only assignment of the name", self.sole_assignment),
             ("the target's only return, then and now", self.sole_return),
+            ("paired in order with what the target lost", self.aligned),
             ("only statement of its role", self.same_role),
             ("only statement making its call", self.same_call),
             ("renamed throughout the target", self.renamed_throughout),
@@ -345,6 +348,7 @@ def measure(
     admit: Callable[[Evidence], bool] | None = None,
     sole_assignment: bool = False,
     sole_return: bool = False,
+    aligned: bool = False,
     same_role: bool = False,
     same_call: bool = False,
     names: tuple[Mapping[str, int], frozenset[str]] | None = None,
@@ -386,6 +390,7 @@ def measure(
         replacement=swapped,
         sole_assignment=sole_assignment,
         sole_return=sole_return,
+        aligned=aligned,
         same_role=same_role,
         same_call=same_call,
         renamed_throughout=names is not None and renamed_away(swapped, names),

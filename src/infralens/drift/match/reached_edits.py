@@ -24,10 +24,11 @@ from collections.abc import Callable, Iterator
 
 from infralens.drift.lock.entries import AnnotationLock, StepLock, short_hash
 from infralens.drift.lock.facts import body_of
+from infralens.drift.match.aligned import LostOrder, lost_order
 from infralens.drift.match.assign import assign
 from infralens.drift.match.calls import Reach, new_held_methods
 from infralens.drift.match.container import Found
-from infralens.drift.match.decide import action_kept, close_in_helper, per_object, weight_in_helper, weight_in_reached
+from infralens.drift.match.decide import action_kept, aligned_kept, close_in_helper, per_object, weight_in_helper, weight_in_reached
 from infralens.drift.match.evidence import Evidence, measure
 from infralens.drift.match.forwarding import base_names, class_named
 from infralens.drift.match.propose import call_of, in_target, sole_role, statement_key, target_pool
@@ -53,7 +54,9 @@ def rewritten_in_reached(
     kept = [s for s in steps if not (len(s.texts) == 1 and s.texts[0] in CONTENTLESS)]  # told by neighbours, not text
     owner = annotation.target.rpartition(".")[0] if policy.on(Filter.OWNERS_CLASSES) else ""  # "": not narrowed
     on, t = policy.on, policy.thresholds
-    calls = {s.step_id: call_of(s, steps, reviewed_texts(transfers.reviewed, annotation)) for s in kept} if on(Rule.SAME_CALL) else {}
+    reviewed = reviewed_texts(transfers.reviewed, annotation) if on(Rule.SAME_CALL) or on(Rule.ALIGNED_IN_REACHED) else None
+    calls = {s.step_id: call_of(s, steps, reviewed) for s in kept} if on(Rule.SAME_CALL) else {}
+    order = lost_order(reviewed, transfers.lost, kept, transfers.held_before) if on(Rule.ALIGNED_IN_REACHED) else None
     edits = edits_in_reached(
         reader,
         found,
@@ -69,6 +72,7 @@ def rewritten_in_reached(
         by_name=on(Filter.REACHED_BY_NAME),
         since=transfers.reviewed,
         held=on(Filter.INSTANCE_CALLED),
+        order=order,
     )
     return action_kept_vetoes(edits, found, transfers, t, traces, frozenset(annotation.body))
 
@@ -89,6 +93,7 @@ def edits_in_reached(
     by_name: bool = True,
     since: TreeReader | None = None,
     held: bool = True,
+    order: LostOrder | None = None,
 ) -> dict[str, Scored]:
     """Each of ``steps`` (none has a place yet) with its edit in the one function the target clearly leads to most, or
     (``with_helpers``, rule ``edits-in-helpers``) in any helper it calls that the container decision saw receive the
@@ -102,7 +107,8 @@ def edits_in_reached(
     function a registry object the target dispatches through holds (:func:`.tables.registry_functions`) is a candidate
     home when new since it, and so (``held``, rule ``instance-called``) is what calling an instance an attribute of the
     target's class holds runs, searched beside the closest home: work the target newly hands off, never a function it
-    could run already."""
+    could run already. ``order``: what the target lost in the reviewed order, to pair with each place searched (rule
+    ``aligned-in-reached``)."""
     if not steps:
         return {}
     reach = Reach(reader, found.source, found.index, found.definition)  # held instances are searched beside the closest home, below
@@ -110,13 +116,15 @@ def edits_in_reached(
     calls, narrowed = owners_classes(reach, list(dispatched_for(reader, reach)), owner)
     sole = list(sole_methods(reader, reach)) if by_name else []
     registry = list(listed_definitions(reader, [f for f in reach.registry_functions() if since is not None and not defined_in(since, *f)], set()))
-    home = _clearly_closest([*reached_definitions(reader, reach), *built_inits(reader, reach), *calls, *sole, *registry], reviewed, t)
+    reached = list(reached_definitions(reader, reach))
+    home = _clearly_closest([*reached, *built_inits(reader, reach), *calls, *sole, *registry], reviewed, t)
     split = found.split.helpers if found.split is not None else ()
     helpers = [h for h in split if (with_wrappers if h.decorator else with_helpers)]
     named = {(h.source.relpath, h.definition.qualname): h.decorator for h in helpers}
     homes = _homes([home] if home is not None else [], [(h.source, h.index, h.definition, False) for h in helpers])
     held_methods = new_held_methods(reach, since) if held and since is not None else []
     homes = _homes(homes, list(listed_definitions(reader, held_methods, set())))
+    others = _homes(homes, [r for r in reached if not r[3]])[len(homes) :]  # any other function it calls: for aligned edits only
     options: dict[str, dict[tuple[str, int, str], float]] = {}
     scored: dict[tuple[str, tuple[str, int, str]], Scored] = {}
     pools = [(source, index, definition, body_of(index, definition)) for source, index, definition, _ in homes]
@@ -125,9 +133,10 @@ def edits_in_reached(
     roles = {step.step_id: _sole_role(known, step) for step in steps}
     own_calls = {statement_call(s.text) for s in target_pool(found)}
     sole_calls = {step.step_id: _sole_call(pools, call, own_calls) for step in steps if (call := (step_calls or {}).get(step.step_id))}
-    for source, index, definition, pool in pools:
+    for source, index, definition, pool, paired, aligned_only in _searched(pools, others, order, t):
         place = Found(source, index, definition, found.locality, False)
-        weighs = weigh_in_helper if weigh_in_helper is not None and named.get((source.relpath, definition.qualname)) is False else weigh
+        helper = named.get((source.relpath, definition.qualname)) is False
+        weighs = _weigh_for(weigh, weigh_in_helper if helper else None, aligned_only=aligned_only, t=t)
         admits = _admits(weighs)
         by_name_only = home_by_name and home is not None and definition is home[2]
         for step in steps:
@@ -135,7 +144,9 @@ def edits_in_reached(
                 if by_name_only and tuple(s.text for s in proposal.window) == step.texts:
                     continue  # the same text in a method reached by name alone is a move, or a copy: rule reached-by-name decides
                 role, calls_it = proposal.key == roles[step.step_id], proposal.key == sole_calls.get(step.step_id)
-                candidate = Scored(proposal, measure(proposal, step, frozenset(), t, admit=admits, same_role=role, same_call=calls_it))
+                lined = (pair := paired.get(step.step_id)) is not None and proposal.key == statement_key(source.relpath, pair)
+                evidence = measure(proposal, step, frozenset(), t, admit=admits, same_role=role, same_call=calls_it, aligned=lined)
+                candidate = Scored(proposal, evidence)
                 if (weight := weighs(candidate.evidence)) > 0.0:
                     options.setdefault(step.step_id, {})[proposal.key] = weight
                     scored[(step.step_id, proposal.key)] = candidate
@@ -177,6 +188,35 @@ def in_split_helper(found: Found | None, scored: Scored) -> bool:
     helpers = found.split.helpers if found is not None and found.split is not None else ()
     where_to = (scored.proposal.source.relpath, scored.proposal.place().target)
     return any(not h.decorator and (h.source.relpath, h.definition.qualname) == where_to for h in helpers)
+
+
+Pool = tuple[SourceFile, ModuleIndex, Definition, tuple[Statement, ...]]
+
+
+Search = tuple[SourceFile, ModuleIndex, Definition, tuple[Statement, ...], dict[str, Statement], bool]
+"""A place searched for edits: its file, index, definition and body, the steps paired there in order, and whether it is
+searched for those alone."""
+
+
+def _searched(pools: list[Pool], others: list[Reached], order: LostOrder | None, t: Thresholds) -> Iterator[Search]:
+    """Each place to search for edits: every one of ``pools``, then those of ``others`` (any other function the target
+    calls) where ``order`` pairs a step."""
+    for source, index, definition, pool in pools:
+        yield source, index, definition, pool, order.paired(source, index, pool, t) if order is not None else {}, False
+    if order is None:
+        return
+    for source, index, definition, _ in others:
+        pool = body_of(index, definition)
+        if paired := order.paired(source, index, pool, t):
+            yield source, index, definition, pool, paired, True
+
+
+def _weigh_for(weigh: Weigh, in_helper: Weigh | None, *, aligned_only: bool, t: Thresholds) -> Weigh:
+    """How candidates in one place searched are weighed: ``in_helper`` in a helper the target was split into, else
+    ``weigh``; with ``aligned_only`` (a function the target calls that only the pairing in order singles out), only the
+    candidates rule ``aligned-in-reached`` admits."""
+    chosen = in_helper if in_helper is not None else weigh
+    return (lambda evidence: chosen(evidence) if aligned_kept(evidence, t) else 0.0) if aligned_only else chosen
 
 
 def _admits(weigh: Weigh) -> Callable[[Evidence], bool]:

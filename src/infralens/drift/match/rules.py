@@ -54,6 +54,10 @@ class Thresholds:
     """A definition of a new name must hold this share of the reviewed body itself before the helpers it calls count."""
     target_renamed_margin: float = 0.05
     """A second rename candidate this close to the best makes the rename ambiguous (not reported)."""
+    aligned_max_pairs: int = 4000
+    """Lost and new statements between two anchors are paired in order only when there are at most this many pairs to weigh..."""
+    aligned_margin: float = 0.05
+    """...and only when each resembles the other more, by this much, than anything else between those anchors."""
     carried_statements: int = 3
     """A place elsewhere that gained at least this many of the target's lost statements may be where the step went..."""
     carried_share: float = 0.5
@@ -133,6 +137,7 @@ class Rule(str, Enum):
     PER_OBJECT_EDIT = "per-object-edit"
     ACTION_KEPT_IN_REACHED = "action-kept-in-reached"
     CLOSE_EDIT_IN_HELPER = "close-edit-in-helper"
+    ALIGNED_IN_REACHED = "aligned-in-reached"
     EDITED_IN_REACHED = "edited-in-reached"
     DECOYS_ONLY = "decoys-only"
     TARGET_GONE = "target-gone"
@@ -230,6 +235,7 @@ RULE_KIND = {
     Rule.PER_OBJECT_EDIT: StepKind.CHANGED,
     Rule.ACTION_KEPT_IN_REACHED: StepKind.CHANGED,
     Rule.CLOSE_EDIT_IN_HELPER: StepKind.CHANGED,
+    Rule.ALIGNED_IN_REACHED: StepKind.CHANGED,
     Rule.EDITED_IN_REACHED: StepKind.CHANGED,
     Rule.DECOYS_ONLY: StepKind.DELETED,
     Rule.TARGET_GONE: StepKind.DELETED,
@@ -428,6 +434,10 @@ SPECS: dict[AnyRule, RuleSpec] = {
             "A close rewrite that keeps the action, where the target now leads and not held there at the review, is changed whatever its neighbours.",
         ),
         RuleSpec(Rule.CLOSE_EDIT_IN_HELPER, "A close edit of the step's kind, new in a helper that received the target's lost statements, is its edit."),
+        RuleSpec(
+            Rule.ALIGNED_IN_REACHED,
+            "Where the target leads and gained lost statements verbatim, a close rewrite paired with the step in order between them is its edit.",
+        ),
         RuleSpec(Rule.EDITED_IN_REACHED, "A statement rewritten in the one function the target now clearly hands its work to is changed there."),
         RuleSpec(Rule.DECOYS_ONLY, "Copies elsewhere that no rule singles out leave the step deleted, listed as candidates.", essential=True),
         RuleSpec(Rule.TARGET_GONE, "A step of a deleted target with no home is deleted.", essential=True),
