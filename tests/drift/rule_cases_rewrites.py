@@ -8,8 +8,9 @@ them to its tables."""
 from __future__ import annotations
 
 from rule_cases import RuleCase
+from test_match_synthetic import OLD
 
-from infralens.drift.match.rules import Rule
+from infralens.drift.match.rules import Rule, TargetRule
 
 RENAMED_OLD = """
 class Mixer:
@@ -255,7 +256,7 @@ class Mixer:
 # Near misses: the function gained nothing verbatim (its mask test reads another way); it held those statements at the
 # review already; or two of its statements resemble the step about as much (the order alone would choose).
 ALIGNED_NO_ANCHOR = ALIGNED_NEW.replace("    if mask is not None:\n", "    if mask is not None and mask.any():\n")
-ALIGNED_HELD = ALIGNED_OLD.replace("class Mixer:", ALIGNED_NEW.split("class Mixer:")[0].split("import torch")[1].strip() + "\n\n\nclass Mixer:")
+ALIGNED_HELD = ALIGNED_OLD.replace("class Mixer:", ALIGNED_NEW[ALIGNED_NEW.index("def eager_mix") : ALIGNED_NEW.index("class Mixer:")] + "class Mixer:")
 ALIGNED_TWINS = ALIGNED_NEW.replace(
     "    weights = torch.matmul(query, key.transpose(-1, -2)) * module.scale\n",
     "    weights = torch.matmul(query, key.transpose(-1, -2)) * module.scale\n    weights = torch.matmul(query, key.transpose(-2, -1)) * module.scale\n",
@@ -263,8 +264,65 @@ ALIGNED_TWINS = ALIGNED_NEW.replace(
 ALIGNED_STEP = ("weights = torch.bmm(self.query(x), self.key(x).transpose(1, 2))",)
 
 
+# A deprecated class whose __new__ builds the class that replaced it, sets it up and returns it (as diffusers 0.35's
+# FluxAttnProcessor2_0_NPU returns a FluxAttnProcessor with an NPU backend): its methods are the new class's now.
+BUILT_SHIM = """
+class Mixer:
+    def __new__(cls, *args, **kwargs):
+        from .mixing import NewMixer
+
+        mixer = NewMixer()
+        mixer.backend = "native"
+        return mixer
+"""
+# A module function that became the method of one class of its module, every statement rewritten (as DiffSynth
+# 2.1.4's _resolve_reference_image_shape became a pipeline unit's method); near misses: the class already had a method
+# of that name at the review, or two classes now define it.
+LEVEL_OLD = """
+def fit_shape(width, height):
+    scale = 512 / min(width, height)
+    return round(width * scale), round(height * scale)
+
+
+class Encoder:
+    def encode(self, image):
+        return fit_shape(*image.size)
+"""
+LEVEL_NEW = """
+class Encoder:
+    def fit_shape(self, pipe, width, height, short_edge):
+        ratio = short_edge / min(width, height)
+        return pipe.snap(width * ratio), pipe.snap(height * ratio)
+
+    def encode(self, pipe, image):
+        return self.fit_shape(pipe, *image.size, pipe.short_edge)
+"""
+LEVEL_NEW_TWICE = (
+    LEVEL_NEW
+    + """
+
+class Decoder:
+    def fit_shape(self, pipe, width, height):
+        return pipe.snap(width), pipe.snap(height)
+"""
+)
+LEVEL_STEP = ("scale = 512 / min(width, height)",)
+LEVEL = "demo.mixer.fit_shape"
+
 CASES: list[RuleCase] = [
     RuleCase("aligned-in-reached", Rule.ALIGNED_IN_REACHED, {"mixer.py": ALIGNED_OLD}, {"mixer.py": ALIGNED_NEW}, ALIGNED_STEP, kind="changed"),
+    RuleCase(
+        "renamed-behind-shim-built-in-new",
+        TargetRule.RENAMED_BEHIND_SHIM,
+        {"mixer.py": OLD},
+        {"mixer.py": BUILT_SHIM, "mixing.py": OLD.replace("class Mixer:", "class NewMixer:")},
+        ("y = h * 2",),
+        "target",
+        kind="renamed",
+    ),
+    RuleCase(
+        "same-name-here", TargetRule.SAME_NAME_IN_MODULE, {"mixer.py": LEVEL_OLD}, {"mixer.py": LEVEL_NEW}, LEVEL_STEP, "target", target=LEVEL, kind="moved"
+    ),
     RuleCase("sole-return", Rule.SOLE_RETURN, {"mixer.py": RETURN_OLD}, {"mixer.py": RETURN_NEW}, ("return h",), kind="changed"),
     RuleCase("nested-lifted", Rule.NESTED_LIFTED, {"mixer.py": NESTED_OLD}, {"mixer.py": NESTED_LIFTED}, ("def layer_map(devices):",), kind="changed"),
     RuleCase(
@@ -343,7 +401,44 @@ HELD_BACK: list[RuleCase] = [
     RuleCase("aligned-in-reached-no-anchor", Rule.ALIGNED_IN_REACHED, {"mixer.py": ALIGNED_OLD}, {"mixer.py": ALIGNED_NO_ANCHOR}, ALIGNED_STEP, kind="deleted"),
     RuleCase("aligned-in-reached-held-at-review", Rule.ALIGNED_IN_REACHED, {"mixer.py": ALIGNED_HELD}, {"mixer.py": ALIGNED_NEW}, ALIGNED_STEP, kind="deleted"),
     RuleCase("aligned-in-reached-twins", Rule.ALIGNED_IN_REACHED, {"mixer.py": ALIGNED_OLD}, {"mixer.py": ALIGNED_TWINS}, ALIGNED_STEP, kind="deleted"),
-    RuleCase("aligned-in-reached-reviewed-release-unknown", Rule.ALIGNED_IN_REACHED, {"mixer.py": ALIGNED_OLD}, {"mixer.py": ALIGNED_NEW}, ALIGNED_STEP, reviewed=False),
+    RuleCase(
+        "aligned-in-reached-reviewed-release-unknown",
+        Rule.ALIGNED_IN_REACHED,
+        {"mixer.py": ALIGNED_OLD},
+        {"mixer.py": ALIGNED_NEW},
+        ALIGNED_STEP,
+        reviewed=False,
+    ),
+    RuleCase(
+        "same-name-here-held-at-review",
+        TargetRule.SAME_NAME_IN_MODULE,
+        {"mixer.py": LEVEL_OLD.replace("class Encoder:", "class Encoder:\n    def fit_shape(self, w, h):\n        return w, h\n")},
+        {"mixer.py": LEVEL_NEW},
+        LEVEL_STEP,
+        "target",
+        target=LEVEL,
+        kind="deleted",
+    ),
+    RuleCase(
+        "same-name-here-twice",
+        TargetRule.SAME_NAME_IN_MODULE,
+        {"mixer.py": LEVEL_OLD},
+        {"mixer.py": LEVEL_NEW_TWICE},
+        LEVEL_STEP,
+        "target",
+        target=LEVEL,
+        kind="deleted",
+    ),
+    RuleCase(
+        "same-name-here-reviewed-release-unknown",
+        TargetRule.SAME_NAME_IN_MODULE,
+        {"mixer.py": LEVEL_OLD},
+        {"mixer.py": LEVEL_NEW},
+        LEVEL_STEP,
+        "target",
+        target=LEVEL,
+        reviewed=False,
+    ),
     RuleCase("sole-return-not-the-only-one-reviewed", Rule.SOLE_RETURN, {"mixer.py": RETURN_TWICE_OLD}, {"mixer.py": RETURN_NEW}, ("return h",)),
     RuleCase("sole-return-not-the-only-one-now", Rule.SOLE_RETURN, {"mixer.py": RETURN_OLD}, {"mixer.py": RETURN_TWICE_NEW}, ("return h",), kind="deleted"),
     RuleCase("sole-return-reviewed-release-unknown", Rule.SOLE_RETURN, {"mixer.py": RETURN_OLD}, {"mixer.py": RETURN_NEW}, ("return h",), reviewed=False),

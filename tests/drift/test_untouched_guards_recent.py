@@ -199,3 +199,27 @@ def test_untouched_corpus_24_keeps_its_first_measured_figures():
         false_moved_at_most=0,
         false_unchanged_at_most=0,
     )
+
+
+def test_untouched_corpus_25_keeps_its_first_measured_figures():
+    """Set 25, written by a helper who read only upstream code and never ran the checker or read the matcher, on cached
+    releases in pairs no other corpus uses: diffusers 0.32.2 -> 0.35.0 (Flux's NPU attention processor now a ``__new__``
+    that builds ``FluxAttnProcessor``, the Flux model's attention-processor methods inherited from ``AttentionMixin``)
+    and DiffSynth 2.1.0 -> 2.1.4 (MiniMax H3's reference helpers turned methods, its packed-sequence builder) (159 rows,
+    150 not *unchanged*); transformers 4.47.1 -> 4.53.2 (OPT's attention classes folded into one) and 4.50.3 -> 5.2.0
+    (StableLM's attention, classification heads and dynamic RoPE) (186 rows, 169 not *unchanged*). First run,
+    2026-11-30, with rule ``aligned-in-reached`` in place (written before the set was read) and nothing tuned on it:
+    112/159 (not unchanged 103/150 = 68.7%: moved 37/56, changed 25/51, deleted 41/43), 0 false *unchanged*, 2 false
+    *moved*; transformers 151/186 (134/169 = 79.3%: moved 37/40, changed 48/73, deleted 49/56), 0 false *unchanged*,
+    2 false *moved* (145/186 with the matcher before that rule). Naive baseline 62/159 and 72/186. Tuned on since: a
+    ``__new__`` that builds the new class in a local and returns it is a shim (``renamed-behind-shim``), and a module
+    function whose name one class of its module newly defines moved there whatever its body (``same-name-in-module``):
+    140/159 (131/150 = 87.3%: moved 47/56, changed 42/51, deleted 42/43), 0 false *moved*; no row of another corpus
+    changed. A regression guard."""
+    _holds_its_figures(
+        [DATA / "drift_untouched25.yaml", DATA / "drift_untouched25_transformers.yaml"],
+        rows_at_least=345,
+        right_at_least=291,
+        false_moved_at_most=2,
+        false_unchanged_at_most=0,
+    )

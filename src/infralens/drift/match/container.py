@@ -31,7 +31,7 @@ from infralens.drift.match.callers import Renamed, callers_at_review, class_rena
 from infralens.drift.match.classes import clone_beside_a_rename, copied_class, copied_method, method_of_renamed_class
 from infralens.drift.match.decorators import with_decorators
 from infralens.drift.match.forwarding import forwarded_method
-from infralens.drift.match.imported import Relocated, folded_into_base, inlined_into_caller, moved_to_class, moved_with_imports, re_exported
+from infralens.drift.match.imported import Relocated, folded_into_base, inlined_into_caller, moved_to_class, moved_with_imports, re_exported, same_name_here
 from infralens.drift.match.reader import TreeReader
 from infralens.drift.match.receiver import moved_to_receiver
 from infralens.drift.match.results import TargetKind, TargetResult
@@ -147,6 +147,7 @@ class ContainerMapper:
             (TargetRule.MOVED_MODULE, self._moved_module),
             (TargetRule.MOVED_WITH_IMPORTS, self._by(moved_with_imports, TargetRule.MOVED_WITH_IMPORTS)),
             (TargetRule.MOVED_SAME_NAME, self._moved_same_name),
+            (TargetRule.SAME_NAME_IN_MODULE, self._by(same_name_here, TargetRule.SAME_NAME_IN_MODULE)),
             (TargetRule.MOVED_TO_CLASS, self._by(moved_to_class, TargetRule.MOVED_TO_CLASS)),
             (TargetRule.MOVED_TO_BUILT_CLASS, self._by(moved_to_built_class, TargetRule.MOVED_TO_BUILT_CLASS)),
             (TargetRule.HELPER_TO_BUILT_CLASS, self._by(helper_to_built_class, TargetRule.HELPER_TO_BUILT_CLASS)),

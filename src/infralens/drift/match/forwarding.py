@@ -21,6 +21,8 @@ MAX_HOPS = 3
 
 _NAME = re.compile(r"[A-Za-z_]\w*")
 _RETURNED_CLASS = re.compile(r"^return ([A-Za-z_]\w*) \(")
+_BUILT_LOCAL = re.compile(r"^([A-Za-z_]\w*) = ([A-Za-z_]\w*) \(")
+_RETURNED_NAME = re.compile(r"^return ([A-Za-z_]\w*)$")
 
 
 @dataclass(frozen=True)
@@ -81,12 +83,20 @@ def _follow(reader: TreeReader, relpath: str, class_name: str, method: str, chai
 
 
 def _forwards(index: ModuleIndex, owner: Definition) -> list[tuple[str, str]]:
-    """Classes an instance of ``owner`` really is: its bases, and what its ``__new__`` returns."""
+    """Classes an instance of ``owner`` really is: its bases, and what its ``__new__`` returns (an instance it builds
+    there, whether returned at once or first kept in a local and set up: ``processor = FluxAttnProcessor ( )`` ...
+    ``return processor``)."""
     forwards = [(base, "base class") for base in base_names(index, owner)]
+    built: dict[str, str] = {}
     for statement in index.statements_within(owner.start_line, owner.end_line):
-        match = _RETURNED_CLASS.match(statement.text)
-        if match and statement.scope == f"{owner.qualname}.__new__":
+        if statement.scope != f"{owner.qualname}.__new__":
+            continue
+        if match := _BUILT_LOCAL.match(statement.text):
+            built[match.group(1)] = match.group(2)
+        if match := _RETURNED_CLASS.match(statement.text):
             forwards.append((match.group(1), "returned by __new__"))
+        elif (match := _RETURNED_NAME.match(statement.text)) and match.group(1) in built:
+            forwards.append((built[match.group(1)], "built and returned by __new__"))
     return forwards
 
 

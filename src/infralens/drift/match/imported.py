@@ -12,6 +12,10 @@ Rename Method*), each told by a fact of the new release rather than by the body 
 * ``moved-to-class`` — a method gone from its class, now defined under its own name by a class of the same module that
   did not define it at the review, with the clearly closest body: moved to that class (a pipeline method that became a
   pipeline unit's own). Needs the reviewed release.
+* ``same-name-in-module`` — a module function gone from its module's top level whose name exactly one class of that
+  module now defines, new since the review (or a method turned the module's only new function of its name): moved
+  there, whatever became of its body (``_resolve_reference_image_shape`` became a pipeline unit's method and every
+  statement of it was rewritten). Needs the reviewed release.
 * ``folded-into-base`` — a method whose class is gone from its module while the class's reviewed base is still there
   and defines the method, sharing part of its body: the subclass was folded into its base (variant subclasses
   replaced by one class that dispatches), so the base's method is the target moved. Needs the reviewed release.
@@ -124,6 +128,23 @@ def moved_to_class(reader: TreeReader, reviewed: TreeReader | None, entry: Annot
         overlap = jaccard(entry.body, body_hashes(index, definition))
         scored.append((overlap, Relocated(source, index, definition, f"{name} left {owner} for {cls}, which did not define it at the review")))
     return clearly_best(scored, t.target_moved_overlap, t.target_renamed_margin)
+
+
+def same_name_here(reader: TreeReader, reviewed: TreeReader | None, entry: AnnotationLock, t: Thresholds) -> Relocated | None:
+    """The only definition of the target's name at the other level of its own module (a class's method for a module
+    function, a module function for a method), new there since the review, when no definition of that name is left at
+    the target's own level: the name left one level of the module for the other."""
+    name, method = entry.target.rsplit(".", 1)[-1], "." in entry.target
+    indexed = reader.indexed(entry.relpath)
+    if reviewed is None or indexed is None or name.startswith("__") or entry.target.count(".") > 1:
+        return None
+    source, index = indexed
+    named = [d for d in index.definitions if d.qualname.rsplit(".", 1)[-1] == name and d.kind is not DefinitionKind.CLASS and d.accessor is None]
+    other = [d for d in named if ("." in d.qualname) != method and d.qualname.count(".") <= 1]
+    if len(other) != 1 or len(named) != 1 or defined_in(reviewed, entry.relpath, other[0].qualname):
+        return None  # several, one at the target's own level still, or one that was there at the review
+    where = f"the method {other[0].qualname}" if not method else "a module function"
+    return Relocated(source, index, other[0], f"{name} is now {where}, the only definition of its name in the module, new since the review")
 
 
 def folded_into_base(reader: TreeReader, reviewed: TreeReader | None, entry: AnnotationLock, t: Thresholds) -> Relocated | None:

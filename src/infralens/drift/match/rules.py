@@ -186,6 +186,7 @@ class TargetRule(str, Enum):
     MOVED_MODULE = "moved-module"
     MOVED_WITH_IMPORTS = "moved-with-imports"
     MOVED_SAME_NAME = "moved-same-name"
+    SAME_NAME_IN_MODULE = "same-name-in-module"
     MOVED_TO_CLASS = "moved-to-class"
     MOVED_TO_BUILT_CLASS = "moved-to-built-class"
     HELPER_TO_BUILT_CLASS = "helper-to-built-class"
@@ -340,6 +341,7 @@ SPECS: dict[AnyRule, RuleSpec] = {
             "A gone target's qualname in a module its old module newly imports from, sharing part of its body, is the target moved.",
         ),
         RuleSpec(TargetRule.MOVED_SAME_NAME, "A method turned module function (or back), new and clearly the closest body, is the target moved."),
+        RuleSpec(TargetRule.SAME_NAME_IN_MODULE, "A name gone from one level of its module, newly defined once at the other, moved there whatever its body."),
         RuleSpec(TargetRule.MOVED_TO_CLASS, "A method gone from its class, now on a class of its module that lacked it, clearly closest in body, moved there."),
         RuleSpec(TargetRule.MOVED_TO_BUILT_CLASS, "A gone method's new namesake on a class its class or base now builds, sharing its body most, moved there."),
         RuleSpec(TargetRule.HELPER_TO_BUILT_CLASS, "A gone helper of one method that now hands its call to built objects went to the closest such method."),
