@@ -126,13 +126,13 @@ def run_greedy_dynamic(ctx: ScenarioContext) -> None:
     ctx.fact("eos", eos)
 
 
-@scenario("llm-own-cache", "tiny LLaMA (generate builds its DynamicCache) then tiny MiniMax (the model builds its own cache at the prefill), greedy")
+@scenario("llm-own-cache", "tiny MiniMax (the model builds its own cache at the prefill) then tiny LLaMA (generate builds its DynamicCache), greedy")
 def run_own_cache(ctx: ScenarioContext) -> None:
     from transformers import DynamicCache
     from transformers.models.minimax.modeling_minimax import MiniMaxCache
 
     ids, mask = prompt_ids(ctx)
-    for model, kind in ((tiny_llama(ctx.device), DynamicCache), (tiny_minimax(ctx.device), MiniMaxCache)):
+    for model, kind in ((tiny_minimax(ctx.device), MiniMaxCache), (tiny_llama(ctx.device), DynamicCache)):
         out = generate(model, ids, mask, max_new_tokens=NEW, do_sample=False, return_dict_in_generate=True)
         oracle = greedy_without_cache(model, ids, mask, NEW)
         name = type(model).__name__
