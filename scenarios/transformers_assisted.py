@@ -112,7 +112,7 @@ def run_assisted_draft(ctx: ScenarioContext) -> None:
 
 WHISPER: dict[str, Any] = dict(
     vocab_size=SIZES["vocab_size"],
-    num_mel_bins=8,
+    num_mel_bins=10,
     d_model=64,
     encoder_layers=1,
     decoder_layers=2,
@@ -128,7 +128,7 @@ WHISPER: dict[str, Any] = dict(
     decoder_start_token_id=1,
     tie_word_embeddings=False,
 )
-"""A tiny Whisper: 8 mel bins over 16 frames, one encoder layer, two decoder layers. Untied output projection: with
+"""A tiny Whisper: 10 mel bins over 16 frames (8 encoder positions), one encoder layer, two decoder layers. Untied output projection: with
 the random embeddings tied, each position's top token is the token fed in, and every run repeats its start token."""
 
 
