@@ -25,6 +25,7 @@ IMPORTS = (
     "transformers.generation.stopping_criteria",
     "transformers.cache_utils",
     "transformers.models.llama.modeling_llama",
+    "transformers.models.whisper.modeling_whisper",
 )
 
 PROMPT, NEW, DRAFT_TOKENS = 6, 12, 4
@@ -107,6 +108,64 @@ def run_assisted_draft(ctx: ScenarioContext) -> None:
     ctx.check(any(r["accepted"] == 0 for r in rounds) and any(r["accepted"] > 0 for r in rounds), "some rounds reject, some accept")
     ctx.fact("rounds", rounds)
     ctx.fact("draft_tokens_after", draft.generation_config.num_assistant_tokens)
+
+
+WHISPER: dict[str, Any] = dict(
+    vocab_size=SIZES["vocab_size"],
+    num_mel_bins=10,
+    d_model=64,
+    encoder_layers=1,
+    decoder_layers=2,
+    encoder_attention_heads=4,
+    decoder_attention_heads=4,
+    encoder_ffn_dim=96,
+    decoder_ffn_dim=96,
+    max_source_positions=8,
+    max_target_positions=64,
+    pad_token_id=0,
+    bos_token_id=1,
+    eos_token_id=2,
+    decoder_start_token_id=1,
+    tie_word_embeddings=False,
+)
+"""A tiny Whisper: 10 mel bins over 16 frames (8 encoder positions), one encoder layer, two decoder layers. Untied output projection: with
+the random embeddings tied, each position's top token is the token fed in, and every run repeats its start token."""
+
+
+def whisper_and_draft(device: str, seed: int = 245) -> tuple[Any, Any]:
+    """A WhisperForConditionalGeneration and a decoder-only draft laid out as DistilWhisper's: a 1-layer
+    WhisperForCausalLM holding the target's decoder embeddings, first decoder layer, final norm and projection."""
+    from transformers import WhisperConfig, WhisperForCausalLM, WhisperForConditionalGeneration
+
+    torch.manual_seed(seed)
+    target: Any = WhisperForConditionalGeneration(WhisperConfig(**WHISPER))
+    draft: Any = WhisperForCausalLM(WhisperConfig(**dict(WHISPER, decoder_layers=1)))
+    weights = target.state_dict()
+    draft.load_state_dict({name: weights[name] for name in draft.state_dict()})
+    draft.generation_config.num_assistant_tokens = DRAFT_TOKENS
+    draft.generation_config.assistant_confidence_threshold = 0.0
+    return target.to(device).eval(), draft.to(device).eval()
+
+
+@scenario(
+    "llm-assisted-encoder-draft",
+    "tiny Whisper (encoder-decoder) with a 1-layer decoder-only draft on its encoder outputs, then the LLaMA with its layer-skip draft; both equal greedy",
+)
+def run_assisted_encoder_draft(ctx: ScenarioContext) -> None:
+    target, draft = whisper_and_draft(ctx.device)
+    features = torch.randn(1, WHISPER["num_mel_bins"], 2 * WHISPER["max_source_positions"], generator=ctx.generator(246)).to(ctx.device)
+    # eos 127, which this target never emits here: every run decodes NEW tokens (with eos 2 it stops after two;
+    # 2 is then an ordinary token).
+    settings: dict[str, Any] = dict(max_new_tokens=NEW, do_sample=False, eos_token_id=SIZES["vocab_size"] - 1)
+    with torch.no_grad():
+        plain = target.generate(features, **settings)
+        assisted = target.generate(features, assistant_model=draft, **settings)
+    ctx.check(torch.equal(assisted, plain), f"Whisper assisted greedy {assisted.tolist()} equals plain greedy {plain.tolist()}")
+    ctx.check(plain.shape[1] == NEW and len(set(plain[0].tolist())) > 2, f"{NEW} varied tokens (Whisper drops the start token): {plain.tolist()}")
+    llama = tiny_llama(ctx.device, TARGET_SEED)
+    ids = prompt_of(ctx)
+    ctx.check(torch.equal(greedy(llama, ids, assistant_model=layer_skip_draft(llama)), greedy(llama, ids)), "LLaMA assisted greedy equals plain greedy")
+    ctx.fact("whisper_tokens", plain[0].tolist())
 
 
 @scenario("llm-assisted-self", "tiny LLaMA drafting for itself: every candidate is accepted and one verifying forward does the rest")

@@ -30,6 +30,7 @@ IMPORTS = (
     "transformers.generation.continuous_batching.cache",
     "transformers.generation.continuous_batching.scheduler",
     "transformers.models.llama.modeling_llama",
+    "transformers.models.qwen2.modeling_qwen2",
 )
 
 PAGE, BLOCKS, BATCH_TOKENS, NEW = 4, 16, 12, 4
@@ -138,6 +139,52 @@ def run_paged_batching(ctx: ScenarioContext) -> None:
     ctx.check(allocator.block_table == {}, f"every block table is gone at the end: {allocator.block_table}")
     ctx.fact("batches", batches)
     ctx.fact("generated", {r: s.generated_tokens for r, s in sorted(states.items())})
+
+
+WINDOW = 6
+"""The sliding window of the two-group model's second layer: shorter than ``a_``'s prompt, longer than a page."""
+
+GROUPED: dict[int, list[tuple[str, list[int]]]] = {0: [("a", [5, 9, 14]), ("a_", _A)]}
+"""Two requests that fill one batch (3 + 9 tokens). The second id is the first's with an underscore appended, and
+the second request holds more blocks, so a statement handed a wrong id in the mutation's way (a string gains ``_``)
+still names a live request with room for the tokens and writes them into its blocks: the mistake shows in the
+indices instead of ending in a missing key or an index out of range."""
+
+
+def tiny_two_groups(seed: int = 225) -> Any:
+    """A 2-layer Qwen2ForCausalLM with the LLaMA's sizes, eager attention and random weights: layer 0 full attention,
+    layer 1 a sliding window of WINDOW tokens, so the paged cache has two groups, each with its allocator and sectors."""
+    from transformers import Qwen2Config, Qwen2ForCausalLM
+
+    torch.manual_seed(seed)
+    settings: dict[str, Any] = dict(attn_implementation="eager", use_sliding_window=True, sliding_window=WINDOW, **SIZES)
+    model: Any = Qwen2ForCausalLM(Qwen2Config(layer_types=["full_attention", "sliding_attention"], **settings))
+    return model.eval()
+
+
+@scenario("cb-two-groups", "continuous batching on CPU with two cache groups (a full-attention and a sliding-window layer): 2 requests, ids 'a' and 'a_'")
+def run_two_groups(ctx: ScenarioContext) -> None:
+    model = tiny_two_groups()
+    manager, processor = manager_for(model)
+    allocators = processor.cache.cache_allocators
+    kinds = {name: (allocator.index, type(allocator).__name__) for name, allocator in allocators.items()}
+    expected = {"full_attention": (0, "FullAttentionCacheAllocator"), "sliding_attention": (1, "SlidingAttentionCacheAllocator")}
+    ctx.check(kinds == expected, f"one allocator per group, in layer order: {kinds}")
+    ctx.check(not processor.cache.use_prefix_sharing, "a sliding group turns prefix sharing off")
+    batches: list[list[tuple[str, int]]] = []
+
+    def note(step: int, proc: Any) -> None:
+        batches.append([(f.state.request_id, f.query_length) for f in proc.inputs_and_outputs.requests_in_batch])
+
+    states = drive(manager, processor, GROUPED, note)
+    ctx.check(batches[0] == [("a", 3), ("a_", 9)], f"batch 0 holds both prompts whole: {batches[0]}")
+    oracle_model = tiny_two_groups()
+    for request_id, prompt in GROUPED[0]:
+        alone = greedy_alone(oracle_model, prompt)
+        generated = states[request_id].generated_tokens
+        ctx.check(generated == alone, f"{request_id}: batched {generated} equals generate alone {alone}")
+    ctx.check(all(allocator.block_table == {} for allocator in allocators.values()), "every block table is gone at the end")
+    ctx.fact("batches", batches)
 
 
 BUDGET = 64 * 2**20

@@ -23,6 +23,7 @@ IMPORTS = (
     "transformers.cache_utils",
     "transformers.models.llama.modeling_llama",
     "transformers.models.mistral.modeling_mistral",
+    "transformers.models.minimax.modeling_minimax",
 )
 
 BATCH, PROMPT, NEW = 3, 5, 4
@@ -56,6 +57,18 @@ def tiny_mistral(device: str, window: int, seed: int = 200) -> Any:
 
     torch.manual_seed(seed)
     model: Any = MistralForCausalLM(MistralConfig(sliding_window=window, **SIZES))
+    return model.to(device).eval()
+
+
+def tiny_minimax(device: str, seed: int = 195) -> Any:
+    """The same sizes as a MiniMaxForCausalLM: a softmax-attention layer, then a lightning (linear) attention layer,
+    two experts and one per token. MiniMax keeps a cache class of its own (``MiniMaxCache``), so ``generate`` builds
+    none and the model creates it in its prefill forward."""
+    from transformers import MiniMaxConfig, MiniMaxForCausalLM
+
+    torch.manual_seed(seed)
+    settings: dict[str, Any] = dict(SIZES, num_local_experts=2, num_experts_per_tok=1, block_size=4)
+    model: Any = MiniMaxForCausalLM(MiniMaxConfig(layer_types=["full_attention", "linear_attention"], **settings))
     return model.to(device).eval()
 
 
@@ -111,6 +124,21 @@ def run_greedy_dynamic(ctx: ScenarioContext) -> None:
     ctx.check(not all(finished) or stopped.shape[1] < PROMPT + NEW, "generation stops early only when every row has finished")
     ctx.check(bool((stopped[0, PROMPT + 2 :] == 0).all()), f"row 0 is padded after its eos: {stopped[0].tolist()}")
     ctx.fact("eos", eos)
+
+
+@scenario("llm-own-cache", "tiny MiniMax (the model builds its own cache at the prefill) then tiny LLaMA (generate builds its DynamicCache), greedy")
+def run_own_cache(ctx: ScenarioContext) -> None:
+    from transformers import DynamicCache
+    from transformers.models.minimax.modeling_minimax import MiniMaxCache
+
+    ids, mask = prompt_ids(ctx)
+    for model, kind in ((tiny_minimax(ctx.device), MiniMaxCache), (tiny_llama(ctx.device), DynamicCache)):
+        out = generate(model, ids, mask, max_new_tokens=NEW, do_sample=False, return_dict_in_generate=True)
+        oracle = greedy_without_cache(model, ids, mask, NEW)
+        name = type(model).__name__
+        ctx.check(torch.equal(out.sequences, oracle), f"{name}: cached greedy {out.sequences.tolist()} equals the cache-free oracle {oracle.tolist()}")
+        ctx.check(type(out.cache) is kind, f"{name} decoded with a {type(out.cache).__name__}")
+        ctx.check(out.cache.get_seq_length() == PROMPT + NEW - 1, f"{name}: the cache holds prompt + new - 1 positions")
 
 
 @scenario("llm-sampling", "tiny LLaMA generate with sampling: temperature 0.7, top-k 20, top-p 0.9, repetition penalty 1.3; two processors called directly")
