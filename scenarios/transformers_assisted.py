@@ -199,9 +199,21 @@ def run_assisted_confidence(ctx: ScenarioContext) -> None:
     ctx.fact("rounds", rounds)
 
 
-@scenario("llm-prompt-lookup", "tiny LLaMA with prompt lookup on a prompt that repeats itself; equals plain greedy")
+RUN_END = [5, 9, 14, 33, 44, 77, 77, 77]
+"""A prompt whose last 2-gram ``77 77`` first occurs three positions from its end: the continuation found there is
+one token (the last ``77``), cut from three by the sequence's end."""
+
+
+@scenario("llm-prompt-lookup", "tiny LLaMA with prompt lookup on a prompt whose match runs into its end, then one that repeats itself; equals plain greedy")
 def run_prompt_lookup(ctx: ScenarioContext) -> None:
     target = tiny_llama(ctx.device, TARGET_SEED)
+    # First a lookup whose continuation the sequence's end clips. Two new tokens: after the first round the next call
+    # is one token short of max_length and returns before looking anything up.
+    short = torch.tensor([RUN_END], device=ctx.device)
+    with torch.no_grad():
+        short_plain = target.generate(short, max_new_tokens=2, do_sample=False)
+        short_looked_up = target.generate(short, max_new_tokens=2, do_sample=False, prompt_lookup_num_tokens=3)
+    ctx.check(torch.equal(short_looked_up, short_plain), f"prompt lookup on {RUN_END} gives plain greedy's {short_plain[0, -2:].tolist()}")
     # A repetitive prompt: the target's own greedy text from a random start, which falls into a loop.
     with torch.no_grad():
         text = target.generate(prompt_of(ctx), max_new_tokens=14, do_sample=False)
