@@ -37,3 +37,43 @@ def test_a_verdict_does_not_depend_on_the_other_annotations_checked(tmp_path_fac
             f"seed {seed}: {len(differ)} steps get another verdict when checked with {len(chosen)} of {len(annotations)} annotations: "
             f"{list(differ.items())[:3]}"
         )
+
+
+TWO_OLD = """
+class Mixer:
+    def run(self, x):
+        h = self.norm(x)
+        a = h * 2
+        b = h * 3
+        return a + b
+"""
+TWO_NEW = TWO_OLD.replace("        a = h * 2\n        b = h * 3\n", "        a = h * 2.5\n").replace("return a + b", "return a")
+TWO_STEPS = """
+id: two
+lab: 01-demo
+source: demo
+target: demo.mixer.Mixer.run
+summary: Two steps that want one statement.
+steps:
+  - key: a
+    at: 'a = h * 2'
+    note: the first
+  - key: b
+    at: 'b = h * 3'
+    note: the second
+"""
+
+
+def test_a_step_checked_by_its_id_is_decided_with_its_annotations_other_steps(demo) -> None:
+    """``check ID/STEP`` (and ``--explain STEP``) decides the step as the whole run does: with every step of its
+    annotation, so that the one-to-one assignment between them (here two steps and one rewritten statement) is the same,
+    and only the report is narrowed to the step."""
+    demo.write_annotation("two.yaml", TWO_STEPS)
+    old = demo.write_source("1.0", {"mixer.py": TWO_OLD})
+    demo.lock(old)
+    new = demo.write_source("2.0", {"mixer.py": TWO_NEW})
+    whole = {s.entry.step_id: (s.kind.value, repr(s.new)) for s in demo.check(new).steps}
+    assert sorted(kind for kind, _ in whole.values()) == ["changed", "deleted"], whole  # one of them gets the statement
+    for step_id, verdict in whole.items():
+        alone = demo.check(new, ids=[step_id]).steps
+        assert [(s.entry.step_id, (s.kind.value, repr(s.new))) for s in alone] == [(step_id, verdict)]

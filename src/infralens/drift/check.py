@@ -306,22 +306,21 @@ def run_check(
     steps: list[StepResult] = []
     wanted = set(ids or ())
     require_locked(lock, wanted)
-    chosen: list[tuple[AnnotationLock, list[StepLock]]] = []
+    chosen: list[tuple[AnnotationLock, list[StepLock], list[StepLock]]] = []
     for entry in sorted((lock.annotations.get(e.id, e) for e in consistency.active), key=lambda e: (e.path, e.id)):
         siblings = [lock.steps[s] for s in entry.steps if s in consistency.live_steps]
-        if wanted and entry.id not in wanted:
-            siblings = [s for s in siblings if s.step_id in wanted]
-            if not siblings:
-                continue
+        shown = siblings if not wanted or entry.id in wanted else [s for s in siblings if s.step_id in wanted]
+        if not shown:
+            continue
         if entry.distribution not in matchers:
             tree = against.get(entry.distribution) or resolver.tree(entry.distribution)
             matchers[entry.distribution] = DistributionMatcher(resolver, tree, fast=entry.distribution in against, reviewed=sources_as_reviewed)
-        chosen.append((entry, siblings))
-    _index_changed_files(resolver, matchers, [entry for entry, _ in chosen])
-    for entry, siblings in chosen:
+        chosen.append((entry, siblings, shown))
+    _index_changed_files(resolver, matchers, [entry for entry, _, _ in chosen])
+    for entry, siblings, shown in chosen:  # a step is decided with all its annotation's steps, whichever are shown
         matcher = matchers[entry.distribution]
         targets.append(matcher.target(entry, siblings)[0])
-        for step in siblings:
+        for step in shown:
             steps.append(matcher.step(step, entry, siblings))
     trees = tuple(CheckedTree(d, m.tree.version, _shown_origin(project, m.tree.origin)) for d, m in sorted(matchers.items()))
     findings = tuple(f for f in consistency.findings if not wanted or f.id in wanted or annotation_of(f.id) in wanted)
