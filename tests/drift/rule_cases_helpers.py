@@ -154,7 +154,62 @@ class CompactStage:
 WRAPPED_SIBLING_OLD = WRAPPED_OLD + WRAPPED_NEW.split("class CompactStage", maxsplit=1)[0]
 # CompactDown was there at the review beside Down: the renamed stage switched to a sibling, Down was not renamed to it.
 
+# A rotary embedding's private helper taken over by a decorator its forward now wears (as transformers 4.48 moved every
+# model's _dynamic_frequency_update into dynamic_rope_update's nested dynamic_frequency_update); near misses: the
+# decorator held that function at the review already, or two decorators the class wears each nest one of that name.
+GROW_OLD = """
+class Rotary:
+    def _grow(self, ids, device):
+        n = ids.max() + 1
+        if n > self.cached:
+            self.cached = n
+
+    def forward(self, x, ids):
+        if self.dynamic:
+            self._grow(ids, device=x.device)
+        return x * self.freq
+"""
+GROW_ROPE = """
+def dynamic_update(forward):
+    def grow(self, ids, device):
+        n = ids.max() + 1
+        if n > getattr(self, "cached"):
+            setattr(self, "cached", n)
+
+    def wrapper(self, x, ids):
+        if self.dynamic:
+            grow(self, ids, device=x.device)
+        return forward(self, x, ids)
+
+    return wrapper
+"""
+GROW_NEW = """
+from .rope import dynamic_update
+
+
+class Rotary:
+    @dynamic_update
+    def forward(self, x, ids):
+        return x * self.freq
+"""
+GROW_TWICE = GROW_NEW.replace("from .rope import dynamic_update", "from .rope import dynamic_update, scaled_update").replace(
+    "    @dynamic_update\n", "    @dynamic_update\n    @scaled_update\n"
+)
+GROW_TWO_ROPES = GROW_ROPE + GROW_ROPE.replace("def dynamic_update(", "def scaled_update(")
+GROW = "demo.mixer.Rotary._grow"
+GROW_STEP = ("n = ids.max() + 1",)
+
 CASES: list[RuleCase] = [
+    RuleCase(
+        "moved-into-decorator",
+        TargetRule.MOVED_INTO_DECORATOR,
+        {"mixer.py": GROW_OLD},
+        {"mixer.py": GROW_NEW, "rope.py": GROW_ROPE},
+        GROW_STEP,
+        "target",
+        target=GROW,
+        kind="moved",
+    ),
     RuleCase(
         "close-edit-in-helper", Rule.CLOSE_EDIT_IN_HELPER, {"mixer.py": OLD}, {"mixer.py": EXTRACTED_AND_REWRITTEN}, ("h = self.attn(h)",), kind="changed"
     ),
@@ -181,6 +236,34 @@ CASES: list[RuleCase] = [
 ]
 
 HELD_BACK: list[RuleCase] = [
+    RuleCase(
+        "moved-into-decorator-held-at-review",
+        TargetRule.MOVED_INTO_DECORATOR,
+        {"mixer.py": GROW_OLD, "rope.py": GROW_ROPE},
+        {"mixer.py": GROW_NEW, "rope.py": GROW_ROPE},
+        GROW_STEP,
+        "target",
+        target=GROW,
+    ),
+    RuleCase(
+        "moved-into-decorator-two-decorators",
+        TargetRule.MOVED_INTO_DECORATOR,
+        {"mixer.py": GROW_OLD},
+        {"mixer.py": GROW_TWICE, "rope.py": GROW_TWO_ROPES},
+        GROW_STEP,
+        "target",
+        target=GROW,
+    ),
+    RuleCase(
+        "moved-into-decorator-reviewed-release-unknown",
+        TargetRule.MOVED_INTO_DECORATOR,
+        {"mixer.py": GROW_OLD},
+        {"mixer.py": GROW_NEW, "rope.py": GROW_ROPE},
+        GROW_STEP,
+        "target",
+        target=GROW,
+        reviewed=False,
+    ),
     RuleCase(
         "close-edit-in-helper-held-at-review",
         Rule.CLOSE_EDIT_IN_HELPER,

@@ -214,12 +214,14 @@ def test_untouched_corpus_25_keeps_its_first_measured_figures():
     2 false *moved* (145/186 with the matcher before that rule). Naive baseline 62/159 and 72/186. Tuned on since: a
     ``__new__`` that builds the new class in a local and returns it is a shim (``renamed-behind-shim``), and a module
     function whose name one class of its module newly defines moved there whatever its body (``same-name-in-module``):
-    140/159 (131/150 = 87.3%: moved 47/56, changed 42/51, deleted 42/43), 0 false *moved*; no row of another corpus
-    changed. A regression guard."""
+    140/159 (131/150 = 87.3%: moved 47/56, changed 42/51, deleted 42/43), 0 false *moved*; and a method gone into a
+    decorator its class's methods now wear (``moved-into-decorator``: StableLM's ``_dynamic_frequency_update``, now
+    ``dynamic_rope_update``'s nested function): transformers 160/186 (143/169 = 84.6%, changed 56/73); no row of another
+    corpus changed. A regression guard."""
     _holds_its_figures(
         [DATA / "drift_untouched25.yaml", DATA / "drift_untouched25_transformers.yaml"],
         rows_at_least=345,
-        right_at_least=291,
+        right_at_least=300,
         false_moved_at_most=2,
         false_unchanged_at_most=0,
     )

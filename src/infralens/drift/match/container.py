@@ -29,7 +29,7 @@ from infralens.drift.match.best import best_scored, clearly_best
 from infralens.drift.match.built import helper_to_built_class, moved_to_built_class
 from infralens.drift.match.callers import Renamed, callers_at_review, class_renamed_at_users, class_renamed_with_users, copied_not_moved, renamed_at_callers
 from infralens.drift.match.classes import clone_beside_a_rename, copied_class, copied_method, method_of_renamed_class
-from infralens.drift.match.decorators import with_decorators
+from infralens.drift.match.decorators import moved_into_decorator, with_decorators
 from infralens.drift.match.forwarding import forwarded_method
 from infralens.drift.match.imported import Relocated, folded_into_base, inlined_into_caller, moved_to_class, moved_with_imports, re_exported, same_name_here
 from infralens.drift.match.reader import TreeReader
@@ -161,6 +161,7 @@ class ContainerMapper:
             (TargetRule.CLASS_RENAMED_WITH_USERS, self._class_renamed_with_users),
             (TargetRule.MOVED_TO_RECEIVER, self._moved_to_receiver),
             (TargetRule.FOLDED_INTO_BASE, self._by(folded_into_base, TargetRule.FOLDED_INTO_BASE)),
+            (TargetRule.MOVED_INTO_DECORATOR, self._by(moved_into_decorator, TargetRule.MOVED_INTO_DECORATOR)),
             (TargetRule.INLINED_INTO_CALLER, self._by(inlined_into_caller, TargetRule.INLINED_INTO_CALLER)),
             (TargetRule.DELETED, self._deleted),
         ]

@@ -1,15 +1,23 @@
 """Decorators are part of the target: one added, removed or replaced is a finding (rule ``decorators-changed``).
 
 A target found with other decorators than the reviewed one is reported as such (low severity, like a body that
-changed around unchanged steps), the change named in the message.
+changed around unchanged steps), the change named in the message. A method gone from its class may have gone into a
+decorator its class's methods now wear (container rule ``moved-into-decorator``): the decorator took it over for every
+class it decorates (transformers' rotary embeddings' ``_dynamic_frequency_update``, now ``dynamic_rope_update``'s
+nested ``dynamic_frequency_update``). That needs the reviewed release.
 """
 
 from __future__ import annotations
 
 from infralens.drift.lock.entries import AnnotationLock
+from infralens.drift.match.forwarding import class_named
+from infralens.drift.match.imported import Relocated
+from infralens.drift.match.names import defining_file
+from infralens.drift.match.reader import TreeReader
 from infralens.drift.match.results import TargetKind, TargetResult
-from infralens.drift.match.rules import Action, TargetRule, Trace
-from infralens.source import Definition
+from infralens.drift.match.reviewed import defined_in
+from infralens.drift.match.rules import Action, TargetRule, Thresholds, Trace
+from infralens.source import Definition, DefinitionKind
 
 
 def decorator_change(entry: AnnotationLock, definition: Definition) -> str:
@@ -36,3 +44,26 @@ def with_decorators(result: TargetResult, entry: AnnotationLock, definition: Def
         rule = result.rule if result.rule == wrapped else TargetRule.DECORATORS_CHANGED.value
         return TargetResult(entry, TargetKind.DECORATORS_CHANGED, result.new, result.similarity, message, rule=rule)
     return TargetResult(entry, result.kind, result.new, result.similarity, f"{result.message}; {change}", rule=result.rule)
+
+
+def moved_into_decorator(reader: TreeReader, reviewed: TreeReader | None, entry: AnnotationLock, t: Thresholds) -> Relocated | None:
+    """The one function nested in a decorator that a method of the target's class now carries (a plain name resolved from
+    the target's module) named as the target is (leading underscores aside) and new since the review."""
+    owner, _, name = entry.target.rpartition(".")
+    indexed = reader.indexed(entry.relpath)
+    if not owner or "." in owner or reviewed is None or indexed is None or class_named(indexed[1], owner) is None:
+        return None
+    carried = {d for m in indexed[1].definitions if m.qualname.rpartition(".")[0] == owner for d in m.decorators if d.isidentifier()}
+    found = []
+    for decorator in sorted(carried):
+        relpath = defining_file(reader, entry.relpath, decorator)
+        home = reader.indexed(relpath) if relpath is not None else None
+        if relpath is None or home is None:
+            continue
+        for d in home[1].definitions:
+            parent, _, nested = d.qualname.rpartition(".")
+            named = parent == decorator and nested.lstrip("_") == name.lstrip("_") and d.kind is not DefinitionKind.CLASS
+            if named and not defined_in(reviewed, relpath, d.qualname):
+                why = f"{name} left {owner} for the decorator @{decorator} its methods now carry ({d.qualname})"
+                found.append(Relocated(home[0], home[1], d, why))
+    return found[0] if len(found) == 1 else None

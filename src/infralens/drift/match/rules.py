@@ -201,6 +201,7 @@ class TargetRule(str, Enum):
     CLASS_RENAMED_WITH_USERS = "class-renamed-with-users"
     MOVED_TO_RECEIVER = "moved-to-receiver"
     FOLDED_INTO_BASE = "folded-into-base"
+    MOVED_INTO_DECORATOR = "moved-into-decorator"
     INLINED_INTO_CALLER = "inlined-into-caller"
     DELETED = "deleted"
     SPLIT_INTO_HELPERS = "split-into-helpers"
@@ -358,10 +359,8 @@ SPECS: dict[AnyRule, RuleSpec] = {
         RuleSpec(TargetRule.CLASS_RENAMED_AT_USERS, "A gone class whose users now assign the same places from one new class is renamed to it."),
         RuleSpec(TargetRule.CLASS_RENAMED_WITH_USERS, "A gone class that its users, or their new namesakes, now build as one new class is renamed to it."),
         RuleSpec(TargetRule.MOVED_TO_RECEIVER, "A function folded into the class of its first parameter (now self) is the target moved."),
-        RuleSpec(
-            TargetRule.FOLDED_INTO_BASE,
-            "A method whose class left its module, while the class's base stayed there with the method and a block of its statements, moved to the base.",
-        ),
+        RuleSpec(TargetRule.FOLDED_INTO_BASE, "A method whose class left its module, its base staying with the method and a block of it, moved to the base."),
+        RuleSpec(TargetRule.MOVED_INTO_DECORATOR, "A method gone from its class, new by its name in a decorator its class's methods now wear, went there."),
         RuleSpec(TargetRule.INLINED_INTO_CALLER, "A function gone from its module whose only caller there took in a block of its statements lives on in it."),
         RuleSpec(TargetRule.DELETED, "A target found by no rule is deleted.", essential=True),
         RuleSpec(TargetRule.SPLIT_INTO_HELPERS, "A body that lost statements to helpers it now calls names those helpers as their first home."),
