@@ -225,3 +225,25 @@ def test_untouched_corpus_25_keeps_its_first_measured_figures():
         false_moved_at_most=2,
         false_unchanged_at_most=0,
     )
+
+
+def test_untouched_corpus_26_keeps_its_first_measured_figures():
+    """Set 26, written by a helper who read only upstream code and never ran the checker or read the matcher, on cached
+    releases in pairs no other corpus uses and functions no corpus annotates: diffusers 0.27.2 -> 0.29.2
+    (``Transformer2DModel.__init__`` split into ``_init_*`` helpers, LoRA UNet loading into ``load_attn_procs``), 0.34.0
+    -> 0.37.1 (``AttentionMixin``, quantization configs, Flux LoRA saving) and DiffSynth 2.1.2 -> 2.1.12 (quantization
+    backends) (152 rows, 130 not *unchanged*); transformers 4.45.2 -> 4.52.4 (Falcon's RoPE and input preparation,
+    GPT-J's mask helper, T5 attention) and 4.51.3 -> 5.2.0 (Whisper attention, Mixtral's experts, the assisted
+    candidate generator) (177 rows, 153 not *unchanged*). First run, 2026-11-30, with this session's rules
+    (``aligned-in-reached``, the built shim, ``same-name-in-module``, ``moved-into-decorator``) and nothing tuned on it:
+    119/152 (not unchanged 99/130 = 76.2%: moved 36/43, changed 33/54, deleted 30/33), 0 false *unchanged*, 1 false
+    *moved*; transformers 162/177 (138/153 = 90.2%: moved 36/37, changed 64/75, deleted 38/41), 0 false *unchanged*,
+    1 false *moved*. The matcher of the session's start: 119/152 and 148/177 (124/153 = 81.0%). Naive baseline 73/152
+    (changed 46/54) and 77/177. A regression guard."""
+    _holds_its_figures(
+        [DATA / "drift_untouched26.yaml", DATA / "drift_untouched26_transformers.yaml"],
+        rows_at_least=329,
+        right_at_least=281,
+        false_moved_at_most=2,
+        false_unchanged_at_most=0,
+    )
