@@ -199,7 +199,54 @@ GROW_TWO_ROPES = GROW_ROPE + GROW_ROPE.replace("def dynamic_update(", "def scale
 GROW = "demo.mixer.Rotary._grow"
 GROW_STEP = ("n = ids.max() + 1",)
 
+# A loader's block handed to a model mixin's method it reaches by name (``model.load_procs``), which hands it on to a
+# method of its own class (``self._process``): the statements went two calls away, rewritten around a check that kept
+# its words (as diffusers 0.29 moved LoraLoaderMixin.load_lora_into_unet's body into load_attn_procs -> _process_lora).
+PROCS_OLD = """
+class Loader:
+    def load(self, model, state):
+        keys = [k for k in state if k.startswith(self.prefix)]
+        if not keys:
+            raise ValueError("no keys for this model")
+        rank = max(v.shape[1] for v in state.values())
+        config = make_config(rank, alpha=self.alpha)
+        model.inject(config, state)
+        return model
+"""
+PROCS_NEW = """
+class Loader:
+    def load(self, model, state):
+        model.load_procs(state, self.prefix, self.alpha)
+        return model
+
+
+class ProcsMixin:
+    def load_procs(self, state, prefix, alpha):
+        self.check_state(state)
+        return self._process(state, prefix, alpha)
+
+    def _process(self, state, prefix, alpha):
+        wanted = sorted(key for key in state if key.startswith(prefix))
+        if not wanted:
+            raise ValueError("no keys for this model")
+        top = self.rank_of(state, wanted)
+        config = make_config(top, alpha=alpha, bias=False)
+        self.attach(config)
+"""
+PROCS_NO_ANCHOR = PROCS_NEW.replace('raise ValueError("no keys for this model")', 'raise KeyError(prefix)')
+PROCS_STEP = ("config = make_config(rank, alpha=self.alpha)",)
+PROCS = "demo.mixer.Loader.load"
+
 CASES: list[RuleCase] = [
+    RuleCase(
+        "aligned-in-reached-beyond-the-home",
+        Rule.ALIGNED_IN_REACHED,
+        {"mixer.py": PROCS_OLD},
+        {"mixer.py": PROCS_NEW},
+        PROCS_STEP,
+        target=PROCS,
+        kind="changed",
+    ),
     RuleCase(
         "moved-into-decorator",
         TargetRule.MOVED_INTO_DECORATOR,
@@ -236,6 +283,14 @@ CASES: list[RuleCase] = [
 ]
 
 HELD_BACK: list[RuleCase] = [
+    RuleCase(
+        "aligned-in-reached-beyond-the-home-no-anchor",
+        Rule.ALIGNED_IN_REACHED,
+        {"mixer.py": PROCS_OLD},
+        {"mixer.py": PROCS_NO_ANCHOR},
+        PROCS_STEP,
+        target=PROCS,
+    ),
     RuleCase(
         "moved-into-decorator-held-at-review",
         TargetRule.MOVED_INTO_DECORATOR,

@@ -48,22 +48,22 @@ def with_decorators(result: TargetResult, entry: AnnotationLock, definition: Def
 
 def moved_into_decorator(reader: TreeReader, reviewed: TreeReader | None, entry: AnnotationLock, t: Thresholds) -> Relocated | None:
     """The one function nested in a decorator that a method of the target's class now carries (a plain name resolved from
-    the target's module) named as the target is (leading underscores aside) and new since the review."""
+    the target's module) named as the target is (leading underscores aside) and new since the review. Only the files
+    with an indented ``def`` of such a name are read."""
     owner, _, name = entry.target.rpartition(".")
     indexed = reader.indexed(entry.relpath)
     if not owner or "." in owner or reviewed is None or indexed is None or class_named(indexed[1], owner) is None:
         return None
     carried = {d for m in indexed[1].definitions if m.qualname.rpartition(".")[0] == owner for d in m.decorators if d.isidentifier()}
+    bare = name.lstrip("_")
+    files = sorted(reader.method_files(bare) | reader.method_files(name) | reader.method_files(f"_{bare}")) if carried else []
     found = []
-    for decorator in sorted(carried):
-        relpath = defining_file(reader, entry.relpath, decorator)
-        home = reader.indexed(relpath) if relpath is not None else None
-        if relpath is None or home is None:
-            continue
-        for d in home[1].definitions:
-            parent, _, nested = d.qualname.rpartition(".")
-            named = parent == decorator and nested.lstrip("_") == name.lstrip("_") and d.kind is not DefinitionKind.CLASS
-            if named and not defined_in(reviewed, relpath, d.qualname):
-                why = f"{name} left {owner} for the decorator @{decorator} its methods now carry ({d.qualname})"
-                found.append(Relocated(home[0], home[1], d, why))
+    for relpath in files:
+        home = reader.indexed(relpath)
+        for d in home[1].definitions if home is not None else ():
+            decorator, _, nested = d.qualname.rpartition(".")
+            if decorator not in carried or nested.lstrip("_") != bare or d.kind is DefinitionKind.CLASS or defined_in(reviewed, relpath, d.qualname):
+                continue
+            if home is not None and defining_file(reader, entry.relpath, decorator) == relpath:
+                found.append(Relocated(home[0], home[1], d, f"{name} left {owner} for the decorator @{decorator} its methods now carry ({d.qualname})"))
     return found[0] if len(found) == 1 else None

@@ -124,7 +124,8 @@ def edits_in_reached(
     homes = _homes([home] if home is not None else [], [(h.source, h.index, h.definition, False) for h in helpers])
     held_methods = new_held_methods(reach, since) if held and since is not None else []
     homes = _homes(homes, list(listed_definitions(reader, held_methods, set())))
-    others = _homes(homes, [r for r in reached if not r[3]])[len(homes) :]  # any other function it calls: for aligned edits only
+    beyond = _own_module_callees(reader, home) if home is not None and order is not None else []
+    others = _homes(homes, [r for r in [*reached, *beyond] if not r[3]])[len(homes) :]  # any other function it (or its home) calls: aligned edits only
     options: dict[str, dict[tuple[str, int, str], float]] = {}
     scored: dict[tuple[str, tuple[str, int, str]], Scored] = {}
     pools = [(source, index, definition, body_of(index, definition)) for source, index, definition, _ in homes]
@@ -209,6 +210,21 @@ def _searched(pools: list[Pool], others: list[Reached], order: LostOrder | None,
         pool = body_of(index, definition)
         if paired := order.paired(source, index, pool, t):
             yield source, index, definition, pool, paired, True
+
+
+def _own_module_callees(reader: TreeReader, home: Reached) -> list[Reached]:
+    """The functions of ``home``'s own module that it calls: methods of its class on ``self``, and module functions (one
+    step beyond the place the target leads to, read from files already indexed)."""
+    source, index, definition, _ = home
+    calls = Reach(reader, source, index, definition).calls
+    owner = definition.qualname.rpartition(".")[0]
+    found: list[Reached] = []
+    for d in index.definitions:
+        parent, _, name = d.qualname.rpartition(".")
+        called = (owner and parent == owner and name in calls.methods) or (not parent and name in calls.functions)
+        if called and d.kind is not DefinitionKind.CLASS and d is not definition:
+            found.append((source, index, d, False))
+    return found
 
 
 def _weigh_for(weigh: Weigh, in_helper: Weigh | None, *, aligned_only: bool, t: Thresholds) -> Weigh:

@@ -235,6 +235,11 @@ class TreeReader:
             self._sole[name] = found
         return self._sole[name]
 
+    def method_files(self, name: str) -> frozenset[str]:
+        """The files with an indented ``def name`` (a method, or a function nested in another), from an index of such
+        names built once per release."""
+        return self._method_files(name)
+
     def _method_files(self, name: str) -> frozenset[str]:
         """The files with an indented ``def name`` (from the index of such names, built once per release)."""
         if self._methods is None:
