@@ -233,7 +233,7 @@ class ProcsMixin:
         config = make_config(top, alpha=alpha, bias=False)
         self.attach(config)
 """
-PROCS_NO_ANCHOR = PROCS_NEW.replace('raise ValueError("no keys for this model")', 'raise KeyError(prefix)')
+PROCS_NO_ANCHOR = PROCS_NEW.replace('raise ValueError("no keys for this model")', "raise KeyError(prefix)")
 PROCS_STEP = ("config = make_config(rank, alpha=self.alpha)",)
 PROCS = "demo.mixer.Loader.load"
 
