@@ -16,6 +16,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
 from infralens.drift.lock.entries import StepLock, short_hash
+from infralens.drift.match.position import occurrence_ranks
 from infralens.drift.match.rules import CONTENTLESS, Thresholds
 from infralens.drift.match.texts import ratio_at_least, statement_shape
 from infralens.source import ModuleIndex, SourceFile, Statement
@@ -44,19 +45,10 @@ def lost_order(reviewed: Sequence[str] | None, lost: Counter[str], steps: Sequen
     """The :class:`LostOrder` of a target whose reviewed body's texts are ``reviewed`` (None: not at hand)."""
     if reviewed is None:
         return None
-    ranks = {s.step_id: rank for s in steps if len(s.texts) == 1 and (rank := _step_rank(reviewed, s)) is not None}
-    return LostOrder(tuple((rank, text) for rank, text in enumerate(reviewed) if lost[short_hash(text)] > 0), ranks, held)
-
-
-def _step_rank(reviewed: Sequence[str], step: StepLock) -> int | None:
-    """The step's rank in the reviewed body: the recorded occurrence of its text (None when not there)."""
-    seen = 0
-    for rank, text in enumerate(reviewed):
-        if text == step.texts[0]:
-            seen += 1
-            if seen == step.occurrence:
-                return rank
-    return None
+    hashes = [short_hash(text) for text in reviewed]
+    at = occurrence_ranks(hashes)
+    ranks = {s.step_id: rank for s in steps if len(s.texts) == 1 and (rank := at.get((short_hash(s.texts[0]), s.occurrence))) is not None}
+    return LostOrder(tuple((rank, text) for rank, (text, digest) in enumerate(zip(reviewed, hashes, strict=True)) if lost[digest] > 0), ranks, held)
 
 
 def aligned(lost: Sequence[tuple[int, str]], home: Sequence[Statement], t: Thresholds, held: Callable[[Statement], bool]) -> dict[int, Statement]:

@@ -60,10 +60,12 @@ def moved_into_decorator(reader: TreeReader, reviewed: TreeReader | None, entry:
     found = []
     for relpath in files:
         home = reader.indexed(relpath)
-        for d in home[1].definitions if home is not None else ():
+        if home is None:
+            continue
+        for d in home[1].definitions:
             decorator, _, nested = d.qualname.rpartition(".")
             if decorator not in carried or nested.lstrip("_") != bare or d.kind is DefinitionKind.CLASS or defined_in(reviewed, relpath, d.qualname):
                 continue
-            if home is not None and defining_file(reader, entry.relpath, decorator) == relpath:
+            if defining_file(reader, entry.relpath, decorator) == relpath:
                 found.append(Relocated(home[0], home[1], d, f"{name} left {owner} for the decorator @{decorator} its methods now carry ({d.qualname})"))
     return found[0] if len(found) == 1 else None

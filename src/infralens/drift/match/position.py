@@ -11,6 +11,7 @@ renamed through a block), and it tells two equally similar candidates apart by w
 from __future__ import annotations
 
 import difflib
+from collections.abc import Sequence
 from dataclasses import dataclass
 from enum import Enum
 
@@ -38,15 +39,22 @@ class _Hunk:
     new_end: int
 
 
+def occurrence_ranks(body: Sequence[str]) -> dict[tuple[str, int], int]:
+    """(fingerprint, occurrence) → rank in ``body`` (statement fingerprints in order): where a step, which records the
+    occurrence of its text, stood in the reviewed body."""
+    seen: dict[str, int] = {}
+    ranks = {}
+    for rank, digest in enumerate(body):
+        seen[digest] = seen.get(digest, 0) + 1
+        ranks[(digest, seen[digest])] = rank
+    return ranks
+
+
 class Alignment:
     """The reviewed body (hashes, in order) aligned with the body of the mapped target now."""
 
     def __init__(self, old_body: tuple[str, ...], new_body: tuple[Statement, ...]) -> None:
-        seen: dict[str, int] = {}
-        self._old_ranks: dict[tuple[str, int], int] = {}  # (fingerprint, occurrence) → rank in the reviewed body
-        for rank, digest in enumerate(old_body):
-            seen[digest] = seen.get(digest, 0) + 1
-            self._old_ranks[(digest, seen[digest])] = rank
+        self._old_ranks = occurrence_ranks(old_body)
         self.new_rank = {id(s): n for n, s in enumerate(new_body)}  # statements of one index: identity is position
         new_hashes = [short_hash(s.text) for s in new_body]
         self._hunks: dict[int, _Hunk] = {}

@@ -192,6 +192,7 @@ def in_split_helper(found: Found | None, scored: Scored) -> bool:
 
 
 Pool = tuple[SourceFile, ModuleIndex, Definition, tuple[Statement, ...]]
+"""A function searched for edits: its file, index, definition and body."""
 
 
 Search = tuple[SourceFile, ModuleIndex, Definition, tuple[Statement, ...], dict[str, Statement], bool]
@@ -288,7 +289,7 @@ _SIMPLE = ("assign", "expression")
 """The statement shapes rule ``action-kept-in-reached`` takes (a simple statement says what it does in its words)."""
 
 
-def _sole_role(pools: list[tuple[SourceFile, ModuleIndex, Definition, tuple[Statement, ...]]], step: StepLock) -> tuple[str, int, str] | None:
+def _sole_role(pools: list[Pool], step: StepLock) -> tuple[str, int, str] | None:
     """The key of the only statement of all ``pools`` that plays ``step``'s role (:func:`~.propose.sole_role`; a
     decorator's body holds its nested wrapper's statements: one statement, however many pools hold it)."""
     keys = {key for source, _, _, pool in pools if (key := sole_role(source.relpath, pool, step)) is not None}
@@ -297,7 +298,7 @@ def _sole_role(pools: list[tuple[SourceFile, ModuleIndex, Definition, tuple[Stat
     return keys.pop() if len(keys) == 1 and len(held) == 1 else None
 
 
-def _sole_call(pools: list[tuple[SourceFile, ModuleIndex, Definition, tuple[Statement, ...]]], call: str, own: set[str | None]) -> tuple[str, int, str] | None:
+def _sole_call(pools: list[Pool], call: str, own: set[str | None]) -> tuple[str, int, str] | None:
     """The key of the only statement of all ``pools`` that makes ``call``, when the target itself (``own``: the calls
     its statements make now) no longer makes it; else None."""
     held = {statement_key(source.relpath, s) for source, _, _, pool in pools for s in pool if statement_call(s.text) == call}

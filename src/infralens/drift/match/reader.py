@@ -225,7 +225,7 @@ class TreeReader:
         such names, built once per release)."""
         if name not in self._sole:
             found = None
-            files = sorted(self._method_files(name))
+            files = sorted(self.method_files(name))
             indexed = self.indexed(files[0]) if len(files) == 1 else None
             if indexed is not None:
                 named = [d for d in indexed[1].definitions if d.qualname.endswith(f".{name}") and d.qualname.count(".") == 1 and d.accessor is None]
@@ -238,10 +238,6 @@ class TreeReader:
     def method_files(self, name: str) -> frozenset[str]:
         """The files with an indented ``def name`` (a method, or a function nested in another), from an index of such
         names built once per release."""
-        return self._method_files(name)
-
-    def _method_files(self, name: str) -> frozenset[str]:
-        """The files with an indented ``def name`` (from the index of such names, built once per release)."""
         if self._methods is None:
             self._methods = self._word_index(METHOD_DEF_BYTES)
         return self._methods.files_with(name.encode())
@@ -255,7 +251,7 @@ class TreeReader:
         return memo[name]
 
     def _sole_property(self, name: str) -> tuple[str, Definition] | None:
-        files = self._method_files(name)
+        files = self.method_files(name)
         data = self.read_bytes(next(iter(files))) if len(files) == 1 else None
         if data is None or re.search(rb"@property\s+def " + re.escape(name.encode()) + rb"\b", data) is None:
             return None
