@@ -31,19 +31,31 @@ SEARCH_DONE = "() => /finished|did not match/.test(document.querySelector('#sear
 RESULTS = "els => els.map(e => e.getAttribute('href'))"
 
 
-def _open(browser, url: str):
-    """A 1440 px page (one browser context, so localStorage carries across its visits) and its console errors."""
+def _open(browser, url: str, *, route=None):
+    """A 1440 px page (one browser context, so localStorage carries across its visits) and its console errors
+    (``route``: a handler for its requests of ``*.html``)."""
     page = browser.new_page(viewport={"width": WIDE, "height": 900})
     errors: list[str] = []
     page.on("console", lambda message: message.type == "error" and errors.append(message.text))
     page.on("pageerror", lambda error: errors.append(str(error)))
+    if route is not None:
+        page.route("**/*.html", route)
     page.goto(url, wait_until="load")
     return page, errors
 
 
+def _without_summaries(route) -> None:
+    """Result pages fetched for their snippets get an empty answer (the order is the index's alone; the snippets are
+    test_browser_search_rank's): each fetch parses a whole lab page of megabytes."""
+    if route.request.resource_type == "fetch":
+        route.fulfill(status=200, content_type="text/html", body="")
+    else:
+        route.continue_()
+
+
 def search(browser, base: str, word: str) -> list[str]:
     """The result links of the site search for ``word``, best first."""
-    page, errors = _open(browser, f"{base}/search.html?q={quote(word)}")
+    page, errors = _open(browser, f"{base}/search.html?q={quote(word)}", route=_without_summaries)
     page.wait_for_function(SEARCH_DONE, timeout=60_000)
     hrefs = page.eval_on_selector_all("#search-results ul.search > li > a", RESULTS)
     assert errors == [], errors
