@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 
 import pytest
@@ -201,3 +202,19 @@ def test_a_bad_entry_is_discarded_with_a_message_and_rebuilt(temporary_pypackage
     again = IndexCache(folder)
     resolve_once(temporary_pypackage, again)
     assert again.misses == 0 and again.discarded == 0
+
+
+def test_a_decoded_index_equals_the_one_built_and_hashes_the_same(tmp_path):
+    """The decoder fills each Statement's fields without its __init__: what it gives back must be the built index."""
+    from infralens.source.cache import _decode, _encode
+    from infralens.source.index import index_source
+
+    source = "class A:\n    @property\n    def f(self):\n        if self.x:\n            return 1\n        else:\n            y = [\n 2]\n        return y\n"
+    built = index_source(source)
+    decoded = _decode(json.loads(json.dumps(_encode(built))))
+    assert decoded == built and len(decoded.statements) >= 5
+    assert [hash(s) for s in decoded.statements] == [hash(s) for s in built.statements]
+    assert {s: s.text for s in decoded.statements} == {s: s.text for s in built.statements}
+    assert decoded.statements_within(3, 9) == built.statements_within(3, 9)
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        decoded.statements[0].text = "changed"  # type: ignore[misc]
