@@ -205,7 +205,7 @@ def test_a_bad_entry_is_discarded_with_a_message_and_rebuilt(temporary_pypackage
 
 
 def test_a_decoded_index_equals_the_one_built_and_hashes_the_same(tmp_path):
-    """The decoder fills each Statement's fields without its __init__: what it gives back must be the built index."""
+    """What the decoder gives back is the index that was built: equal, hashing the same, frozen."""
     from infralens.source.cache import _decode, _encode
     from infralens.source.index import index_source
 
