@@ -151,7 +151,7 @@ def run_blitz3_ip_adapter_inputs(ctx: ScenarioContext) -> None:
     hidden = _randn(1, 12, 32, seed=7, device=ctx.device)
     text = _randn(1, 77, 24, seed=8, device=ctx.device)
     image_tokens = _randn(1, 4, 24, seed=9, device=ctx.device)
-    attention.set_processor(processor)  # type: ignore[arg-type]
+    attention.set_processor(processor)
     handles = _keep_inputs(attention)
     with torch.no_grad():
         out = attention(hidden, encoder_hidden_states=(text, [image_tokens]))

@@ -61,7 +61,7 @@ def _make_hooks():
 
     class NegateHook(ModelHook):
         def new_forward(self, module, *args, **kwargs):
-            return -self.fn_ref.original_forward(*args, **kwargs)  # type: ignore[misc]  # typed None upstream, set by register_hook
+            return -self.fn_ref.original_forward(*args, **kwargs)
 
     return AffineHook, NegateHook
 

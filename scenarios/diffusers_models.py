@@ -59,9 +59,9 @@ def run_ip_adapter(ctx: ScenarioContext) -> None:
     image_tokens = _randn(1, 4, 24, seed=9, device=ctx.device)
     # diffusers annotates set_processor's argument as AttnProcessor, but it takes every processor class.
     with torch.no_grad():
-        attention.set_processor(AttnProcessor2_0())  # type: ignore[arg-type]
+        attention.set_processor(AttnProcessor2_0())
         plain = attention(hidden, encoder_hidden_states=text)
-        attention.set_processor(processor)  # type: ignore[arg-type]
+        attention.set_processor(processor)
         off = attention(hidden, encoder_hidden_states=(text, [image_tokens]))
         processor.scale = [1.0]
         on = attention(hidden, encoder_hidden_states=(text, [image_tokens]))

@@ -203,7 +203,7 @@ def run_quant_layerwise_casting(ctx: ScenarioContext) -> None:
 
     torch.manual_seed(17)
     pair = torch.nn.Sequential(torch.nn.Linear(8, 8), torch.nn.Linear(8, 8)).to(device)
-    apply_layerwise_casting(pair, storage_dtype=torch.bfloat16, compute_dtype=torch.float32, skip_modules_pattern=None)  # type: ignore[arg-type]  # None is documented upstream
+    apply_layerwise_casting(pair, storage_dtype=torch.bfloat16, compute_dtype=torch.float32, skip_modules_pattern=None)
     ctx.check(all(p.dtype == torch.bfloat16 for p in pair.parameters()), "with no patterns the whole module is stored in bfloat16")
     with torch.no_grad():
         out = pair(torch.ones(2, 8, device=device))
