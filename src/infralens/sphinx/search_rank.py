@@ -82,15 +82,19 @@ def search_language(app: Sphinx) -> SearchLanguage:
     return (cls or SearchEnglish)(app.config.html_search_options or {})
 
 
-def words_of(text: str, language: SearchLanguage, identifier: bool = False) -> list[str]:
-    """The stems of ``text`` as the search index splits it; in an identifier also the stems of its parts."""
+def words_of(text: str, language: SearchLanguage, identifier: bool = False, stems: dict[str, str] | None = None) -> list[str]:
+    """The stems of ``text`` as the search index splits it; in an identifier also the stems of its parts (``stems``:
+    the stem of each word already stemmed, kept by the caller across calls; a lab page repeats most of its words)."""
+    known: dict[str, str] = {} if stems is None else stems
     found = []
     for word in language.split(text):
         pieces = [word]
         if identifier:
             pieces += [piece for part in word.split("_") for piece in ([part] + (_CAMEL.findall(part) if not part.islower() else []))]
         for piece in dict.fromkeys(pieces):
-            stem = language.stem(piece)
+            stem = known.get(piece)
+            if stem is None:
+                stem = known[piece] = language.stem(piece)
             if stem and language.word_filter(stem) and len(stem) > 1:
                 found.append(stem)
     return found
@@ -99,22 +103,24 @@ def words_of(text: str, language: SearchLanguage, identifier: bool = False) -> l
 def lab_words(doctree: nodes.Node, language: SearchLanguage) -> dict[str, float]:
     """Weighted stem counts of a lab page: title, headings, prose, emphasis, inline code, notes (see the module docstring)."""
     counts: defaultdict[str, float] = defaultdict(float)
-    _count_words(doctree, PROSE, doctree, language, counts)
+    _count_words(doctree, PROSE, doctree, language, counts, {})
     return dict(counts)
 
 
-def _count_words(node: nodes.Node, weight: float, doctree: nodes.Node, language: SearchLanguage, counts: defaultdict[str, float]) -> None:
-    """Add the stems under *node* to *counts*, each child at the weight its kind gives it."""
+def _count_words(
+    node: nodes.Node, weight: float, doctree: nodes.Node, language: SearchLanguage, counts: defaultdict[str, float], stems: dict[str, str]
+) -> None:
+    """Add the stems under *node* to *counts*, each child at the weight its kind gives it (*stems*: the page's words stemmed so far)."""
     for child in node.children:
         if isinstance(child, _SKIP) or (isinstance(child, nodes.Element) and NOT_TAUGHT & set(child["classes"])):
             continue
         if isinstance(child, nodes.Text | nodes.literal):  # inline code also counts the parts of its identifiers
-            for stem in words_of(child.astext(), language, identifier=isinstance(child, nodes.literal)):
+            for stem in words_of(child.astext(), language, identifier=isinstance(child, nodes.literal), stems=stems):
                 counts[stem] += weight
             continue
         inner = _inner_weight(child, weight, doctree)
         if inner is not None:
-            _count_words(child, inner, doctree, language, counts)
+            _count_words(child, inner, doctree, language, counts, stems)
 
 
 def _inner_weight(child: nodes.Node, weight: float, doctree: nodes.Node) -> float | None:
