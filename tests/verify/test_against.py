@@ -44,8 +44,9 @@ def _installed():
 
 
 def _project_diffusers() -> tuple[str, str]:
-    """The project's own diffusers, as a fresh interpreter sees it: version and a hash of its __init__.py."""
-    code = "import importlib.metadata, diffusers; print(importlib.metadata.version('diffusers')); print(diffusers.__file__)"
+    """The project's own diffusers, as a fresh interpreter finds it: version and a hash of its __init__.py (found the way
+    ``import diffusers`` would find it, without the seconds of importing it and torch)."""
+    code = "import importlib.metadata, importlib.util; print(importlib.metadata.version('diffusers')); print(importlib.util.find_spec('diffusers').origin)"
     version, init = subprocess.run([sys.executable, "-c", code], check=True, capture_output=True, text=True).stdout.split()
     return version, sha256_file(init)
 
