@@ -237,6 +237,12 @@ PROCS_NO_ANCHOR = PROCS_NEW.replace('raise ValueError("no keys for this model")'
 PROCS_STEP = ("config = make_config(rank, alpha=self.alpha)",)
 PROCS = "demo.mixer.Loader.load"
 
+
+def _grow(name: str, old: dict[str, str], new: dict[str, str], *, kind: str | None = None, reviewed: bool = True) -> RuleCase:
+    """A case of ``moved-into-decorator`` on ``Rotary._grow`` (its target's verdict)."""
+    return RuleCase(name, TargetRule.MOVED_INTO_DECORATOR, old, new, GROW_STEP, "target", target=GROW, kind=kind, reviewed=reviewed)
+
+
 CASES: list[RuleCase] = [
     RuleCase(
         "aligned-in-reached-beyond-the-home",
@@ -247,16 +253,7 @@ CASES: list[RuleCase] = [
         target=PROCS,
         kind="changed",
     ),
-    RuleCase(
-        "moved-into-decorator",
-        TargetRule.MOVED_INTO_DECORATOR,
-        {"mixer.py": GROW_OLD},
-        {"mixer.py": GROW_NEW, "rope.py": GROW_ROPE},
-        GROW_STEP,
-        "target",
-        target=GROW,
-        kind="moved",
-    ),
+    _grow("moved-into-decorator", {"mixer.py": GROW_OLD}, {"mixer.py": GROW_NEW, "rope.py": GROW_ROPE}, kind="moved"),
     RuleCase(
         "close-edit-in-helper", Rule.CLOSE_EDIT_IN_HELPER, {"mixer.py": OLD}, {"mixer.py": EXTRACTED_AND_REWRITTEN}, ("h = self.attn(h)",), kind="changed"
     ),
@@ -291,34 +288,9 @@ HELD_BACK: list[RuleCase] = [
         PROCS_STEP,
         target=PROCS,
     ),
-    RuleCase(
-        "moved-into-decorator-held-at-review",
-        TargetRule.MOVED_INTO_DECORATOR,
-        {"mixer.py": GROW_OLD, "rope.py": GROW_ROPE},
-        {"mixer.py": GROW_NEW, "rope.py": GROW_ROPE},
-        GROW_STEP,
-        "target",
-        target=GROW,
-    ),
-    RuleCase(
-        "moved-into-decorator-two-decorators",
-        TargetRule.MOVED_INTO_DECORATOR,
-        {"mixer.py": GROW_OLD},
-        {"mixer.py": GROW_TWICE, "rope.py": GROW_TWO_ROPES},
-        GROW_STEP,
-        "target",
-        target=GROW,
-    ),
-    RuleCase(
-        "moved-into-decorator-reviewed-release-unknown",
-        TargetRule.MOVED_INTO_DECORATOR,
-        {"mixer.py": GROW_OLD},
-        {"mixer.py": GROW_NEW, "rope.py": GROW_ROPE},
-        GROW_STEP,
-        "target",
-        target=GROW,
-        reviewed=False,
-    ),
+    _grow("moved-into-decorator-held-at-review", {"mixer.py": GROW_OLD, "rope.py": GROW_ROPE}, {"mixer.py": GROW_NEW, "rope.py": GROW_ROPE}),
+    _grow("moved-into-decorator-two-decorators", {"mixer.py": GROW_OLD}, {"mixer.py": GROW_TWICE, "rope.py": GROW_TWO_ROPES}),
+    _grow("moved-into-decorator-reviewed-release-unknown", {"mixer.py": GROW_OLD}, {"mixer.py": GROW_NEW, "rope.py": GROW_ROPE}, reviewed=False),
     RuleCase(
         "close-edit-in-helper-held-at-review",
         Rule.CLOSE_EDIT_IN_HELPER,
