@@ -12,6 +12,7 @@ from pathlib import Path
 from urllib.parse import quote
 
 import pytest
+from search_page import RESULTS, SEARCH_DONE, without_summaries
 from shipped import missing_shipped
 
 pytestmark = pytest.mark.browser
@@ -27,9 +28,6 @@ teaches RoPE, and it ranks first (lab 13 third)."""
 HELD_OUT = {"lora": "lab-09-lora-injection", "controlnet": "lab-10-controlnet-conditioning", "quantization": "lab-16-quantization", "sdxl": "lab-14-sdxl"}
 """More labs' topic words, nowhere named in the code that ranks them: the rule is general."""
 
-SEARCH_DONE = "() => /finished|did not match/.test(document.querySelector('#search-results .search-summary')?.textContent || '')"
-RESULTS = "els => els.map(e => e.getAttribute('href'))"
-
 
 def _open(browser, url: str, *, route=None):
     """A 1440 px page (one browser context, so localStorage carries across its visits) and its console errors
@@ -44,18 +42,9 @@ def _open(browser, url: str, *, route=None):
     return page, errors
 
 
-def _without_summaries(route) -> None:
-    """Result pages fetched for their snippets get an empty answer (the order is the index's alone; the snippets are
-    test_browser_search_rank's): each fetch parses a whole lab page of megabytes."""
-    if route.request.resource_type == "fetch":
-        route.fulfill(status=200, content_type="text/html", body="")
-    else:
-        route.continue_()
-
-
 def search(browser, base: str, word: str) -> list[str]:
     """The result links of the site search for ``word``, best first."""
-    page, errors = _open(browser, f"{base}/search.html?q={quote(word)}", route=_without_summaries)
+    page, errors = _open(browser, f"{base}/search.html?q={quote(word)}", route=without_summaries)
     page.wait_for_function(SEARCH_DONE, timeout=60_000)
     hrefs = page.eval_on_selector_all("#search-results ul.search > li > a", RESULTS)
     assert errors == [], errors

@@ -16,6 +16,7 @@ from urllib.parse import quote
 
 import pytest
 import yaml
+from search_page import RESULTS, SEARCH_DONE, without_summaries
 
 pytestmark = pytest.mark.browser
 
@@ -24,9 +25,6 @@ TUNED = REPO / "benchmarks" / "search_topics.yaml"
 UNTOUCHED = REPO / "benchmarks" / "search_topics_untouched.yaml"
 FLOORS = {TUNED: (30, 27), UNTOUCHED: (16, 14)}
 """List → (teaching lab in the first 3 for at least this many words, first for at least this many)."""
-
-SEARCH_DONE = "() => /finished|did not match/.test(document.querySelector('#search-results .search-summary')?.textContent || '')"
-RESULTS = "els => els.map(e => e.getAttribute('href'))"
 
 
 def _topics(path: Path) -> list[dict]:
@@ -39,18 +37,6 @@ _MEASURED: dict[tuple[str, str, tuple[str, ...]], int | None] = {}
 
 def _key(base: str, topic: dict) -> tuple[str, str, tuple[str, ...]]:
     return base, topic["query"], (topic["lab"], *([topic["also"]] if topic.get("also") else []))
-
-
-def _without_summaries(route) -> None:
-    """Answer the search page's fetches of result pages (for their snippets) with an empty page; let navigations through.
-
-    The order of the results comes from the search index alone; each snippet costs a fetch and a parse of a whole
-    page (lab pages are megabytes of code tables), which made these searches take seconds each. An empty answer is
-    one Sphinx's search page handles (no snippet, no error); ``test_snippets_are_prose_not_table_cells`` keeps them."""
-    if route.request.resource_type == "fetch":
-        route.fulfill(status=200, content_type="text/html", body="")
-    else:
-        route.continue_()
 
 
 IN_PAGE = """q => {
@@ -78,7 +64,7 @@ def _ranks(browser, base: str, topics: list[dict]) -> dict[str, int | None]:
         errors: list[str] = []
         page.on("console", lambda message: message.type == "error" and errors.append(message.text))
         page.on("pageerror", lambda error: errors.append(str(error)))
-        page.route("**/*.html", _without_summaries)
+        page.route("**/*.html", without_summaries)
         first = wanted[0]["query"]
         page.goto(f"{base}/search.html?q={quote(first)}", wait_until="load")
         page.wait_for_function(SEARCH_DONE, timeout=60_000)
