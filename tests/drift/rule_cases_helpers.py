@@ -1,6 +1,7 @@
 """Rule cases for the rules of issue 41's set 17 misses: a block extracted into a helper and rewritten on its way, so
 that a statement's neighbours changed with it (rule ``close-edit-in-helper``), and a class rewritten under a new name
-that its users now build instead (rule ``class-renamed-at-users``); :mod:`rule_cases` adds them to its tables."""
+that its users now build instead (rule ``class-renamed-at-users``), and a function renamed keeping its name's words
+with its body rewritten (rule ``renamed-keeping-words``); :mod:`rule_cases` adds them to its tables."""
 
 from __future__ import annotations
 
@@ -243,7 +244,49 @@ def _grow(name: str, old: dict[str, str], new: dict[str, str], *, kind: str | No
     return RuleCase(name, TargetRule.MOVED_INTO_DECORATOR, old, new, GROW_STEP, "target", target=GROW, kind=kind, reviewed=reviewed)
 
 
+RENAMED_WORDS_OLD = """
+def _check_scaling(config):
+    factor = config.scaling["factor"]
+    low = config.scaling.get("low", 1)
+    if factor < 1:
+        raise ValueError("factor must be at least 1")
+    return factor * low
+"""
+RENAMED_WORDS_NEW = """
+class ScalingConfig:
+    def _check_scaling_params(self, params):
+        factor = params["factor"]
+        low = params.get("low", 1)
+        if factor < 1.0:
+            raise ValueError("factor must be at least 1")
+        return factor * low
+"""
+# The module function became a method whose name keeps its words (check, scaling); the body reads a dict now.
+RENAMED_WORDS_ELSE = RENAMED_WORDS_NEW.replace("_check_scaling_params", "_validate_params")
+# The same body under a name that drops "check" and "scaling": nothing says it is the target.
+RENAMED_WORDS_SIBLING_OLD = RENAMED_WORDS_OLD + RENAMED_WORDS_NEW
+# The method with the kept words was there at the review already: a sibling, not the target renamed.
+
 CASES: list[RuleCase] = [
+    RuleCase(
+        "renamed-keeping-words",
+        TargetRule.RENAMED_KEEPING_WORDS,
+        {"mixer.py": RENAMED_WORDS_OLD},
+        {"mixer.py": RENAMED_WORDS_NEW},
+        ('factor = config.scaling["factor"]', 'low = config.scaling.get("low", 1)'),
+        "target",
+        target="demo.mixer._check_scaling",
+        kind="renamed",
+    ),
+    RuleCase(
+        "renamed-keeping-words-edit-in-the-new-function",
+        Rule.EDIT,
+        {"mixer.py": RENAMED_WORDS_OLD},
+        {"mixer.py": RENAMED_WORDS_NEW},
+        ('factor = config.scaling["factor"]', 'low = config.scaling.get("low", 1)'),
+        target="demo.mixer._check_scaling",
+        kind="changed",
+    ),
     RuleCase(
         "aligned-in-reached-beyond-the-home",
         Rule.ALIGNED_IN_REACHED,
@@ -280,6 +323,26 @@ CASES: list[RuleCase] = [
 ]
 
 HELD_BACK: list[RuleCase] = [
+    RuleCase(
+        "renamed-keeping-words-not-when-the-words-are-gone",
+        TargetRule.RENAMED_KEEPING_WORDS,
+        {"mixer.py": RENAMED_WORDS_OLD},
+        {"mixer.py": RENAMED_WORDS_ELSE},
+        ('factor = config.scaling["factor"]',),
+        "target",
+        target="demo.mixer._check_scaling",
+        kind="deleted",
+    ),
+    RuleCase(
+        "renamed-keeping-words-not-a-sibling-of-the-review",
+        TargetRule.RENAMED_KEEPING_WORDS,
+        {"mixer.py": RENAMED_WORDS_SIBLING_OLD},
+        {"mixer.py": RENAMED_WORDS_NEW},
+        ('factor = config.scaling["factor"]',),
+        "target",
+        target="demo.mixer._check_scaling",
+        kind="deleted",
+    ),
     RuleCase(
         "aligned-in-reached-beyond-the-home-no-anchor",
         Rule.ALIGNED_IN_REACHED,

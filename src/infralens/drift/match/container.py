@@ -34,6 +34,7 @@ from infralens.drift.match.forwarding import forwarded_method
 from infralens.drift.match.imported import Relocated, folded_into_base, inlined_into_caller, moved_to_class, moved_with_imports, re_exported, same_name_here
 from infralens.drift.match.reader import TreeReader
 from infralens.drift.match.receiver import moved_to_receiver
+from infralens.drift.match.renamed_words import renamed_keeping_words
 from infralens.drift.match.results import TargetKind, TargetResult
 from infralens.drift.match.reviewed import ReviewedSources, defined_in
 from infralens.drift.match.rules import Action, Filter, Policy, TargetRule, Thresholds, Trace
@@ -163,6 +164,7 @@ class ContainerMapper:
             (TargetRule.FOLDED_INTO_BASE, self._by(folded_into_base, TargetRule.FOLDED_INTO_BASE)),
             (TargetRule.MOVED_INTO_DECORATOR, self._by(moved_into_decorator, TargetRule.MOVED_INTO_DECORATOR)),
             (TargetRule.INLINED_INTO_CALLER, self._by(inlined_into_caller, TargetRule.INLINED_INTO_CALLER)),
+            (TargetRule.RENAMED_KEEPING_WORDS, self._by(renamed_keeping_words, TargetRule.RENAMED_KEEPING_WORDS)),
             (TargetRule.DELETED, self._deleted),
         ]
 
@@ -203,7 +205,7 @@ class ContainerMapper:
         if relocated is None:
             return None
         t = self.policy.thresholds
-        renamed = rule is TargetRule.RE_EXPORTED and relocated.definition.qualname != entry.target
+        renamed = rule in (TargetRule.RE_EXPORTED, TargetRule.RENAMED_KEEPING_WORDS) and relocated.definition.qualname != entry.target
         found = Found(relocated.source, relocated.index, relocated.definition, t.renamed_locality if renamed else t.moved_elsewhere_locality, False)
         overlap = found.overlap(entry)
         now = f"{relocated.source.module}.{relocated.definition.qualname}"

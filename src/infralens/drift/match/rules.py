@@ -1,5 +1,6 @@
-"""The drift matcher's rule book: every named rule, the one table of numbers, and the trace of a decision. This is the bottom
-of :mod:`infralens.drift.match` (data only: it imports nothing of the package). Three kinds of rule go through one trace:
+"""The drift matcher's rule book: every named rule and the trace of a decision, with the one table of numbers (kept in
+:mod:`.thresholds`, imported here). This is the bottom of :mod:`infralens.drift.match` (data only: it imports nothing of the
+package but that table). Three kinds of rule go through one trace:
 :class:`TargetRule` (what became of the annotated function), :class:`Filter` (what removes, vetoes or orders a step's candidates)
 and :class:`Rule` (what decides a step's kind, in the order of :data:`STEP_ORDER`). Each has one :class:`RuleSpec` in :data:`SPECS`:
 its invariant in one sentence and whether an ablation may switch it off. A :class:`Policy` carries the :class:`Thresholds` and
@@ -11,83 +12,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from enum import Enum
 
+from infralens.drift.match.thresholds import Thresholds
 from infralens.reports import DriftKind as StepKind
-
-
-@dataclass(frozen=True)
-class Thresholds:
-    """Every number the drift matcher decides with (one table; each rule's test reads it)."""
-
-    edit_similarity: float = 0.6
-    """Text similarity for *changed* when at least one neighbour agrees."""
-    confident_similarity: float = 0.8
-    """Text similarity for *changed* on text alone (and, with context ≥ :attr:`confident_context`, before any search)."""
-    confident_context: float = 0.5
-    quick_reject_similarity: float = 0.3
-    """Below this cheap upper bound (difflib's ``real_quick_ratio``) two texts are not compared in full."""
-    candidate_similarity: float = 0.45
-    """Below this, a statement is no edit candidate (at this similarity every neighbour must agree)."""
-    sole_assignment_similarity: float = 0.3
-    """Similarity for the only statement left that assigns the same name."""
-    sole_return_similarity: float = 0.3
-    """Similarity for the only ``return`` left in a target whose reviewed body returned in one statement only."""
-    edited_neighbour: float = 0.5
-    """What a neighbour that was edited too, or sits one statement off, counts in tolerant context."""
-    no_neighbours_context: float = 0.5
-    """The context of a candidate that has neighbours when the step recorded none (a lone statement tells little)."""
-    same_copy_context: float = 0.5
-    """Context for a surviving copy of a repeated statement to be the annotated one after copies went."""
-    moved_locality: float = 0.6
-    """Function similarity (Jaccard of statement fingerprints) for a home elsewhere when the target is gone."""
-    moved_context: float = 0.5
-    moved_margin: float = 0.05
-    """Two homes elsewhere whose locality + context differ by less than this are equally good (none is chosen)."""
-    ambiguous_margin: float = 0.02
-    """A runner-up edit candidate this close to the chosen one makes *changed* ambiguous."""
-    max_renames: int = 2
-    """At most this many names may differ for an edit to count as a rename that keeps the action."""
-    target_moved_overlap: float = 0.3
-    """Body overlap for the same qualname in another module to be the target moved."""
-    target_renamed_overlap: float = 0.6
-    """Body overlap for a definition of another name to be the target renamed."""
-    renamed_split_direct: float = 0.15
-    """A definition of a new name must hold this share of the reviewed body itself before the helpers it calls count."""
-    target_renamed_margin: float = 0.05
-    """A second rename candidate this close to the best makes the rename ambiguous (not reported)."""
-    aligned_max_pairs: int = 4000
-    """Lost and new statements between two anchors are paired in order only when there are at most this many pairs to weigh..."""
-    aligned_margin: float = 0.05
-    """...and only when each resembles the other more, by this much, than anything else between those anchors."""
-    carried_statements: int = 3
-    """A place elsewhere that gained at least this many of the target's lost statements may be where the step went..."""
-    carried_share: float = 0.5
-    """...when they are at least this share of what the target lost, or its neighbours came along (:attr:`moved_context`)."""
-    position_rank: float = 0.15
-    """What standing at the step's rank in its diff hunk adds to an edit candidate's rank (half for elsewhere in the hunk)."""
-    text_rank: float = 0.7
-    """What text similarity weighs in an edit candidate's rank (less :attr:`position_rank`); context weighs the rest."""
-    max_search_files: int = 16
-    """At most this many files are indexed per distribution-wide search (best-ranked first)."""
-    moved_elsewhere_locality: float = 0.9
-    """How sure a target found under its qualname (or behind a shim) in another module is the reviewed one."""
-    renamed_locality: float = 0.8
-    """How sure a target found under another name is the reviewed one."""
-    weight_same_text: float = 10.0
-    """The assignment's weight of an identical statement (plus its context): always preferred over an edit."""
-    weight_same_tree: float = 9.0
-    """The weight of the same syntax tree or the target's own header."""
-    weight_same_action: float = 3.0
-    """The weight of a rewrite that keeps the action (plus context and similarity)."""
-    weight_edit: float = 1.0
-    """The weight of an edit (plus its rank)."""
-    weight_sole_assignment: float = 0.5
-    """The weight of the only assignment of the name left (times its similarity)."""
-    tie_hunk_rank: float = 1e-3
-    """Per statement of rank gap in the diff hunk, taken off an edit's weight (the nearer of two equal edits wins)."""
-    tie_occurrence: float = 1e-3
-    """Added to the recorded occurrence among identical copies."""
-    tie_distance: float = 1e-7
-    """Per line of distance from the recorded line, taken off an identical copy's weight."""
 
 
 class Origin(str, Enum):
@@ -203,6 +129,7 @@ class TargetRule(str, Enum):
     FOLDED_INTO_BASE = "folded-into-base"
     MOVED_INTO_DECORATOR = "moved-into-decorator"
     INLINED_INTO_CALLER = "inlined-into-caller"
+    RENAMED_KEEPING_WORDS = "renamed-keeping-words"
     DELETED = "deleted"
     SPLIT_INTO_HELPERS = "split-into-helpers"
     HELPERS_OF_HELPERS = "helpers-of-helpers"
@@ -297,7 +224,7 @@ class Trace:
 class Policy:
     """What the matcher decides with: the thresholds, and the rules switched off (for an ablation; none by default)."""
 
-    thresholds: Thresholds = Thresholds()
+    thresholds: Thresholds = field(default_factory=Thresholds)
     off: frozenset[AnyRule] = frozenset()
 
     def on(self, rule: AnyRule) -> bool:
@@ -362,6 +289,10 @@ SPECS: dict[AnyRule, RuleSpec] = {
         RuleSpec(TargetRule.FOLDED_INTO_BASE, "A method whose class left its module, its base staying with the method and a block of it, moved to the base."),
         RuleSpec(TargetRule.MOVED_INTO_DECORATOR, "A method gone from its class, new by its name in a decorator its class's methods now wear, went there."),
         RuleSpec(TargetRule.INLINED_INTO_CALLER, "A function gone from its module whose only caller there took in a block of its statements lives on in it."),
+        RuleSpec(
+            TargetRule.RENAMED_KEEPING_WORDS,
+            "A function gone from its module lives on in the one function new there whose name keeps its name's words and whose body still resembles its own.",
+        ),
         RuleSpec(TargetRule.DELETED, "A target found by no rule is deleted.", essential=True),
         RuleSpec(TargetRule.SPLIT_INTO_HELPERS, "A body that lost statements to helpers it now calls names those helpers as their first home."),
         RuleSpec(
