@@ -8,7 +8,7 @@ from __future__ import annotations
 from rule_cases import RuleCase
 from test_match_synthetic import OLD
 
-from infralens.drift.match.rules import Rule, TargetRule
+from infralens.drift.match.rules import Filter, Rule, TargetRule
 
 EXTRACTED_AND_REWRITTEN = """
 class Mixer:
@@ -235,6 +235,9 @@ class ProcsMixin:
         self.attach(config)
 """
 PROCS_NO_ANCHOR = PROCS_NEW.replace('raise ValueError("no keys for this model")', "raise KeyError(prefix)")
+PROCS_HELD = PROCS_OLD + "\n\nclass ProcsMixin:\n    def _process(self, state, prefix, alpha):\n        return state\n"
+# The same, with a _process that was there at the review: not new code (filter new-code-beyond leaves it), only the
+# pairing in order finds the edit there.
 PROCS_STEP = ("config = make_config(rank, alpha=self.alpha)",)
 PROCS = "demo.mixer.Loader.load"
 
@@ -268,6 +271,7 @@ RENAMED_WORDS_SIBLING_OLD = RENAMED_WORDS_OLD + RENAMED_WORDS_NEW
 # The method with the kept words was there at the review already: a sibling, not the target renamed.
 
 CASES: list[RuleCase] = [
+    RuleCase("new-code-beyond", Filter.NEW_CODE_BEYOND, {"mixer.py": PROCS_OLD}, {"mixer.py": PROCS_NEW}, PROCS_STEP, target=PROCS, kind="changed"),
     RuleCase(
         "renamed-keeping-words",
         TargetRule.RENAMED_KEEPING_WORDS,
@@ -290,7 +294,7 @@ CASES: list[RuleCase] = [
     RuleCase(
         "aligned-in-reached-beyond-the-home",
         Rule.ALIGNED_IN_REACHED,
-        {"mixer.py": PROCS_OLD},
+        {"mixer.py": PROCS_HELD},
         {"mixer.py": PROCS_NEW},
         PROCS_STEP,
         target=PROCS,
@@ -323,6 +327,7 @@ CASES: list[RuleCase] = [
 ]
 
 HELD_BACK: list[RuleCase] = [
+    RuleCase("new-code-beyond-not-code-of-the-review", Filter.NEW_CODE_BEYOND, {"mixer.py": PROCS_HELD}, {"mixer.py": PROCS_NEW}, PROCS_STEP, target=PROCS),
     RuleCase(
         "renamed-keeping-words-not-when-the-words-are-gone",
         TargetRule.RENAMED_KEEPING_WORDS,
@@ -346,7 +351,7 @@ HELD_BACK: list[RuleCase] = [
     RuleCase(
         "aligned-in-reached-beyond-the-home-no-anchor",
         Rule.ALIGNED_IN_REACHED,
-        {"mixer.py": PROCS_OLD},
+        {"mixer.py": PROCS_HELD},
         {"mixer.py": PROCS_NO_ANCHOR},
         PROCS_STEP,
         target=PROCS,

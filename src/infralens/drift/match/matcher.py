@@ -27,6 +27,7 @@ from infralens.drift.match.decide import (
     same_copy,
     weight,
 )
+from infralens.drift.match.dispatch import in_owners_classes
 from infralens.drift.match.evidence import Evidence, measure
 from infralens.drift.match.position import Alignment
 from infralens.drift.match.propose import (
@@ -44,7 +45,7 @@ from infralens.drift.match.propose import (
     target_names,
     target_pool,
 )
-from infralens.drift.match.reached_edits import in_owners_classes, in_split_helper, rewritten_in_reached
+from infralens.drift.match.reached_edits import in_split_helper, rewritten_in_reached
 from infralens.drift.match.reader import TreeReader
 from infralens.drift.match.repeated import indentation, settle_contested
 from infralens.drift.match.results import Candidate, Scores, StepKind, StepResult, TargetKind, TargetResult

@@ -26,11 +26,12 @@ from infralens.drift.lock.entries import AnnotationLock, StepLock, short_hash
 from infralens.drift.lock.facts import body_of
 from infralens.drift.match.aligned import LostOrder, lost_order
 from infralens.drift.match.assign import assign
+from infralens.drift.match.beyond import new_code_beyond
 from infralens.drift.match.calls import Reach, new_held_methods
 from infralens.drift.match.container import Found
 from infralens.drift.match.decide import action_kept, aligned_kept, close_in_helper, per_object, weight_in_helper, weight_in_reached
+from infralens.drift.match.dispatch import dispatched_for, owners_classes, sole_methods
 from infralens.drift.match.evidence import Evidence, measure
-from infralens.drift.match.forwarding import base_names, class_named
 from infralens.drift.match.propose import call_of, in_target, sole_role, statement_key, target_pool
 from infralens.drift.match.reader import TreeReader
 from infralens.drift.match.reviewed import Transfers, defined_in, reviewed_texts
@@ -73,6 +74,7 @@ def rewritten_in_reached(
         since=transfers.reviewed,
         held=on(Filter.INSTANCE_CALLED),
         order=order,
+        new_code=on(Filter.NEW_CODE_BEYOND),
     )
     return action_kept_vetoes(edits, found, transfers, t, traces, frozenset(annotation.body))
 
@@ -94,6 +96,7 @@ def edits_in_reached(
     since: TreeReader | None = None,
     held: bool = True,
     order: LostOrder | None = None,
+    new_code: bool = True,
 ) -> dict[str, Scored]:
     """Each of ``steps`` (none has a place yet) with its edit in the one function the target clearly leads to most, or
     (``with_helpers``, rule ``edits-in-helpers``) in any helper it calls that the container decision saw receive the
@@ -108,7 +111,7 @@ def edits_in_reached(
     home when new since it, and so (``held``, rule ``instance-called``) is what calling an instance an attribute of the
     target's class holds runs, searched beside the closest home: work the target newly hands off, never a function it
     could run already. ``order``: what the target lost in the reviewed order, to pair with each place searched (rule
-    ``aligned-in-reached``)."""
+    ``aligned-in-reached``). ``new_code`` (filter ``new-code-beyond``): functions new since it a few calls past those places."""
     if not steps:
         return {}
     reach = Reach(reader, found.source, found.index, found.definition)  # held instances are searched beside the closest home, below
@@ -124,6 +127,10 @@ def edits_in_reached(
     homes = _homes([home] if home is not None else [], [(h.source, h.index, h.definition, False) for h in helpers])
     held_methods = new_held_methods(reach, since) if held and since is not None else []
     homes = _homes(homes, list(listed_definitions(reader, held_methods, set())))
+    far = new_code_beyond(reader, [*homes, *registry], since, t) if new_code and since is not None else []
+    homes = _homes(homes, far)
+    marks = {key: (Filter.INSTANCE_CALLED, "run by calling an instance the target's class holds") for key in held_methods}
+    marks.update({(r[0].relpath, r[2].qualname): (Filter.NEW_CODE_BEYOND, "new since the review, a few calls past the target's homes") for r in far})
     beyond = _own_module_callees(reader, home) if home is not None and order is not None else []
     others = _homes(homes, [r for r in [*reached, *beyond] if not r[3]])[len(homes) :]  # any other function it (or its home) calls: aligned edits only
     options: dict[str, dict[tuple[str, int, str], float]] = {}
@@ -137,10 +144,11 @@ def edits_in_reached(
     for source, index, definition, pool, paired, aligned_only in _searched(pools, others, order, t):
         place = Found(source, index, definition, found.locality, False)
         helper = named.get((source.relpath, definition.qualname)) is False
-        weighs = _weigh_for(weigh, weigh_in_helper if helper else None, aligned_only=aligned_only, t=t)
+        far_place = marks.get((source.relpath, definition.qualname), (None, ""))[0] is Filter.NEW_CODE_BEYOND
+        weighs = _weigh_for(weigh, weigh_in_helper if helper else None, aligned_only=aligned_only, t=t, far=far_place)
         admits = _admits(weighs)
         by_name_only = home_by_name and home is not None and definition is home[2]
-        for step in steps:
+        for step in [s for s in steps if not far_place or s.copies == 1]:  # a repeated text's copy is told by neighbours
             for proposal in in_target(place, pool, step, t, exact_only=False):
                 if by_name_only and tuple(s.text for s in proposal.window) == step.texts:
                     continue  # the same text in a method reached by name alone is a move, or a copy: rule reached-by-name decides
@@ -159,8 +167,8 @@ def edits_in_reached(
             traces[step_id].add(Filter.OWNERS_CLASSES, Action.FIRED, narrowed)
         if home_by_name and where_to == at_home:
             traces[step_id].add(Filter.REACHED_BY_NAME, Action.FIRED, f"rewritten in {where(edit)}, the only method of a name called on another object")
-        if where_to in held_methods:
-            traces[step_id].add(Filter.INSTANCE_CALLED, Action.FIRED, f"rewritten in {where(edit)}, run by calling an instance the target's class holds")
+        if (mark := marks.get(where_to)) is not None:
+            traces[step_id].add(mark[0], Action.FIRED, f"rewritten in {where(edit)}, {mark[1]}")
         if where_to != at_home:
             _trace_elsewhere(traces[step_id], edit, named.get(where_to))
     return edits
@@ -228,11 +236,14 @@ def _own_module_callees(reader: TreeReader, home: Reached) -> list[Reached]:
     return found
 
 
-def _weigh_for(weigh: Weigh, in_helper: Weigh | None, *, aligned_only: bool, t: Thresholds) -> Weigh:
+def _weigh_for(weigh: Weigh, in_helper: Weigh | None, *, aligned_only: bool, t: Thresholds, far: bool = False) -> Weigh:
     """How candidates in one place searched are weighed: ``in_helper`` in a helper the target was split into, else
     ``weigh``; with ``aligned_only`` (a function the target calls that only the pairing in order singles out), only the
-    candidates rule ``aligned-in-reached`` admits."""
+    candidates rule ``aligned-in-reached`` admits; with ``far`` (new code past the target's homes, filter
+    ``new-code-beyond``), only the same text, a rewrite that keeps the action, or a text close enough to stand alone."""
     chosen = in_helper if in_helper is not None else weigh
+    if far:
+        return lambda evidence: chosen(evidence) if evidence.exact or evidence.replacement is not None or evidence.similarity >= t.confident_similarity else 0.0
     return (lambda evidence: chosen(evidence) if aligned_kept(evidence, t) else 0.0) if aligned_only else chosen
 
 
@@ -303,126 +314,6 @@ def _sole_call(pools: list[Pool], call: str, own: set[str | None]) -> tuple[str,
     its statements make now) no longer makes it; else None."""
     held = {statement_key(source.relpath, s) for source, _, _, pool in pools for s in pool if statement_call(s.text) == call}
     return held.pop() if len(held) == 1 and call not in own else None
-
-
-def dispatched(reach: Reach) -> Iterator[Reached]:
-    """Methods of classes in the target's own module named like a method the target calls on another object
-    (``self.layers[i].update(...)``: the per-object class is not known statically, its module is)."""
-    own = reach.definition.qualname
-    for definition in reach.index.definitions:
-        owner, _, name = definition.qualname.rpartition(".")
-        if definition.kind is DefinitionKind.CLASS or not owner or "." in owner or definition.qualname == own:
-            continue
-        if name in reach.calls.on_objects and not name.startswith("__"):
-            yield reach.source, reach.index, definition, False
-
-
-def sole_methods(reader: TreeReader, reach: Reach) -> Iterator[Reached]:
-    """Methods the target calls on another object (``transformer . load_lora_adapter ( ... )``) that no class of its own
-    module defines and exactly one class of the whole tree does (:meth:`~.reader.TreeReader.sole_method`): whatever
-    the object is, that is the only code of the package the call can run."""
-    own = {d.qualname.rpartition(".")[2] for d in reach.index.definitions}
-    for name in sorted(reach.calls.on_objects - own):
-        if name.startswith("__") or (found := reader.sole_method(name)) is None:
-            continue
-        indexed = reader.indexed(found[0])
-        if indexed is not None:
-            yield indexed[0], indexed[1], found[1], False
-
-
-def owners_classes(reach: Reach, methods: list[Reached], owner: str) -> tuple[list[Reached], str]:
-    """Rule ``owners-classes``: of the methods a dispatched call may run, those of classes the owner's class names
-    (constructs, or passes as the class to replicate); of those, the one whose class the others derive from.
-
-    ``Cache.update`` runs ``self.layers[i].update``; a reviewed ``DynamicCache.update`` went to the layer class
-    ``DynamicCache`` builds its layers from, not to a quantized or static layer that also defines ``update``.
-    Returns the methods kept and the evidence ("" when nothing was narrowed)."""
-    named = names_in_class(reach, owner)
-    kept = [m for m in methods if _class_of(m) in named and _class_of(m) != owner]
-    if not kept:  # the classes it names may inherit the method: the nearest base that defines it runs
-        inherited = {id(m): m for name in sorted(named - {owner}) if (m := _inherited_method(reach.index, name, methods)) is not None}
-        if inherited:
-            found = list(inherited.values())
-            names = ", ".join(sorted({_class_of(m) for m in found}))
-            return found, f"{owner} names classes that inherit it from {names}, of the {len(methods)} classes a dispatched call may reach"
-        return methods, ""
-    classes = {_class_of(m) for m in kept}
-    general = [m for m in kept if all(c == _class_of(m) or _class_of(m) in _ancestors(reach.index, c) for c in classes)]
-    chosen = general[:1] or kept
-    names = ", ".join(sorted(classes))
-    why = f"{_class_of(chosen[0])}, the base of the others" if general and len(classes) > 1 else "those"
-    return chosen, f"{owner} names {names} of the {len(methods)} classes a dispatched call may reach: {why}"
-
-
-def _inherited_method(index: ModuleIndex, name: str, methods: list[Reached]) -> Reached | None:
-    """The method of ``methods`` that class ``name`` runs by inheritance: that of its nearest base in its module."""
-    if class_named(index, name) is None:
-        return None
-    by_class = {_class_of(m): m for m in methods}
-    level, seen = [name], {name}
-    while level:
-        found = [by_class[c] for c in level if c in by_class]
-        if found:
-            return found[0] if len(found) == 1 else None
-        bases = [b for c in level if (d := class_named(index, c)) is not None for b in base_names(index, d) if b not in seen]
-        seen.update(bases)
-        level = bases
-    return None
-
-
-def dispatched_for(reader: TreeReader, reach: Reach) -> Iterator[Reached]:
-    """:func:`dispatched` from the target and from the wrappers of the decorators it carries in its own module (a
-    wrapper such as ``apply_processors._wrapped_update`` makes the target's dispatched calls on its behalf)."""
-    seen = set()
-    for method in dispatched(reach):
-        seen.add(method[2].qualname)
-        yield method
-    for source, index, definition, decorator in reached_definitions(reader, reach):
-        if not decorator or source.relpath != reach.source.relpath:
-            continue
-        for method in dispatched(Reach(reader, source, index, definition)):
-            if method[2].qualname not in seen:
-                seen.add(method[2].qualname)
-                yield method
-
-
-def in_owners_classes(reach: Reach, owner: str, places: list[Scored], trace: Trace) -> list[Scored]:
-    """Of ``places`` (methods of the name a dispatched call uses), those in the classes ``owner`` names in the target's
-    module, when it names any that define the method; the trace names what was removed."""
-    dispatch = {_class_of(m) for m in dispatched(reach)} & names_in_class(reach, owner)
-    if not dispatch:
-        return places
-    module = reach.source.module
-    kept = [s for s in places if s.proposal.source.module == module and s.proposal.place().target.rpartition(".")[0] in dispatch]
-    if gone := [s for s in places if s not in kept]:
-        own = ", ".join(sorted(dispatch))
-        trace.add(Filter.OWNERS_CLASSES, Action.REMOVED, f"{len(gone)} place(s) outside {owner}'s own classes ({own}), e.g. {where(gone[0])}")
-    return kept
-
-
-def names_in_class(reach: Reach, owner: str) -> frozenset[str]:
-    """Every name the class ``owner`` writes in the target's module (empty when it is not defined there)."""
-    home = class_named(reach.index, owner) if owner else None
-    if home is None:
-        return frozenset()
-    return frozenset(token for s in reach.index.statements_within(home.start_line, home.end_line) for token in s.text.split(" "))
-
-
-def _class_of(method: Reached) -> str:
-    return method[2].qualname.rpartition(".")[0]
-
-
-def _ancestors(index: ModuleIndex, name: str) -> set[str]:
-    """The classes ``name`` derives from inside its module, transitively."""
-    seen: set[str] = set()
-    todo = [name]
-    while todo:
-        definition = class_named(index, todo.pop())
-        for base in base_names(index, definition) if definition is not None else ():
-            if base not in seen:
-                seen.add(base)
-                todo.append(base)
-    return seen
 
 
 def _clearly_closest(functions: list[Reached], reviewed: list[str], t: Thresholds) -> Reached | None:

@@ -62,6 +62,10 @@ class Thresholds:
     """What standing at the step's rank in its diff hunk adds to an edit candidate's rank (half for elsewhere in the hunk)."""
     text_rank: float = 0.7
     """What text similarity weighs in an edit candidate's rank (less :attr:`position_rank`); context weighs the rest."""
+    beyond_calls: int = 2
+    """How many calls past the places the target hands its work to new code is looked for (filter ``new-code-beyond``)..."""
+    beyond_functions: int = 24
+    """...and how many functions are followed on the way at most."""
     max_search_files: int = 16
     """At most this many files are indexed per distribution-wide search (best-ranked first)."""
     moved_elsewhere_locality: float = 0.9
