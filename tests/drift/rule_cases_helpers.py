@@ -270,7 +270,69 @@ RENAMED_WORDS_ELSE = RENAMED_WORDS_NEW.replace("_check_scaling_params", "_valida
 RENAMED_WORDS_SIBLING_OLD = RENAMED_WORDS_OLD + RENAMED_WORDS_NEW
 # The method with the kept words was there at the review already: a sibling, not the target renamed.
 
+SCALED_OLD = """
+class Model:
+    def forward(self, x, joint_attention_kwargs=None):
+        lora_scale = 1.0
+        if joint_attention_kwargs is not None:
+            joint_attention_kwargs = joint_attention_kwargs.copy()
+            lora_scale = joint_attention_kwargs.pop("scale", 1.0)
+        scale_layers(self, lora_scale)
+        h = self.proj(x)
+        h = self.norm(h)
+        out = self.head(h)
+        unscale_layers(self, lora_scale)
+        return out
+"""
+SCALED_NEW = """
+import functools
+
+
+def with_scale(name):
+    def decorator(fn):
+        @functools.wraps(fn)
+        def wrapper(self, *args, **kwargs):
+            lora_scale = 1.0
+            attention_kwargs = kwargs.get(name)
+            if attention_kwargs is not None:
+                attention_kwargs = attention_kwargs.copy()
+                kwargs[name] = attention_kwargs
+                lora_scale = attention_kwargs.pop("scale", 1.0)
+            scale_layers(self, lora_scale)
+            try:
+                return fn(self, *args, **kwargs)
+            finally:
+                unscale_layers(self, lora_scale)
+
+        return wrapper
+
+    return decorator
+
+
+class Model:
+    @with_scale("joint_attention_kwargs")
+    def forward(self, x, joint_attention_kwargs=None):
+        h = self.proj(x)
+        h = self.norm(h)
+        return self.head(h)
+"""
+# forward's LoRA scaling went into the wrapper of a decorator it now wears, its kwargs read under a general name.
+SCALED_STEPS = (
+    "if joint_attention_kwargs is not None:",
+    "joint_attention_kwargs = joint_attention_kwargs.copy()",
+    'lora_scale = joint_attention_kwargs.pop("scale", 1.0)',
+)
+
 CASES: list[RuleCase] = [
+    RuleCase(
+        "renamed-alike",
+        Filter.RENAMED_ALIKE,
+        {"mixer.py": SCALED_OLD},
+        {"mixer.py": SCALED_NEW},
+        SCALED_STEPS,
+        target="demo.mixer.Model.forward",
+        kind="changed",
+    ),
     RuleCase("new-code-beyond", Filter.NEW_CODE_BEYOND, {"mixer.py": PROCS_OLD}, {"mixer.py": PROCS_NEW}, PROCS_STEP, target=PROCS, kind="changed"),
     RuleCase(
         "renamed-keeping-words",
@@ -327,6 +389,15 @@ CASES: list[RuleCase] = [
 ]
 
 HELD_BACK: list[RuleCase] = [
+    RuleCase(
+        "renamed-alike-not-two-statements",
+        Filter.RENAMED_ALIKE,
+        {"mixer.py": SCALED_OLD},
+        {"mixer.py": SCALED_NEW},
+        SCALED_STEPS[:2],
+        target="demo.mixer.Model.forward",
+        kind="deleted",
+    ),
     RuleCase("new-code-beyond-not-code-of-the-review", Filter.NEW_CODE_BEYOND, {"mixer.py": PROCS_HELD}, {"mixer.py": PROCS_NEW}, PROCS_STEP, target=PROCS),
     RuleCase(
         "renamed-keeping-words-not-when-the-words-are-gone",

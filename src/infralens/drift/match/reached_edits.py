@@ -20,6 +20,7 @@ calls, are among the functions searched (:func:`.split.built_inits`): settings a
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Callable, Iterator
 
 from infralens.drift.lock.entries import AnnotationLock, StepLock, short_hash
@@ -31,7 +32,7 @@ from infralens.drift.match.calls import Reach, new_held_methods
 from infralens.drift.match.container import Found
 from infralens.drift.match.decide import action_kept, aligned_kept, close_in_helper, per_object, weight_in_helper, weight_in_reached
 from infralens.drift.match.dispatch import dispatched_for, owners_classes, sole_methods
-from infralens.drift.match.evidence import Evidence, measure
+from infralens.drift.match.evidence import Evidence, ReplacementKind, measure
 from infralens.drift.match.propose import call_of, in_target, sole_role, statement_key, target_pool
 from infralens.drift.match.reader import TreeReader
 from infralens.drift.match.reviewed import Transfers, defined_in, reviewed_texts
@@ -76,7 +77,7 @@ def rewritten_in_reached(
         order=order,
         new_code=on(Filter.NEW_CODE_BEYOND),
     )
-    return action_kept_vetoes(edits, found, transfers, t, traces, frozenset(annotation.body))
+    return action_kept_vetoes(edits, found, transfers, t, traces, frozenset(annotation.body), alike_on=on(Filter.RENAMED_ALIKE))
 
 
 def edits_in_reached(
@@ -253,7 +254,14 @@ def _admits(weigh: Weigh) -> Callable[[Evidence], bool]:
 
 
 def action_kept_vetoes(
-    edits: dict[str, Scored], found: Found, transfers: Transfers, t: Thresholds, traces: dict[str, Trace], reviewed_body: frozenset[str] = frozenset()
+    edits: dict[str, Scored],
+    found: Found,
+    transfers: Transfers,
+    t: Thresholds,
+    traces: dict[str, Trace],
+    reviewed_body: frozenset[str] = frozenset(),
+    *,
+    alike_on: bool = True,
 ) -> dict[str, Scored]:
     """``edits`` less those taken on their action alone (rule ``action-kept-in-reached``: close, same action, too little
     context for ``edited-in-reached``) that the rule's invariant excludes: a block header (``for``, ``if``, ``except``:
@@ -264,7 +272,7 @@ def action_kept_vetoes(
     unchanged, not this step rewritten."""
     wrappers = {(h.source.relpath, h.definition.qualname) for h in (found.split.helpers if found.split is not None else ()) if h.decorator}
     helpers = {(h.source.relpath, h.definition.qualname) for h in (found.split.helpers if found.split is not None else ()) if not h.decorator}
-    kept = {}
+    kept, alike = {}, renamed_alike(edits, t) if alike_on else {}
     for step_id, edit in edits.items():
         e = edit.evidence
         where_to = (edit.proposal.source.relpath, edit.proposal.place().target)
@@ -282,18 +290,44 @@ def action_kept_vetoes(
         if not (action_kept(e, t) and e.context < t.moved_context and not e.same_role and not per_object(e)):
             kept[step_id] = edit
             continue
-        why = ""
-        if statement_shape(edit.proposal.texts[0]) not in _SIMPLE:
-            why = "a block header is told by its body, not its words"
-        elif (edit.proposal.source.relpath, edit.proposal.place().target) in wrappers:
-            why = "a decorator's wrapper serves every function it decorates"
-        elif transfers.held_before(edit.proposal.source, edit.proposal.index, edit.proposal.window[0]):
-            why = "its function held that statement already at the review"
+        why = _action_kept_veto(edit, step_id in alike, wrappers, transfers)
         if why:
             traces[step_id].add(Rule.ACTION_KEPT_IN_REACHED, Action.VETOED, f"{where(edit)}: {why}")
             continue
+        if step_id in alike:
+            traces[step_id].add(Filter.RENAMED_ALIKE, Action.FIRED, f"{where(edit)}: {alike[step_id]}")
         kept[step_id] = edit
     return kept
+
+
+def _action_kept_veto(edit: Scored, renamed_alike: bool, wrappers: set[tuple[str, str]], transfers: Transfers) -> str:
+    """Why rule ``action-kept-in-reached`` may not take ``edit`` ("" when it may): a block header, a line of a
+    decorator's wrapper (neither when the edit is renamed alike with its block, filter ``renamed-alike``), or a
+    statement its function held at the review."""
+    if statement_shape(edit.proposal.texts[0]) not in _SIMPLE and not renamed_alike:
+        return "a block header is told by its body, not its words"
+    if (edit.proposal.source.relpath, edit.proposal.place().target) in wrappers and not renamed_alike:
+        return "a decorator's wrapper serves every function it decorates"
+    if transfers.held_before(edit.proposal.source, edit.proposal.index, edit.proposal.window[0]):
+        return "its function held that statement already at the review"
+    return ""
+
+
+def renamed_alike(edits: dict[str, Scored], t: Thresholds) -> dict[str, str]:
+    """Step id → evidence, for the edits that rename the same names the same way as at least
+    :attr:`~.thresholds.Thresholds.carried_statements` edits in one place together (filter ``renamed-alike``): a block
+    carried there with its names made general (``joint_attention_kwargs`` read as ``attention_kwargs`` in a decorator's
+    wrapper), whose header and lines are the step's, not a wrapper's own words."""
+
+    def key(edit: Scored) -> tuple[str, str, str, str] | None:
+        swapped = edit.evidence.replacement
+        if swapped is None or swapped.kind is not ReplacementKind.VARIABLE_RENAMED:
+            return None
+        return (edit.proposal.source.relpath, edit.proposal.place().target, swapped.old, swapped.new)
+
+    keys = {step_id: k for step_id, edit in edits.items() if (k := key(edit)) is not None}
+    counts = Counter(keys.values())
+    return {step_id: f"{counts[k]} statements renamed alike there ({k[2]} -> {k[3]})" for step_id, k in keys.items() if counts[k] >= t.carried_statements}
 
 
 _SIMPLE = ("assign", "expression")
