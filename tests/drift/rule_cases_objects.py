@@ -198,7 +198,43 @@ HEAD_NEW = {
 HEAD_OPAQUE = {**HEAD_NEW, "base.py": BASE.replace("        return LOSSES[kind]", "        return self._losses[kind]")}
 # The property returns from a table the instance holds: nothing static says which function runs.
 
+KEYED_OLD_MIXER = """
+from .kernels import KERNELS
+
+
+class Attn:
+    def run(self, query_states, key_states):
+        query_states = query_states.contiguous()
+        key_states = key_states.contiguous()
+        window = self.window
+        kernel = KERNELS[self.kind]
+        return kernel(self, query_states, key_states)
+
+
+class FusedAttn(Attn):
+    def run(self, query_states, key_states):
+        query_states = query_states.contiguous()
+        key_states = key_states.contiguous()
+        window = self.window
+        out = fused(query_states, key_states, causal=True)
+        return out
+"""
+KEYED_OLD = {"mixer.py": KEYED_OLD_MIXER, "kernels.py": KERNELS.replace("    out = fused(query, key, causal=module.causal)\n", "    out = fused(query, key)\n")}
+KEYED_NEW = {"mixer.py": KEYED_OLD_MIXER.split("\n\nclass FusedAttn")[0] + "\n", "kernels.py": KERNELS}
+# FusedAttn is gone, folded into Attn, whose run dispatches through KERNELS; the key "fused", which the gone class's
+# name holds, maps to fused_forward (there at the review), where the fused call now passes the module's flag.
+KEYED_OTHER_NAME = {name: text.replace("FusedAttn", "FastAttn") for name, text in KEYED_OLD.items()}
+
 CASES: list[RuleCase] = [
+    RuleCase(
+        "registry-key-in-name",
+        Filter.REGISTRY_KEY_IN_NAME,
+        KEYED_OLD,
+        KEYED_NEW,
+        ("out = fused(query_states, key_states, causal=True)",),
+        target="demo.mixer.FusedAttn.run",
+        kind="changed",
+    ),
     RuleCase(
         "instance-called-edit",
         Filter.INSTANCE_CALLED,
@@ -250,6 +286,15 @@ CASES: list[RuleCase] = [
 ]
 
 HELD_BACK: list[RuleCase] = [
+    RuleCase(
+        "registry-key-in-name-not-without-the-key",
+        Filter.REGISTRY_KEY_IN_NAME,
+        KEYED_OTHER_NAME,
+        {name: text.replace("FusedAttn", "FastAttn") for name, text in KEYED_NEW.items()},
+        ("out = fused(query_states, key_states, causal=True)",),
+        target="demo.mixer.FastAttn.run",
+        kind="deleted",
+    ),
     RuleCase(
         "edited-in-reached-not-through-a-property-returning-its-own-attribute",
         Rule.EDITED_IN_REACHED,

@@ -11,6 +11,8 @@ def test_name_words_split_underscores_and_digits():
     assert name_words("_wrapped_flash_attn_3_original") == {"wrapped", "flash", "attn", "3", "original"}
     assert name_words("stage2_denoise") == {"stage", "2", "denoise"}
     assert name_words("__init__") == {"init"}
+    assert name_words("OPTSdpaAttention") == {"opt", "sdpa", "attention"}
+    assert name_words("MistralFlashAttention2") == {"mistral", "flash", "attention", "2"}
 
 
 @pytest.mark.parametrize(

@@ -20,7 +20,7 @@ from infralens.drift.match.forwarding import MAX_HOPS, base_names, class_named
 from infralens.drift.match.names import defining, defining_file
 from infralens.drift.match.reader import TreeReader
 from infralens.drift.match.reviewed import defined_in
-from infralens.drift.match.tables import registry_functions, table_functions
+from infralens.drift.match.tables import registry_functions, registry_keys, table_functions
 from infralens.drift.match.texts import statement_tree
 from infralens.source import Definition, ModuleIndex, SourceFile
 
@@ -203,6 +203,10 @@ class Reach:
         found = [f for table in sorted(self.calls.tables) for f in registry_functions(self.reader, self.source.relpath, table, self.scopes)]
         found += [f for relpath, table, scopes in self._property_tables() for f in table_functions(self.reader, relpath, table, scopes)]
         return list(dict.fromkeys(found))
+
+    def registry_keys(self) -> list[tuple[str, str, str]]:
+        """``(key, relpath, name)`` of the functions the registry objects it dispatches through hold, by key (:func:`.tables.registry_keys`)."""
+        return [k for table in sorted(self.calls.tables) for k in registry_keys(self.reader, self.source.relpath, table, self.scopes)]
 
     def runs_held(self, place: Place) -> bool:
         """Whether ``place`` lies in a method :meth:`held_methods` names."""

@@ -12,9 +12,10 @@ from collections.abc import Iterator
 from infralens.drift.match.calls import Reach
 from infralens.drift.match.forwarding import base_names, class_named
 from infralens.drift.match.reader import TreeReader
+from infralens.drift.match.renamed_words import name_words
 from infralens.drift.match.rules import Action, Filter, Trace
 from infralens.drift.match.scored import Scored, where
-from infralens.drift.match.split import Reached, reached_definitions
+from infralens.drift.match.split import Reached, listed_definitions, reached_definitions
 from infralens.source import DefinitionKind, ModuleIndex
 
 
@@ -136,3 +137,12 @@ def _ancestors(index: ModuleIndex, name: str) -> set[str]:
                 seen.add(base)
                 todo.append(base)
     return seen
+
+
+def keyed_home(reader: TreeReader, reach: Reach, owner: str) -> list[Reached]:
+    """Filter ``registry-key-in-name``: the one function a registry the target dispatches through holds under a key
+    whose words the reviewed target's class name holds (``CohereSdpaAttention`` and the key ``sdpa``: the class gone,
+    its work is what ``sdpa_attention_forward`` does now), whether or not that function is new since the review."""
+    words = name_words(owner.rpartition(".")[2])
+    keyed = sorted({(relpath, name) for key, relpath, name in reach.registry_keys() if key and name_words(key) <= words})
+    return list(listed_definitions(reader, keyed, set())) if len(keyed) == 1 else []

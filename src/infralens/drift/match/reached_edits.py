@@ -31,7 +31,7 @@ from infralens.drift.match.beyond import new_code_beyond
 from infralens.drift.match.calls import Reach, new_held_methods
 from infralens.drift.match.container import Found
 from infralens.drift.match.decide import action_kept, aligned_kept, close_in_helper, per_object, weight_in_helper, weight_in_reached
-from infralens.drift.match.dispatch import dispatched_for, owners_classes, sole_methods
+from infralens.drift.match.dispatch import dispatched_for, keyed_home, owners_classes, sole_methods
 from infralens.drift.match.evidence import Evidence, ReplacementKind, measure
 from infralens.drift.match.propose import call_of, in_target, sole_role, statement_key, target_pool
 from infralens.drift.match.reader import TreeReader
@@ -76,6 +76,7 @@ def rewritten_in_reached(
         held=on(Filter.INSTANCE_CALLED),
         order=order,
         new_code=on(Filter.NEW_CODE_BEYOND),
+        keyed=annotation.target.rpartition(".")[0] if on(Filter.REGISTRY_KEY_IN_NAME) and not found.in_place else "",
     )
     return action_kept_vetoes(edits, found, transfers, t, traces, frozenset(annotation.body), alike_on=on(Filter.RENAMED_ALIKE))
 
@@ -98,6 +99,7 @@ def edits_in_reached(
     held: bool = True,
     order: LostOrder | None = None,
     new_code: bool = True,
+    keyed: str = "",
 ) -> dict[str, Scored]:
     """Each of ``steps`` (none has a place yet) with its edit in the one function the target clearly leads to most, or
     (``with_helpers``, rule ``edits-in-helpers``) in any helper it calls that the container decision saw receive the
@@ -112,7 +114,8 @@ def edits_in_reached(
     home when new since it, and so (``held``, rule ``instance-called``) is what calling an instance an attribute of the
     target's class holds runs, searched beside the closest home: work the target newly hands off, never a function it
     could run already. ``order``: what the target lost in the reviewed order, to pair with each place searched (rule
-    ``aligned-in-reached``). ``new_code`` (filter ``new-code-beyond``): functions new since it a few calls past those places."""
+    ``aligned-in-reached``). ``new_code`` (filter ``new-code-beyond``): functions new since it a few calls past those places. ``keyed``: the
+    reviewed target's class, gone, whose name holds a registry key (filter ``registry-key-in-name``)."""
     if not steps:
         return {}
     reach = Reach(reader, found.source, found.index, found.definition)  # held instances are searched beside the closest home, below
@@ -128,10 +131,13 @@ def edits_in_reached(
     homes = _homes([home] if home is not None else [], [(h.source, h.index, h.definition, False) for h in helpers])
     held_methods = new_held_methods(reach, since) if held and since is not None else []
     homes = _homes(homes, list(listed_definitions(reader, held_methods, set())))
+    by_key = keyed_home(reader, reach, keyed) if keyed else []
+    homes = _homes(homes, by_key)
     far = new_code_beyond(reader, [*homes, *registry], since, t) if new_code and since is not None else []
     homes = _homes(homes, far)
     marks = {key: (Filter.INSTANCE_CALLED, "run by calling an instance the target's class holds") for key in held_methods}
     marks.update({(r[0].relpath, r[2].qualname): (Filter.NEW_CODE_BEYOND, "new since the review, a few calls past the target's homes") for r in far})
+    marks.update({(r[0].relpath, r[2].qualname): (Filter.REGISTRY_KEY_IN_NAME, f"held under a registry key {keyed}'s name holds") for r in by_key})
     beyond = _own_module_callees(reader, home) if home is not None and order is not None else []
     others = _homes(homes, [r for r in [*reached, *beyond] if not r[3]])[len(homes) :]  # any other function it (or its home) calls: aligned edits only
     options: dict[str, dict[tuple[str, int, str], float]] = {}

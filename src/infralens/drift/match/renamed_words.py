@@ -20,13 +20,13 @@ from infralens.drift.match.rules import CONTENTLESS, Thresholds
 from infralens.drift.match.texts import ratio_at_least
 from infralens.source import DefinitionKind
 
-_WORD = re.compile(r"[a-z]+|[0-9]+")
+_WORD = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])|[0-9]+")
 
 
 def name_words(name: str) -> frozenset[str]:
-    """The words of an identifier: its ``_``-separated parts, letters and digits apart (``stage2_denoise`` → stage, 2,
-    denoise)."""
-    return frozenset(_WORD.findall(name.lower()))
+    """The words of an identifier, lower-cased: its ``_``-separated and CamelCase parts, letters and digits apart
+    (``stage2_denoise`` → stage, 2, denoise; ``OPTSdpaAttention`` → opt, sdpa, attention)."""
+    return frozenset(word.lower() for word in _WORD.findall(name))
 
 
 def words_kept(old: str, new: str) -> int:

@@ -40,6 +40,12 @@ def table_functions(reader: TreeReader, relpath: str, table: str, scopes: frozen
 def registry_functions(reader: TreeReader, relpath: str, table: str, scopes: frozenset[str]) -> list[tuple[str, str]]:
     """``(relpath, name)`` of each function the dict literals in the body of class ``C`` hold, when ``table`` is bound once
     to ``C ( )`` without arguments (empty otherwise)."""
+    return list(dict.fromkeys((home, name) for _, home, name in registry_keys(reader, relpath, table, scopes)))
+
+
+def registry_keys(reader: TreeReader, relpath: str, table: str, scopes: frozenset[str]) -> list[tuple[str, str, str]]:
+    """``(key, relpath, name)`` for each function :func:`registry_functions` finds, under each key that holds it ("" for
+    a key that is not a string literal): ``("sdpa", "transformers/integrations/sdpa_attention.py", "sdpa_attention_forward")``."""
     found = _bound_in(reader, relpath, table, scopes)
     tree = statement_tree(found[2][0]) if found is not None and len(found[2]) == 1 else None
     value = tree.value if isinstance(tree, (ast.Assign, ast.AnnAssign)) else None
@@ -49,8 +55,9 @@ def registry_functions(reader: TreeReader, relpath: str, table: str, scopes: fro
     indexed = reader.indexed(registry[0]) if registry is not None else None
     if registry is None or indexed is None:
         return []
-    names = [v for s in indexed[1].statements if s.scope == registry[1] for v in _dict_values(statement_tree(s.text), "")]
-    return [(home, name) for name in dict.fromkeys(names) if (home := defining_file(reader, registry[0], name)) is not None]
+    pairs = [p for s in indexed[1].statements if s.scope == registry[1] for p in _dict_pairs(statement_tree(s.text), "")]
+    homes = {name: defining_file(reader, registry[0], name) for name in dict.fromkeys(name for _, name in pairs)}
+    return [(key, home, name) for key, name in pairs if (home := homes[name]) is not None]
 
 
 def _bound_in(reader: TreeReader, relpath: str, name: str, scopes: frozenset[str]) -> tuple[str, str, list[str]] | None:
@@ -74,6 +81,12 @@ def _bound_in(reader: TreeReader, relpath: str, name: str, scopes: frozenset[str
 
 def _dict_values(tree: ast.stmt | None, name: str) -> list[str]:
     """The bare names a statement puts into dict ``name``: ``name = { ... }`` (annotated or not) or ``name . update ( { ... } )``."""
+    return [value for _, value in _dict_pairs(tree, name)]
+
+
+def _dict_pairs(tree: ast.stmt | None, name: str) -> list[tuple[str, str]]:
+    """``(key, value)`` for each bare name a statement puts into dict ``name`` (see :func:`_dict_values`; the key "" when
+    it is not a string literal)."""
     value: ast.expr | None = None
     if isinstance(tree, (ast.Assign, ast.AnnAssign)):
         value = tree.value
@@ -83,4 +96,5 @@ def _dict_values(tree: ast.stmt | None, name: str) -> list[str]:
             value = call.args[0]
     if not isinstance(value, ast.Dict):
         return []
-    return [v.id for v in value.values if isinstance(v, ast.Name)]
+    keys = [k.value if isinstance(k, ast.Constant) and isinstance(k.value, str) else "" for k in value.keys]
+    return [(k, v.id) for k, v in zip(keys, value.values, strict=True) if isinstance(v, ast.Name)]
