@@ -131,7 +131,36 @@ def convert(model, scale):
 """
 # The recursive helper is gone; convert(), its only caller, walks the modules itself with the helper's statements.
 TWO_CALLERS_OLD = INLINED_OLD + "\n\ndef convert_twice(model, scale):\n    return _convert_all(_convert_all(model, scale), scale)\n"
-# The same, but the helper had a second caller at the review: which one took it in is not known.
+# The same, but the helper had a second caller at the review, still there: which one took it in is not known.
+INLINED_METHOD_OLD = """
+class Attn:
+    def forward(self, x):
+        q, k = self._project(x)
+        return q @ k
+
+    def _project(self, x):
+        qk = self.qk(x)
+        q, k = qk.chunk(2, dim=-1)
+        q = self.rope(q)
+        k = self.rope(k)
+        return q, k
+
+
+class FastAttn(Attn):
+    def forward(self, x):
+        q, k = self._project(x)
+        return fast(q, k)
+"""
+INLINED_METHOD_NEW = """
+class Attn:
+    def forward(self, x):
+        qk = self.qk(x)
+        q, k = qk.chunk(2, dim=-1)
+        q = self.rope(q)
+        k = self.rope(k)
+        return q @ k
+"""
+# The helper method is gone, inlined into Attn.forward; its other caller's class went with it.
 BY_NAME_OLD = """
 class Loader:
     def load(self, model, state):
@@ -322,6 +351,16 @@ CASES: list[RuleCase] = [
         kind="moved",
     ),
     RuleCase(
+        "inlined-into-caller-a-method-its-other-caller-gone",
+        TargetRule.INLINED_INTO_CALLER,
+        {"mixer.py": INLINED_METHOD_OLD},
+        {"mixer.py": INLINED_METHOD_NEW},
+        ("q = self.rope(q)",),
+        "target",
+        target="demo.mixer.Attn._project",
+        kind="moved",
+    ),
+    RuleCase(
         "reached-by-name-edit-in-the-only-class-defining-it",
         Filter.REACHED_BY_NAME,
         {"mixer.py": BY_NAME_OLD},
@@ -374,7 +413,7 @@ HELD_BACK: list[RuleCase] = [
         "inlined-into-caller-not-with-two-callers",
         TargetRule.INLINED_INTO_CALLER,
         {"mixer.py": TWO_CALLERS_OLD},
-        {"mixer.py": INLINED_NEW},
+        {"mixer.py": INLINED_NEW + "\n\ndef convert_twice(model, scale):\n    return convert(convert(model, scale), scale)\n"},
         ("b = a * scale",),
         "target",
         target="demo.mixer._convert_all",

@@ -158,11 +158,17 @@ _CALLED = re.compile(r"(?:^|(?<=[ .\[(]))([A-Z]\w*) \(")
 
 
 def callers_at_review(reviewed: TreeReader | None, entry: AnnotationLock) -> frozenset[str]:
-    """Qualnames of the functions in the target's file that called it at the review (empty without that release)."""
+    """Qualnames of the functions in the target's file that called it at the review (empty without that release): a
+    module function by its name, a method by ``self . name (`` in a method of a class of that file."""
     if reviewed is None:
         return frozenset()
+    owner, _, name = entry.target.rpartition(".")
+    calls = _calls_before(reviewed, name if owner else entry.target, entry.relpath)
+    own = f"self . {name} ("
     return frozenset(
-        caller for relpath, caller, _ in _calls_before(reviewed, entry.target, entry.relpath) if relpath == entry.relpath and caller != entry.target
+        caller
+        for relpath, caller, text in calls
+        if relpath == entry.relpath and caller != entry.target and (not owner or ("." in caller and own in text))
     )
 
 

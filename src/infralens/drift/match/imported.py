@@ -175,18 +175,19 @@ def folded_into_base(reader: TreeReader, reviewed: TreeReader | None, entry: Ann
 
 
 def inlined_into_caller(reader: TreeReader, reviewed: TreeReader | None, entry: AnnotationLock, t: Thresholds) -> Relocated | None:
-    """The one function of the target's module that called it at the review, when the target is gone from the module
-    and that caller, still defined there, no longer calls it and gained at least :attr:`~.rules.Thresholds.carried_statements`
+    """The one function of the target's module that called it at the review and is still defined there (callers gone
+    with it, such as the attention classes folded into one, take nothing in), when the target is gone from the module
+    and that caller no longer calls it and gained at least :attr:`~.rules.Thresholds.carried_statements`
     statements of the reviewed body it did not hold then: the target's code was inlined into it (a recursive private
     helper folded into the public function that started it, as RefactoringMiner's *Inline Method*)."""
     before, now = (reviewed.indexed(entry.relpath) if reviewed is not None else None), reader.indexed(entry.relpath)
     if before is None or now is None or any(d.qualname == entry.target for d in now[1].definitions):
         return None
-    callers = callers_at_review(reviewed, entry)
-    if len(callers) != 1:
-        return None
-    caller = next(iter(callers))
     source, index = now
+    callers = {c for c in callers_at_review(reviewed, entry) if any(d.qualname == c and d.accessor is None for d in index.definitions)}
+    if len(callers) != 1:
+        return None  # none left, or several: which one took it in is not known
+    caller = next(iter(callers))
     old = next((d for d in before[1].definitions if d.qualname == caller and d.accessor is None), None)
     new = next((d for d in index.definitions if d.qualname == caller and d.accessor is None and d.kind is not DefinitionKind.CLASS), None)
     if old is None or new is None:
