@@ -249,3 +249,33 @@ def test_untouched_corpus_26_keeps_its_first_measured_figures():
         false_moved_at_most=2,
         false_unchanged_at_most=0,
     )
+
+
+def test_untouched_corpus_27_keeps_its_first_measured_figures():
+    """Set 27, written by two helpers who read only upstream code and never ran the checker or read the matcher, on
+    cached releases in pairs no other corpus uses and functions no corpus annotates: diffusers 0.29.0 -> 0.33.1 (LoRA
+    text-encoder loading and device moves now on ``LoraBaseMixin`` and ``lora_base``, ``_fuse_lora_apply`` on
+    ``PeftAdapterMixin``, xformers processors), 0.35.1 -> 0.42.0 (SD3's and Wan's LoRA scaling in ``@apply_lora_scale``,
+    flash-attention 3's custom op renamed, ``_get_load_method`` inlined, ``_process_lora`` removed) and DiffSynth 2.0.5 ->
+    2.1.6 (LTX-2's stage-2 denoising into a generic ``denoise_stage`` and units, the prompt unit's connectors in the
+    text-encoder module, text cross-attention in a helper) (176 rows, 163 not *unchanged*); transformers 4.46.3 ->
+    4.48.3 (Qwen2's attention classes folded into the attention-function registry), 4.53.3 -> 4.57.6 (``HybridCache``
+    and ``OffloadedCache`` on per-layer classes, the beam-search early stop) and 4.48.3 -> 5.2.0 (Gemma2's RoPE, the
+    YaRN validator as a config-mixin method) (178 rows, 162 not *unchanged*). First run, 2026-11-30, with the matcher of
+    the session's start and nothing tuned on it: 120/176 (not unchanged 107/163 = 65.6%: moved 44/53, changed 41/84,
+    deleted 22/26), 0 false *unchanged*, 0 false *moved*; transformers 133/178 (117/162 = 72.2%: moved 35/43, changed
+    43/79, deleted 39/40), 0 false *unchanged*, 1 false *moved*. Naive baseline 67/176 and 60/178. Tuned on since:
+    ``renamed-keeping-words`` (``_validate_yarn_parameters`` -> ``RotaryEmbeddingConfigMixin._validate_yarn_rope_parameters``,
+    ``stage2_denoise`` -> ``denoise_stage``, ``_wrapped_flash_attn_3_original`` -> ``_wrapped_flash_attn_3``),
+    ``new-code-beyond`` (Qwen2's dtype casts in ``fa_peft_integration_check``, two calls past the registry's
+    ``flash_attention_forward``) and ``renamed-alike`` (SD3's ``joint_attention_kwargs`` lines in the decorator's
+    wrapper): 136/176 (123/163 = 75.5%: moved 51/53, changed 50/84, deleted 22/26), 0 false *moved*; transformers
+    154/178 (138/162 = 85.2%: moved 40/43, changed 59/79, deleted 39/40), 1 false *moved*. A regression guard; the
+    targets are missed (*changed* on both)."""
+    _holds_its_figures(
+        [DATA / "drift_untouched27.yaml", DATA / "drift_untouched27_transformers.yaml"],
+        rows_at_least=354,
+        right_at_least=290,
+        false_moved_at_most=1,
+        false_unchanged_at_most=0,
+    )
