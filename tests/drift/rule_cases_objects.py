@@ -220,7 +220,7 @@ class FusedAttn(Attn):
         return out
 """
 KEYED_OLD = {"mixer.py": KEYED_OLD_MIXER, "kernels.py": KERNELS.replace("    out = fused(query, key, causal=module.causal)\n", "    out = fused(query, key)\n")}
-KEYED_NEW = {"mixer.py": KEYED_OLD_MIXER.split("\n\nclass FusedAttn")[0] + "\n", "kernels.py": KERNELS}
+KEYED_NEW = {"mixer.py": KEYED_OLD_MIXER.split("\n\nclass FusedAttn", maxsplit=1)[0] + "\n", "kernels.py": KERNELS}
 # FusedAttn is gone, folded into Attn, whose run dispatches through KERNELS; the key "fused", which the gone class's
 # name holds, maps to fused_forward (there at the review), where the fused call now passes the module's flag.
 KEYED_OTHER_NAME = {name: text.replace("FusedAttn", "FastAttn") for name, text in KEYED_OLD.items()}

@@ -114,8 +114,8 @@ def edits_in_reached(
     home when new since it, and so (``held``, rule ``instance-called``) is what calling an instance an attribute of the
     target's class holds runs, searched beside the closest home: work the target newly hands off, never a function it
     could run already. ``order``: what the target lost in the reviewed order, to pair with each place searched (rule
-    ``aligned-in-reached``). ``new_code`` (filter ``new-code-beyond``): functions new since it a few calls past those places. ``keyed``: the
-    reviewed target's class, gone, whose name holds a registry key (filter ``registry-key-in-name``)."""
+    ``aligned-in-reached``). ``new_code`` (filter ``new-code-beyond``): functions new since it a few calls past those
+    places. ``keyed``: the reviewed target's class, gone, whose name holds a registry key (filter ``registry-key-in-name``)."""
     if not steps:
         return {}
     reach = Reach(reader, found.source, found.index, found.definition)  # held instances are searched beside the closest home, below
@@ -137,7 +137,7 @@ def edits_in_reached(
     homes = _homes(homes, far)
     marks = {key: (Filter.INSTANCE_CALLED, "run by calling an instance the target's class holds") for key in held_methods}
     marks.update({(r[0].relpath, r[2].qualname): (Filter.NEW_CODE_BEYOND, "new since the review, a few calls past the target's homes") for r in far})
-    marks.update({(r[0].relpath, r[2].qualname): (Filter.REGISTRY_KEY_IN_NAME, f"held under a registry key {keyed}'s name holds") for r in by_key})
+    marks.update({(r[0].relpath, r[2].qualname): (Filter.REGISTRY_KEY_IN_NAME, f"the function under a registry key that {keyed}'s name holds") for r in by_key})
     beyond = _own_module_callees(reader, home) if home is not None and order is not None else []
     others = _homes(homes, [r for r in [*reached, *beyond] if not r[3]])[len(homes) :]  # any other function it (or its home) calls: aligned edits only
     options: dict[str, dict[tuple[str, int, str], float]] = {}
