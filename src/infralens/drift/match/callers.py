@@ -166,9 +166,7 @@ def callers_at_review(reviewed: TreeReader | None, entry: AnnotationLock) -> fro
     calls = _calls_before(reviewed, name if owner else entry.target, entry.relpath)
     own = f"self . {name} ("
     return frozenset(
-        caller
-        for relpath, caller, text in calls
-        if relpath == entry.relpath and caller != entry.target and (not owner or ("." in caller and own in text))
+        caller for relpath, caller, text in calls if relpath == entry.relpath and caller != entry.target and (not owner or ("." in caller and own in text))
     )
 
 
