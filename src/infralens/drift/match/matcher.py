@@ -48,10 +48,10 @@ from infralens.drift.match.propose import (
 from infralens.drift.match.reached_edits import in_split_helper, rewritten_in_reached
 from infralens.drift.match.reader import TreeReader
 from infralens.drift.match.repeated import indentation, settle_contested
-from infralens.drift.match.results import Candidate, Scores, StepKind, StepResult, TargetKind, TargetResult
+from infralens.drift.match.results import StepKind, StepResult, TargetKind, TargetResult
 from infralens.drift.match.reviewed import ReviewedSources, Transfers, reviewed_nested, reviewed_texts
-from infralens.drift.match.rules import RULE_KIND, Action, Container, Filter, Policy, Rule, RuleEvent, Thresholds, Trace
-from infralens.drift.match.scored import Scored, as_reached, home_rank, line_of, match_quality, scores_of, trace_assignment, where
+from infralens.drift.match.rules import Action, Container, Filter, Policy, Rule, RuleEvent, Trace
+from infralens.drift.match.scored import Scored, as_reached, home_rank, line_of, step_result, trace_assignment, where
 from infralens.drift.match.view import ModuleViews
 from infralens.resolve import Resolver
 from infralens.source import SourceFile, SourceTree
@@ -113,7 +113,9 @@ class DistributionMatcher:
             source = self.source(entry.relpath)
             if source is not None and source.sha256 == entry.file_sha256:
                 trace = Trace([RuleEvent(Rule.FILE_UNCHANGED, Action.FIRED, "the file is byte-identical")])
-                results[entry.step_id] = _result(entry, Rule.FILE_UNCHANGED, None, (), "source file unchanged", t, trace, evidence="the file is byte-identical")
+                results[entry.step_id] = step_result(
+                    entry, Rule.FILE_UNCHANGED, None, (), "source file unchanged", t, trace, evidence="the file is byte-identical"
+                )
             else:
                 pending.append(entry)
         if not pending:
@@ -123,7 +125,7 @@ class DistributionMatcher:
         if target_result.kind is TargetKind.UNREADABLE:  # the step's file is its target's: already judged once
             for e in pending:
                 traces[e.step_id].add(Rule.UNREADABLE, Action.FIRED, target_result.message)
-                results[e.step_id] = _result(e, Rule.UNREADABLE, None, (), target_result.message, t, traces[e.step_id])
+                results[e.step_id] = step_result(e, Rule.UNREADABLE, None, (), target_result.message, t, traces[e.step_id])
             return results
         if found is None and target_result.kind is not TargetKind.DELETED:
             found = self.containers.in_place(annotation)
@@ -273,13 +275,13 @@ class DistributionMatcher:
             decision = decide(StepCase(step.container, own.evidence, reached=left.evidence if left else None), policy, trace)
             if decision.rule is Rule.LEFT_WITH_NEIGHBOURS and left is not None:
                 message = f"found in {where(left)} with its neighbours; the copy left in the target has none of them"
-                return _result(entry, decision.rule, left, (own.candidate(t),), message, t, trace, True)
+                return step_result(entry, decision.rule, left, (own.candidate(t),), message, t, trace, True)
             ambiguous = sum(1 for o in options if o.evidence.context == own.evidence.context) > 1
             relocated = f"the target moved ({step.target_result.kind.value})"
             message = "same statement in the same target" if step.container is Container.IN_PLACE else relocated
             if rule is Rule.SAME_TREE:
                 message += " (only parentheses or line breaks differ)"
-            return _result(entry, decision.rule, own, (), message, t, trace, ambiguous)
+            return step_result(entry, decision.rule, own, (), message, t, trace, ambiguous)
         reached, carried, away = self._elsewhere(step, own)
         edited = step.edited
         if reached is None and edited is not None and edited.evidence.exact:  # the same text where the work went: moved
@@ -307,7 +309,7 @@ class DistributionMatcher:
                 message = f"edited in {where(chosen)}, which the target now hands its work to"
             if decision.rule is Rule.CLOSE_EDIT_IN_HELPER:
                 message = f"edited in {where(chosen)}, a helper that received the target's lost statements"
-            return _result(entry, decision.rule, chosen, tuple(r.candidate(t) for r in rivals), message, t, trace)
+            return step_result(entry, decision.rule, chosen, tuple(r.candidate(t) for r in rivals), message, t, trace)
         candidates = tuple(r.candidate(t) for r in rivals[:5])
         if candidates:
             message = f"the same text appears in {len(rivals)} other place(s), none of them clearly the reviewed function"
@@ -315,7 +317,7 @@ class DistributionMatcher:
             message = step.target_result.message
         else:
             message = f"nothing in {found.definition.qualname} corresponds"
-        return _result(entry, decision.rule, None, candidates, message, t, trace, bool(candidates))
+        return step_result(entry, decision.rule, None, candidates, message, t, trace, bool(candidates))
 
     def _elsewhere(self, step: _Step, own: Scored | None) -> tuple[Scored | None, Scored | None, list[Scored]]:
         """The places outside the target: the one the target reaches, the place that gained the block, and every place
@@ -393,7 +395,7 @@ class DistributionMatcher:
             message += f" ({own.evidence.replacement.describe()})"
         if close:
             message += " (several statements are about as close; see candidates)"
-        return _result(entry, rule, own, tuple(o.candidate(t) for o in others) if close else (), message, t, trace, close)
+        return step_result(entry, rule, own, tuple(o.candidate(t) for o in others) if close else (), message, t, trace, close)
 
     def _helper_copies(self, found: Found, entry: StepLock) -> list[Scored]:
         """The step's exact text in the helpers the container decision named, measured."""
@@ -422,26 +424,3 @@ def _with_provenance(scored: Scored, transfers: Transfers) -> Scored:
     proposal = scored.proposal
     provenance = transfers.of(proposal.source, proposal.index, proposal.window[0])
     return Scored(proposal, replace(scored.evidence, provenance=provenance), scored.tie, scored.contested)
-
-
-def _result(
-    entry: StepLock,
-    rule: Rule,
-    chosen: Scored | None,
-    candidates: tuple[Candidate, ...],
-    message: str,
-    t: Thresholds,
-    trace: Trace,
-    ambiguous: bool = False,
-    *,
-    evidence: str = "",
-) -> StepResult:
-    kind = RULE_KIND[rule]
-    place = chosen.proposal.place() if chosen is not None else (entry.place if rule is Rule.FILE_UNCHANGED else None)
-    scores = None
-    if chosen is not None:
-        scores = scores_of(chosen.evidence, t)
-        evidence = evidence or chosen.evidence.describe()
-    elif rule is Rule.FILE_UNCHANGED:
-        scores = Scores(1.0, 1.0, 1.0, match_quality(1.0, 1.0, 1.0, t))
-    return StepResult(entry, kind, place, scores, candidates, message, ambiguous, rule=rule.value, evidence=evidence, trace=trace.frozen())

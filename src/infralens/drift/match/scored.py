@@ -4,10 +4,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 
+from infralens.drift.lock.entries import StepLock
 from infralens.drift.match.evidence import Evidence
 from infralens.drift.match.propose import Proposal
-from infralens.drift.match.results import Candidate, Scores
-from infralens.drift.match.rules import Action, Filter, Origin, Thresholds, Trace
+from infralens.drift.match.results import Candidate, Scores, StepResult
+from infralens.drift.match.rules import RULE_KIND, Action, Filter, Origin, Rule, Thresholds, Trace
 from infralens.reports import MatchQuality
 
 
@@ -70,3 +71,28 @@ def match_quality(similarity: float, context: float, locality: float, t: Thresho
     if similarity >= t.confident_similarity and context >= t.confident_context and locality >= t.moved_locality:
         return MatchQuality.STRONG
     return MatchQuality.WEAK
+
+
+def step_result(
+    entry: StepLock,
+    rule: Rule,
+    chosen: Scored | None,
+    candidates: tuple[Candidate, ...],
+    message: str,
+    t: Thresholds,
+    trace: Trace,
+    ambiguous: bool = False,
+    *,
+    evidence: str = "",
+) -> StepResult:
+    """The result of one step, decided by ``rule``, placed at ``chosen`` (None: nowhere, or its recorded place when its
+    file is unchanged), with the runners-up ``candidates`` and the trace of its decision."""
+    kind = RULE_KIND[rule]
+    place = chosen.proposal.place() if chosen is not None else (entry.place if rule is Rule.FILE_UNCHANGED else None)
+    scores = None
+    if chosen is not None:
+        scores = scores_of(chosen.evidence, t)
+        evidence = evidence or chosen.evidence.describe()
+    elif rule is Rule.FILE_UNCHANGED:
+        scores = Scores(1.0, 1.0, 1.0, match_quality(1.0, 1.0, 1.0, t))
+    return StepResult(entry, kind, place, scores, candidates, message, ambiguous, rule=rule.value, evidence=evidence, trace=trace.frozen())
