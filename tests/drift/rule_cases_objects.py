@@ -225,7 +225,43 @@ KEYED_NEW = {"mixer.py": KEYED_OLD_MIXER.split("\n\nclass FusedAttn", maxsplit=1
 # name holds, maps to fused_forward (there at the review), where the fused call now passes the module's flag.
 KEYED_OTHER_NAME = {name: text.replace("FusedAttn", "FastAttn") for name, text in KEYED_OLD.items()}
 
+FREED_OLD = """
+class Attn:
+    def run(self, x):
+        h = self.norm(x)
+        out = kernel(h)
+        out = out.reshape(4, 8).contiguous()
+        out = out.view(4, -1)
+        return self.proj(out)
+"""
+FREED_NEW = """
+def kernel_forward(h):
+    out = kernel(h)
+    out = out.reshape(4, 8).contiguous()
+    return out
+
+
+class Attn:
+    def run(self, x):
+        h = self.norm(x)
+        out = kernel_forward(h)
+        out = out.reshape(4, -1).contiguous()
+        return self.proj(out)
+"""
+# The kernel's reshape moved into kernel_forward (the same text); the view after it became the reshape left in run,
+# which the one-to-one assignment first gave to the moved step, the closer text.
+
 CASES: list[RuleCase] = [
+    RuleCase(
+        "freed-by-move",
+        Filter.FREED_BY_MOVE,
+        {"mixer.py": FREED_OLD},
+        {"mixer.py": FREED_NEW},
+        ("out = out.reshape(4, 8).contiguous()", "out = out.view(4, -1)"),
+        "s1",
+        target="demo.mixer.Attn.run",
+        kind="changed",
+    ),
     RuleCase(
         "registry-key-in-name",
         Filter.REGISTRY_KEY_IN_NAME,
@@ -286,6 +322,15 @@ CASES: list[RuleCase] = [
 ]
 
 HELD_BACK: list[RuleCase] = [
+    RuleCase(
+        "freed-by-move-not-while-the-step-keeps-it",
+        Filter.FREED_BY_MOVE,
+        {"mixer.py": FREED_OLD},
+        {"mixer.py": FREED_NEW.replace("    out = out.reshape(4, 8).contiguous()\n    return out", "    return out")},
+        ("out = out.reshape(4, 8).contiguous()", "out = out.view(4, -1)"),
+        "s1",
+        target="demo.mixer.Attn.run",
+    ),
     RuleCase(
         "registry-key-in-name-not-without-the-key",
         Filter.REGISTRY_KEY_IN_NAME,

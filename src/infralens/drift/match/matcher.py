@@ -29,6 +29,7 @@ from infralens.drift.match.decide import (
 )
 from infralens.drift.match.dispatch import in_owners_classes
 from infralens.drift.match.evidence import Evidence, measure
+from infralens.drift.match.freed import freed_candidates
 from infralens.drift.match.position import Alignment
 from infralens.drift.match.propose import (
     TargetBody,
@@ -138,9 +139,14 @@ class DistributionMatcher:
         transfers = Transfers(annotation, now_body, reviewed, t.carried_statements)
         unplaced = [e for e in pending if e.step_id not in own]
         edits = rewritten_in_reached(self.reader, found, annotation, unplaced, self.policy, transfers, traces) if found is not None else {}
-        for entry in pending:
-            case = _Step(entry, annotation, found, container, reach, transfers, target_result, traces[entry.step_id], edits.get(entry.step_id))
-            results[entry.step_id] = self._decide(case, own.get(entry.step_id), options.get(entry.step_id, []))
+        cases = {e.step_id: _Step(e, annotation, found, container, reach, transfers, target_result, traces[e.step_id], edits.get(e.step_id)) for e in pending}
+        marks = {step_id: len(trace.events) for step_id, trace in traces.items()}  # where each step's own decision starts
+        for step_id, case in cases.items():
+            results[step_id] = self._decide(case, own.get(step_id), options.get(step_id, []))
+        for step_id, again in (freed_candidates(own, options, results, self.policy) if self.policy.on(Filter.FREED_BY_MOVE) else {}).items():
+            del traces[step_id].events[marks[step_id] :]  # decided again, from the same start
+            traces[step_id].add(Filter.FREED_BY_MOVE, Action.FIRED, f"line {line_of(again)}, given to a step then placed elsewhere")
+            results[step_id] = self._decide(cases[step_id], again, options[step_id])
         return results
 
     def _admit(self, evidence: Evidence) -> bool:

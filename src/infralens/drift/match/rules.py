@@ -91,6 +91,7 @@ class Filter(str, Enum):
     NEW_CODE_BEYOND = "new-code-beyond"
     RENAMED_ALIKE = "renamed-alike"
     REGISTRY_KEY_IN_NAME = "registry-key-in-name"
+    FREED_BY_MOVE = "freed-by-move"
     REACHED_BY_NAME = "reached-by-name"
     INSTANCE_CALLED = "instance-called"
     OWNERS_CLASSES = "owners-classes"
@@ -318,6 +319,7 @@ SPECS: dict[AnyRule, RuleSpec] = {
         RuleSpec(Filter.EDITS_IN_HELPERS, "A statement rewritten on its way into one of the helpers the target was split into is looked for there."),
         RuleSpec(Filter.EDITS_IN_WRAPPERS, "A statement rewritten into the wrapper of a decorator that received lost statements is looked for there."),
         RuleSpec(Filter.RENAMED_ALIKE, "Several statements renamed the same way in one place are a block carried there, header and wrapper lines included."),
+        RuleSpec(Filter.FREED_BY_MOVE, "A statement of the target given to a step then placed elsewhere is free for a step left with none."),
         RuleSpec(Filter.REGISTRY_KEY_IN_NAME, "A class gone whose name holds a registry's key handed its work to the function under that key."),
         RuleSpec(Filter.NEW_CODE_BEYOND, "A function new since the review, a few calls past where the target hands its work, may hold its rewrites."),
         RuleSpec(
