@@ -270,12 +270,13 @@ def test_untouched_corpus_27_keeps_its_first_measured_figures():
     ``new-code-beyond`` (Qwen2's dtype casts in ``fa_peft_integration_check``, two calls past the registry's
     ``flash_attention_forward``) and ``renamed-alike`` (SD3's ``joint_attention_kwargs`` lines in the decorator's
     wrapper): 136/176 (123/163 = 75.5%: moved 51/53, changed 50/84, deleted 22/26), 0 false *moved*; transformers
-    154/178 (138/162 = 85.2%: moved 40/43, changed 59/79, deleted 39/40), 1 false *moved*. A regression guard; the
+    154/178 (138/162 = 85.2%: moved 40/43, changed 59/79, deleted 39/40), 1 false *moved*; then ``freed-by-move`` (the
+    reshape first given to a transpose that moved): transformers 155/178 (changed 60/79). A regression guard; the
     targets are missed (*changed* on both)."""
     _holds_its_figures(
         [DATA / "drift_untouched27.yaml", DATA / "drift_untouched27_transformers.yaml"],
         rows_at_least=354,
-        right_at_least=290,
+        right_at_least=291,
         false_moved_at_most=1,
         false_unchanged_at_most=0,
     )
