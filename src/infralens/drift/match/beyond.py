@@ -12,7 +12,7 @@ from __future__ import annotations
 from infralens.drift.match.calls import Reach
 from infralens.drift.match.reader import TreeReader
 from infralens.drift.match.reviewed import defined_in
-from infralens.drift.match.split import Reached, reached_definitions
+from infralens.drift.match.split import Reached, reached_definitions, reached_key
 from infralens.drift.match.thresholds import Thresholds
 
 
@@ -20,7 +20,7 @@ def new_code_beyond(reader: TreeReader, starts: list[Reached], since: TreeReader
     """The functions new since the review (``since``) that ``starts`` reach in at most :attr:`~.thresholds.Thresholds.beyond_calls`
     further calls, through any function, in the order they are met (at most :attr:`~.thresholds.Thresholds.beyond_functions`
     functions are followed)."""
-    seen = {(r[0].relpath, r[2].qualname) for r in starts}
+    seen = {reached_key(r) for r in starts}
     level, followed = list(starts), 0
     found: list[Reached] = []
     for _ in range(t.beyond_calls):
@@ -30,7 +30,7 @@ def new_code_beyond(reader: TreeReader, starts: list[Reached], since: TreeReader
                 return found
             followed += 1
             for reached in reached_definitions(reader, Reach(reader, source, index, definition)):
-                key = (reached[0].relpath, reached[2].qualname)
+                key = reached_key(reached)
                 if key in seen or reached[3]:
                     continue  # met already, or a decorator's wrapper (it serves every function it wraps)
                 seen.add(key)

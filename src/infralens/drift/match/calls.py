@@ -20,7 +20,7 @@ from infralens.drift.match.forwarding import MAX_HOPS, base_names, class_named
 from infralens.drift.match.names import defining, defining_file
 from infralens.drift.match.reader import TreeReader
 from infralens.drift.match.reviewed import defined_in
-from infralens.drift.match.tables import registry_functions, registry_keys, table_functions
+from infralens.drift.match.tables import registry_keys, table_functions
 from infralens.drift.match.texts import statement_tree
 from infralens.source import Definition, ModuleIndex, SourceFile
 
@@ -137,6 +137,7 @@ class Reach:
         self._bases: list[tuple[str, str]] | None = None
         self._tables: list[tuple[str, str]] | None = None
         self._held: list[tuple[str, str]] | None = None
+        self._keys: list[tuple[str, str, str]] | None = None
 
     @property
     def calls(self) -> Calls:
@@ -198,15 +199,18 @@ class Reach:
 
     def registry_functions(self) -> list[tuple[str, str]]:
         """``(relpath, name)`` of the functions it may run through an object's lookup, known only as a set: those the registry
-        objects it dispatches through hold (:func:`.tables.registry_functions`), and those of the table a property it
+        objects it dispatches through hold (:func:`.tables.registry_keys`), and those of the table a property it
         calls returns from (:meth:`_property_tables`). Candidate homes of an edit, never of a move or a split."""
-        found = [f for table in sorted(self.calls.tables) for f in registry_functions(self.reader, self.source.relpath, table, self.scopes)]
+        found = [(relpath, name) for _, relpath, name in self.registry_keys()]
         found += [f for relpath, table, scopes in self._property_tables() for f in table_functions(self.reader, relpath, table, scopes)]
         return list(dict.fromkeys(found))
 
     def registry_keys(self) -> list[tuple[str, str, str]]:
-        """``(key, relpath, name)`` of the functions the registry objects it dispatches through hold, by key (:func:`.tables.registry_keys`)."""
-        return [k for table in sorted(self.calls.tables) for k in registry_keys(self.reader, self.source.relpath, table, self.scopes)]
+        """``(key, relpath, name)`` of the functions the registry objects it dispatches through hold, by key
+        (:func:`.tables.registry_keys`; read once)."""
+        if self._keys is None:
+            self._keys = [k for table in sorted(self.calls.tables) for k in registry_keys(self.reader, self.source.relpath, table, self.scopes)]
+        return self._keys
 
     def runs_held(self, place: Place) -> bool:
         """Whether ``place`` lies in a method :meth:`held_methods` names."""

@@ -38,7 +38,7 @@ from infralens.drift.match.reader import TreeReader
 from infralens.drift.match.reviewed import Transfers, defined_in, reviewed_texts
 from infralens.drift.match.rules import CONTENTLESS, Action, Filter, Policy, Rule, Thresholds, Trace
 from infralens.drift.match.scored import Scored, where
-from infralens.drift.match.split import Reached, built_inits, listed_definitions, reached_definitions
+from infralens.drift.match.split import Reached, built_inits, listed_definitions, reached_definitions, reached_key
 from infralens.drift.match.texts import statement_call, statement_role, statement_shape
 from infralens.source import Definition, DefinitionKind, ModuleIndex, SourceFile, Statement
 
@@ -110,7 +110,7 @@ def edits_in_reached(
     a helper or wrapper, says so. ``step_calls``: the call each step can be told apart by (:func:`~.propose.call_of`; rule
     ``same-call``). ``by_name`` (rule ``reached-by-name``): a method the target calls on another object whose name only one
     class of the tree defines (:func:`sole_methods`) is among the functions it leads to. ``since``: the reviewed release; a
-    function a registry object the target dispatches through holds (:func:`.tables.registry_functions`) is a candidate
+    function a registry object the target dispatches through holds (:func:`.tables.registry_keys`) is a candidate
     home when new since it, and so (``held``, rule ``instance-called``) is what calling an instance an attribute of the
     target's class holds runs, searched beside the closest home: work the target newly hands off, never a function it
     could run already. ``order``: what the target lost in the reviewed order, to pair with each place searched (rule
@@ -134,10 +134,10 @@ def edits_in_reached(
     by_key = keyed_home(reader, reach, keyed) if keyed else []
     homes = _homes(homes, by_key)
     far = new_code_beyond(reader, [*homes, *registry], since, t) if new_code and since is not None else []
-    homes = _homes(homes, far)
+    homes, far_keys = _homes(homes, far), {reached_key(r) for r in far}
     marks = {key: (Filter.INSTANCE_CALLED, "run by calling an instance the target's class holds") for key in held_methods}
-    marks.update({(r[0].relpath, r[2].qualname): (Filter.NEW_CODE_BEYOND, "new since the review, a few calls past the target's homes") for r in far})
-    marks.update({(r[0].relpath, r[2].qualname): (Filter.REGISTRY_KEY_IN_NAME, f"the function under a registry key that {keyed}'s name holds") for r in by_key})
+    marks.update({key: (Filter.NEW_CODE_BEYOND, "new since the review, a few calls past the target's homes") for key in far_keys})
+    marks.update({reached_key(r): (Filter.REGISTRY_KEY_IN_NAME, f"the function under a registry key that {keyed}'s name holds") for r in by_key})
     beyond = _own_module_callees(reader, home) if home is not None and order is not None else []
     others = _homes(homes, [r for r in [*reached, *beyond] if not r[3]])[len(homes) :]  # any other function it (or its home) calls: aligned edits only
     options: dict[str, dict[tuple[str, int, str], float]] = {}
@@ -151,7 +151,7 @@ def edits_in_reached(
     for source, index, definition, pool, paired, aligned_only in _searched(pools, others, order, t):
         place = Found(source, index, definition, found.locality, False)
         helper = named.get((source.relpath, definition.qualname)) is False
-        far_place = marks.get((source.relpath, definition.qualname), (None, ""))[0] is Filter.NEW_CODE_BEYOND
+        far_place = (source.relpath, definition.qualname) in far_keys
         weighs = _weigh_for(weigh, weigh_in_helper if helper else None, aligned_only=aligned_only, t=t, far=far_place)
         admits = _admits(weighs)
         by_name_only = home_by_name and home is not None and definition is home[2]
@@ -194,7 +194,7 @@ def _homes(first: list[Reached], more: list[Reached]) -> list[Reached]:
     """``first`` and then those of ``more`` that are not among them (the same function reached two ways is searched once)."""
     homes = list(first)
     for reached in more:
-        if all((h[0].relpath, h[2].qualname) != (reached[0].relpath, reached[2].qualname) for h in homes):
+        if all(reached_key(h) != reached_key(reached) for h in homes):
             homes.append(reached)
     return homes
 

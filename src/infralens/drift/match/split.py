@@ -128,6 +128,11 @@ Reached = tuple[SourceFile, ModuleIndex, Definition, bool]
 """A reached function: its file, the file's index, the function, and whether the target carries it as a decorator."""
 
 
+def reached_key(reached: Reached) -> tuple[str, str]:
+    """``(relpath, qualname)`` of a reached function: the same function however it was reached."""
+    return reached[0].relpath, reached[2].qualname
+
+
 def reached_definitions(reader: TreeReader, reach: Reach) -> Iterator[Reached]:
     """Functions the target leads to: methods of its class it calls on ``self``/``cls`` (or of a direct base class, and
     those it calls on ``super()``), functions nested in it that it calls, functions it calls or decorators it

@@ -6,7 +6,7 @@ the name, or merged into it with ``TABLE . update ( { ... } )`` at module level.
 one the call may run; each is resolved from the table's own module (where those names are imported or defined).
 A table bound to an instance of a registry class (``ALL_ATTENTION_FUNCTIONS = AttentionInterface ( )``, whose class body
 binds ``_global_mapping = { "sdpa" : sdpa_attention_forward , ... }``) holds the functions of those dicts
-(:func:`registry_functions`): the edit search may pick the closest of them, but they hand nothing to a split, since a
+(:func:`registry_keys`): the edit search may pick the closest of them, but they hand nothing to a split, since a
 registry of every implementation shares a few lines with any of them.
 """
 
@@ -37,15 +37,10 @@ def table_functions(reader: TreeReader, relpath: str, table: str, scopes: frozen
     return functions
 
 
-def registry_functions(reader: TreeReader, relpath: str, table: str, scopes: frozenset[str]) -> list[tuple[str, str]]:
-    """``(relpath, name)`` of each function the dict literals in the body of class ``C`` hold, when ``table`` is bound once
-    to ``C ( )`` without arguments (empty otherwise)."""
-    return list(dict.fromkeys((home, name) for _, home, name in registry_keys(reader, relpath, table, scopes)))
-
-
 def registry_keys(reader: TreeReader, relpath: str, table: str, scopes: frozenset[str]) -> list[tuple[str, str, str]]:
-    """``(key, relpath, name)`` for each function :func:`registry_functions` finds, under each key that holds it ("" for
-    a key that is not a string literal): ``("sdpa", "transformers/integrations/sdpa_attention.py", "sdpa_attention_forward")``."""
+    """``(key, relpath, name)`` for each function the dict literals in the body of class ``C`` hold, when ``table`` is
+    bound once to ``C ( )`` without arguments (empty otherwise), under each key that holds it ("" for a key that is not
+    a string literal): ``("sdpa", "transformers/integrations/sdpa_attention.py", "sdpa_attention_forward")``."""
     found = _bound_in(reader, relpath, table, scopes)
     tree = statement_tree(found[2][0]) if found is not None and len(found[2]) == 1 else None
     value = tree.value if isinstance(tree, (ast.Assign, ast.AnnAssign)) else None
