@@ -817,3 +817,8 @@ from rule_cases_objects import CASES as _OBJECT_CASES, HELD_BACK as _OBJECT_HELD
 
 CASES.extend(_OBJECT_CASES)
 HELD_BACK.extend(_OBJECT_HELD_BACK)
+
+from rule_cases_held import CASES as _HELD_CASES, HELD_BACK as _HELD_HELD_BACK  # noqa: E402
+
+CASES.extend(_HELD_CASES)
+HELD_BACK.extend(_HELD_HELD_BACK)

@@ -329,7 +329,7 @@ class DistributionMatcher:
         """The places outside the target: the one the target reaches, the place that gained the block, and every place
         holding the text (the rest are decoys)."""
         entry, found, trace = step.entry, step.found, step.trace
-        helpers = self._helper_copies(found, entry) if found is not None else []
+        helpers = [h for h in self._helper_copies(found, entry) if not self._held_at_review(step, h)] if found is not None else []
         if helpers and not self.policy.allows(Filter.HELPERS_FIRST, trace, f"{len(helpers)} copies in the helpers the target was split into"):
             helpers = []
         if helpers:  # the container decision named the helpers that received the target's statements: look there first
@@ -347,7 +347,8 @@ class DistributionMatcher:
         """The place holding the text that the target now calls (or, on another object, the only one of the called name)."""
         reach, trace = step.reach, step.trace
         assert reach is not None
-        reached = next((s for s in sorted(away, key=home_rank, reverse=True) if reach.leads_to(s.proposal.place())), None)
+        leads = [s for s in sorted(away, key=home_rank, reverse=True) if reach.leads_to(s.proposal.place())]
+        reached = next((s for s in leads if not self._held_at_review(step, s)), None)
         if reached is None:  # a method called on another object: only when exactly one place is one of that name
             by_name = [s for s in away if reach.calls_by_name(s.proposal.place())]
             if by_name and self.policy.on(Filter.OWNERS_CLASSES):
@@ -360,6 +361,14 @@ class DistributionMatcher:
         if reached is None and away:
             trace.add(Rule.MOVED_TO_REACHED, Action.DECLINED, f"{len(away)} place(s) hold the text; the target reaches none of them")
         return Scored(reached.proposal, as_reached(reached.evidence)) if reached is not None else None
+
+    def _held_at_review(self, step: _Step, place: Scored) -> bool:
+        """Rule ``held-at-review``: a reached function that held the text as often when the lock was reviewed keeps its own
+        copy; the step did not go there (a twin that was there, as a carried place's ``preexisting``)."""
+        proposal = place.proposal
+        if not step.transfers.held_and_called(proposal.source, proposal.index, proposal.window[0]):
+            return False
+        return self.policy.vetoes(Filter.HELD_AT_REVIEW, step.trace, f"{where(place)} held the text as often at the review")
 
     def _in_class_copy(self, annotation: AnnotationLock, place: Scored, trace: Trace) -> bool:
         """Rule ``class-copied-not-renamed`` for a place elsewhere: a method of a same-named copy of the target's class."""

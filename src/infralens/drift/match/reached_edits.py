@@ -78,7 +78,8 @@ def rewritten_in_reached(
         new_code=on(Filter.NEW_CODE_BEYOND),
         keyed=annotation.target.rpartition(".")[0] if on(Filter.REGISTRY_KEY_IN_NAME) and not found.in_place else "",
     )
-    return action_kept_vetoes(edits, found, transfers, t, traces, frozenset(annotation.body), alike_on=on(Filter.RENAMED_ALIKE))
+    alike, held = on(Filter.RENAMED_ALIKE), on(Filter.HELD_AT_REVIEW)
+    return action_kept_vetoes(edits, found, transfers, t, traces, frozenset(annotation.body), alike_on=alike, held_on=held)
 
 
 def edits_in_reached(
@@ -268,6 +269,7 @@ def action_kept_vetoes(
     reviewed_body: frozenset[str] = frozenset(),
     *,
     alike_on: bool = True,
+    held_on: bool = True,
 ) -> dict[str, Scored]:
     """``edits`` less those taken on their action alone (rule ``action-kept-in-reached``: close, same action, too little
     context for ``edited-in-reached``) that the rule's invariant excludes: a block header (``for``, ``if``, ``except``:
@@ -281,6 +283,9 @@ def action_kept_vetoes(
     kept, alike = {}, renamed_alike(edits, t) if alike_on else {}
     for step_id, edit in edits.items():
         e = edit.evidence
+        if held_on and transfers.held_and_called(edit.proposal.source, edit.proposal.index, edit.proposal.window[0]):
+            traces[step_id].add(Filter.HELD_AT_REVIEW, Action.VETOED, f"{where(edit)}: its function held that statement as often at the review")
+            continue
         where_to = (edit.proposal.source.relpath, edit.proposal.place().target)
         if where_to in helpers and e.context < t.moved_context and not e.same_role and not per_object(e) and not action_kept(e, t) and close_in_helper(e, t):
             why = ""

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 from collections import Counter
 from dataclasses import dataclass
+from itertools import pairwise
 
 from infralens.drift.lock.entries import AnnotationLock, short_hash
 from infralens.drift.lock.facts import body_hashes, body_of, enclosing_definitions
@@ -119,6 +120,8 @@ class Transfers:
         self.kept = reviewed_body - self.lost
         """The reviewed body's statements the target still holds."""
         self._bodies: dict[tuple[str, str], Counter[str] | None] = {}
+        self._annotation = annotation
+        self._calls: frozenset[str] | None = None
 
     def of(self, source: SourceFile, index: ModuleIndex, first: Statement) -> Provenance:
         """What the reviewed release says about the function around ``first`` (in ``source``, of the checked tree).
@@ -169,6 +172,23 @@ class Transfers:
         text = short_hash(first.text)
         return before is not None and before[text] >= now[text] > 0
 
+    def held_and_called(self, source: SourceFile, index: ModuleIndex, first: Statement) -> bool:
+        """Whether the function around ``first`` held as many copies of its text at the review and the reviewed target
+        called it by name then: its own copy, run by the target already, not where the step went."""
+        if not self.held_before(source, index, first):
+            return False
+        name = _function_around(index, first)[0].rpartition(".")[2]
+        return bool(name) and name in self._called_at_review()
+
+    def _called_at_review(self) -> frozenset[str]:
+        """The names the reviewed target's body calls (empty when its reviewed body is not at hand)."""
+        if self._calls is None:
+            texts = reviewed_texts(self.reviewed, self._annotation) or ()
+            defined = {text.split(" ")[1] for text in texts if text.startswith(("def ", "async def ", "class "))}
+            defined |= {text.split(" ")[2] for text in texts if text.startswith("async def ")}
+            self._calls = frozenset(name for text in texts for name in _called_names(text)) - defined  # its own nested functions are not others'
+        return self._calls
+
     def _reviewed_body(self, relpath: str, qualname: str) -> Counter[str] | None:
         """The fingerprints of ``qualname``'s body at ``relpath`` as reviewed (empty when it did not exist there)."""
         key = (relpath, qualname)
@@ -186,6 +206,14 @@ def defined_in(reviewed: TreeReader | None, relpath: str, qualname: str) -> bool
     """Whether the reviewed release defined ``qualname`` at ``relpath`` (False when the reviewed release is unknown)."""
     indexed = reviewed.indexed(relpath) if reviewed is not None else None
     return indexed is not None and any(d.qualname == qualname for d in indexed[1].definitions)
+
+
+def _called_names(text: str) -> list[str]:
+    """The names followed by an opening bracket in a normalised statement text (its tokens are separated by spaces)."""
+    tokens = text.split(" ")
+    if tokens[0] in ("def", "async", "class"):
+        return []
+    return [name for name, after in pairwise(tokens) if after == "(" and name.isidentifier()]
 
 
 def _function_around(index: ModuleIndex, statement: Statement) -> tuple[str, Counter[str]]:

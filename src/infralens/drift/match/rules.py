@@ -92,6 +92,7 @@ class Filter(str, Enum):
     RENAMED_ALIKE = "renamed-alike"
     REGISTRY_KEY_IN_NAME = "registry-key-in-name"
     FREED_BY_MOVE = "freed-by-move"
+    HELD_AT_REVIEW = "held-at-review"
     REACHED_BY_NAME = "reached-by-name"
     INSTANCE_CALLED = "instance-called"
     OWNERS_CLASSES = "owners-classes"
@@ -319,6 +320,7 @@ SPECS: dict[AnyRule, RuleSpec] = {
         RuleSpec(Filter.EDITS_IN_HELPERS, "A statement rewritten on its way into one of the helpers the target was split into is looked for there."),
         RuleSpec(Filter.EDITS_IN_WRAPPERS, "A statement rewritten into the wrapper of a decorator that received lost statements is looked for there."),
         RuleSpec(Filter.RENAMED_ALIKE, "Several statements renamed the same way in one place are a block carried there, header and wrapper lines included."),
+        RuleSpec(Filter.HELD_AT_REVIEW, "A function the target reaches that held the step's text as often at the review is not where it went."),
         RuleSpec(Filter.FREED_BY_MOVE, "A statement of the target given to a step then placed elsewhere is free for a step left with none."),
         RuleSpec(Filter.REGISTRY_KEY_IN_NAME, "A class gone whose name holds a registry's key handed its work to the function under that key."),
         RuleSpec(Filter.NEW_CODE_BEYOND, "A function new since the review, a few calls past where the target hands its work, may hold its rewrites."),
