@@ -822,3 +822,8 @@ from rule_cases_held import CASES as _HELD_CASES, HELD_BACK as _HELD_HELD_BACK  
 
 CASES.extend(_HELD_CASES)
 HELD_BACK.extend(_HELD_HELD_BACK)
+
+from rule_cases_reads import CASES as _READ_CASES, HELD_BACK as _READ_HELD_BACK  # noqa: E402
+
+CASES.extend(_READ_CASES)
+HELD_BACK.extend(_READ_HELD_BACK)

@@ -84,6 +84,8 @@ class Evidence:
     replacement: Replacement | None = None
     sole_assignment: bool = False
     """The only statement left in the target that assigns the same name."""
+    sole_reader: bool = False
+    """The candidate is the only statement reading a name that kept statements set and that only the step read at the review."""
     sole_return: bool = False
     """The step is the only ``return`` of the reviewed target's body and the candidate the only one of the target now."""
     aligned: bool = False
@@ -127,6 +129,7 @@ class Evidence:
             ("reached from the target", self.reach),
             ("only assignment of the name", self.sole_assignment),
             ("the target's only return, then and now", self.sole_return),
+            ("only reader of a value only the step read", self.sole_reader),
             ("paired in order with what the target lost", self.aligned),
             ("only statement of its role", self.same_role),
             ("only statement making its call", self.same_call),
@@ -348,6 +351,7 @@ def measure(
     admit: Callable[[Evidence], bool] | None = None,
     sole_assignment: bool = False,
     sole_return: bool = False,
+    sole_reader: bool = False,
     aligned: bool = False,
     same_role: bool = False,
     same_call: bool = False,
@@ -390,6 +394,7 @@ def measure(
         replacement=swapped,
         sole_assignment=sole_assignment,
         sole_return=sole_return,
+        sole_reader=sole_reader,
         aligned=aligned,
         same_role=same_role,
         same_call=same_call,

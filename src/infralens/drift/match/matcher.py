@@ -41,6 +41,7 @@ from infralens.drift.match.propose import (
     own_line,
     sole_assignment,
     sole_call,
+    sole_reader,
     sole_return,
     sole_role,
     target_names,
@@ -221,12 +222,14 @@ class DistributionMatcher:
         sole_key = sole_assignment(found.source.relpath, pool, entry, steps)
         role_key = sole_role(found.source.relpath, pool, entry)
         return_key = sole_return(found, pool, entry, body.reviewed)
+        reader_key = sole_reader(found.source.relpath, pool, entry, steps, body.reviewed)
         call_key = sole_call(found.source.relpath, pool, call_of(entry, steps, body.reviewed))
         scored, refused = [], []
         for proposal in in_target(found, pool, entry, t, exact_only=False):
             position = alignment.position(entry, proposal.window[0])
             key = proposal.key
             sole, returns, role, call = key == sole_key, key == return_key, key == role_key, key == call_key
+            reads = key == reader_key
             evidence = measure(
                 proposal,
                 entry,
@@ -235,6 +238,7 @@ class DistributionMatcher:
                 admit=self._admit,
                 sole_assignment=sole,
                 sole_return=returns,
+                sole_reader=reads,
                 same_role=role,
                 same_call=call,
                 names=body.names,

@@ -23,6 +23,8 @@ from infralens.drift.match.rules import Origin, Thresholds
 from infralens.drift.match.texts import (
     assigned_name,
     identifiers,
+    names_read,
+    names_set,
     ratio_at_least,
     returned_names,
     same_ast,
@@ -229,6 +231,28 @@ def sole_assignment(relpath: str, pool: tuple[Statement, ...], entry: StepLock, 
         return None
     same = [s for s in pool if assigned_name(s.text) == name]
     return statement_key(relpath, same[0]) if len(same) == 1 else None
+
+
+def sole_reader(
+    relpath: str, pool: tuple[Statement, ...], entry: StepLock, steps: list[StepLock], reviewed: tuple[str, ...] | None
+) -> tuple[str, int, str] | None:
+    """The key of the only statement of ``pool`` (in ``relpath``) reading a name that ``entry`` alone read in the reviewed
+    body (``reviewed``: its texts; None when unknown), when every statement that set the name then is still there word
+    for word and no other step reads it (rule ``sole-reader``); else None."""
+    if reviewed is None or len(entry.texts) != 1:
+        return None
+    kept = {s.text for s in pool}
+    others = [s.texts[0] for s in steps if s.step_id != entry.step_id and len(s.texts) == 1]
+    for name in sorted(names_read(entry.texts[0])):
+        setters = [text for text in reviewed if name in names_set(text)]
+        if not setters or any(text not in kept for text in setters) or sum(name in names_read(text) for text in reviewed) != 1:
+            continue
+        if any(name in names_read(text) for text in others):
+            continue
+        readers = [s for s in pool if name in names_read(s.text)]
+        if len(readers) == 1 and readers[0].text != entry.texts[0]:
+            return statement_key(relpath, readers[0])
+    return None
 
 
 def sole_return(found: Found, pool: tuple[Statement, ...], entry: StepLock, reviewed: tuple[str, ...] | None) -> tuple[str, int, str] | None:

@@ -244,6 +244,22 @@ def statement_call(text: str) -> str | None:
 
 
 @lru_cache(maxsize=32768)
+def names_read(text: str) -> frozenset[str]:
+    """The plain names a statement reads (not a ``def`` or ``class`` line's); empty when its text does not parse."""
+    tree = statement_tree(text)
+    if tree is None or isinstance(tree, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+        return frozenset()
+    return frozenset(node.id for node in ast.walk(tree) if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load))
+
+
+def names_set(text: str) -> frozenset[str]:
+    """The plain names a statement assigns (a ``for`` target, an assignment's, a ``with ... as``)."""
+    tree = statement_tree(text)
+    if tree is None:
+        return frozenset()
+    return frozenset(node.id for node in ast.walk(tree) if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store))
+
+
 def identifiers(text: str) -> frozenset[str]:
     """Every name a statement spells: variables, attributes, parameters and keyword arguments (empty when it does not parse)."""
     tree = statement_tree(text)
