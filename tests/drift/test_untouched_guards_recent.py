@@ -280,3 +280,31 @@ def test_untouched_corpus_27_keeps_its_first_measured_figures():
         false_moved_at_most=1,
         false_unchanged_at_most=0,
     )
+
+
+def test_untouched_corpus_28_keeps_its_first_measured_figures():
+    """Set 28, written by two helpers who read only upstream code and never ran the checker or read the matcher, on
+    cached releases in pairs no other corpus uses and functions no corpus annotates: diffusers 0.28.2 -> 0.36.0 (LoRA
+    state-dict loading and saving split over ``lora_base``, ``variant_compatible_siblings`` and
+    ``is_safetensors_compatible`` rewritten around ``filter_with_regex``), 0.30.2 -> 0.39.0 (``_best_guess_weight_name``
+    made a module function, gradient checkpointing through ``_gradient_checkpointing_func``, Lumina's pipeline renamed)
+    and DiffSynth 2.1.0 -> 2.1.12 (MiniMax-H3's reference anchors into a pipeline unit, device moves into ``_to_device``)
+    (175 rows, 161 not *unchanged*); transformers 4.47.1 -> 4.57.6 (``generate`` split into validation and cache
+    helpers, Phi-3's long-RoPE embedding, ``OffloadedStaticCache.update`` on the base cache), 4.50.3 -> 5.24.0 (the
+    encoder-decoder kwargs helper renamed, the long-RoPE validator on the config mixin, Cohere's decoder layer) and
+    4.56.2 -> 5.24.0 (``ChunkedSlidingLayer`` become ``StaticSlidingWindowLayer``, the Llama-3 RoPE validator, mask
+    argument preprocessing, the sequence-bias processor) (175 rows, 166 not *unchanged*). First run, 2026-11-30, with
+    the matcher of the session's start and nothing tuned on it: 149/175 (not unchanged 135/161 = 83.9%: moved 45/47,
+    changed 52/67, deleted 38/47), 0 false *unchanged*, 0 false *moved*; transformers 150/175 (142/166 = 85.5%: moved
+    46/52, changed 62/74, deleted 34/40), 0 false *unchanged*, 6 false *moved*. Naive baseline 67/175 and 53/175.
+    Tuned on since: ``held-at-review`` (``generate``'s ``user_defined_cache`` line, which
+    ``_prepare_cache_for_generation`` had held all along) and ``sole-reader`` (the file-name comprehensions that became
+    ``filter_with_regex`` calls on the same patterns): 153/175 (139/161 = 86.3%: changed 56/67), 0 false *moved*;
+    transformers 151/175 (143/166 = 86.1%), 4 false *moved*. A regression guard; the targets are missed."""
+    _holds_its_figures(
+        [DATA / "drift_untouched28.yaml", DATA / "drift_untouched28_transformers.yaml"],
+        rows_at_least=350,
+        right_at_least=304,
+        false_moved_at_most=4,
+        false_unchanged_at_most=0,
+    )
