@@ -175,10 +175,10 @@ class Transfers:
     def held_and_called(self, source: SourceFile, index: ModuleIndex, first: Statement) -> bool:
         """Whether the function around ``first`` held as many copies of its text at the review and the reviewed target
         called it by name then: its own copy, run by the target already, not where the step went."""
-        if not self.held_before(source, index, first):
+        if self.reviewed is None:
             return False
-        name = _function_around(index, first)[0].rpartition(".")[2]
-        return bool(name) and name in self._called_at_review()
+        name = _function_around(index, first)[0].rpartition(".")[2]  # the reviewed target's calls first: no other file is read
+        return bool(name) and name in self._called_at_review() and self.held_before(source, index, first)
 
     def _called_at_review(self) -> frozenset[str]:
         """The names the reviewed target's body calls (empty when its reviewed body is not at hand)."""

@@ -252,6 +252,7 @@ def names_read(text: str) -> frozenset[str]:
     return frozenset(node.id for node in ast.walk(tree) if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load))
 
 
+@lru_cache(maxsize=32768)
 def names_set(text: str) -> frozenset[str]:
     """The plain names a statement assigns (a ``for`` target, an assignment's, a ``with ... as``)."""
     tree = statement_tree(text)
@@ -260,6 +261,7 @@ def names_set(text: str) -> frozenset[str]:
     return frozenset(node.id for node in ast.walk(tree) if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store))
 
 
+@lru_cache(maxsize=32768)
 def identifiers(text: str) -> frozenset[str]:
     """Every name a statement spells: variables, attributes, parameters and keyword arguments (empty when it does not parse)."""
     tree = statement_tree(text)
