@@ -827,3 +827,8 @@ from rule_cases_reads import CASES as _READ_CASES, HELD_BACK as _READ_HELD_BACK 
 
 CASES.extend(_READ_CASES)
 HELD_BACK.extend(_READ_HELD_BACK)
+
+from rule_cases_tests import CASES as _TEST_CASES, HELD_BACK as _TEST_HELD_BACK  # noqa: E402
+
+CASES.extend(_TEST_CASES)
+HELD_BACK.extend(_TEST_HELD_BACK)

@@ -87,6 +87,8 @@ RULES = {
     Rule.SAME_CALL: StepCase(Container.IN_PLACE, own=ev(similarity=T.candidate_similarity, same_call=True)),
     Rule.SOLE_ASSIGNMENT: StepCase(Container.IN_PLACE, own=ev(similarity=T.sole_assignment_similarity, sole_assignment=True)),
     Rule.SOLE_RETURN: StepCase(Container.IN_PLACE, own=ev(similarity=T.sole_return_similarity, sole_return=True)),
+    Rule.SOLE_READER: StepCase(Container.IN_PLACE, own=ev(similarity=T.sole_assignment_similarity, sole_reader=True)),
+    Rule.KEPT_CONDITION: StepCase(Container.IN_PLACE, own=ev(similarity=0.1, kept_condition=True)),
     Rule.PER_OBJECT_EDIT: StepCase(Container.IN_PLACE, edited=ev(origin=Origin.REACHED, similarity=0.5, replacement=PER_OBJECT)),
     Rule.ACTION_KEPT_IN_REACHED: StepCase(Container.IN_PLACE, edited=ev(origin=Origin.REACHED, similarity=T.confident_similarity, replacement=SWAPPED)),
     Rule.CLOSE_EDIT_IN_HELPER: StepCase(Container.IN_PLACE, edited=ev(origin=Origin.REACHED, similarity=T.confident_similarity), edited_in_helper=True),
@@ -198,6 +200,10 @@ ADMISSIBLE = [
     (ev(similarity=T.sole_assignment_similarity - 0.01, sole_assignment=True), None),
     (ev(similarity=T.sole_return_similarity, sole_return=True), Rule.SOLE_RETURN),
     (ev(similarity=T.sole_return_similarity - 0.01, sole_return=True), None),
+    (ev(similarity=T.sole_assignment_similarity, sole_reader=True), Rule.SOLE_READER),
+    (ev(similarity=T.sole_assignment_similarity - 0.01, sole_reader=True), None),  # some words in common still
+    (ev(similarity=0.1, kept_condition=True), Rule.KEPT_CONDITION),  # the tests tell, not the words
+    (ev(similarity=0.9, same_shape=False, kept_condition=True), None),  # never across kinds of statement
     (ev(similarity=0.2, context=0.25, replacement=SWAPPED, same_shape=False), Rule.SAME_ACTION),
     (ev(similarity=0.2, replacement=SWAPPED), None),  # a replacement still needs a neighbour or some text
     (ev(similarity=0.0, header=True), Rule.TARGET_HEADER),  # the mapped target's header, however different

@@ -92,6 +92,8 @@ def _by_role(evidence: Evidence, policy: Policy) -> Rule | None:
         return Rule.SOLE_RETURN
     if evidence.sole_reader and s >= t.sole_assignment_similarity and policy.on(Rule.SOLE_READER):
         return Rule.SOLE_READER
+    if evidence.kept_condition and policy.on(Rule.KEPT_CONDITION):
+        return Rule.KEPT_CONDITION
     return None
 
 
@@ -109,7 +111,7 @@ def weight(evidence: Evidence, policy: Policy) -> float:
         return t.weight_same_action + evidence.context + evidence.similarity
     if rule in (Rule.EDIT, Rule.SAME_ROLE, Rule.SAME_CALL, Rule.RENAMED_THROUGHOUT):  # a rename found by no place: an edit's weight
         return t.weight_edit + edit_rank(evidence, t)
-    if rule in (Rule.SOLE_ASSIGNMENT, Rule.SOLE_RETURN, Rule.SOLE_READER):
+    if rule in (Rule.SOLE_ASSIGNMENT, Rule.SOLE_RETURN, Rule.SOLE_READER, Rule.KEPT_CONDITION):
         return t.weight_sole_assignment * evidence.similarity
     return 0.0
 
@@ -291,6 +293,7 @@ STEP_RULES: dict[Rule, Predicate] = {
     Rule.SOLE_ASSIGNMENT: lambda case, admitted, policy, trace: admitted is Rule.SOLE_ASSIGNMENT,
     Rule.SOLE_RETURN: lambda case, admitted, policy, trace: admitted is Rule.SOLE_RETURN,
     Rule.SOLE_READER: lambda case, admitted, policy, trace: admitted is Rule.SOLE_READER,
+    Rule.KEPT_CONDITION: lambda case, admitted, policy, trace: admitted is Rule.KEPT_CONDITION,
     Rule.PER_OBJECT_EDIT: lambda case, admitted, policy, trace: case.edited is not None and admitted is None and per_object(case.edited),
     Rule.ACTION_KEPT_IN_REACHED: _action_kept,
     Rule.CLOSE_EDIT_IN_HELPER: _close_in_helper,

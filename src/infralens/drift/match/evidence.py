@@ -86,6 +86,8 @@ class Evidence:
     """The only statement left in the target that assigns the same name."""
     sole_reader: bool = False
     """The candidate is the only statement reading a name that kept statements set and that only the step read at the review."""
+    kept_condition: bool = False
+    """The candidate is the only header whose ``and``-joined tests hold all of the step's, or are all among them."""
     sole_return: bool = False
     """The step is the only ``return`` of the reviewed target's body and the candidate the only one of the target now."""
     aligned: bool = False
@@ -130,6 +132,7 @@ class Evidence:
             ("only assignment of the name", self.sole_assignment),
             ("the target's only return, then and now", self.sole_return),
             ("only reader of a value only the step read", self.sole_reader),
+            ("only header keeping the step's tests, or kept by them", self.kept_condition),
             ("paired in order with what the target lost", self.aligned),
             ("only statement of its role", self.same_role),
             ("only statement making its call", self.same_call),
@@ -352,6 +355,7 @@ def measure(
     sole_assignment: bool = False,
     sole_return: bool = False,
     sole_reader: bool = False,
+    kept_condition: bool = False,
     aligned: bool = False,
     same_role: bool = False,
     same_call: bool = False,
@@ -395,6 +399,7 @@ def measure(
         sole_assignment=sole_assignment,
         sole_return=sole_return,
         sole_reader=sole_reader,
+        kept_condition=kept_condition,
         aligned=aligned,
         same_role=same_role,
         same_call=same_call,

@@ -38,6 +38,7 @@ from infralens.drift.match.propose import (
     held_before,
     in_helpers,
     in_target,
+    kept_condition,
     own_line,
     sole_assignment,
     sole_call,
@@ -223,13 +224,14 @@ class DistributionMatcher:
         role_key = sole_role(found.source.relpath, pool, entry)
         return_key = sole_return(found, pool, entry, body.reviewed)
         reader_key = sole_reader(found.source.relpath, pool, entry, steps, body.reviewed)
+        condition_key = kept_condition(found.source.relpath, pool, entry, steps)
         call_key = sole_call(found.source.relpath, pool, call_of(entry, steps, body.reviewed))
         scored, refused = [], []
         for proposal in in_target(found, pool, entry, t, exact_only=False):
             position = alignment.position(entry, proposal.window[0])
             key = proposal.key
             sole, returns, role, call = key == sole_key, key == return_key, key == role_key, key == call_key
-            reads = key == reader_key
+            reads, tests = key == reader_key, key == condition_key
             evidence = measure(
                 proposal,
                 entry,
@@ -239,6 +241,7 @@ class DistributionMatcher:
                 sole_assignment=sole,
                 sole_return=returns,
                 sole_reader=reads,
+                kept_condition=tests,
                 same_role=role,
                 same_call=call,
                 names=body.names,

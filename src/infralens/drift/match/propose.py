@@ -22,6 +22,7 @@ from infralens.drift.match.reader import TreeReader
 from infralens.drift.match.rules import Origin, Thresholds
 from infralens.drift.match.texts import (
     assigned_name,
+    condition_kept,
     identifiers,
     names_read,
     names_set,
@@ -197,7 +198,7 @@ def _resembles(wanted: str, text: str, t: Thresholds) -> bool:
     """A cheap filter: could any rule admit ``text`` as the edit of ``wanted``? (Same tree; same kind of statement
     with some text in common, less needed when as many tokens are left, as a rename leaves; or a setter call and
     an assignment.)"""
-    if same_ast(wanted, text):
+    if same_ast(wanted, text) or condition_kept(wanted, text):  # a test added to a header, or dropped (kept-condition)
         return True
     if (shape := statement_shape(wanted)) == statement_shape(text):
         loose = wanted.count(" ") == text.count(" ") or (assigned_name(wanted) or "") == (assigned_name(text) or "-") or shape == "return"
@@ -253,6 +254,18 @@ def sole_reader(
         if len(readers) == 1 and readers[0].text != entry.texts[0]:
             return statement_key(relpath, readers[0])
     return None
+
+
+def kept_condition(relpath: str, pool: tuple[Statement, ...], entry: StepLock, steps: list[StepLock]) -> tuple[str, int, str] | None:
+    """The key of the only header of ``pool`` (in ``relpath``) whose tests hold all of ``entry``'s or are all among
+    them, when no other step's header is so related to it (rule ``kept-condition``); else None."""
+    if len(entry.texts) != 1:
+        return None
+    same = [s for s in pool if condition_kept(entry.texts[0], s.text)]
+    if len(same) != 1:
+        return None
+    others = [s.texts[0] for s in steps if s.step_id != entry.step_id and len(s.texts) == 1]
+    return None if any(condition_kept(text, same[0].text) for text in others) else statement_key(relpath, same[0])
 
 
 def sole_return(found: Found, pool: tuple[Statement, ...], entry: StepLock, reviewed: tuple[str, ...] | None) -> tuple[str, int, str] | None:

@@ -61,6 +61,7 @@ class Rule(str, Enum):
     SOLE_ASSIGNMENT = "sole-assignment"
     SOLE_RETURN = "sole-return"
     SOLE_READER = "sole-reader"
+    KEPT_CONDITION = "kept-condition"
     PER_OBJECT_EDIT = "per-object-edit"
     ACTION_KEPT_IN_REACHED = "action-kept-in-reached"
     CLOSE_EDIT_IN_HELPER = "close-edit-in-helper"
@@ -168,6 +169,7 @@ RULE_KIND = {
     Rule.SOLE_ASSIGNMENT: StepKind.CHANGED,
     Rule.SOLE_RETURN: StepKind.CHANGED,
     Rule.SOLE_READER: StepKind.CHANGED,
+    Rule.KEPT_CONDITION: StepKind.CHANGED,
     Rule.PER_OBJECT_EDIT: StepKind.CHANGED,
     Rule.ACTION_KEPT_IN_REACHED: StepKind.CHANGED,
     Rule.CLOSE_EDIT_IN_HELPER: StepKind.CHANGED,
@@ -369,6 +371,7 @@ SPECS: dict[AnyRule, RuleSpec] = {
         RuleSpec(Rule.SAME_CALL, "The only statement left making the step's call, which the reviewed target made in the step alone, is its edit."),
         RuleSpec(Rule.SOLE_ASSIGNMENT, "The only statement left that assigns the same name is its edit."),
         RuleSpec(Rule.SOLE_READER, "A value set by kept statements and read by the step alone is read now by one statement only: the step's edit."),
+        RuleSpec(Rule.KEPT_CONDITION, "The only block header left whose tests hold all of the step's, or all of whose tests the step's held, is its edit."),
         RuleSpec(Rule.SOLE_RETURN, "A target that returned in one statement and still returns in one: that return is the edit of the old one."),
         RuleSpec(
             Rule.PER_OBJECT_EDIT,

@@ -243,6 +243,32 @@ def statement_call(text: str) -> str | None:
     return ast.unparse(value.func) if isinstance(value, ast.Call) else None
 
 
+_TESTED = {"if": "if", "elif": "if", "while": "while"}
+
+
+@lru_cache(maxsize=32768)
+def condition_tests(text: str) -> tuple[str, frozenset[str]] | None:
+    """(``if`` or ``while``, the tests its condition joins with ``and``, each unparsed) for a block header; else None
+    (``elif`` counts as ``if``)."""
+    head = text.split(" ", 1)[0]
+    if head not in _TESTED or not text.endswith(":"):
+        return None
+    tree = statement_tree(text)
+    if not isinstance(tree, (ast.If, ast.While)):
+        return None
+    test = tree.test
+    parts = test.values if isinstance(test, ast.BoolOp) and isinstance(test.op, ast.And) else [test]
+    return _TESTED[head], frozenset(ast.unparse(part) for part in parts)
+
+
+def condition_kept(old: str, new: str) -> bool:
+    """Whether header ``new`` tests all that ``old`` tested and more, or only some of it (rule ``kept-condition``)."""
+    before, after = condition_tests(old), condition_tests(new)
+    if before is None or after is None or before[0] != after[0]:
+        return False
+    return before[1] < after[1] or after[1] < before[1]
+
+
 @lru_cache(maxsize=32768)
 def names_read(text: str) -> frozenset[str]:
     """The plain names a statement reads (not a ``def`` or ``class`` line's); empty when its text does not parse."""
