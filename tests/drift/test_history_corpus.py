@@ -282,8 +282,10 @@ def test_untouched_corpus_4_keeps_its_first_measured_figures():
     """Corpus 4 (diffusers 0.28.2 -> 0.31.0, 0.35.2 -> 0.38.0, diffsynth 2.0.10 -> 2.1.5; truth written before the checker
     ran): its one run before its misses were read gave 219/258, 0 false *unchanged*, 9 false *moved* (one function whose
     identical twin already lived in another module, since told apart by reading the reviewed release). 252/258 since,
-    so it counts as seen. A regression guard, not the issue's targets."""
-    _holds_its_figures(_parts(4), rows_at_least=250, right_at_least=252, false_moved_at_most=0)
+    so it counts as seen. On 2026-11-30 the truth of ``AceStepPipeline.normalize_audio`` was corrected on reading the code
+    again (it was called, and folded into the new ``vae_output_to_audio``; three folded statements left out): 249/255.
+    A regression guard, not the issue's targets."""
+    _holds_its_figures(_parts(4), rows_at_least=250, right_at_least=249, false_moved_at_most=0)
 
 
 def test_corpus_5_keeps_its_figures():
