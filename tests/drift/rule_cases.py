@@ -832,3 +832,8 @@ from rule_cases_tests import CASES as _TEST_CASES, HELD_BACK as _TEST_HELD_BACK 
 
 CASES.extend(_TEST_CASES)
 HELD_BACK.extend(_TEST_HELD_BACK)
+
+from rule_cases_callers import CASES as _CALLER_CASES, HELD_BACK as _CALLER_HELD_BACK  # noqa: E402
+
+CASES.extend(_CALLER_CASES)
+HELD_BACK.extend(_CALLER_HELD_BACK)

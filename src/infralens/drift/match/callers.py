@@ -42,7 +42,7 @@ def renamed_at_callers(reader: TreeReader, reviewed: TreeReader | None, entry: A
         return None  # dunder methods are called by Python, not by name
     votes: Counter[str] = Counter()
     near: dict[str, str] = {}
-    for relpath, caller, statement in _calls_before(reviewed, name, entry.relpath):
+    for relpath, caller, statement in calls_before(reviewed, name, entry.relpath):
         indexed = reader.indexed(relpath)
         if indexed is None:
             continue
@@ -74,7 +74,7 @@ def class_renamed_at_users(reader: TreeReader, reviewed: TreeReader | None, entr
         return None  # the class is still where it was
     votes: Counter[str] = Counter()
     near: dict[str, str] = {}
-    for relpath, user, statement in _calls_before(reviewed, owner, entry.relpath):
+    for relpath, user, statement in calls_before(reviewed, owner, entry.relpath):
         assigned, _, value = statement.partition(" = ")
         if not value.startswith(f"{owner} ( ") or "(" in assigned or (indexed := reader.indexed(relpath)) is None:
             continue
@@ -116,7 +116,7 @@ def class_renamed_with_users(reader: TreeReader, reviewed: TreeReader | None, en
         return None  # the class is still where it was (or its file is gone: nothing to rename within)
     source, index = here
     votes: Counter[str] = Counter()
-    for relpath, user, statement in _calls_before(reviewed, owner, entry.relpath):
+    for relpath, user, statement in calls_before(reviewed, owner, entry.relpath):
         assigned, equals, value = statement.partition(" = ")
         if relpath != entry.relpath or not equals or owner not in _called(value) or "(" in assigned:
             continue
@@ -163,7 +163,7 @@ def callers_at_review(reviewed: TreeReader | None, entry: AnnotationLock) -> fro
     if reviewed is None:
         return frozenset()
     owner, _, name = entry.target.rpartition(".")
-    calls = _calls_before(reviewed, name if owner else entry.target, entry.relpath)
+    calls = calls_before(reviewed, name if owner else entry.target, entry.relpath)
     own = f"self . {name} ("
     return frozenset(
         caller for relpath, caller, text in calls if relpath == entry.relpath and caller != entry.target and (not owner or ("." in caller and own in text))
@@ -197,7 +197,7 @@ def _with_name_open(statement: str, name: str) -> re.Pattern[str]:
     return re.compile(" ".join(pieces))
 
 
-def _calls_before(reviewed: TreeReader, name: str, home: str) -> list[tuple[str, str, str]]:
+def calls_before(reviewed: TreeReader, name: str, home: str) -> list[tuple[str, str, str]]:
     """``(relpath, caller qualname, statement text)`` for every statement calling ``name`` in the target's file and the
     files beside it in the reviewed release (where the callers of a renamed helper are; the whole release is not read)."""
     call = re.compile(rb"\b" + re.escape(name.encode()) + rb"\s*\(")

@@ -5,15 +5,14 @@ The function is looked for, strictest first: the same file byte for byte (``file
 method turned module function, or the reverse); its namesake on a class its class now builds (``moved-to-built-class``, see :mod:`.built`); a shim
 class that forwards the old name (``renamed-behind-shim``: a deprecated subclass or a ``__new__`` returning the new class); a definition of another
 name whose body overlaps (``renamed-body-overlap``), or that holds it with the helpers it calls (``renamed-and-split``); the new name its callers now
-call (``renamed-at-callers``, see :mod:`.callers`); the method of its name in the class
-its class was renamed to (``class-renamed``, see :mod:`.classes`); the class its users, renamed or not, now build (``class-renamed-at-users``,
+call (``renamed-at-callers``, see :mod:`.callers`; ``replaced-at-callers``, the arguments rewritten too, see :mod:`.renamed_words`); the method of its
+name in the class its class was renamed to (``class-renamed``, see :mod:`.classes`); the class its users, renamed or not, now build (``class-renamed-at-users``,
 ``class-renamed-with-users``); a method folded into the class of its first parameter, which is now ``self`` (``moved-to-receiver``, see
 :mod:`.receiver`); else ``deleted``. A module function's namesake or look-alike in another file is not taken when it is a copy made there
 (``copied-not-moved``, see :func:`.callers.copied_not_moved`). Decorators are part of the target: one added, removed or replaced makes the finding
 ``decorators-changed`` (low severity, like a body that changed around unchanged steps), named in the message. A body that lost statements to helpers
 it now calls or to a decorator it now carries is one more decision (``split-into-helpers``, ``wrapped-by-decorator``; see :mod:`.split`), naming the
-helpers. Statements are then mapped inside the function found, then in those helpers (and the other functions it leads to, see
-:mod:`infralens.drift.match.calls`).
+helpers. Statements are then mapped inside the function found, then in those helpers (and the functions it leads to, :mod:`.calls`).
 """
 
 from __future__ import annotations
@@ -34,7 +33,7 @@ from infralens.drift.match.forwarding import forwarded_method
 from infralens.drift.match.imported import Relocated, folded_into_base, inlined_into_caller, moved_to_class, moved_with_imports, re_exported, same_name_here
 from infralens.drift.match.reader import TreeReader
 from infralens.drift.match.receiver import moved_to_receiver
-from infralens.drift.match.renamed_words import renamed_keeping_words
+from infralens.drift.match.renamed_words import renamed_keeping_words, replaced_at_callers
 from infralens.drift.match.results import TargetKind, TargetResult
 from infralens.drift.match.reviewed import ReviewedSources, defined_in
 from infralens.drift.match.rules import Action, Filter, Policy, TargetRule, Thresholds, Trace
@@ -165,6 +164,7 @@ class ContainerMapper:
             (TargetRule.MOVED_INTO_DECORATOR, self._by(moved_into_decorator, TargetRule.MOVED_INTO_DECORATOR)),
             (TargetRule.INLINED_INTO_CALLER, self._by(inlined_into_caller, TargetRule.INLINED_INTO_CALLER)),
             (TargetRule.RENAMED_KEEPING_WORDS, self._by(renamed_keeping_words, TargetRule.RENAMED_KEEPING_WORDS)),
+            (TargetRule.REPLACED_AT_CALLERS, self._by(replaced_at_callers, TargetRule.REPLACED_AT_CALLERS)),
             (TargetRule.DELETED, self._deleted),
         ]
 

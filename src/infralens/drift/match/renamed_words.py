@@ -10,14 +10,16 @@ reviewed one. As RefactoringMiner's *Rename Method* weighs names beside bodies, 
 from __future__ import annotations
 
 import re
+from collections import Counter
 
 from infralens.drift.lock.entries import AnnotationLock
 from infralens.drift.lock.facts import body_of
+from infralens.drift.match.callers import calls_before
 from infralens.drift.match.imported import Relocated
 from infralens.drift.match.reader import TreeReader
 from infralens.drift.match.reviewed import defined_in, reviewed_texts
 from infralens.drift.match.rules import CONTENTLESS, Thresholds
-from infralens.drift.match.texts import ratio_at_least
+from infralens.drift.match.texts import called_names, ratio_at_least, statement_shape
 from infralens.source import DefinitionKind
 
 _WORD = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])|[0-9]+")
@@ -36,6 +38,70 @@ def words_kept(old: str, new: str) -> int:
     if old == new or not before or not after or not (before <= after or after <= before):
         return 0
     return len(before & after)
+
+
+def _close_share(wanted: list[str], body: list[str], t: Thresholds) -> float:
+    """The share of ``wanted`` (reviewed statements) that have a close statement (edit similarity) in ``body``."""
+    close = sum(1 for text in wanted if any(ratio_at_least(text, b, t.edit_similarity, t.quick_reject_similarity) is not None for b in body))
+    return close / len(wanted)
+
+
+def replaced_at_callers(reader: TreeReader, reviewed: TreeReader | None, entry: AnnotationLock, t: Thresholds) -> Relocated | None:
+    """The function new since the review that the reviewed target's callers, no longer calling it, now call and did not
+    call before, whose body holds a close statement for at least :attr:`~.rules.Thresholds.replaced_share` of the
+    reviewed body's (rule ``replaced-at-callers``): a function renamed with its call's arguments rewritten
+    (``_validate_assistant`` folded into ``_validate_generation_mode``); the one most callers call, then resembling
+    most, and clearly so."""
+    texts = reviewed_texts(reviewed, entry)
+    name = entry.target.rpartition(".")[2]
+    if texts is None or reviewed is None or name.startswith("__") or reader.indexed(entry.relpath) is None:
+        return None
+    wanted = [text for text in texts if text not in CONTENTLESS]
+    votes, near = _called_instead(reader, reviewed, name, entry.relpath)
+    scored = []
+    for new_name, calls in votes.items():
+        for relpath, source, index in reader.indexed_files(list(dict.fromkeys([entry.relpath, near[new_name], *reader.files_defining([new_name])]))):
+            for definition in index.definitions:
+                if definition.qualname.rpartition(".")[2] != new_name or definition.kind is DefinitionKind.CLASS or definition.accessor is not None:
+                    continue
+                if defined_in(reviewed, relpath, definition.qualname):
+                    continue  # there at the review: the callers now call another function, not the target renamed
+                share = _close_share(wanted, [s.text for s in body_of(index, definition)], t) if wanted else 0.0
+                if share >= t.replaced_share:
+                    scored.append(((calls, share), source, index, definition))
+    scored.sort(key=lambda item: item[0], reverse=True)
+    if not scored or (len(scored) > 1 and scored[1][0] == scored[0][0]):
+        return None
+    (calls, share), source, index, definition = scored[0]
+    why = f"its {calls} reviewed caller(s) now call it instead; {share:.0%} of the reviewed statements have a close one there"
+    return Relocated(source, index, definition, why)
+
+
+def _called_instead(reader: TreeReader, reviewed: TreeReader, name: str, home: str) -> tuple[Counter[str], dict[str, str]]:
+    """The names the reviewed callers of ``name`` that no longer call it now call and did not call before, in the
+    kind of statement that called it (an assignment for an assignment, a bare call for a bare call), with how many
+    callers do, and a file of one of them."""
+    votes: Counter[str] = Counter()
+    near: dict[str, str] = {}
+    shapes: dict[tuple[str, str], set[str]] = {}
+    for relpath, caller, statement in calls_before(reviewed, name, home):
+        shapes.setdefault((relpath, caller), set()).add(statement_shape(statement))
+    for (relpath, caller), kinds in shapes.items():
+        now, before = _body_texts(reader, relpath, caller), _body_texts(reviewed, relpath, caller)
+        if not now or before is None or any(name in called_names(text) for text in now):
+            continue  # the caller is gone, or still calls the target
+        called_before = {n for text in before for n in called_names(text)}
+        for new_name in {n for text in now if statement_shape(text) in kinds for n in called_names(text)} - called_before:
+            votes[new_name] += 1
+            near.setdefault(new_name, relpath)
+    return votes, near
+
+
+def _body_texts(reader: TreeReader, relpath: str, qualname: str) -> list[str] | None:
+    """The statement texts of ``qualname`` in ``relpath`` (None when the file or the function is not there)."""
+    indexed = reader.indexed(relpath)
+    found = [d for d in indexed[1].definitions if d.qualname == qualname and d.accessor is None] if indexed is not None else []
+    return [s.text for s in body_of(indexed[1], found[0])] if indexed is not None and found else None
 
 
 def renamed_keeping_words(reader: TreeReader, reviewed: TreeReader | None, entry: AnnotationLock, t: Thresholds) -> Relocated | None:
@@ -61,9 +127,7 @@ def renamed_keeping_words(reader: TreeReader, reviewed: TreeReader | None, entry
             continue
         if defined_in(reviewed, entry.relpath, definition.qualname):
             continue  # there at the review: a sibling, not the target under a new name
-        body = [s.text for s in body_of(index, definition)]
-        close = sum(1 for text in wanted if any(ratio_at_least(text, b, t.edit_similarity, t.quick_reject_similarity) is not None for b in body))
-        share = close / len(wanted)
+        share = _close_share(wanted, [s.text for s in body_of(index, definition)], t)
         if share >= t.renamed_words_share:
             scored.append(((shared, share), definition))
     scored.sort(key=lambda item: item[0], reverse=True)

@@ -22,11 +22,11 @@ from __future__ import annotations
 
 from collections import Counter
 from dataclasses import dataclass
-from itertools import pairwise
 
 from infralens.drift.lock.entries import AnnotationLock, short_hash
 from infralens.drift.lock.facts import body_hashes, body_of, enclosing_definitions
 from infralens.drift.match.reader import TreeReader
+from infralens.drift.match.texts import called_names
 from infralens.errors import InfralensError, SourceNotFoundError
 from infralens.resolve import Resolver
 from infralens.source import DefinitionKind, InstalledTree, ModuleIndex, SourceFile, SourceTree, Statement, WheelTree, cached_wheel, version_key
@@ -186,7 +186,7 @@ class Transfers:
             texts = reviewed_texts(self.reviewed, self._annotation) or ()
             defined = {text.split(" ")[1] for text in texts if text.startswith(("def ", "async def ", "class "))}
             defined |= {text.split(" ")[2] for text in texts if text.startswith("async def ")}
-            self._calls = frozenset(name for text in texts for name in _called_names(text)) - defined  # its own nested functions are not others'
+            self._calls = frozenset(name for text in texts for name in called_names(text)) - defined  # its own nested functions are not others'
         return self._calls
 
     def _reviewed_body(self, relpath: str, qualname: str) -> Counter[str] | None:
@@ -206,14 +206,6 @@ def defined_in(reviewed: TreeReader | None, relpath: str, qualname: str) -> bool
     """Whether the reviewed release defined ``qualname`` at ``relpath`` (False when the reviewed release is unknown)."""
     indexed = reviewed.indexed(relpath) if reviewed is not None else None
     return indexed is not None and any(d.qualname == qualname for d in indexed[1].definitions)
-
-
-def _called_names(text: str) -> list[str]:
-    """The names followed by an opening bracket in a normalised statement text (its tokens are separated by spaces)."""
-    tokens = text.split(" ")
-    if tokens[0] in ("def", "async", "class"):
-        return []
-    return [name for name, after in pairwise(tokens) if after == "(" and name.isidentifier()]
 
 
 def _function_around(index: ModuleIndex, statement: Statement) -> tuple[str, Counter[str]]:

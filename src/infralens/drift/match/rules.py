@@ -137,6 +137,7 @@ class TargetRule(str, Enum):
     MOVED_INTO_DECORATOR = "moved-into-decorator"
     INLINED_INTO_CALLER = "inlined-into-caller"
     RENAMED_KEEPING_WORDS = "renamed-keeping-words"
+    REPLACED_AT_CALLERS = "replaced-at-callers"
     DELETED = "deleted"
     SPLIT_INTO_HELPERS = "split-into-helpers"
     HELPERS_OF_HELPERS = "helpers-of-helpers"
@@ -301,6 +302,10 @@ SPECS: dict[AnyRule, RuleSpec] = {
         RuleSpec(
             TargetRule.RENAMED_KEEPING_WORDS,
             "A function gone from its module lives on in the one function new there whose name keeps its name's words and whose body still resembles its own.",
+        ),
+        RuleSpec(
+            TargetRule.REPLACED_AT_CALLERS,
+            "A function new since the review that the gone target's callers now call in its place, holding part of its body, is the target.",
         ),
         RuleSpec(TargetRule.DELETED, "A target found by no rule is deleted.", essential=True),
         RuleSpec(TargetRule.SPLIT_INTO_HELPERS, "A body that lost statements to helpers it now calls names those helpers as their first home."),

@@ -9,6 +9,7 @@ from __future__ import annotations
 import ast
 from copy import deepcopy as copy_tree
 from functools import lru_cache
+from itertools import pairwise
 
 from infralens.source import normalize
 
@@ -241,6 +242,15 @@ def statement_call(text: str) -> str | None:
     if isinstance(value, ast.IfExp):
         value = value.body
     return ast.unparse(value.func) if isinstance(value, ast.Call) else None
+
+
+def called_names(text: str) -> list[str]:
+    """The names followed by an opening bracket in a normalised statement text (its tokens are separated by spaces);
+    none for a ``def`` or ``class`` line."""
+    tokens = text.split(" ")
+    if tokens[0] in ("def", "async", "class"):
+        return []
+    return [name for name, after in pairwise(tokens) if after == "(" and name.isidentifier()]
 
 
 _TESTED = {"if": "if", "elif": "if", "while": "while"}

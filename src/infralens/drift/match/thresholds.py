@@ -46,6 +46,10 @@ class Thresholds:
     """Share of the reviewed body that must have a close statement in a new function whose name keeps the target's name's words..."""
     renamed_words_kept: int = 2
     """...and how many of those words it must keep at least."""
+    replaced_share: float = 0.6
+    """For ``replaced-at-callers``: the share of the reviewed statements the function the callers now call must hold
+    close ones for (its name shares nothing with the target's, so the body must say more than for a name that kept
+    its words)."""
     renamed_split_direct: float = 0.15
     """A definition of a new name must hold this share of the reviewed body itself before the helpers it calls count."""
     target_renamed_margin: float = 0.05
