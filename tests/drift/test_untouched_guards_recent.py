@@ -308,3 +308,29 @@ def test_untouched_corpus_28_keeps_its_first_measured_figures():
         false_moved_at_most=4,
         false_unchanged_at_most=0,
     )
+
+
+def test_untouched_corpus_29_keeps_its_first_measured_figures():
+    """Set 29, written by two helpers who read only upstream code and never ran the checker or read the matcher, on
+    cached releases in pairs no other corpus uses and functions no corpus annotates: diffusers 0.26.3 -> 0.32.0 (the
+    single-file loading rewrite: the scheduler and open-CLIP text-encoder helpers replaced, the VAE mixin folded into
+    ``FromOriginalModelMixin``), 0.35.0 -> 0.41.0 (modular pipeline blocks on a new ``ConditionalPipelineBlocks`` base,
+    ``combine_inputs`` a module function) and DiffSynth 2.0.9 -> 2.1.12 (the Flux-2 VAE's removal, LTX-2 edits) (176
+    rows, 165 not *unchanged*); transformers 4.45.2 -> 4.57.6 (``OffloadedStaticCache`` a shim over ``StaticCache``,
+    Llama's ``_update_causal_mask`` gone for ``masking_utils``, assisted decoding), 4.51.3 -> 5.10.4 (flash and flex
+    attention, Gemma-3's forward under decorators, ``_validate_assistant`` folded into ``_validate_generation_mode``,
+    the dynamic-RoPE validator) and 4.55.4 -> 5.20.0 (``_prefill_chunking`` into ``_prefill``, Granite-MoE's router,
+    ``check_model_inputs``) (178 rows, 166 not *unchanged*). First run of the transformers file, 2026-11-30, with the
+    matcher after set 28's rules and ``kept-condition``, nothing tuned on it: 101/178 (not unchanged 89/166 = 53.6%:
+    moved 11/46, changed 42/82, deleted 36/38), 0 false *unchanged*, 0 false *moved*; naive baseline 65/178 (changed
+    51/82). Tuned on it: ``replaced-at-callers`` (``_validate_assistant``, ``_prefill_chunking``): 130/178 (118/166 =
+    71.1%: moved 32/46, changed 50/82, deleted 36/38). First run of the diffusers/DiffSynth file, after that rule and
+    nothing tuned on it: 117/176 (106/165 = 64.2%: moved 26/50, changed 32/61, deleted 48/54), 0 false *unchanged*, 0
+    false *moved*; naive baseline 65/176. A regression guard; the targets are missed, far."""
+    _holds_its_figures(
+        [DATA / "drift_untouched29.yaml", DATA / "drift_untouched29_transformers.yaml"],
+        rows_at_least=354,
+        right_at_least=247,
+        false_moved_at_most=0,
+        false_unchanged_at_most=0,
+    )
