@@ -370,8 +370,8 @@ class DistributionMatcher:
         return Scored(reached.proposal, as_reached(reached.evidence)) if reached is not None else None
 
     def _held_at_review(self, step: _Step, place: Scored) -> bool:
-        """Rule ``held-at-review``: a reached function that held the text as often when the lock was reviewed keeps its own
-        copy; the step did not go there (a twin that was there, as a carried place's ``preexisting``)."""
+        """Filter ``held-at-review``: a reached function that held the text as often when the lock was reviewed, and that
+        the reviewed target called then, keeps its own copy; the step did not go there (a twin that was there)."""
         proposal = place.proposal
         if not step.transfers.held_and_called(proposal.source, proposal.index, proposal.window[0]):
             return False
