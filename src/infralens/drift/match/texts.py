@@ -282,19 +282,21 @@ def condition_kept(old: str, new: str) -> bool:
 @lru_cache(maxsize=32768)
 def names_read(text: str) -> frozenset[str]:
     """The plain names a statement reads (not a ``def`` or ``class`` line's); empty when its text does not parse."""
-    tree = statement_tree(text)
-    if tree is None or isinstance(tree, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-        return frozenset()
-    return frozenset(node.id for node in ast.walk(tree) if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load))
+    return _plain_names(text, ast.Load)
 
 
 @lru_cache(maxsize=32768)
 def names_set(text: str) -> frozenset[str]:
     """The plain names a statement assigns (a ``for`` target, an assignment's, a ``with ... as``)."""
+    return _plain_names(text, ast.Store)
+
+
+def _plain_names(text: str, context: type[ast.expr_context]) -> frozenset[str]:
+    """The ``ast.Name`` identifiers of a statement used in ``context`` (none for a ``def`` or ``class`` line)."""
     tree = statement_tree(text)
-    if tree is None:
+    if tree is None or isinstance(tree, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
         return frozenset()
-    return frozenset(node.id for node in ast.walk(tree) if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store))
+    return frozenset(node.id for node in ast.walk(tree) if isinstance(node, ast.Name) and isinstance(node.ctx, context))
 
 
 @lru_cache(maxsize=32768)
