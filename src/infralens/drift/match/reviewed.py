@@ -167,25 +167,28 @@ class Transfers:
         """Whether the function around ``first`` held as many copies of its text at the review (False when unknown)."""
         if self.reviewed is None:
             return False
-        qualname, now = _function_around(index, first)
-        before = self._reviewed_body(source.relpath, qualname)
-        text = short_hash(first.text)
-        return before is not None and before[text] >= now[text] > 0
+        return self._held(source.relpath, *_function_around(index, first), first)
 
     def held_and_called(self, source: SourceFile, index: ModuleIndex, first: Statement) -> bool:
         """Whether the function around ``first`` held as many copies of its text at the review and the reviewed target
         called it by name then: its own copy, run by the target already, not where the step went."""
         if self.reviewed is None:
             return False
-        name = _function_around(index, first)[0].rpartition(".")[2]  # the reviewed target's calls first: no other file is read
-        return bool(name) and name in self._called_at_review() and self.held_before(source, index, first)
+        qualname, now = _function_around(index, first)
+        name = qualname.rpartition(".")[2]  # the reviewed target's calls first: no other file is read
+        return bool(name) and name in self._called_at_review() and self._held(source.relpath, qualname, now, first)
+
+    def _held(self, relpath: str, qualname: str, now: Counter[str], first: Statement) -> bool:
+        before = self._reviewed_body(relpath, qualname)
+        text = short_hash(first.text)
+        return before is not None and before[text] >= now[text] > 0
 
     def _called_at_review(self) -> frozenset[str]:
         """The names the reviewed target's body calls (empty when its reviewed body is not at hand)."""
         if self._calls is None:
             texts = reviewed_texts(self.reviewed, self._annotation) or ()
-            defined = {text.split(" ")[1] for text in texts if text.startswith(("def ", "async def ", "class "))}
-            defined |= {text.split(" ")[2] for text in texts if text.startswith("async def ")}
+            heads = [text.split(" ") for text in texts if text.startswith(("def ", "async def ", "class "))]
+            defined = {words[2] if words[0] == "async" else words[1] for words in heads}
             self._calls = frozenset(name for text in texts for name in called_names(text)) - defined  # its own nested functions are not others'
         return self._calls
 
