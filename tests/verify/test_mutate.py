@@ -61,6 +61,13 @@ UPSTREAM = textwrap.dedent(
     def dotted(prefix, name):
         full = prefix + "." + name if prefix else name
         return full
+
+
+    def spend(needs):
+        budget = 10
+        for i, need in enumerate(needs):
+            budget -= need
+        return budget, i
     """
 )
 
@@ -321,3 +328,21 @@ def test_expects_that_held_only_where_the_mutant_changed_nothing_did_not_let_it_
     verdicts = {item.change: item.verdict for item in found.records}
     assert verdicts['full = prefix - "." + name if prefix else name'] is MutantVerdict.RAISED_FIRST, verdicts
     assert found.missed == 0 and found.caught >= 1, verdicts
+
+
+def test_a_deletion_whose_first_run_changes_nothing_in_the_frame_is_judged_by_how_it_ended(upstream):
+    """The first need is 0, so ``budget -= need`` changes nothing on its first run, and ``return None`` there leaves
+    the frame as the plain run had it; the caller's unpacking then raises. The value the frame returns is not one of
+    the frame's locals and the expect does not read it: the expect never saw the mutant (raised first), while the
+    operator mutant, which shows on the second need, is caught."""
+    module, path = upstream
+    probes = (_probe(path, "spend", "spend", 47, "budget == 10 - sum(needs[: i + 1])"),)
+
+    def scenario(ctx):
+        left, last = module.spend([0, 2])
+        ctx.fact("left", left)
+
+    found = _run(module, probes, scenario, ("t/spend",))["t/spend"]
+    verdicts = {item.change: item.verdict for item in found.records}
+    assert verdicts["return None"] is MutantVerdict.RAISED_FIRST, verdicts
+    assert verdicts["budget += need"] is MutantVerdict.CAUGHT and found.missed == 0, verdicts

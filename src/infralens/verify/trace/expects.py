@@ -46,7 +46,8 @@ class Expect:
         self.witness: Fingerprint | None = Fingerprint() if fingerprint else None
         self.trail: list[str] = []
         """With a witness: after each evaluation that held, the running digest of the expect's names and every local of
-        the frame (``verify --mutate``: whether a mutant had changed anything in the frame by then)."""
+        the frame, not the value it returns unless an expect reads it (``verify --mutate``: whether a mutant had
+        changed anything in the frame by then)."""
         self.on_fail: Callable[[str | None], None] | None = None
         """Called with the error (None: the expression was false) after a failed evaluation (``verify --mutate``)."""
 
@@ -75,7 +76,9 @@ class Expect:
             if self.digest is not None:
                 self.digest.add(ok, self.names, namespace)
             if self.witness is not None and ok:
-                self.witness.add(ok, self.names + tuple(sorted(name for name in local if name not in self.names)), namespace)
+                # the frame's own locals: the value it returns is not one of them unless the expect reads it
+                unread = sorted(name for name in local if name not in self.names and name != RETURNED)
+                self.witness.add(ok, self.names + tuple(unread), namespace)
                 self.trail.append(self.witness.hexdigest())
         if not ok:
             self._fail(_namespace(frame, local), None)
