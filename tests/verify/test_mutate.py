@@ -339,7 +339,7 @@ def test_a_deletion_whose_first_run_changes_nothing_in_the_frame_is_judged_by_ho
     probes = (_probe(path, "spend", "spend", 47, "budget == 10 - sum(needs[: i + 1])"),)
 
     def scenario(ctx):
-        left, last = module.spend([0, 2])
+        left, _last = module.spend([0, 2])
         ctx.fact("left", left)
 
     found = _run(module, probes, scenario, ("t/spend",))["t/spend"]
