@@ -837,3 +837,8 @@ from rule_cases_callers import CASES as _CALLER_CASES, HELD_BACK as _CALLER_HELD
 
 CASES.extend(_CALLER_CASES)
 HELD_BACK.extend(_CALLER_HELD_BACK)
+
+from rule_cases_bodies import CASES as _BODY_CASES, HELD_BACK as _BODY_HELD_BACK  # noqa: E402
+
+CASES.extend(_BODY_CASES)
+HELD_BACK.extend(_BODY_HELD_BACK)

@@ -5,7 +5,8 @@ The function is looked for, strictest first: the same file byte for byte (``file
 method turned module function, or the reverse); its namesake on a class its class now builds (``moved-to-built-class``, see :mod:`.built`); a shim
 class that forwards the old name (``renamed-behind-shim``: a deprecated subclass or a ``__new__`` returning the new class); a definition of another
 name whose body overlaps (``renamed-body-overlap``), or that holds it with the helpers it calls (``renamed-and-split``); the new name its callers now
-call (``renamed-at-callers``, see :mod:`.callers`; ``replaced-at-callers``, the arguments rewritten too, see :mod:`.renamed_words`); the method of its
+call (``renamed-at-callers``, see :mod:`.callers`; ``replaced-at-callers``, the arguments rewritten too, see :mod:`.renamed_words`); a function
+new in its file holding most of its body (``renamed-holding-body``, see :mod:`.held_body`); the method of its
 name in the class its class was renamed to (``class-renamed``, see :mod:`.classes`); the class its users, renamed or not, now build (``class-renamed-at-users``,
 ``class-renamed-with-users``); a method folded into the class of its first parameter, which is now ``self`` (``moved-to-receiver``, see
 :mod:`.receiver`); else ``deleted``. A module function's namesake or look-alike in another file is not taken when it is a copy made there
@@ -30,6 +31,7 @@ from infralens.drift.match.callers import Renamed, callers_at_review, class_rena
 from infralens.drift.match.classes import clone_beside_a_rename, copied_class, copied_method, method_of_renamed_class
 from infralens.drift.match.decorators import moved_into_decorator, with_decorators
 from infralens.drift.match.forwarding import forwarded_method
+from infralens.drift.match.held_body import renamed_holding_body
 from infralens.drift.match.imported import Relocated, folded_into_base, inlined_into_caller, moved_to_class, moved_with_imports, re_exported, same_name_here
 from infralens.drift.match.reader import TreeReader
 from infralens.drift.match.receiver import moved_to_receiver
@@ -62,6 +64,8 @@ class Found:
         return definition_place(self.source, self.definition)
 
 
+_RENAMING = frozenset({TargetRule.RE_EXPORTED, TargetRule.RENAMED_KEEPING_WORDS, TargetRule.RENAMED_HOLDING_BODY})
+"""The rules of :mod:`.imported` and its like whose definition under another name is the target renamed, not moved."""
 Decided = tuple[TargetResult, "Found | None"]
 """A container rule's decision: the result, and the definition found (None when the file is unchanged or it is gone)."""
 Finder = Callable[[AnnotationLock, list[StepLock], Trace], "Decided | None"]
@@ -152,8 +156,8 @@ class ContainerMapper:
             (TargetRule.MOVED_TO_BUILT_CLASS, self._by(moved_to_built_class, TargetRule.MOVED_TO_BUILT_CLASS)),
             (TargetRule.HELPER_TO_BUILT_CLASS, self._by(helper_to_built_class, TargetRule.HELPER_TO_BUILT_CLASS)),
             (TargetRule.RENAMED_BEHIND_SHIM, self._behind_shim),
-            (TargetRule.RENAMED_TO_ALIAS, self._renamed_to_alias),
-            (TargetRule.MERGED_INTO_ALIAS, self._merged_into_alias),
+            (TargetRule.RENAMED_TO_ALIAS, lambda entry, steps, trace: self._aliased(entry, TargetRule.RENAMED_TO_ALIAS)),
+            (TargetRule.MERGED_INTO_ALIAS, lambda entry, steps, trace: self._aliased(entry, TargetRule.MERGED_INTO_ALIAS)),
             (TargetRule.RENAMED_BODY_OVERLAP, self._renamed_found),
             (TargetRule.RENAMED_AT_CALLERS, self._renamed_at_callers),
             (TargetRule.CLASS_RENAMED, self._class_renamed),
@@ -165,6 +169,7 @@ class ContainerMapper:
             (TargetRule.INLINED_INTO_CALLER, self._by(inlined_into_caller, TargetRule.INLINED_INTO_CALLER)),
             (TargetRule.RENAMED_KEEPING_WORDS, self._by(renamed_keeping_words, TargetRule.RENAMED_KEEPING_WORDS)),
             (TargetRule.REPLACED_AT_CALLERS, self._by(replaced_at_callers, TargetRule.REPLACED_AT_CALLERS)),
+            (TargetRule.RENAMED_HOLDING_BODY, self._by(renamed_holding_body, TargetRule.RENAMED_HOLDING_BODY)),
             (TargetRule.DELETED, self._deleted),
         ]
 
@@ -205,7 +210,7 @@ class ContainerMapper:
         if relocated is None:
             return None
         t = self.policy.thresholds
-        renamed = rule in (TargetRule.RE_EXPORTED, TargetRule.RENAMED_KEEPING_WORDS) and relocated.definition.qualname != entry.target
+        renamed = rule in _RENAMING and relocated.definition.qualname != entry.target
         found = Found(relocated.source, relocated.index, relocated.definition, t.renamed_locality if renamed else t.moved_elsewhere_locality, False)
         overlap = found.overlap(entry)
         now = f"{relocated.source.module}.{relocated.definition.qualname}"
@@ -239,13 +244,8 @@ class ContainerMapper:
         message = f"{entry.target} now runs {now} (via {forwarded.via}; statement overlap {overlap:.2f})"
         return TargetResult(entry, TargetKind.RENAMED, found.place(), overlap, message, rule=TargetRule.RENAMED_BEHIND_SHIM.value), found
 
-    def _renamed_to_alias(self, entry: AnnotationLock, steps: list[StepLock], trace: Trace) -> Decided | None:
-        return self._aliased(entry, TargetRule.RENAMED_TO_ALIAS, "looks renamed to")
-
-    def _merged_into_alias(self, entry: AnnotationLock, steps: list[StepLock], trace: Trace) -> Decided | None:
-        return self._aliased(entry, TargetRule.MERGED_INTO_ALIAS, "was merged, with the alias's other choices (all gone), into")
-
-    def _aliased(self, entry: AnnotationLock, rule: TargetRule, verb: str) -> Decided | None:
+    def _aliased(self, entry: AnnotationLock, rule: TargetRule) -> Decided | None:
+        verb = "was merged, with the alias's other choices (all gone), into" if rule is TargetRule.MERGED_INTO_ALIAS else "looks renamed to"
         aliased = renamed_to_alias(self.reader, self._reviewed(entry), entry, merged=rule is TargetRule.MERGED_INTO_ALIAS)
         if aliased is None:
             return None

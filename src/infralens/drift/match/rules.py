@@ -138,6 +138,7 @@ class TargetRule(str, Enum):
     INLINED_INTO_CALLER = "inlined-into-caller"
     RENAMED_KEEPING_WORDS = "renamed-keeping-words"
     REPLACED_AT_CALLERS = "replaced-at-callers"
+    RENAMED_HOLDING_BODY = "renamed-holding-body"
     DELETED = "deleted"
     SPLIT_INTO_HELPERS = "split-into-helpers"
     HELPERS_OF_HELPERS = "helpers-of-helpers"
@@ -307,6 +308,7 @@ SPECS: dict[AnyRule, RuleSpec] = {
             TargetRule.REPLACED_AT_CALLERS,
             "A function new since the review that the gone target's callers now call in its place, holding part of its body, is the target.",
         ),
+        RuleSpec(TargetRule.RENAMED_HOLDING_BODY, "A gone function lives on in the one function new in its file that holds most of its body."),
         RuleSpec(TargetRule.DELETED, "A target found by no rule is deleted.", essential=True),
         RuleSpec(TargetRule.SPLIT_INTO_HELPERS, "A body that lost statements to helpers it now calls names those helpers as their first home."),
         RuleSpec(

@@ -50,6 +50,10 @@ class Thresholds:
     """For ``replaced-at-callers``: the share of the reviewed statements the function the callers now call must hold
     close ones for (its name shares nothing with the target's, so the body must say more than for a name that kept
     its words)."""
+    held_body_share: float = 0.6
+    """For ``renamed-holding-body``: the share of the reviewed body's statements with content that a function new in the
+    target's file must hold word for word (one-way, so a rename that grew is not diluted as in a Jaccard overlap; set
+    equal to the other rename shares, not tuned)."""
     renamed_split_direct: float = 0.15
     """A definition of a new name must hold this share of the reviewed body itself before the helpers it calls count."""
     target_renamed_margin: float = 0.05

@@ -1,0 +1,108 @@
+"""Rule cases for a gone function that lives on in a function new in its file, grown around its body (issue 41's set 29
+miss: ``create_scheduler_from_ldm`` replaced by ``_legacy_load_scheduler``): ``renamed-holding-body``; :mod:`rule_cases`
+adds them to its tables."""
+
+from __future__ import annotations
+
+import textwrap
+
+from rule_cases import RuleCase
+
+from infralens.drift.match.rules import TargetRule
+
+KEPT = """
+    steps = config["steps"] if "steps" in config else 1000
+    kind = "linear" if steps < 500 else "cosine"
+    settings = dict(steps=steps, kind=kind)
+    settings["shift"] = ckpt.get("shift", 1.0)
+    if settings["shift"] > 2:
+        settings["kind"] = "shifted"
+    return settings
+"""
+GROWN = """
+    defaults = dict(DEFAULTS)
+    name = name.lower()
+    if name not in KNOWN:
+        raise KeyError(name)
+    defaults["name"] = name
+    defaults["source"] = ckpt.path
+""" + KEPT.replace("    return settings\n", "    settings.update(defaults)\n    return settings\n")
+GONE_OLD = f"""
+DEFAULTS = {{}}
+KNOWN = ("a", "b")
+
+
+def build_schedule(config, ckpt):{KEPT}"""
+GROWN_NEW = f"""
+DEFAULTS = {{}}
+KNOWN = ("a", "b")
+
+
+def _legacy_settings(ckpt, name, config=None):{GROWN}"""
+# build_schedule is gone; the new _legacy_settings holds all its statements but the return among six new ones: a
+# Jaccard overlap of about one half, but most of the reviewed body held word for word.
+TWO_COPIES_NEW = GROWN_NEW + f"""
+
+def _legacy_settings_v2(ckpt, name, config=None):{GROWN}"""
+# The grown body is in two new functions as much: a body copied into two, no rename.
+THERE_AT_REVIEW_OLD = GONE_OLD + f"""
+
+def _legacy_settings(ckpt, name, config=None):{GROWN}"""
+# _legacy_settings was there at the review: a function that held the body already, not the target renamed.
+METHOD_OLD = f"""
+class Loader:
+    def size(self):
+        return 1
+
+    def build_schedule(self, config, ckpt):{textwrap.indent(KEPT, "    ")}"""
+OTHER_CLASS_NEW = f"""
+class Loader:
+    def size(self):
+        return 1
+
+
+class LegacyLoader:
+    def _legacy_settings(self, ckpt, name, config=None):{textwrap.indent(GROWN, "    ")}"""
+# The method's body is in a method of a new class: as often a clone made there as the method moved; not a rename.
+
+CASES: list[RuleCase] = [
+    RuleCase(
+        "renamed-holding-body",
+        TargetRule.RENAMED_HOLDING_BODY,
+        {"loader.py": GONE_OLD},
+        {"loader.py": GROWN_NEW},
+        ('kind = "linear" if steps < 500 else "cosine"',),
+        "target",
+        target="demo.loader.build_schedule",
+    ),
+]
+
+HELD_BACK: list[RuleCase] = [
+    RuleCase(
+        "renamed-holding-body-not-into-two-copies",
+        TargetRule.RENAMED_HOLDING_BODY,
+        {"loader.py": GONE_OLD},
+        {"loader.py": TWO_COPIES_NEW},
+        ('kind = "linear" if steps < 500 else "cosine"',),
+        "target",
+        target="demo.loader.build_schedule",
+    ),
+    RuleCase(
+        "renamed-holding-body-not-by-a-function-there-at-the-review",
+        TargetRule.RENAMED_HOLDING_BODY,
+        {"loader.py": THERE_AT_REVIEW_OLD},
+        {"loader.py": GROWN_NEW},
+        ('kind = "linear" if steps < 500 else "cosine"',),
+        "target",
+        target="demo.loader.build_schedule",
+    ),
+    RuleCase(
+        "renamed-holding-body-not-in-another-scope",
+        TargetRule.RENAMED_HOLDING_BODY,
+        {"loader.py": METHOD_OLD},
+        {"loader.py": OTHER_CLASS_NEW},
+        ('kind = "linear" if steps < 500 else "cosine"',),
+        "target",
+        target="demo.loader.Loader.build_schedule",
+    ),
+]
