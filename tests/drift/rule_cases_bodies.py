@@ -41,13 +41,19 @@ KNOWN = ("a", "b")
 def _legacy_settings(ckpt, name, config=None):{GROWN}"""
 # build_schedule is gone; the new _legacy_settings holds all its statements but the return among six new ones: a
 # Jaccard overlap of about one half, but most of the reviewed body held word for word.
-TWO_COPIES_NEW = GROWN_NEW + f"""
+TWO_COPIES_NEW = (
+    GROWN_NEW
+    + f"""
 
 def _legacy_settings_v2(ckpt, name, config=None):{GROWN}"""
+)
 # The grown body is in two new functions as much: a body copied into two, no rename.
-THERE_AT_REVIEW_OLD = GONE_OLD + f"""
+THERE_AT_REVIEW_OLD = (
+    GONE_OLD
+    + f"""
 
 def _legacy_settings(ckpt, name, config=None):{GROWN}"""
+)
 # _legacy_settings was there at the review: a function that held the body already, not the target renamed.
 METHOD_OLD = f"""
 class Loader:
