@@ -1,6 +1,8 @@
 """Rule cases for a function replaced at its callers by a new one of another name, its call's arguments rewritten too
 (issue 41's set 29 misses: ``_validate_assistant`` folded into ``_validate_generation_mode``, ``_prefill_chunking``
-into ``_prefill``): ``replaced-at-callers``; :mod:`rule_cases` adds them to its tables."""
+into ``_prefill``): ``replaced-at-callers``; and for one renamed while its callers keep the call's arguments but rewrite the
+statement around it (set 30: ``_prepare_flash_attention_from_position_ids`` → ``_prepare_from_posids``):
+``called-with-same-arguments``. :mod:`rule_cases` adds them to its tables."""
 
 from __future__ import annotations
 
@@ -43,7 +45,55 @@ class Generator:
 KEPT_SIBLING_OLD = REPLACED_OLD + VALIDATE
 # The same, but _validate_mode was there at the review: the caller now calls another function, not the target renamed.
 
+FLATTEN = """
+        q = q.reshape(-1, q.shape[-1])
+        k = k.contiguous().reshape(-1, k.shape[-1])
+        lengths = positions.bincount()
+        return q, k, lengths
+"""
+FLAT_OLD = f"""
+class Attention:
+    def forward(self, q, k, positions):
+        q, k, lengths = self._flatten_for_varlen(q, k, positions)
+        return self.kernel(q, k, lengths)
+
+    def _flatten_for_varlen(self, q, k, positions):{FLATTEN}"""
+FLAT_NEW = f"""
+class Attention:
+    def forward(self, q, k, positions):
+        batch = self._flat(q, k, positions)
+        return self.kernel(batch.queries, batch.keys, batch.meta.lengths)
+
+    def _flat(self, q, k, positions):
+        q = q.contiguous().reshape(-1, q.shape[-1])
+        k = k.contiguous().reshape(-1, k.shape[-1])
+        meta = VarlenMeta.from_positions(positions, device=q.device)
+        return VarlenBatch(queries=q, keys=k, meta=meta)
+"""
+# _flatten_for_varlen is gone; forward now calls the new _flat with the same three arguments, its result kept whole, and only half its statements have a close one there (too few for replaced-at-callers): renamed, keeping
+# its call's arguments.
+FLAT_KEPT_OLD = (
+    FLAT_OLD
+    + f"""
+    def _flat(self, q, k, positions):{FLATTEN}"""
+)
+# The same, but _flat was there at the review: the caller now calls a sibling, not the target renamed.
+BARE_OLD = FLAT_OLD.replace("self._flatten_for_varlen(q, k, positions)", "self._flatten_for_varlen()").replace(
+    "def _flatten_for_varlen(self, q, k, positions):", "def _flatten_for_varlen(self):"
+)
+BARE_NEW = FLAT_NEW.replace("self._flat(q, k, positions)", "self._flat()").replace("def _flat(self, q, k, positions):", "def _flat(self):")
+# A call without arguments: nothing kept but the call itself, which tells nothing.
+
 CASES: list[RuleCase] = [
+    RuleCase(
+        "called-with-same-arguments",
+        TargetRule.CALLED_WITH_SAME_ARGUMENTS,
+        {"attn.py": FLAT_OLD},
+        {"attn.py": FLAT_NEW},
+        ("lengths = positions.bincount()",),
+        "target",
+        target="demo.attn.Attention._flatten_for_varlen",
+    ),
     RuleCase(
         "replaced-at-callers",
         TargetRule.REPLACED_AT_CALLERS,
@@ -64,5 +114,23 @@ HELD_BACK: list[RuleCase] = [
         ('raise ValueError("a helper needs a tokenizer")',),
         "target",
         target="demo.mixer.Generator._check_helper",
+    ),
+    RuleCase(
+        "called-with-same-arguments-not-by-a-function-there-at-the-review",
+        TargetRule.CALLED_WITH_SAME_ARGUMENTS,
+        {"attn.py": FLAT_KEPT_OLD},
+        {"attn.py": FLAT_NEW},
+        ("lengths = positions.bincount()",),
+        "target",
+        target="demo.attn.Attention._flatten_for_varlen",
+    ),
+    RuleCase(
+        "called-with-same-arguments-not-without-arguments",
+        TargetRule.CALLED_WITH_SAME_ARGUMENTS,
+        {"attn.py": BARE_OLD},
+        {"attn.py": BARE_NEW},
+        ("lengths = positions.bincount()",),
+        "target",
+        target="demo.attn.Attention._flatten_for_varlen",
     ),
 ]

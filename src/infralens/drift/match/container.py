@@ -1,19 +1,19 @@
 """Container first: what became of an annotated function, decided once, with the rule and evidence that decided it.
 
 The function is looked for, strictest first: the same file byte for byte (``file-unchanged``); the same qualname in its file (``same-place``,
-``body-changed``); the same qualname in another module (``moved-module``); its name at the other level, new since the review (``moved-same-name``: a
-method turned module function, or the reverse); its namesake on a class its class now builds (``moved-to-built-class``, see :mod:`.built`); a shim
-class that forwards the old name (``renamed-behind-shim``: a deprecated subclass or a ``__new__`` returning the new class); a definition of another
-name whose body overlaps (``renamed-body-overlap``), or that holds it with the helpers it calls (``renamed-and-split``); the new name its callers now
-call (``renamed-at-callers``, see :mod:`.callers`; ``replaced-at-callers``, the arguments rewritten too, see :mod:`.renamed_words`); a function
-new in its file holding most of its body (``renamed-holding-body``, see :mod:`.held_body`); the method of its
-name in the class its class was renamed to (``class-renamed``, see :mod:`.classes`); the class its users, renamed or not, now build (``class-renamed-at-users``,
-``class-renamed-with-users``); a method folded into the class of its first parameter, which is now ``self`` (``moved-to-receiver``, see
-:mod:`.receiver`); else ``deleted``. A module function's namesake or look-alike in another file is not taken when it is a copy made there
-(``copied-not-moved``, see :func:`.callers.copied_not_moved`). Decorators are part of the target: one added, removed or replaced makes the finding
-``decorators-changed`` (low severity, like a body that changed around unchanged steps), named in the message. A body that lost statements to helpers
-it now calls or to a decorator it now carries is one more decision (``split-into-helpers``, ``wrapped-by-decorator``; see :mod:`.split`), naming the
-helpers. Statements are then mapped inside the function found, then in those helpers (and the functions it leads to, :mod:`.calls`).
+``body-changed``); the same qualname in another module (``moved-module``); its name at the other level, new since the review (``moved-same-name``: a method
+turned module function, or the reverse); its namesake on a class its class now builds (``moved-to-built-class``, see :mod:`.built`); a shim class that
+forwards the old name (``renamed-behind-shim``: a deprecated subclass or a ``__new__`` returning the new class); a definition of another name whose body
+overlaps (``renamed-body-overlap``), or that holds it with the helpers it calls (``renamed-and-split``); the new name its callers now call
+(``renamed-at-callers``, see :mod:`.callers`; ``replaced-at-callers``, the arguments rewritten too, and ``called-with-same-arguments``, the statement around
+the call rewritten, see :mod:`.renamed_words`); a function new in its file holding most of its body (``renamed-holding-body``, see :mod:`.held_body`); the
+method of its name in the class its class was renamed to (``class-renamed``, see :mod:`.classes`); the class its users, renamed or not, now build
+(``class-renamed-at-users``, ``class-renamed-with-users``); a method folded into the class of its first parameter, which is now ``self``
+(``moved-to-receiver``, see :mod:`.receiver`); else ``deleted``. A module function's namesake or look-alike in another file is not taken when it is a copy
+made there (``copied-not-moved``, see :func:`.callers.copied_not_moved`). Decorators are part of the target: one added, removed or replaced makes the finding
+``decorators-changed`` (low severity, like a body that changed around unchanged steps), named in the message. A body that lost statements to helpers it now
+calls or to a decorator it now carries is one more decision (``split-into-helpers``, ``wrapped-by-decorator``; see :mod:`.split`), naming the helpers.
+Statements are then mapped inside the function found, then in those helpers (and the functions it leads to, :mod:`.calls`).
 """
 
 from __future__ import annotations
@@ -35,7 +35,7 @@ from infralens.drift.match.held_body import renamed_holding_body
 from infralens.drift.match.imported import Relocated, folded_into_base, inlined_into_caller, moved_to_class, moved_with_imports, re_exported, same_name_here
 from infralens.drift.match.reader import TreeReader
 from infralens.drift.match.receiver import moved_to_receiver
-from infralens.drift.match.renamed_words import renamed_keeping_words, replaced_at_callers
+from infralens.drift.match.renamed_words import called_with_same_arguments, renamed_keeping_words, replaced_at_callers
 from infralens.drift.match.results import TargetKind, TargetResult
 from infralens.drift.match.reviewed import ReviewedSources, defined_in
 from infralens.drift.match.rules import Action, Filter, Policy, TargetRule, Thresholds, Trace
@@ -64,8 +64,7 @@ class Found:
         return definition_place(self.source, self.definition)
 
 
-_RENAMING = frozenset({TargetRule.RE_EXPORTED, TargetRule.RENAMED_KEEPING_WORDS, TargetRule.RENAMED_HOLDING_BODY})
-"""The rules of :mod:`.imported` and its like whose definition under another name is the target renamed, not moved."""
+_RENAMING_RULES = frozenset({TargetRule.RE_EXPORTED, TargetRule.RENAMED_KEEPING_WORDS, TargetRule.CALLED_WITH_SAME_ARGUMENTS, TargetRule.RENAMED_HOLDING_BODY})
 Decided = tuple[TargetResult, "Found | None"]
 """A container rule's decision: the result, and the definition found (None when the file is unchanged or it is gone)."""
 Finder = Callable[[AnnotationLock, list[StepLock], Trace], "Decided | None"]
@@ -169,6 +168,7 @@ class ContainerMapper:
             (TargetRule.INLINED_INTO_CALLER, self._by(inlined_into_caller, TargetRule.INLINED_INTO_CALLER)),
             (TargetRule.RENAMED_KEEPING_WORDS, self._by(renamed_keeping_words, TargetRule.RENAMED_KEEPING_WORDS)),
             (TargetRule.REPLACED_AT_CALLERS, self._by(replaced_at_callers, TargetRule.REPLACED_AT_CALLERS)),
+            (TargetRule.CALLED_WITH_SAME_ARGUMENTS, self._by(called_with_same_arguments, TargetRule.CALLED_WITH_SAME_ARGUMENTS)),
             (TargetRule.RENAMED_HOLDING_BODY, self._by(renamed_holding_body, TargetRule.RENAMED_HOLDING_BODY)),
             (TargetRule.DELETED, self._deleted),
         ]
@@ -210,7 +210,7 @@ class ContainerMapper:
         if relocated is None:
             return None
         t = self.policy.thresholds
-        renamed = rule in _RENAMING and relocated.definition.qualname != entry.target
+        renamed = rule in _RENAMING_RULES and relocated.definition.qualname != entry.target
         found = Found(relocated.source, relocated.index, relocated.definition, t.renamed_locality if renamed else t.moved_elsewhere_locality, False)
         overlap = found.overlap(entry)
         now = f"{relocated.source.module}.{relocated.definition.qualname}"

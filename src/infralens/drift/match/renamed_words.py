@@ -52,12 +52,64 @@ def replaced_at_callers(reader: TreeReader, reviewed: TreeReader | None, entry: 
     reviewed body's (rule ``replaced-at-callers``): a function renamed with its call's arguments rewritten
     (``_validate_assistant`` folded into ``_validate_generation_mode``); the one most callers call, then resembling
     most, and clearly so."""
-    texts = reviewed_texts(reviewed, entry)
     name = entry.target.rpartition(".")[2]
-    if texts is None or reviewed is None or name.startswith("__") or reader.indexed(entry.relpath) is None:
+    if reviewed is None or name.startswith("__") or reader.indexed(entry.relpath) is None:
+        return None
+    votes, near = _called_instead(reader, reviewed, name, entry.relpath)
+    return _new_callee(reader, reviewed, entry, (votes, near), t.replaced_share, t, "now call it instead")
+
+
+def called_with_same_arguments(reader: TreeReader, reviewed: TreeReader | None, entry: AnnotationLock, t: Thresholds) -> Relocated | None:
+    """The function new since the review that the reviewed target's callers, no longer calling it, now call with the very
+    arguments they passed it, the statement around the call rewritten or not, whose body holds a close statement for at
+    least :attr:`~.rules.Thresholds.renamed_words_share` of the reviewed body's (rule ``called-with-same-arguments``):
+    ``_prepare_flash_attention_from_position_ids ( query_states , key_states , value_states , position_ids )`` became
+    ``_prepare_from_posids`` with the same four arguments, its result now unpacked differently. A call without
+    arguments tells nothing."""
+    name = entry.target.rpartition(".")[2]
+    if reviewed is None or name.startswith("__") or reader.indexed(entry.relpath) is None:
+        return None
+    votes: Counter[str] = Counter()
+    near: dict[str, str] = {}
+    for (relpath, caller), arguments in _arguments_by_caller(reviewed, name, entry.relpath).items():
+        now, before = _body_texts(reader, relpath, caller), _body_texts(reviewed, relpath, caller)
+        if not now or before is None or any(name in called_names(text) for text in now):
+            continue  # the caller is gone, or still calls the target
+        called_before = {n for text in before for n in called_names(text)}
+        passed = [" ".join(("(", *tokens, ")")) for tokens in arguments]
+        for new_name in {n for text in now for n in called_names(text) if any(f" {n} {call}" in f" {text}" for call in passed)} - called_before:
+            votes[new_name] += 1
+            near.setdefault(new_name, relpath)
+    return _new_callee(reader, reviewed, entry, (votes, near), t.renamed_words_share, t, "now call it with the same arguments")
+
+
+def _arguments_by_caller(reviewed: TreeReader, name: str, home: str) -> dict[tuple[str, str], set[tuple[str, ...]]]:
+    """The argument lists (the tokens between the brackets, not none) the reviewed callers passed to ``name``."""
+    found: dict[tuple[str, str], set[tuple[str, ...]]] = {}
+    for relpath, caller, statement in calls_before(reviewed, name, home):
+        tokens = statement.split(" ")
+        for start in (i for i in range(len(tokens) - 1) if tokens[i] == name and tokens[i + 1] == "("):
+            depth, end = 0, start + 1
+            for end in range(start + 1, len(tokens)):
+                depth += {"(": 1, ")": -1}.get(tokens[end], 0)
+                if depth == 0:
+                    break
+            if depth == 0 and end > start + 2:
+                found.setdefault((relpath, caller), set()).add(tuple(tokens[start + 2 : end]))
+    return found
+
+
+def _new_callee(
+    reader: TreeReader, reviewed: TreeReader, entry: AnnotationLock, called: tuple[Counter[str], dict[str, str]], floor: float, t: Thresholds, how: str
+) -> Relocated | None:
+    """Of the names the callers now call (``called``: votes and a caller's file each), the one definition new since the
+    review, not a class, whose body holds a close statement for at least ``floor`` of the reviewed body's; the one most
+    callers call, then resembling most, and clearly so."""
+    texts = reviewed_texts(reviewed, entry)
+    if texts is None:
         return None
     wanted = [text for text in texts if text not in CONTENTLESS]
-    votes, near = _called_instead(reader, reviewed, name, entry.relpath)
+    votes, near = called
     scored = []
     for new_name, calls in votes.items():
         for relpath, source, index in reader.indexed_files(list(dict.fromkeys([entry.relpath, near[new_name], *reader.files_defining([new_name])]))):
@@ -67,13 +119,13 @@ def replaced_at_callers(reader: TreeReader, reviewed: TreeReader | None, entry: 
                 if defined_in(reviewed, relpath, definition.qualname):
                     continue  # there at the review: the callers now call another function, not the target renamed
                 share = _close_share(wanted, [s.text for s in body_of(index, definition)], t) if wanted else 0.0
-                if share >= t.replaced_share:
+                if share >= floor:
                     scored.append(((calls, share), source, index, definition))
     scored.sort(key=lambda item: item[0], reverse=True)
     if not scored or (len(scored) > 1 and scored[1][0] == scored[0][0]):
         return None
     (calls, share), source, index, definition = scored[0]
-    why = f"its {calls} reviewed caller(s) now call it instead; {share:.0%} of the reviewed statements have a close one there"
+    why = f"its {calls} reviewed caller(s) {how}; {share:.0%} of the reviewed statements have a close one there"
     return Relocated(source, index, definition, why)
 
 

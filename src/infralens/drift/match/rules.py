@@ -138,6 +138,7 @@ class TargetRule(str, Enum):
     INLINED_INTO_CALLER = "inlined-into-caller"
     RENAMED_KEEPING_WORDS = "renamed-keeping-words"
     REPLACED_AT_CALLERS = "replaced-at-callers"
+    CALLED_WITH_SAME_ARGUMENTS = "called-with-same-arguments"
     RENAMED_HOLDING_BODY = "renamed-holding-body"
     DELETED = "deleted"
     SPLIT_INTO_HELPERS = "split-into-helpers"
@@ -307,6 +308,10 @@ SPECS: dict[AnyRule, RuleSpec] = {
         RuleSpec(
             TargetRule.REPLACED_AT_CALLERS,
             "A function new since the review that the gone target's callers now call in its place, holding part of its body, is the target.",
+        ),
+        RuleSpec(
+            TargetRule.CALLED_WITH_SAME_ARGUMENTS,
+            "A gone function lives on in the one function new since the review that its callers now call with the same arguments, resembling it.",
         ),
         RuleSpec(TargetRule.RENAMED_HOLDING_BODY, "A gone function lives on in the one function new in its file that holds most of its body."),
         RuleSpec(TargetRule.DELETED, "A target found by no rule is deleted.", essential=True),
