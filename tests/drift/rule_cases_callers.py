@@ -58,7 +58,7 @@ class Attention:
         return self.kernel(q, k, lengths)
 
     def _flatten_for_varlen(self, q, k, positions):{FLATTEN}"""
-FLAT_NEW = f"""
+FLAT_NEW = """
 class Attention:
     def forward(self, q, k, positions):
         batch = self._flat(q, k, positions)
