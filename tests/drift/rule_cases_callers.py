@@ -70,8 +70,9 @@ class Attention:
         meta = VarlenMeta.from_positions(positions, device=q.device)
         return VarlenBatch(queries=q, keys=k, meta=meta)
 """
-# _flatten_for_varlen is gone; forward now calls the new _flat with the same three arguments, its result kept whole, and only half its statements have a close one there (too few for replaced-at-callers): renamed, keeping
-# its call's arguments.
+# _flatten_for_varlen is gone; forward now calls the new _flat with the same three arguments, its result kept whole,
+# and only half its statements have a close one there (too few for replaced-at-callers): renamed, keeping its call's
+# arguments.
 FLAT_KEPT_OLD = (
     FLAT_OLD
     + f"""
