@@ -112,3 +112,107 @@ HELD_BACK: list[RuleCase] = [
         target="demo.loader.Loader.build_schedule",
     ),
 ]
+
+BASE_OLD = """
+class Quantizer:
+    def check_param(self, model, name, value):
+        return False
+
+    def process(self, model):
+        return model
+"""
+BASE_NEW = """
+class Quantizer:
+    def needs_quantization(self, model, name, **kwargs):
+        return False
+
+    def process(self, model):
+        return model
+"""
+SUB_OLD = """
+from .base import Quantizer
+
+
+class Int8Quantizer(Quantizer):
+    def check_param(self, model, name, value):
+        module, attr = split_name(model, name)
+        if value.dtype == "int8":
+            return False
+        return isinstance(module, Linear) and attr == "weight"
+
+    def process(self, model):
+        return convert(model)
+"""
+SUB_NEW = """
+from .base import Quantizer
+
+
+class Int8Quantizer(Quantizer):
+    def needs_quantization(self, model, name, **kwargs):
+        module, attr = split_name(model, name)
+        return isinstance(module, (Linear, Conv1D)) and attr == "weight"
+
+    def process(self, model):
+        return convert(model)
+"""
+# transformers 5 renamed check_quantized_param to param_needs_quantization in the base and in every quantizer: the
+# subclass's override went with the base's method, its body rewritten (half its statements have a close one).
+CHECK_BODY = """
+        module, attr = split_name(model, name)
+        return isinstance(module, (Linear, Conv1D)) and attr == "weight"
+
+    def process"""
+TWIN_BASE_NEW = BASE_NEW.replace("    def process", "    def needs_offload(self, model, name, **kwargs):\n        return False\n\n    def process")
+TWIN_SUB_NEW = SUB_NEW.replace("    def process", "    def needs_offload(self, model, name, **kwargs):" + CHECK_BODY)
+# Two methods new in the base and the class alike, resembling it as much with the same parameters: no telling which.
+NO_NAME_BASE_OLD = BASE_OLD.replace("    def check_param(self, model, name, value):\n        return False\n\n", "")
+# The base never defined check_param (the subclass's method was its own) and gained needs_quantization, which the
+# subclass now overrides: a new API the subclass took up, not its method renamed with the base's.
+PARAMS_BASE_NEW = BASE_NEW.replace("    def process", "    def element_size(self, tensor):\n        return 1\n\n    def process")
+PARAMS_SUB_NEW = SUB_NEW.replace("    def process", "    def element_size(self, tensor):" + CHECK_BODY)
+# Two methods new in the base and the class that resemble it as much; the one keeping its parameters is the rename.
+
+CASES.extend(
+    [
+        RuleCase(
+            "renamed-with-base",
+            TargetRule.RENAMED_WITH_BASE,
+            {"base.py": BASE_OLD, "int8.py": SUB_OLD},
+            {"base.py": BASE_NEW, "int8.py": SUB_NEW},
+            ("module, attr = split_name(model, name)",),
+            "target",
+            target="demo.int8.Int8Quantizer.check_param",
+        ),
+        RuleCase(
+            "renamed-with-base-by-the-parameters-kept",
+            TargetRule.RENAMED_WITH_BASE,
+            {"base.py": BASE_OLD, "int8.py": SUB_OLD},
+            {"base.py": PARAMS_BASE_NEW, "int8.py": PARAMS_SUB_NEW},
+            ("module, attr = split_name(model, name)",),
+            "target",
+            target="demo.int8.Int8Quantizer.check_param",
+        ),
+    ]
+)
+HELD_BACK.extend(
+    [
+        RuleCase(
+            "renamed-with-base-not-when-two-methods-are-alike",
+            TargetRule.RENAMED_WITH_BASE,
+            {"base.py": BASE_OLD, "int8.py": SUB_OLD},
+            {"base.py": TWIN_BASE_NEW, "int8.py": TWIN_SUB_NEW},
+            ("module, attr = split_name(model, name)",),
+            "target",
+            target="demo.int8.Int8Quantizer.check_param",
+        ),
+        RuleCase(
+            "renamed-with-base-not-when-the-base-never-had-the-name",
+            TargetRule.RENAMED_WITH_BASE,
+            {"base.py": NO_NAME_BASE_OLD, "int8.py": SUB_OLD},
+            {"base.py": BASE_NEW, "int8.py": SUB_NEW},
+            ("module, attr = split_name(model, name)",),
+            "target",
+            target="demo.int8.Int8Quantizer.check_param",
+        ),
+    ]
+)

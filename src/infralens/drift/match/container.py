@@ -6,14 +6,15 @@ turned module function, or the reverse); its namesake on a class its class now b
 forwards the old name (``renamed-behind-shim``: a deprecated subclass or a ``__new__`` returning the new class); a definition of another name whose body
 overlaps (``renamed-body-overlap``), or that holds it with the helpers it calls (``renamed-and-split``); the new name its callers now call
 (``renamed-at-callers``, see :mod:`.callers`; ``replaced-at-callers``, the arguments rewritten too, and ``called-with-same-arguments``, the statement around
-the call rewritten, see :mod:`.renamed_words`); a function new in its file holding most of its body (``renamed-holding-body``, see :mod:`.held_body`); the
-method of its name in the class its class was renamed to (``class-renamed``, see :mod:`.classes`); the class its users, renamed or not, now build
-(``class-renamed-at-users``, ``class-renamed-with-users``); a method folded into the class of its first parameter, which is now ``self``
-(``moved-to-receiver``, see :mod:`.receiver`); else ``deleted``. A module function's namesake or look-alike in another file is not taken when it is a copy
-made there (``copied-not-moved``, see :func:`.callers.copied_not_moved`). Decorators are part of the target: one added, removed or replaced makes the finding
-``decorators-changed`` (low severity, like a body that changed around unchanged steps), named in the message. A body that lost statements to helpers it now
-calls or to a decorator it now carries is one more decision (``split-into-helpers``, ``wrapped-by-decorator``; see :mod:`.split`), naming the helpers.
-Statements are then mapped inside the function found, then in those helpers (and the functions it leads to, :mod:`.calls`).
+the call rewritten, see :mod:`.renamed_words`); a function new in its file holding most of its body (``renamed-holding-body``; a method its base renamed with
+it, ``renamed-with-base``; see :mod:`.renamed_new`); the method of its name in the class its class was renamed to (``class-renamed``, see :mod:`.classes`);
+the class its users, renamed or not, now build (``class-renamed-at-users``, ``class-renamed-with-users``); a method folded into the class of its first
+parameter, which is now ``self`` (``moved-to-receiver``, see :mod:`.receiver`); else ``deleted``. A module function's namesake or look-alike in another file
+is not taken when it is a copy made there (``copied-not-moved``, see :func:`.callers.copied_not_moved`). Decorators are part of the target: one added, removed
+or replaced makes the finding ``decorators-changed`` (low severity, like a body that changed around unchanged steps), named in the message. A body that lost
+statements to helpers it now calls or to a decorator it now carries is one more decision (``split-into-helpers``, ``wrapped-by-decorator``; see
+:mod:`.split`), naming the helpers. Statements are then mapped inside the function found, then in those helpers (and the functions it leads to,
+:mod:`.calls`).
 """
 
 from __future__ import annotations
@@ -31,14 +32,14 @@ from infralens.drift.match.callers import Renamed, callers_at_review, class_rena
 from infralens.drift.match.classes import clone_beside_a_rename, copied_class, copied_method, method_of_renamed_class
 from infralens.drift.match.decorators import moved_into_decorator, with_decorators
 from infralens.drift.match.forwarding import forwarded_method
-from infralens.drift.match.held_body import renamed_holding_body
 from infralens.drift.match.imported import Relocated, folded_into_base, inlined_into_caller, moved_to_class, moved_with_imports, re_exported, same_name_here
 from infralens.drift.match.reader import TreeReader
 from infralens.drift.match.receiver import moved_to_receiver
+from infralens.drift.match.renamed_new import renamed_holding_body, renamed_with_base
 from infralens.drift.match.renamed_words import called_with_same_arguments, renamed_keeping_words, replaced_at_callers
 from infralens.drift.match.results import TargetKind, TargetResult
 from infralens.drift.match.reviewed import ReviewedSources, defined_in
-from infralens.drift.match.rules import Action, Filter, Policy, TargetRule, Thresholds, Trace
+from infralens.drift.match.rules import RENAMING, Action, Filter, Policy, TargetRule, Thresholds, Trace
 from infralens.drift.match.split import Split, split_of
 from infralens.source import Definition, DefinitionKind, ModuleIndex, SourceFile
 
@@ -64,7 +65,6 @@ class Found:
         return definition_place(self.source, self.definition)
 
 
-_RENAMING_RULES = frozenset({TargetRule.RE_EXPORTED, TargetRule.RENAMED_KEEPING_WORDS, TargetRule.CALLED_WITH_SAME_ARGUMENTS, TargetRule.RENAMED_HOLDING_BODY})
 Decided = tuple[TargetResult, "Found | None"]
 """A container rule's decision: the result, and the definition found (None when the file is unchanged or it is gone)."""
 Finder = Callable[[AnnotationLock, list[StepLock], Trace], "Decided | None"]
@@ -146,7 +146,7 @@ class ContainerMapper:
             (TargetRule.FILE_UNCHANGED, self._file_unchanged),
             (TargetRule.UNREADABLE, self._unreadable),
             (TargetRule.SAME_PLACE, self._here),
-            (TargetRule.RE_EXPORTED, self._re_exported),
+            (TargetRule.RE_EXPORTED, lambda entry, steps, trace: self._relocated(entry, re_exported(self.reader, entry), TargetRule.RE_EXPORTED)),
             (TargetRule.MOVED_MODULE, self._moved_module),
             (TargetRule.MOVED_WITH_IMPORTS, self._by(moved_with_imports, TargetRule.MOVED_WITH_IMPORTS)),
             (TargetRule.MOVED_SAME_NAME, self._moved_same_name),
@@ -170,6 +170,7 @@ class ContainerMapper:
             (TargetRule.REPLACED_AT_CALLERS, self._by(replaced_at_callers, TargetRule.REPLACED_AT_CALLERS)),
             (TargetRule.CALLED_WITH_SAME_ARGUMENTS, self._by(called_with_same_arguments, TargetRule.CALLED_WITH_SAME_ARGUMENTS)),
             (TargetRule.RENAMED_HOLDING_BODY, self._by(renamed_holding_body, TargetRule.RENAMED_HOLDING_BODY)),
+            (TargetRule.RENAMED_WITH_BASE, self._by(renamed_with_base, TargetRule.RENAMED_WITH_BASE)),
             (TargetRule.DELETED, self._deleted),
         ]
 
@@ -210,16 +211,13 @@ class ContainerMapper:
         if relocated is None:
             return None
         t = self.policy.thresholds
-        renamed = rule in _RENAMING_RULES and relocated.definition.qualname != entry.target
+        renamed = rule in RENAMING and relocated.definition.qualname != entry.target
         found = Found(relocated.source, relocated.index, relocated.definition, t.renamed_locality if renamed else t.moved_elsewhere_locality, False)
         overlap = found.overlap(entry)
         now = f"{relocated.source.module}.{relocated.definition.qualname}"
         message = f"{entry.module}.{entry.target} now lives in {now}: {relocated.why}"
         kind = TargetKind.RENAMED if renamed else TargetKind.MOVED
         return TargetResult(entry, kind, found.place(), overlap, message, rule=rule.value), found
-
-    def _re_exported(self, entry: AnnotationLock, steps: list[StepLock], trace: Trace) -> Decided | None:
-        return self._relocated(entry, re_exported(self.reader, entry), TargetRule.RE_EXPORTED)
 
     def _by(self, relocate: Relocation, rule: TargetRule) -> Finder:
         """The container rule ``rule`` that a function of :mod:`.imported` or :mod:`.built` decides (see :meth:`_relocated`)."""

@@ -75,6 +75,13 @@ def _reviewed_function(reviewed: TreeReader | None, entry: AnnotationLock) -> tu
 
 def _receiver_parameter(header: str) -> str | None:
     """The method's first parameter after ``self`` (the object it works on), from its normalised header."""
+    names = parameter_names(header, positional=True)
+    return names[1] if names is not None and len(names) > 1 and names[0] == "self" else None
+
+
+def parameter_names(header: str, *, positional: bool = False) -> list[str] | None:
+    """The parameter names of a normalised ``def`` header, in order (only those that can be passed by position, with
+    ``positional``); None when it does not parse as one."""
     try:
         tree = ast.parse(header + " ...")
     except SyntaxError:
@@ -82,8 +89,11 @@ def _receiver_parameter(header: str) -> str | None:
     function = tree.body[0] if tree.body else None
     if not isinstance(function, ast.FunctionDef | ast.AsyncFunctionDef):
         return None
-    names = [a.arg for a in [*function.args.posonlyargs, *function.args.args]]
-    return names[1] if len(names) > 1 and names[0] == "self" else None
+    given = function.args
+    names = [a.arg for a in [*given.posonlyargs, *given.args]]
+    if not positional:
+        names += [a.arg for a in [given.vararg, *given.kwonlyargs, given.kwarg] if a is not None]
+    return names
 
 
 def _as_self(text: str, parameter: str) -> str:

@@ -40,7 +40,7 @@ def words_kept(old: str, new: str) -> int:
     return len(before & after)
 
 
-def _close_share(wanted: list[str], body: list[str], t: Thresholds) -> float:
+def close_share(wanted: list[str], body: list[str], t: Thresholds) -> float:
     """The share of ``wanted`` (reviewed statements) that have a close statement (edit similarity) in ``body``."""
     close = sum(1 for text in wanted if any(ratio_at_least(text, b, t.edit_similarity, t.quick_reject_similarity) is not None for b in body))
     return close / len(wanted)
@@ -118,7 +118,7 @@ def _new_callee(
                     continue
                 if defined_in(reviewed, relpath, definition.qualname):
                     continue  # there at the review: the callers now call another function, not the target renamed
-                share = _close_share(wanted, [s.text for s in body_of(index, definition)], t) if wanted else 0.0
+                share = close_share(wanted, [s.text for s in body_of(index, definition)], t) if wanted else 0.0
                 if share >= floor:
                     scored.append(((calls, share), source, index, definition))
     scored.sort(key=lambda item: item[0], reverse=True)
@@ -179,7 +179,7 @@ def renamed_keeping_words(reader: TreeReader, reviewed: TreeReader | None, entry
             continue
         if defined_in(reviewed, entry.relpath, definition.qualname):
             continue  # there at the review: a sibling, not the target under a new name
-        share = _close_share(wanted, [s.text for s in body_of(index, definition)], t)
+        share = close_share(wanted, [s.text for s in body_of(index, definition)], t)
         if share >= t.renamed_words_share:
             scored.append(((shared, share), definition))
     scored.sort(key=lambda item: item[0], reverse=True)

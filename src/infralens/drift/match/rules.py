@@ -140,12 +140,26 @@ class TargetRule(str, Enum):
     REPLACED_AT_CALLERS = "replaced-at-callers"
     CALLED_WITH_SAME_ARGUMENTS = "called-with-same-arguments"
     RENAMED_HOLDING_BODY = "renamed-holding-body"
+    RENAMED_WITH_BASE = "renamed-with-base"
     DELETED = "deleted"
     SPLIT_INTO_HELPERS = "split-into-helpers"
     HELPERS_OF_HELPERS = "helpers-of-helpers"
     WRAPPED_BY_DECORATOR = "wrapped-by-decorator"
     DECORATORS_CHANGED = "decorators-changed"
     BESIDE_THE_TARGET = "beside-the-target"
+
+
+RENAMING = frozenset(
+    {
+        TargetRule.RE_EXPORTED,
+        TargetRule.RENAMED_KEEPING_WORDS,
+        TargetRule.CALLED_WITH_SAME_ARGUMENTS,
+        TargetRule.RENAMED_HOLDING_BODY,
+        TargetRule.RENAMED_WITH_BASE,
+    }
+)
+"""The container rules of a relocation (:mod:`.imported` and its like) whose definition of another name is the target
+renamed, not moved (its statements are then weighed with the locality of a rename)."""
 
 
 AnyRule = Rule | Filter | TargetRule
@@ -314,6 +328,9 @@ SPECS: dict[AnyRule, RuleSpec] = {
             "A gone function lives on in the one function new since the review that its callers now call with the same arguments, resembling it.",
         ),
         RuleSpec(TargetRule.RENAMED_HOLDING_BODY, "A gone function lives on in the one function new in its file that holds most of its body."),
+        RuleSpec(
+            TargetRule.RENAMED_WITH_BASE, "A method gone from its class, and from the base it overrode, lives on in the one method both gained, resembling it."
+        ),
         RuleSpec(TargetRule.DELETED, "A target found by no rule is deleted.", essential=True),
         RuleSpec(TargetRule.SPLIT_INTO_HELPERS, "A body that lost statements to helpers it now calls names those helpers as their first home."),
         RuleSpec(

@@ -1,0 +1,117 @@
+"""Renames found among the definitions new since the review: a gone function grown around its body in its own file
+(rule ``renamed-holding-body``), and a method renamed in its class and its base at once (rule ``renamed-with-base``).
+
+``renamed-body-overlap`` weighs a renamed function by the Jaccard overlap of the two bodies, so a rename that also
+gained many statements falls short: diffusers 0.32 replaced ``create_scheduler_from_ldm`` with
+``_legacy_load_scheduler``, which keeps two thirds of the old statements word for word among twenty new ones. Here
+the measure is one-way: the share of the reviewed body the new function holds. Only the target's own file is
+searched, in the target's own scope (module level, or its class), and only functions its release did not define at the
+review, so a new model file's copy of a shared helper, or a new class's clone of a method, is never taken; a second
+function holding about as much leaves the target deleted (a body copied into two).
+
+A method renamed across a class hierarchy (transformers 5 renamed ``HfQuantizer.check_quantized_param`` to
+``param_needs_quantization`` in the base and in every quantizer) keeps too little text for either, its body rewritten
+for the new signature. What tells is the hierarchy: the base the reviewed class named lost the same name and gained
+the same new one, so the override moved with it; the body must still resemble the reviewed one.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+
+from infralens.drift.lock.entries import AnnotationLock, short_hash
+from infralens.drift.lock.facts import body_hashes, body_of, header_of
+from infralens.drift.match.forwarding import base_names, class_named
+from infralens.drift.match.imported import Relocated
+from infralens.drift.match.names import defining
+from infralens.drift.match.reader import TreeReader
+from infralens.drift.match.receiver import parameter_names
+from infralens.drift.match.renamed_words import close_share
+from infralens.drift.match.reviewed import defined_in, reviewed_texts
+from infralens.drift.match.rules import CONTENTLESS, Thresholds
+from infralens.source import Definition, ModuleIndex
+
+
+def renamed_holding_body(reader: TreeReader, reviewed: TreeReader | None, entry: AnnotationLock, t: Thresholds) -> Relocated | None:
+    """The one definition of the target's kind and scope (module level, or its class), new since the review in the
+    target's file, that holds at least
+    :attr:`~.rules.Thresholds.held_body_share` of the reviewed body's statements with content, clearly more than any
+    other (by :attr:`~.rules.Thresholds.target_renamed_margin`)."""
+    indexed = reader.indexed(entry.relpath)
+    if reviewed is None or indexed is None:
+        return None
+    contentless = {short_hash(text) for text in CONTENTLESS}
+    wanted = Counter(h for h in entry.body if h not in contentless)
+    total = sum(wanted.values())
+    if not total:
+        return None
+    source, index = indexed
+    owner = entry.target.rpartition(".")[0]
+    scored = []
+    for definition in index.definitions:
+        if definition.kind is not entry.kind or definition.accessor is not None or definition.qualname.rpartition(".")[0] != owner:
+            continue  # a function of another scope (a new class's method) is as often a copy of it: not a rename
+        if defined_in(reviewed, entry.relpath, definition.qualname):
+            continue
+        share = sum((wanted & Counter(body_hashes(index, definition))).values()) / total
+        if share >= t.held_body_share:
+            scored.append((share, definition))
+    scored.sort(key=lambda item: item[0], reverse=True)
+    if not scored or (len(scored) > 1 and scored[1][0] >= scored[0][0] - t.target_renamed_margin):
+        return None
+    share, definition = scored[0]
+    return Relocated(source, index, definition, f"new in its file since the review, it holds {share:.0%} of the reviewed statements")
+
+
+def renamed_with_base(reader: TreeReader, reviewed: TreeReader | None, entry: AnnotationLock, t: Thresholds) -> Relocated | None:
+    """The method of the target's class, new since the review, that a base the reviewed class named also gained while
+    losing the target's name, and whose body holds a close statement for at least
+    :attr:`~.rules.Thresholds.renamed_words_share` of the reviewed body's; the one resembling most, then keeping most of
+    its parameters, and clearly so."""
+    owner, _, name = entry.target.rpartition(".")
+    texts = reviewed_texts(reviewed, entry)
+    before, now = (reviewed.indexed(entry.relpath) if reviewed is not None else None), reader.indexed(entry.relpath)
+    if not owner or "." in owner or texts is None or reviewed is None or before is None or now is None:
+        return None
+    klass = class_named(before[1], owner)
+    if klass is None or class_named(now[1], owner) is None:
+        return None  # a method of a top-level class that is still there
+    source, index = now
+    new_here = {
+        d.qualname.rpartition(".")[2]: d
+        for d in index.definitions
+        if d.qualname.rpartition(".")[0] == owner and d.kind is entry.kind and d.accessor is None and not defined_in(reviewed, entry.relpath, d.qualname)
+    }
+    renamed_in_bases = set().union(*(_renamed_in_base(reader, reviewed, entry.relpath, base, name) for base in base_names(before[1], klass)))
+    wanted = [text for text in texts if text not in CONTENTLESS]
+    kept = set(_parameters(before[1], next(d for d in before[1].definitions if d.qualname == entry.target and d.accessor is None)))
+    scored = []
+    for new_name in sorted(renamed_in_bases & new_here.keys()):
+        share = close_share(wanted, [s.text for s in body_of(index, new_here[new_name])], t) if wanted else 0.0
+        if share >= t.renamed_words_share:
+            scored.append(((share, len(kept & set(_parameters(index, new_here[new_name])))), new_here[new_name]))
+    scored.sort(key=lambda item: item[0], reverse=True)
+    if not scored or (len(scored) > 1 and scored[1][0] == scored[0][0]):
+        return None  # a tie on resemblance and on the parameters kept tells nothing
+    (share, _), definition = scored[0]
+    why = f"its base lost {name} and gained {definition.qualname.rpartition('.')[2]} too; {share:.0%} of the reviewed statements have a close one there"
+    return Relocated(source, index, definition, why)
+
+
+def _renamed_in_base(reader: TreeReader, reviewed: TreeReader, relpath: str, base: str, name: str) -> set[str]:
+    """The method names the class ``base`` (as the target's file sees it at the review) defines now and did not then,
+    when it defined ``name`` then and does not now; empty otherwise."""
+    found = defining(reviewed, relpath, base)
+    home, there = found if found is not None else (relpath, base)
+    then, now = reviewed.indexed(home), reader.indexed(home)
+    if then is None or now is None or class_named(then[1], there) is None or class_named(now[1], there) is None:
+        return set()
+    methods_then = {d.qualname.rpartition(".")[2] for d in then[1].definitions if d.qualname.rpartition(".")[0] == there}
+    methods_now = {d.qualname.rpartition(".")[2] for d in now[1].definitions if d.qualname.rpartition(".")[0] == there}
+    return methods_now - methods_then if name in methods_then and name not in methods_now else set()
+
+
+def _parameters(index: ModuleIndex, definition: Definition) -> list[str]:
+    """The parameter names of a function's ``def`` line (none when it cannot be read)."""
+    header = header_of(index, definition)
+    return (parameter_names(header.text) or []) if header is not None else []
