@@ -7,14 +7,14 @@ forwards the old name (``renamed-behind-shim``: a deprecated subclass or a ``__n
 overlaps (``renamed-body-overlap``), or that holds it with the helpers it calls (``renamed-and-split``); the new name its callers now call
 (``renamed-at-callers``, see :mod:`.callers`; ``replaced-at-callers``, the arguments rewritten too, and ``called-with-same-arguments``, the statement around
 the call rewritten, see :mod:`.renamed_words`); a function new in its file holding most of its body (``renamed-holding-body``; a method its base renamed with
-it, ``renamed-with-base``; see :mod:`.renamed_new`); the method of its name in the class its class was renamed to (``class-renamed``, see :mod:`.classes`);
-the class its users, renamed or not, now build (``class-renamed-at-users``, ``class-renamed-with-users``); a method folded into the class of its first
-parameter, which is now ``self`` (``moved-to-receiver``, see :mod:`.receiver`); else ``deleted``. A module function's namesake or look-alike in another file
-is not taken when it is a copy made there (``copied-not-moved``, see :func:`.callers.copied_not_moved`). Decorators are part of the target: one added, removed
-or replaced makes the finding ``decorators-changed`` (low severity, like a body that changed around unchanged steps), named in the message. A body that lost
-statements to helpers it now calls or to a decorator it now carries is one more decision (``split-into-helpers``, ``wrapped-by-decorator``; see
-:mod:`.split`), naming the helpers. Statements are then mapped inside the function found, then in those helpers (and the functions it leads to,
-:mod:`.calls`).
+it, ``renamed-with-base``; the release's only namesake, ``moved-sole-namesake``; see :mod:`.new_definitions`); the method of its name in the class its class
+was renamed to (``class-renamed``, see :mod:`.classes`); the class its users, renamed or not, now build (``class-renamed-at-users``,
+``class-renamed-with-users``); a method folded into the class of its first parameter, which is now ``self`` (``moved-to-receiver``, see :mod:`.receiver`);
+else ``deleted``. A module function's namesake or look-alike in another file is not taken when it is a copy made there (``copied-not-moved``, see
+:func:`.callers.copied_not_moved`). Decorators are part of the target: one added, removed or replaced makes the finding ``decorators-changed`` (low severity,
+like a body that changed around unchanged steps), named in the message. A body that lost statements to helpers it now calls or to a decorator it now carries
+is one more decision (``split-into-helpers``, ``wrapped-by-decorator``; see :mod:`.split`), naming the helpers. Statements are then mapped inside the function
+found, then in those helpers (and the functions it leads to, :mod:`.calls`).
 """
 
 from __future__ import annotations
@@ -33,9 +33,9 @@ from infralens.drift.match.classes import clone_beside_a_rename, copied_class, c
 from infralens.drift.match.decorators import moved_into_decorator, with_decorators
 from infralens.drift.match.forwarding import forwarded_method
 from infralens.drift.match.imported import Relocated, folded_into_base, inlined_into_caller, moved_to_class, moved_with_imports, re_exported, same_name_here
+from infralens.drift.match.new_definitions import moved_sole_namesake, renamed_holding_body, renamed_with_base
 from infralens.drift.match.reader import TreeReader
 from infralens.drift.match.receiver import moved_to_receiver
-from infralens.drift.match.renamed_new import renamed_holding_body, renamed_with_base
 from infralens.drift.match.renamed_words import called_with_same_arguments, renamed_keeping_words, replaced_at_callers
 from infralens.drift.match.results import TargetKind, TargetResult
 from infralens.drift.match.reviewed import ReviewedSources, defined_in
@@ -171,6 +171,7 @@ class ContainerMapper:
             (TargetRule.CALLED_WITH_SAME_ARGUMENTS, self._by(called_with_same_arguments, TargetRule.CALLED_WITH_SAME_ARGUMENTS)),
             (TargetRule.RENAMED_HOLDING_BODY, self._by(renamed_holding_body, TargetRule.RENAMED_HOLDING_BODY)),
             (TargetRule.RENAMED_WITH_BASE, self._by(renamed_with_base, TargetRule.RENAMED_WITH_BASE)),
+            (TargetRule.MOVED_SOLE_NAMESAKE, self._by(moved_sole_namesake, TargetRule.MOVED_SOLE_NAMESAKE)),
             (TargetRule.DELETED, self._deleted),
         ]
 

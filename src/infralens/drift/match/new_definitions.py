@@ -1,5 +1,6 @@
-"""Renames found among the definitions new since the review: a gone function grown around its body in its own file
-(rule ``renamed-holding-body``), and a method renamed in its class and its base at once (rule ``renamed-with-base``).
+"""Where a gone target went, found among the definitions new since the review: a function grown around its body in its
+own file (rule ``renamed-holding-body``), a method renamed in its class and its base at once (rule
+``renamed-with-base``), and the one namesake left anywhere (rule ``moved-sole-namesake``).
 
 ``renamed-body-overlap`` weighs a renamed function by the Jaccard overlap of the two bodies, so a rename that also
 gained many statements falls short: diffusers 0.32 replaced ``create_scheduler_from_ldm`` with
@@ -13,6 +14,12 @@ A method renamed across a class hierarchy (transformers 5 renamed ``HfQuantizer.
 ``param_needs_quantization`` in the base and in every quantizer) keeps too little text for either, its body rewritten
 for the new signature. What tells is the hierarchy: the base the reviewed class named lost the same name and gained
 the same new one, so the override moved with it; the body must still resemble the reviewed one.
+
+A function that left its module keeping its name but not its body (transformers 4.54 moved ``_unflatten_dynamic_cache``
+from ``cache_utils`` to ``integrations.executorch`` and rewrote it for per-layer caches) falls short of
+``moved-module``'s overlap. When a module function's name is defined exactly once in the whole new release, in a file that did not
+define it at the review, and that definition is not a copy made there, the name alone says where it went; the body must
+still resemble the reviewed one.
 """
 
 from __future__ import annotations
@@ -21,6 +28,7 @@ from collections import Counter
 
 from infralens.drift.lock.entries import AnnotationLock, short_hash
 from infralens.drift.lock.facts import body_hashes, body_of, header_of
+from infralens.drift.match.callers import callers_at_review, copied_not_moved
 from infralens.drift.match.forwarding import base_names, class_named
 from infralens.drift.match.imported import Relocated
 from infralens.drift.match.names import defining
@@ -115,3 +123,30 @@ def _parameters(index: ModuleIndex, definition: Definition) -> list[str]:
     """The parameter names of a function's ``def`` line (none when it cannot be read)."""
     header = header_of(index, definition)
     return (parameter_names(header.text) or []) if header is not None else []
+
+
+def moved_sole_namesake(reader: TreeReader, reviewed: TreeReader | None, entry: AnnotationLock, t: Thresholds) -> Relocated | None:
+    """For a module function, the one definition of its name in the new release, in another file that did not define it at the
+    review, not a copy made there (:func:`.callers.copied_not_moved`), whose body holds a close statement for at least
+    :attr:`~.rules.Thresholds.renamed_words_share` of the reviewed body's."""
+    texts = reviewed_texts(reviewed, entry)
+    if texts is None or reviewed is None or "." in entry.target:
+        return None  # a module function: a method's class copied into a new file keeps the name without the move
+    found = [
+        (relpath, source, index, d)
+        for relpath, source, index in reader.indexed_files(list(reader.files_defining(entry.target.split("."), skip=entry.relpath)))
+        for d in index.definitions
+        if d.qualname == entry.target and d.accessor is None
+    ]
+    if len(found) != 1:
+        return None  # none, or several namesakes: the name alone does not tell
+    relpath, source, index, definition = found[0]
+    if definition.kind is not entry.kind or defined_in(reviewed, relpath, entry.target):
+        return None
+    if copied_not_moved(reader, entry, source, index, lambda: callers_at_review(reviewed, entry)):
+        return None
+    wanted = [text for text in texts if text not in CONTENTLESS]
+    share = close_share(wanted, [s.text for s in body_of(index, definition)], t) if wanted else 0.0
+    if share < t.renamed_words_share:
+        return None
+    return Relocated(source, index, definition, f"the release's only {entry.target}, new there; {share:.0%} of the reviewed statements have a close one")
