@@ -116,10 +116,9 @@ def _new_callee(
             for definition in index.definitions:
                 if definition.qualname.rpartition(".")[2] != new_name or definition.kind is DefinitionKind.CLASS or definition.accessor is not None:
                     continue
-                if defined_in(reviewed, relpath, definition.qualname):
-                    continue  # there at the review: the callers now call another function, not the target renamed
                 share = close_share(wanted, [s.text for s in body_of(index, definition)], t) if wanted else 0.0
-                if share >= floor:
+                # one there at the review is another function the callers now call (asked last: it parses a reviewed file)
+                if share >= floor and not defined_in(reviewed, relpath, definition.qualname):
                     scored.append(((calls, share), source, index, definition))
     scored.sort(key=lambda item: item[0], reverse=True)
     if not scored or (len(scored) > 1 and scored[1][0] == scored[0][0]):
