@@ -96,6 +96,9 @@ def shared_builds(request: pytest.FixtureRequest, factory: pytest.TempPathFactor
     """On the first worker, the builds the selected tests will need (the ``pytest_infralens_shared_builds`` answers)
     run in the background while the block runs; at its end the build under way is waited for, no new one started."""
     jobs = request.config.hook.pytest_infralens_shared_builds(items=request.session.items, factory=factory) if builds_here() else []
+    # pytest makes its base temporary folder on first asking, emptying it first: ask here, before the thread can, or a
+    # test asking at the same moment empties it under the build (seen under load)
+    run_folder(factory)
     finish = build_in_background([job for answer in jobs for job in answer]) if any(jobs) else None
     try:
         yield
