@@ -17,9 +17,9 @@ the same new one, so the override moved with it; the body must still resemble th
 
 A function that left its module keeping its name but not its body (transformers 4.54 moved ``_unflatten_dynamic_cache``
 from ``cache_utils`` to ``integrations.executorch`` and rewrote it for per-layer caches) falls short of
-``moved-module``'s overlap. When a module function's name is defined exactly once in the whole new release, in a file that did not
-define it at the review, and that definition is not a copy made there, the name alone says where it went; the body must
-still resemble the reviewed one.
+``moved-module``'s overlap. When a module function's name is defined exactly once in the whole new release, in a
+file that did not define it at the review, and that definition is not a copy made there, the name alone says where it
+went; the body must still resemble the reviewed one.
 """
 
 from __future__ import annotations
@@ -42,9 +42,8 @@ from infralens.source import Definition, ModuleIndex
 
 def renamed_holding_body(reader: TreeReader, reviewed: TreeReader | None, entry: AnnotationLock, t: Thresholds) -> Relocated | None:
     """The one definition of the target's kind and scope (module level, or its class), new since the review in the
-    target's file, that holds at least
-    :attr:`~.rules.Thresholds.held_body_share` of the reviewed body's statements with content, clearly more than any
-    other (by :attr:`~.rules.Thresholds.target_renamed_margin`)."""
+    target's file, that holds at least :attr:`~.rules.Thresholds.held_body_share` of the reviewed body's statements
+    with content, clearly more than any other (by :attr:`~.rules.Thresholds.target_renamed_margin`)."""
     indexed = reader.indexed(entry.relpath)
     if reviewed is None or indexed is None:
         return None
@@ -126,9 +125,9 @@ def _parameters(index: ModuleIndex, definition: Definition) -> list[str]:
 
 
 def moved_sole_namesake(reader: TreeReader, reviewed: TreeReader | None, entry: AnnotationLock, t: Thresholds) -> Relocated | None:
-    """For a module function, the one definition of its name in the new release, in another file that did not define it at the
-    review, not a copy made there (:func:`.callers.copied_not_moved`), whose body holds a close statement for at least
-    :attr:`~.rules.Thresholds.renamed_words_share` of the reviewed body's."""
+    """For a module function, the one definition of its name in the new release, in another file that did not define
+    it at the review, not a copy made there (:func:`.callers.copied_not_moved`), whose body holds a close statement for
+    at least :attr:`~.rules.Thresholds.renamed_words_share` of the reviewed body's."""
     texts = reviewed_texts(reviewed, entry)
     if texts is None or reviewed is None or "." in entry.target:
         return None  # a module function: a method's class copied into a new file keeps the name without the move
