@@ -363,3 +363,27 @@ def test_untouched_corpus_30_keeps_its_first_measured_figures():
         false_moved_at_most=2,
         false_unchanged_at_most=0,
     )
+
+
+def test_untouched_corpus_31_keeps_its_first_measured_figures():
+    """Set 31, written by two helpers who read only upstream code and never ran the checker or read the matcher, on
+    cached releases in pairs no other corpus uses and functions no corpus annotates: diffusers 0.25.1 -> 0.42.0 (pipeline
+    helpers moved to ``pipeline_loading_utils``, the hub utilities, IP-Adapter's multi-adapter ``__call__``, the Flax
+    DDIM step removed) and 0.30.1 -> 0.40.0 (``MultiControlNetModel`` moved to ``models.controlnets``,
+    ``ModelMixin.save_pretrained``) (158 rows, 148 not *unchanged*); transformers 4.45.2 -> 5.24.0 (DoLa decoding gone,
+    the logits-processor builder, GPT-J's flash attention folded into its attention), 4.52.4 -> 5.10.4 (the encoder-decoder
+    and sink caches, FP8 linear layers, the attention-implementation checks, DeepSeek-V3's router) and 4.47.1 -> 5.20.0
+    (DBRX's attention and router) (197 rows, 181 not *unchanged*; a 12-row group of the FP8 quantizer's
+    ``check_quantized_param`` was dropped before any run, a sibling of the family set 30's rule was made on). First run,
+    2026-11-30, with every rule of set 30's session, nothing tuned on it: diffusers 157/158 (not unchanged 147/148 =
+    99.3%: moved 63/63, changed 45/45, deleted 39/40), 0 false *unchanged*, 0 false *moved*; naive baseline 81/158;
+    transformers 150/197 (134/181 = 74.0%: moved 33/42, changed 39/73, deleted 62/66), 0 false *unchanged*, 0 false
+    *moved*; naive baseline 100/197 (changed 38/73). The diffusers half meets the targets; the transformers half does
+    not. A regression guard."""
+    _holds_its_figures(
+        [DATA / "drift_untouched31.yaml", DATA / "drift_untouched31_transformers.yaml"],
+        rows_at_least=355,
+        right_at_least=307,
+        false_moved_at_most=0,
+        false_unchanged_at_most=0,
+    )
