@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import re
 from collections import Counter
+from collections.abc import Callable
+from typing import TypeVar
 
 from infralens.drift.lock.entries import AnnotationLock
 from infralens.drift.lock.facts import body_of
@@ -22,6 +24,7 @@ from infralens.drift.match.rules import CONTENTLESS, Thresholds
 from infralens.drift.match.texts import called_names, ratio_at_least, statement_shape
 from infralens.source import DefinitionKind
 
+_Held = TypeVar("_Held")
 _WORD = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])|[0-9]+")
 
 
@@ -69,18 +72,14 @@ def called_with_same_arguments(reader: TreeReader, reviewed: TreeReader | None, 
     name = entry.target.rpartition(".")[2]
     if reviewed is None or name.startswith("__") or reader.indexed(entry.relpath) is None:
         return None
-    votes: Counter[str] = Counter()
-    near: dict[str, str] = {}
-    for (relpath, caller), arguments in _arguments_by_caller(reviewed, name, entry.relpath).items():
-        now, before = _body_texts(reader, relpath, caller), _body_texts(reviewed, relpath, caller)
-        if not now or before is None or any(name in called_names(text) for text in now):
-            continue  # the caller is gone, or still calls the target
-        called_before = {n for text in before for n in called_names(text)}
-        passed = [" ".join(("(", *tokens, ")")) for tokens in arguments]
-        for new_name in {n for text in now for n in called_names(text) if any(f" {n} {call}" in f" {text}" for call in passed)} - called_before:
-            votes[new_name] += 1
-            near.setdefault(new_name, relpath)
-    return _new_callee(reader, reviewed, entry, (votes, near), t.renamed_words_share, t, "now call it with the same arguments")
+    called = _votes(reader, reviewed, name, _arguments_by_caller(reviewed, name, entry.relpath), _called_with)
+    return _new_callee(reader, reviewed, entry, called, t.renamed_words_share, t, "now call it with the same arguments")
+
+
+def _called_with(now: list[str], arguments: set[tuple[str, ...]]) -> set[str]:
+    """The names ``now`` (a caller's statements) calls with one of the argument lists (tokens) given."""
+    passed = [" ".join(("(", *tokens, ")")) for tokens in arguments]
+    return {n for text in now for n in called_names(text) if any(f" {n} {call}" in f" {text}" for call in passed)}
 
 
 def _arguments_by_caller(reviewed: TreeReader, name: str, home: str) -> dict[tuple[str, str], set[tuple[str, ...]]]:
@@ -132,17 +131,26 @@ def _called_instead(reader: TreeReader, reviewed: TreeReader, name: str, home: s
     """The names the reviewed callers of ``name`` that no longer call it now call and did not call before, in the
     kind of statement that called it (an assignment for an assignment, a bare call for a bare call), with how many
     callers do, and a file of one of them."""
-    votes: Counter[str] = Counter()
-    near: dict[str, str] = {}
     shapes: dict[tuple[str, str], set[str]] = {}
     for relpath, caller, statement in calls_before(reviewed, name, home):
         shapes.setdefault((relpath, caller), set()).add(statement_shape(statement))
-    for (relpath, caller), kinds in shapes.items():
+    return _votes(reader, reviewed, name, shapes, lambda now, kinds: {n for text in now if statement_shape(text) in kinds for n in called_names(text)})
+
+
+def _votes(
+    reader: TreeReader, reviewed: TreeReader, name: str, by_caller: dict[tuple[str, str], _Held], picked: Callable[[list[str], _Held], set[str]]
+) -> tuple[Counter[str], dict[str, str]]:
+    """For each reviewed caller of ``name`` (``by_caller``: ``(relpath, qualname)`` → what it held at the review) that is
+    still there and no longer calls it: the names ``picked`` finds in its statements now that it did not call at the
+    review, counted once per caller, with a file of one caller of each."""
+    votes: Counter[str] = Counter()
+    near: dict[str, str] = {}
+    for (relpath, caller), held in by_caller.items():
         now, before = _body_texts(reader, relpath, caller), _body_texts(reviewed, relpath, caller)
         if not now or before is None or any(name in called_names(text) for text in now):
             continue  # the caller is gone, or still calls the target
         called_before = {n for text in before for n in called_names(text)}
-        for new_name in {n for text in now if statement_shape(text) in kinds for n in called_names(text)} - called_before:
+        for new_name in picked(now, held) - called_before:
             votes[new_name] += 1
             near.setdefault(new_name, relpath)
     return votes, near
