@@ -24,7 +24,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))  # _shared, which the corpus runner reads
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests" / "drift"))
 
-from test_history_corpus import match_prepared, prepare_corpus  # the corpus runner the tests use
+from test_history_corpus import match_prepared, misplaced, prepare_corpus  # the corpus runner the tests use
 
 from infralens.drift.match.rules import SPECS, Policy
 from infralens.source.cache import default_cache_dir
@@ -42,8 +42,8 @@ def corpora(chosen: list[str]) -> list[Path]:
 
 
 def verdicts(rows: list) -> dict[str, tuple[str, str, str]]:
-    """step id → (expected, got, rule)."""
-    return {result.entry.step_id: (expect, got, result.rule) for _, expect, got, _, result in rows}
+    """step id → (expected, got, rule); a row moved elsewhere than its truth names gets ``moved elsewhere`` (wrong)."""
+    return {row[4].entry.step_id: (row[1], "moved elsewhere" if misplaced(row) else row[2], row[4].rule) for row in rows}
 
 
 def compare(full: dict[str, tuple[str, str, str]], ablated: dict[str, tuple[str, str, str]]) -> dict[str, int]:

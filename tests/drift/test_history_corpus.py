@@ -155,6 +155,24 @@ def match_prepared(
 _ASKED: dict[str, bool] = {}
 
 
+def truth_home(statement: dict) -> str:
+    """The function a *moved* row's truth names as the statement's new home (``now:``, before any ``:`` note); '' when
+    ``now`` is prose rather than a dotted name."""
+    home = str(statement.get("now", "")).split(":", maxsplit=1)[0].strip()
+    return home if "." in home and all(part.isidentifier() for part in home.split(".")) else ""
+
+
+def misplaced(row: tuple) -> bool:
+    """Whether a row judged *moved*, as its truth says, was placed in another function than the one the truth names:
+    wrong, and a false *moved* (a function nested in the named one, such as a decorator's ``wrapper``, is that place)."""
+    _, want, got, statement, result = row
+    home = truth_home(statement)
+    if not (want == got == "moved" and home):
+        return False
+    placed = f"{result.new.module}.{result.new.target}"
+    return placed != home and not placed.startswith(home + ".")
+
+
 def _walked(cache_dir: Path, lock, distribution: str, release: str, target: str, tree) -> list:
     """Every step of ``lock`` walked from ``release`` through the newest release of each series before ``target``."""
     from infralens.drift.check import CheckReport
@@ -197,10 +215,7 @@ def test_history_corpus_against_installed_release(tmp_path_factory):
         print(f"  {release} {want} -> {got}: {statement['text'][:90]!r} ({result.message})")
     assert not false_unchanged, summary
     assert (len(rows) - len(wrong)) / len(rows) >= 0.95, summary
-    for _, want, got, statement, result in rows:
-        if want == got == "moved" and statement.get("now", "").startswith(("diffusers.", "diffsynth.")):
-            new_home = statement["now"].split(":")[0]
-            assert f"{result.new.module}.{result.new.target}" == new_home, (statement["text"], result.new)
+    assert not [row for row in rows if misplaced(row)], [(row[3]["text"], row[4].new) for row in rows if misplaced(row)]
 
 
 BENCHMARK = DATA / "drift_benchmark.yaml"
@@ -217,9 +232,7 @@ def test_drift_benchmark_meets_its_targets(tmp_path_factory):
     assert not [r for r in rows if r[2] == "unchanged" and r[1] != "unchanged"], summary
     assert sum(1 for r in rows if r[2] == "moved" and r[1] != "moved") <= 0.01 * len(rows), summary
     assert (len(rows) - len(wrong)) / len(rows) >= 0.97, summary
-    for _, want, got, statement, result in rows:
-        if want == got == "moved" and statement.get("now", "").startswith(("diffusers.", "diffsynth.")):
-            assert f"{result.new.module}.{result.new.target}" == statement["now"].split(":")[0], (statement["text"], result.new)
+    assert not [row for row in rows if misplaced(row)], [(row[3]["text"], row[4].new) for row in rows if misplaced(row)]
 
 
 UNTOUCHED = DATA / "drift_untouched.yaml"
@@ -238,9 +251,7 @@ def test_untouched_corpus_holds_its_safety_targets():
     assert not [r for r in rows if r[2] == "unchanged" and r[1] != "unchanged"], summary
     assert sum(1 for r in rows if r[2] == "moved" and r[1] != "moved") <= 0.01 * len(rows), summary
     assert (len(rows) - len(wrong)) / len(rows) >= 0.95, summary
-    for _, want, got, statement, result in rows:
-        if want == got == "moved" and statement.get("now", "").startswith(("diffusers.", "diffsynth.")):
-            assert f"{result.new.module}.{result.new.target}" == statement["now"].split(":")[0], (statement["text"], result.new)
+    assert not [row for row in rows if misplaced(row)], [(row[3]["text"], row[4].new) for row in rows if misplaced(row)]
 
 
 def _parts(number: int) -> list[Path]:
@@ -254,10 +265,10 @@ def _holds_its_figures(corpora: list[Path], *, rows_at_least: int, right_at_leas
 
     rows = [row for corpus in corpora for row in run_corpus(default_cache_dir(), corpus)]
     assert len(rows) >= rows_at_least
-    wrong = [r for r in rows if r[1] != r[2]]
+    wrong = [r for r in rows if r[1] != r[2] or misplaced(r)]  # moved, but not where the truth says: wrong too
     summary = f"{len(rows) - len(wrong)}/{len(rows)} right; wrong: " + "; ".join(f"{r[0]} {r[1]}->{r[2]} {r[3]['text'][:60]!r}" for r in wrong)
     assert sum(1 for r in rows if r[2] == "unchanged" and r[1] != "unchanged") <= false_unchanged_at_most, summary
-    assert sum(1 for r in rows if r[2] == "moved" and r[1] != "moved") <= false_moved_at_most, summary
+    assert sum(1 for r in rows if (r[2] == "moved" and r[1] != "moved") or misplaced(r)) <= false_moved_at_most, summary
     assert len(rows) - len(wrong) >= right_at_least, summary
 
 
@@ -299,8 +310,10 @@ def test_corpus_5_keeps_its_figures():
 def test_corpus_6_keeps_its_figures():
     """Corpus 6 (diffusers 0.26.3 -> 0.29.2, 0.27.2 -> 0.30.0, 0.38.0 -> 0.42.0, diffsynth 2.0.3 -> 2.1.8): the
     session's starting matcher gave 241/267, the first run 249/267 (2 false *unchanged*, 1 false *moved*). Renames
-    with splits, methods turned module functions and contentless statements came from its misses: 260/267 since."""
-    _holds_its_figures(_parts(6), rows_at_least=265, right_at_least=260, false_moved_at_most=0)
+    with splits, methods turned module functions and contentless statements came from its misses: 260/267 since.
+    Since 2026-11-30 a *moved* row placed in another function than its truth names counts as wrong and as a false
+    *moved*: 1 row(s) here (259 right, 1 false *moved* counted so)."""
+    _holds_its_figures(_parts(6), rows_at_least=265, right_at_least=259, false_moved_at_most=1)
 
 
 def test_corpus_7_keeps_its_figures():

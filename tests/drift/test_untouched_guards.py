@@ -45,8 +45,10 @@ def test_untouched_corpus_14_keeps_its_first_measured_figures():
     baseline 152/340. Seen since: 249/340 (edited-in-reached), then 292/340 (same-role, edits-in-helpers, inherited
     owners' classes, an alias through a lookup, re-exported, moved-with-imports, moved-to-class: changed 82/121, moved
     78/82), then 301/340 (action-kept-in-reached, edits-in-wrappers: changed 91/121), then 302/340 (close-edit-in-helper:
-    changed 92/121), then 303/340 (same-call: changed 93/121). A regression guard; the targets are not met."""
-    _holds_its_figures([DATA / "drift_untouched14.yaml"], rows_at_least=340, right_at_least=303, false_moved_at_most=2, false_unchanged_at_most=1)
+    changed 92/121), then 303/340 (same-call: changed 93/121). A regression guard; the targets are not met.
+    Since 2026-11-30 a *moved* row placed in another function than its truth names counts as wrong and as a false
+    *moved*: 2 row(s) here (309 right, 3 false *moved* counted so)."""
+    _holds_its_figures([DATA / "drift_untouched14.yaml"], rows_at_least=340, right_at_least=303, false_moved_at_most=3, false_unchanged_at_most=1)
 
 
 def test_untouched_corpus_15_keeps_its_first_measured_figures():
@@ -87,12 +89,14 @@ def test_untouched_corpus_16_keeps_its_first_measured_figures():
     edit-with-neighbours, calls through lookup tables, a helper's def line): 154/163 (not unchanged 106/115: moved
     29/30, changed 62/67, deleted 15/18), 2 false *unchanged*, 0 false *moved*; transformers 220/241 (163/184: moved
     50/51, changed 58/74, deleted 55/59), 0 false *moved*. A regression guard; the targets (95% on the rows not
-    unchanged, 90% recall a class) are not met on transformers' *changed* rows."""
+    unchanged, 90% recall a class) are not met on transformers' *changed* rows.
+    Since 2026-11-30 a *moved* row placed in another function than its truth names counts as wrong and as a false
+    *moved*: 1 row(s) here (382 right, 1 false *moved* counted so)."""
     _holds_its_figures(
         [DATA / "drift_untouched16.yaml", DATA / "drift_untouched16_transformers.yaml"],
         rows_at_least=404,
         right_at_least=374,
-        false_moved_at_most=0,
+        false_moved_at_most=1,
         false_unchanged_at_most=2,
     )
 

@@ -61,12 +61,14 @@ def test_untouched_corpus_19_keeps_its_first_measured_figures():
     168/197 (a block no longer taken to a same-named copy of its class) and transformers 160/180 (LLaMA's SDPA and flash
     attention statements rewritten in the registry's new ``sdpa_attention_forward`` and ``flash_attention_forward``),
     then 162/180 (LLaMA's ``bsz , q_len , _ = hidden_states . size ( )`` read as the shape read it became). A regression
-    guard; the targets are missed."""
+    guard; the targets are missed.
+    Since 2026-11-30 a *moved* row placed in another function than its truth names counts as wrong and as a false
+    *moved*: 3 row(s) here (334 right, 5 false *moved* counted so)."""
     _holds_its_figures(
         [DATA / "drift_untouched19.yaml", DATA / "drift_untouched19_transformers.yaml"],
         rows_at_least=377,
         right_at_least=330,
-        false_moved_at_most=4,
+        false_moved_at_most=5,
         false_unchanged_at_most=0,
     )
 
@@ -116,12 +118,14 @@ def test_untouched_corpus_21_keeps_its_first_measured_figures():
     No row lost on any other corpus (set 19 gained 7). Then a read of a tensor's shape as a role: transformers 185/216
     (changed 69/93). Then set 22's rule (a class its module used at the review and names no more was replaced there, not
     moved to a same-named copy): 138/145 (121/128: moved 50/53, changed 25/29, deleted 46/46), 0 false *moved*. A
-    regression guard; the targets are missed."""
+    regression guard; the targets are missed.
+    Since 2026-11-30 a *moved* row placed in another function than its truth names counts as wrong and as a false
+    *moved*: 1 row(s) here (325 right, 2 false *moved* counted so)."""
     _holds_its_figures(
         [DATA / "drift_untouched21.yaml", DATA / "drift_untouched21_transformers.yaml"],
         rows_at_least=361,
         right_at_least=323,
-        false_moved_at_most=1,
+        false_moved_at_most=2,
         false_unchanged_at_most=0,
     )
 
@@ -139,12 +143,14 @@ def test_untouched_corpus_22_keeps_its_first_measured_figures():
     *unchanged*, 0 false *moved*. Naive baseline 114/203 (changed 43/61) and 94/181 (changed 54/71). Tuned on since with
     ``class-copied-not-renamed`` widened (a class its module used at the review and names no more was replaced there,
     not moved to a same-named copy elsewhere): 188/203 (158/173: moved 47/51, changed 52/61, deleted 59/61), 0 false
-    *moved*. A regression guard; the targets are missed (*changed* on transformers)."""
+    *moved*. A regression guard; the targets are missed (*changed* on transformers).
+    Since 2026-11-30 a *moved* row placed in another function than its truth names counts as wrong and as a false
+    *moved*: 1 row(s) here (360 right, 1 false *moved* counted so)."""
     _holds_its_figures(
         [DATA / "drift_untouched22.yaml", DATA / "drift_untouched22_transformers.yaml"],
         rows_at_least=384,
         right_at_least=353,
-        false_moved_at_most=0,
+        false_moved_at_most=1,
         false_unchanged_at_most=0,
     )
 
@@ -163,12 +169,14 @@ def test_untouched_corpus_23_keeps_its_first_measured_figures():
     (changed 37/50) and 38/120 (changed 16/56). Tuned on since (a property called on ``self`` that returns from a lookup
     table, ``self . loss_function ( ... )`` returning ``LOSS_MAPPING [ loss_type ]``: that table's functions new since the
     review are candidate homes of an edit): transformers 105/120 (93/108: moved 30/30, changed 41/56, deleted 22/22), 0
-    false *moved*; no row changed on any other corpus. A regression guard; the targets are missed (*changed*)."""
+    false *moved*; no row changed on any other corpus. A regression guard; the targets are missed (*changed*).
+    Since 2026-11-30 a *moved* row placed in another function than its truth names counts as wrong and as a false
+    *moved*: 1 row(s) here (245 right, 1 false *moved* counted so)."""
     _holds_its_figures(
         [DATA / "drift_untouched23.yaml", DATA / "drift_untouched23_transformers.yaml"],
         rows_at_least=265,
         right_at_least=242,
-        false_moved_at_most=0,
+        false_moved_at_most=1,
         false_unchanged_at_most=0,
     )
 
@@ -217,12 +225,14 @@ def test_untouched_corpus_25_keeps_its_first_measured_figures():
     140/159 (131/150 = 87.3%: moved 47/56, changed 42/51, deleted 42/43), 0 false *moved*; and a method gone into a
     decorator its class's methods now wear (``moved-into-decorator``: StableLM's ``_dynamic_frequency_update``, now
     ``dynamic_rope_update``'s nested function): transformers 160/186 (143/169 = 84.6%, changed 56/73); no row of another
-    corpus changed. A regression guard."""
+    corpus changed. A regression guard.
+    Since 2026-11-30 a *moved* row placed in another function than its truth names counts as wrong and as a false
+    *moved*: 2 row(s) here (299 right, 4 false *moved* counted so)."""
     _holds_its_figures(
         [DATA / "drift_untouched25.yaml", DATA / "drift_untouched25_transformers.yaml"],
         rows_at_least=345,
-        right_at_least=300,
-        false_moved_at_most=2,
+        right_at_least=299,
+        false_moved_at_most=4,
         false_unchanged_at_most=0,
     )
 
@@ -300,12 +310,14 @@ def test_untouched_corpus_28_keeps_its_first_measured_figures():
     Tuned on since: ``held-at-review`` (``generate``'s ``user_defined_cache`` line, which
     ``_prepare_cache_for_generation`` had held all along) and ``sole-reader`` (the file-name comprehensions that became
     ``filter_with_regex`` calls on the same patterns): 153/175 (139/161 = 86.3%: changed 56/67), 0 false *moved*;
-    transformers 151/175 (143/166 = 86.1%), 4 false *moved*. A regression guard; the targets are missed."""
+    transformers 151/175 (143/166 = 86.1%), 4 false *moved*. A regression guard; the targets are missed.
+    Since 2026-11-30 a *moved* row placed in another function than its truth names counts as wrong and as a false
+    *moved*: 1 row(s) here (303 right, 5 false *moved* counted so)."""
     _holds_its_figures(
         [DATA / "drift_untouched28.yaml", DATA / "drift_untouched28_transformers.yaml"],
         rows_at_least=350,
-        right_at_least=304,
-        false_moved_at_most=4,
+        right_at_least=303,
+        false_moved_at_most=5,
         false_unchanged_at_most=0,
     )
 
@@ -355,12 +367,14 @@ def test_untouched_corpus_30_keeps_its_first_measured_figures():
     (108/176 = 61.4%: moved 26/48, changed 21/67, deleted 61/61), 0 false *unchanged*, 0 false *moved*; naive baseline
     74/181 (changed 13/67). Tuned on the transformers file: ``called-with-same-arguments``, ``renamed-with-base`` and
     ``moved-sole-namesake``: 134/181 (129/176 = 73.3%: moved 35/48, changed 33/67). A regression guard; the targets are
-    missed."""
+    missed.
+    Since 2026-11-30 a *moved* row placed in another function than its truth names counts as wrong and as a false
+    *moved*: 6 row(s) here (276 right, 8 false *moved* counted so)."""
     _holds_its_figures(
         [DATA / "drift_untouched30.yaml", DATA / "drift_untouched30_transformers.yaml"],
         rows_at_least=356,
-        right_at_least=282,
-        false_moved_at_most=2,
+        right_at_least=276,
+        false_moved_at_most=8,
         false_unchanged_at_most=0,
     )
 
@@ -385,5 +399,29 @@ def test_untouched_corpus_31_keeps_its_first_measured_figures():
         rows_at_least=355,
         right_at_least=307,
         false_moved_at_most=0,
+        false_unchanged_at_most=0,
+    )
+
+
+def test_untouched_corpus_32_keeps_its_first_measured_figures():
+    """Set 32, written by two helpers who read only upstream code and never ran the checker or read the matcher, on
+    cached releases in pairs no other corpus uses and functions no corpus annotates: diffusers 0.25.1 -> 0.34.0 (adapter
+    switches and LoRA unfusing moved to ``PeftAdapterMixin``, ``PositionNet`` renamed, state-dict loading moved to
+    ``model_loading_utils``), 0.34.0 -> 0.40.0 (``PipelineQuantizationConfig`` moved to its own module) and 0.33.1 ->
+    0.42.0 (LoRA config building moved into ``_create_lora_config``, group offloading configured by an object, GGUF's
+    quant-type search, UniPC edits, position-embedding helpers removed) (219 rows, 208 not *unchanged*); transformers
+    4.53.2 -> 5.2.0 (continuous batching split into a package), 4.45.2 -> 5.10.4 (Qwen2-VL's ``get_rope_index`` moved
+    to the base model and rewritten, group beam search removed) and 4.52.4 -> 5.24.0 (``modeling_utils`` helpers moved
+    to ``integrations.accelerate``, ``distributed``, ``initialization`` and ``trainer_utils``) (193 rows, none
+    *unchanged*). First run, 2026-11-30, nothing tuned on it, homes checked: diffusers 206/219 (not unchanged 195/208
+    = 93.8%: moved 81/85, changed 46/53, deleted 68/70), 0 false *unchanged*, 2 false *moved* (0.9%), 0 moved
+    elsewhere; naive baseline 110/219 (changed 44/53); transformers 158/193 (81.9%: moved 56/74, changed 37/54, deleted
+    65/65), 0 false *unchanged*, 0 false *moved*; naive baseline 65/193. The targets are missed on both halves (the
+    diffusers half by 1.2 points in all and on *changed*). A regression guard."""
+    _holds_its_figures(
+        [DATA / "drift_untouched32.yaml", DATA / "drift_untouched32_transformers.yaml"],
+        rows_at_least=412,
+        right_at_least=364,
+        false_moved_at_most=2,
         false_unchanged_at_most=0,
     )
