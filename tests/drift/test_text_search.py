@@ -166,11 +166,12 @@ def test_files_indexed_by_workers_get_the_index_a_serial_parse_builds(tmp_path: 
     workers = Prefetcher(workers=2)
     try:
         assert workers.index(cache, [(t, sha256_text(t)) for t in texts], fast=True) == len(texts)
+        assert workers.index(cache, [(t, sha256_text(t)) for t in texts], fast=True) == 0  # all handed over already
+        for text in texts:
+            assert cache.get(sha256_text(text)) == fast_index_source(text)
         assert workers.index(cache, [(t, sha256_text(t)) for t in texts], fast=True) == 0  # all cached now
     finally:
         workers.close()
-    for text in texts:
-        assert cache.get(sha256_text(text)) == fast_index_source(text)
 
 
 def test_without_two_cores_nothing_is_started(tmp_path: Path) -> None:
@@ -181,14 +182,18 @@ def test_without_two_cores_nothing_is_started(tmp_path: Path) -> None:
 
 
 def test_a_failing_parse_in_a_worker_is_left_to_the_serial_path(tmp_path: Path) -> None:
-    """What indexing raises is raised where the file is asked for (as without workers): the batch is dropped, and the
-    workers stay usable."""
+    """What indexing raises is raised where the file is asked for (as without workers): the worker's attempt is
+    dropped, and the workers stay usable."""
     cache = IndexCache(tmp_path / "cache")
     workers = Prefetcher(workers=2)
     try:
-        assert workers.index(cache, [(b"x = 1", "a" * 64), (b"y = 2", "b" * 64)], fast=True) == 0  # type: ignore[list-item]  # bytes: the indexer raises
+        assert workers.index(cache, [(b"x = 1", "a" * 64), (b"y = 2", "b" * 64)], fast=True) == 2  # type: ignore[list-item]  # bytes: the indexer raises
+        assert cache.get("a" * 64) is None and not cache.awaiting("a" * 64)  # nothing kept: parsed where asked
+        with pytest.raises(TypeError):
+            cache.index_of(b"y = 2", "b" * 64, fast=True)  # type: ignore[arg-type]  # raised here, as without workers
         texts = ["x = 1\n", "y = 2\n"]
         assert workers.index(cache, [(t, sha256_text(t)) for t in texts], fast=True) == 2
+        assert [cache.get(sha256_text(t)) for t in texts] == [fast_index_source(t) for t in texts]
     finally:
         workers.close()
 

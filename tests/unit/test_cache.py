@@ -218,3 +218,39 @@ def test_a_decoded_index_equals_the_one_built_and_hashes_the_same(tmp_path):
     assert decoded.statements_within(3, 9) == built.statements_within(3, 9)
     with pytest.raises(dataclasses.FrozenInstanceError):
         decoded.statements[0].text = "changed"  # type: ignore[misc]
+
+
+def test_indexes_parsed_by_the_workers_are_stored_for_the_next_run(tmp_path):
+    from infralens.hashing import sha256_text
+    from infralens.source.fast_index import fast_index_source
+    from infralens.source.prefetch import Prefetcher
+
+    texts = [f"def f{n}(a):\n    x = a + {n}\n    return x\n" for n in range(3)]
+    cache = IndexCache(tmp_path / "cache")
+    workers = Prefetcher(workers=2)
+    try:
+        assert workers.index(cache, [(t, sha256_text(t)) for t in texts], fast=True) == 3
+        assert all(cache.awaiting(sha256_text(t)) for t in texts)  # handed over, not waited for
+        assert [cache.get(sha256_text(t)) for t in texts] == [fast_index_source(t) for t in texts]  # each waited for when asked
+        assert cache.misses == 3 and not any(cache.awaiting(sha256_text(t)) for t in texts)
+    finally:
+        workers.close()
+    assert not list((tmp_path / "cache").glob("*.tmp"))
+    later = IndexCache(tmp_path / "cache")  # a new run: nothing in memory
+    for text in texts:
+        assert later.get(sha256_text(text)) == fast_index_source(text)
+    assert later.misses == 0
+
+
+def test_a_cache_kept_in_memory_gives_the_workers_nowhere_to_write(tmp_path):
+    assert IndexCache(tmp_path / "c", persistent=False).entry_for("ab" * 32) is None
+    assert IndexCache(tmp_path / "c").entry_for("ab" * 32).endswith(f"{'ab' * 32}.json")
+
+
+def test_statements_starting_on_a_line_are_found_by_bisection_as_by_a_scan():
+    from infralens.source.index import index_source
+
+    built = index_source("class A:\n    def f(self):\n        if self.x: return 1\n        y = [\n 2]\n        return y\n")
+    for line in range(8):
+        assert built.statements_starting(line) == tuple(s for s in built.statements if s.start_line == line)
+    assert [s.text for s in built.statements_starting(3)] == ["if self . x :", "return 1"]

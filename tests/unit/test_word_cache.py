@@ -221,7 +221,9 @@ def test_only_a_check_against_another_release_starts_the_background_search(tmp_p
     monkeypatch.setattr(prefetch.SHARED, "words", lambda tree, relpaths, patterns: asked.append(tree.origin))
     tree = _wheel(tmp_path / "w", FILES)
     resolver = Resolver({"pkg": tree}, cache=IndexCache(tmp_path / "cache"))
-    DistributionMatcher(resolver, tree)  # the reviewed release itself: a plain check seldom searches
+    DistributionMatcher(resolver, tree).prepare()  # the reviewed release itself: a plain check seldom searches
     assert asked == []
-    DistributionMatcher(resolver, tree, fast=True)  # another release
+    against = DistributionMatcher(resolver, tree, fast=True)  # another release: started when the first target is mapped
+    assert asked == []
+    against.prepare()
     assert asked == [tree.origin]

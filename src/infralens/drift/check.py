@@ -24,7 +24,7 @@ from infralens.portable import portable, portable_path
 from infralens.project import Project
 from infralens.reports import CheckedTree, LockFindingKind
 from infralens.resolve import Resolver, still_picks
-from infralens.source import SourceTree
+from infralens.source import SHARED, SourceTree
 from infralens.userfiles import journal_for, pending_note
 
 if TYPE_CHECKING:
@@ -357,5 +357,5 @@ def _index_changed_files(resolver: Resolver, matchers: dict[str, DistributionMat
         source = matcher.source(entry.relpath)
         if source is not None and source.sha256 != entry.source_sha256:
             changed[matcher.reader.fast].append((source.text, source.sha256))
-    for fast, sources in changed.items():
-        resolver.cache.index_many(sources, fast=fast)
+    SHARED.index(resolver.cache, changed[True], fast=True)  # started on the workers the later searches use; waited for when first read
+    resolver.cache.index_many(changed[False], fast=False)

@@ -17,7 +17,7 @@ import json
 import os
 import shutil
 import sys
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from functools import lru_cache
 from pathlib import Path
 
@@ -78,6 +78,11 @@ def _encode(index: ModuleIndex) -> dict:
     }
 
 
+def store(index: ModuleIndex, entry: str | os.PathLike[str]) -> None:
+    """Write ``index`` as the cache entry ``entry`` (quietly: an unwritable cache costs speed, never the run)."""
+    write_quietly(entry, json.dumps(_encode(index), separators=(",", ":")))
+
+
 def _decode(data: dict) -> ModuleIndex:
     definitions = tuple(
         Definition(q, _DEFINITION_KINDS[k], a, d, e, tuple(dec), bool(c), acc, bool(o)) for q, k, a, d, e, dec, c, acc, o in data["definitions"]
@@ -134,6 +139,7 @@ class IndexCache:
         self.directory = directory or default_cache_dir()
         self.persistent = persistent
         self._memory: dict[str, ModuleIndex] = {}
+        self._pending: dict[str, Callable[[], ModuleIndex | None]] = {}
         self.hits = 0
         self.misses = 0
         self.discarded = 0
@@ -145,6 +151,11 @@ class IndexCache:
     def get(self, sha256: str) -> ModuleIndex | None:
         if sha256 in self._memory:
             return self._memory[sha256]
+        wait = self._pending.pop(sha256, None)
+        index = wait() if wait is not None else None
+        if index is not None:
+            self._memory[sha256] = index
+            return index
         if not self.persistent:
             return None
         entry = self._entry(sha256)
@@ -171,7 +182,21 @@ class IndexCache:
         self._memory[index.sha256] = index
         if not self.persistent:
             return
-        write_quietly(self._entry(index.sha256), json.dumps(_encode(index), separators=(",", ":")))
+        store(index, self._entry(index.sha256))
+
+    def entry_for(self, sha256: str) -> str | None:
+        """Where the index of ``sha256`` is stored across runs (None for a cache kept in memory only): a worker that
+        builds an index writes it there itself (:func:`store`), and the cache waits for it (:meth:`expect`)."""
+        return str(self._entry(sha256)) if self.persistent else None
+
+    def expect(self, sha256: str, wait: Callable[[], ModuleIndex | None]) -> None:
+        """The index of ``sha256`` is being built elsewhere (a worker, which stores it where :meth:`entry_for` says):
+        :meth:`get` calls ``wait`` for it when it is first asked for, and looks no further when ``wait`` gives it."""
+        self._pending[sha256] = wait
+
+    def awaiting(self, sha256: str) -> bool:
+        """Whether the index of ``sha256`` is being built elsewhere and not yet asked for."""
+        return sha256 in self._pending
 
     def index_of(self, text: str, sha256: str, *, fast: bool = False) -> ModuleIndex:
         """The index of ``text`` (whose hash is ``sha256``), parsing only on a miss.

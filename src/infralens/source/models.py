@@ -93,6 +93,13 @@ class ModuleIndex:
         first, last = bisect_left(starts, start_line), bisect_right(starts, end_line)
         return tuple(s for s in self.statements[first:last] if s.end_line <= end_line)
 
+    def statements_starting(self, line: int) -> tuple[Statement, ...]:
+        """The statements whose first line is ``line`` (found by bisection)."""
+        starts = self._starts
+        if starts is None:
+            return tuple(s for s in self.statements if s.start_line == line)
+        return self.statements[bisect_left(starts, line) : bisect_right(starts, line)]
+
     @cached_property
     def _starts(self) -> list[int] | None:
         """Each statement's first line, or None in the unlikely case they are not in source order."""

@@ -14,11 +14,12 @@ import atexit
 import os
 import signal
 from collections.abc import Callable, Iterable
-from concurrent.futures import BrokenExecutor, Executor
+from concurrent.futures import BrokenExecutor, Executor, Future
+from functools import partial
 from typing import TYPE_CHECKING
 
 from infralens.atomic import interrupts_held
-from infralens.source.cache import IndexCache
+from infralens.source.cache import IndexCache, store
 from infralens.source.models import ModuleIndex
 from infralens.source.words import word_sets, words_in_files
 
@@ -33,8 +34,9 @@ MIN_WORD_FILES = 100
 """A tree of fewer files has its words found where they are asked for (starting the workers costs more)."""
 
 
-def index_text(text: str, fast: bool) -> ModuleIndex:
-    """The index :meth:`IndexCache.index_of` builds on a miss (in a worker process)."""
+def index_text(text: str, fast: bool, entry: str | None = None) -> ModuleIndex:
+    """The index :meth:`IndexCache.index_of` builds on a miss (in a worker process), also written as the cache entry
+    ``entry`` when one is given (so the checker waiting for it does not spend its own time encoding it)."""
     from infralens.source.fast_index import fast_index_source
 
     index = fast_index_source(text) if fast else None
@@ -42,6 +44,8 @@ def index_text(text: str, fast: bool) -> ModuleIndex:
         from infralens.source.index import index_source
 
         index = index_source(text)
+    if entry is not None:
+        store(index, entry)
     return index
 
 
@@ -55,29 +59,40 @@ class Prefetcher:
         self._broken = self.workers < 2
 
     def index(self, cache: IndexCache, sources: Iterable[tuple[str, str]], *, fast: bool) -> int:
-        """Make sure each ``(text, sha256)`` is in ``cache``; the number indexed by the workers."""
+        """Start indexing each ``(text, sha256)`` not in ``cache`` on the workers, in the order given, and return at once:
+        the cache waits for a file's index only when it is first asked for (:meth:`IndexCache.expect`), so the reads of
+        the first files overlap the parsing of the others. The number handed to the workers."""
         missing: dict[str, str] = {}
         for text, sha256 in sources:
-            if sha256 not in missing and cache.get(sha256) is None:
+            if sha256 not in missing and not cache.awaiting(sha256) and cache.get(sha256) is None:
                 missing[sha256] = text
         pool = self._start() if len(missing) >= MIN_MISSES else None
         if pool is None:
             return 0
-        texts = sorted(missing.values(), key=len, reverse=True)  # biggest first: better balance
         try:
             with interrupts_held():  # threads and processes the pool starts now keep Ctrl-C and SIGTERM blocked for good
-                results = pool.map(index_text, texts, [fast] * len(texts))
-            indexes = list(results)  # the main thread waits unblocked: a Ctrl-C reaches it (and interrupts its waits)
-        except BrokenExecutor:  # a worker died (killed, out of memory): parse where asked from now on
+                futures = {sha256: pool.submit(index_text, text, fast, cache.entry_for(sha256)) for sha256, text in missing.items()}
+        except (BrokenExecutor, RuntimeError):  # a worker died, or the pool was shut: parse where asked from now on
             self._broken = True
             self.close()
             return 0
-        except Exception:  # whatever indexing one of them raised is raised again where it is asked for, as without workers
-            return 0
-        for index in indexes:
-            cache.misses += 1
-            cache.put(index)
-        return len(indexes)
+        for sha256, future in futures.items():
+            cache.expect(sha256, partial(self._wait, future, cache))
+        return len(futures)
+
+    def _wait(self, future: Future[ModuleIndex], cache: IndexCache) -> ModuleIndex | None:
+        """The index a worker built (the main thread waits unblocked: a Ctrl-C reaches it); None when it failed, and the
+        file is then parsed where it is asked for, as without workers (raising there whatever indexing raised)."""
+        try:
+            index = future.result()
+        except BrokenExecutor:  # a worker died (killed, out of memory)
+            self._broken = True
+            self.close()
+            return None
+        except Exception:
+            return None
+        cache.misses += 1
+        return index
 
     def words(self, tree: SourceTree, relpaths: tuple[str, ...], patterns: tuple[bytes, ...]) -> Callable[[], list[list[frozenset[bytes]]] | None] | None:
         """Start finding the words of each of ``patterns`` in every file of ``relpaths`` in the workers (one share of the

@@ -16,8 +16,8 @@ from infralens.source import Definition, ModuleIndex, SourceFile, Statement
 
 def header_of(index: ModuleIndex, definition: Definition) -> Statement | None:
     """The ``def``/``class`` header statement of ``definition``."""
-    for statement in index.statements:
-        if statement.start_line == definition.def_line and statement.text.startswith(("def ", "async ", "class ")):
+    for statement in index.statements_starting(definition.def_line):
+        if statement.text.startswith(("def ", "async ", "class ")):
             return statement
     return None
 

@@ -16,17 +16,7 @@ from infralens.drift.match.assign import assign
 from infralens.drift.match.calls import Reach
 from infralens.drift.match.classes import in_same_named_copy
 from infralens.drift.match.container import ContainerMapper, Found
-from infralens.drift.match.decide import (
-    EDITED_WHERE_IT_LEADS,
-    StepCase,
-    admissible,
-    carried_can_decide,
-    decide,
-    edit_rank,
-    pick_carried,
-    same_copy,
-    weight,
-)
+from infralens.drift.match.decide import EDITED_WHERE_IT_LEADS, StepCase, admissible, carried_can_decide, decide, edit_rank, pick_carried, same_copy, weight
 from infralens.drift.match.dispatch import in_owners_classes
 from infralens.drift.match.evidence import Evidence, measure
 from infralens.drift.match.freed import freed_candidates
@@ -75,8 +65,7 @@ class DistributionMatcher:
     ) -> None:
         self.reader = reader or TreeReader(resolver, tree, fast=fast)
         """What the matcher read of the tree (another matcher's, to decide the same tree again with another policy)."""
-        if fast:  # another release: its searches need the words; a check of the reviewed release seldom searches
-            self.reader.start_word_indexes()
+        self._fast = fast
         self.tree = tree
         self.policy = policy or Policy()
         """The thresholds and the rules switched off (none, unless an ablation says so)."""
@@ -92,8 +81,15 @@ class DistributionMatcher:
         """The checked tree's file at ``relpath`` (None when it is gone)."""
         return self.reader.source(relpath)
 
+    def prepare(self) -> None:
+        """Against another release, start finding its files' words on the workers (its searches need them): at the first
+        target, once the changed target files are handed to the workers, so that those are parsed first."""
+        if self._fast:
+            self.reader.start_word_indexes()
+
     def target(self, entry: AnnotationLock, steps: list[StepLock]) -> tuple[TargetResult, Found | None]:
         """The target's classification (computed once per annotation) and where it was found."""
+        self.prepare()
         if entry.id not in self._targets:
             self._targets[entry.id] = self.containers.map(entry, steps)
         return self._targets[entry.id]
