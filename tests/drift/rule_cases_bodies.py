@@ -267,7 +267,17 @@ class Cache:
         self.layers = list(zip(table["keys"], table["values"], layout))
         return self
 """
-# A method whose class was copied into a new file keeps its name without the method having moved: not for methods.
+# A method whose class was copied into a new file keeps its name without the method having moved: a same-named class
+# is a copy of the class, not the method's new home.
+MIXIN_NEW = """
+class AdapterMixin:
+    def _unflatten(self, values, context):
+        keys, layout = context
+        table = unflatten_dict(values, keys)
+        self.layers = list(zip(table["keys"], table["values"], layout))
+        return self
+"""
+# The method left its class (still there) for a mixin in another file: the release's only method of its name, new there.
 
 CASES.append(
     RuleCase(
@@ -278,6 +288,17 @@ CASES.append(
         ("table = unflatten_dict(values, context)",),
         "target",
         target="demo.cache._unflatten",
+    )
+)
+CASES.append(
+    RuleCase(
+        "moved-sole-namesake-method-to-another-class",
+        TargetRule.MOVED_SOLE_NAMESAKE,
+        {"cache.py": METHOD_OLD},
+        {"cache.py": METHOD_NEW, "adapters.py": MIXIN_NEW},
+        ("table = unflatten_dict(values, context)",),
+        "target",
+        target="demo.cache.Cache._unflatten",
     )
 )
 HELD_BACK.extend(
@@ -292,10 +313,19 @@ HELD_BACK.extend(
             target="demo.cache._unflatten",
         ),
         RuleCase(
-            "moved-sole-namesake-not-for-a-method",
+            "moved-sole-namesake-not-in-a-copy-of-its-class",
             TargetRule.MOVED_SOLE_NAMESAKE,
             {"cache.py": METHOD_OLD},
             {"cache.py": METHOD_NEW, "export.py": METHOD_COPY_NEW},
+            ("table = unflatten_dict(values, context)",),
+            "target",
+            target="demo.cache.Cache._unflatten",
+        ),
+        RuleCase(
+            "moved-sole-namesake-not-when-its-class-is-gone",
+            TargetRule.MOVED_SOLE_NAMESAKE,
+            {"cache.py": METHOD_OLD},
+            {"cache.py": CACHE_NEW, "adapters.py": MIXIN_NEW},
             ("table = unflatten_dict(values, context)",),
             "target",
             target="demo.cache.Cache._unflatten",

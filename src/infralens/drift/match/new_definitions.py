@@ -19,7 +19,9 @@ A function that left its module keeping its name but not its body (transformers 
 from ``cache_utils`` to ``integrations.executorch`` and rewrote it for per-layer caches) falls short of
 ``moved-module``'s overlap. When a module function's name is defined exactly once in the whole new release, in a
 file that did not define it at the review, and that definition is not a copy made there, the name alone says where it
-went; the body must still resemble the reviewed one.
+went; the body must still resemble the reviewed one. A method that left its class for another class keeping its name
+(diffusers 0.34 moved ``_unfuse_lora_apply`` from the UNet loader mixin to the PEFT mixin) is found the same way, when
+its own class is still there and the new one is not a same-named copy of it.
 """
 
 from __future__ import annotations
@@ -125,27 +127,40 @@ def _parameters(index: ModuleIndex, definition: Definition) -> list[str]:
 
 
 def moved_sole_namesake(reader: TreeReader, reviewed: TreeReader | None, entry: AnnotationLock, t: Thresholds) -> Relocated | None:
-    """For a module function, the one definition of its name in the new release, in another file that did not define
-    it at the review, not a copy made there (:func:`.callers.copied_not_moved`), whose body holds a close statement for
-    at least :attr:`~.rules.Thresholds.renamed_words_share` of the reviewed body's."""
+    """The one definition of the target's name in the new release, in a scope that did not define it at the review,
+    whose body holds a close statement for at least :attr:`~.rules.Thresholds.renamed_words_share` of the reviewed
+    body's: for a module function, in another file, not a copy made there (:func:`.callers.copied_not_moved`); for a
+    method, on another class than its own, which is still there (a class copied into a new file keeps its methods'
+    names without any move: ``_unfuse_lora_apply`` left the UNet loader mixin, still there, for the PEFT mixin)."""
     texts = reviewed_texts(reviewed, entry)
-    if texts is None or reviewed is None or "." in entry.target:
-        return None  # a module function: a method's class copied into a new file keeps the name without the move
+    if texts is None or reviewed is None:
+        return None
+    owner, _, name = entry.target.rpartition(".")
+    if owner and "." in owner:
+        return None  # a nested function: its name tells nothing outside its function
     found = [
         (relpath, source, index, d)
-        for relpath, source, index in reader.indexed_files(list(reader.files_defining(entry.target.split("."), skip=entry.relpath)))
+        for relpath, source, index in reader.indexed_files(list(reader.files_defining([name], skip="" if owner else entry.relpath, top_level=not owner)))
         for d in index.definitions
-        if d.qualname == entry.target and d.accessor is None
+        if d.qualname.rpartition(".")[2] == name and d.accessor is None and ("." in d.qualname) == bool(owner)
     ]
     if len(found) != 1:
         return None  # none, or several namesakes: the name alone does not tell
     relpath, source, index, definition = found[0]
-    if definition.kind is not entry.kind or defined_in(reviewed, relpath, entry.target):
+    if definition.kind is not entry.kind or defined_in(reviewed, relpath, definition.qualname):
         return None
-    if copied_not_moved(reader, entry, source, index, lambda: callers_at_review(reviewed, entry)):
+    if owner and (definition.qualname.rpartition(".")[0] == owner or not _class_still_here(reader, entry.relpath, owner)):
+        return None  # a same-named class elsewhere is a copy of the class; a class gone too moved, and other rules say where
+    if not owner and copied_not_moved(reader, entry, source, index, lambda: callers_at_review(reviewed, entry)):
         return None
     wanted = [text for text in texts if text not in CONTENTLESS]
     share = close_share(wanted, [s.text for s in body_of(index, definition)], t) if wanted else 0.0
     if share < t.renamed_words_share:
         return None
-    return Relocated(source, index, definition, f"the release's only {entry.target}, new there; {share:.0%} of the reviewed statements have a close one")
+    return Relocated(source, index, definition, f"the release's only {name}, new there; {share:.0%} of the reviewed statements have a close one")
+
+
+def _class_still_here(reader: TreeReader, relpath: str, name: str) -> bool:
+    """Whether the file at ``relpath`` still defines the top-level class ``name``."""
+    indexed = reader.indexed(relpath)
+    return indexed is not None and class_named(indexed[1], name) is not None

@@ -332,7 +332,10 @@ SPECS: dict[AnyRule, RuleSpec] = {
         RuleSpec(
             TargetRule.RENAMED_WITH_BASE, "A method gone from its class, and from the base it overrode, lives on in the one method both gained, resembling it."
         ),
-        RuleSpec(TargetRule.MOVED_SOLE_NAMESAKE, "A gone function lives on in the release's only definition of its name, new in another file, resembling it."),
+        RuleSpec(
+            TargetRule.MOVED_SOLE_NAMESAKE,
+            "A gone function lives on in the release's only definition of its name, new elsewhere (a method: on another class), resembling it.",
+        ),
         RuleSpec(TargetRule.DELETED, "A target found by no rule is deleted.", essential=True),
         RuleSpec(TargetRule.SPLIT_INTO_HELPERS, "A body that lost statements to helpers it now calls names those helpers as their first home."),
         RuleSpec(
