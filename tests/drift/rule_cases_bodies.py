@@ -332,3 +332,80 @@ HELD_BACK.extend(
         ),
     ]
 )
+
+REQUEST_OLD = """
+class Request:
+    def update(self, token):
+        if self.status != DONE:
+            return False
+        is_eos = token == self.eos and self.eos != -1
+        self.tokens.append(token)
+        if is_eos or len(self.tokens) >= self.limit:
+            self.status = DONE
+            self.finished_at = now()
+            return True
+        return False
+
+    def finish(self):
+        self.status = DONE
+"""
+REQUESTS_NEW = """
+class Request:
+    def update_and_check(self, token):
+        if self.status != DONE:
+            return False
+        current = len(self.tokens)
+        is_eos = token == self.eos and self.eos != -1
+        self.tokens[-1] = token
+        if is_eos or current >= self.limit:
+            self.status = DONE
+            self.finished_at = now()
+            log_finished(self)
+            self.release_blocks()
+            return True
+        self.tokens.append(PAD)
+        return False
+
+    def finish(self):
+        self.status = DONE
+"""
+PACKAGE_INIT_NEW = "from .requests import Request\n"
+# The module became a package, its class moved into the package's requests module, and update was renamed there.
+REQUESTS_FOLDED_NEW = REQUESTS_NEW.replace("def update_and_check(self, token):", "def finish(self, token=None):").replace(
+    "\n    def finish(self):\n        self.status = DONE\n", ""
+)
+# The body went into finish, a method the class had at the review: not a rename of update.
+
+CASES.append(
+    RuleCase(
+        "renamed-in-moved-class",
+        TargetRule.RENAMED_IN_MOVED_CLASS,
+        {"batching.py": REQUEST_OLD},
+        {"batching/__init__.py": PACKAGE_INIT_NEW, "batching/requests.py": REQUESTS_NEW},
+        ("is_eos = token == self.eos and self.eos != -1",),
+        "target",
+        target="demo.batching.Request.update",
+    )
+)
+HELD_BACK.extend(
+    [
+        RuleCase(
+            "renamed-in-moved-class-not-into-two-copies",
+            TargetRule.RENAMED_IN_MOVED_CLASS,
+            {"batching.py": REQUEST_OLD},
+            {"batching/__init__.py": PACKAGE_INIT_NEW, "batching/requests.py": REQUESTS_NEW, "batching/legacy.py": REQUESTS_NEW},
+            ("is_eos = token == self.eos and self.eos != -1",),
+            "target",
+            target="demo.batching.Request.update",
+        ),
+        RuleCase(
+            "renamed-in-moved-class-not-a-method-there-at-the-review",
+            TargetRule.RENAMED_IN_MOVED_CLASS,
+            {"batching.py": REQUEST_OLD},
+            {"batching/__init__.py": PACKAGE_INIT_NEW, "batching/requests.py": REQUESTS_FOLDED_NEW},
+            ("is_eos = token == self.eos and self.eos != -1",),
+            "target",
+            target="demo.batching.Request.update",
+        ),
+    ]
+)

@@ -33,7 +33,7 @@ from infralens.drift.match.classes import clone_beside_a_rename, copied_class, c
 from infralens.drift.match.decorators import moved_into_decorator, with_decorators
 from infralens.drift.match.forwarding import forwarded_method
 from infralens.drift.match.imported import Relocated, folded_into_base, inlined_into_caller, moved_to_class, moved_with_imports, re_exported, same_name_here
-from infralens.drift.match.new_definitions import moved_sole_namesake, renamed_holding_body, renamed_with_base
+from infralens.drift.match.new_definitions import moved_sole_namesake, renamed_holding_body, renamed_in_moved_class, renamed_with_base
 from infralens.drift.match.reader import TreeReader
 from infralens.drift.match.receiver import moved_to_receiver
 from infralens.drift.match.renamed_words import called_with_same_arguments, renamed_keeping_words, replaced_at_callers
@@ -172,6 +172,7 @@ class ContainerMapper:
             (TargetRule.RENAMED_HOLDING_BODY, self._by(renamed_holding_body, TargetRule.RENAMED_HOLDING_BODY)),
             (TargetRule.RENAMED_WITH_BASE, self._by(renamed_with_base, TargetRule.RENAMED_WITH_BASE)),
             (TargetRule.MOVED_SOLE_NAMESAKE, self._by(moved_sole_namesake, TargetRule.MOVED_SOLE_NAMESAKE)),
+            (TargetRule.RENAMED_IN_MOVED_CLASS, self._by(renamed_in_moved_class, TargetRule.RENAMED_IN_MOVED_CLASS)),
             (TargetRule.DELETED, self._deleted),
         ]
 

@@ -27,6 +27,7 @@ its own class is still there and the new one is not a same-named copy of it.
 from __future__ import annotations
 
 from collections import Counter
+from dataclasses import replace
 
 from infralens.drift.lock.entries import AnnotationLock, short_hash
 from infralens.drift.lock.facts import body_hashes, body_of, header_of
@@ -164,3 +165,28 @@ def _class_still_here(reader: TreeReader, relpath: str, name: str) -> bool:
     """Whether the file at ``relpath`` still defines the top-level class ``name``."""
     indexed = reader.indexed(relpath)
     return indexed is not None and class_named(indexed[1], name) is not None
+
+
+def renamed_in_moved_class(reader: TreeReader, reviewed: TreeReader | None, entry: AnnotationLock, t: Thresholds) -> Relocated | None:
+    """A method renamed while its class moved: the class gone from the target's file and defined, new since the review,
+    in exactly one other file, where :func:`renamed_holding_body` finds the method as if the target's file were that
+    one (transformers 5 turned ``generation.continuous_batching`` into a package, ``RequestState`` moved into its
+    ``requests`` module, and ``update_with_token`` became ``update_and_check_completion`` there); a method the class
+    had at the review is not taken."""
+    owner = entry.target.rpartition(".")[0]
+    if reviewed is None or not owner or "." in owner or _class_still_here(reader, entry.relpath, owner):
+        return None
+    homes = [
+        relpath
+        for relpath in reader.files_defining([owner], skip=entry.relpath, top_level=True)
+        if _class_still_here(reader, relpath, owner) and not defined_in(reviewed, relpath, owner)
+    ]
+    if len(homes) != 1:
+        return None  # no new home, or the class copied into several files
+    source = reader.source(homes[0])
+    if source is None:
+        return None
+    found = renamed_holding_body(reader, reviewed, replace(entry, relpath=homes[0], module=source.module), t)
+    if found is None or defined_in(reviewed, entry.relpath, found.definition.qualname):
+        return None
+    return Relocated(found.source, found.index, found.definition, f"its class moved to {source.module}; {found.why}")

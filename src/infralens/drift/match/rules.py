@@ -142,6 +142,7 @@ class TargetRule(str, Enum):
     RENAMED_HOLDING_BODY = "renamed-holding-body"
     RENAMED_WITH_BASE = "renamed-with-base"
     MOVED_SOLE_NAMESAKE = "moved-sole-namesake"
+    RENAMED_IN_MOVED_CLASS = "renamed-in-moved-class"
     DELETED = "deleted"
     SPLIT_INTO_HELPERS = "split-into-helpers"
     HELPERS_OF_HELPERS = "helpers-of-helpers"
@@ -157,6 +158,7 @@ RENAMING = frozenset(
         TargetRule.CALLED_WITH_SAME_ARGUMENTS,
         TargetRule.RENAMED_HOLDING_BODY,
         TargetRule.RENAMED_WITH_BASE,
+        TargetRule.RENAMED_IN_MOVED_CLASS,
     }
 )
 """The container rules of a relocation (:mod:`.imported` and its like) whose definition of another name is the target
@@ -336,6 +338,7 @@ SPECS: dict[AnyRule, RuleSpec] = {
             TargetRule.MOVED_SOLE_NAMESAKE,
             "A gone function lives on in the release's only definition of its name, new elsewhere (a method: on another class), resembling it.",
         ),
+        RuleSpec(TargetRule.RENAMED_IN_MOVED_CLASS, "A method renamed while its class moved lives on in the class's one new home, holding most of its body."),
         RuleSpec(TargetRule.DELETED, "A target found by no rule is deleted.", essential=True),
         RuleSpec(TargetRule.SPLIT_INTO_HELPERS, "A body that lost statements to helpers it now calls names those helpers as their first home."),
         RuleSpec(
