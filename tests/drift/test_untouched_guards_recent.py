@@ -428,3 +428,28 @@ def test_untouched_corpus_32_keeps_its_first_measured_figures():
         false_moved_at_most=2,
         false_unchanged_at_most=0,
     )
+
+
+def test_untouched_corpus_33_keeps_its_first_measured_figures():
+    """Set 33, written by two helpers who read only upstream code and never ran the checker or read the matcher, on
+    cached releases in pairs no other corpus uses and functions no corpus annotates: diffusers 0.27.2 -> 0.42.0
+    (single-file sub-model building replaced by legacy helpers, LoRA switches moved to ``PeftAdapterMixin`` and
+    ``LoraBaseMixin``, BLIP-2's module moved under ``deprecated``, IP-Adapter loading), 0.33.1 -> 0.40.0 (the Flax model
+    mixin removed, hooks), DiffSynth 2.0.0 -> 2.1.11 (131 rows, 118 not *unchanged*); transformers 4.46.3 -> 5.24.0
+    (``PreTrainedTokenizer.tokenize`` now ``PythonBackend.tokenize``, the trainer's optimizer chain split into one
+    function per optimizer behind a lookup table, LLaMA's ``_init_weights``), 4.53.2 -> 5.10.4 (AWQ on gptqmodel) and
+    4.48.3 -> 5.20.0 (quantizers' environment checks, PEFT's ``set_adapter``) (292 rows, 278 not *unchanged*). First
+    run, 2026-12-01, nothing tuned on it, homes checked: diffusers 125/131 (not unchanged 112/118 = 94.9%: moved
+    40/41, changed 30/30, deleted 42/47), 0 false *unchanged*, 0 false *moved*; naive baseline 84/131; transformers
+    163/292 (149/278 = 53.6%: moved 41/97, changed 28/101, deleted 80/80), 0 false *unchanged*, 0 false *moved*; naive
+    baseline 107/292 (changed 84/101: the baseline finds far more *changed* rows). Tuned on since: a lookup by
+    ``TABLE . get ( key )`` and a ``** dict . fromkeys ( KEYS , function )`` entry followed like ``TABLE [ key ]``:
+    transformers 244/292 (230/278 = 82.7%: moved 74/97, changed 80/101, deleted 76/80), 1 false *moved*; no row of any
+    other corpus changed. A regression guard; the targets are missed."""
+    _holds_its_figures(
+        [DATA / "drift_untouched33.yaml", DATA / "drift_untouched33_transformers.yaml"],
+        rows_at_least=423,
+        right_at_least=369,
+        false_moved_at_most=1,
+        false_unchanged_at_most=0,
+    )

@@ -82,8 +82,8 @@ def calls_in(texts: list[str]) -> Calls:
 
 
 def _table_lookup(tokens: list[str]) -> tuple[str, str] | None:
-    """``(local, table)`` for ``local = TABLE [ key ]`` (``local`` a bare name, annotated or not, or ``self . name``;
-    ``TABLE`` a bare name)."""
+    """``(local, table)`` for ``local = TABLE [ key ]`` or ``local = TABLE . get ( key )`` (``local`` a bare name,
+    annotated or not, or ``self . name``; ``TABLE`` a bare name)."""
     if "=" not in tokens:
         return None
     equals = tokens.index("=")
@@ -91,7 +91,9 @@ def _table_lookup(tokens: list[str]) -> tuple[str, str] | None:
     if not tokens[0].isidentifier() or not (equals == 1 or own_attribute or tokens[1] == ":"):
         return None
     value = tokens[equals + 1 :]
-    if len(value) < 4 or not value[0].isidentifier() or value[1] != "[" or value[-1] != "]":
+    looked_up = len(value) >= 4 and value[1] == "[" and value[-1] == "]"
+    got = len(value) >= 6 and value[1:4] == [".", "get", "("] and value[-1] == ")"
+    if not value[0].isidentifier() or not (looked_up or got):
         return None
     return (" ".join(tokens[:3]) if own_attribute else tokens[0]), value[0]
 

@@ -3,7 +3,8 @@
 Upstream often dispatches through a module-level dict of functions (an attention implementation picked by name, a
 RoPE initialiser picked by type). The key is only known at run time, but the table is static: a dict literal bound to
 the name, or merged into it with ``TABLE . update ( { ... } )`` at module level. Every function named as a value there is
-one the call may run; each is resolved from the table's own module (where those names are imported or defined).
+one the call may run (and the one function a ``** dict . fromkeys ( KEYS , function )`` entry maps its keys to);
+each is resolved from the table's own module (where those names are imported or defined).
 A table bound to an instance of a registry class (``ALL_ATTENTION_FUNCTIONS = AttentionInterface ( )``, whose class body
 binds ``_global_mapping = { "sdpa" : sdpa_attention_forward , ... }``) holds the functions of those dicts
 (:func:`registry_keys`): the edit search may pick the closest of them, but they hand nothing to a split, since a
@@ -92,4 +93,14 @@ def _dict_pairs(tree: ast.stmt | None, name: str) -> list[tuple[str, str]]:
     if not isinstance(value, ast.Dict):
         return []
     keys = [k.value if isinstance(k, ast.Constant) and isinstance(k.value, str) else "" for k in value.keys]
-    return [(k, v.id) for k, v in zip(keys, value.values, strict=True) if isinstance(v, ast.Name)]
+    pairs = [(k, v.id) for k, v in zip(keys, value.values, strict=True) if isinstance(v, ast.Name)]
+    return pairs + [("", f) for k, v in zip(value.keys, value.values, strict=True) if k is None and (f := _spread_value(v))]
+
+
+def _spread_value(value: ast.expr) -> str:
+    """The one function a ``** dict . fromkeys ( KEYS , function )`` entry maps every key to ('' for anything else)."""
+    if not isinstance(value, ast.Call) or len(value.args) != 2 or not isinstance(value.args[1], ast.Name):
+        return ""
+    func = value.func
+    is_fromkeys = isinstance(func, ast.Attribute) and func.attr == "fromkeys" and isinstance(func.value, ast.Name) and func.value.id == "dict"
+    return value.args[1].id if is_fromkeys else ""
