@@ -278,6 +278,16 @@ class AdapterMixin:
         return self
 """
 # The method left its class (still there) for a mixin in another file: the release's only method of its name, new there.
+NESTED_NEW = """
+def make_loader(context):
+    def _unflatten(values, context):
+        keys, layout = context
+        table = unflatten_dict(values, keys)
+        return list(zip(table["keys"], table["values"], layout))
+
+    return _unflatten
+"""
+# The only namesake is a function nested in another function: no class holds it, so it is no method's new home.
 
 CASES.append(
     RuleCase(
@@ -317,6 +327,15 @@ HELD_BACK.extend(
             TargetRule.MOVED_SOLE_NAMESAKE,
             {"cache.py": METHOD_OLD},
             {"cache.py": METHOD_NEW, "export.py": METHOD_COPY_NEW},
+            ("table = unflatten_dict(values, context)",),
+            "target",
+            target="demo.cache.Cache._unflatten",
+        ),
+        RuleCase(
+            "moved-sole-namesake-not-a-nested-function-for-a-method",
+            TargetRule.MOVED_SOLE_NAMESAKE,
+            {"cache.py": METHOD_OLD},
+            {"cache.py": METHOD_NEW, "loaders.py": NESTED_NEW},
             ("table = unflatten_dict(values, context)",),
             "target",
             target="demo.cache.Cache._unflatten",

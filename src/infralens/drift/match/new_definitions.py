@@ -150,8 +150,9 @@ def moved_sole_namesake(reader: TreeReader, reviewed: TreeReader | None, entry: 
     relpath, source, index, definition = found[0]
     if definition.kind is not entry.kind or defined_in(reviewed, relpath, definition.qualname):
         return None
-    if owner and (definition.qualname.rpartition(".")[0] == owner or not _class_still_here(reader, entry.relpath, owner)):
-        return None  # a same-named class elsewhere is a copy of the class; a class gone too moved, and other rules say where
+    scope = definition.qualname.rpartition(".")[0]
+    if owner and (scope == owner or "." in scope or class_named(index, scope) is None or not _class_still_here(reader, entry.relpath, owner)):
+        return None  # a same-named class elsewhere is a copy of the class (a nested function no method); a class gone too moved
     if not owner and copied_not_moved(reader, entry, source, index, lambda: callers_at_review(reviewed, entry)):
         return None
     wanted = [text for text in texts if text not in CONTENTLESS]
