@@ -358,4 +358,4 @@ def _index_changed_files(resolver: Resolver, matchers: dict[str, DistributionMat
         if source is not None and source.sha256 != entry.source_sha256:
             changed[matcher.reader.fast].append((source.text, source.sha256))
     SHARED.index(resolver.cache, changed[True], fast=True)  # started on the workers the later searches use; waited for when first read
-    resolver.cache.index_many(changed[False], fast=False)
+    resolver.cache.index_many(changed[False])

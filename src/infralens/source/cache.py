@@ -216,17 +216,13 @@ class IndexCache:
         self.put(index)
         return index
 
-    def index_many(self, sources: Iterable[tuple[str, str]], *, jobs: int | None = None, fast: bool = False) -> None:
-        """Make sure every ``(text, sha256)`` is indexed, parsing misses in parallel processes.
+    def index_many(self, sources: Iterable[tuple[str, str]], *, jobs: int | None = None) -> None:
+        """Make sure every ``(text, sha256)`` is indexed by libcst, parsing misses in parallel processes.
 
         Only worth it on a cold cache with several files to parse (libcst costs
         ~15-60x ``ast.parse``). Falls back to parsing here if processes cannot start.
-        With ``fast`` the ``ast`` twin indexes them here (cheaper than starting processes).
+        (Files the ``ast`` twin indexes go to :mod:`.prefetch`'s workers instead.)
         """
-        if fast:
-            for text, sha256 in sources:
-                self.index_of(text, sha256, fast=True)
-            return
         missing: dict[str, str] = {}
         for text, sha256 in sources:
             if sha256 not in missing and self.get(sha256) is None:
