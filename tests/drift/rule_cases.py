@@ -842,3 +842,8 @@ from rule_cases_bodies import CASES as _BODY_CASES, HELD_BACK as _BODY_HELD_BACK
 
 CASES.extend(_BODY_CASES)
 HELD_BACK.extend(_BODY_HELD_BACK)
+
+from rule_cases_blocks import CASES as _BLOCK_CASES, HELD_BACK as _BLOCK_HELD_BACK  # noqa: E402
+
+CASES.extend(_BLOCK_CASES)
+HELD_BACK.extend(_BLOCK_HELD_BACK)

@@ -93,6 +93,7 @@ RULES = {
     Rule.ACTION_KEPT_IN_REACHED: StepCase(Container.IN_PLACE, edited=ev(origin=Origin.REACHED, similarity=T.confident_similarity, replacement=SWAPPED)),
     Rule.CLOSE_EDIT_IN_HELPER: StepCase(Container.IN_PLACE, edited=ev(origin=Origin.REACHED, similarity=T.confident_similarity), edited_in_helper=True),
     Rule.ALIGNED_IN_REACHED: StepCase(Container.IN_PLACE, edited=ev(origin=Origin.REACHED, similarity=T.edit_similarity, aligned=True)),
+    Rule.EDITED_WITH_BLOCK: StepCase(Container.GONE, edited=ev(origin=Origin.ELSEWHERE, similarity=T.confident_similarity, context=T.moved_context)),
     Rule.EDITED_IN_REACHED: StepCase(Container.IN_PLACE, edited=ev(origin=Origin.REACHED, similarity=T.confident_similarity, context=T.moved_context)),
     Rule.MOVED_WITH_BLOCK: StepCase(Container.IN_PLACE, carried=CARRIED),
     Rule.DECOYS_ONLY: StepCase(Container.IN_PLACE, decoys=3),

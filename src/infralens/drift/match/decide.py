@@ -39,9 +39,18 @@ class StepCase:
 
 
 EDITED_WHERE_IT_LEADS = frozenset(
-    {Rule.EDITED_IN_REACHED, Rule.CLOSE_EDIT_IN_HELPER, Rule.SAME_CALL, Rule.PER_OBJECT_EDIT, Rule.ACTION_KEPT_IN_REACHED, Rule.ALIGNED_IN_REACHED}
+    {
+        Rule.EDITED_IN_REACHED,
+        Rule.CLOSE_EDIT_IN_HELPER,
+        Rule.SAME_CALL,
+        Rule.PER_OBJECT_EDIT,
+        Rule.ACTION_KEPT_IN_REACHED,
+        Rule.ALIGNED_IN_REACHED,
+        Rule.EDITED_WITH_BLOCK,
+    }
 )
-"""The rules that take the edit where the target now leads (:attr:`StepCase.edited`) when nothing inside it was admitted."""
+"""The rules that take the edit where the target now leads, or where a gone target's block went (:attr:`StepCase.edited`),
+when nothing inside it was admitted."""
 
 
 @dataclass(frozen=True)
@@ -298,6 +307,7 @@ STEP_RULES: dict[Rule, Predicate] = {
     Rule.ACTION_KEPT_IN_REACHED: _action_kept,
     Rule.CLOSE_EDIT_IN_HELPER: _close_in_helper,
     Rule.ALIGNED_IN_REACHED: _aligned,
+    Rule.EDITED_WITH_BLOCK: lambda case, admitted, policy, trace: case.edited is not None and admitted is None and case.container is Container.GONE,
     Rule.EDITED_IN_REACHED: lambda case, admitted, policy, trace: case.edited is not None and admitted is None,
     Rule.DECOYS_ONLY: lambda case, admitted, policy, trace: case.decoys > 0,
     Rule.TARGET_GONE: lambda case, admitted, policy, trace: case.container is Container.GONE,

@@ -43,6 +43,9 @@ class ReplacementKind(str, Enum):
     class names), the value built from the same arguments."""
     KEYWORDS_CHANGED = "keyword arguments changed"
     """A call gained or lost keyword arguments (perhaps with a name renamed too); ``old`` → ``new`` lists them."""
+    CONTEXT_HELD = "context manager held in a name"
+    """``with f ( x ) as y :`` became ``y_cm = f ( x )`` (or back): the same context manager, now kept in a name and
+    entered elsewhere (an exit stack)."""
     PER_OBJECT = "per-object state"
     """``self.a[i]`` became ``self.b``: the state one container held per index is now an object's own (rule
     ``per-object-edit``: a cache split into per-layer objects); up to :attr:`~.rules.Thresholds.max_renames` names differ."""
@@ -194,6 +197,8 @@ def replacement(old: str, new: str, max_renames: int) -> Replacement | None:
     if setter is not None:
         kind = ReplacementKind.SETTER_ASSIGNMENT if setter == "named" else ReplacementKind.COMPUTED_SETTER
         return Replacement(kind, ast.unparse(left), ast.unparse(right))
+    if _context_pair(left, right) or _context_pair(right, left):
+        return Replacement(ReplacementKind.CONTEXT_HELD, old, new)
     return _renaming(left, right, max_renames) or _per_object(left, right, max_renames)
 
 
@@ -263,6 +268,15 @@ def _setter_pair(call: ast.stmt, assign: ast.stmt) -> str | None:
     else:
         return None
     return "named" if ast.dump(obj) == ast.dump(target.value) and ast.dump(value) == ast.dump(assign.value) else None
+
+
+def _context_pair(block: ast.stmt, assign: ast.stmt) -> bool:
+    """``with <expression> [as name] :`` on one side, ``name = <the same expression>`` on the other."""
+    if not (isinstance(block, ast.With) and len(block.items) == 1):
+        return False
+    if not (isinstance(assign, ast.Assign) and len(assign.targets) == 1 and isinstance(assign.targets[0], ast.Name)):
+        return False
+    return ast.dump(block.items[0].context_expr) == ast.dump(assign.value)
 
 
 def _built_alike(left: ast.expr, right: ast.expr) -> bool:

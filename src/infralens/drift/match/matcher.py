@@ -13,6 +13,7 @@ from dataclasses import dataclass, replace
 from infralens.drift.lock.entries import AnnotationLock, StepLock
 from infralens.drift.lock.facts import body_hashes, body_of
 from infralens.drift.match.assign import assign
+from infralens.drift.match.block_edits import edits_where_block_went
 from infralens.drift.match.calls import Reach
 from infralens.drift.match.classes import in_same_named_copy
 from infralens.drift.match.container import ContainerMapper, Found
@@ -44,7 +45,7 @@ from infralens.drift.match.repeated import indentation, settle_contested
 from infralens.drift.match.results import StepKind, StepResult, TargetKind, TargetResult
 from infralens.drift.match.reviewed import ReviewedSources, Transfers, reviewed_nested, reviewed_texts
 from infralens.drift.match.rules import Action, Container, Filter, Policy, Rule, RuleEvent, Trace
-from infralens.drift.match.scored import Scored, as_reached, home_rank, line_of, step_result, trace_assignment, where
+from infralens.drift.match.scored import Scored, as_reached, home_rank, line_of, placed_message, step_result, trace_assignment, where
 from infralens.drift.match.view import ModuleViews
 from infralens.resolve import Resolver
 from infralens.source import SourceFile, SourceTree
@@ -145,6 +146,9 @@ class DistributionMatcher:
             del traces[step_id].events[marks[step_id] :]  # decided again, from the same start
             traces[step_id].add(Filter.FREED_BY_MOVE, Action.FIRED, f"line {line_of(again)}, given to a step then placed elsewhere")
             results[step_id] = self._decide(cases[step_id], again, options[step_id])
+        for step_id, edit in (edits_where_block_went(self.reader, results, annotation, pending, self.policy, transfers) if found is None else {}).items():
+            del traces[step_id].events[marks[step_id] :]  # decided again: rewritten where the gone target's block went
+            results[step_id] = self._decide(replace(cases[step_id], edited=edit), None, [])
         return results
 
     def _admit(self, evidence: Evidence) -> bool:
@@ -311,14 +315,7 @@ class DistributionMatcher:
             return self._changed(entry, decision.rule, own, options, trace)
         chosen = {Rule.MOVED_TO_REACHED: reached, Rule.MOVED_WITH_BLOCK: carried}.get(decision.rule, edited if decision.rule in EDITED_WHERE_IT_LEADS else None)
         if chosen is not None:
-            message = f"found in {where(chosen)}"
-            if decision.rule is Rule.MOVED_WITH_BLOCK:
-                message += f", which {chosen.evidence.provenance.describe()}"
-            if decision.rule in EDITED_WHERE_IT_LEADS:
-                message = f"edited in {where(chosen)}, which the target now hands its work to"
-            if decision.rule is Rule.CLOSE_EDIT_IN_HELPER:
-                message = f"edited in {where(chosen)}, a helper that received the target's lost statements"
-            return step_result(entry, decision.rule, chosen, tuple(r.candidate(t) for r in rivals), message, t, trace)
+            return step_result(entry, decision.rule, chosen, tuple(r.candidate(t) for r in rivals), placed_message(decision.rule, chosen), t, trace)
         candidates = tuple(r.candidate(t) for r in rivals[:5])
         if candidates:
             message = f"the same text appears in {len(rivals)} other place(s), none of them clearly the reviewed function"

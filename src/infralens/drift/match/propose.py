@@ -206,7 +206,14 @@ def _resembles(wanted: str, text: str, t: Thresholds) -> bool:
         return ratio_at_least(wanted, text, floor, t.quick_reject_similarity) is not None
     if _setter_like(wanted) != _setter_like(text):  # a setter call may have become an assignment, or back
         return ratio_at_least(wanted, text, t.sole_assignment_similarity, t.quick_reject_similarity) is not None
-    return False
+    return _context_held(wanted, text) or _context_held(text, wanted)
+
+
+def _context_held(block: str, other: str) -> bool:
+    """``with <expression> [as name] :`` and ``name = <expression>``: a context manager now kept in a name."""
+    if not (block.startswith("with ") and block.endswith(" :") and " = " in other):
+        return False
+    return other.split(" = ", 1)[1] == block[len("with ") : -len(" :")].split(" as ", 1)[0]
 
 
 def _setter_like(text: str) -> bool:

@@ -66,6 +66,7 @@ class Rule(str, Enum):
     ACTION_KEPT_IN_REACHED = "action-kept-in-reached"
     CLOSE_EDIT_IN_HELPER = "close-edit-in-helper"
     ALIGNED_IN_REACHED = "aligned-in-reached"
+    EDITED_WITH_BLOCK = "edited-with-block"
     EDITED_IN_REACHED = "edited-in-reached"
     DECOYS_ONLY = "decoys-only"
     TARGET_GONE = "target-gone"
@@ -194,6 +195,7 @@ RULE_KIND = {
     Rule.ACTION_KEPT_IN_REACHED: StepKind.CHANGED,
     Rule.CLOSE_EDIT_IN_HELPER: StepKind.CHANGED,
     Rule.ALIGNED_IN_REACHED: StepKind.CHANGED,
+    Rule.EDITED_WITH_BLOCK: StepKind.CHANGED,
     Rule.EDITED_IN_REACHED: StepKind.CHANGED,
     Rule.DECOYS_ONLY: StepKind.DELETED,
     Rule.TARGET_GONE: StepKind.DELETED,
@@ -422,6 +424,10 @@ SPECS: dict[AnyRule, RuleSpec] = {
         RuleSpec(
             Rule.ALIGNED_IN_REACHED,
             "Where the target leads and gained lost statements verbatim, a close rewrite paired with the step in order between them is its edit.",
+        ),
+        RuleSpec(
+            Rule.EDITED_WITH_BLOCK,
+            "A gone target's step rewritten in a function that was there at the review and received a block of its steps verbatim is changed there.",
         ),
         RuleSpec(Rule.EDITED_IN_REACHED, "A statement rewritten in the one function the target now clearly hands its work to is changed there."),
         RuleSpec(Rule.DECOYS_ONLY, "Copies elsewhere that no rule singles out leave the step deleted, listed as candidates.", essential=True),

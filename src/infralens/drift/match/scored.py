@@ -96,3 +96,17 @@ def step_result(
     elif rule is Rule.FILE_UNCHANGED:
         scores = Scores(1.0, 1.0, 1.0, match_quality(1.0, 1.0, 1.0, t))
     return StepResult(entry, kind, place, scores, candidates, message, ambiguous, rule=rule.value, evidence=evidence, trace=trace.frozen())
+
+
+_PLACED = {
+    Rule.MOVED_TO_REACHED: "found in {where}",
+    Rule.MOVED_WITH_BLOCK: "found in {where}, which {provenance}",
+    Rule.CLOSE_EDIT_IN_HELPER: "edited in {where}, a helper that received the target's lost statements",
+    Rule.EDITED_WITH_BLOCK: "edited in {where}, which received a block of the gone target's steps",
+}
+
+
+def placed_message(rule: Rule, chosen: Scored) -> str:
+    """The message of a step placed outside its target by ``rule`` (an edit where the target leads, unless named above)."""
+    pattern = _PLACED.get(rule, "edited in {where}, which the target now hands its work to")
+    return pattern.format(where=where(chosen), provenance=chosen.evidence.provenance.describe())

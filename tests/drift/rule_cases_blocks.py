@@ -1,0 +1,144 @@
+"""Rule cases for a gone target folded into a function that was there at the review (set 34's first-run misses:
+``_get_logits_warper`` now inside ``_get_logits_processor``): its steps rewritten on the way are edits where its block
+went (rule ``edited-with-block``); and a ``with`` block whose context manager is now built first and kept in a name
+(rule ``same-action``: ``with tqdm ( … ) as pbar :`` became ``pbar_cm = tqdm ( … )``, entered beside another).
+:mod:`rule_cases` adds them to its tables."""
+
+from __future__ import annotations
+
+from rule_cases import RuleCase
+
+from infralens.drift.match.rules import Rule
+
+FOLDED_OLD = """
+class Sampler:
+    def pick_warpers(self, config):
+        warpers = []
+        keep = 1
+        if config.num_beams > 1:
+            keep = 2
+        if config.temperature is not None and config.temperature != 1.0:
+            warpers.append(Temperature(config.temperature))
+        if config.top_k is not None and config.top_k != 0:
+            warpers.append(TopK(config.top_k, keep=keep))
+        if config.top_p is not None and config.top_p < 1.0:
+            warpers.append(TopP(config.top_p, keep=keep))
+        return warpers
+
+    def pick_processors(self, config):
+        processors = []
+        if config.penalty is not None:
+            processors.append(Penalty(config.penalty))
+        return processors
+"""
+FOLDED_NEW = """
+class Sampler:
+    def pick_processors(self, config):
+        processors = []
+        if config.penalty is not None:
+            processors.append(Penalty(config.penalty))
+        keep = 1
+        if config.num_beams > 1:
+            keep = 2
+        if config.temperature is not None and config.temperature != 1.0:
+            processors.append(Temperature(config.temperature))
+        if config.top_k is not None and config.top_k != 0:
+            processors.append(TopK(config.top_k, keep=keep))
+        if config.top_p is not None and config.top_p < 1.0:
+            processors.append(TopP(config.top_p, keep=keep))
+        return processors
+"""
+# The warper picks now run in the processor picks, each ``warpers.append`` rewritten as ``processors.append``.
+FOLDED_HELD = FOLDED_OLD.replace(
+    "            processors.append(Penalty(config.penalty))\n",
+    "            processors.append(Penalty(config.penalty))\n        if config.top_k is not None and config.top_k != 0:\n"
+    "            processors.append(TopK(config.top_k, keep=keep))\n",
+)
+# The same, but the processor picks held the rewritten statement already at the review: it did that job before.
+FOLDED_ALONE = (
+    FOLDED_NEW.replace("        keep = 1\n", "        keep = 0\n")
+    .replace("        if config.num_beams > 1:\n            keep = 2\n", "        if config.beams:\n            keep = 3\n")
+    .replace("        if config.temperature is not None and config.temperature != 1.0:\n", "        if config.temperature:\n")
+    .replace("        if config.top_p is not None and config.top_p < 1.0:\n", "        if config.top_p:\n")
+)
+# Only one of the warper's tests arrived verbatim: no block of its steps went there, so no place to look.
+FOLDED_GREEDY = FOLDED_OLD.replace("            keep = 2\n", "            keep = 2\n        elif config.greedy:\n            keep = 3\n")
+# The warper also kept one token when greedy; that branch is gone, and ``keep = 2`` beside it in the processor picks is
+# the target's own other statement carried over, not this one rewritten.
+FOLDED_STEPS = (
+    "if config.num_beams > 1:",
+    "keep = 2",
+    "if config.temperature is not None and config.temperature != 1.0:",
+    "if config.top_k is not None and config.top_k != 0:",
+    "if config.top_p is not None and config.top_p < 1.0:",
+    "warpers.append(TopK(config.top_k, keep=keep))",
+)
+FOLDED = "demo.mixer.Sampler.pick_warpers"
+
+HELD_OLD = """
+class Runner:
+    def solve(self, inputs, progress):
+        results = {}
+        with tqdm(total=len(inputs), disable=not progress) as progress_bar_handle:
+            for item in inputs:
+                results[item] = self.step(item)
+                progress_bar_handle.update(1)
+        return results
+"""
+HELD_NEW = """
+class Runner:
+    def solve(self, inputs, progress):
+        results = {}
+        bar_cm = tqdm(total=len(inputs), disable=not progress)
+        with self.manager() as manager, bar_cm as progress_bar_handle:
+            for item in inputs:
+                results[item] = manager.step(item)
+                progress_bar_handle.update(1)
+        return results
+"""
+# The progress bar is built first and entered beside the manager: the same context manager, held in a name.
+HELD_OTHER = HELD_NEW.replace("bar_cm = tqdm(total=len(inputs), disable=not progress)", "bar_cm = tqdm(total=len(inputs))")
+# The same, but the bar is built with other arguments: not the same context manager.
+HELD_STEP = ("with tqdm(total=len(inputs), disable=not progress) as progress_bar_handle:",)
+SOLVE = "demo.mixer.Runner.solve"
+
+CASES: list[RuleCase] = [
+    RuleCase("same-action-context-held", Rule.SAME_ACTION, {"mixer.py": HELD_OLD}, {"mixer.py": HELD_NEW}, HELD_STEP, target=SOLVE, kind="changed"),
+    RuleCase(
+        "edited-with-block", Rule.EDITED_WITH_BLOCK, {"mixer.py": FOLDED_OLD}, {"mixer.py": FOLDED_NEW}, FOLDED_STEPS, "s5", target=FOLDED, kind="changed"
+    ),
+]
+
+HELD_BACK: list[RuleCase] = [
+    RuleCase("same-action-context-held-not-another-manager", Rule.SAME_ACTION, {"mixer.py": HELD_OLD}, {"mixer.py": HELD_OTHER}, HELD_STEP, target=SOLVE),
+    RuleCase(
+        "edited-with-block-not-held-at-review",
+        Rule.EDITED_WITH_BLOCK,
+        {"mixer.py": FOLDED_HELD},
+        {"mixer.py": FOLDED_NEW},
+        FOLDED_STEPS,
+        "s5",
+        target=FOLDED,
+        kind="deleted",
+    ),
+    RuleCase(
+        "edited-with-block-not-another-of-the-target-statements",
+        Rule.EDITED_WITH_BLOCK,
+        {"mixer.py": FOLDED_GREEDY},
+        {"mixer.py": FOLDED_NEW},
+        (*FOLDED_STEPS, "keep = 3"),
+        "s6",
+        target=FOLDED,
+        kind="deleted",
+    ),
+    RuleCase(
+        "edited-with-block-needs-a-block",
+        Rule.EDITED_WITH_BLOCK,
+        {"mixer.py": FOLDED_OLD},
+        {"mixer.py": FOLDED_ALONE},
+        FOLDED_STEPS,
+        "s5",
+        target=FOLDED,
+        kind="deleted",
+    ),
+]
