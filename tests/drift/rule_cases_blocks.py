@@ -1,7 +1,8 @@
 """Rule cases for a gone target folded into a function that was there at the review (set 34's first-run misses:
 ``_get_logits_warper`` now inside ``_get_logits_processor``): its steps rewritten on the way are edits where its block
 went (rule ``edited-with-block``); and a ``with`` block whose context manager is now built first and kept in a name
-(rule ``same-action``: ``with tqdm ( … ) as pbar :`` became ``pbar_cm = tqdm ( … )``, entered beside another).
+(rule ``same-action``: ``with tqdm ( … ) as pbar :`` became ``pbar_cm = tqdm ( … )``, entered beside another); and a
+call whose result is now returned where it was assigned (``loss = loss_fct ( … )`` now ``return loss_fct ( … )``).
 :mod:`rule_cases` adds them to its tables."""
 
 from __future__ import annotations
@@ -102,7 +103,32 @@ HELD_OTHER = HELD_NEW.replace("bar_cm = tqdm(total=len(inputs), disable=not prog
 HELD_STEP = ("with tqdm(total=len(inputs), disable=not progress) as progress_bar_handle:",)
 SOLVE = "demo.mixer.Runner.solve"
 
+VALUE_OLD = """
+class Scorer:
+    def loss(self, logits, labels, kind):
+        self.check(labels)
+        if kind == "single":
+            loss_for_one_label_with_its_inputs_squeezed = loss_fct(logits.squeeze(), labels.squeeze())
+        else:
+            loss_for_one_label_with_its_inputs_squeezed = loss_fct(logits, labels)
+        return loss_for_one_label_with_its_inputs_squeezed
+"""
+VALUE_NEW = """
+class Scorer:
+    def loss(self, logits, labels, kind):
+        self.check(labels)
+        if kind == "single":
+            return loss_fct(logits.squeeze(), labels.squeeze())
+        return loss_fct(logits, labels)
+"""
+# Each branch now returns the loss it computed: the same call, its result returned instead of assigned.
+VALUE_OTHER = VALUE_NEW.replace("return loss_fct(logits.squeeze(), labels.squeeze())", "return loss_fct(logits.squeeze(-1), labels)")
+# The same, but the call now takes other arguments: not the same value.
+VALUE_STEP = ("loss_for_one_label_with_its_inputs_squeezed = loss_fct(logits.squeeze(), labels.squeeze())",)
+SCORER = "demo.mixer.Scorer.loss"
+
 CASES: list[RuleCase] = [
+    RuleCase("same-action-value-kept", Rule.SAME_ACTION, {"mixer.py": VALUE_OLD}, {"mixer.py": VALUE_NEW}, VALUE_STEP, target=SCORER, kind="changed"),
     RuleCase("same-action-context-held", Rule.SAME_ACTION, {"mixer.py": HELD_OLD}, {"mixer.py": HELD_NEW}, HELD_STEP, target=SOLVE, kind="changed"),
     RuleCase(
         "edited-with-block", Rule.EDITED_WITH_BLOCK, {"mixer.py": FOLDED_OLD}, {"mixer.py": FOLDED_NEW}, FOLDED_STEPS, "s5", target=FOLDED, kind="changed"
@@ -110,6 +136,7 @@ CASES: list[RuleCase] = [
 ]
 
 HELD_BACK: list[RuleCase] = [
+    RuleCase("same-action-value-kept-not-another-value", Rule.SAME_ACTION, {"mixer.py": VALUE_OLD}, {"mixer.py": VALUE_OTHER}, VALUE_STEP, target=SCORER),
     RuleCase("same-action-context-held-not-another-manager", Rule.SAME_ACTION, {"mixer.py": HELD_OLD}, {"mixer.py": HELD_OTHER}, HELD_STEP, target=SOLVE),
     RuleCase(
         "edited-with-block-not-held-at-review",

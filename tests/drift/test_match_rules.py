@@ -12,8 +12,9 @@ import pytest
 from infralens.drift.match import decide as decision
 from infralens.drift.match.assign import assign
 from infralens.drift.match.decide import StepCase
-from infralens.drift.match.evidence import Evidence, ReplacementKind, replacement as replacement_of
+from infralens.drift.match.evidence import Evidence
 from infralens.drift.match.position import Position
+from infralens.drift.match.replacements import ReplacementKind, replacement as replacement_of
 from infralens.drift.match.reviewed import Provenance
 from infralens.drift.match.rules import RULE_KIND, Container, Origin, Policy, Rule
 from infralens.drift.match.texts import same_ast, statement_role, statement_shape

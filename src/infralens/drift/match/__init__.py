@@ -24,9 +24,10 @@ from infralens._exports import lazy_exports
 
 if TYPE_CHECKING:
     from .decide import Decision as Decision, StepCase as StepCase, admissible as admissible, decide as decide
-    from .evidence import Evidence as Evidence, Replacement as Replacement, ReplacementKind as ReplacementKind
+    from .evidence import Evidence as Evidence
     from .matcher import DistributionMatcher as DistributionMatcher
     from .reader import TreeReader as TreeReader
+    from .replacements import Replacement as Replacement, ReplacementKind as ReplacementKind
     from .results import (
         Candidate as Candidate,
         Scores as Scores,
@@ -67,8 +68,8 @@ __all__, __getattr__ = lazy_exports(
         "DistributionMatcher": "matcher",
         "Evidence": "evidence",
         "Origin": "rules",
-        "Replacement": "evidence",
-        "ReplacementKind": "evidence",
+        "Replacement": "replacements",
+        "ReplacementKind": "replacements",
         "Rule": "rules",
         "StepCase": "decide",
         "Thresholds": "rules",

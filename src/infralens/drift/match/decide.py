@@ -13,8 +13,9 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from infralens.drift.match.evidence import Evidence, ReplacementKind
+from infralens.drift.match.evidence import Evidence
 from infralens.drift.match.position import Position
+from infralens.drift.match.replacements import ReplacementKind
 from infralens.drift.match.rules import RULE_KIND, STEP_ORDER, Action, Container, Filter, Policy, Rule, Thresholds, Trace
 from infralens.reports import DriftKind as StepKind
 

@@ -11,15 +11,14 @@ is :func:`~infralens.drift.match.decide.decide`'s, from these values alone.
 
 from __future__ import annotations
 
-import ast
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field, replace
-from enum import Enum
+from dataclasses import dataclass, replace
 
 from infralens.drift.lock.entries import StepLock, short_hash
 from infralens.drift.lock.facts import surroundings
 from infralens.drift.match.position import Position
 from infralens.drift.match.propose import Proposal
+from infralens.drift.match.replacements import Replacement, renamed_away, replacement
 from infralens.drift.match.reviewed import UNKNOWN, Provenance
 from infralens.drift.match.rules import CONTENTLESS, Origin, Thresholds
 from infralens.drift.match.texts import (
@@ -28,39 +27,7 @@ from infralens.drift.match.texts import (
     ratio_without_lone_keywords,
     same_ast,
     statement_shape,
-    statement_tree,
 )
-
-
-class ReplacementKind(str, Enum):
-    """An edit that keeps the statement's action."""
-
-    VARIABLE_RENAMED = "variable renamed"
-    CALL_RENAMED = "call renamed"
-    SETTER_ASSIGNMENT = "setter call and attribute assignment"
-    COMPUTED_SETTER = "attribute assignment and setattr with a computed name"
-    """``obj.a = A(x)`` became ``setattr(obj, <expression>, B(x))`` (or back): the name now computed (a prefix the
-    class names), the value built from the same arguments."""
-    KEYWORDS_CHANGED = "keyword arguments changed"
-    """A call gained or lost keyword arguments (perhaps with a name renamed too); ``old`` → ``new`` lists them."""
-    CONTEXT_HELD = "context manager held in a name"
-    """``with f ( x ) as y :`` became ``y_cm = f ( x )`` (or back): the same context manager, now kept in a name and
-    entered elsewhere (an exit stack)."""
-    PER_OBJECT = "per-object state"
-    """``self.a[i]`` became ``self.b``: the state one container held per index is now an object's own (rule
-    ``per-object-edit``: a cache split into per-layer objects); up to :attr:`~.rules.Thresholds.max_renames` names differ."""
-
-
-@dataclass(frozen=True)
-class Replacement:
-    """What was replaced: ``old`` became ``new`` (names, or the two spellings of one assignment)."""
-
-    kind: ReplacementKind
-    old: str
-    new: str
-
-    def describe(self) -> str:
-        return f"{self.kind.value}: {self.old} -> {self.new}"
 
 
 @dataclass(frozen=True)
@@ -184,179 +151,6 @@ def _neighbour(text: str, found: tuple[str, ...], distance: int, tolerant: bool,
     if distance < len(found) and ratio_at_least(text, found[distance], t.edit_similarity, t.quick_reject_similarity) is not None:
         return t.edited_neighbour
     return 0.0
-
-
-def replacement(old: str, new: str, max_renames: int) -> Replacement | None:
-    """The action-keeping edit that turns ``old`` into ``new``, if it is one (see :class:`ReplacementKind`)."""
-    if old == new:
-        return None
-    left, right = statement_tree(old), statement_tree(new)
-    if left is None or right is None:
-        return None
-    setter = _setter_pair(left, right) or _setter_pair(right, left)
-    if setter is not None:
-        kind = ReplacementKind.SETTER_ASSIGNMENT if setter == "named" else ReplacementKind.COMPUTED_SETTER
-        return Replacement(kind, ast.unparse(left), ast.unparse(right))
-    if _context_pair(left, right) or _context_pair(right, left):
-        return Replacement(ReplacementKind.CONTEXT_HELD, old, new)
-    return _renaming(left, right, max_renames) or _per_object(left, right, max_renames)
-
-
-def renamed_away(swapped: Replacement | None, names: tuple[Mapping[str, int], frozenset[str]]) -> bool:
-    """Whether ``swapped`` only renames names that other statements of the reviewed body spelled too (the rename went
-    through the function, not through this statement alone) and that the target no longer spells anywhere, to names it
-    did not spell at the review (a name it used already is another statement's). ``names``: how many statements of
-    the reviewed body spelled each name, and every name the target spells now."""
-    if swapped is None or swapped.kind not in (ReplacementKind.VARIABLE_RENAMED, ReplacementKind.CALL_RENAMED):
-        return False
-    then, now = names
-    old, new = swapped.old.split(", "), swapped.new.split(", ")
-    return all(then.get(name, 0) > 1 and name not in now for name in old) and not any(name in then for name in new)
-
-
-class _Unindexed(ast.NodeTransformer):
-    """``self.a[i]`` (an attribute of ``self`` subscripted by one plain name) as ``self.a``; what it replaced."""
-
-    def __init__(self) -> None:
-        self.dropped: list[str] = []
-        self.attributes: set[str] = set()
-
-    def visit_Subscript(self, node: ast.Subscript) -> ast.AST:
-        value = node.value
-        if isinstance(value, ast.Attribute) and isinstance(value.value, ast.Name) and value.value.id == "self" and isinstance(node.slice, ast.Name):
-            self.dropped.append(ast.unparse(node))
-            self.attributes.add(value.attr)
-            return ast.Attribute(value=value.value, attr=value.attr, ctx=node.ctx)
-        return self.generic_visit(node)
-
-
-def _per_object(left: ast.stmt, right: ast.stmt, max_renames: int) -> Replacement | None:
-    """``old`` with its per-index state (``self.key_cache[layer_idx]``) read as one object's own (``self.keys``) is
-    ``new``, up to a consistent renaming of those attributes only (:class:`ReplacementKind.PER_OBJECT`)."""
-    unindexed = _Unindexed()
-    stripped = unindexed.visit(ast.parse(ast.unparse(left)).body[0])
-    if not unindexed.dropped:
-        return None
-    changes = _Changes(calls=set())
-    if not _align(stripped, right, changes) or changes.added or changes.removed or changes.count() > max_renames:
-        return None
-    if len(set(changes.pairs.values())) != len(changes.pairs) or not set(changes.pairs) <= unindexed.attributes:
-        return None
-    renamed = [f"self.{old}[…] -> self.{new}" for old, new in changes.pairs.items()]
-    return Replacement(ReplacementKind.PER_OBJECT, ", ".join(sorted(set(unindexed.dropped))), ", ".join(renamed) or "the same attribute")
-
-
-def _setter_pair(call: ast.stmt, assign: ast.stmt) -> str | None:
-    """``obj.set_name(value)`` or ``setattr(obj, "name", value)`` on one side, ``obj.name = value`` on the other
-    ("named"); or ``setattr(obj, <expression>, f(args))`` and ``obj.name = g(args)`` ("computed": the name computed, the
-    value built from the same arguments by another callable)."""
-    if not (isinstance(call, ast.Expr) and isinstance(call.value, ast.Call) and not call.value.keywords):
-        return None
-    if not (isinstance(assign, ast.Assign) and len(assign.targets) == 1 and isinstance(assign.targets[0], ast.Attribute)):
-        return None
-    target, function, args = assign.targets[0], call.value.func, call.value.args
-    if isinstance(function, ast.Attribute) and function.attr == f"set_{target.attr}" and len(args) == 1:
-        obj, value = function.value, args[0]
-    elif isinstance(function, ast.Name) and function.id == "setattr" and len(args) == 3:
-        name = args[1]
-        if isinstance(name, ast.Constant) and name.value != target.attr:
-            return None
-        obj, value = args[0], args[2]
-        if not isinstance(name, ast.Constant):
-            same_object = ast.dump(obj) == ast.dump(target.value)
-            return "computed" if same_object and _built_alike(value, assign.value) else None
-    else:
-        return None
-    return "named" if ast.dump(obj) == ast.dump(target.value) and ast.dump(value) == ast.dump(assign.value) else None
-
-
-def _context_pair(block: ast.stmt, assign: ast.stmt) -> bool:
-    """``with <expression> [as name] :`` on one side, ``name = <the same expression>`` on the other."""
-    if not (isinstance(block, ast.With) and len(block.items) == 1):
-        return False
-    if not (isinstance(assign, ast.Assign) and len(assign.targets) == 1 and isinstance(assign.targets[0], ast.Name)):
-        return False
-    return ast.dump(block.items[0].context_expr) == ast.dump(assign.value)
-
-
-def _built_alike(left: ast.expr, right: ast.expr) -> bool:
-    """Two calls with the same arguments (whatever they call)."""
-    if not (isinstance(left, ast.Call) and isinstance(right, ast.Call)):
-        return False
-    return [ast.dump(a) for a in left.args] == [ast.dump(a) for a in right.args] and [ast.dump(k) for k in left.keywords] == [
-        ast.dump(k) for k in right.keywords
-    ]
-
-
-@dataclass
-class _Changes:
-    """What differs between two aligned trees: renamed names, and keyword arguments one call has and the other lacks."""
-
-    pairs: dict[str, str] = field(default_factory=dict)
-    called: set[str] = field(default_factory=set)
-    calls: set[int] = field(default_factory=set)
-    added: list[str] = field(default_factory=list)
-    removed: list[str] = field(default_factory=list)
-
-    def count(self) -> int:
-        return len(self.pairs) + len(self.added) + len(self.removed)
-
-
-def _renaming(left: ast.AST, right: ast.AST, max_renames: int) -> Replacement | None:
-    """The same tree up to at most :attr:`~.Thresholds.max_renames` changes: a consistent renaming of names, and
-    keyword arguments added to or removed from a call (``f(a)`` → ``f(a, dtype=d)``)."""
-    changes = _Changes(calls={id(n.func) for n in ast.walk(left) if isinstance(n, ast.Call)})
-    if not _align(left, right, changes):
-        return None
-    pairs = changes.pairs
-    if not changes.count() or changes.count() > max_renames or len(set(pairs.values())) != len(pairs):
-        return None
-    if changes.added or changes.removed:
-        old = [*pairs, *(f"{name}=" for name in changes.removed)]
-        new = [*pairs.values(), *(f"{name}=" for name in changes.added)]
-        return Replacement(ReplacementKind.KEYWORDS_CHANGED, ", ".join(old) or "-", ", ".join(new) or "-")
-    kind = ReplacementKind.CALL_RENAMED if changes.called == set(pairs) else ReplacementKind.VARIABLE_RENAMED
-    return Replacement(kind, ", ".join(pairs), ", ".join(pairs.values()))
-
-
-def _align(a: object, b: object, changes: _Changes) -> bool:
-    """Walk two trees together, recording names that differ and keywords on one side only; False on anything else."""
-    if type(a) is not type(b):
-        return False
-    if isinstance(a, ast.Call) and isinstance(b, ast.Call):
-        return _align(a.func, b.func, changes) and _align(a.args, b.args, changes) and _align_keywords(a.keywords, b.keywords, changes)
-    if isinstance(a, ast.AST):
-        for name in a._fields:
-            if name == "ctx":
-                continue
-            x, y = getattr(a, name, None), getattr(b, name, None)
-            if name in ("id", "attr", "arg") and isinstance(x, str) and isinstance(y, str):
-                if x != y:
-                    if changes.pairs.setdefault(x, y) != y:
-                        return False
-                    if id(a) in changes.calls:
-                        changes.called.add(x)
-                continue
-            if not _align(x, y, changes):
-                return False
-        return True
-    if isinstance(a, list) and isinstance(b, list):
-        return len(a) == len(b) and all(_align(x, y, changes) for x, y in zip(a, b, strict=True))
-    return a == b
-
-
-def _align_keywords(old: list[ast.keyword], new: list[ast.keyword], changes: _Changes) -> bool:
-    """Keyword arguments matched by name (``**kwargs`` must line up); a name on one side only is added or removed."""
-    if any(k.arg is None for k in old) or any(k.arg is None for k in new):
-        return _align(old, new, changes)
-    before = {k.arg: k.value for k in old}
-    after = {k.arg: k.value for k in new}
-    changes.removed.extend(str(name) for name in before if name not in after)
-    changes.added.extend(str(name) for name in after if name not in before)
-    return all(_align(before[name], after[name], changes) for name in before if name in after)
-
-
-# -- measuring one proposal ------------------------------------------------------------------------
 
 
 def measure(

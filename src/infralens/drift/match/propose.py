@@ -204,9 +204,18 @@ def _resembles(wanted: str, text: str, t: Thresholds) -> bool:
         loose = wanted.count(" ") == text.count(" ") or (assigned_name(wanted) or "") == (assigned_name(text) or "-") or shape == "return"
         floor = t.sole_assignment_similarity if loose else t.candidate_similarity
         return ratio_at_least(wanted, text, floor, t.quick_reject_similarity) is not None
-    if _setter_like(wanted) != _setter_like(text):  # a setter call may have become an assignment, or back
-        return ratio_at_least(wanted, text, t.sole_assignment_similarity, t.quick_reject_similarity) is not None
-    return _context_held(wanted, text) or _context_held(text, wanted)
+    if _setter_like(wanted) != _setter_like(text) and ratio_at_least(wanted, text, t.sole_assignment_similarity, t.quick_reject_similarity) is not None:
+        return True  # a setter call may have become an assignment, or back
+    return _context_held(wanted, text) or _context_held(text, wanted) or (_value_text(wanted) or "-") == _value_text(text)
+
+
+def _value_text(text: str) -> str | None:
+    """The call a ``return``, an assignment or a bare expression computes, as text (None when it computes none)."""
+    value = text[len("return ") :] if text.startswith("return ") else text
+    head, assigned, rest = value.partition(" = ")
+    if assigned and not any(bracket in head for bracket in "({") and not head.startswith(("if ", "elif ", "while ", "for ", "with ", "assert ")):
+        value = rest
+    return value if value.endswith(")") and "(" in value else None
 
 
 def _context_held(block: str, other: str) -> bool:
@@ -217,7 +226,7 @@ def _context_held(block: str, other: str) -> bool:
 
 
 def _setter_like(text: str) -> bool:
-    """Whether a statement may be one side of a setter rewrite (:attr:`~.evidence.ReplacementKind.SETTER_ASSIGNMENT`)."""
+    """Whether a statement may be one side of a setter rewrite (:attr:`~.replacements.ReplacementKind.SETTER_ASSIGNMENT`)."""
     return "set_" in text or "setattr" in text
 
 

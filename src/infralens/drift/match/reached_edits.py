@@ -32,9 +32,10 @@ from infralens.drift.match.calls import Reach, new_held_methods
 from infralens.drift.match.container import Found
 from infralens.drift.match.decide import action_kept, aligned_kept, close_in_helper, per_object, weight_in_helper, weight_in_reached
 from infralens.drift.match.dispatch import dispatched_for, keyed_home, owners_classes, sole_methods
-from infralens.drift.match.evidence import Evidence, ReplacementKind, measure
+from infralens.drift.match.evidence import Evidence, measure
 from infralens.drift.match.propose import call_of, in_target, sole_role, statement_key, target_pool
 from infralens.drift.match.reader import TreeReader
+from infralens.drift.match.replacements import ReplacementKind
 from infralens.drift.match.reviewed import Transfers, defined_in, reviewed_texts
 from infralens.drift.match.rules import CONTENTLESS, Action, Filter, Policy, Rule, Thresholds, Trace
 from infralens.drift.match.scored import Scored, where
@@ -341,7 +342,7 @@ def renamed_alike(edits: dict[str, Scored], t: Thresholds) -> dict[str, str]:
     return {step_id: f"{counts[k]} statements renamed alike there ({k[2]} -> {k[3]})" for step_id, k in keys.items() if counts[k] >= t.carried_statements}
 
 
-_SIMPLE = ("assign", "expression")
+_SIMPLE = ("assign", "expression", "return")
 """The statement shapes rule ``action-kept-in-reached`` takes (a simple statement says what it does in its words)."""
 
 
