@@ -2,14 +2,15 @@
 ``_get_logits_warper`` now inside ``_get_logits_processor``): its steps rewritten on the way are edits where its block
 went (rule ``edited-with-block``); and a ``with`` block whose context manager is now built first and kept in a name
 (rule ``same-action``: ``with tqdm ( … ) as pbar :`` became ``pbar_cm = tqdm ( … )``, entered beside another); and a
-call whose result is now returned where it was assigned (``loss = loss_fct ( … )`` now ``return loss_fct ( … )``).
+call whose result is now returned where it was assigned (``loss = loss_fct ( … )`` now ``return loss_fct ( … )``); and a
+class turned into a dataclass, whose ``__init__``'s work is now in ``__post_init__`` (rule ``init-as-post-init``).
 :mod:`rule_cases` adds them to its tables."""
 
 from __future__ import annotations
 
 from rule_cases import RuleCase
 
-from infralens.drift.match.rules import Rule
+from infralens.drift.match.rules import Rule, TargetRule
 
 FOLDED_OLD = """
 class Sampler:
@@ -127,7 +128,40 @@ VALUE_OTHER = VALUE_NEW.replace("return loss_fct(logits.squeeze(), labels.squeez
 VALUE_STEP = ("loss_for_one_label_with_its_inputs_squeezed = loss_fct(logits.squeeze(), labels.squeeze())",)
 SCORER = "demo.mixer.Scorer.loss"
 
+CONFIG_OLD = """
+class Config:
+    def __init__(self, heads=8, kv_heads=None, width=512):
+        self.heads = heads
+        self.width = width
+        if kv_heads is None:
+            kv_heads = heads
+        self.kv_heads = kv_heads
+"""
+CONFIG_NEW = """
+@dataclass
+class Config:
+    heads: int = 8
+    kv_heads: int | None = None
+    width: int = 512
+
+    def __post_init__(self):
+        if self.kv_heads is None:
+            self.kv_heads = self.heads
+"""
+# The configuration became a dataclass: its fields are declared, the default it derived is set after the fields.
+CONFIG_HAD_HOOK = (
+    CONFIG_OLD
+    + """
+    def __post_init__(self):
+        self.width = self.width or 512
+"""
+)
+# The same, but the class had a ``__post_init__`` already at the review: that method kept its own job.
+CONFIG_STEP = ("if kv_heads is None:",)
+CONFIG = "demo.mixer.Config.__init__"
+
 CASES: list[RuleCase] = [
+    RuleCase("init-as-post-init", TargetRule.INIT_AS_POST_INIT, {"mixer.py": CONFIG_OLD}, {"mixer.py": CONFIG_NEW}, CONFIG_STEP, "target", target=CONFIG),
     RuleCase("same-action-value-kept", Rule.SAME_ACTION, {"mixer.py": VALUE_OLD}, {"mixer.py": VALUE_NEW}, VALUE_STEP, target=SCORER, kind="changed"),
     RuleCase("same-action-context-held", Rule.SAME_ACTION, {"mixer.py": HELD_OLD}, {"mixer.py": HELD_NEW}, HELD_STEP, target=SOLVE, kind="changed"),
     RuleCase(
@@ -136,6 +170,16 @@ CASES: list[RuleCase] = [
 ]
 
 HELD_BACK: list[RuleCase] = [
+    RuleCase(
+        "init-as-post-init-not-a-hook-there-before",
+        TargetRule.INIT_AS_POST_INIT,
+        {"mixer.py": CONFIG_HAD_HOOK},
+        {"mixer.py": CONFIG_NEW},
+        CONFIG_STEP,
+        "target",
+        target=CONFIG,
+        kind="deleted",
+    ),
     RuleCase("same-action-value-kept-not-another-value", Rule.SAME_ACTION, {"mixer.py": VALUE_OLD}, {"mixer.py": VALUE_OTHER}, VALUE_STEP, target=SCORER),
     RuleCase("same-action-context-held-not-another-manager", Rule.SAME_ACTION, {"mixer.py": HELD_OLD}, {"mixer.py": HELD_OTHER}, HELD_STEP, target=SOLVE),
     RuleCase(

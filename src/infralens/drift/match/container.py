@@ -2,19 +2,19 @@
 
 The function is looked for, strictest first: the same file byte for byte (``file-unchanged``); the same qualname in its file (``same-place``,
 ``body-changed``); the same qualname in another module (``moved-module``); its name at the other level, new since the review (``moved-same-name``: a method
-turned module function, or the reverse); its namesake on a class its class now builds (``moved-to-built-class``, see :mod:`.built`); a shim class that
-forwards the old name (``renamed-behind-shim``: a deprecated subclass or a ``__new__`` returning the new class); a definition of another name whose body
-overlaps (``renamed-body-overlap``), or that holds it with the helpers it calls (``renamed-and-split``); the new name its callers now call
-(``renamed-at-callers``, see :mod:`.callers`; ``replaced-at-callers``, the arguments rewritten too, and ``called-with-same-arguments``, the statement around
-the call rewritten, see :mod:`.renamed_words`); a function new in its file holding most of its body (``renamed-holding-body``; a method its base renamed with
-it, ``renamed-with-base``; the release's only namesake, ``moved-sole-namesake``; see :mod:`.new_definitions`); the method of its name in the class its class
-was renamed to (``class-renamed``, see :mod:`.classes`); the class its users, renamed or not, now build (``class-renamed-at-users``,
-``class-renamed-with-users``); a method folded into the class of its first parameter, which is now ``self`` (``moved-to-receiver``, see :mod:`.receiver`);
-else ``deleted``. A module function's namesake or look-alike in another file is not taken when it is a copy made there (``copied-not-moved``, see
-:func:`.callers.copied_not_moved`). Decorators are part of the target: one added, removed or replaced makes the finding ``decorators-changed`` (low severity,
-like a body that changed around unchanged steps), named in the message. A body that lost statements to helpers it now calls or to a decorator it now carries
-is one more decision (``split-into-helpers``, ``wrapped-by-decorator``; see :mod:`.split`), naming the helpers. Statements are then mapped inside the function
-found, then in those helpers (and the functions it leads to, :mod:`.calls`).
+turned module function, or the reverse); its namesake on a class its class now builds (``moved-to-built-class``, see :mod:`.built`); a shim class that forwards
+the old name (``renamed-behind-shim``: a deprecated subclass or a ``__new__`` returning the new class); a definition of another name whose body overlaps
+(``renamed-body-overlap``), or that holds it with the helpers it calls (``renamed-and-split``); the new name its callers now call (``renamed-at-callers``, see
+:mod:`.callers`; ``replaced-at-callers``, the arguments rewritten too, and ``called-with-same-arguments``, the statement around the call rewritten, see
+:mod:`.renamed_words`); a function new in its file holding most of its body (``renamed-holding-body``; a method its base renamed with it,
+``renamed-with-base``; the release's only namesake, ``moved-sole-namesake``; an ``__init__`` whose class became a dataclass, ``init-as-post-init``; see
+:mod:`.new_definitions`); the method of its name in the class its class was renamed to (``class-renamed``, see :mod:`.classes`); the class its users, renamed
+or not, now build (``class-renamed-at-users``, ``class-renamed-with-users``); a method folded into the class of its first parameter, which is now ``self``
+(``moved-to-receiver``, see :mod:`.receiver`); else ``deleted``. A module function's namesake or look-alike in another file is not taken when it is a copy made
+there (``copied-not-moved``, see :func:`.callers.copied_not_moved`). Decorators are part of the target: one added, removed or replaced makes the finding
+``decorators-changed`` (low severity, like a body that changed around unchanged steps), named in the message. A body that lost statements to helpers it now
+calls or to a decorator it now carries is one more decision (``split-into-helpers``, ``wrapped-by-decorator``; see :mod:`.split`), naming the helpers.
+Statements are then mapped inside the function found, then in those helpers (and the functions it leads to, :mod:`.calls`).
 """
 
 from __future__ import annotations
@@ -33,7 +33,7 @@ from infralens.drift.match.classes import clone_beside_a_rename, copied_class, c
 from infralens.drift.match.decorators import moved_into_decorator, with_decorators
 from infralens.drift.match.forwarding import forwarded_method
 from infralens.drift.match.imported import Relocated, folded_into_base, inlined_into_caller, moved_to_class, moved_with_imports, re_exported, same_name_here
-from infralens.drift.match.new_definitions import moved_sole_namesake, renamed_holding_body, renamed_in_moved_class, renamed_with_base
+from infralens.drift.match.new_definitions import init_as_post_init, moved_sole_namesake, renamed_holding_body, renamed_in_moved_class, renamed_with_base
 from infralens.drift.match.reader import TreeReader
 from infralens.drift.match.receiver import moved_to_receiver
 from infralens.drift.match.renamed_words import called_with_same_arguments, renamed_keeping_words, replaced_at_callers
@@ -62,7 +62,8 @@ class Found:
         return jaccard(entry.body, body_hashes(self.index, self.definition))
 
     def place(self) -> Place:
-        return definition_place(self.source, self.definition)
+        d = self.definition
+        return Place(self.source.relpath, self.source.module, d.qualname, d.qualname, (d.start_line, d.end_line), ())
 
 
 Decided = tuple[TargetResult, "Found | None"]
@@ -70,10 +71,6 @@ Decided = tuple[TargetResult, "Found | None"]
 Finder = Callable[[AnnotationLock, list[StepLock], Trace], "Decided | None"]
 """A container rule: its decision, or None when it does not apply."""
 Relocation = Callable[[TreeReader, "TreeReader | None", AnnotationLock, Thresholds], "Relocated | None"]
-
-
-def definition_place(source: SourceFile, definition: Definition) -> Place:
-    return Place(source.relpath, source.module, definition.qualname, definition.qualname, (definition.start_line, definition.end_line), ())
 
 
 def definitions_named(index: ModuleIndex, qualname: str) -> list[Definition]:
@@ -173,6 +170,7 @@ class ContainerMapper:
             (TargetRule.RENAMED_WITH_BASE, self._by(renamed_with_base, TargetRule.RENAMED_WITH_BASE)),
             (TargetRule.MOVED_SOLE_NAMESAKE, self._by(moved_sole_namesake, TargetRule.MOVED_SOLE_NAMESAKE)),
             (TargetRule.RENAMED_IN_MOVED_CLASS, self._by(renamed_in_moved_class, TargetRule.RENAMED_IN_MOVED_CLASS)),
+            (TargetRule.INIT_AS_POST_INIT, self._by(init_as_post_init, TargetRule.INIT_AS_POST_INIT)),
             (TargetRule.DELETED, self._deleted),
         ]
 

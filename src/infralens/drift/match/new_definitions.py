@@ -191,3 +191,19 @@ def renamed_in_moved_class(reader: TreeReader, reviewed: TreeReader | None, entr
     if found is None or defined_in(reviewed, entry.relpath, found.definition.qualname):
         return None
     return Relocated(found.source, found.index, found.definition, f"its class moved to {source.module}; {found.why}")
+
+
+def init_as_post_init(reader: TreeReader, reviewed: TreeReader | None, entry: AnnotationLock, t: Thresholds) -> Relocated | None:
+    """A class's ``__init__`` gone while the class, still in its file, now defines a ``__post_init__`` it did not define at
+    the review: the class became a dataclass, its fields declared on the class and what its ``__init__`` derived from
+    them now done in ``__post_init__`` (transformers 5's configurations: ``LlamaConfig``'s key-value heads default)."""
+    owner, _, name = entry.target.rpartition(".")
+    if name != "__init__" or not owner or "." in owner or reviewed is None:
+        return None
+    indexed = reader.indexed(entry.relpath)
+    if indexed is None or class_named(indexed[1], owner) is None:
+        return None
+    definition = next((d for d in indexed[1].definitions if d.qualname == f"{owner}.__post_init__"), None)
+    if definition is None or defined_in(reviewed, entry.relpath, definition.qualname):
+        return None
+    return Relocated(indexed[0], indexed[1], definition, f"{owner} became a dataclass: __post_init__, new since the review, does what its __init__ did")

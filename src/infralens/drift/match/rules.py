@@ -144,6 +144,7 @@ class TargetRule(str, Enum):
     RENAMED_WITH_BASE = "renamed-with-base"
     MOVED_SOLE_NAMESAKE = "moved-sole-namesake"
     RENAMED_IN_MOVED_CLASS = "renamed-in-moved-class"
+    INIT_AS_POST_INIT = "init-as-post-init"
     DELETED = "deleted"
     SPLIT_INTO_HELPERS = "split-into-helpers"
     HELPERS_OF_HELPERS = "helpers-of-helpers"
@@ -160,6 +161,7 @@ RENAMING = frozenset(
         TargetRule.RENAMED_HOLDING_BODY,
         TargetRule.RENAMED_WITH_BASE,
         TargetRule.RENAMED_IN_MOVED_CLASS,
+        TargetRule.INIT_AS_POST_INIT,
     }
 )
 """The container rules of a relocation (:mod:`.imported` and its like) whose definition of another name is the target
@@ -341,6 +343,10 @@ SPECS: dict[AnyRule, RuleSpec] = {
             "A gone function lives on in the release's only definition of its name, new elsewhere (a method: on another class), resembling it.",
         ),
         RuleSpec(TargetRule.RENAMED_IN_MOVED_CLASS, "A method renamed while its class moved lives on in the class's one new home, holding most of its body."),
+        RuleSpec(
+            TargetRule.INIT_AS_POST_INIT,
+            "A class whose __init__ is gone and which newly defines __post_init__ became a dataclass: that is where its __init__'s work went.",
+        ),
         RuleSpec(TargetRule.DELETED, "A target found by no rule is deleted.", essential=True),
         RuleSpec(TargetRule.SPLIT_INTO_HELPERS, "A body that lost statements to helpers it now calls names those helpers as their first home."),
         RuleSpec(
