@@ -453,3 +453,30 @@ def test_untouched_corpus_33_keeps_its_first_measured_figures():
         false_moved_at_most=1,
         false_unchanged_at_most=0,
     )
+
+
+def test_untouched_corpus_34_keeps_its_first_measured_figures():
+    """Set 34, written by two helpers who read only upstream code and never ran the checker or read the matcher, on
+    release pairs no other corpus uses and functions no corpus annotates: diffusers 0.27.2 -> 0.32.0 (PixArt's
+    resolution binning moved into ``PixArtImageProcessor``, the text-to-video ``preprocess_video`` into
+    ``VideoProcessor``, single-file config inference rewritten), 0.32.0 -> 0.38.0 (SD3's IP-Adapter loading split in
+    two, ``LuminaText2ImgPipeline`` renamed ``LuminaPipeline``, the semantic pipeline moved under ``deprecated``,
+    bitsandbytes dequantisation), DiffSynth 2.0.10 -> 2.1.3 (ACE-Step audio padding) (167 rows, 150 not
+    *unchanged*); transformers 4.44.2 -> 4.54.1 (``_get_logits_warper`` folded into ``_get_logits_processor``,
+    watermarking config, ``SinkCache``), 4.49.0 -> 5.5.0 (``LlamaConfig`` as a dataclass, assisted decoding across
+    tokenizers, LLaMA's eager attention) and 4.54.1 -> 5.5.0 (the cache's layer list, continuous batching turned into a
+    package, GQA in SDPA, chunked masks) (193 rows, 176 not *unchanged*). First run, 2026-12-01, nothing tuned on it,
+    homes checked: diffusers 154/167 (not unchanged 137/150 = 91.3%: moved 54/58, changed 33/41, deleted 50/51), 0
+    false *unchanged*, 1 false *moved* (0.6%); naive baseline 93/167; transformers 172/193 (155/176 = 88.1%: moved
+    62/64, changed 33/51, deleted 60/61), 0 false *unchanged*, 0 false *moved*; naive baseline 89/193. Tuned on since:
+    rule ``edited-with-block`` (a gone target's step rewritten in the function that received a block of its steps)
+    a ``with`` block's context manager held in a name as a same-action rewrite, and ``init-as-post-init``: transformers
+    184/193 (167/176 = 94.9%: moved 62/64, changed 45/51, deleted 60/61); no row of any other corpus changed. A
+    regression guard; the targets are missed."""
+    _holds_its_figures(
+        [DATA / "drift_untouched34.yaml", DATA / "drift_untouched34_transformers.yaml"],
+        rows_at_least=360,
+        right_at_least=338,
+        false_moved_at_most=1,
+        false_unchanged_at_most=0,
+    )
