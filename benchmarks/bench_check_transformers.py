@@ -68,6 +68,11 @@ cache entry), the changed target files parsed before the word search, and the ru
     --against 4.53.3   cold 6.29 s wall, 8.40 s CPU                                       warm 2.58 s
 
 Alternating with the code before those changes (median of 4 cold runs): 9.92 s against 10.13 s. At the target's edge.
+
+On 2026-12-01 02:38-02:42, the next session's machine, idle, medians of 3 alternating with the code of that session's
+start (set 34's rules: edited-with-block, init-as-post-init, two more action-keeping rewrites; digest f65df1cc06a3
+both): against 5.24.0 cold 10.96 s and 11.74 s (warm 5.52 s, 5.75 s), the start's code 11.91 s and 11.47 s (warm
+5.68 s, 5.75 s). The rules cost nothing measurable; this machine is slower, and the target is missed on it.
 """
 
 from __future__ import annotations
