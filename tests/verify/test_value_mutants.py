@@ -256,12 +256,12 @@ def test_a_statement_that_keeps_no_result_has_its_call_arguments_nudged_one_at_a
 
     # literals (3, -1, True), self and starred arguments stay: they are constant sites or cannot be nudged
     assert arguments(2) == [
-        "box.add(_infralens_nudge(n), self, 3, -1, *rest, scale=n * 2, flag=True)",
-        "box.add(n, self, 3, -1, *rest, scale=_infralens_nudge(n * 2), flag=True)",
+        "box.add(_infralens_nudge_argument(n), self, 3, -1, *rest, scale=n * 2, flag=True)",
+        "box.add(n, self, 3, -1, *rest, scale=_infralens_nudge_argument(n * 2), flag=True)",
     ]
     assert arguments(3) == []  # an assignment's stored result is the value mutant's site
     found = arguments(4)
-    assert found[0] == "for i in range(_infralens_nudge(min(n, len(box)))):" and len(found) == 3  # at most MAX_ARGUMENTS
+    assert found[0] == "for i in range(_infralens_nudge_argument(min(n, len(box)))):" and len(found) == 3  # at most MAX_ARGUMENTS
 
 
 @pytest.fixture

@@ -38,6 +38,7 @@ KINDS = tuple(MutantKind)
 VALUE_KINDS = frozenset({MutantKind.VALUE, MutantKind.ARGUMENT, MutantKind.TRANSPOSE})
 """Kinds whose change happens at run time (:mod:`.perturb`): equivalent when it never changed a value."""
 NUDGE, TRANSPOSE, SWAP, SWAP_OPERATOR = "_infralens_nudge", "_infralens_transpose", "_infralens_swap", "_infralens_swap_operator"
+NUDGE_ARGUMENT = "_infralens_nudge_argument"
 MAX_ELEMENTS = 3
 """Elements of a tuple result nudged one at a time (a mutant each)."""
 MAX_ARGUMENTS = 3
@@ -233,7 +234,7 @@ class _Sites:
         for arg in call.args:
             if arg.star or _literal(arg.value) or (isinstance(arg.value, cst.Name) and arg.value.value in _NEVER_REPLACED):
                 continue
-            self.add(MutantKind.ARGUMENT, arg.value, _helper(NUDGE, arg.value))
+            self.add(MutantKind.ARGUMENT, arg.value, _helper(NUDGE_ARGUMENT, arg.value))
 
     def add(self, kind: MutantKind, old: cst.CSTNode, new: cst.CSTNode, shown: cst.CSTNode | None = None) -> None:
         self.by_kind[kind].append((old, new, shown))

@@ -22,6 +22,9 @@ able to run on, so the mutant reaches the expects instead of raising first:
   Equivalent by construction, and passed through unchanged: a function or class with no other of its kind in
   its module, builtins, methods and modules; an object with no field that can change; an object ``copy.copy``
   refuses (a stream).
+- ``_infralens_nudge_argument(value)``: ``_infralens_nudge`` for a call's argument (the ``argument`` mutants). When the
+  value changed, :mod:`.unread` watches the call it is passed to: a change the called function never reads is counted
+  in :data:`UNREAD` too, so a mutant whose every change went unread is equivalent.
 - ``_infralens_transpose(value)``: a tensor with two dimensions of the same size (> 1) gets them swapped.
 - ``_infralens_swap(a, b)`` gives ``(b, a)`` and ``_infralens_swap_operator(a, b, "-")`` gives ``b - a``: the
   runtime half of the ``swap`` mutants. :data:`SWAPS` counts their calls and the calls whose two operands
@@ -29,8 +32,8 @@ able to run on, so the mutant reaches the expects instead of raising first:
   cannot be told from the original on this data.
 
 Anything else passes through unchanged. :data:`APPLIED` counts the calls that changed something, over
-every frame the statement ran in: a value mutant that never changed anything is equivalent by
-construction, whatever the run observed.
+every frame the statement ran in: a value mutant that never changed anything (or whose every change went to a
+function that never reads it) is equivalent by construction, whatever the run observed.
 """
 
 from __future__ import annotations
@@ -40,13 +43,16 @@ import copy
 import dataclasses
 import enum
 import operator
+import sys
 import types
 from collections.abc import Mapping, MutableMapping
 from typing import Any
 
 from infralens.verify.mutate import choice
+from infralens.verify.mutate.unread import watch_callee
 
 NUDGE = "_infralens_nudge"
+NUDGE_ARGUMENT = "_infralens_nudge_argument"
 TRANSPOSE = "_infralens_transpose"
 SWAP = "_infralens_swap"
 SWAP_OPERATOR = "_infralens_swap_operator"
@@ -55,6 +61,9 @@ SCALE = 1e-2
 
 APPLIED = [0]
 """Calls that changed their value since the last :func:`reset` (one counter for every value mutant)."""
+
+UNREAD = [0]
+"""Of those, the argument nudges whose called function never read the changed value (:mod:`.unread`)."""
 
 
 SWAPS = [0, 0]
@@ -65,11 +74,17 @@ _OPERATORS = {"-": operator.sub, "/": operator.truediv, "@": operator.matmul, "/
 
 def reset() -> None:
     APPLIED[0] = 0
+    UNREAD[0] = 0
     SWAPS[:] = [0, 0]
 
 
 def applied() -> int:
     return APPLIED[0]
+
+
+def changes_read() -> int:
+    """The calls that changed their value since the last :func:`reset`, less the changes nothing read."""
+    return APPLIED[0] - UNREAD[0]
 
 
 def swaps() -> tuple[int, int]:
@@ -80,6 +95,7 @@ def swaps() -> tuple[int, int]:
 def install() -> None:
     """Make the helpers visible to mutated code (as builtins, so no module's globals change)."""
     setattr(builtins, NUDGE, nudge)
+    setattr(builtins, NUDGE_ARGUMENT, nudge_argument)
     setattr(builtins, TRANSPOSE, transpose)
     setattr(builtins, SWAP, swap)
     setattr(builtins, SWAP_OPERATOR, swap_operator)
@@ -138,6 +154,28 @@ def nudge(value: Any, index: int | None = None) -> Any:
         APPLIED[0] += 1
         return changed
     return value
+
+
+def nudge_argument(value: Any) -> Any:
+    """:func:`nudge` for a call's argument; a change is watched until the call (:func:`.unread.watch_callee`)."""
+    before = APPLIED[0]
+    changed = nudge(value)
+    if APPLIED[0] != before:
+        watch_callee(sys._getframe(1), changed, metadata_kept=_same_metadata(value, changed), on_unread=_count_unread)
+    return changed
+
+
+def _count_unread() -> None:
+    UNREAD[0] += 1
+
+
+def _same_metadata(first: Any, second: Any) -> bool:
+    """Whether *first* and *second* are tensors with the same dtype, device, shape and layout (a nudge keeps them
+    unless it changed an empty tensor's dtype)."""
+    torch = _torch()
+    if torch is None or not isinstance(first, torch.Tensor) or not isinstance(second, torch.Tensor):
+        return False
+    return (first.dtype, first.device, first.shape, first.layout) == (second.dtype, second.device, second.shape, second.layout)
 
 
 def transpose(value: Any) -> Any:

@@ -33,7 +33,7 @@ from types import CodeType, FrameType, FunctionType
 from infralens.reports import CHANGE_LIMIT, DELETE_KINDS, MutantKind, MutantRecord, MutantsRecord, MutantVerdict, ScenarioStatus
 from infralens.verify.mutate.codeswap import compile_function, find_code, live_functions, nested_scopes, outer_scope, rescan, swapped_with_closures
 from infralens.verify.mutate.mutants import VALUE_KINDS, Mutant, statement_mutants
-from infralens.verify.mutate.perturb import applied as values_changed, install as install_helpers, reset as reset_helpers, swaps
+from infralens.verify.mutate.perturb import changes_read, install as install_helpers, reset as reset_helpers, swaps
 from infralens.verify.trace.context import ScenarioContext
 from infralens.verify.trace.execute import execute
 from infralens.verify.trace.expects import Expect
@@ -318,7 +318,8 @@ def _run_mutant(run: MutantRun, stability: Stability) -> tuple[MutantVerdict, st
     The first run watches only the steps that can catch the mutant (cheap: most mutants die there);
     a mutant that lives through it runs again with every step watched and fingerprinted. A value mutant
     (:mod:`.perturb`) needs no second run: it survived when the helper changed a value in some frame the
-    statement ran in, and is equivalent when it changed none; nor does a swap whose operands were always
+    statement ran in (and, for an argument, the function it went to read it), and is equivalent when it changed none
+    that was read; nor does a swap whose operands were always
     equal (untestable: nothing changed).
     """
     killers = tuple(probe for probe in run.probes if probe.key in run.kill_keys)
@@ -327,7 +328,7 @@ def _run_mutant(run: MutantRun, stability: Stability) -> tuple[MutantVerdict, st
     if end.how is not Ending.PASSED:
         return (*verdict(end, run.key), end.how)
     if run.kind in VALUE_KINDS:  # the helper knows whether any value changed: no second run needed
-        return (*verdict(end, run.key, same=not values_changed()), end.how)
+        return (*verdict(end, run.key, same=not changes_read()), end.how)
     calls, differed = swaps()
     if run.kind is MutantKind.SWAP and calls > 0 and differed == 0:
         return (*verdict(end, run.key, same=True, symmetric=True), end.how)
