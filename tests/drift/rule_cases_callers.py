@@ -2,7 +2,11 @@
 (issue 41's set 29 misses: ``_validate_assistant`` folded into ``_validate_generation_mode``, ``_prefill_chunking``
 into ``_prefill``): ``replaced-at-callers``; and for one renamed while its callers keep the call's arguments but rewrite the
 statement around it (set 30: ``_prepare_flash_attention_from_position_ids`` → ``_prepare_from_posids``):
-``called-with-same-arguments``. :mod:`rule_cases` adds them to its tables."""
+``called-with-same-arguments``; and for one whose callers now assign the same names from a new function of a mixin,
+taking other arguments (set 35: ``_free_init_loop`` → ``FreeInitMixin._apply_free_init``): ``assigned-in-its-place``; and
+for a method whose callers now call a module function of its name without the underscore (set 35:
+``Trainer._rotate_checkpoints`` → ``trainer_utils.rotate_checkpoints``): ``made-public-at-callers``. :mod:`rule_cases`
+adds them to its tables."""
 
 from __future__ import annotations
 
@@ -85,7 +89,121 @@ BARE_OLD = FLAT_OLD.replace("self._flatten_for_varlen(q, k, positions)", "self._
 BARE_NEW = FLAT_NEW.replace("self._flat(q, k, positions)", "self._flat()").replace("def _flat(self, q, k, positions):", "def _flat(self):")
 # A call without arguments: nothing kept but the call itself, which tells nothing.
 
+LOOP_OLD = """
+class Pipe:
+    def run(self, x, steps):
+        x = self._loop(x, steps, extra=1)
+        return x
+
+    def _loop(self, x, steps, extra):
+        bar = self.progress(steps)
+        noise = x.clone()
+        total = steps * extra
+        for i in range(total):
+            x = self.step(x, noise, i)
+            bar.update()
+        bar.close()
+        self.last_total = total
+        x = x.to(self.dtype)
+        return x
+"""
+LOOP_NEW = {
+    "pipe.py": """
+from demo.mixin import Mixin
+
+
+class Pipe(Mixin):
+    def run(self, x, steps):
+        for i in range(steps):
+            x, taken = self._apply(x, i, steps)
+        return x
+""",
+    "mixin.py": """
+class Mixin:
+    def _apply(self, x, i, steps):
+        self._noise = x.clone()
+        total = steps * 2
+        x = self.stepper(x, self._noise, i)
+        x = x.to(self.dtype)
+        return x, total
+""",
+}
+# _loop is gone; run, which assigned x from it, now assigns x (and more) from _apply, new in a mixin and taking other
+# arguments, holding fewer than 60% of _loop's statements closely (too few for replaced-at-callers): the target lives
+# on there.
+LOOP_OTHER_NAMES = {**LOOP_NEW, "pipe.py": LOOP_NEW["pipe.py"].replace("x, taken = self._apply(x, i, steps)", "y, taken = self._apply(x, i, steps)")}
+# The same, but run now assigns other names from _apply: the call did not take the target's place.
+
+ROTATE_OLD = """
+import shutil
+
+
+class Trainer:
+    def save(self, out):
+        self.write(out)
+        self._rotate(out)
+
+    def _rotate(self, out):
+        if self.args.limit is None:
+            return
+        logger.info("rotating checkpoints")
+        found = self._sorted(out)
+        extra = found[: -self.args.limit]
+        self.state.rotated = len(extra)
+        self.log_count += 1
+        for path in extra:
+            shutil.rmtree(path)
+"""
+ROTATE_NEW = {
+    "trainer.py": """
+from demo.utils import rotate
+
+
+class Trainer:
+    def save(self, out):
+        self.write(out)
+        rotate(out, limit=self.args.limit, best=self.state.best)
+""",
+    "utils.py": """
+import shutil
+
+
+def rotate(out, limit=None, best=None):
+    if not limit:
+        return
+    found = sort_paths(out)
+    extra = found[:-limit] if best is None else found
+    for path in extra:
+        shutil.rmtree(path)
+""",
+}
+# Trainer._rotate is gone; save now calls the module function rotate, new since the review, taking as arguments what
+# the method read from self and holding fewer than 60% of its statements closely: the target made public.
+ROTATE_OTHER_NAME = {
+    "trainer.py": ROTATE_NEW["trainer.py"].replace("rotate", "prune"),
+    "utils.py": ROTATE_NEW["utils.py"].replace("def rotate(", "def prune("),
+}
+# The same, but the new function is named otherwise: only its name without the underscore tells.
+
 CASES: list[RuleCase] = [
+    RuleCase(
+        "made-public-at-callers",
+        TargetRule.MADE_PUBLIC_AT_CALLERS,
+        {"trainer.py": ROTATE_OLD},
+        ROTATE_NEW,
+        ("shutil.rmtree(path)",),
+        "target",
+        target="demo.trainer.Trainer._rotate",
+    ),
+    RuleCase(
+        "assigned-in-its-place",
+        TargetRule.ASSIGNED_IN_ITS_PLACE,
+        {"pipe.py": LOOP_OLD},
+        LOOP_NEW,
+        ("x = x.to(self.dtype)",),
+        "target",
+        target="demo.pipe.Pipe._loop",
+    ),
     RuleCase(
         "called-with-same-arguments",
         TargetRule.CALLED_WITH_SAME_ARGUMENTS,
@@ -107,6 +225,24 @@ CASES: list[RuleCase] = [
 ]
 
 HELD_BACK: list[RuleCase] = [
+    RuleCase(
+        "made-public-at-callers-not-another-name",
+        TargetRule.MADE_PUBLIC_AT_CALLERS,
+        {"trainer.py": ROTATE_OLD},
+        ROTATE_OTHER_NAME,
+        ("shutil.rmtree(path)",),
+        "target",
+        target="demo.trainer.Trainer._rotate",
+    ),
+    RuleCase(
+        "assigned-in-its-place-not-other-names",
+        TargetRule.ASSIGNED_IN_ITS_PLACE,
+        {"pipe.py": LOOP_OLD},
+        LOOP_OTHER_NAMES,
+        ("x = x.to(self.dtype)",),
+        "target",
+        target="demo.pipe.Pipe._loop",
+    ),
     RuleCase(
         "replaced-at-callers-not-by-a-function-there-at-the-review",
         TargetRule.REPLACED_AT_CALLERS,

@@ -5,7 +5,7 @@ The function is looked for, strictest first: the same file byte for byte (``file
 turned module function, or the reverse); its namesake on a class its class now builds (``moved-to-built-class``, see :mod:`.built`); a shim class that forwards
 the old name (``renamed-behind-shim``: a deprecated subclass or a ``__new__`` returning the new class); a definition of another name whose body overlaps
 (``renamed-body-overlap``), or that holds it with the helpers it calls (``renamed-and-split``); the new name its callers now call (``renamed-at-callers``, see
-:mod:`.callers`; ``replaced-at-callers``, the arguments rewritten too, and ``called-with-same-arguments``, the statement around the call rewritten, see
+:mod:`.callers`; ``replaced-at-callers``, ``called-with-same-arguments``, ``assigned-in-its-place`` and ``made-public-at-callers``, the call rewritten, see
 :mod:`.renamed_words`); a function new in its file holding most of its body (``renamed-holding-body``; a method its base renamed with it,
 ``renamed-with-base``; the release's only namesake, ``moved-sole-namesake``; an ``__init__`` whose class became a dataclass, ``init-as-post-init``; see
 :mod:`.new_definitions`); the method of its name in the class its class was renamed to (``class-renamed``, see :mod:`.classes`); the class its users, renamed
@@ -25,6 +25,7 @@ from dataclasses import dataclass, replace
 
 from infralens.drift.lock.entries import AnnotationLock, Place, StepLock
 from infralens.drift.lock.facts import body_hashes, jaccard
+from infralens.drift.match import renamed_words
 from infralens.drift.match.aliases import renamed_to_alias
 from infralens.drift.match.best import best_scored, clearly_best
 from infralens.drift.match.built import helper_to_built_class, moved_to_built_class
@@ -36,7 +37,6 @@ from infralens.drift.match.imported import Relocated, folded_into_base, inlined_
 from infralens.drift.match.new_definitions import init_as_post_init, moved_sole_namesake, renamed_holding_body, renamed_in_moved_class, renamed_with_base
 from infralens.drift.match.reader import TreeReader
 from infralens.drift.match.receiver import moved_to_receiver
-from infralens.drift.match.renamed_words import called_with_same_arguments, renamed_keeping_words, replaced_at_callers
 from infralens.drift.match.results import TargetKind, TargetResult
 from infralens.drift.match.reviewed import ReviewedSources, defined_in
 from infralens.drift.match.rules import RENAMING, Action, Filter, Policy, TargetRule, Thresholds, Trace
@@ -163,9 +163,11 @@ class ContainerMapper:
             (TargetRule.FOLDED_INTO_BASE, self._by(folded_into_base, TargetRule.FOLDED_INTO_BASE)),
             (TargetRule.MOVED_INTO_DECORATOR, self._by(moved_into_decorator, TargetRule.MOVED_INTO_DECORATOR)),
             (TargetRule.INLINED_INTO_CALLER, self._by(inlined_into_caller, TargetRule.INLINED_INTO_CALLER)),
-            (TargetRule.RENAMED_KEEPING_WORDS, self._by(renamed_keeping_words, TargetRule.RENAMED_KEEPING_WORDS)),
-            (TargetRule.REPLACED_AT_CALLERS, self._by(replaced_at_callers, TargetRule.REPLACED_AT_CALLERS)),
-            (TargetRule.CALLED_WITH_SAME_ARGUMENTS, self._by(called_with_same_arguments, TargetRule.CALLED_WITH_SAME_ARGUMENTS)),
+            (TargetRule.RENAMED_KEEPING_WORDS, self._by(renamed_words.renamed_keeping_words, TargetRule.RENAMED_KEEPING_WORDS)),
+            (TargetRule.REPLACED_AT_CALLERS, self._by(renamed_words.replaced_at_callers, TargetRule.REPLACED_AT_CALLERS)),
+            (TargetRule.CALLED_WITH_SAME_ARGUMENTS, self._by(renamed_words.called_with_same_arguments, TargetRule.CALLED_WITH_SAME_ARGUMENTS)),
+            (TargetRule.ASSIGNED_IN_ITS_PLACE, self._by(renamed_words.assigned_in_its_place, TargetRule.ASSIGNED_IN_ITS_PLACE)),
+            (TargetRule.MADE_PUBLIC_AT_CALLERS, self._by(renamed_words.made_public_at_callers, TargetRule.MADE_PUBLIC_AT_CALLERS)),
             (TargetRule.RENAMED_HOLDING_BODY, self._by(renamed_holding_body, TargetRule.RENAMED_HOLDING_BODY)),
             (TargetRule.RENAMED_WITH_BASE, self._by(renamed_with_base, TargetRule.RENAMED_WITH_BASE)),
             (TargetRule.MOVED_SOLE_NAMESAKE, self._by(moved_sole_namesake, TargetRule.MOVED_SOLE_NAMESAKE)),

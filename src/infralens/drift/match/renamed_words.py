@@ -21,7 +21,7 @@ from infralens.drift.match.imported import Relocated
 from infralens.drift.match.reader import TreeReader
 from infralens.drift.match.reviewed import defined_in, reviewed_texts
 from infralens.drift.match.rules import CONTENTLESS, Thresholds
-from infralens.drift.match.texts import called_names, ratio_at_least, statement_shape
+from infralens.drift.match.texts import called_names, names_set, ratio_at_least, statement_shape
 from infralens.source import DefinitionKind
 
 _Held = TypeVar("_Held")
@@ -74,6 +74,43 @@ def called_with_same_arguments(reader: TreeReader, reviewed: TreeReader | None, 
         return None
     called = _votes(reader, reviewed, name, _arguments_by_caller(reviewed, name, entry.relpath), _called_with)
     return _new_callee(reader, reviewed, entry, called, t.renamed_words_share, t, "now call it with the same arguments")
+
+
+def assigned_in_its_place(reader: TreeReader, reviewed: TreeReader | None, entry: AnnotationLock, t: Thresholds) -> Relocated | None:
+    """The function new since the review that the reviewed target's callers, no longer calling it, now call in a
+    statement assigning every name the statement around the call assigned, whose body holds a close statement for at
+    least :attr:`~.rules.Thresholds.renamed_words_share` of the reviewed body's (rule ``assigned-in-its-place``):
+    ``latents = self . _free_init_loop ( … )`` became ``latents , timesteps = self . _apply_free_init ( latents , … )``,
+    a rewritten helper of a mixin taking other arguments. A call whose statement assigns nothing tells nothing."""
+    name = entry.target.rpartition(".")[2]
+    if reviewed is None or name.startswith("__") or reader.indexed(entry.relpath) is None:
+        return None
+    assigned: dict[tuple[str, str], set[frozenset[str]]] = {}
+    for relpath, caller, statement in calls_before(reviewed, name, entry.relpath):
+        if names := names_set(statement):
+            assigned.setdefault((relpath, caller), set()).add(names)
+    called = _votes(reader, reviewed, name, assigned, _called_assigning)
+    return _new_callee(reader, reviewed, entry, called, t.renamed_words_share, t, "now assign its result's names from it")
+
+
+def made_public_at_callers(reader: TreeReader, reviewed: TreeReader | None, entry: AnnotationLock, t: Thresholds) -> Relocated | None:
+    """The function new since the review named as the target without its leading underscores, that the reviewed
+    target's callers, no longer calling it, now call, whose body holds a close statement for at least
+    :attr:`~.rules.Thresholds.renamed_words_share` of the reviewed body's (rule ``made-public-at-callers``): the method
+    ``Trainer._rotate_checkpoints`` became the module function ``trainer_utils.rotate_checkpoints``, taking as
+    arguments the settings it read from ``self``."""
+    name = entry.target.rpartition(".")[2]
+    public = name.lstrip("_")
+    if reviewed is None or public in ("", name) or name.startswith("__") or reader.indexed(entry.relpath) is None:
+        return None
+    callers = {(relpath, caller): public for relpath, caller, _ in calls_before(reviewed, name, entry.relpath)}
+    called = _votes(reader, reviewed, name, callers, lambda now, wanted: {n for text in now for n in called_names(text) if n == wanted})
+    return _new_callee(reader, reviewed, entry, called, t.renamed_words_share, t, "now call it by its public name")
+
+
+def _called_assigning(now: list[str], assigned: set[frozenset[str]]) -> set[str]:
+    """The names ``now`` (a caller's statements) calls in a statement assigning every name of one of ``assigned``."""
+    return {n for text in now if any(names <= names_set(text) for names in assigned) for n in called_names(text)}
 
 
 def _called_with(now: list[str], arguments: set[tuple[str, ...]]) -> set[str]:

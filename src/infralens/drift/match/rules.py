@@ -140,6 +140,8 @@ class TargetRule(str, Enum):
     RENAMED_KEEPING_WORDS = "renamed-keeping-words"
     REPLACED_AT_CALLERS = "replaced-at-callers"
     CALLED_WITH_SAME_ARGUMENTS = "called-with-same-arguments"
+    ASSIGNED_IN_ITS_PLACE = "assigned-in-its-place"
+    MADE_PUBLIC_AT_CALLERS = "made-public-at-callers"
     RENAMED_HOLDING_BODY = "renamed-holding-body"
     RENAMED_WITH_BASE = "renamed-with-base"
     MOVED_SOLE_NAMESAKE = "moved-sole-namesake"
@@ -334,6 +336,8 @@ SPECS: dict[AnyRule, RuleSpec] = {
             TargetRule.CALLED_WITH_SAME_ARGUMENTS,
             "A gone function lives on in the one function new since the review that its callers now call with the same arguments, resembling it.",
         ),
+        RuleSpec(TargetRule.ASSIGNED_IN_ITS_PLACE, "A gone function lives on in the one new function its callers now call to assign what its call did."),
+        RuleSpec(TargetRule.MADE_PUBLIC_AT_CALLERS, "A gone function lives on in the new one its callers now call, its name without the leading underscores."),
         RuleSpec(TargetRule.RENAMED_HOLDING_BODY, "A gone function lives on in the one function new in its file that holds most of its body."),
         RuleSpec(
             TargetRule.RENAMED_WITH_BASE, "A method gone from its class, and from the base it overrode, lives on in the one method both gained, resembling it."
