@@ -5,8 +5,10 @@ statement around it (set 30: ``_prepare_flash_attention_from_position_ids`` → 
 ``called-with-same-arguments``; and for one whose callers now assign the same names from a new function of a mixin,
 taking other arguments (set 35: ``_free_init_loop`` → ``FreeInitMixin._apply_free_init``): ``assigned-in-its-place``; and
 for a method whose callers now call a module function of its name without the underscore (set 35:
-``Trainer._rotate_checkpoints`` → ``trainer_utils.rotate_checkpoints``): ``made-public-at-callers``. :mod:`rule_cases`
-adds them to its tables."""
+``Trainer._rotate_checkpoints`` → ``trainer_utils.rotate_checkpoints``): ``made-public-at-callers``; a caller that handed
+the call to a new helper of its class still votes (``_inner_training_loop`` → ``_finalize_training``); and a method of a
+class renamed while its old name stays an alias (``PreTrainedTokenizer = PythonBackend``): ``class-kept-as-alias``.
+:mod:`rule_cases` adds them to its tables."""
 
 from __future__ import annotations
 
@@ -185,7 +187,77 @@ ROTATE_OTHER_NAME = {
 }
 # The same, but the new function is named otherwise: only its name without the underscore tells.
 
+LOOP_HANDED = {
+    **LOOP_NEW,
+    "pipe.py": LOOP_NEW["pipe.py"].replace(
+        """        for i in range(steps):
+            x, taken = self._apply(x, i, steps)
+        return x
+""",
+        """        return self._finish(x, steps)
+
+    def _finish(self, x, steps):
+        for i in range(steps):
+            x, taken = self._apply(x, i, steps)
+        return x
+""",
+    ),
+}
+# The same, but run handed the loop to _finish, new since the review: the call that took the target's place is one call
+# away from the caller.
+LOOP_HANDED_OLD = (
+    LOOP_OLD
+    + """
+    def _finish(self, x, steps):
+        return x
+"""
+)
+# The same, but _finish was there at the review: a helper it already had, not the work handed over.
+
+TOK_OLD = """
+class OldTok:
+    def decode(self, ids):
+        text = " ".join(self.lookup(i) for i in ids)
+        text = text.replace(" ##", "")
+        return text.strip()
+"""
+TOK_NEW = {
+    "tok.py": """
+from demo.backend import Backend
+""",
+    "backend.py": """
+class Backend:
+    def decode(self, ids, skip=False):
+        words = [self.lookup(i) for i in ids if not skip or i > 2]
+        return " ".join(words).strip()
+
+
+OldTok = Backend
+""",
+}
+# OldTok is gone; its old name is now a module-level alias of Backend: OldTok.decode lives on in Backend.decode.
+TOK_BUILT = {**TOK_NEW, "backend.py": TOK_NEW["backend.py"].replace("OldTok = Backend", 'OldTok = Backend.variant("old")')}
+# The same, but the old name is bound to what a call on the class returns: no alias of a class.
+
 CASES: list[RuleCase] = [
+    RuleCase(
+        "assigned-in-its-place-through-a-new-helper",
+        TargetRule.ASSIGNED_IN_ITS_PLACE,
+        {"pipe.py": LOOP_OLD},
+        LOOP_HANDED,
+        ("x = x.to(self.dtype)",),
+        "target",
+        target="demo.pipe.Pipe._loop",
+    ),
+    RuleCase(
+        "class-kept-as-alias",
+        TargetRule.CLASS_KEPT_AS_ALIAS,
+        {"tok.py": TOK_OLD},
+        TOK_NEW,
+        ("return text.strip()",),
+        "target",
+        target="demo.tok.OldTok.decode",
+    ),
     RuleCase(
         "made-public-at-callers",
         TargetRule.MADE_PUBLIC_AT_CALLERS,
@@ -225,6 +297,24 @@ CASES: list[RuleCase] = [
 ]
 
 HELD_BACK: list[RuleCase] = [
+    RuleCase(
+        "assigned-in-its-place-not-through-a-helper-there-at-the-review",
+        TargetRule.ASSIGNED_IN_ITS_PLACE,
+        {"pipe.py": LOOP_HANDED_OLD},
+        LOOP_HANDED,
+        ("x = x.to(self.dtype)",),
+        "target",
+        target="demo.pipe.Pipe._loop",
+    ),
+    RuleCase(
+        "class-kept-as-alias-not-a-call",
+        TargetRule.CLASS_KEPT_AS_ALIAS,
+        {"tok.py": TOK_OLD},
+        TOK_BUILT,
+        ("return text.strip()",),
+        "target",
+        target="demo.tok.OldTok.decode",
+    ),
     RuleCase(
         "made-public-at-callers-not-another-name",
         TargetRule.MADE_PUBLIC_AT_CALLERS,

@@ -5,7 +5,8 @@ later release drops the choice and defines the public name itself, with the chos
 it: an assignment in the target's own scope whose value is the target's name (alone, or one branch of a conditional
 expression). When that name is now a definition, in the target's file, that was not one at the review, and it still
 holds part of the reviewed body, more of it than of the other function the expression chose from, it is the target
-renamed (rule ``renamed-to-alias``). When every other function the expression chose from is gone as well, the new
+renamed (rule ``renamed-to-alias``); a class renamed while its old name stays as an alias of the new one is found
+through that alias (``class-kept-as-alias``). When every other function the expression chose from is gone as well, the new
 definition merged them (``sdpa_mask`` now holds both the recent and the older torch's code): it holds part of the
 reviewed body, and the target is taken to it whichever of the choices it resembles more (rule ``merged-into-alias``).
 """
@@ -13,12 +14,15 @@ reviewed body, and the target is taken to it whichever of the choices it resembl
 from __future__ import annotations
 
 import ast
+import re
 from dataclasses import dataclass
 
 from infralens.drift.lock.entries import AnnotationLock
 from infralens.drift.lock.facts import body_hashes, jaccard
+from infralens.drift.match.imported import Relocated
 from infralens.drift.match.reader import TreeReader
 from infralens.drift.match.reviewed import defined_in
+from infralens.drift.match.rules import Thresholds
 from infralens.source import Definition, ModuleIndex, SourceFile
 
 
@@ -98,3 +102,23 @@ def _alias_of(text: str, name: str) -> str | None:
         return None
     choices = [value.body, value.orelse] if isinstance(value, ast.IfExp) else [value]
     return target.id if any(isinstance(c, ast.Name) and c.id == name for c in choices) else None
+
+
+def kept_as_alias(reader: TreeReader, reviewed: TreeReader | None, entry: AnnotationLock, t: Thresholds) -> Relocated | None:
+    """The method of the target's name on the class the target's gone class name is now a module-level alias of
+    (``PreTrainedTokenizer = PythonBackend``, kept so old imports work; rule ``class-kept-as-alias``): the class was
+    renamed, its old name left pointing at it. Only a method of a top-level class, in one file of the release."""
+    owner, _, name = entry.target.rpartition(".")
+    if not owner or "." in owner or reviewed is None:
+        return None
+    alias = re.compile(rb"(?m)^" + re.escape(owner.encode()) + rb"[ \t]*=[ \t]*([A-Za-z_][A-Za-z0-9_]*)[ \t]*$")
+    found: list[Relocated] = []
+    for relpath in sorted(reader.files_with_words([owner]) or ()):
+        data = reader.read_bytes(relpath)
+        matched = alias.search(data) if data is not None and owner.encode() + b" =" in data else None
+        indexed = reader.indexed(relpath) if matched else None
+        if matched and indexed is not None:
+            new = matched.group(1).decode()
+            why = f"its class's old name now aliases {new} ({owner} = {new})"
+            found.extend(Relocated(*indexed, d, why) for d in indexed[1].definitions if d.qualname == f"{new}.{name}" and d.accessor is None)
+    return found[0] if len(found) == 1 else None

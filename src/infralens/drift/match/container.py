@@ -8,7 +8,8 @@ the old name (``renamed-behind-shim``: a deprecated subclass or a ``__new__`` re
 :mod:`.callers`; ``replaced-at-callers``, ``called-with-same-arguments``, ``assigned-in-its-place`` and ``made-public-at-callers``, the call rewritten, see
 :mod:`.renamed_words`); a function new in its file holding most of its body (``renamed-holding-body``; a method its base renamed with it,
 ``renamed-with-base``; the release's only namesake, ``moved-sole-namesake``; an ``__init__`` whose class became a dataclass, ``init-as-post-init``; see
-:mod:`.new_definitions`); the method of its name in the class its class was renamed to (``class-renamed``, see :mod:`.classes`); the class its users, renamed
+:mod:`.new_definitions`); the method of its name in the class its class was renamed to (``class-renamed``, see :mod:`.classes`; or that its class's old
+name now aliases, ``class-kept-as-alias``, see :mod:`.aliases`); the class its users, renamed
 or not, now build (``class-renamed-at-users``, ``class-renamed-with-users``); a method folded into the class of its first parameter, which is now ``self``
 (``moved-to-receiver``, see :mod:`.receiver`); else ``deleted``. A module function's namesake or look-alike in another file is not taken when it is a copy made
 there (``copied-not-moved``, see :func:`.callers.copied_not_moved`). Decorators are part of the target: one added, removed or replaced makes the finding
@@ -26,7 +27,7 @@ from dataclasses import dataclass, replace
 from infralens.drift.lock.entries import AnnotationLock, Place, StepLock
 from infralens.drift.lock.facts import body_hashes, jaccard
 from infralens.drift.match import renamed_words
-from infralens.drift.match.aliases import renamed_to_alias
+from infralens.drift.match.aliases import kept_as_alias, renamed_to_alias
 from infralens.drift.match.best import best_scored, clearly_best
 from infralens.drift.match.built import helper_to_built_class, moved_to_built_class
 from infralens.drift.match.callers import Renamed, callers_at_review, class_renamed_at_users, class_renamed_with_users, copied_not_moved, renamed_at_callers
@@ -173,6 +174,7 @@ class ContainerMapper:
             (TargetRule.MOVED_SOLE_NAMESAKE, self._by(moved_sole_namesake, TargetRule.MOVED_SOLE_NAMESAKE)),
             (TargetRule.RENAMED_IN_MOVED_CLASS, self._by(renamed_in_moved_class, TargetRule.RENAMED_IN_MOVED_CLASS)),
             (TargetRule.INIT_AS_POST_INIT, self._by(init_as_post_init, TargetRule.INIT_AS_POST_INIT)),
+            (TargetRule.CLASS_KEPT_AS_ALIAS, self._by(kept_as_alias, TargetRule.CLASS_KEPT_AS_ALIAS)),
             (TargetRule.DELETED, self._deleted),
         ]
 
@@ -337,8 +339,7 @@ class ContainerMapper:
         return Found(source, index, best, 1.0, True)
 
     def _same_qualname_elsewhere(self, entry: AnnotationLock, trace: Trace) -> Found | None:
-        """The best definition of the target's qualname in another file (its module moved); one that the reviewed release
-        defined there already is a twin that was there, not the target moved."""
+        """The best definition of the target's qualname in another file (its module moved), not one defined there at the review."""
         names = entry.target.split(".")
         reviewed = self._reviewed(entry)
         best: tuple[float, Found] | None = None
@@ -422,8 +423,7 @@ class ContainerMapper:
         return (split, TargetRule.RENAMED_AND_SPLIT) if split is not None else None
 
     def _with_helpers(self, entry: AnnotationLock, found: Found) -> tuple[float, Found] | None:
-        """The share of the reviewed body ``found`` holds itself or in the helpers it calls (with those helpers), when it
-        holds at least :attr:`~.decide.Thresholds.renamed_split_direct` of it itself."""
+        """The share of the reviewed body ``found`` holds itself or in its helpers (with them), when it holds ``renamed_split_direct`` itself."""
         held = sum((Counter(entry.body) & Counter(body_hashes(found.index, found.definition))).values())
         if not entry.body or held / len(entry.body) < self.policy.thresholds.renamed_split_direct:
             return None

@@ -184,6 +184,7 @@ def _votes(
     near: dict[str, str] = {}
     for (relpath, caller), held in by_caller.items():
         now, before = _body_texts(reader, relpath, caller), _body_texts(reviewed, relpath, caller)
+        now = _with_new_helpers(reader, reviewed, relpath, caller, now) if now else now
         if not now or before is None or any(name in called_names(text) for text in now):
             continue  # the caller is gone, or still calls the target
         called_before = {n for text in before for n in called_names(text)}
@@ -191,6 +192,20 @@ def _votes(
             votes[new_name] += 1
             near.setdefault(new_name, relpath)
     return votes, near
+
+
+def _with_new_helpers(reader: TreeReader, reviewed: TreeReader, relpath: str, caller: str, now: list[str]) -> list[str]:
+    """``now`` (a method's statements) and those of each method of its class, new since the review, that it now calls on
+    ``self``: a caller that handed part of its work to a new helper (``_inner_training_loop`` to ``_finalize_training``)
+    still makes those calls, one call away."""
+    owner = caller.rpartition(".")[0]
+    texts = list(now)
+    for text in now if owner else ():
+        tokens = text.split(" ")
+        for helper in (tokens[i + 2] for i in range(len(tokens) - 3) if tokens[i : i + 2] == ["self", "."] and tokens[i + 3] == "("):
+            if f"{owner}.{helper}" != caller and not defined_in(reviewed, relpath, f"{owner}.{helper}"):
+                texts.extend(_body_texts(reader, relpath, f"{owner}.{helper}") or ())
+    return texts
 
 
 def _body_texts(reader: TreeReader, relpath: str, qualname: str) -> list[str] | None:

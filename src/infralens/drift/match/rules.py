@@ -147,6 +147,7 @@ class TargetRule(str, Enum):
     MOVED_SOLE_NAMESAKE = "moved-sole-namesake"
     RENAMED_IN_MOVED_CLASS = "renamed-in-moved-class"
     INIT_AS_POST_INIT = "init-as-post-init"
+    CLASS_KEPT_AS_ALIAS = "class-kept-as-alias"
     DELETED = "deleted"
     SPLIT_INTO_HELPERS = "split-into-helpers"
     HELPERS_OF_HELPERS = "helpers-of-helpers"
@@ -164,6 +165,7 @@ RENAMING = frozenset(
         TargetRule.RENAMED_WITH_BASE,
         TargetRule.RENAMED_IN_MOVED_CLASS,
         TargetRule.INIT_AS_POST_INIT,
+        TargetRule.CLASS_KEPT_AS_ALIAS,
     }
 )
 """The container rules of a relocation (:mod:`.imported` and its like) whose definition of another name is the target
@@ -299,10 +301,7 @@ SPECS: dict[AnyRule, RuleSpec] = {
         RuleSpec(TargetRule.BODY_CHANGED, "The same qualname in its file is the target, whatever its body became.", essential=True),
         RuleSpec(TargetRule.RE_EXPORTED, "A name its module no longer defines but now imports is the target, moved to where the import leads."),
         RuleSpec(TargetRule.MOVED_MODULE, "The same qualname in another module, new there and overlapping the body, is the target moved."),
-        RuleSpec(
-            TargetRule.MOVED_WITH_IMPORTS,
-            "A gone target's qualname in a module its old module newly imports from, sharing part of its body, is the target moved.",
-        ),
+        RuleSpec(TargetRule.MOVED_WITH_IMPORTS, "A gone target's qualname in a module its module newly imports from, sharing part of its body, moved there."),
         RuleSpec(TargetRule.MOVED_SAME_NAME, "A method turned module function (or back), new and clearly the closest body, is the target moved."),
         RuleSpec(TargetRule.SAME_NAME_IN_MODULE, "A name gone from one level of its module, newly defined once at the other, moved there whatever its body."),
         RuleSpec(TargetRule.MOVED_TO_CLASS, "A method gone from its class, now on a class of its module that lacked it, clearly closest in body, moved there."),
@@ -347,6 +346,7 @@ SPECS: dict[AnyRule, RuleSpec] = {
             "A gone function lives on in the release's only definition of its name, new elsewhere (a method: on another class), resembling it.",
         ),
         RuleSpec(TargetRule.RENAMED_IN_MOVED_CLASS, "A method renamed while its class moved lives on in the class's one new home, holding most of its body."),
+        RuleSpec(TargetRule.CLASS_KEPT_AS_ALIAS, "A method of a gone class lives on, under its name, in the class its old name now aliases."),
         RuleSpec(
             TargetRule.INIT_AS_POST_INIT,
             "A class whose __init__ is gone and which newly defines __post_init__ became a dataclass: that is where its __init__'s work went.",
