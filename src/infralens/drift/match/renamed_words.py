@@ -200,11 +200,10 @@ def _with_new_helpers(reader: TreeReader, reviewed: TreeReader, relpath: str, ca
     still makes those calls, one call away."""
     owner = caller.rpartition(".")[0]
     texts = list(now)
-    for text in now if owner else ():
-        tokens = text.split(" ")
-        for helper in (tokens[i + 2] for i in range(len(tokens) - 3) if tokens[i : i + 2] == ["self", "."] and tokens[i + 3] == "("):
-            if f"{owner}.{helper}" != caller and not defined_in(reviewed, relpath, f"{owner}.{helper}"):
-                texts.extend(_body_texts(reader, relpath, f"{owner}.{helper}") or ())
+    called = dict.fromkeys(t[i + 2] for t in (text.split(" ") for text in now) for i in range(len(t) - 3) if t[i : i + 2] == ["self", "."] and t[i + 3] == "(")
+    for helper in (f"{owner}.{name}" for name in called) if owner else ():
+        if helper != caller and not defined_in(reviewed, relpath, helper):
+            texts.extend(_body_texts(reader, relpath, helper) or ())
     return texts
 
 
