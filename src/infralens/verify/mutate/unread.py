@@ -15,6 +15,7 @@ from __future__ import annotations
 import dis
 import sys
 from collections.abc import Callable
+from functools import lru_cache
 from types import CodeType, FrameType
 from typing import Any
 
@@ -56,9 +57,10 @@ def reads(callee: FrameType, nudged: Any, *, metadata_kept: bool) -> bool:
     return loads_value(code, bound[0], metadata=METADATA if metadata_kept else frozenset())
 
 
+@lru_cache(maxsize=256)
 def loads_value(code: CodeType, name: str, *, metadata: frozenset[str]) -> bool:
     """Whether *code* loads local *name* other than to read one of the attributes *metadata*, or may reach its locals
-    another way (:data:`_INTROSPECTION`)."""
+    another way (:data:`_INTROSPECTION`). Kept per code object: a statement in a loop calls the same callee every time."""
     instructions = list(dis.get_instructions(code))
     for position, instruction in enumerate(instructions):
         if instruction.opname in ("LOAD_GLOBAL", "LOAD_NAME", "LOAD_ATTR", "LOAD_METHOD") and instruction.argval in _INTROSPECTION:
@@ -69,6 +71,6 @@ def loads_value(code: CodeType, name: str, *, metadata: frozenset[str]) -> bool:
         if name not in loaded:
             continue
         after = instructions[position + 1] if position + 1 < len(instructions) else None
-        if len(loaded) > 1 or after is None or after.opname not in ("LOAD_ATTR",) or after.argval not in metadata:
+        if len(loaded) > 1 or after is None or after.opname != "LOAD_ATTR" or after.argval not in metadata:
             return True
     return False
