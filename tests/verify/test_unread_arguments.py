@@ -121,11 +121,36 @@ def test_an_argument_the_callee_ignores_or_reads_only_for_metadata_is_equivalent
         ("box.note(_infralens_nudge_argument(ids), n)", MutantVerdict.EQUIVALENT),  # `note` never loads `ids`
         ("box.note(ids, _infralens_nudge_argument(n))", MutantVerdict.CAUGHT),
     ]
-    assert arguments("u/start") == [("box.start(_infralens_nudge_argument(states))", MutantVerdict.EQUIVALENT)]  # dtype and shape only
+    # `start` reads dtype and shape only: the nudge is equivalent, and the argument in another dtype is the wrong version
+    assert arguments("u/start") == [
+        ("box.start(_infralens_nudge_argument(states))", MutantVerdict.EQUIVALENT),
+        ("box.start(_infralens_retype_argument(states))", MutantVerdict.CAUGHT),
+    ]
     # read for its values, through a starred parameter, by a closure, or its dtype changed (an empty tensor's nudge):
     # each is judged as any value mutant is, and each got past these weak expects
     for key in ("u/take", "u/star", "u/closure", "u/empty"):
         assert [verdict.got_past for _, verdict in arguments(key)] == [True], (key, found[key].records)
+
+
+@requires_torch
+def test_a_retyped_argument_counts_only_where_the_callee_reads_it():
+    import torch
+
+    perturb.install()
+    perturb.reset()
+
+    def ignores(value):
+        return 1
+
+    def reads_dtype(value):
+        return value.dtype
+
+    ignores(perturb.retype_argument(torch.ones(2)))  # never loaded: unread
+    assert perturb.retype_argument(torch.ones(2, dtype=torch.bool)).dtype == torch.bool  # no other width: unchanged
+    assert reads_dtype(perturb.retype_argument(torch.ones(2))) == torch.float64  # metadata is what changed: a read
+    assert perturb.applied() == 2 and perturb.changes_read() == 1 and not perturb.read_only_metadata()
+    reads_dtype(perturb.nudge_argument(torch.ones(2)))  # a nudge keeps the dtype: unread, through metadata only
+    assert perturb.read_only_metadata()
 
 
 def test_the_watch_ends_at_the_callers_next_call_and_restores_the_profile_hook():

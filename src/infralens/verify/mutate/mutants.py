@@ -23,6 +23,7 @@ expects.
 
 from __future__ import annotations
 
+import dataclasses
 import difflib
 import itertools
 from collections.abc import Mapping, Sequence
@@ -38,7 +39,7 @@ KINDS = tuple(MutantKind)
 VALUE_KINDS = frozenset({MutantKind.VALUE, MutantKind.ARGUMENT, MutantKind.TRANSPOSE})
 """Kinds whose change happens at run time (:mod:`.perturb`): equivalent when it never changed a value."""
 NUDGE, TRANSPOSE, SWAP, SWAP_OPERATOR = "_infralens_nudge", "_infralens_transpose", "_infralens_swap", "_infralens_swap_operator"
-NUDGE_ARGUMENT = "_infralens_nudge_argument"
+NUDGE_ARGUMENT, RETYPE_ARGUMENT = "_infralens_nudge_argument", "_infralens_retype_argument"
 MAX_ELEMENTS = 3
 """Elements of a tuple result nudged one at a time (a mutant each)."""
 MAX_ARGUMENTS = 3
@@ -99,6 +100,11 @@ class Mutant:
             [line.rstrip("\n") for line in self.original], [line.rstrip("\n") for line in new], f"{where}", f"{where} ({self.kind})", n=0, lineterm=""
         )
         return "\n".join(found)
+
+    def retyped(self) -> Mutant:
+        """This ``argument`` mutant with its argument given another dtype instead of nudged values (tried when the
+        called function read only the argument's metadata)."""
+        return dataclasses.replace(self, lines=tuple(line.replace(NUDGE_ARGUMENT + "(", RETYPE_ARGUMENT + "(") for line in self.lines))
 
     def apply(self, text_lines: Sequence[str]) -> str:
         """The whole file's text with this mutant in place."""

@@ -24,7 +24,11 @@ able to run on, so the mutant reaches the expects instead of raising first:
   refuses (a stream).
 - ``_infralens_nudge_argument(value)``: ``_infralens_nudge`` for a call's argument (the ``argument`` mutants). When the
   value changed, :mod:`.unread` watches the call it is passed to: a change the called function never reads is counted
-  in :data:`UNREAD` too, so a mutant whose every change went unread is equivalent.
+  in :data:`UNREAD` too, so a mutant whose every change went unread is equivalent. When the function read only the
+  tensor's metadata, :data:`METADATA_ONLY` counts it: the trial then tries ``_infralens_retype_argument(value)``.
+- ``_infralens_retype_argument(value)``: a tensor with values in another width of its dtype's kind (float32 → float64,
+  bfloat16 → float16, int64 → int32, …), watched as above with nothing kept: the wrong version of an argument a
+  function reads only for its dtype, device or shape (it would build an empty cache in the wrong dtype).
 - ``_infralens_transpose(value)``: a tensor with two dimensions of the same size (> 1) gets them swapped.
 - ``_infralens_swap(a, b)`` gives ``(b, a)`` and ``_infralens_swap_operator(a, b, "-")`` gives ``b - a``: the
   runtime half of the ``swap`` mutants. :data:`SWAPS` counts their calls and the calls whose two operands
@@ -53,6 +57,7 @@ from infralens.verify.mutate.unread import watch_callee
 
 NUDGE = "_infralens_nudge"
 NUDGE_ARGUMENT = "_infralens_nudge_argument"
+RETYPE_ARGUMENT = "_infralens_retype_argument"
 TRANSPOSE = "_infralens_transpose"
 SWAP = "_infralens_swap"
 SWAP_OPERATOR = "_infralens_swap_operator"
@@ -65,6 +70,9 @@ APPLIED = [0]
 UNREAD = [0]
 """Of those, the argument nudges whose called function never read the changed value (:mod:`.unread`)."""
 
+METADATA_ONLY = [0]
+"""Of those, the ones whose called function read the value's dtype, device or shape (and nothing else)."""
+
 
 SWAPS = [0, 0]
 """Calls of the swap helpers since the last :func:`reset`, and those whose two operands differed."""
@@ -75,6 +83,7 @@ _OPERATORS = {"-": operator.sub, "/": operator.truediv, "@": operator.matmul, "/
 def reset() -> None:
     APPLIED[0] = 0
     UNREAD[0] = 0
+    METADATA_ONLY[0] = 0
     SWAPS[:] = [0, 0]
 
 
@@ -87,6 +96,11 @@ def changes_read() -> int:
     return APPLIED[0] - UNREAD[0]
 
 
+def read_only_metadata() -> bool:
+    """Whether, since the last :func:`reset`, an argument nudge went to a function that read only its metadata."""
+    return METADATA_ONLY[0] > 0
+
+
 def swaps() -> tuple[int, int]:
     """How often a swap helper ran since the last :func:`reset`, and how often its two operands differed."""
     return SWAPS[0], SWAPS[1]
@@ -96,6 +110,7 @@ def install() -> None:
     """Make the helpers visible to mutated code (as builtins, so no module's globals change)."""
     setattr(builtins, NUDGE, nudge)
     setattr(builtins, NUDGE_ARGUMENT, nudge_argument)
+    setattr(builtins, RETYPE_ARGUMENT, retype_argument)
     setattr(builtins, TRANSPOSE, transpose)
     setattr(builtins, SWAP, swap)
     setattr(builtins, SWAP_OPERATOR, swap_operator)
@@ -165,8 +180,22 @@ def nudge_argument(value: Any) -> Any:
     return changed
 
 
-def _count_unread() -> None:
+def retype_argument(value: Any) -> Any:
+    """A tensor argument with its values in another dtype of its kind (:data:`_OTHER_DTYPES`), watched until the call;
+    anything else (or a dtype with no other of its kind) passes through unchanged."""
+    torch = _torch()
+    other = _OTHER_DTYPES.get(str(value.dtype).removeprefix("torch.")) if torch is not None and isinstance(value, torch.Tensor) else None
+    if other is None:
+        return value
+    APPLIED[0] += 1
+    changed = _keep_parameter(value, value.to(getattr(torch, other)))
+    watch_callee(sys._getframe(1), changed, metadata_kept=False, on_unread=_count_unread)
+    return changed
+
+
+def _count_unread(metadata_only: bool) -> None:
     UNREAD[0] += 1
+    METADATA_ONLY[0] += metadata_only
 
 
 def _same_metadata(first: Any, second: Any) -> bool:

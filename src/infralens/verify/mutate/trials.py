@@ -33,7 +33,7 @@ from types import CodeType, FrameType, FunctionType
 from infralens.reports import CHANGE_LIMIT, DELETE_KINDS, MutantKind, MutantRecord, MutantsRecord, MutantVerdict, ScenarioStatus
 from infralens.verify.mutate.codeswap import compile_function, find_code, live_functions, nested_scopes, outer_scope, rescan, swapped_with_closures
 from infralens.verify.mutate.mutants import VALUE_KINDS, Mutant, statement_mutants
-from infralens.verify.mutate.perturb import changes_read, install as install_helpers, reset as reset_helpers, swaps
+from infralens.verify.mutate.perturb import changes_read, install as install_helpers, read_only_metadata, reset as reset_helpers, swaps
 from infralens.verify.trace.context import ScenarioContext
 from infralens.verify.trace.execute import execute
 from infralens.verify.trace.expects import Expect
@@ -173,9 +173,11 @@ def mutate_steps(
         kill_keys = _kill_keys(probe, probes)
         records: list[MutantRecord] = []
         killed_by: dict[str, int] = {}
-        for mutant in candidates:
+        queue = list(candidates)
+        while queue:
             if sum(not _changed_nothing(record) for record in records) >= limit:
                 break
+            mutant = queue.pop(0)
             code = compile_function(mutant.apply(text), original.co_filename, original)
             if code is None:
                 continue
@@ -184,6 +186,8 @@ def mutate_steps(
             records.append(MutantRecord(mutant.kind, judged, _change(mutant), caught_by))
             if how is not Ending.PASSED:
                 killed_by[how] = killed_by.get(how, 0) + 1
+            if mutant.kind is MutantKind.ARGUMENT and judged is MutantVerdict.EQUIVALENT and read_only_metadata():
+                queue.insert(0, mutant.retyped())  # the callee read only dtype, device or shape: try another dtype
         found[key] = MutantsRecord(len(records), sum(killed_by.values()), killed_by, tuple(records))
     return found
 

@@ -25,9 +25,10 @@ _INTROSPECTION = frozenset({"locals", "vars", "_getframe", "currentframe"})
 """Names whose call lets a function reach its parameters without loading them."""
 
 
-def watch_callee(caller: FrameType, nudged: Any, *, metadata_kept: bool, on_unread: Callable[[], None]) -> None:
+def watch_callee(caller: FrameType, nudged: Any, *, metadata_kept: bool, on_unread: Callable[[bool], None]) -> None:
     """Watch the next call *caller* makes (the call the nudged argument is passed to) and call *on_unread* when
-    that callee never reads the parameter *nudged* binds to (see the module docstring).
+    that callee never reads the parameter *nudged* binds to (see the module docstring), with True when it does read
+    the parameter's metadata (so a value in another dtype is the wrong version worth trying).
 
     A profile hook sees the callee's first frame; it is removed at the first call *caller* makes, or when *caller*
     returns or raises, so it runs only between the nudge and the call."""
@@ -37,7 +38,7 @@ def watch_callee(caller: FrameType, nudged: Any, *, metadata_kept: bool, on_unre
         if event == "call" and frame.f_back is caller:
             sys.setprofile(previous)
             if not reads(frame, nudged, metadata_kept=metadata_kept):
-                on_unread()
+                on_unread(metadata_kept and reads(frame, nudged, metadata_kept=False))
         elif frame is caller and event in ("c_call", "return"):
             sys.setprofile(previous)
 
