@@ -847,3 +847,8 @@ from rule_cases_blocks import CASES as _BLOCK_CASES, HELD_BACK as _BLOCK_HELD_BA
 
 CASES.extend(_BLOCK_CASES)
 HELD_BACK.extend(_BLOCK_HELD_BACK)
+
+from rule_cases_namesakes import CASES as _NAMESAKE_CASES, HELD_BACK as _NAMESAKE_HELD_BACK  # noqa: E402
+
+CASES.extend(_NAMESAKE_CASES)
+HELD_BACK.extend(_NAMESAKE_HELD_BACK)

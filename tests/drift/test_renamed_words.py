@@ -29,3 +29,17 @@ def test_name_words_split_underscores_and_digits():
 )
 def test_words_kept(old, new, kept):
     assert words_kept(old, new) == kept
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "kept"),
+    [
+        ("_move_missing_keys_from_meta_to_cpu", "_move_missing_keys_from_meta_to_device", 6),  # one word replaced
+        ("_move_missing_to_cpu", "_move_absent_to_device", 0),  # two words replaced
+        ("prepare_latents_image", "prepare_latents_video", 0),  # one replaced, but only two words shared
+        ("get_input_embeddings", "get_input_embeddings", 0),
+    ],
+)
+def test_words_kept_with_one_word_replaced(old, new, kept):
+    assert words_kept(old, new, swapped_at_least=3) == kept
+    assert words_kept(old, new) == 0  # without the allowance, a replaced word keeps nothing

@@ -1,20 +1,18 @@
 """Container first: what became of an annotated function, decided once, with the rule and evidence that decided it.
 
 The function is looked for, strictest first: the same file byte for byte (``file-unchanged``); the same qualname in its file (``same-place``,
-``body-changed``); the same qualname in another module (``moved-module``); its name at the other level, new since the review (``moved-same-name``: a method
-turned module function, or the reverse); its namesake on a class its class now builds (``moved-to-built-class``, see :mod:`.built`); a shim class that forwards
-the old name (``renamed-behind-shim``: a deprecated subclass or a ``__new__`` returning the new class); a definition of another name whose body overlaps
-(``renamed-body-overlap``), or that holds it with the helpers it calls (``renamed-and-split``); the new name its callers now call (``renamed-at-callers``, see
-:mod:`.callers`; ``replaced-at-callers``, ``called-with-same-arguments``, ``assigned-in-its-place`` and ``made-public-at-callers``, the call rewritten, see
-:mod:`.renamed_words`); a function new in its file holding most of its body (``renamed-holding-body``; a method its base renamed with it,
-``renamed-with-base``; the release's only namesake, ``moved-sole-namesake``; an ``__init__`` whose class became a dataclass, ``init-as-post-init``; see
-:mod:`.new_definitions`); the method of its name in the class its class was renamed to (``class-renamed``, see :mod:`.classes`; or that its class's old
-name now aliases, ``class-kept-as-alias``, see :mod:`.aliases`); the class its users, renamed
-or not, now build (``class-renamed-at-users``, ``class-renamed-with-users``); a method folded into the class of its first parameter, which is now ``self``
-(``moved-to-receiver``, see :mod:`.receiver`); else ``deleted``. A module function's namesake or look-alike in another file is not taken when it is a copy made
-there (``copied-not-moved``, see :func:`.callers.copied_not_moved`). Decorators are part of the target: one added, removed or replaced makes the finding
-``decorators-changed`` (low severity, like a body that changed around unchanged steps), named in the message. A body that lost statements to helpers it now
-calls or to a decorator it now carries is one more decision (``split-into-helpers``, ``wrapped-by-decorator``; see :mod:`.split`), naming the helpers.
+``body-changed``); the same qualname in another module (``moved-module``); its name at the other level, new since the review (``moved-same-name``; or a
+new top-level function of its name its module defines or imports, ``named-by-its-module``, see :mod:`.namesakes`); its namesake on a class its class now
+builds (``moved-to-built-class``, :mod:`.built`); a shim that forwards the old name (``renamed-behind-shim``); a definition of another name whose body
+overlaps (``renamed-body-overlap``), or holds it with its helpers (``renamed-and-split``); the new name its callers now call (``renamed-at-callers``,
+:mod:`.callers`; ``replaced-at-callers``, ``called-with-same-arguments``, ``assigned-in-its-place``, ``made-public-at-callers``: :mod:`.renamed_words`);
+a function new in its file holding most of its body (``renamed-holding-body``; ``renamed-with-base``, ``moved-sole-namesake``, ``init-as-post-init``:
+:mod:`.new_definitions`); the method of its name in the class its class was renamed to (``class-renamed``, :mod:`.classes`), that its class's old name
+now aliases (``class-kept-as-alias``, :mod:`.aliases`) or that inherited its gone class (``folded-into-subclass``); the class its users now build
+(``class-renamed-at-users``, ``class-renamed-with-users``); a method folded into the class of its first parameter (``moved-to-receiver``); else
+``deleted``. A module function's namesake or look-alike in another file is not taken when it is a copy made there (``copied-not-moved``). Decorators are
+part of the target: one added, removed or replaced makes the finding ``decorators-changed`` (low severity), named in the message. A body that lost
+statements to helpers it now calls or to a decorator it now carries is one more decision (``split-into-helpers``, ``wrapped-by-decorator``; :mod:`.split`).
 Statements are then mapped inside the function found, then in those helpers (and the functions it leads to, :mod:`.calls`).
 """
 
@@ -35,6 +33,7 @@ from infralens.drift.match.classes import clone_beside_a_rename, copied_class, c
 from infralens.drift.match.decorators import moved_into_decorator, with_decorators
 from infralens.drift.match.forwarding import forwarded_method
 from infralens.drift.match.imported import Relocated, folded_into_base, inlined_into_caller, moved_to_class, moved_with_imports, re_exported, same_name_here
+from infralens.drift.match.namesakes import folded_into_subclass, named_by_its_module
 from infralens.drift.match.new_definitions import init_as_post_init, moved_sole_namesake, renamed_holding_body, renamed_in_moved_class, renamed_with_base
 from infralens.drift.match.reader import TreeReader
 from infralens.drift.match.receiver import moved_to_receiver
@@ -148,6 +147,7 @@ class ContainerMapper:
             (TargetRule.MOVED_MODULE, self._moved_module),
             (TargetRule.MOVED_WITH_IMPORTS, self._by(moved_with_imports, TargetRule.MOVED_WITH_IMPORTS)),
             (TargetRule.MOVED_SAME_NAME, self._moved_same_name),
+            (TargetRule.NAMED_BY_ITS_MODULE, self._by(named_by_its_module, TargetRule.NAMED_BY_ITS_MODULE)),
             (TargetRule.SAME_NAME_IN_MODULE, self._by(same_name_here, TargetRule.SAME_NAME_IN_MODULE)),
             (TargetRule.MOVED_TO_CLASS, self._by(moved_to_class, TargetRule.MOVED_TO_CLASS)),
             (TargetRule.MOVED_TO_BUILT_CLASS, self._by(moved_to_built_class, TargetRule.MOVED_TO_BUILT_CLASS)),
@@ -162,6 +162,7 @@ class ContainerMapper:
             (TargetRule.CLASS_RENAMED_WITH_USERS, self._class_renamed_with_users),
             (TargetRule.MOVED_TO_RECEIVER, self._moved_to_receiver),
             (TargetRule.FOLDED_INTO_BASE, self._by(folded_into_base, TargetRule.FOLDED_INTO_BASE)),
+            (TargetRule.FOLDED_INTO_SUBCLASS, self._by(folded_into_subclass, TargetRule.FOLDED_INTO_SUBCLASS)),
             (TargetRule.MOVED_INTO_DECORATOR, self._by(moved_into_decorator, TargetRule.MOVED_INTO_DECORATOR)),
             (TargetRule.INLINED_INTO_CALLER, self._by(inlined_into_caller, TargetRule.INLINED_INTO_CALLER)),
             (TargetRule.RENAMED_KEEPING_WORDS, self._by(renamed_words.renamed_keeping_words, TargetRule.RENAMED_KEEPING_WORDS)),
@@ -440,10 +441,9 @@ class ContainerMapper:
         tied = best_scored(scored, t.target_renamed_overlap, t.target_renamed_margin)
         if len(tied) == 1:
             return tied[0]
-        owner = entry.target.rpartition(".")[0]
         if not tied:
             return None
-        beside = [f for f in tied if f.source.relpath == entry.relpath and f.definition.qualname.rpartition(".")[0] == owner]
+        beside = [f for f in tied if f.source.relpath == entry.relpath and f.definition.qualname.rpartition(".")[0] == entry.target.rpartition(".")[0]]
         if len(beside) != 1 or not self.policy.allows(TargetRule.BESIDE_THE_TARGET, trace):
             return None
         trace.add(TargetRule.BESIDE_THE_TARGET, Action.FIRED, f"{len(tied)} rename candidates alike; {beside[0].definition.qualname} is the target's own")

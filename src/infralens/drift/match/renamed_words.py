@@ -18,6 +18,7 @@ from infralens.drift.lock.entries import AnnotationLock
 from infralens.drift.lock.facts import body_of
 from infralens.drift.match.callers import calls_before
 from infralens.drift.match.imported import Relocated
+from infralens.drift.match.names import modules_imported
 from infralens.drift.match.reader import TreeReader
 from infralens.drift.match.reviewed import defined_in, reviewed_texts
 from infralens.drift.match.rules import CONTENTLESS, Thresholds
@@ -34,13 +35,17 @@ def name_words(name: str) -> frozenset[str]:
     return frozenset(word.lower() for word in _WORD.findall(name))
 
 
-def words_kept(old: str, new: str) -> int:
-    """How many words two names share when one name's words all appear in the other (0 otherwise, or when they are
-    the same name)."""
+def words_kept(old: str, new: str, *, swapped_at_least: int | None = None) -> int:
+    """How many words two names share when one name's words all appear in the other, or, with *swapped_at_least*, when
+    each has exactly one word the other lacks and they share at least that many (0 otherwise, or for the same name)."""
     before, after = name_words(old), name_words(new)
-    if old == new or not before or not after or not (before <= after or after <= before):
+    if old == new or not before or not after:
         return 0
-    return len(before & after)
+    shared = len(before & after)
+    if before <= after or after <= before:
+        return shared
+    swapped = len(before) - shared == len(after) - shared == 1
+    return shared if swapped and swapped_at_least is not None and shared >= swapped_at_least else 0
 
 
 def close_share(wanted: list[str], body: list[str], t: Thresholds) -> float:
@@ -215,8 +220,10 @@ def _body_texts(reader: TreeReader, relpath: str, qualname: str) -> list[str] | 
 
 
 def renamed_keeping_words(reader: TreeReader, reviewed: TreeReader | None, entry: AnnotationLock, t: Thresholds) -> Relocated | None:
-    """The function of the target's file, new since the review, whose name keeps the target's name's words (at least
-    :attr:`~.rules.Thresholds.renamed_words_kept`: a one-word name tells too little) and whose body holds a close statement
+    """The function of the target's file (or of a module its file newly imports from), new since the review, whose name
+    keeps the target's name's words (at least :attr:`~.rules.Thresholds.renamed_words_kept`: a one-word name tells too
+    little; or all but one, at least :attr:`~.rules.Thresholds.renamed_words_swapped`, one word replaced outside a family
+    of such names) and whose body holds a close statement
     (:attr:`~.rules.Thresholds.edit_similarity`) for at least :attr:`~.rules.Thresholds.renamed_words_share` of the
     reviewed body's statements; the one sharing the most words, then resembling most, and clearly so (a tie on both
     decides nothing)."""
@@ -228,21 +235,51 @@ def renamed_keeping_words(reader: TreeReader, reviewed: TreeReader | None, entry
     if not wanted:
         return None
     old = entry.target.rpartition(".")[2]
-    source, index = indexed
+    swaps = None if _in_a_family(reviewed, entry, old) else t.renamed_words_swapped
     scored = []
-    for definition in index.definitions:
-        name = definition.qualname.rpartition(".")[2]
-        shared = words_kept(old, name)
-        if definition.kind is DefinitionKind.CLASS or definition.accessor is not None or shared < t.renamed_words_kept:
-            continue
-        if defined_in(reviewed, entry.relpath, definition.qualname):
-            continue  # there at the review: a sibling, not the target under a new name
-        share = close_share(wanted, [s.text for s in body_of(index, definition)], t)
-        if share >= t.renamed_words_share:
-            scored.append(((shared, share), definition))
+    for relpath, source, index in reader.indexed_files([entry.relpath, *_newly_imported(reader, reviewed, entry, old)]):
+        for definition in index.definitions:
+            name = definition.qualname.rpartition(".")[2]
+            shared = words_kept(old, name, swapped_at_least=swaps)
+            if definition.kind is DefinitionKind.CLASS or definition.accessor is not None or shared < t.renamed_words_kept:
+                continue
+            if defined_in(reviewed, relpath, definition.qualname):
+                continue  # there at the review: a sibling, not the target under a new name
+            share = close_share(wanted, [s.text for s in body_of(index, definition)], t)
+            if share >= t.renamed_words_share:
+                scored.append(((shared, share), Relocated(source, index, definition, "")))
     scored.sort(key=lambda item: item[0], reverse=True)
     if not scored or (len(scored) > 1 and scored[1][0] == scored[0][0]):
         return None
-    (shared, share), definition = scored[0]
-    why = f"renamed keeping its name's words ({shared} shared); {share:.0%} of the reviewed statements have a close one there"
-    return Relocated(source, index, definition, why)
+    (shared, share), found = scored[0]
+    where = "" if found.source.relpath == entry.relpath else f" in {found.source.module}, which its module now imports from"
+    why = f"renamed keeping its name's words ({shared} shared){where}; {share:.0%} of the reviewed statements have a close one there"
+    return Relocated(found.source, found.index, found.definition, why)
+
+
+def _newly_imported(reader: TreeReader, reviewed: TreeReader | None, entry: AnnotationLock, old: str) -> list[str]:
+    """The files of the modules the target's file imports now and did not import at the review (a function renamed on
+    its way into a new package its old module now imports from); none when a definition of the target's own name is new
+    in another file (then it kept its name: a namesake rule's case, not a rename)."""
+    relpath = entry.relpath
+    now, before = reader.indexed(relpath), reviewed.indexed(relpath) if reviewed is not None else None
+    if now is None or before is None or any(_new_namesake(reader, reviewed, found, old) for found in reader.files_defining([old], skip=relpath)):
+        return []
+    files = (reader.tree.module_file(module) for module in sorted(modules_imported(*now) - modules_imported(*before)))
+    return list(dict.fromkeys(found for found in files if found is not None and found != relpath))
+
+
+def _in_a_family(reviewed: TreeReader | None, entry: AnnotationLock, old: str) -> bool:
+    """Whether the reviewed file held another function whose name is the target's with one word replaced
+    (``create_vae_model`` beside ``create_unet_model``): then a new name with one word replaced is a new member of
+    that family as likely as the target renamed, and a replaced word keeps nothing."""
+    indexed = reviewed.indexed(entry.relpath) if reviewed is not None else None
+    names = {d.qualname.rpartition(".")[2] for d in indexed[1].definitions if d.qualname != entry.target} if indexed is not None else set()
+    return any(words_kept(old, name, swapped_at_least=1) and not words_kept(old, name) for name in names)
+
+
+def _new_namesake(reader: TreeReader, reviewed: TreeReader | None, relpath: str, name: str) -> bool:
+    """Whether the file defines a function of ``name`` (at any level) that it did not define at the review."""
+    indexed = reader.indexed(relpath)
+    named = [d.qualname for d in indexed[1].definitions if d.qualname.rpartition(".")[2] == name] if indexed is not None else []
+    return any(not defined_in(reviewed, relpath, qualname) for qualname in named)

@@ -148,6 +148,8 @@ class TargetRule(str, Enum):
     RENAMED_IN_MOVED_CLASS = "renamed-in-moved-class"
     INIT_AS_POST_INIT = "init-as-post-init"
     CLASS_KEPT_AS_ALIAS = "class-kept-as-alias"
+    NAMED_BY_ITS_MODULE = "named-by-its-module"
+    FOLDED_INTO_SUBCLASS = "folded-into-subclass"
     DELETED = "deleted"
     SPLIT_INTO_HELPERS = "split-into-helpers"
     HELPERS_OF_HELPERS = "helpers-of-helpers"
@@ -338,15 +340,15 @@ SPECS: dict[AnyRule, RuleSpec] = {
         RuleSpec(TargetRule.ASSIGNED_IN_ITS_PLACE, "A gone function lives on in the one new function its callers now call to assign what its call did."),
         RuleSpec(TargetRule.MADE_PUBLIC_AT_CALLERS, "A gone function lives on in the new one its callers now call, its name without the leading underscores."),
         RuleSpec(TargetRule.RENAMED_HOLDING_BODY, "A gone function lives on in the one function new in its file that holds most of its body."),
-        RuleSpec(
-            TargetRule.RENAMED_WITH_BASE, "A method gone from its class, and from the base it overrode, lives on in the one method both gained, resembling it."
-        ),
+        RuleSpec(TargetRule.RENAMED_WITH_BASE, "A method gone from its class and the base it overrode lives on in the one method both gained, resembling it."),
         RuleSpec(
             TargetRule.MOVED_SOLE_NAMESAKE,
             "A gone function lives on in the release's only definition of its name, new elsewhere (a method: on another class), resembling it.",
         ),
         RuleSpec(TargetRule.RENAMED_IN_MOVED_CLASS, "A method renamed while its class moved lives on in the class's one new home, holding most of its body."),
         RuleSpec(TargetRule.CLASS_KEPT_AS_ALIAS, "A method of a gone class lives on, under its name, in the class its old name now aliases."),
+        RuleSpec(TargetRule.NAMED_BY_ITS_MODULE, "A gone method lives on in the new top-level function of its name its module defines or imports, alike."),
+        RuleSpec(TargetRule.FOLDED_INTO_SUBCLASS, "A method of a gone class lives on in the one class that inherited it and now defines it, resembling it."),
         RuleSpec(
             TargetRule.INIT_AS_POST_INIT,
             "A class whose __init__ is gone and which newly defines __post_init__ became a dataclass: that is where its __init__'s work went.",

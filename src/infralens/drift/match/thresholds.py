@@ -45,7 +45,9 @@ class Thresholds:
     renamed_words_share: float = 0.25
     """Share of the reviewed body that must have a close statement in a new function whose name keeps the target's name's words..."""
     renamed_words_kept: int = 2
-    """...and how many of those words it must keep at least."""
+    """...and how many of those words it must keep at least..."""
+    renamed_words_swapped: int = 3
+    """...or, when each name has one word the other lacks (``…_to_cpu`` → ``…_to_device``), how many it must share."""
     replaced_share: float = 0.6
     """For ``replaced-at-callers``: the share of the reviewed statements the function the callers now call must hold
     close ones for (its name shares nothing with the target's, so the body must say more than for a name that kept
