@@ -236,18 +236,11 @@ def renamed_keeping_words(reader: TreeReader, reviewed: TreeReader | None, entry
         return None
     old = entry.target.rpartition(".")[2]
     swaps = None if _in_a_family(reviewed, entry, old) else t.renamed_words_swapped
-    scored = []
-    for relpath, source, index in reader.indexed_files([entry.relpath, *_newly_imported(reader, reviewed, entry, old)]):
-        for definition in index.definitions:
-            name = definition.qualname.rpartition(".")[2]
-            shared = words_kept(old, name, swapped_at_least=swaps)
-            if definition.kind is DefinitionKind.CLASS or definition.accessor is not None or shared < t.renamed_words_kept:
-                continue
-            if defined_in(reviewed, relpath, definition.qualname):
-                continue  # there at the review: a sibling, not the target under a new name
-            share = close_share(wanted, [s.text for s in body_of(index, definition)], t)
-            if share >= t.renamed_words_share:
-                scored.append(((shared, share), Relocated(source, index, definition, "")))
+    scored = _scored(reader, reviewed, [entry.relpath], (old, swaps), wanted, t)
+    if not scored:  # nothing in its own file: the modules it newly imports from, unless its name is new elsewhere
+        scored = _scored(reader, reviewed, _newly_imported(reader, reviewed, entry.relpath, old, t), (old, swaps), wanted, t)
+        if scored and any(_new_namesake(reader, reviewed, found, old) for found in reader.files_defining([old], skip=entry.relpath)):
+            return None  # it kept its name in another file: a namesake rule's case, not a rename
     scored.sort(key=lambda item: item[0], reverse=True)
     if not scored or (len(scored) > 1 and scored[1][0] == scored[0][0]):
         return None
@@ -257,16 +250,43 @@ def renamed_keeping_words(reader: TreeReader, reviewed: TreeReader | None, entry
     return Relocated(found.source, found.index, found.definition, why)
 
 
-def _newly_imported(reader: TreeReader, reviewed: TreeReader | None, entry: AnnotationLock, old: str) -> list[str]:
-    """The files of the modules the target's file imports now and did not import at the review (a function renamed on
-    its way into a new package its old module now imports from); none when a definition of the target's own name is new
-    in another file (then it kept its name: a namesake rule's case, not a rename)."""
-    relpath = entry.relpath
+def _scored(
+    reader: TreeReader, reviewed: TreeReader | None, relpaths: list[str], name: tuple[str, int | None], wanted: list[str], t: Thresholds
+) -> list[tuple[tuple[int, float], Relocated]]:
+    """The functions of ``relpaths``, new since the review, whose names keep the words of ``name`` (the target's, and
+    the words it may share with one replaced) and whose bodies resemble ``wanted``, scored by (words, share)."""
+    old, swaps = name
+    scored = []
+    for relpath, source, index in reader.indexed_files(relpaths):
+        for definition in index.definitions:
+            shared = words_kept(old, definition.qualname.rpartition(".")[2], swapped_at_least=swaps)
+            if definition.kind is DefinitionKind.CLASS or definition.accessor is not None or shared < t.renamed_words_kept:
+                continue
+            if defined_in(reviewed, relpath, definition.qualname):
+                continue  # there at the review: a sibling, not the target under a new name
+            share = close_share(wanted, [s.text for s in body_of(index, definition)], t)
+            if share >= t.renamed_words_share:
+                scored.append(((shared, share), Relocated(source, index, definition, "")))
+    return scored
+
+
+def _newly_imported(reader: TreeReader, reviewed: TreeReader | None, relpath: str, old: str, t: Thresholds) -> list[str]:
+    """The files of the modules ``relpath`` imports now and did not import at the review (a function renamed on its way
+    into a new package its old module now imports from) whose text holds enough of the target name's words to define a
+    function keeping them (so that only those are parsed)."""
     now, before = reader.indexed(relpath), reviewed.indexed(relpath) if reviewed is not None else None
-    if now is None or before is None or any(_new_namesake(reader, reviewed, found, old) for found in reader.files_defining([old], skip=relpath)):
+    if now is None or before is None:
         return []
-    files = (reader.tree.module_file(module) for module in sorted(modules_imported(*now) - modules_imported(*before)))
-    return list(dict.fromkeys(found for found in files if found is not None and found != relpath))
+    words = [word.encode() for word in name_words(old)]
+    found: list[str] = []
+    for module in sorted(modules_imported(*now) - modules_imported(*before)):
+        file = reader.tree.module_file(module)
+        if file is None or file == relpath or file in found:
+            continue
+        data = reader.read_bytes(file)
+        if data is not None and sum(word in data.lower() for word in words) >= t.renamed_words_kept:
+            found.append(file)
+    return found
 
 
 def _in_a_family(reviewed: TreeReader | None, entry: AnnotationLock, old: str) -> bool:
