@@ -2,7 +2,8 @@
 41's set 36 misses): a method made a module function that its module imports by that name (``PreTrainedModel.kernelize``
 → ``hub_kernels.kernelize``), or a nested helper lifted to its file's top level (``_find_mismatched_keys``):
 ``named-by-its-module``; a mixin's method taken in by the one class that inherited it (``SpecialTokensMixin`` →
-``PreTrainedTokenizerBase``): ``folded-into-subclass``; and a rename replacing one word of the name
+``PreTrainedTokenizerBase``): ``folded-into-subclass``; a method its class, still there, handed down to a new subclass
+(``PreTrainedTokenizerBase.truncate_sequences`` → ``PythonBackend``, set 37): ``pushed-down-to-subclass``; and a rename replacing one word of the name
 (``_move_missing_keys_from_meta_to_cpu`` → ``…_to_device``): ``renamed-keeping-words``. :mod:`rule_cases` adds them."""
 
 from __future__ import annotations
@@ -117,6 +118,45 @@ MIXIN_TWO_HEIRS_OLD = MIXIN_OLD + "\n\nclass Other(TokensMixin):\n    pass\n"
 MIXIN_TWO_HEIRS_NEW = MIXIN_NEW + "\n\nclass Other:\n" + MIXIN_NEW.split("class Base:\n")[1]
 # Two classes inherited the mixin and both took its method in: which one is the target's home is not known.
 
+PUSH_OLD = """
+class TokBase:
+    def truncate(self, ids, pair, remove):
+        overflow = []
+        if remove <= 0:
+            return ids, pair, overflow
+        window = min(len(ids), remove)
+        overflow = ids[-window:]
+        ids = ids[:-remove]
+        return ids, pair, overflow
+"""
+PUSH_NEW = {
+    "base.py": """
+class TokBase:
+    def pad(self, ids):
+        return ids
+""",
+    "python.py": """
+from .base import TokBase
+
+
+class PythonTok(TokBase):
+    def truncate(self, ids, pair, remove):
+        overflowing = []
+        if remove <= 0:
+            return ids, pair, overflowing
+        window = min(len(ids), remove)
+        overflowing = ids[-window:]
+        ids = ids[:-remove]
+        return (ids, pair, overflowing)
+""",
+}
+# Rewritten on the way down (a local renamed): too little kept verbatim for ``renamed-body-overlap``.
+PUSH_OLD_TREE = {"base.py": PUSH_OLD}
+PUSH_TWO = {**PUSH_NEW, "fast.py": PUSH_NEW["python.py"].replace("PythonTok", "FastTok")}
+# Two subclasses took the method in alike: which one is its home is not known.
+PUSH_ELSEWHERE = {"base.py": PUSH_NEW["base.py"], "other/__init__.py": "", "other/python.py": PUSH_NEW["python.py"].replace("from .base", "from ..base")}
+# The subclass lives in another package: a class built on the target's (another model's), not where its code went.
+
 MOVE_OLD = """
 class Model:
     def _move_missing_to_cpu(self, missing, dtype):
@@ -178,6 +218,16 @@ CASES: list[RuleCase] = [
         kind="moved",
     ),
     RuleCase(
+        "pushed-down-to-subclass",
+        TargetRule.PUSHED_DOWN_TO_SUBCLASS,
+        PUSH_OLD_TREE,
+        PUSH_NEW,
+        ("window = min(len(ids), remove)",),
+        "target",
+        target="demo.base.TokBase.truncate",
+        kind="moved",
+    ),
+    RuleCase(
         "renamed-keeping-words-one-word-replaced",
         TargetRule.RENAMED_KEEPING_WORDS,
         {"model.py": MOVE_OLD},
@@ -207,6 +257,24 @@ HELD_BACK: list[RuleCase] = [
         ("added = []",),
         "target",
         target="demo.tok.TokensMixin.add_special",
+    ),
+    RuleCase(
+        "pushed-down-to-subclass-not-two-alike",
+        TargetRule.PUSHED_DOWN_TO_SUBCLASS,
+        PUSH_OLD_TREE,
+        PUSH_TWO,
+        ("window = min(len(ids), remove)",),
+        "target",
+        target="demo.base.TokBase.truncate",
+    ),
+    RuleCase(
+        "pushed-down-to-subclass-not-in-another-package",
+        TargetRule.PUSHED_DOWN_TO_SUBCLASS,
+        PUSH_OLD_TREE,
+        PUSH_ELSEWHERE,
+        ("window = min(len(ids), remove)",),
+        "target",
+        target="demo.base.TokBase.truncate",
     ),
     RuleCase(
         "renamed-keeping-words-not-one-word-replaced-in-a-family",

@@ -8,9 +8,9 @@ overlaps (``renamed-body-overlap``), or holds it with its helpers (``renamed-and
 :mod:`.callers`; ``replaced-at-callers``, ``called-with-same-arguments``, ``assigned-in-its-place``, ``made-public-at-callers``: :mod:`.renamed_words`);
 a function new in its file holding most of its body (``renamed-holding-body``; ``renamed-with-base``, ``moved-sole-namesake``, ``init-as-post-init``:
 :mod:`.new_definitions`); the method of its name in the class its class was renamed to (``class-renamed``, :mod:`.classes`), that its class's old name
-now aliases (``class-kept-as-alias``, :mod:`.aliases`) or that inherited its gone class (``folded-into-subclass``); the class its users now build
-(``class-renamed-at-users``, ``class-renamed-with-users``); a method folded into the class of its first parameter (``moved-to-receiver``); else
-``deleted``. A module function's namesake or look-alike in another file is not taken when it is a copy made there (``copied-not-moved``). Decorators are
+now aliases (``class-kept-as-alias``, :mod:`.aliases`) or that inherits its class (``folded-into-subclass``, ``pushed-down-to-subclass``); the class
+its users now build (``class-renamed-at-users``, ``class-renamed-with-users``); a method folded into its first parameter's class (``moved-to-receiver``);
+else ``deleted``. A module function's namesake or look-alike in another file is not taken when it is a copy made there (``copied-not-moved``). Decorators are
 part of the target: one added, removed or replaced makes the finding ``decorators-changed`` (low severity), named in the message. A body that lost
 statements to helpers it now calls or to a decorator it now carries is one more decision (``split-into-helpers``, ``wrapped-by-decorator``; :mod:`.split`).
 Statements are then mapped inside the function found, then in those helpers (and the functions it leads to, :mod:`.calls`).
@@ -33,7 +33,7 @@ from infralens.drift.match.classes import clone_beside_a_rename, copied_class, c
 from infralens.drift.match.decorators import moved_into_decorator, with_decorators
 from infralens.drift.match.forwarding import forwarded_method
 from infralens.drift.match.imported import Relocated, folded_into_base, inlined_into_caller, moved_to_class, moved_with_imports, re_exported, same_name_here
-from infralens.drift.match.namesakes import folded_into_subclass, named_by_its_module
+from infralens.drift.match.namesakes import folded_into_subclass, named_by_its_module, pushed_down_to_subclass
 from infralens.drift.match.new_definitions import init_as_post_init, moved_sole_namesake, renamed_holding_body, renamed_in_moved_class, renamed_with_base
 from infralens.drift.match.reader import TreeReader
 from infralens.drift.match.receiver import moved_to_receiver
@@ -163,6 +163,7 @@ class ContainerMapper:
             (TargetRule.MOVED_TO_RECEIVER, self._moved_to_receiver),
             (TargetRule.FOLDED_INTO_BASE, self._by(folded_into_base, TargetRule.FOLDED_INTO_BASE)),
             (TargetRule.FOLDED_INTO_SUBCLASS, self._by(folded_into_subclass, TargetRule.FOLDED_INTO_SUBCLASS)),
+            (TargetRule.PUSHED_DOWN_TO_SUBCLASS, self._by(pushed_down_to_subclass, TargetRule.PUSHED_DOWN_TO_SUBCLASS)),
             (TargetRule.MOVED_INTO_DECORATOR, self._by(moved_into_decorator, TargetRule.MOVED_INTO_DECORATOR)),
             (TargetRule.INLINED_INTO_CALLER, self._by(inlined_into_caller, TargetRule.INLINED_INTO_CALLER)),
             (TargetRule.RENAMED_KEEPING_WORDS, self._by(renamed_words.renamed_keeping_words, TargetRule.RENAMED_KEEPING_WORDS)),
@@ -187,8 +188,7 @@ class ContainerMapper:
         return TargetResult(entry, TargetKind.UNCHANGED, place, 1.0, "source file unchanged", rule=TargetRule.FILE_UNCHANGED.value), None
 
     def _unreadable(self, entry: AnnotationLock, steps: list[StepLock], trace: Trace) -> Decided | None:
-        problem = self.reader.problem(entry.relpath)
-        if problem is None:
+        if (problem := self.reader.problem(entry.relpath)) is None:
             return None
         return TargetResult(entry, TargetKind.UNREADABLE, None, 0.0, f"cannot tell: {problem}", rule=TargetRule.UNREADABLE.value), None
 
@@ -441,7 +441,7 @@ class ContainerMapper:
         tied = best_scored(scored, t.target_renamed_overlap, t.target_renamed_margin)
         if len(tied) == 1:
             return tied[0]
-        if not tied:
+        if not tied:  # nothing reaches the floor
             return None
         beside = [f for f in tied if f.source.relpath == entry.relpath and f.definition.qualname.rpartition(".")[0] == entry.target.rpartition(".")[0]]
         if len(beside) != 1 or not self.policy.allows(TargetRule.BESIDE_THE_TARGET, trace):

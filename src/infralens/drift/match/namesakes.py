@@ -1,6 +1,6 @@
 """A target that kept its name but changed its level or its class, told by what its own module says of that name.
 
-Two container rules for a function whose body was rewritten on the way, so that the exact statement overlap the other
+Container rules for a function whose body was rewritten on the way, so that the exact statement overlap the other
 moving rules ask for is not there; the evidence is a fact of the new release about the name, and the body only has to
 resemble the reviewed one (a close statement, :attr:`~.rules.Thresholds.edit_similarity`, for at least
 :attr:`~.rules.Thresholds.renamed_words_share` of the reviewed statements):
@@ -15,14 +15,20 @@ resemble the reviewed one (a close statement, :attr:`~.rules.Thresholds.edit_sim
   named it as a base at the review now defines the method itself: the mixin was folded into the class that used it
   (``SpecialTokensMixin.add_special_tokens`` → ``PreTrainedTokenizerBase.add_special_tokens``). The reverse of
   ``folded-into-base``.
+* ``pushed-down-to-subclass`` — a method gone from a class that is still there, now defined by a class of the same
+  package that names it as a base and did not define the method at the review, the one resembling it clearly most (RefactoringMiner's *Push
+  Down Method*): ``PreTrainedTokenizerBase.truncate_sequences`` → ``PythonBackend.truncate_sequences``.
 
-Both need the reviewed release (what was defined where, and the reviewed body's texts).
+All need the reviewed release (what was defined where, and the reviewed body's texts).
 """
 
 from __future__ import annotations
 
+import posixpath
+
 from infralens.drift.lock.entries import AnnotationLock
 from infralens.drift.lock.facts import body_of
+from infralens.drift.match.best import clearly_best
 from infralens.drift.match.forwarding import base_names, class_named
 from infralens.drift.match.imported import Relocated
 from infralens.drift.match.names import defining
@@ -76,6 +82,40 @@ def folded_into_subclass(reader: TreeReader, reviewed: TreeReader | None, entry:
         return None  # none, or several classes took it in: which one is the target's home is not known
     heir = heirs[0].qualname.rpartition(".")[0]
     return Relocated(source, index, heirs[0], f"{owner} is gone and {heir}, which inherited it at the review, now defines {name}")
+
+
+def pushed_down_to_subclass(reader: TreeReader, reviewed: TreeReader | None, entry: AnnotationLock, t: Thresholds) -> Relocated | None:
+    """The method of the target's name on a class of the target's package (its file's folder) that names the target's
+    (still present) class as a base and did not define the method at the review, resembling the reviewed body clearly most (a share of
+    close statements and of statements kept as they were, averaged: a copy kept verbatim beats one rewritten)."""
+    owner, _, name = entry.target.rpartition(".")
+    if not owner or "." in owner or name.startswith("__") or reviewed is None:
+        return None
+    now = reader.indexed(entry.relpath)
+    if now is None or class_named(now[1], owner) is None:
+        return None  # the class is gone: ``folded-into-subclass`` reads that
+    texts = reviewed_texts(reviewed, entry)
+    wanted = [text for text in texts or () if text not in CONTENTLESS]
+    scored: list[tuple[float, Relocated]] = []
+    for relpath in reader.files_defining([name], top_level=False):
+        if posixpath.dirname(relpath) != posixpath.dirname(entry.relpath):
+            continue  # a subclass in another package builds on the class (another model's), it is not where its code went
+        data = reader.read_bytes(relpath)
+        indexed = reader.indexed(relpath) if data is not None and owner.encode() in data else None
+        if indexed is None or not wanted:
+            continue
+        source, index = indexed
+        for definition in index.definitions:
+            heir, _, method = definition.qualname.rpartition(".")
+            if method != name or not heir or "." in heir or definition.accessor is not None or definition.kind is not entry.kind:
+                continue
+            klass = class_named(index, heir)
+            if klass is None or owner not in base_names(index, klass) or defined_in(reviewed, relpath, definition.qualname):
+                continue
+            body = [s.text for s in body_of(index, definition)]
+            share = (close_share(wanted, body, t) + sum(text in body for text in wanted) / len(wanted)) / 2  # a kept statement counts twice
+            scored.append((share, Relocated(source, index, definition, f"{owner} still defines no {name}; its subclass {heir} now does ({share:.0%} alike)")))
+    return clearly_best(scored, t.renamed_words_share, t.target_renamed_margin)
 
 
 def _top_level_function(index: ModuleIndex, name: str) -> Definition | None:

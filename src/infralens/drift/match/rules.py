@@ -150,6 +150,7 @@ class TargetRule(str, Enum):
     CLASS_KEPT_AS_ALIAS = "class-kept-as-alias"
     NAMED_BY_ITS_MODULE = "named-by-its-module"
     FOLDED_INTO_SUBCLASS = "folded-into-subclass"
+    PUSHED_DOWN_TO_SUBCLASS = "pushed-down-to-subclass"
     DELETED = "deleted"
     SPLIT_INTO_HELPERS = "split-into-helpers"
     HELPERS_OF_HELPERS = "helpers-of-helpers"
@@ -329,10 +330,7 @@ SPECS: dict[AnyRule, RuleSpec] = {
             TargetRule.RENAMED_KEEPING_WORDS,
             "A function gone from its module lives on in the one function new there whose name keeps its name's words and whose body still resembles its own.",
         ),
-        RuleSpec(
-            TargetRule.REPLACED_AT_CALLERS,
-            "A function new since the review that the gone target's callers now call in its place, holding part of its body, is the target.",
-        ),
+        RuleSpec(TargetRule.REPLACED_AT_CALLERS, "A new function the gone target's callers now call in its place, holding part of its body, is the target."),
         RuleSpec(
             TargetRule.CALLED_WITH_SAME_ARGUMENTS,
             "A gone function lives on in the one function new since the review that its callers now call with the same arguments, resembling it.",
@@ -349,6 +347,7 @@ SPECS: dict[AnyRule, RuleSpec] = {
         RuleSpec(TargetRule.CLASS_KEPT_AS_ALIAS, "A method of a gone class lives on, under its name, in the class its old name now aliases."),
         RuleSpec(TargetRule.NAMED_BY_ITS_MODULE, "A gone method lives on in the new top-level function of its name its module defines or imports, alike."),
         RuleSpec(TargetRule.FOLDED_INTO_SUBCLASS, "A method of a gone class lives on in the one class that inherited it and now defines it, resembling it."),
+        RuleSpec(TargetRule.PUSHED_DOWN_TO_SUBCLASS, "A method its class lost lives on in the new one of a class that inherits it, clearly closest."),
         RuleSpec(
             TargetRule.INIT_AS_POST_INIT,
             "A class whose __init__ is gone and which newly defines __post_init__ became a dataclass: that is where its __init__'s work went.",
