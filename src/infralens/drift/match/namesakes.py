@@ -36,6 +36,7 @@ from infralens.drift.match.reader import TreeReader
 from infralens.drift.match.renamed_words import close_share
 from infralens.drift.match.reviewed import defined_in, reviewed_texts
 from infralens.drift.match.rules import CONTENTLESS, Thresholds
+from infralens.drift.match.textscan import DefinitionProbe
 from infralens.source import Definition, DefinitionKind, ModuleIndex
 
 
@@ -97,12 +98,13 @@ def pushed_down_to_subclass(reader: TreeReader, reviewed: TreeReader | None, ent
     texts = reviewed_texts(reviewed, entry)
     wanted = [text for text in texts or () if text not in CONTENTLESS]
     scored: list[tuple[float, Relocated]] = []
-    for relpath in reader.files_defining([name], top_level=False):
-        if posixpath.dirname(relpath) != posixpath.dirname(entry.relpath):
+    folder, probe = posixpath.dirname(entry.relpath), DefinitionProbe(name, top_level=False)
+    for relpath in reader.python_files() if wanted else ():
+        if posixpath.dirname(relpath) != folder:
             continue  # a subclass in another package builds on the class (another model's), it is not where its code went
         data = reader.read_bytes(relpath)
-        indexed = reader.indexed(relpath) if data is not None and owner.encode() in data else None
-        if indexed is None or not wanted:
+        indexed = reader.indexed(relpath) if data is not None and owner.encode() in data and probe(data) else None
+        if indexed is None:
             continue
         source, index = indexed
         for definition in index.definitions:
