@@ -95,8 +95,7 @@ def pushed_down_to_subclass(reader: TreeReader, reviewed: TreeReader | None, ent
     now = reader.indexed(entry.relpath)
     if now is None or class_named(now[1], owner) is None:
         return None  # the class is gone: ``folded-into-subclass`` reads that
-    texts = reviewed_texts(reviewed, entry)
-    wanted = [text for text in texts or () if text not in CONTENTLESS]
+    wanted = _wanted(reviewed, entry)
     scored: list[tuple[float, Relocated]] = []
     folder, probe = posixpath.dirname(entry.relpath), DefinitionProbe(name, top_level=False)
     for relpath in reader.python_files() if wanted else ():
@@ -126,6 +125,10 @@ def _top_level_function(index: ModuleIndex, name: str) -> Definition | None:
 
 def _resembles(reviewed: TreeReader, entry: AnnotationLock, index: ModuleIndex, definition: Definition, t: Thresholds) -> bool:
     """Whether ``definition`` holds a close statement for at least ``renamed_words_share`` of the reviewed body's."""
-    texts = reviewed_texts(reviewed, entry)
-    wanted = [text for text in texts or () if text not in CONTENTLESS]
+    wanted = _wanted(reviewed, entry)
     return bool(wanted) and close_share(wanted, [s.text for s in body_of(index, definition)], t) >= t.renamed_words_share
+
+
+def _wanted(reviewed: TreeReader, entry: AnnotationLock) -> list[str]:
+    """The reviewed body's statement texts that say something (none when the reviewed body is not at hand)."""
+    return [text for text in reviewed_texts(reviewed, entry) or () if text not in CONTENTLESS]

@@ -284,7 +284,8 @@ def _newly_imported(reader: TreeReader, reviewed: TreeReader | None, relpath: st
         if file is None or file == relpath or file in found:
             continue
         data = reader.read_bytes(file)
-        if data is not None and sum(word in data.lower() for word in words) >= t.renamed_words_kept:
+        lowered = data.lower() if data is not None else b""
+        if sum(word in lowered for word in words) >= t.renamed_words_kept:
             found.append(file)
     return found
 

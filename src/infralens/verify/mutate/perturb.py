@@ -184,11 +184,10 @@ def retype_argument(value: Any) -> Any:
     """A tensor argument with its values in another dtype of its kind (:data:`_OTHER_DTYPES`), watched until the call;
     anything else (or a dtype with no other of its kind) passes through unchanged."""
     torch = _torch()
-    other = _OTHER_DTYPES.get(str(value.dtype).removeprefix("torch.")) if torch is not None and isinstance(value, torch.Tensor) else None
-    if other is None:
+    changed = _retyped(value, torch) if torch is not None and isinstance(value, torch.Tensor) else _SAME
+    if changed is _SAME:
         return value
     APPLIED[0] += 1
-    changed = _keep_parameter(value, value.to(getattr(torch, other)))
     watch_callee(sys._getframe(1), changed, metadata_kept=False, on_unread=_count_unread)
     return changed
 
@@ -291,8 +290,7 @@ def _nudge_leaf(value: Any) -> Any:
 
 def _nudge_tensor(value: Any, torch: Any) -> Any:
     if value.numel() == 0:  # no values to change: its dtype changes instead (when another of its kind exists)
-        other = _OTHER_DTYPES.get(str(value.dtype).removeprefix("torch."))
-        return _SAME if other is None else _keep_parameter(value, value.to(getattr(torch, other)))
+        return _retyped(value, torch)
     if value.dtype == torch.bool:
         changed = ~value
     elif value.is_floating_point() or value.is_complex():
@@ -300,6 +298,12 @@ def _nudge_tensor(value: Any, torch: Any) -> Any:
     else:
         changed = value + 1
     return _keep_parameter(value, changed)
+
+
+def _retyped(value: Any, torch: Any) -> Any:
+    """Tensor *value* in another dtype of its kind (:data:`_OTHER_DTYPES`), or :data:`_SAME` when its dtype has none."""
+    other = _OTHER_DTYPES.get(str(value.dtype).removeprefix("torch."))
+    return _SAME if other is None else _keep_parameter(value, value.to(getattr(torch, other)))
 
 
 _OTHER_DTYPES = {"float32": "float64", "float64": "float32", "float16": "bfloat16", "bfloat16": "float16", "int64": "int32", "int32": "int64"}
