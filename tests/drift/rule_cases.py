@@ -852,3 +852,8 @@ from rule_cases_namesakes import CASES as _NAMESAKE_CASES, HELD_BACK as _NAMESAK
 
 CASES.extend(_NAMESAKE_CASES)
 HELD_BACK.extend(_NAMESAKE_HELD_BACK)
+
+from rule_cases_close_bodies import CASES as _CLOSE_BODY_CASES, HELD_BACK as _CLOSE_BODY_HELD_BACK  # noqa: E402
+
+CASES.extend(_CLOSE_BODY_CASES)
+HELD_BACK.extend(_CLOSE_BODY_HELD_BACK)

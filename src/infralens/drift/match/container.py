@@ -24,7 +24,7 @@ from dataclasses import dataclass, replace
 
 from infralens.drift.lock.entries import AnnotationLock, Place, StepLock
 from infralens.drift.lock.facts import body_hashes, jaccard
-from infralens.drift.match import renamed_words
+from infralens.drift.match import new_definitions, renamed_words
 from infralens.drift.match.aliases import kept_as_alias, renamed_to_alias
 from infralens.drift.match.best import best_scored, clearly_best
 from infralens.drift.match.built import helper_to_built_class, moved_to_built_class
@@ -34,7 +34,6 @@ from infralens.drift.match.decorators import moved_into_decorator, with_decorato
 from infralens.drift.match.forwarding import forwarded_method
 from infralens.drift.match.imported import Relocated, folded_into_base, inlined_into_caller, moved_to_class, moved_with_imports, re_exported, same_name_here
 from infralens.drift.match.namesakes import folded_into_subclass, named_by_its_module, pushed_down_to_subclass
-from infralens.drift.match.new_definitions import init_as_post_init, moved_sole_namesake, renamed_holding_body, renamed_in_moved_class, renamed_with_base
 from infralens.drift.match.reader import TreeReader
 from infralens.drift.match.receiver import moved_to_receiver
 from infralens.drift.match.results import TargetKind, TargetResult
@@ -171,12 +170,13 @@ class ContainerMapper:
             (TargetRule.CALLED_WITH_SAME_ARGUMENTS, self._by(renamed_words.called_with_same_arguments, TargetRule.CALLED_WITH_SAME_ARGUMENTS)),
             (TargetRule.ASSIGNED_IN_ITS_PLACE, self._by(renamed_words.assigned_in_its_place, TargetRule.ASSIGNED_IN_ITS_PLACE)),
             (TargetRule.MADE_PUBLIC_AT_CALLERS, self._by(renamed_words.made_public_at_callers, TargetRule.MADE_PUBLIC_AT_CALLERS)),
-            (TargetRule.RENAMED_HOLDING_BODY, self._by(renamed_holding_body, TargetRule.RENAMED_HOLDING_BODY)),
-            (TargetRule.RENAMED_WITH_BASE, self._by(renamed_with_base, TargetRule.RENAMED_WITH_BASE)),
-            (TargetRule.MOVED_SOLE_NAMESAKE, self._by(moved_sole_namesake, TargetRule.MOVED_SOLE_NAMESAKE)),
-            (TargetRule.RENAMED_IN_MOVED_CLASS, self._by(renamed_in_moved_class, TargetRule.RENAMED_IN_MOVED_CLASS)),
-            (TargetRule.INIT_AS_POST_INIT, self._by(init_as_post_init, TargetRule.INIT_AS_POST_INIT)),
+            (TargetRule.RENAMED_HOLDING_BODY, self._by(new_definitions.renamed_holding_body, TargetRule.RENAMED_HOLDING_BODY)),
+            (TargetRule.RENAMED_WITH_BASE, self._by(new_definitions.renamed_with_base, TargetRule.RENAMED_WITH_BASE)),
+            (TargetRule.MOVED_SOLE_NAMESAKE, self._by(new_definitions.moved_sole_namesake, TargetRule.MOVED_SOLE_NAMESAKE)),
+            (TargetRule.RENAMED_IN_MOVED_CLASS, self._by(new_definitions.renamed_in_moved_class, TargetRule.RENAMED_IN_MOVED_CLASS)),
+            (TargetRule.INIT_AS_POST_INIT, self._by(new_definitions.init_as_post_init, TargetRule.INIT_AS_POST_INIT)),
             (TargetRule.CLASS_KEPT_AS_ALIAS, self._by(kept_as_alias, TargetRule.CLASS_KEPT_AS_ALIAS)),
+            (TargetRule.RENAMED_CLOSE_BODY, self._by(new_definitions.renamed_close_body, TargetRule.RENAMED_CLOSE_BODY)),
             (TargetRule.DELETED, self._deleted),
         ]
 

@@ -73,6 +73,39 @@ def renamed_holding_body(reader: TreeReader, reviewed: TreeReader | None, entry:
     return Relocated(source, index, definition, f"new in its file since the review, it holds {share:.0%} of the reviewed statements")
 
 
+def renamed_close_body(reader: TreeReader, reviewed: TreeReader | None, entry: AnnotationLock, t: Thresholds) -> Relocated | None:
+    """The one definition of the target's kind and scope, new since the review in the target's file, for whose body at
+    least :attr:`~.rules.Thresholds.replaced_share` of the reviewed statements with content have a close statement,
+    clearly more than any other (rule ``renamed-close-body``): a small function rewritten under a new name, whose
+    statements were edited too much for the word-for-word share of :func:`renamed_holding_body` (transformers 5
+    replaced ``masking_utils._vmap_for_bhqkv`` with ``_vmap_expansion_sdpa``, the option and its branch gone, the
+    dimension list folded into one literal). Its name may share nothing with the target's, so the body must say as
+    much as for ``replaced-at-callers``; a second function about as close leaves the target deleted."""
+    texts = reviewed_texts(reviewed, entry)
+    indexed = reader.indexed(entry.relpath)
+    if texts is None or reviewed is None or indexed is None:
+        return None
+    wanted = [text for text in texts if text not in CONTENTLESS]
+    if not wanted:
+        return None
+    source, index = indexed
+    owner = entry.target.rpartition(".")[0]
+    scored = []
+    for definition in index.definitions:
+        if definition.kind is not entry.kind or definition.accessor is not None or definition.qualname.rpartition(".")[0] != owner:
+            continue  # another scope: a new class's method is as often a clone as the target moved
+        if defined_in(reviewed, entry.relpath, definition.qualname):
+            continue
+        share = close_share(wanted, [s.text for s in body_of(index, definition)], t)
+        if share >= t.replaced_share:
+            scored.append((share, definition))
+    scored.sort(key=lambda item: item[0], reverse=True)
+    if not scored or (len(scored) > 1 and scored[1][0] >= scored[0][0] - t.target_renamed_margin):
+        return None
+    share, definition = scored[0]
+    return Relocated(source, index, definition, f"new in its file since the review, it holds a close statement for {share:.0%} of the reviewed ones")
+
+
 def renamed_with_base(reader: TreeReader, reviewed: TreeReader | None, entry: AnnotationLock, t: Thresholds) -> Relocated | None:
     """The method of the target's class, new since the review, that a base the reviewed class named also gained while
     losing the target's name, and whose body holds a close statement for at least

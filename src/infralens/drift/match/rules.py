@@ -151,6 +151,7 @@ class TargetRule(str, Enum):
     NAMED_BY_ITS_MODULE = "named-by-its-module"
     FOLDED_INTO_SUBCLASS = "folded-into-subclass"
     PUSHED_DOWN_TO_SUBCLASS = "pushed-down-to-subclass"
+    RENAMED_CLOSE_BODY = "renamed-close-body"
     DELETED = "deleted"
     SPLIT_INTO_HELPERS = "split-into-helpers"
     HELPERS_OF_HELPERS = "helpers-of-helpers"
@@ -169,6 +170,7 @@ RENAMING = frozenset(
         TargetRule.RENAMED_IN_MOVED_CLASS,
         TargetRule.INIT_AS_POST_INIT,
         TargetRule.CLASS_KEPT_AS_ALIAS,
+        TargetRule.RENAMED_CLOSE_BODY,
     }
 )
 """The container rules of a relocation (:mod:`.imported` and its like) whose definition of another name is the target
@@ -338,6 +340,7 @@ SPECS: dict[AnyRule, RuleSpec] = {
         RuleSpec(TargetRule.ASSIGNED_IN_ITS_PLACE, "A gone function lives on in the one new function its callers now call to assign what its call did."),
         RuleSpec(TargetRule.MADE_PUBLIC_AT_CALLERS, "A gone function lives on in the new one its callers now call, its name without the leading underscores."),
         RuleSpec(TargetRule.RENAMED_HOLDING_BODY, "A gone function lives on in the one function new in its file that holds most of its body."),
+        RuleSpec(TargetRule.RENAMED_CLOSE_BODY, "A gone function lives on in the one new function of its file and scope close to most of its statements."),
         RuleSpec(TargetRule.RENAMED_WITH_BASE, "A method gone from its class and the base it overrode lives on in the one method both gained, resembling it."),
         RuleSpec(
             TargetRule.MOVED_SOLE_NAMESAKE,
@@ -383,19 +386,13 @@ SPECS: dict[AnyRule, RuleSpec] = {
             "A method called on another object is reached by its name alone: a text where one place of that name holds it, an edit where one class defines it.",
         ),
         RuleSpec(Filter.INSTANCE_CALLED, "Calling an attribute that __init__ set to an instance runs its class's __call__ and forward: they are reached."),
-        RuleSpec(
-            Filter.OWNERS_CLASSES,
-            "A dispatched call on another object is followed into the classes the reviewed target's own class names, the most general first.",
-        ),
+        RuleSpec(Filter.OWNERS_CLASSES, "A call on another object is followed into the classes the reviewed target's class names, the most general first."),
         RuleSpec(Filter.COPIED_NOT_MOVED, "A gone target's statements do not go to a copy of it made elsewhere."),
         RuleSpec(Filter.CLASS_COPIED_NOT_RENAMED, "A look-alike class (or its method, its class gone) that the old module, still here, never names is a copy."),
         RuleSpec(Filter.NEW_PLACE_NOT_CARRIED, "A deleted target's block is followed only into a function that was there at the review."),
         RuleSpec(Filter.OUT_OF_VIEW, "A block that left the target went where its module can see: itself, a module it imports, or its own qualname."),
         RuleSpec(Filter.REAL_EDIT_STAYS, "A place that gained the target's lost statements does not override a real edit inside the target."),
-        RuleSpec(
-            Filter.EDIT_WITH_NEIGHBOURS,
-            "A copy where the target leads with none of the step's neighbours does not outrank an edit there that has them.",
-        ),
+        RuleSpec(Filter.EDIT_WITH_NEIGHBOURS, "A copy where the target leads with none of the step's neighbours does not outrank an edit there that has them."),
         RuleSpec(Filter.TIED_PLACES, "Two places elsewhere about equally good tell nothing: neither is chosen."),
         RuleSpec(Filter.CLOSE_RUNNER_UP, "A runner-up edit about as close as the chosen one makes the verdict ambiguous (kind unchanged)."),
         # -- the step's kind, in STEP_ORDER --

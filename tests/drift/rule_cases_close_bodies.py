@@ -1,0 +1,127 @@
+"""Rule cases for a small gone function rewritten under a new name in its file, each statement edited on the way (set
+30's ``masking_utils._vmap_for_bhqkv`` → ``_vmap_expansion_sdpa``): ``renamed-close-body``; :mod:`rule_cases` adds them
+to its tables."""
+
+from __future__ import annotations
+
+import textwrap
+
+from rule_cases import RuleCase
+
+from infralens.drift.match.rules import TargetRule
+
+OLD_BODY = """
+    spans = [(None, 0), (0, None)]
+    if full:
+        spans.extend([(1, None), (None, 1)])
+    for span in spans:
+        fn = wrap(fn, in_dims=span, out_dims=0)
+    report_shapes(fn, width, label="mask")
+    return fn
+"""
+NEW_BODY = """
+    spans = [(None, 0), (0, None), (1, None), (None, 1)]
+    for span in spans:
+        fn = wrap(fn, in_dims=span, out_dims=1)
+    report_shapes(fn, width, label="expanded mask")
+    return fn
+"""
+UNRELATED = """
+    total = 0
+    for item in items:
+        total += item.size
+    return total
+"""
+GONE_OLD = f"""
+def size_of(items):{UNRELATED}
+
+def window_mask(fn, width, full=True):{OLD_BODY}"""
+RENAMED_NEW = f"""
+def size_of(items):{UNRELATED}
+
+def _expanded_mask(fn, width):{NEW_BODY}"""
+# window_mask is gone; _expanded_mask, new, holds only two of its statements word for word (too few for
+# renamed-holding-body, and a Jaccard overlap far below renamed-body-overlap's), but a close one for most.
+TWO_NEW = (
+    RENAMED_NEW
+    + f"""
+
+def _expanded_mask_flat(fn, width):{NEW_BODY}"""
+)
+# Two new functions as close: a body copied into two tells nothing.
+THERE_AT_REVIEW_OLD = (
+    GONE_OLD
+    + f"""
+
+def _expanded_mask(fn, width):{NEW_BODY}"""
+)
+# _expanded_mask was there at the review: the target deleted beside a function that already existed.
+METHOD_OLD = f"""
+class Masks:
+    def size_of(self, items):{textwrap.indent(UNRELATED, "    ")}
+    def window_mask(self, fn, width, full=True):{textwrap.indent(OLD_BODY, "    ")}"""
+OTHER_CLASS_NEW = f"""
+class Masks:
+    def size_of(self, items):{textwrap.indent(UNRELATED, "    ")}
+
+class FlatMasks:
+    def _expanded_mask(self, fn, width):{textwrap.indent(NEW_BODY, "    ")}"""
+# The close body is a method of a new class: as often a clone made there as the method renamed.
+UNLIKE_NEW = f"""
+def size_of(items):{UNRELATED}
+
+def _expanded_mask(fn, width):
+    return build(fn, width, dims=4)
+"""
+# A new function that resembles too little of the reviewed body.
+
+CASES: list[RuleCase] = [
+    RuleCase(
+        "renamed-close-body",
+        TargetRule.RENAMED_CLOSE_BODY,
+        {"masks.py": GONE_OLD},
+        {"masks.py": RENAMED_NEW},
+        ("fn = wrap ( fn , in_dims = span , out_dims = 0 )",),
+        "target",
+        target="demo.masks.window_mask",
+    ),
+]
+
+HELD_BACK: list[RuleCase] = [
+    RuleCase(
+        "renamed-close-body-not-into-two-copies",
+        TargetRule.RENAMED_CLOSE_BODY,
+        {"masks.py": GONE_OLD},
+        {"masks.py": TWO_NEW},
+        ("fn = wrap ( fn , in_dims = span , out_dims = 0 )",),
+        "target",
+        target="demo.masks.window_mask",
+    ),
+    RuleCase(
+        "renamed-close-body-not-by-a-function-there-at-the-review",
+        TargetRule.RENAMED_CLOSE_BODY,
+        {"masks.py": THERE_AT_REVIEW_OLD},
+        {"masks.py": RENAMED_NEW},
+        ("fn = wrap ( fn , in_dims = span , out_dims = 0 )",),
+        "target",
+        target="demo.masks.window_mask",
+    ),
+    RuleCase(
+        "renamed-close-body-not-in-another-scope",
+        TargetRule.RENAMED_CLOSE_BODY,
+        {"masks.py": METHOD_OLD},
+        {"masks.py": OTHER_CLASS_NEW},
+        ("fn = wrap ( fn , in_dims = span , out_dims = 0 )",),
+        "target",
+        target="demo.masks.Masks.window_mask",
+    ),
+    RuleCase(
+        "renamed-close-body-not-when-too-little-resembles",
+        TargetRule.RENAMED_CLOSE_BODY,
+        {"masks.py": GONE_OLD},
+        {"masks.py": UNLIKE_NEW},
+        ("fn = wrap ( fn , in_dims = span , out_dims = 0 )",),
+        "target",
+        target="demo.masks.window_mask",
+    ),
+]
