@@ -18,6 +18,9 @@ recall of each of moved, changed and deleted. The baseline: *unchanged* when eac
 is still a statement of the function of the same name in the same module, *deleted* when that function is gone,
 else *changed* (it never says *moved*).
 
+A *changed* verdict counts right on its kind; how many of them point at the very statement the truth's ``now:`` names
+is printed beside (the older corpora describe that statement in words, so only the recent ones can score there).
+
 Needs the old wheels in the InfraLens cache (fetched with pip on first use).
 """
 
@@ -127,6 +130,11 @@ def main(argv: list[str] | None = None) -> int:
     print(f"false unchanged: {false_unchanged}; false moved: {false_moved} (of them moved to the wrong place: {len(elsewhere)})")
     for release, _, _, statement, result in elsewhere:
         print(f"  misplaced: {release} {statement['text'][:80]!r} -> {result.new.module}.{result.new.target} (true: {truth_home(statement)})")
+    judged = [row for row in rows if row[1] == row[2] == "changed" and row[3].get("now")]
+    at_truth = sum(
+        1 for row in judged if row[4].new is not None and row[4].new.texts and " ".join(row[4].new.texts[0].split()) == " ".join(str(row[3]["now"]).split())
+    )
+    print(f"changed rows judged changed at the statement the truth names (its `now:` text): {at_truth}/{len(judged)}")
     rules = Counter((getattr(r[4], "rule", "") or "?", r[1] == r[2] and not misplaced(r)) for r in rows)
     print("rules (right/wrong): " + ", ".join(f"{rule} {rules[(rule, True)]}/{rules[(rule, False)]}" for rule in sorted({k for k, _ in rules})))
     wrong = [row for row in rows if row[1] != row[2] or misplaced(row)]
@@ -136,6 +144,11 @@ def main(argv: list[str] | None = None) -> int:
         print(f"  wrong: {release} {want} -> {got}:{nth} {statement['text'][:100]!r}")
         print(f"         [{getattr(result, 'rule', '')}] {result.message}")
     return 0
+
+
+def _spaced(text: str) -> str:
+    """``text`` with its whitespace runs made single spaces (a truth's ``now:`` may wrap)."""
+    return " ".join(text.split())
 
 
 if __name__ == "__main__":

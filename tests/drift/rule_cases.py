@@ -857,3 +857,8 @@ from rule_cases_close_bodies import CASES as _CLOSE_BODY_CASES, HELD_BACK as _CL
 
 CASES.extend(_CLOSE_BODY_CASES)
 HELD_BACK.extend(_CLOSE_BODY_HELD_BACK)
+
+from rule_cases_extracted import CASES as _EXTRACTED_CASES, HELD_BACK as _EXTRACTED_HELD_BACK  # noqa: E402
+
+CASES.extend(_EXTRACTED_CASES)
+HELD_BACK.extend(_EXTRACTED_HELD_BACK)

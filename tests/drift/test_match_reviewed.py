@@ -367,7 +367,10 @@ def test_callers_that_switched_to_a_function_that_was_there_already_say_nothing(
     new = CAPABILITY_NEW.replace("def _is_xpu_or_cuda_at_least_8_9", "def _unrelated")
     _lock(demo, {"mixer.py": CAPABILITY_OLD + OTHER}, "if not torch.cuda.is_available():", target="demo.mixer.Config._is_cuda_at_least_8_9")
     (target,) = demo.check(demo.write_source("2.0", {"mixer.py": new + OTHER})).targets
-    assert (target.kind.value, target.rule) == ("deleted", "deleted"), target.message
+    # What the callers call says nothing; the body does: ``_unrelated`` holds the target's statements, each rewritten
+    # (rule renamed-close-body), while the function the callers switched to is another class's, there at the review.
+    assert (target.kind.value, target.rule) == ("renamed", "renamed-close-body"), target.message
+    assert target.new is not None and target.new.target == "Config._unrelated", target.message
 
 
 def test_the_targets_own_docstring_is_changed_however_much_its_words_changed(demo):

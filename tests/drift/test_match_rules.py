@@ -97,6 +97,7 @@ RULES = {
     Rule.EDITED_WITH_BLOCK: StepCase(Container.GONE, edited=ev(origin=Origin.ELSEWHERE, similarity=T.confident_similarity, context=T.moved_context)),
     Rule.EDITED_IN_REACHED: StepCase(Container.IN_PLACE, edited=ev(origin=Origin.REACHED, similarity=T.confident_similarity, context=T.moved_context)),
     Rule.MOVED_WITH_BLOCK: StepCase(Container.IN_PLACE, carried=CARRIED),
+    Rule.EXTRACTED_AND_CALLED: StepCase(Container.IN_PLACE, own=ev(similarity=0.1, same_shape=False, extracted=True), decoys=3),
     Rule.DECOYS_ONLY: StepCase(Container.IN_PLACE, decoys=3),
     Rule.TARGET_GONE: StepCase(Container.GONE),
     Rule.NOTHING_CORRESPONDS: StepCase(Container.IN_PLACE),
@@ -206,6 +207,8 @@ ADMISSIBLE = [
     (ev(similarity=T.sole_assignment_similarity - 0.01, sole_reader=True), None),  # some words in common still
     (ev(similarity=0.1, kept_condition=True), Rule.KEPT_CONDITION),  # the tests tell, not the words
     (ev(similarity=0.9, same_shape=False, kept_condition=True), None),  # never across kinds of statement
+    (ev(similarity=0.1, same_shape=False, extracted=True), Rule.EXTRACTED_AND_CALLED),  # the helper tells, not the words
+    (ev(similarity=T.confident_similarity, extracted=True), Rule.EDIT),  # the weakest admission: any other comes first
     (ev(similarity=0.2, context=0.25, replacement=SWAPPED, same_shape=False), Rule.SAME_ACTION),
     (ev(similarity=0.2, replacement=SWAPPED), None),  # a replacement still needs a neighbour or some text
     (ev(similarity=0.0, header=True), Rule.TARGET_HEADER),  # the mapped target's header, however different
@@ -397,3 +400,13 @@ def test_keywords_only_one_side_passes_do_not_count_against_similarity():
     assert ratio_without_lone_keywords(old, new, q) == ratio("sample = checkpoint ( forward ( block ) , sample )", new, q) > ratio(old, new, q)
     assert ratio_without_lone_keywords("x = f ( a , b = 1 )", "x = f ( a , b = 2 )", q) == 0.0  # the same keywords: nothing to leave out
     assert ratio_without_lone_keywords("except ValueError ( a = 1 ) :", "except KeyError :", q) == 0.0
+
+
+def test_a_call_doing_the_steps_work_yields_to_the_edit_where_the_work_went():
+    """``extracted-and-called`` is the weakest admission: an edit in the function the target now hands its work to
+    (the helper's own statement) is the more precise place, and the text itself there is a move."""
+    call = ev(similarity=0.3, extracted=True)
+    edited = ev(origin=Origin.REACHED, similarity=T.confident_similarity, context=T.moved_context)
+    assert decide(StepCase(Container.IN_PLACE, own=call, edited=edited)).rule is Rule.EDITED_IN_REACHED
+    assert decide(StepCase(Container.IN_PLACE, own=call, reached=replace(EXACT, origin=Origin.REACHED))).rule is Rule.MOVED_TO_REACHED
+    assert decide(StepCase(Container.IN_PLACE, own=call)).rule is Rule.EXTRACTED_AND_CALLED

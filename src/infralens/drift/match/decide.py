@@ -80,8 +80,8 @@ def admissible(evidence: Evidence, policy: Policy) -> Rule | None:
         return Rule.SAME_ACTION
     if evidence.renamed_throughout and policy.on(Rule.RENAMED_THROUGHOUT):
         return Rule.RENAMED_THROUGHOUT  # the whole function was renamed through: where the diff puts it tells nothing
-    if not evidence.same_shape:
-        return None  # an edit keeps the kind of statement
+    if not evidence.same_shape:  # an edit keeps the kind of statement; a call doing the step's work may be another
+        return Rule.EXTRACTED_AND_CALLED if evidence.extracted and policy.on(Rule.EXTRACTED_AND_CALLED) else None
     close = s >= t.confident_similarity or (s >= t.edit_similarity and (c > 0.0 or placed))
     if (close or (s >= t.candidate_similarity and (c >= 1.0 or evidence.position is Position.PAIRED))) and policy.on(Rule.EDIT):
         return Rule.EDIT
@@ -104,6 +104,8 @@ def _by_role(evidence: Evidence, policy: Policy) -> Rule | None:
         return Rule.SOLE_READER
     if evidence.kept_condition and policy.on(Rule.KEPT_CONDITION):
         return Rule.KEPT_CONDITION
+    if evidence.extracted and policy.on(Rule.EXTRACTED_AND_CALLED):
+        return Rule.EXTRACTED_AND_CALLED  # the weakest: a call doing the step's work, whatever its text
     return None
 
 
@@ -121,7 +123,7 @@ def weight(evidence: Evidence, policy: Policy) -> float:
         return t.weight_same_action + evidence.context + evidence.similarity
     if rule in (Rule.EDIT, Rule.SAME_ROLE, Rule.SAME_CALL, Rule.RENAMED_THROUGHOUT):  # a rename found by no place: an edit's weight
         return t.weight_edit + edit_rank(evidence, t)
-    if rule in (Rule.SOLE_ASSIGNMENT, Rule.SOLE_RETURN, Rule.SOLE_READER, Rule.KEPT_CONDITION):
+    if rule in (Rule.SOLE_ASSIGNMENT, Rule.SOLE_RETURN, Rule.SOLE_READER, Rule.KEPT_CONDITION, Rule.EXTRACTED_AND_CALLED):
         return t.weight_sole_assignment * evidence.similarity
     return 0.0
 
@@ -304,6 +306,7 @@ STEP_RULES: dict[Rule, Predicate] = {
     Rule.SOLE_RETURN: lambda case, admitted, policy, trace: admitted is Rule.SOLE_RETURN,
     Rule.SOLE_READER: lambda case, admitted, policy, trace: admitted is Rule.SOLE_READER,
     Rule.KEPT_CONDITION: lambda case, admitted, policy, trace: admitted is Rule.KEPT_CONDITION,
+    Rule.EXTRACTED_AND_CALLED: lambda case, admitted, policy, trace: admitted is Rule.EXTRACTED_AND_CALLED,
     Rule.PER_OBJECT_EDIT: lambda case, admitted, policy, trace: case.edited is not None and admitted is None and per_object(case.edited),
     Rule.ACTION_KEPT_IN_REACHED: _action_kept,
     Rule.CLOSE_EDIT_IN_HELPER: _close_in_helper,
@@ -325,6 +328,8 @@ def decide(case: StepCase, policy: Policy, trace: Trace | None = None) -> Decisi
     """
     trace = trace if trace is not None else Trace()
     admitted = admissible(case.own, policy) if case.own is not None else None
+    if admitted is Rule.EXTRACTED_AND_CALLED and (case.reached or case.carried or case.edited):
+        admitted = None  # a fallback: the text, or its edit, where the work went is the more precise place
     for rule in STEP_ORDER:
         if not STEP_RULES[rule](case, admitted, policy, trace):
             continue

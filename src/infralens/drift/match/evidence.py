@@ -58,6 +58,8 @@ class Evidence:
     """The candidate is the only statement reading a name that kept statements set and that only the step read at the review."""
     kept_condition: bool = False
     """The candidate is the only header whose ``and``-joined tests hold all of the step's, or are all among them."""
+    extracted: bool = False
+    """The candidate calls a helper of its file whose body, read with the call's arguments, clearly holds the step's edit."""
     sole_return: bool = False
     """The step is the only ``return`` of the reviewed target's body and the candidate the only one of the target now."""
     aligned: bool = False
@@ -103,6 +105,7 @@ class Evidence:
             ("the target's only return, then and now", self.sole_return),
             ("only reader of a value only the step read", self.sole_reader),
             ("only header keeping the step's tests, or kept by them", self.kept_condition),
+            ("calls a helper holding the step's edit", self.extracted),
             ("paired in order with what the target lost", self.aligned),
             ("only statement of its role", self.same_role),
             ("only statement making its call", self.same_call),
@@ -164,6 +167,7 @@ def measure(
     sole_return: bool = False,
     sole_reader: bool = False,
     kept_condition: bool = False,
+    extracted: bool = False,
     aligned: bool = False,
     same_role: bool = False,
     same_call: bool = False,
@@ -208,6 +212,7 @@ def measure(
         sole_return=sole_return,
         sole_reader=sole_reader,
         kept_condition=kept_condition,
+        extracted=extracted,
         aligned=aligned,
         same_role=same_role,
         same_call=same_call,

@@ -20,6 +20,7 @@ from infralens.drift.match.container import ContainerMapper, Found
 from infralens.drift.match.decide import EDITED_WHERE_IT_LEADS, StepCase, admissible, carried_can_decide, decide, edit_rank, pick_carried, same_copy, weight
 from infralens.drift.match.dispatch import in_owners_classes
 from infralens.drift.match.evidence import Evidence, measure
+from infralens.drift.match.extracted import HelperCalls, extracted_call, with_extracted
 from infralens.drift.match.freed import freed_candidates
 from infralens.drift.match.position import Alignment
 from infralens.drift.match.propose import (
@@ -136,7 +137,7 @@ class DistributionMatcher:
         reach = Reach(self.reader, found.source, found.index, found.definition, held_since=held_since) if found is not None else None
         now_body = body_hashes(found.index, found.definition) if found is not None else None
         transfers = Transfers(annotation, now_body, reviewed, t.carried_statements)
-        unplaced = [e for e in pending if e.step_id not in own]
+        unplaced = [e for e in pending if e.step_id not in own or admissible(own[e.step_id].evidence, self.policy) is Rule.EXTRACTED_AND_CALLED]
         edits = rewritten_in_reached(self.reader, found, annotation, unplaced, self.policy, transfers, traces) if found is not None else {}
         cases = {e.step_id: _Step(e, annotation, found, container, reach, transfers, target_result, traces[e.step_id], edits.get(e.step_id)) for e in pending}
         marks = {step_id: len(trace.events) for step_id, trace in traces.items()}  # where each step's own decision starts
@@ -165,8 +166,9 @@ class DistributionMatcher:
         reviewed = reviewed_texts(reader, annotation)
         body = TargetBody(pool, old_body, alignment, target_names(reviewed, steps, pool), reviewed, annotation.decorators, reviewed_nested(reader, annotation))
         options: dict[str, list[Scored]] = {}
+        helpers = HelperCalls(found, pool, old_body, reader)  # what the target's calls of helpers in its file do, for rule extracted-and-called
         for entry in steps:
-            options[entry.step_id] = self._options(found, body, entry, steps, annotation.target, traces[entry.step_id])
+            options[entry.step_id] = self._options(found, body, entry, steps, (annotation.target, helpers), traces[entry.step_id])
         if any(o.contested for found_options in options.values() for o in found_options):
             settle_contested(options, self._reviewed_indents(annotation, steps), self.policy, traces)
         weights = {step_id: {o.proposal.key: weight(o.evidence, self.policy) + o.tie for o in found_options} for step_id, found_options in options.items()}
@@ -192,10 +194,11 @@ class DistributionMatcher:
         body: TargetBody,
         entry: StepLock,
         steps: list[StepLock],
-        target: str,
+        target_and_helpers: tuple[str, HelperCalls],
         trace: Trace,
     ) -> list[Scored]:
         t, policy = self.policy.thresholds, self.policy
+        target, helpers = target_and_helpers
         pool, old_body, alignment = body.pool, body.old_body, body.alignment
         exact = [Scored(p, measure(p, entry, old_body, t, admit=self._admit)) for p in in_target(found, pool, entry, t, exact_only=True)]
         contested: list[Scored] = []
@@ -226,12 +229,13 @@ class DistributionMatcher:
         reader_key = sole_reader(found.source.relpath, pool, entry, steps, body.reviewed)
         condition_key = kept_condition(found.source.relpath, pool, entry, steps)
         call_key = sole_call(found.source.relpath, pool, call_of(entry, steps, body.reviewed))
+        extracted_key = extracted_call(helpers, entry, t) if policy.on(Rule.EXTRACTED_AND_CALLED) else None
         scored, refused = [], []
-        for proposal in in_target(found, pool, entry, t, exact_only=False):
+        for proposal in with_extracted(in_target(found, pool, entry, t, exact_only=False), found, pool, extracted_key):
             position = alignment.position(entry, proposal.window[0])
             key = proposal.key
             sole, returns, role, call = key == sole_key, key == return_key, key == role_key, key == call_key
-            reads, tests = key == reader_key, key == condition_key
+            reads, tests, extracted = key == reader_key, key == condition_key, key == extracted_key
             evidence = measure(
                 proposal,
                 entry,
@@ -242,6 +246,7 @@ class DistributionMatcher:
                 sole_return=returns,
                 sole_reader=reads,
                 kept_condition=tests,
+                extracted=extracted,
                 same_role=role,
                 same_call=call,
                 names=body.names,
@@ -311,7 +316,7 @@ class DistributionMatcher:
             edited_in_helper=edited is not None and in_split_helper(found, edited),
         )
         decision = decide(case, policy, trace)
-        if decision.kind is StepKind.CHANGED and own is not None:
+        if decision.kind is StepKind.CHANGED and own is not None and decision.rule not in EDITED_WHERE_IT_LEADS:
             return self._changed(entry, decision.rule, own, options, trace)
         chosen = {Rule.MOVED_TO_REACHED: reached, Rule.MOVED_WITH_BLOCK: carried}.get(decision.rule, edited if decision.rule in EDITED_WHERE_IT_LEADS else None)
         if chosen is not None:

@@ -33,6 +33,9 @@ class ReplacementKind(str, Enum):
     VALUE_KEPT = "the same value returned, assigned or evaluated"
     """``x = f ( a )`` became ``return f ( a )`` (or an assignment became a bare call, or back): the same call, its
     result now put to another use."""
+    CONSTANT_COMPUTED = "a constant now computed"
+    """Every occurrence of one literal became one expression, nothing else changed: ``height % 8`` →
+    ``height % ( self . vae_scale_factor * 2 )``, ``fp8_max = 448.0`` → ``torch . finfo ( dtype ) . max``."""
     PER_OBJECT = "per-object state"
     """``self.a[i]`` became ``self.b``: the state one container held per index is now an object's own (rule
     ``per-object-edit``: a cache split into per-layer objects); up to :attr:`~.rules.Thresholds.max_renames` names differ."""
@@ -65,7 +68,7 @@ def replacement(old: str, new: str, max_renames: int) -> Replacement | None:
         return Replacement(ReplacementKind.CONTEXT_HELD, old, new)
     if _value_kept(left, right):
         return Replacement(ReplacementKind.VALUE_KEPT, old, new)
-    return _renaming(left, right, max_renames) or _per_object(left, right, max_renames)
+    return _renaming(left, right, max_renames) or _per_object(left, right, max_renames) or _constant_computed(left, right)
 
 
 def renamed_away(swapped: Replacement | None, names: tuple[Mapping[str, int], frozenset[str]]) -> bool:
@@ -110,6 +113,39 @@ def _per_object(left: ast.stmt, right: ast.stmt, max_renames: int) -> Replacemen
         return None
     renamed = [f"self.{old}[…] -> self.{new}" for old, new in changes.pairs.items()]
     return Replacement(ReplacementKind.PER_OBJECT, ", ".join(sorted(set(unindexed.dropped))), ", ".join(renamed) or "the same attribute")
+
+
+def _constant_computed(left: ast.stmt, right: ast.stmt) -> Replacement | None:
+    """The two trees equal but where the old one holds a number or string literal and the new one, at every such place,
+    one same expression that is no literal and no f-string (:class:`ReplacementKind.CONSTANT_COMPUTED`). One way only:
+    a message reworded into an f-string is no value computed, and a value now a literal (``return module ( * inputs )``
+    beside a new ``return "npu"``) says nothing of the step."""
+    swaps: set[tuple[str, str]] = set()
+
+    def walk(a: object, b: object) -> bool:
+        literal_a, literal_b = _literal(a), _literal(b)
+        if literal_a != literal_b:
+            if literal_a and isinstance(a, ast.expr) and isinstance(b, ast.expr) and not isinstance(b, (ast.Constant, ast.FormattedValue, ast.JoinedStr)):
+                swaps.add((ast.unparse(a), ast.unparse(b)))
+                return True
+            return False
+        if type(a) is not type(b):
+            return False
+        if isinstance(a, ast.AST):
+            return all(walk(getattr(a, name, None), getattr(b, name, None)) for name in a._fields if name != "ctx")
+        if isinstance(a, list) and isinstance(b, list):
+            return len(a) == len(b) and all(walk(x, y) for x, y in zip(a, b, strict=True))
+        return a == b
+
+    if not walk(left, right) or len(swaps) != 1:
+        return None
+    old, new = next(iter(swaps))
+    return Replacement(ReplacementKind.CONSTANT_COMPUTED, old, new)
+
+
+def _literal(node: object) -> bool:
+    """Whether ``node`` is a number or string literal (not ``None`` or a bool, which say less)."""
+    return isinstance(node, ast.Constant) and isinstance(node.value, (int, float, str)) and not isinstance(node.value, bool)
 
 
 def _setter_pair(call: ast.stmt, assign: ast.stmt) -> str | None:

@@ -68,6 +68,7 @@ class Rule(str, Enum):
     ALIGNED_IN_REACHED = "aligned-in-reached"
     EDITED_WITH_BLOCK = "edited-with-block"
     EDITED_IN_REACHED = "edited-in-reached"
+    EXTRACTED_AND_CALLED = "extracted-and-called"
     DECOYS_ONLY = "decoys-only"
     TARGET_GONE = "target-gone"
     NOTHING_CORRESPONDS = "nothing-corresponds"
@@ -202,6 +203,7 @@ RULE_KIND = {
     Rule.SOLE_RETURN: StepKind.CHANGED,
     Rule.SOLE_READER: StepKind.CHANGED,
     Rule.KEPT_CONDITION: StepKind.CHANGED,
+    Rule.EXTRACTED_AND_CALLED: StepKind.CHANGED,
     Rule.PER_OBJECT_EDIT: StepKind.CHANGED,
     Rule.ACTION_KEPT_IN_REACHED: StepKind.CHANGED,
     Rule.CLOSE_EDIT_IN_HELPER: StepKind.CHANGED,
@@ -357,10 +359,7 @@ SPECS: dict[AnyRule, RuleSpec] = {
         ),
         RuleSpec(TargetRule.DELETED, "A target found by no rule is deleted.", essential=True),
         RuleSpec(TargetRule.SPLIT_INTO_HELPERS, "A body that lost statements to helpers it now calls names those helpers as their first home."),
-        RuleSpec(
-            TargetRule.HELPERS_OF_HELPERS,
-            "Functions a helper calls in its module (in any, when it only forwards) that hold the target's lost statements are homes too.",
-        ),
+        RuleSpec(TargetRule.HELPERS_OF_HELPERS, "Callees of a helper in its module (any module if it only forwards) holding lost statements are homes too."),
         RuleSpec(TargetRule.WRAPPED_BY_DECORATOR, "A body that lost statements to a decorator it now carries names the wrapper as their home."),
         RuleSpec(TargetRule.DECORATORS_CHANGED, "A decorator added, removed or replaced is a finding on the target.", essential=True),
         RuleSpec(TargetRule.BESIDE_THE_TARGET, "Of equally good rename candidates, the only one in the target's own class and file is it."),
@@ -419,6 +418,7 @@ SPECS: dict[AnyRule, RuleSpec] = {
         RuleSpec(Rule.SOLE_ASSIGNMENT, "The only statement left that assigns the same name is its edit."),
         RuleSpec(Rule.SOLE_READER, "A value set by kept statements and read by the step alone is read now by one statement only: the step's edit."),
         RuleSpec(Rule.KEPT_CONDITION, "The only block header left whose tests hold all of the step's, or all of whose tests the step's held, is its edit."),
+        RuleSpec(Rule.EXTRACTED_AND_CALLED, "A statement calling a helper of its file that, read with the call's arguments, holds the step is its edit."),
         RuleSpec(Rule.SOLE_RETURN, "A target that returned in one statement and still returns in one: that return is the edit of the old one."),
         RuleSpec(
             Rule.PER_OBJECT_EDIT,

@@ -1,0 +1,151 @@
+"""Rule cases for a statement whose work a helper of its file now does, called in its place (set 38's LTX-2 block:
+``ada_values = self.scale_shift_table[…] + temb.reshape(…)`` became ``self.get_mod_params(self.scale_shift_table, temb,
+batch_size)``): ``extracted-and-called``; and a literal now computed (``if height % 8 != 0 …`` became ``… % (self.scale *
+2) …``), a replacement ``same-action`` weighs. :mod:`rule_cases` adds them to its tables."""
+
+from __future__ import annotations
+
+from rule_cases import RuleCase
+
+from infralens.drift.match.rules import Rule
+
+HELPER = """
+    @staticmethod
+    def modulation(table, emb, batch):
+        count = table.shape[0]
+        values = table[None, None].to(emb.device) + emb.reshape(batch, emb.size(1), count, -1)
+        return values.unbind(dim=2)
+"""
+BLOCK_OLD = """
+class Block:
+    def run(self, x, emb, emb_audio, batch):
+        values = self.table[None, None].to(emb.device) + emb.reshape(batch, emb.size(1), 6, -1)
+        shift, scale = values.unbind(dim=2)[:2]
+        audio_values = self.audio_table[None, None].to(emb_audio.device) + emb_audio.reshape(batch, emb_audio.size(1), 6, -1)
+        audio_shift, audio_scale = audio_values.unbind(dim=2)[:2]
+        return x * scale + shift, audio_scale + audio_shift
+"""
+BLOCK_NEW = f"""
+class Block:{HELPER}
+    def run(self, x, emb, emb_audio, batch):
+        params = self.modulation(self.table, emb, batch)
+        shift, scale = params[:2]
+        audio_params = self.modulation(self.audio_table, emb_audio, batch)
+        audio_shift, audio_scale = audio_params[:2]
+        return x * scale + shift, audio_scale + audio_shift
+"""
+# Each inline computation is now a call of the helper: read with the call's arguments, the helper's statement is close
+# to the video step through the first call and to the audio step through the second.
+ONE_CALL_NEW = f"""
+class Block:{HELPER}
+    def run(self, x, emb, emb_audio, batch):
+        params = self.modulation(self.table, emb, batch)
+        shift, scale = params[:2]
+        audio_params = self.modulation(self.table, emb, batch)
+        audio_shift, audio_scale = audio_params[:2]
+        return x * scale + shift, audio_scale + audio_shift
+"""
+# Two calls with the same arguments: neither is clearly the step's.
+ELSEWHERE_OLD = {"block.py": BLOCK_OLD}
+ELSEWHERE_NEW = {
+    "block.py": """
+from .helpers import modulation
+
+
+class Block:
+    def run(self, x, emb, emb_audio, batch):
+        params = modulation(self.table, emb, batch)
+        shift, scale = params[:2]
+        audio_params = modulation(self.audio_table, emb_audio, batch)
+        audio_shift, audio_scale = audio_params[:2]
+        return x * scale + shift, audio_scale + audio_shift
+""",
+    "helpers.py": "import torch\n\n\ndef modulation(table, emb, batch):\n" + "\n".join(HELPER.splitlines()[3:]).replace("        ", "    ") + "\n",
+}
+# The helper lives in another module: only the target's own file is read.
+
+CHECK_OLD = """
+class Pipeline:
+    def check(self, height, width):
+        if height % 8 != 0 or width % 8 != 0:
+            raise ValueError("not divisible")
+        return height * width
+"""
+CHECK_NEW = """
+class Pipeline:
+    def check(self, height, width):
+        if height % (self.scale * 2) != 0 or width % (self.scale * 2) != 0:
+            raise ValueError(f"not divisible by {self.scale * 2}")
+        return height * width
+"""
+# Every 8 is now the same expression, nothing else changed: the action is kept.
+TWO_VALUES_NEW = CHECK_NEW.replace("width % (self.scale * 2)", "width % self.width_scale")
+# 8 became two different expressions: no single value was made computed.
+MESSAGE_NEW = CHECK_OLD.replace('raise ValueError("not divisible")', 'raise ValueError(f"the size {height} by {width} must be a multiple of the scale")')
+VALUE_OLD = CHECK_OLD.replace("        return height * width\n", "        return self.device_name(height)\n")
+VALUE_NEW = CHECK_OLD.replace("        return height * width\n", '        return "npu"\n')
+# A message reworded into an f-string, and a computed value now a literal: neither is a constant made computed.
+
+CASES: list[RuleCase] = [
+    RuleCase(
+        "extracted-and-called",
+        Rule.EXTRACTED_AND_CALLED,
+        {"block.py": BLOCK_OLD},
+        {"block.py": BLOCK_NEW},
+        ("audio_values = self.audio_table[None, None].to(emb_audio.device) + emb_audio.reshape(batch, emb_audio.size(1), 6, -1)",),
+        target="demo.block.Block.run",
+        kind="changed",
+    ),
+    RuleCase(
+        "same-action-constant-computed",
+        Rule.SAME_ACTION,
+        {"pipe.py": CHECK_OLD},
+        {"pipe.py": CHECK_NEW},
+        ("if height % 8 != 0 or width % 8 != 0:",),
+        target="demo.pipe.Pipeline.check",
+        kind="changed",
+    ),
+]
+
+HELD_BACK: list[RuleCase] = [
+    RuleCase(
+        "extracted-and-called-not-when-two-calls-are-as-close",
+        Rule.EXTRACTED_AND_CALLED,
+        {"block.py": BLOCK_OLD},
+        {"block.py": ONE_CALL_NEW},
+        ("values = self.table[None, None].to(emb.device) + emb.reshape(batch, emb.size(1), 6, -1)",),
+        target="demo.block.Block.run",
+    ),
+    RuleCase(
+        "extracted-and-called-not-into-another-module",
+        Rule.EXTRACTED_AND_CALLED,
+        ELSEWHERE_OLD,
+        ELSEWHERE_NEW,
+        ("audio_values = self.audio_table[None, None].to(emb_audio.device) + emb_audio.reshape(batch, emb_audio.size(1), 6, -1)",),
+        target="demo.block.Block.run",
+    ),
+    RuleCase(
+        "same-action-not-when-a-constant-became-two-values",
+        Rule.SAME_ACTION,
+        {"pipe.py": CHECK_OLD},
+        {"pipe.py": TWO_VALUES_NEW},
+        ("if height % 8 != 0 or width % 8 != 0:",),
+        target="demo.pipe.Pipeline.check",
+    ),
+    RuleCase(
+        "same-action-not-when-a-message-became-an-f-string",
+        Rule.SAME_ACTION,
+        {"pipe.py": CHECK_OLD},
+        {"pipe.py": MESSAGE_NEW},
+        ('raise ValueError("not divisible")',),
+        target="demo.pipe.Pipeline.check",
+    ),
+    RuleCase(
+        "same-action-not-when-a-value-became-a-literal",
+        Rule.SAME_ACTION,
+        {"pipe.py": VALUE_OLD},
+        {"pipe.py": VALUE_NEW},
+        ("return self.device_name(height)",),
+        target="demo.pipe.Pipeline.check",
+    ),
+]
