@@ -85,6 +85,28 @@ MESSAGE_NEW = CHECK_OLD.replace('raise ValueError("not divisible")', 'raise Valu
 VALUE_OLD = CHECK_OLD.replace("        return height * width\n", "        return self.device_name(height)\n")
 VALUE_NEW = CHECK_OLD.replace("        return height * width\n", '        return "npu"\n')
 # A message reworded into an f-string, and a computed value now a literal: neither is a constant made computed.
+WARN_OLD = """
+class Config:
+    def validate(self):
+        total = self.top_k + 1
+        if self.top_k is not None:
+            warnings.warn(WRONG.format(flag="top_k", value=self.top_k), UserWarning)
+        return total
+"""
+WARN_NEW = """
+class Config:
+    def validate(self):
+        issues = {}
+        total = self.top_k + 1
+        if self.top_k is not None:
+            issues["top_k"] = WRONG.format(flag="top_k", value=self.top_k)
+        self.report(issues)
+        return total
+"""
+# The warning is now collected with the others: the message built for it is what the new statement assigns.
+NAME_OLD = WARN_OLD.replace('warnings.warn(WRONG.format(flag="top_k", value=self.top_k), UserWarning)', "print(total)")
+NAME_NEW = WARN_NEW.replace('issues["top_k"] = WRONG.format(flag="top_k", value=self.top_k)', 'issues["top_k"] = total')
+# A name passed on says too little: any statement may read it.
 
 CASES: list[RuleCase] = [
     RuleCase(
@@ -107,7 +129,27 @@ CASES: list[RuleCase] = [
     ),
 ]
 
+CASES.append(
+    RuleCase(
+        "same-action-argument-kept",
+        Rule.SAME_ACTION,
+        {"config.py": WARN_OLD},
+        {"config.py": WARN_NEW},
+        ('warnings.warn(WRONG.format(flag="top_k", value=self.top_k), UserWarning)',),
+        target="demo.config.Config.validate",
+        kind="changed",
+    )
+)
+
 HELD_BACK: list[RuleCase] = [
+    RuleCase(
+        "same-action-not-when-a-name-was-passed-on",
+        Rule.SAME_ACTION,
+        {"config.py": NAME_OLD},
+        {"config.py": NAME_NEW},
+        ("print(total)",),
+        target="demo.config.Config.validate",
+    ),
     RuleCase(
         "extracted-and-called-not-when-two-calls-are-as-close",
         Rule.EXTRACTED_AND_CALLED,

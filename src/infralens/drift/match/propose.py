@@ -19,6 +19,7 @@ from infralens.drift.lock.facts import body_of, enclosing_definitions, header_of
 from infralens.drift.match.container import Found
 from infralens.drift.match.position import Alignment
 from infralens.drift.match.reader import TreeReader
+from infralens.drift.match.replacements import argument_kept
 from infralens.drift.match.rules import Origin, Thresholds
 from infralens.drift.match.texts import (
     assigned_name,
@@ -206,7 +207,9 @@ def _resembles(wanted: str, text: str, t: Thresholds) -> bool:
         return ratio_at_least(wanted, text, floor, t.quick_reject_similarity) is not None
     if _setter_like(wanted) != _setter_like(text) and ratio_at_least(wanted, text, t.sole_assignment_similarity, t.quick_reject_similarity) is not None:
         return True  # a setter call may have become an assignment, or back
-    return _context_held(wanted, text) or _context_held(text, wanted) or (_value_text(wanted) or "-") == _value_text(text)
+    if _context_held(wanted, text) or _context_held(text, wanted) or (_value_text(wanted) or "-") == _value_text(text):
+        return True
+    return argument_kept(wanted, text)  # what a call was given, now assigned, returned or raised
 
 
 def _value_text(text: str) -> str | None:

@@ -33,6 +33,10 @@ class ReplacementKind(str, Enum):
     VALUE_KEPT = "the same value returned, assigned or evaluated"
     """``x = f ( a )`` became ``return f ( a )`` (or an assignment became a bare call, or back): the same call, its
     result now put to another use."""
+    ARGUMENT_KEPT = "what the call was given, now put to another use"
+    """A bare call's first argument (or a raised exception's) is, word for word, what the new statement assigns,
+    returns, raises or passes on first: ``warnings . warn ( msg . format ( … ) , UserWarning )`` became
+    ``minor_issues [ "top_p" ] = msg . format ( … )`` (a warning now collected), or ``raise ValueError ( msg )``."""
     CONSTANT_COMPUTED = "a constant now computed"
     """Every occurrence of one literal became one expression, nothing else changed: ``height % 8`` →
     ``height % ( self . vae_scale_factor * 2 )``, ``fp8_max = 448.0`` → ``torch . finfo ( dtype ) . max``."""
@@ -68,6 +72,8 @@ def replacement(old: str, new: str, max_renames: int) -> Replacement | None:
         return Replacement(ReplacementKind.CONTEXT_HELD, old, new)
     if _value_kept(left, right):
         return Replacement(ReplacementKind.VALUE_KEPT, old, new)
+    if _argument_kept(left, right):
+        return Replacement(ReplacementKind.ARGUMENT_KEPT, old, new)
     return _renaming(left, right, max_renames) or _per_object(left, right, max_renames) or _constant_computed(left, right)
 
 
@@ -188,6 +194,37 @@ def _value_kept(left: ast.stmt, right: ast.stmt) -> bool:
     if type(left) is type(right) or not (isinstance(old, ast.Call) and isinstance(new, ast.Call)):
         return False
     return ast.dump(old) == ast.dump(new)
+
+
+def argument_kept(old: str, new: str) -> bool:
+    """Whether ``new`` assigns, returns, raises or passes on, word for word, the call or f-string that ``old``, a bare
+    call or a ``raise``, passed first (:class:`ReplacementKind.ARGUMENT_KEPT`); the texts are normalised statements."""
+    left = statement_tree(old)
+    if left is None or _handed(left, new=False) is None:
+        return False
+    right = statement_tree(new)
+    return right is not None and _argument_kept(left, right)
+
+
+def _argument_kept(left: ast.stmt, right: ast.stmt) -> bool:
+    """The first argument of ``left``'s bare call (or of the exception it raises) is a call or an f-string that is, word
+    for word, the value ``right`` assigns, returns, raises or passes first to its own call."""
+    given = _handed(left, new=False)
+    if not isinstance(given, (ast.Call, ast.JoinedStr)):
+        return False  # a name or a literal passed on says too little
+    kept = _handed(right, new=True)
+    return kept is not None and ast.dump(given) == ast.dump(kept)
+
+
+def _handed(statement: ast.stmt, *, new: bool) -> ast.expr | None:
+    """What a statement hands on: a bare call's first argument, a raised call's first argument, and (``new``) the value
+    of a one-target assignment or a ``return``."""
+    call = statement.value if isinstance(statement, ast.Expr) else statement.exc if isinstance(statement, ast.Raise) else None
+    if isinstance(call, ast.Call) and call.args and not isinstance(call.args[0], ast.Starred):
+        return call.args[0]
+    if new and isinstance(statement, (ast.Assign, ast.Return)):
+        return _simple_value(statement)
+    return None
 
 
 def _simple_value(statement: ast.stmt) -> ast.expr | None:
