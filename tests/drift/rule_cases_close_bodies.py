@@ -1,14 +1,18 @@
 """Rule cases for a small gone function rewritten under a new name in its file, each statement edited on the way (set
-30's ``masking_utils._vmap_for_bhqkv`` → ``_vmap_expansion_sdpa``): ``renamed-close-body``; :mod:`rule_cases` adds them
-to its tables."""
+30's ``masking_utils._vmap_for_bhqkv`` → ``_vmap_expansion_sdpa``): ``renamed-close-body``; and for a class copied into
+a module whose last name is a plain word of the old module (set 39: ``modular_pipelines.flux.inputs`` beside
+``qwenimage/inputs.py``, which says ``inputs`` everywhere and imports nothing of it): ``class-copied-not-renamed``.
+:mod:`rule_cases` adds them to its tables."""
 
 from __future__ import annotations
 
 import textwrap
 
 from rule_cases import RuleCase
+from rule_cases_classes import ENCODER_USER
+from test_match_reviewed import RENAMED_CLASS_NEW, RENAMED_CLASS_OLD
 
-from infralens.drift.match.rules import TargetRule
+from infralens.drift.match.rules import Action, Filter, TargetRule
 
 OLD_BODY = """
     spans = [(None, 0), (0, None)]
@@ -75,7 +79,22 @@ def _expanded_mask(fn, width):
 """
 # A new function that resembles too little of the reviewed body.
 
+WORD_USER_NEW = "def encode(config, ids):\n    encoders = [build_model(config)]\n    return encoders[0](ids)\n"
+# The old module says "encoders" as a plain word, and imports nothing from the module of that name: the look-alike
+# class there is still a copy made there.
+
 CASES: list[RuleCase] = [
+    RuleCase(
+        "class-copied-not-renamed-a-word-is-no-import",
+        Filter.CLASS_COPIED_NOT_RENAMED,
+        {"mixer.py": RENAMED_CLASS_OLD + ENCODER_USER},
+        {"mixer.py": WORD_USER_NEW, "encoders.py": RENAMED_CLASS_NEW},
+        ("out = self.model(ids)",),
+        "target",
+        Action.VETOED,
+        target="demo.mixer.Encoder.run",
+        kind="deleted",
+    ),
     RuleCase(
         "renamed-close-body",
         TargetRule.RENAMED_CLOSE_BODY,

@@ -180,10 +180,19 @@ def copied_not_moved(reader: TreeReader, entry: AnnotationLock, source: SourceFi
     if "." in entry.target or source.relpath == entry.relpath:
         return False
     old = reader.source(entry.relpath)
-    if old is None or source.module.rpartition(".")[2] in old.text:
+    if old is None or names_module(old.text, source.module):
         return False
     called_by = callers()
     return bool(called_by) and not any(d.qualname in called_by for d in index.definitions)
+
+
+def names_module(text: str, module: str) -> bool:
+    """Whether a module's ``text`` names ``module`` the way an import does: its last two parts dotted (``flux.inputs``
+    in ``from ..flux.inputs import …``), or its last part imported (``from .inputs import …``, ``from . import inputs``).
+    The last part alone is often a plain word of the text (``inputs``), which says nothing."""
+    parts = module.split(".")
+    last = parts[-1]
+    return ".".join(parts[-2:]) in text or f".{last} import" in text or f"import {last}" in text
 
 
 def _with_name_open(statement: str, name: str) -> re.Pattern[str]:

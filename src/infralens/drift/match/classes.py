@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from infralens.drift.lock.entries import AnnotationLock, short_hash
 from infralens.drift.lock.facts import jaccard
 from infralens.drift.match.best import clearly_best
-from infralens.drift.match.callers import class_renamed_at_users, class_renamed_with_users
+from infralens.drift.match.callers import class_renamed_at_users, class_renamed_with_users, names_module
 from infralens.drift.match.forwarding import class_named
 from infralens.drift.match.reader import TreeReader
 from infralens.drift.match.reviewed import defined_in
@@ -26,10 +26,10 @@ from infralens.source import Definition, DefinitionKind, ModuleIndex, SourceFile
 
 def copied_class(reader: TreeReader, entry: AnnotationLock, source: SourceFile) -> bool:
     """Rule ``class-copied-not-renamed``: a class in ``source`` is a copy made there, not the reviewed class renamed, when
-    the reviewed module is still there and does not name ``source``'s module (a class renamed into another module leaves
-    its old module importing it, or takes the module along)."""
+    the reviewed module is still there and does not name ``source``'s module as an import would (:func:`names_module`: a
+    class renamed into another module leaves its old module importing it, or takes the module along)."""
     old = reader.source(entry.relpath)
-    return source.relpath != entry.relpath and old is not None and source.module.rpartition(".")[2] not in old.text
+    return source.relpath != entry.relpath and old is not None and not names_module(old.text, source.module)
 
 
 def copied_method(reader: TreeReader, entry: AnnotationLock, source: SourceFile) -> bool:
