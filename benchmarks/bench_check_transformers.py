@@ -73,6 +73,11 @@ On 2026-12-01 02:38-02:42, the next session's machine, idle, medians of 3 altern
 start (set 34's rules: edited-with-block, init-as-post-init, two more action-keeping rewrites; digest f65df1cc06a3
 both): against 5.24.0 cold 10.96 s and 11.74 s (warm 5.52 s, 5.75 s), the start's code 11.91 s and 11.47 s (warm
 5.68 s, 5.75 s). The rules cost nothing measurable; this machine is slower, and the target is missed on it.
+
+On 2026-12-01 10:43-10:45, idle, medians of 3, back to back with the code of that session's start (renamed-close-body,
+extracted-and-called, two action-keeping replacements, imports named as imports): against 5.24.0 cold 14.49 s wall,
+18.9 s CPU (the start's code 14.68 s, 19.0 s), warm 6.57 s (7.62 s); digest 541c8d702033 (the same counts). The
+machine ran slower than at 09:05, when the start's code took 12.37 s; the target is missed.
 """
 
 from __future__ import annotations
