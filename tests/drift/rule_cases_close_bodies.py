@@ -1,8 +1,9 @@
 """Rule cases for a small gone function rewritten under a new name in its file, each statement edited on the way (set
 30's ``masking_utils._vmap_for_bhqkv`` → ``_vmap_expansion_sdpa``): ``renamed-close-body``; and for a class copied into
 a module whose last name is a plain word of the old module (set 39: ``modular_pipelines.flux.inputs`` beside
-``qwenimage/inputs.py``, which says ``inputs`` everywhere and imports nothing of it): ``class-copied-not-renamed``.
-:mod:`rule_cases` adds them to its tables."""
+``qwenimage/inputs.py``, which says ``inputs`` everywhere and imports nothing of it): ``class-copied-not-renamed``; and
+for a class renamed behind an alias and made a dataclass at once (set 39: ``PretrainedConfig = PreTrainedConfig``, whose
+``__init__`` became ``__post_init__``): ``class-kept-as-alias``. :mod:`rule_cases` adds them to its tables."""
 
 from __future__ import annotations
 
@@ -83,7 +84,42 @@ WORD_USER_NEW = "def encode(config, ids):\n    encoders = [build_model(config)]\
 # The old module says "encoders" as a plain word, and imports nothing from the module of that name: the look-alike
 # class there is still a copy made there.
 
+CONFIG_OLD = """
+class OldConfig:
+    def __init__(self, size=2, **kwargs):
+        self.size = size
+        self.heads = kwargs.pop("heads", 4)
+        self.width = self.size * self.heads
+"""
+CONFIG_NEW = {
+    "tok.py": "from demo.backend import NewConfig\n",
+    "backend.py": """
+@dataclass
+class NewConfig:
+    size: int = 2
+    heads: int = 4
+
+    def __post_init__(self):
+        self.width = self.size * self.heads
+
+
+OldConfig = NewConfig
+""",
+}
+# The class was renamed (its old name an alias) and made a dataclass: its __init__'s work is in __post_init__.
+NO_POST_INIT_NEW = {**CONFIG_NEW, "backend.py": CONFIG_NEW["backend.py"].replace("def __post_init__(self)", "def describe(self)")}
+# The same without a __post_init__: a method of another name is no home of __init__.
+
 CASES: list[RuleCase] = [
+    RuleCase(
+        "class-kept-as-alias-init-as-post-init",
+        TargetRule.CLASS_KEPT_AS_ALIAS,
+        {"tok.py": CONFIG_OLD},
+        CONFIG_NEW,
+        ("self.width = self.size * self.heads",),
+        "target",
+        target="demo.tok.OldConfig.__init__",
+    ),
     RuleCase(
         "class-copied-not-renamed-a-word-is-no-import",
         Filter.CLASS_COPIED_NOT_RENAMED,
@@ -107,6 +143,15 @@ CASES: list[RuleCase] = [
 ]
 
 HELD_BACK: list[RuleCase] = [
+    RuleCase(
+        "class-kept-as-alias-init-not-another-method",
+        TargetRule.CLASS_KEPT_AS_ALIAS,
+        {"tok.py": CONFIG_OLD},
+        NO_POST_INIT_NEW,
+        ("self.width = self.size * self.heads",),
+        "target",
+        target="demo.tok.OldConfig.__init__",
+    ),
     RuleCase(
         "renamed-close-body-not-into-two-copies",
         TargetRule.RENAMED_CLOSE_BODY,

@@ -107,7 +107,9 @@ def _alias_of(text: str, name: str) -> str | None:
 def kept_as_alias(reader: TreeReader, reviewed: TreeReader | None, entry: AnnotationLock, t: Thresholds) -> Relocated | None:
     """The method of the target's name on the class the target's gone class name is now a module-level alias of
     (``PreTrainedTokenizer = PythonBackend``, kept so old imports work; rule ``class-kept-as-alias``): the class was
-    renamed, its old name left pointing at it. Only a method of a top-level class, in one file of the release."""
+    renamed, its old name left pointing at it. Only a method of a top-level class, in one file of the release. An
+    ``__init__`` the renamed class no longer defines went to its ``__post_init__``, when it has one: the class became a
+    dataclass as well (transformers 5's ``PretrainedConfig = PreTrainedConfig``)."""
     owner, _, name = entry.target.rpartition(".")
     if not owner or "." in owner or reviewed is None:
         return None
@@ -120,5 +122,9 @@ def kept_as_alias(reader: TreeReader, reviewed: TreeReader | None, entry: Annota
         if matched and indexed is not None:
             new = matched.group(1).decode()
             why = f"its class's old name now aliases {new} ({owner} = {new})"
-            found.extend(Relocated(*indexed, d, why) for d in indexed[1].definitions if d.qualname == f"{new}.{name}" and d.accessor is None)
+            methods = {d.qualname: d for d in indexed[1].definitions if d.qualname.startswith(f"{new}.") and d.accessor is None}
+            method = methods.get(f"{new}.{name}")
+            if method is None and name == "__init__":  # and made a dataclass on the way: its __post_init__ (init-as-post-init)
+                method = methods.get(f"{new}.__post_init__")
+            found.extend([Relocated(*indexed, method, why)] if method is not None else [])
     return found[0] if len(found) == 1 else None
