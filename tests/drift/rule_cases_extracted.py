@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from rule_cases import RuleCase
 
-from infralens.drift.match.rules import Rule
+from infralens.drift.match.rules import Action, Filter, Rule
 
 HELPER = """
     @staticmethod
@@ -191,3 +191,47 @@ HELD_BACK: list[RuleCase] = [
         target="demo.pipe.Pipeline.check",
     ),
 ]
+
+FIELDS_OLD = """
+class Config:
+    def __init__(self, **kwargs):
+        self.top_k = kwargs.pop("top_k", 50)
+        self.legacy_cache = kwargs.pop("legacy_cache", None)
+        self.top_p = kwargs.pop("top_p", 1.0)
+"""
+FIELDS_NEW = """
+class Config:
+    def __init__(self, **kwargs):
+        self.top_k = kwargs.pop("top_k", 50)
+        self.stop_strings = kwargs.pop("stop_strings", None)
+        self.top_p = kwargs.pop("top_p", 1.0)
+"""
+# legacy_cache is gone; the new line in its place reads another key into another field: not its edit.
+RENAMED_KEY_NEW = FIELDS_NEW.replace('self.stop_strings = kwargs.pop("stop_strings", None)', 'self.cache = kwargs.pop("cache", None)')
+# legacy_cache became cache, its key renamed with it (a word kept): an edit.
+CASES.append(
+    RuleCase(
+        "another-field",
+        Filter.ANOTHER_FIELD,
+        {"config.py": FIELDS_OLD},
+        {"config.py": FIELDS_NEW},
+        ('self.legacy_cache = kwargs.pop("legacy_cache", None)',),
+        "s0",
+        Action.REMOVED,
+        target="demo.config.Config.__init__",
+        kind="deleted",
+    )
+)
+HELD_BACK.append(
+    RuleCase(
+        "another-field-not-when-a-word-is-kept",
+        Filter.ANOTHER_FIELD,
+        {"config.py": FIELDS_OLD},
+        {"config.py": RENAMED_KEY_NEW},
+        ('self.legacy_cache = kwargs.pop("legacy_cache", None)',),
+        "s0",
+        Action.REMOVED,
+        target="demo.config.Config.__init__",
+        kind="changed",
+    )
+)

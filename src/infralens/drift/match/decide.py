@@ -67,6 +67,8 @@ def admissible(evidence: Evidence, policy: Policy) -> Rule | None:
         return Rule.SAME_TEXT
     if evidence.in_old_body:
         return None  # the reviewed body held it already: it was there all along, not an edit of this step
+    if evidence.another_field and policy.on(Filter.ANOTHER_FIELD):
+        return None  # x = kwargs.pop("x") is no edit of y = kwargs.pop("y"): another field
     if evidence.same_ast and policy.on(Rule.SAME_TREE):
         return Rule.SAME_TREE
     for rule, on in ((Rule.TARGET_HEADER, evidence.header), (Rule.DECORATOR_REPLACED, evidence.decorator), (Rule.NESTED_LIFTED, evidence.lifted)):

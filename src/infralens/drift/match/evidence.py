@@ -22,6 +22,7 @@ from infralens.drift.match.replacements import Replacement, renamed_away, replac
 from infralens.drift.match.reviewed import UNKNOWN, Provenance
 from infralens.drift.match.rules import CONTENTLESS, Origin, Thresholds
 from infralens.drift.match.texts import (
+    another_field,
     ratio,
     ratio_at_least,
     ratio_without_lone_keywords,
@@ -60,6 +61,8 @@ class Evidence:
     """The candidate is the only header whose ``and``-joined tests hold all of the step's, or are all among them."""
     extracted: bool = False
     """The candidate calls a helper of its file whose body, read with the call's arguments, clearly holds the step's edit."""
+    another_field: bool = False
+    """Step and candidate each set a name read from a key of that name, and the names share no word (filter ``another-field``)."""
     sole_return: bool = False
     """The step is the only ``return`` of the reviewed target's body and the candidate the only one of the target now."""
     aligned: bool = False
@@ -213,6 +216,7 @@ def measure(
         sole_reader=sole_reader,
         kept_condition=kept_condition,
         extracted=extracted,
+        another_field=single and not exact and another_field(entry.texts[0], texts[0]),
         aligned=aligned,
         same_role=same_role,
         same_call=same_call,

@@ -261,6 +261,10 @@ class DistributionMatcher:
             trace.add(Filter.HUNK_RANK, Action.FIRED, f"{len(scored)} edit candidates: the one nearest the step's rank in its diff hunk first")
         elif len({s.tie for s in scored}) > 1:
             scored = [Scored(s.proposal, s.evidence) for s in scored]
+        if fields := [s for s in refused if s.evidence.another_field and self._admit(replace(s.evidence, another_field=False))]:
+            trace.add(
+                Filter.ANOTHER_FIELD, Action.REMOVED, f"{len(fields)} statement(s) setting another field from its own key, line {line_of(fields[0])} first"
+            )
         if refused:
             closest = max(refused, key=lambda s: s.evidence.similarity)
             detail = f"{len(refused)} look-alike(s) in the target refused; closest line {line_of(closest)} ({closest.evidence.describe()})"

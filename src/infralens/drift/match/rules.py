@@ -108,6 +108,7 @@ class Filter(str, Enum):
     EDIT_WITH_NEIGHBOURS = "edit-with-neighbours"
     TIED_PLACES = "tied-places"
     CLOSE_RUNNER_UP = "close-runner-up"
+    ANOTHER_FIELD = "another-field"
 
 
 class TargetRule(str, Enum):
@@ -388,6 +389,7 @@ SPECS: dict[AnyRule, RuleSpec] = {
         RuleSpec(Filter.OWNERS_CLASSES, "A call on another object is followed into the classes the reviewed target's class names, the most general first."),
         RuleSpec(Filter.COPIED_NOT_MOVED, "A gone target's statements do not go to a copy of it made elsewhere."),
         RuleSpec(Filter.CLASS_COPIED_NOT_RENAMED, "A look-alike class (or its method, its class gone) that the old module, still here, never names is a copy."),
+        RuleSpec(Filter.ANOTHER_FIELD, "A name read from a key of its own name is no edit of one read from a key sharing no word with it."),
         RuleSpec(Filter.NEW_PLACE_NOT_CARRIED, "A deleted target's block is followed only into a function that was there at the review."),
         RuleSpec(Filter.OUT_OF_VIEW, "A block that left the target went where its module can see: itself, a module it imports, or its own qualname."),
         RuleSpec(Filter.REAL_EDIT_STAYS, "A place that gained the target's lost statements does not override a real edit inside the target."),

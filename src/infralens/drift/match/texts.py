@@ -137,6 +137,22 @@ def assigned_name(text: str) -> str | None:
     return " ".join(left)
 
 
+def another_field(old: str, new: str) -> bool:
+    """Whether ``old`` and ``new`` each set a name from a key of that very name (``x = kwargs . pop ( "x" , … )``,
+    ``self . x = config [ "x" ]``) and the two names share no word: a statement for another field, not an edit."""
+    names = [_keyed_name(old), _keyed_name(new)]
+    if names[0] is None or names[1] is None or names[0] == names[1]:
+        return False
+    return not set(names[0].split("_")) - {""} & set(names[1].split("_")) - {""}
+
+
+def _keyed_name(text: str) -> str | None:
+    """The name a statement assigns when it also spells that name as a string (a key), else None."""
+    target = assigned_name(text)
+    name = target.rpartition(" . ")[2] if target is not None else None
+    return name if name is not None and name.isidentifier() and f'"{name}"' in text.split(" = ", 1)[1] else None
+
+
 # -- syntax trees ----------------------------------------------------------------------------------
 
 
