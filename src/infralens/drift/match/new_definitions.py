@@ -57,20 +57,31 @@ def renamed_holding_body(reader: TreeReader, reviewed: TreeReader | None, entry:
         return None
     source, index = indexed
     owner = entry.target.rpartition(".")[0]
-    scored = []
-    for definition in index.definitions:
-        if definition.kind is not entry.kind or definition.accessor is not None or definition.qualname.rpartition(".")[0] != owner:
-            continue  # a function of another scope (a new class's method) is as often a copy of it: not a rename
-        if defined_in(reviewed, entry.relpath, definition.qualname):
-            continue
-        share = sum((wanted & Counter(body_hashes(index, definition))).values()) / total
-        if share >= t.held_body_share:
-            scored.append((share, definition))
-    scored.sort(key=lambda item: item[0], reverse=True)
+    shares = ((sum((wanted & Counter(body_hashes(index, d))).values()) / total, d) for d in _new_in_scope(index, reviewed, entry, owner))
+    best = _clearly_ahead([(share, d) for share, d in shares if share >= t.held_body_share], t)
+    if best is None:
+        return None
+    share, definition = best
+    return Relocated(source, index, definition, f"new in its file since the review, it holds {share:.0%} of the reviewed statements")
+
+
+def _new_in_scope(index: ModuleIndex, reviewed: TreeReader, entry: AnnotationLock, owner: str) -> list[Definition]:
+    """The definitions of ``index`` (the target's file) of the target's kind in its scope ``owner`` (module level, or its
+    class) that the reviewed release did not define there: a function of another scope (a new class's method) is as
+    often a copy of the target as the target renamed."""
+    return [
+        d
+        for d in index.definitions
+        if d.kind is entry.kind and d.accessor is None and d.qualname.rpartition(".")[0] == owner and not defined_in(reviewed, entry.relpath, d.qualname)
+    ]
+
+
+def _clearly_ahead(scored: list[tuple[float, Definition]], t: Thresholds) -> tuple[float, Definition] | None:
+    """The best scored definition, when the next is more than :attr:`~.rules.Thresholds.target_renamed_margin` behind."""
+    scored = sorted(scored, key=lambda item: item[0], reverse=True)
     if not scored or (len(scored) > 1 and scored[1][0] >= scored[0][0] - t.target_renamed_margin):
         return None
-    share, definition = scored[0]
-    return Relocated(source, index, definition, f"new in its file since the review, it holds {share:.0%} of the reviewed statements")
+    return scored[0]
 
 
 def renamed_close_body(reader: TreeReader, reviewed: TreeReader | None, entry: AnnotationLock, t: Thresholds) -> Relocated | None:
@@ -90,19 +101,11 @@ def renamed_close_body(reader: TreeReader, reviewed: TreeReader | None, entry: A
         return None
     source, index = indexed
     owner = entry.target.rpartition(".")[0]
-    scored = []
-    for definition in index.definitions:
-        if definition.kind is not entry.kind or definition.accessor is not None or definition.qualname.rpartition(".")[0] != owner:
-            continue  # another scope: a new class's method is as often a clone as the target moved
-        if defined_in(reviewed, entry.relpath, definition.qualname):
-            continue
-        share = close_share(wanted, [s.text for s in body_of(index, definition)], t)
-        if share >= t.replaced_share:
-            scored.append((share, definition))
-    scored.sort(key=lambda item: item[0], reverse=True)
-    if not scored or (len(scored) > 1 and scored[1][0] >= scored[0][0] - t.target_renamed_margin):
+    shares = ((close_share(wanted, [s.text for s in body_of(index, d)], t), d) for d in _new_in_scope(index, reviewed, entry, owner))
+    best = _clearly_ahead([(share, d) for share, d in shares if share >= t.replaced_share], t)
+    if best is None:
         return None
-    share, definition = scored[0]
+    share, definition = best
     return Relocated(source, index, definition, f"new in its file since the review, it holds a close statement for {share:.0%} of the reviewed ones")
 
 
