@@ -36,15 +36,7 @@ class Block:{HELPER}
 """
 # Each inline computation is now a call of the helper: read with the call's arguments, the helper's statement is close
 # to the video step through the first call and to the audio step through the second.
-ONE_CALL_NEW = f"""
-class Block:{HELPER}
-    def run(self, x, emb, emb_audio, batch):
-        params = self.modulation(self.table, emb, batch)
-        shift, scale = params[:2]
-        audio_params = self.modulation(self.table, emb, batch)
-        audio_shift, audio_scale = audio_params[:2]
-        return x * scale + shift, audio_scale + audio_shift
-"""
+ONE_CALL_NEW = BLOCK_NEW.replace("self.modulation(self.audio_table, emb_audio, batch)", "self.modulation(self.table, emb, batch)")
 # Two calls with the same arguments: neither is clearly the step's.
 ELSEWHERE_OLD = {"block.py": BLOCK_OLD}
 ELSEWHERE_NEW = {

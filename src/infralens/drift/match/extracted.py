@@ -37,6 +37,7 @@ class HelperCalls:
         self.old_body = old_body
         self.reviewed = reviewed
         self._calls: list[tuple[Statement, list[list[str]]]] | None = None
+        self._bodies: dict[str, list[str]] = {}
 
     def calls(self) -> list[tuple[Statement, list[list[str]]]]:
         if self._calls is None:
@@ -65,8 +66,16 @@ class HelperCalls:
                 names = names[1:]  # self or cls
             given = {name: _normal(arg) for name, arg in zip(names, call.args, strict=False) if not isinstance(arg, ast.Starred)}
             given.update({k.arg: _normal(k.value) for k in call.keywords if k.arg is not None and k.arg in names})
+            yield [_replaced(text, given) for text in self._new_body(callee)]
+
+    def _new_body(self, callee: Definition) -> list[str]:
+        """The texts of ``callee``'s body that neither the reviewed target nor the callee held at the review (read once
+        per callee: a helper called once per table is read once)."""
+        if callee.qualname not in self._bodies:
             then = self._held_then(callee.qualname)
-            yield [_replaced(s.text, given) for s in body_of(index, callee) if short_hash(s.text) not in self.old_body and s.text not in then]
+            body = body_of(self.found.index, callee)
+            self._bodies[callee.qualname] = [s.text for s in body if short_hash(s.text) not in self.old_body and s.text not in then]
+        return self._bodies[callee.qualname]
 
     def _held_then(self, qualname: str) -> frozenset[str]:
         """The texts the function ``qualname`` of the target's file held in the reviewed release (none when unknown)."""

@@ -168,7 +168,7 @@ class DistributionMatcher:
         options: dict[str, list[Scored]] = {}
         helpers = HelperCalls(found, pool, old_body, reader)  # what the target's calls of helpers in its file do, for rule extracted-and-called
         for entry in steps:
-            options[entry.step_id] = self._options(found, body, entry, steps, (annotation.target, helpers), traces[entry.step_id])
+            options[entry.step_id] = self._options(found, body, entry, steps, annotation.target, traces[entry.step_id], helpers)
         if any(o.contested for found_options in options.values() for o in found_options):
             settle_contested(options, self._reviewed_indents(annotation, steps), self.policy, traces)
         weights = {step_id: {o.proposal.key: weight(o.evidence, self.policy) + o.tie for o in found_options} for step_id, found_options in options.items()}
@@ -194,11 +194,11 @@ class DistributionMatcher:
         body: TargetBody,
         entry: StepLock,
         steps: list[StepLock],
-        target_and_helpers: tuple[str, HelperCalls],
+        target: str,
         trace: Trace,
+        helpers: HelperCalls,
     ) -> list[Scored]:
         t, policy = self.policy.thresholds, self.policy
-        target, helpers = target_and_helpers
         pool, old_body, alignment = body.pool, body.old_body, body.alignment
         exact = [Scored(p, measure(p, entry, old_body, t, admit=self._admit)) for p in in_target(found, pool, entry, t, exact_only=True)]
         contested: list[Scored] = []

@@ -72,7 +72,7 @@ def replacement(old: str, new: str, max_renames: int) -> Replacement | None:
         return Replacement(ReplacementKind.CONTEXT_HELD, old, new)
     if _value_kept(left, right):
         return Replacement(ReplacementKind.VALUE_KEPT, old, new)
-    if _argument_kept(left, right):
+    if (given := _passed_on(left)) is not None and _holds(right, given):
         return Replacement(ReplacementKind.ARGUMENT_KEPT, old, new)
     return _renaming(left, right, max_renames) or _per_object(left, right, max_renames) or _constant_computed(left, right)
 
@@ -200,18 +200,20 @@ def argument_kept(old: str, new: str) -> bool:
     """Whether ``new`` assigns, returns, raises or passes on, word for word, the call or f-string that ``old``, a bare
     call or a ``raise``, passed first (:class:`ReplacementKind.ARGUMENT_KEPT`); the texts are normalised statements."""
     left = statement_tree(old)
-    if left is None or _handed(left, new=False) is None:
-        return False
-    right = statement_tree(new)
-    return right is not None and _argument_kept(left, right)
+    given = _passed_on(left) if left is not None else None
+    right = statement_tree(new) if given is not None else None
+    return right is not None and given is not None and _holds(right, given)
 
 
-def _argument_kept(left: ast.stmt, right: ast.stmt) -> bool:
-    """The first argument of ``left``'s bare call (or of the exception it raises) is a call or an f-string that is, word
-    for word, the value ``right`` assigns, returns, raises or passes first to its own call."""
+def _passed_on(left: ast.stmt) -> ast.expr | None:
+    """The first argument of ``left``'s bare call (or of the exception it raises), when it is a call or an f-string: a
+    name or a literal passed on says too little."""
     given = _handed(left, new=False)
-    if not isinstance(given, (ast.Call, ast.JoinedStr)):
-        return False  # a name or a literal passed on says too little
+    return given if isinstance(given, (ast.Call, ast.JoinedStr)) else None
+
+
+def _holds(right: ast.stmt, given: ast.expr) -> bool:
+    """Whether ``right`` assigns, returns, raises or passes first to its own call, word for word, ``given``."""
     kept = _handed(right, new=True)
     return kept is not None and ast.dump(given) == ast.dump(kept)
 
