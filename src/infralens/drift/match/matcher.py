@@ -304,7 +304,7 @@ class DistributionMatcher:
             if rule is Rule.SAME_TREE:
                 message += " (only parentheses or line breaks differ)"
             return step_result(entry, decision.rule, own, (), message, t, trace, ambiguous)
-        reached, carried, away = self._elsewhere(step, own)
+        reached, carried, away, more = self._elsewhere(step, own)
         edited = step.edited
         if reached is None and edited is not None and edited.evidence.exact:  # the same text where the work went: moved
             reached, edited = Scored(edited.proposal, as_reached(edited.evidence)), None
@@ -327,16 +327,17 @@ class DistributionMatcher:
             return step_result(entry, decision.rule, chosen, tuple(r.candidate(t) for r in rivals), placed_message(decision.rule, chosen), t, trace)
         candidates = tuple(r.candidate(t) for r in rivals[:5])
         if candidates:
-            message = f"the same text appears in {len(rivals)} other place(s), none of them clearly the reviewed function"
+            searched = f" in the {t.max_search_files} best-ranked files holding it (more files hold it, unsearched)" if more else ""
+            message = f"the same text appears in {len(rivals)} other place(s){searched}, none of them clearly the reviewed function"
         elif found is None:
             message = step.target_result.message
         else:
             message = f"nothing in {found.definition.qualname} corresponds"
         return step_result(entry, decision.rule, None, candidates, message, t, trace, bool(candidates))
 
-    def _elsewhere(self, step: _Step, own: Scored | None) -> tuple[Scored | None, Scored | None, list[Scored]]:
-        """The places outside the target: the one the target reaches, the place that gained the block, and every place
-        holding the text (the rest are decoys)."""
+    def _elsewhere(self, step: _Step, own: Scored | None) -> tuple[Scored | None, Scored | None, list[Scored], bool]:
+        """The places outside the target: the one the target reaches, the place that gained the block, every place
+        holding the text (the rest are decoys), and whether more files hold it than were searched."""
         entry, found, trace = step.entry, step.found, step.trace
         helpers = [h for h in self._helper_copies(found, entry) if not self._held_at_review(step, h)] if found is not None else []
         if helpers and not self.policy.allows(Filter.HELPERS_FIRST, trace, f"{len(helpers)} copies in the helpers the target was split into"):
@@ -344,13 +345,12 @@ class DistributionMatcher:
         if helpers:  # the container decision named the helpers that received the target's statements: look there first
             first = max(helpers, key=home_rank)
             trace.add(Filter.HELPERS_FIRST, Action.FIRED, f"found in {where(first)}, a helper the target was split into")
-            return first, None, [h for h in helpers if h is not first]
+            return first, None, [h for h in helpers if h is not first], False
         t = self.policy.thresholds
-        away = [Scored(p, measure(p, entry, frozenset(), t)) for p in elsewhere(self.reader, entry, step.annotation, found, t.max_search_files)]
+        search = elsewhere(self.reader, entry, step.annotation, found, t.max_search_files)
+        away = [Scored(p, measure(p, entry, frozenset(), t)) for p in search.proposals]
         reached = self._reached(step, away) if step.reach is not None else None
-        if reached is not None:
-            return reached, None, away
-        return None, self._carried(step, own, away), away
+        return (reached, None, away, search.more) if reached is not None else (None, self._carried(step, own, away), away, search.more)
 
     def _reached(self, step: _Step, away: list[Scored]) -> Scored | None:
         """The place holding the text that the target now calls (or, on another object, the only one of the called name)."""

@@ -329,10 +329,21 @@ def target_names(reviewed: tuple[str, ...] | None, steps: list[StepLock], pool: 
     return Counter(name for text in then for name in identifiers(text)), names_in(s.text for s in pool)
 
 
-def elsewhere(reader: TreeReader, entry: StepLock, annotation: AnnotationLock, found: Found | None, max_files: int) -> list[Proposal]:
-    """The exact text anywhere in the distribution, outside the (re)found target."""
+@dataclass(frozen=True)
+class Elsewhere:
+    """The places holding a step's exact text outside its target, found in the best-ranked files that hold it."""
+
+    proposals: list[Proposal]
+    more: bool
+    """Whether more files than those searched hold the text (the search stopped at its limit)."""
+
+
+def elsewhere(reader: TreeReader, entry: StepLock, annotation: AnnotationLock, found: Found | None, max_files: int) -> Elsewhere:
+    """The exact text anywhere in the distribution, outside the (re)found target, in the ``max_files`` best-ranked files
+    that hold it (one more is looked for, unparsed, to tell whether the search was cut)."""
     proposals = []
-    near = reader.files_with_text(entry.texts[0], near=annotation.relpath, hints=annotation.target.split("."), limit=max_files)
+    near = reader.files_with_text(entry.texts[0], near=annotation.relpath, hints=annotation.target.split("."), limit=max_files + 1)
+    more, near = len(near) > max_files, near[:max_files]
     reader.prefetch(near)
     for relpath in near:
         indexed = reader.indexed(relpath)
@@ -350,7 +361,7 @@ def elsewhere(reader: TreeReader, entry: StepLock, annotation: AnnotationLock, f
                 continue
             locality = max((jaccard(annotation.body, reader.body_hashes(index, d)) for d in enclosing_definitions(index, statement)), default=0.0)
             proposals.append(Proposal(source, index, window, Origin.ELSEWHERE, locality))
-    return proposals
+    return Elsewhere(proposals, more)
 
 
 def in_helpers(found: Found, entry: StepLock) -> list[Proposal]:
