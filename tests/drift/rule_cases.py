@@ -862,3 +862,8 @@ from rule_cases_extracted import CASES as _EXTRACTED_CASES, HELD_BACK as _EXTRAC
 
 CASES.extend(_EXTRACTED_CASES)
 HELD_BACK.extend(_EXTRACTED_HELD_BACK)
+
+from rule_cases_rewritten_homes import CASES as _REWRITTEN_HOME_CASES, HELD_BACK as _REWRITTEN_HOME_HELD_BACK  # noqa: E402
+
+CASES.extend(_REWRITTEN_HOME_CASES)
+HELD_BACK.extend(_REWRITTEN_HOME_HELD_BACK)

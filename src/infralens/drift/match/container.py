@@ -35,7 +35,7 @@ from infralens.drift.match.forwarding import forwarded_method
 from infralens.drift.match.imported import Relocated, folded_into_base, inlined_into_caller, moved_to_class, moved_with_imports, re_exported, same_name_here
 from infralens.drift.match.namesakes import folded_into_subclass, named_by_its_module, pushed_down_to_subclass
 from infralens.drift.match.reader import TreeReader
-from infralens.drift.match.receiver import moved_to_receiver
+from infralens.drift.match.receiver import moved_to_receiver, overlap_read_off_self
 from infralens.drift.match.results import TargetKind, TargetResult
 from infralens.drift.match.reviewed import ReviewedSources, defined_in
 from infralens.drift.match.rules import RENAMING, Action, Filter, Policy, TargetRule, Thresholds, Trace
@@ -398,7 +398,7 @@ class ContainerMapper:
                 if defined_in(reviewed, relpath, qualname):
                     continue  # it was there when the lock was reviewed: a namesake, not the target moved
                 found = Found(source, index, definition, self.policy.thresholds.moved_elsewhere_locality, False)
-                scored.append((found.overlap(entry), found))
+                scored.append((max(found.overlap(entry), overlap_read_off_self(reviewed, entry, index, definition)), found))
         t = self.policy.thresholds
         return clearly_best(scored, t.target_moved_overlap, t.target_renamed_margin)
 

@@ -12,14 +12,17 @@ target's new place.
 from __future__ import annotations
 
 import ast
+import re
 from dataclasses import dataclass
 
 from infralens.drift.lock.entries import AnnotationLock, short_hash
-from infralens.drift.lock.facts import body_hashes, body_of, header_of
+from infralens.drift.lock.facts import body_hashes, body_of, header_of, jaccard
 from infralens.drift.match.best import clearly_best
 from infralens.drift.match.reader import TreeReader
 from infralens.drift.match.rules import Thresholds
 from infralens.source import Definition, DefinitionKind, ModuleIndex, SourceFile
+
+_SELF_ATTRIBUTE = re.compile(r"\bself \. (\w+)")
 
 
 @dataclass(frozen=True)
@@ -60,11 +63,41 @@ def moved_to_receiver(reader: TreeReader, reviewed: TreeReader | None, entry: An
     return clearly_best(scored, t.target_renamed_overlap, t.target_renamed_margin)
 
 
-def _reviewed_function(reviewed: TreeReader | None, entry: AnnotationLock) -> tuple[str, list[str]] | None:
-    """The reviewed target's header text and body texts, read from the reviewed release."""
+def overlap_read_off_self(reviewed: TreeReader | None, entry: AnnotationLock, index: ModuleIndex, definition: Definition) -> float:
+    """The overlap of a method's body with the reviewed module function ``entry`` once each of its parameters is read as
+    the attribute the method spells for it (``stage_names`` as ``self.stage_names``, or ``self._stage_names``): a function
+    turned method of the class that now holds its inputs. 0.0 for a method target or without the reviewed body."""
+    reviewed_body = _reviewed_function(reviewed, entry, method=False)
+    if reviewed_body is None:
+        return 0.0
+    header, texts = reviewed_body
+    now = body_hashes(index, definition)
+    read = {match for s in body_of(index, definition) for match in _SELF_ATTRIBUTE.findall(s.text)}
+    for name in parameter_names(header) or []:
+        attribute = next((a for a in (f"_{name}", name) if a in read), None)
+        if attribute is not None:
+            texts = [_as_attribute(text, name, attribute) for text in texts]
+    return jaccard({short_hash(text) for text in texts}, set(now))
+
+
+def _as_attribute(text: str, name: str, attribute: str) -> str:
+    """``text`` (normalised) with every use of the variable ``name`` read as ``self.attribute`` (not an attribute of
+    something else, nor a keyword in a call)."""
+    tokens = text.split(" ")
+    out = []
+    for at, token in enumerate(tokens):
+        before, after = tokens[at - 1] if at else "", tokens[at + 1] if at + 1 < len(tokens) else ""
+        keyword = after == "=" and before in ("(", ",")
+        out.append(f"self . {attribute}" if token == name and before != "." and not keyword else token)
+    return " ".join(out)
+
+
+def _reviewed_function(reviewed: TreeReader | None, entry: AnnotationLock, *, method: bool = True) -> tuple[str, list[str]] | None:
+    """The reviewed target's header text and body texts, read from the reviewed release (only for a method target, or
+    only for a module function one when not ``method``)."""
     indexed = reviewed.indexed(entry.relpath) if reviewed is not None else None
-    if indexed is None or "." not in entry.target:
-        return None  # only methods move onto a parameter's class
+    if indexed is None or ("." in entry.target) != method:
+        return None
     index = indexed[1]
     same = [d for d in index.definitions if d.qualname == entry.target and d.accessor is None and d.kind is not DefinitionKind.CLASS]
     if len(same) != 1 or body_hashes(index, same[0]) != entry.body:

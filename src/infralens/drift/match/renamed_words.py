@@ -59,12 +59,18 @@ def replaced_at_callers(reader: TreeReader, reviewed: TreeReader | None, entry: 
     call before, whose body holds a close statement for at least :attr:`~.rules.Thresholds.replaced_share` of the
     reviewed body's (rule ``replaced-at-callers``): a function renamed with its call's arguments rewritten
     (``_validate_assistant`` folded into ``_validate_generation_mode``); the one most callers call, then resembling
-    most, and clearly so."""
+    most, and clearly so. When none resembles that much, a callee whose name keeps the target's words (one word
+    swapped at most: ``prepare_image_latents`` → ``prepare_reference_latents``) needs only
+    :attr:`~.rules.Thresholds.renamed_words_share`: its callers and its name both say what the body says too little."""
     name = entry.target.rpartition(".")[2]
     if reviewed is None or name.startswith("__") or reader.indexed(entry.relpath) is None:
         return None
     votes, near = _called_instead(reader, reviewed, name, entry.relpath)
-    return _new_callee(reader, reviewed, entry, (votes, near), t.replaced_share, t, "now call it instead")
+    found = _new_callee(reader, reviewed, entry, (votes, near), t.replaced_share, t, "now call it instead")
+    named = Counter({new: n for new, n in votes.items() if words_kept(name, new, swapped_at_least=t.renamed_words_kept) >= t.renamed_words_kept})
+    if found is not None or not named:
+        return found
+    return _new_callee(reader, reviewed, entry, (named, near), t.renamed_words_share, t, "now call it instead, by a name keeping its words")
 
 
 def called_with_same_arguments(reader: TreeReader, reviewed: TreeReader | None, entry: AnnotationLock, t: Thresholds) -> Relocated | None:

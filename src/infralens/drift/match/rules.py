@@ -310,7 +310,7 @@ SPECS: dict[AnyRule, RuleSpec] = {
         RuleSpec(TargetRule.RE_EXPORTED, "A name its module no longer defines but now imports is the target, moved to where the import leads."),
         RuleSpec(TargetRule.MOVED_MODULE, "The same qualname in another module, new there and overlapping the body, is the target moved."),
         RuleSpec(TargetRule.MOVED_WITH_IMPORTS, "A gone target's qualname in a module its module newly imports from, sharing part of its body, moved there."),
-        RuleSpec(TargetRule.MOVED_SAME_NAME, "A method turned module function (or back), new and clearly the closest body, is the target moved."),
+        RuleSpec(TargetRule.MOVED_SAME_NAME, "A method turned module function (or back, its inputs read off self), new, with the closest body, moved there."),
         RuleSpec(TargetRule.SAME_NAME_IN_MODULE, "A name gone from one level of its module, newly defined once at the other, moved there whatever its body."),
         RuleSpec(TargetRule.MOVED_TO_CLASS, "A method gone from its class, now on a class of its module that lacked it, clearly closest in body, moved there."),
         RuleSpec(TargetRule.MOVED_TO_BUILT_CLASS, "A gone method's new namesake on a class its class or base now builds, sharing its body most, moved there."),

@@ -1,0 +1,144 @@
+"""Rule cases for a target whose new home's body was rewritten on the way, each from set 40.
+
+* A module function turned method of a new class that holds its inputs
+  (``utils.backbone_utils.verify_out_features_out_indices(out_features, out_indices, stage_names)`` →
+  ``backbone_utils.BackboneConfigMixin.verify_out_features_out_indices(self)``, each parameter now
+  ``self._out_features`` or ``self.stage_names``): ``moved-same-name`` measures the body with each parameter read as
+  the attribute the method spells.
+* A method its callers replaced by one whose name keeps its words, one swapped (``BriaFiboEditPipeline``'s
+  ``prepare_image_latents`` → ``prepare_reference_latents``), its body rewritten below ``replaced_share``:
+  ``replaced-at-callers`` asks only ``renamed_words_share`` of it.
+
+:mod:`rule_cases` adds them to its tables."""
+
+from __future__ import annotations
+
+from rule_cases import RuleCase
+
+from infralens.drift.match.rules import TargetRule
+
+FUNCTION_OLD = """
+def check_stages(features, indices, names):
+    if names is None:
+        raise ValueError("names must be set")
+    if features is not None:
+        if any(f not in names for f in features):
+            raise ValueError(f"features must be among {names}")
+    if indices is not None:
+        positive = tuple(i % len(names) for i in indices)
+        if len(positive) != len(set(positive)):
+            raise ValueError("duplicate indices")
+    if features is not None and indices is not None:
+        if len(features) != len(indices):
+            raise ValueError("features and indices differ in length")
+"""
+METHOD_NEW = """
+class StagesMixin:
+    def check_stages(self):
+        if self.names is None:
+            raise ValueError("names must be set")
+        if self._features is not None:
+            if any(f not in self.names for f in self._features):
+                raise ValueError(f"features must be among {self.names}")
+        if self._indices is not None:
+            positive = tuple(i % len(self.names) for i in self._indices)
+            if len(positive) != len(set(positive)):
+                raise ValueError("duplicate indices")
+        if self._features is not None and self._indices is not None:
+            if len(self._features) != len(self._indices):
+                raise ValueError("features and indices differ in length")
+"""
+# The old module is left with a shim of other names; the function is a method of a new mixin in a new module, every
+# parameter read off ``self``: only four statements are the same text, too few alone.
+SHIM_NEW = "from demo.mixins import StagesMixin\n"
+OTHER_ATTRIBUTES_NEW = METHOD_NEW.replace("self._features", "self.wanted").replace("self._indices", "self.picked").replace("self.names", "self.stage_list")
+# The same method reading attributes named after nothing the function took: no parameter reads as one.
+
+CALLEE_OLD = """
+class Pipeline:
+    def __call__(self, image):
+        latents, ids = self.prepare_image_latents(image, 2)
+        return latents, ids
+
+    def prepare_image_latents(self, image, batch):
+        image = image.to(self.device)
+        if image.ndim == 3:
+            image = image.unsqueeze(0)
+        self.check_size(image, multiple=16)
+        generator = torch.Generator().manual_seed(0)
+        height = int(image.shape[-2]) // self.scale
+        mean = torch.tensor(self.config.mean).view(1, -1, 1, 1).to(self.device)
+        std = 1.0 / torch.tensor(self.config.std).view(1, -1, 1, 1).to(self.device)
+        latents = self.vae.encode(image.unsqueeze(2)).mean
+        scaled = [(latent - mean) * std for latent in latents]
+        latents = torch.concat(scaled, dim=0)
+        packed = self._pack(latents=latents, batch=batch, height=height)
+        ids = self._ids(batch=batch, height=height)
+        ids[..., 0] = 1
+        return packed, ids
+"""
+CALLEE_NEW = """
+class Pipeline:
+    def __call__(self, images):
+        for index, image in enumerate(images):
+            packed, ids = self.prepare_reference_latents(image, index + 1)
+        return packed, ids
+
+    def prepare_reference_latents(self, image, index):
+        encoded = self.processor.preprocess(image.convert("RGB")).to(self.device)
+        latent = self.vae.encode(encoded.unsqueeze(2)).mean[:, :, 0]
+        mean = torch.tensor(self.config.mean, dtype=latent.dtype).view(1, -1, 1, 1)
+        std = torch.tensor(self.config.std, dtype=latent.dtype).view(1, -1, 1, 1)
+        latent = (latent - mean) / std
+        packed = self._pack(latents=latent, batch=1, height=latent.shape[-2])
+        ids = self._ids(batch=1, height=latent.shape[-2])
+        ids[..., 0] = index
+        return packed, ids
+"""
+# __call__ now calls prepare_reference_latents where it called prepare_image_latents: about half the reviewed
+# statements have a close one there (below replaced_share), and the name keeps two words, one swapped.
+UNNAMED_CALLEE_NEW = CALLEE_NEW.replace("prepare_reference_latents", "encode_reference")
+# The same callee under a name that keeps none of the target's words: the body alone says too little.
+
+CASES: list[RuleCase] = [
+    RuleCase(
+        "moved-same-name-parameters-read-off-self",
+        TargetRule.MOVED_SAME_NAME,
+        {"stages.py": FUNCTION_OLD},
+        {"stages.py": SHIM_NEW, "mixins.py": METHOD_NEW},
+        ("if features is not None and indices is not None:",),
+        "target",
+        target="demo.stages.check_stages",
+        kind="moved",
+    ),
+    RuleCase(
+        "replaced-at-callers-by-a-name-keeping-its-words",
+        TargetRule.REPLACED_AT_CALLERS,
+        {"pipe.py": CALLEE_OLD},
+        {"pipe.py": CALLEE_NEW},
+        ("ids[..., 0] = 1",),
+        "target",
+        target="demo.pipe.Pipeline.prepare_image_latents",
+    ),
+]
+
+HELD_BACK: list[RuleCase] = [
+    RuleCase(
+        "moved-same-name-not-by-attributes-of-other-names",
+        TargetRule.MOVED_SAME_NAME,
+        {"stages.py": FUNCTION_OLD},
+        {"stages.py": SHIM_NEW, "mixins.py": OTHER_ATTRIBUTES_NEW},
+        ("if features is not None and indices is not None:",),
+        "target",
+        target="demo.stages.check_stages",
+    ),
+    RuleCase(
+        "replaced-at-callers-not-below-its-share-by-a-name-keeping-no-word",
+        TargetRule.REPLACED_AT_CALLERS,
+        {"pipe.py": CALLEE_OLD},
+        {"pipe.py": UNNAMED_CALLEE_NEW},
+        ("ids[..., 0] = 1",),
+        "target",
+        target="demo.pipe.Pipeline.prepare_image_latents",
+    ),
+]
