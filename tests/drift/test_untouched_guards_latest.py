@@ -118,3 +118,32 @@ def test_untouched_corpus_39_keeps_its_first_measured_figures():
         false_moved_at_most=1,
         false_unchanged_at_most=0,
     )
+
+
+def test_untouched_corpus_40_keeps_its_first_measured_figures():
+    """Set 40, written by two helpers who read only upstream code, on release pairs and functions no other corpus uses
+    (no target over 25 rows): diffusers 0.36.0 -> 0.38.0 (Z-Image's patchify and forward split into helpers, Flux-2's
+    LoRA scaling into ``apply_lora_scale``, the modular blocks' ``combine_outputs`` and conditional base class, a
+    ControlNet-XS pipeline moved under ``deprecated``), 0.39.0 -> 0.42.0 (the cuDNN and varlen attention backends, Bria
+    FIBO's reference latents, Cosmos-3's decoder stack), DiffSynth 2.0.5 -> 2.1.3 (LTX-2's pipeline units and model)
+    (238 rows, 215 not *unchanged*); transformers 4.47.1 -> 4.50.3 (DETR's fast processor rebased on
+    ``BaseImageProcessorFast``, Mamba-2's torch forward, ``cached_file`` over ``cached_files``), 4.49.0 -> 4.53.3
+    (LLaVA-OneVision's ``pack_image_features`` into its base model, ``load_video``, ``apply_chat_template``), 4.54.1 ->
+    5.10.4 (``Trainer._wrap_model``, ``save_pretrained``, image resizing on ``TorchvisionBackend``) and 4.56.2 -> 5.5.0
+    (continuous batching's static tensors, ``verify_out_features_out_indices`` a method of ``BackboneConfigMixin``,
+    ``PretrainedConfig._get_config_dict``) (239 rows, 224 not *unchanged*). First runs, 2026-12-01, with every rule of
+    sets 38 and 39 and the search cut at six files, nothing tuned on this set, homes checked: diffusers 222/238 (199/215
+    = 92.6%: moved 52/52, changed 91/106, deleted 56/57), 0 false *unchanged*, 0 false *moved*; naive baseline 124/238
+    (changed 93/106, above the checker's); transformers 192/239 (177/224 = 79.0%: moved 48/60, changed 69/99, deleted
+    60/65), 0 / 1; naive baseline 84/239 (changed 56/99). Tuned on since (``moved-same-name`` reading a module
+    function's parameters off ``self`` in the method it became; ``replaced-at-callers`` asking only
+    ``renamed_words_share`` of a callee whose name keeps the target's words): diffusers 228/238 (205/215 = 95.3%:
+    changed 97/106), 0 / 0; transformers 204/239 (189/224 = 84.4%: moved 53/60, changed 76/99, deleted 60/65), 0 / 1;
+    no row of any other corpus changed. A regression guard; the targets are missed on both first runs."""
+    _holds_its_figures(
+        [DATA / "drift_untouched40.yaml", DATA / "drift_untouched40_transformers.yaml"],
+        rows_at_least=477,
+        right_at_least=432,
+        false_moved_at_most=1,
+        false_unchanged_at_most=0,
+    )
