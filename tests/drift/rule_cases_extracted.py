@@ -1,7 +1,8 @@
 """Rule cases for a statement whose work a helper of its file now does, called in its place (set 38's LTX-2 block:
 ``ada_values = self.scale_shift_table[…] + temb.reshape(…)`` became ``self.get_mod_params(self.scale_shift_table, temb,
 batch_size)``): ``extracted-and-called``; and a literal now computed (``if height % 8 != 0 …`` became ``… % (self.scale *
-2) …``), a replacement ``same-action`` weighs. :mod:`rule_cases` adds them to its tables."""
+2) …``), a replacement ``same-action`` weighs; and an error turned into a warning, its message kept and extended (set
+38's ``get_generation_mode``). :mod:`rule_cases` adds them to its tables."""
 
 from __future__ import annotations
 
@@ -133,6 +134,40 @@ CASES.append(
     )
 )
 
+MODE_OLD = """
+class Config:
+    def mode(self):
+        if self.assistant is not None and self.mode_name not in ("greedy", "sample"):
+            raise ValueError("Setting `assistant` triggers assisted decoding. " "It only supports greedy and sample.")
+        return self.mode_name
+"""
+MODE_NEW = """
+class Config:
+    def mode(self):
+        if self.assistant is not None and self.mode_name not in ("greedy", "sample", "beam"):
+            logger.warning("Setting `assistant` triggers assisted decoding. " "It only supports greedy and sample. " f"{self.mode_name} wins.")
+        return self.mode_name
+"""
+# The error is a warning now; its message opens the warning's, extended with the mode that wins.
+SHORT_OLD = MODE_OLD.replace('"Setting `assistant` triggers assisted decoding. " "It only supports greedy and sample."', '"bad mode"')
+SHORT_NEW = MODE_NEW.replace(
+    '"Setting `assistant` triggers assisted decoding. " "It only supports greedy and sample. " f"{self.mode_name} wins."',
+    '"bad mode" f" {self.mode_name} of {self.assistant}"',
+)
+# A short string opening another says too little.
+
+CASES.append(
+    RuleCase(
+        "same-action-message-kept-extended",
+        Rule.SAME_ACTION,
+        {"config.py": MODE_OLD},
+        {"config.py": MODE_NEW},
+        ('raise ValueError("Setting `assistant` triggers assisted decoding. " "It only supports greedy and sample.")',),
+        target="demo.config.Config.mode",
+        kind="changed",
+    )
+)
+
 HELD_BACK: list[RuleCase] = [
     RuleCase(
         "same-action-not-when-a-name-was-passed-on",
@@ -225,5 +260,15 @@ HELD_BACK.append(
         Action.REMOVED,
         target="demo.config.Config.__init__",
         kind="changed",
+    )
+)
+HELD_BACK.append(
+    RuleCase(
+        "same-action-not-when-a-short-message-opens-another",
+        Rule.SAME_ACTION,
+        {"config.py": SHORT_OLD},
+        {"config.py": SHORT_NEW},
+        ('raise ValueError("bad mode")',),
+        target="demo.config.Config.mode",
     )
 )

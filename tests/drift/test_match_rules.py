@@ -40,7 +40,7 @@ def same_copy(contexts):
 
 
 def replacement(old, new):
-    return replacement_of(old, new, T.max_renames)
+    return replacement_of(old, new, T.max_renames, T.kept_message_length)
 
 
 def ev(**changes: object) -> Evidence:

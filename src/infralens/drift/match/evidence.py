@@ -198,7 +198,7 @@ def measure(
         similarity = max(similarity, ratio_without_lone_keywords(entry.texts[0], texts[0], t.quick_reject_similarity))
     swapped = None
     if single and not tree_same and similarity >= t.sole_assignment_similarity:
-        swapped = replacement(entry.texts[0], texts[0], t.max_renames)
+        swapped = replacement(entry.texts[0], texts[0], t.max_renames, t.kept_message_length)
     evidence = Evidence(
         origin=proposal.origin,
         exact=exact,

@@ -209,7 +209,7 @@ def _resembles(wanted: str, text: str, t: Thresholds) -> bool:
         return True  # a setter call may have become an assignment, or back
     if _context_held(wanted, text) or _context_held(text, wanted) or (_value_text(wanted) or "-") == _value_text(text):
         return True
-    return argument_kept(wanted, text)  # what a call was given, now assigned, returned or raised
+    return argument_kept(wanted, text, t.kept_message_length)  # what a call was given, now assigned, returned or raised
 
 
 def _value_text(text: str) -> str | None:

@@ -36,7 +36,11 @@ class ReplacementKind(str, Enum):
     ARGUMENT_KEPT = "what the call was given, now put to another use"
     """A bare call's first argument (or a raised exception's) is, word for word, what the new statement assigns,
     returns, raises or passes on first: ``warnings . warn ( msg . format ( … ) , UserWarning )`` became
-    ``minor_issues [ "top_p" ] = msg . format ( … )`` (a warning now collected), or ``raise ValueError ( msg )``."""
+    ``minor_issues [ "top_p" ] = msg . format ( … )`` (a warning now collected), or ``raise ValueError ( msg )``. A
+    message (a string of at least :attr:`~.rules.Thresholds.kept_message_length` characters) may open what is passed on
+    now, extended: ``raise ValueError ( "… only supported with Greedy Search and Sample." )`` became
+    ``logger . warning ( "… only supported with Greedy Search and Sample. However, …" f"…" )`` (an error turned into a
+    warning)."""
     CONSTANT_COMPUTED = "a constant now computed"
     """Every occurrence of one literal became one expression, nothing else changed: ``height % 8`` →
     ``height % ( self . vae_scale_factor * 2 )``, ``fp8_max = 448.0`` → ``torch . finfo ( dtype ) . max``."""
@@ -57,8 +61,9 @@ class Replacement:
         return f"{self.kind.value}: {self.old} -> {self.new}"
 
 
-def replacement(old: str, new: str, max_renames: int) -> Replacement | None:
-    """The action-keeping edit that turns ``old`` into ``new``, if it is one (see :class:`ReplacementKind`)."""
+def replacement(old: str, new: str, max_renames: int, message_length: int) -> Replacement | None:
+    """The action-keeping edit that turns ``old`` into ``new``, if it is one (see :class:`ReplacementKind`; a message kept
+    counts from ``message_length`` characters)."""
     if old == new:
         return None
     left, right = statement_tree(old), statement_tree(new)
@@ -72,7 +77,7 @@ def replacement(old: str, new: str, max_renames: int) -> Replacement | None:
         return Replacement(ReplacementKind.CONTEXT_HELD, old, new)
     if _value_kept(left, right):
         return Replacement(ReplacementKind.VALUE_KEPT, old, new)
-    if (given := _passed_on(left)) is not None and _holds(right, given):
+    if (given := _passed_on(left, message_length)) is not None and _holds(right, given):
         return Replacement(ReplacementKind.ARGUMENT_KEPT, old, new)
     return _renaming(left, right, max_renames) or _per_object(left, right, max_renames) or _constant_computed(left, right)
 
@@ -196,26 +201,46 @@ def _value_kept(left: ast.stmt, right: ast.stmt) -> bool:
     return ast.dump(old) == ast.dump(new)
 
 
-def argument_kept(old: str, new: str) -> bool:
+def argument_kept(old: str, new: str, message_length: int) -> bool:
     """Whether ``new`` assigns, returns, raises or passes on, word for word, the call or f-string that ``old``, a bare
-    call or a ``raise``, passed first (:class:`ReplacementKind.ARGUMENT_KEPT`); the texts are normalised statements."""
+    call or a ``raise``, passed first, or opens with the message of at least ``message_length`` characters it passed
+    (:class:`ReplacementKind.ARGUMENT_KEPT`); the texts are normalised statements."""
     left = statement_tree(old)
-    given = _passed_on(left) if left is not None else None
+    given = _passed_on(left, message_length) if left is not None else None
     right = statement_tree(new) if given is not None else None
     return right is not None and given is not None and _holds(right, given)
 
 
-def _passed_on(left: ast.stmt) -> ast.expr | None:
-    """The first argument of ``left``'s bare call (or of the exception it raises), when it is a call or an f-string: a
-    name or a literal passed on says too little."""
+def _passed_on(left: ast.stmt, message_length: int) -> ast.expr | None:
+    """The first argument of ``left``'s bare call (or of the exception it raises), when it is a call, an f-string or a
+    message (a string of at least ``message_length`` characters): a name or a short literal passed on says too little."""
     given = _handed(left, new=False)
+    if isinstance(given, ast.Constant) and isinstance(given.value, str) and len(given.value) >= message_length:
+        return given
     return given if isinstance(given, (ast.Call, ast.JoinedStr)) else None
 
 
 def _holds(right: ast.stmt, given: ast.expr) -> bool:
-    """Whether ``right`` assigns, returns, raises or passes first to its own call, word for word, ``given``."""
+    """Whether ``right`` assigns, returns, raises or passes first to its own call, word for word, ``given`` (a message:
+    or a string that opens with it)."""
     kept = _handed(right, new=True)
-    return kept is not None and ast.dump(given) == ast.dump(kept)
+    if kept is None:
+        return False
+    if isinstance(given, ast.Constant) and isinstance(given.value, str):
+        return _leading_text(kept).startswith(given.value)
+    return ast.dump(given) == ast.dump(kept)
+
+
+def _leading_text(value: ast.expr) -> str:
+    """The literal text a string or an f-string opens with, up to its first placeholder ("" for anything else)."""
+    if isinstance(value, ast.Constant):
+        return value.value if isinstance(value.value, str) else ""
+    opening = []
+    for part in value.values if isinstance(value, ast.JoinedStr) else []:
+        if not isinstance(part, ast.Constant) or not isinstance(part.value, str):
+            break
+        opening.append(part.value)
+    return "".join(opening)
 
 
 def _handed(statement: ast.stmt, *, new: bool) -> ast.expr | None:

@@ -76,6 +76,9 @@ class Thresholds:
     """How many calls past the places the target hands its work to new code is looked for (filter ``new-code-beyond``)..."""
     beyond_functions: int = 24
     """...and how many functions are followed on the way at most."""
+    kept_message_length: int = 40
+    """A string an error or a call was given is a message that its new statement may keep, extended, from this many
+    characters (a shorter literal says too little)."""
     max_search_files: int = 6
     """At most this many files are indexed per distribution-wide search (best-ranked first; 16 gave the same verdicts)."""
     moved_elsewhere_locality: float = 0.9
