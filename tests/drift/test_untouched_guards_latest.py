@@ -86,10 +86,11 @@ def test_untouched_corpus_38_keeps_its_first_measured_figures():
     computed, what a call was given now put to another use, filter ``another-field``): diffusers 209/214 (183/188 =
     97.3%), 0 / 0; transformers 169/179 (153/163 = 93.9%: changed 81/88, deleted 35/38), 0 / 2. A regression guard;
     the targets are missed on both first runs."""
+    # Since set 40: a message kept, extended, as an error became a warning (argument-kept): transformers 171/179.
     _holds_its_figures(
         [DATA / "drift_untouched38.yaml", DATA / "drift_untouched38_transformers.yaml"],
         rows_at_least=393,
-        right_at_least=378,
+        right_at_least=380,
         false_moved_at_most=2,
         false_unchanged_at_most=0,
     )
@@ -111,10 +112,11 @@ def test_untouched_corpus_39_keeps_its_first_measured_figures():
     ``__init__`` to the renamed class's ``__post_init__``): diffusers 198/206 (174/182 = 95.6%: moved 57/57, changed
     54/60, deleted 63/65), 0 / 0; transformers 180/215 (158/193 = 81.9%: moved 49/52, changed 51/76, deleted 58/65),
     0 / 1. A regression guard; the targets are missed on both first runs."""
+    # Since set 40: a message kept, extended (argument-kept): transformers 181/215.
     _holds_its_figures(
         [DATA / "drift_untouched39.yaml", DATA / "drift_untouched39_transformers.yaml"],
         rows_at_least=421,
-        right_at_least=378,
+        right_at_least=379,
         false_moved_at_most=1,
         false_unchanged_at_most=0,
     )
