@@ -2,7 +2,8 @@
 ``ada_values = self.scale_shift_table[…] + temb.reshape(…)`` became ``self.get_mod_params(self.scale_shift_table, temb,
 batch_size)``): ``extracted-and-called``; and a literal now computed (``if height % 8 != 0 …`` became ``… % (self.scale *
 2) …``), a replacement ``same-action`` weighs; and an error turned into a warning, its message kept and extended (set
-38's ``get_generation_mode``). :mod:`rule_cases` adds them to its tables."""
+38's ``get_generation_mode``), and a checkpointed call whose wrapper around the block was dropped (set 41's
+``WuerstchenPrior.forward``). :mod:`rule_cases` adds them to its tables."""
 
 from __future__ import annotations
 
@@ -168,6 +169,35 @@ CASES.append(
     )
 )
 
+CHECKPOINT_OLD = """
+class Prior:
+    def run(self, x, emb):
+        for block in self.blocks:
+            if self.checkpointing:
+                x = torch.utils.checkpoint.checkpoint(wrap_forward(block), x, emb, use_reentrant=False)
+            else:
+                x = block(x, emb)
+        return self.out(x)
+"""
+CHECKPOINT_NEW = CHECKPOINT_OLD.replace(
+    "x = torch.utils.checkpoint.checkpoint(wrap_forward(block), x, emb, use_reentrant=False)", "x = self._checkpointed(block, x, emb)"
+).replace("return self.out(x)", "x = self.norm(x)\n        return self.out(x)")
+# The block is handed to one checkpointing helper: the wrapper around it and the keyword are gone.
+OTHER_ARGUMENTS_NEW = CHECKPOINT_NEW.replace("x = self._checkpointed(block, x, emb)", "x = self._checkpointed(block, emb, x)")
+# The same helper given the arguments in another order: not the same call.
+
+CASES.append(
+    RuleCase(
+        "same-action-wrapper-dropped",
+        Rule.SAME_ACTION,
+        {"prior.py": CHECKPOINT_OLD},
+        {"prior.py": CHECKPOINT_NEW},
+        ("x = torch.utils.checkpoint.checkpoint(wrap_forward(block), x, emb, use_reentrant=False)",),
+        target="demo.prior.Prior.run",
+        kind="changed",
+    )
+)
+
 HELD_BACK: list[RuleCase] = [
     RuleCase(
         "same-action-not-when-a-name-was-passed-on",
@@ -270,5 +300,15 @@ HELD_BACK.append(
         {"config.py": SHORT_NEW},
         ('raise ValueError("bad mode")',),
         target="demo.config.Config.mode",
+    )
+)
+HELD_BACK.append(
+    RuleCase(
+        "same-action-not-when-the-arguments-differ-once-unwrapped",
+        Rule.SAME_ACTION,
+        {"prior.py": CHECKPOINT_OLD},
+        {"prior.py": OTHER_ARGUMENTS_NEW},
+        ("x = torch.utils.checkpoint.checkpoint(wrap_forward(block), x, emb, use_reentrant=False)",),
+        target="demo.prior.Prior.run",
     )
 )

@@ -8,6 +8,11 @@
 * A method its callers replaced by one whose name keeps its words, one swapped (``BriaFiboEditPipeline``'s
   ``prepare_image_latents`` → ``prepare_reference_latents``), its body rewritten below ``replaced_share``:
   ``replaced-at-callers`` asks only ``renamed_words_share`` of it.
+* A module renamed with its one function (set 41's DiffSynth ``joyai_image_text_encoder.JoyAIImageTextEncoderStateDictConverter``
+  → ``qwen_image_21_text_encoder.QwenImage21TextEncoderStateDictConverter``), its statements as common as those of
+  the converters beside it: ``renamed-body-overlap`` also reads the files new in the gone file's folder. And a module
+  renamed with its class, a method's body rewritten on the way (set 41's ``continuous_batching.input_ouputs`` →
+  ``input_outputs``): ``moved-module`` takes the same qualname in a file new beside the gone one whatever its body.
 
 :mod:`rule_cases` adds them to its tables."""
 
@@ -100,6 +105,56 @@ class Pipeline:
 UNNAMED_CALLEE_NEW = CALLEE_NEW.replace("prepare_reference_latents", "encode_reference")
 # The same callee under a name that keeps none of the target's words: the body alone says too little.
 
+CONVERTER = """
+def {name}(state_dict):
+    converted = {{}}
+    for key in state_dict:
+        if key == "{head}":
+            new_key = "model.{head}"
+        else:
+            new_key = key
+        converted[new_key] = state_dict[key]
+    return converted
+"""
+SIBLINGS = {f"conv_{n}.py": CONVERTER.format(name=f"Convert{n}", head=f"head_{n}.weight") for n in "abcde"}
+# Five converters there at the review and still there, each holding the target's first statements.
+RENAMED_MODULE_OLD = {**SIBLINGS, "conv_x.py": CONVERTER.format(name="ConvertX", head="lm_head.weight")}
+RENAMED_MODULE_NEW = {**SIBLINGS, "conv_y.py": CONVERTER.format(name="ConvertY", head="lm_head.weight")}
+# conv_x.py is gone and conv_y.py, new in its folder, holds its one function under a new name.
+RENAMED_MODULE_ELSEWHERE_NEW = {**SIBLINGS, "other/conv_y.py": CONVERTER.format(name="ConvertY", head="lm_head.weight")}
+# The same file new in another folder, found by no statement the target shares with its siblings.
+
+BATCH_OLD = """
+class BatchIOs:
+    def prepare(self, requests):
+        if not requests:
+            raise ValueError("No requests in batch")
+        ids = []
+        for state in requests:
+            ids.extend(state.tokens)
+            self.max_len = max(self.max_len, len(state.tokens))
+        self.ids[: len(ids)] = to_tensor(ids)
+"""
+BATCH_NEW = """
+class BatchIOs:
+    def prepare(self, future_states, processors, use_padding=False):
+        if not future_states:
+            raise ValueError("No requests in batch")
+        ids = []
+        for future in future_states:
+            ids.extend(future.state.pending_tokens)
+            self.max_q = max(self.max_q, future.query_length)
+        if use_padding:
+            ids += [0] * self.padding(len(ids))
+        self.host_ids[: len(ids)] = torch.tensor(ids, dtype=torch.int32)
+        processors.prepare(future_states)
+"""
+# io_ouputs.py became io_outputs.py: the same class and method, the body mostly rewritten.
+TYPO_OLD = {"io_ouputs.py": BATCH_OLD}
+TYPO_NEW = {"io_outputs.py": BATCH_NEW}
+TYPO_ELSEWHERE_NEW = {"serving/io_outputs.py": BATCH_NEW}
+# The same file new in another folder: a module moved away, whose rewritten body says too little.
+
 CASES: list[RuleCase] = [
     RuleCase(
         "moved-same-name-parameters-read-off-self",
@@ -119,6 +174,25 @@ CASES: list[RuleCase] = [
         ("ids[..., 0] = 1",),
         "target",
         target="demo.pipe.Pipeline.prepare_image_latents",
+    ),
+    RuleCase(
+        "renamed-body-overlap-in-a-file-new-beside-the-gone-one",
+        TargetRule.RENAMED_BODY_OVERLAP,
+        RENAMED_MODULE_OLD,
+        RENAMED_MODULE_NEW,
+        ("converted = {}",),
+        "target",
+        target="demo.conv_x.ConvertX",
+    ),
+    RuleCase(
+        "moved-module-to-a-file-new-beside-the-gone-one",
+        TargetRule.MOVED_MODULE,
+        TYPO_OLD,
+        TYPO_NEW,
+        ('raise ValueError("No requests in batch")',),
+        "target",
+        target="demo.io_ouputs.BatchIOs.prepare",
+        kind="moved",
     ),
 ]
 
@@ -140,5 +214,23 @@ HELD_BACK: list[RuleCase] = [
         ("ids[..., 0] = 1",),
         "target",
         target="demo.pipe.Pipeline.prepare_image_latents",
+    ),
+    RuleCase(
+        "renamed-body-overlap-not-in-a-new-file-of-another-folder",
+        TargetRule.RENAMED_BODY_OVERLAP,
+        RENAMED_MODULE_OLD,
+        RENAMED_MODULE_ELSEWHERE_NEW,
+        ("converted = {}",),
+        "target",
+        target="demo.conv_x.ConvertX",
+    ),
+    RuleCase(
+        "moved-module-not-whatever-its-body-in-another-folder",
+        TargetRule.MOVED_MODULE,
+        TYPO_OLD,
+        TYPO_ELSEWHERE_NEW,
+        ('raise ValueError("No requests in batch")',),
+        "target",
+        target="demo.io_ouputs.BatchIOs.prepare",
     ),
 ]

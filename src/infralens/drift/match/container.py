@@ -37,7 +37,7 @@ from infralens.drift.match.namesakes import folded_into_subclass, named_by_its_m
 from infralens.drift.match.reader import TreeReader
 from infralens.drift.match.receiver import moved_to_receiver, overlap_read_off_self
 from infralens.drift.match.results import TargetKind, TargetResult
-from infralens.drift.match.reviewed import ReviewedSources, defined_in
+from infralens.drift.match.reviewed import ReviewedSources, defined_in, new_beside
 from infralens.drift.match.rules import RENAMING, Action, Filter, Policy, TargetRule, Thresholds, Trace
 from infralens.drift.match.split import Split, split_of
 from infralens.source import Definition, DefinitionKind, ModuleIndex, SourceFile
@@ -340,19 +340,19 @@ class ContainerMapper:
         return Found(source, index, best, 1.0, True)
 
     def _same_qualname_elsewhere(self, entry: AnnotationLock, trace: Trace) -> Found | None:
-        """The best definition of the target's qualname in another file (its module moved), not one defined there at the review."""
-        names = entry.target.split(".")
-        reviewed = self._reviewed(entry)
-        best: tuple[float, Found] | None = None
+        """Its qualname in another file (its module moved; not there at the review): the closest body, or one in a new file beside its gone one."""
+        names, reviewed, beside = entry.target.split("."), self._reviewed(entry), set(new_beside(self.reader, self._reviewed(entry), entry.relpath))
+        best: tuple[tuple[bool, float], Found] | None = None
         for relpath, source, index in self.reader.indexed_files(list(self.reader.files_defining(names, skip=entry.relpath))):
             if defined_in(reviewed, relpath, entry.target):
                 continue
             for definition in definitions_named(index, entry.target):
                 found = Found(source, index, definition, self.policy.thresholds.moved_elsewhere_locality, False)
-                score = found.overlap(entry)
+                score = (relpath in beside, found.overlap(entry))
                 if best is None or score > best[0]:
                     best = (score, found)
-        if best is None or best[0] < self.policy.thresholds.target_moved_overlap or self.copied_away(entry, best[1].source, best[1].index, trace):
+        close = best is not None and (best[0][0] or best[0][1] >= self.policy.thresholds.target_moved_overlap)
+        if best is None or not close or self.copied_away(entry, best[1].source, best[1].index, trace):
             return None
         return None if self._clone_beside_a_rename(entry, best[1].source, trace) else best[1]
 
@@ -403,12 +403,12 @@ class ContainerMapper:
         return clearly_best(scored, t.target_moved_overlap, t.target_renamed_margin)
 
     def _renamed(self, entry: AnnotationLock, steps: list[StepLock], trace: Trace) -> tuple[Found, TargetRule] | None:
-        """A definition of the same kind and of a name new since the review, in the target's file or where its first steps'
-        texts are, with a clearly closest body (``renamed-body-overlap``); else, when the reviewed release is at hand,
-        one that holds the reviewed body together with the helpers it calls (``renamed-and-split``)."""
-        near = self.reader.files_holding([step.texts[0] for step in steps[:3]], near=entry.relpath, hints=entry.target.split("."))
-        relpaths = list(dict.fromkeys([entry.relpath, *near]))
+        """A definition of the same kind and of a name new since the review, in the target's file, where its first steps'
+        texts are, or (its file gone) in a file new beside it, with a clearly closest body (``renamed-body-overlap``); else,
+        when the reviewed release is at hand, one that holds the reviewed body with the helpers it calls (``renamed-and-split``)."""
         reviewed = self._reviewed(entry)
+        near = self.reader.files_holding([step.texts[0] for step in steps[:3]], near=entry.relpath, hints=entry.target.split("."))
+        relpaths = list(dict.fromkeys([entry.relpath, *near, *new_beside(self.reader, reviewed, entry.relpath)]))
         candidates: list[Found] = []
         for relpath, source, index in self.reader.indexed_files(relpaths):
             new_names = [d for d in index.definitions if d.kind is entry.kind and not defined_in(reviewed, relpath, d.qualname)]

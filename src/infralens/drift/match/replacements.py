@@ -44,6 +44,11 @@ class ReplacementKind(str, Enum):
     CONSTANT_COMPUTED = "a constant now computed"
     """Every occurrence of one literal became one expression, nothing else changed: ``height % 8`` →
     ``height % ( self . vae_scale_factor * 2 )``, ``fp8_max = 448.0`` → ``torch . finfo ( dtype ) . max``."""
+    WRAPPER_DROPPED = "a wrapper around the first argument dropped"
+    """A call whose positional arguments are the same once a one-argument wrapper around the first is dropped, the call
+    renamed or not and its keywords free, its result put to the same use: ``x = torch . utils . checkpoint . checkpoint
+    ( create_custom_forward ( block ) , x , emb , use_reentrant = False )`` → ``x = self . _gradient_checkpointing_func
+    ( block , x , emb )`` (diffusers' gradient checkpointing, moved into one helper)."""
     PER_OBJECT = "per-object state"
     """``self.a[i]`` became ``self.b``: the state one container held per index is now an object's own (rule
     ``per-object-edit``: a cache split into per-layer objects); up to :attr:`~.rules.Thresholds.max_renames` names differ."""
@@ -79,6 +84,8 @@ def replacement(old: str, new: str, max_renames: int, message_length: int) -> Re
         return Replacement(ReplacementKind.VALUE_KEPT, old, new)
     if (given := _passed_on(left, message_length)) is not None and _holds(right, given):
         return Replacement(ReplacementKind.ARGUMENT_KEPT, old, new)
+    if _wrapper_dropped(left, right):
+        return Replacement(ReplacementKind.WRAPPER_DROPPED, old, new)
     return _renaming(left, right, max_renames) or _per_object(left, right, max_renames) or _constant_computed(left, right)
 
 
@@ -199,6 +206,22 @@ def _value_kept(left: ast.stmt, right: ast.stmt) -> bool:
     if type(left) is type(right) or not (isinstance(old, ast.Call) and isinstance(new, ast.Call)):
         return False
     return ast.dump(old) == ast.dump(new)
+
+
+def _wrapper_dropped(left: ast.stmt, right: ast.stmt) -> bool:
+    """:class:`ReplacementKind.WRAPPER_DROPPED`: both statements the same kind (the same targets when they assign), each
+    over one call; the old call's first argument a one-argument call around what the new one's first argument is, and
+    every further positional argument the same."""
+    old, new = _simple_value(left), _simple_value(right)
+    if type(left) is not type(right) or not (isinstance(old, ast.Call) and isinstance(new, ast.Call)) or not old.args or not new.args:
+        return False
+    if isinstance(left, ast.Assign) and isinstance(right, ast.Assign) and [ast.dump(t) for t in left.targets] != [ast.dump(t) for t in right.targets]:
+        return False
+    wrapper = old.args[0]
+    if not (isinstance(wrapper, ast.Call) and len(wrapper.args) == 1 and not wrapper.keywords):
+        return False
+    dumps = lambda args: [ast.dump(a) for a in args]  # noqa: E731 - positional arguments compared by tree
+    return dumps([wrapper.args[0], *old.args[1:]]) == dumps(new.args)
 
 
 def argument_kept(old: str, new: str, message_length: int) -> bool:

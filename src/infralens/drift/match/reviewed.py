@@ -227,6 +227,15 @@ def _body(index: ModuleIndex, qualname: str) -> tuple[str, ...]:
     return tuple(h for d in same for h in body_hashes(index, d))
 
 
+def new_beside(reader: TreeReader, reviewed: TreeReader | None, relpath: str) -> list[str]:
+    """The Python files of ``relpath``'s folder that the reviewed release did not have, when ``relpath`` itself is gone
+    from ``reader``'s tree: where its module may live on under a new name (none without the reviewed release)."""
+    if reviewed is None or reader.source(relpath) is not None:
+        return []
+    folder, before = relpath.rpartition("/")[0], set(reviewed.python_files())
+    return [r for r in reader.python_files() if r.rpartition("/")[0] == folder and r not in before]
+
+
 def reviewed_texts(reviewed: TreeReader | None, annotation: AnnotationLock) -> tuple[str, ...] | None:
     """The texts of the reviewed target's body, in order (None when the reviewed release is not at hand, or its body
     there is not the one the lock recorded)."""

@@ -308,7 +308,7 @@ SPECS: dict[AnyRule, RuleSpec] = {
         RuleSpec(TargetRule.SAME_PLACE, "The same qualname in its file with the same statements is the target unchanged.", essential=True),
         RuleSpec(TargetRule.BODY_CHANGED, "The same qualname in its file is the target, whatever its body became.", essential=True),
         RuleSpec(TargetRule.RE_EXPORTED, "A name its module no longer defines but now imports is the target, moved to where the import leads."),
-        RuleSpec(TargetRule.MOVED_MODULE, "The same qualname in another module, new there and overlapping the body, is the target moved."),
+        RuleSpec(TargetRule.MOVED_MODULE, "The same qualname in another module, new there, overlapping the body or in a file new beside its gone one."),
         RuleSpec(TargetRule.MOVED_WITH_IMPORTS, "A gone target's qualname in a module its module newly imports from, sharing part of its body, moved there."),
         RuleSpec(TargetRule.MOVED_SAME_NAME, "A method turned module function (or back, its inputs read off self), new, with the closest body, moved there."),
         RuleSpec(TargetRule.SAME_NAME_IN_MODULE, "A name gone from one level of its module, newly defined once at the other, moved there whatever its body."),
