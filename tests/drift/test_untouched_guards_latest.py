@@ -149,3 +149,29 @@ def test_untouched_corpus_40_keeps_its_first_measured_figures():
         false_moved_at_most=1,
         false_unchanged_at_most=0,
     )
+
+
+def test_untouched_corpus_41_keeps_its_first_measured_figures():
+    """Set 41, written by two helpers who read only upstream code, after set 40's rules, on release pairs and functions no
+    other corpus uses (no target over 25 rows): diffusers 0.37.0 -> 0.40.0 (LTX-2's text connectors, pipelines moved
+    under ``deprecated``, attention backends), 0.32.0 -> 0.34.0 (Sana's prompt encoding split, gradient checkpointing
+    moved into one helper, LTX-Video's VAE), DiffSynth 2.0.11 -> 2.1.12 (the JoyAI text-encoder converter renamed with its
+    module, unit constructors) (229 rows, 200 not *unchanged*); transformers 4.46.3 -> 4.55.4 (processor dictionaries,
+    ``_from_config``, flash attention's ``_upad_input``), 4.48.3 -> 4.54.1 (compressed-tensors checks moved onto their
+    config, bitsandbytes, HIGGS), 4.57.6 -> 5.2.0 (the tokenizers' Trie and fast backend moved, ``load_backbone``,
+    ``PreTrainedConfig.get_text_config``) and 5.2.0 -> 5.24.0 (``continuous_batching.input_ouputs`` renamed
+    ``input_outputs``, the image processors' base renamed ``TorchvisionBackend``, ``_merge_kwargs``) (226 rows, 207 not
+    *unchanged*). First runs, 2026-12-01, with every rule of set 40, nothing tuned on this set, homes checked: diffusers
+    212/229 (183/200 = 91.5%: moved 65/76, changed 51/56, deleted 67/68), 0 false *unchanged*, 0 false *moved*; naive
+    baseline 130/229 (changed 54/56, above the checker's); transformers 183/226 (164/207 = 79.2%: moved 51/67, changed
+    61/83, deleted 52/57), 0 / 0; naive baseline 77/226 (changed 44/83). Tuned on since (``renamed-body-overlap`` and
+    ``moved-module`` reading the files new beside a gone one; a wrapper around a call's first argument dropped as an
+    action-keeping rewrite): diffusers 225/229 (196/200 = 98.0%), transformers 203/226 (184/207 = 88.9%), 0 / 0. A
+    regression guard; the targets are missed on both first runs."""
+    _holds_its_figures(
+        [DATA / "drift_untouched41.yaml", DATA / "drift_untouched41_transformers.yaml"],
+        rows_at_least=455,
+        right_at_least=428,
+        false_moved_at_most=0,
+        false_unchanged_at_most=0,
+    )
