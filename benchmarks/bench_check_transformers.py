@@ -78,6 +78,12 @@ On 2026-12-01 10:43-10:45, idle, medians of 3, back to back with the code of tha
 extracted-and-called, two action-keeping replacements, imports named as imports): against 5.24.0 cold 14.49 s wall,
 18.9 s CPU (the start's code 14.68 s, 19.0 s), warm 6.57 s (7.62 s); digest 541c8d702033 (the same counts). The
 machine ran slower than at 09:05, when the start's code took 12.37 s; the target is missed.
+
+On 2026-12-01 12:37-12:41, idle, medians of 3, alternating with the code of that session's start (55248d3), after a
+step's search elsewhere was cut to the 6 best-ranked files holding its text (16 before): against 5.24.0 cold 10.06 s
+and 9.88 s wall, 12.3 s and 12.1 s CPU (the start's code 11.40 s and 12.12 s, 14.8 s and 15.7 s CPU), warm 5.5 s
+(6.0 s); digest e43dcc153012 (the same counts; only the messages of searches cut at their limit differ). At 13:23-13:27,
+with sets 40 and 41's rules and the machine slower: 11.41 s and 10.74 s against the start's 13.33 s and 12.73 s.
 """
 
 from __future__ import annotations
