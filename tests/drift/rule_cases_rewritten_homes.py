@@ -13,6 +13,9 @@
   the converters beside it: ``renamed-body-overlap`` also reads the files new in the gone file's folder. And a module
   renamed with its class, a method's body rewritten on the way (set 41's ``continuous_batching.input_ouputs`` →
   ``input_outputs``): ``moved-module`` takes the same qualname in a file new beside the gone one whatever its body.
+  And a method renamed with its class and module, keeping its name's words (set 41's
+  ``image_processing_utils_fast.BaseImageProcessorFast._process_image`` →
+  ``image_processing_backends.TorchvisionBackend.process_image``): ``renamed-keeping-words`` reads those files too.
 
 :mod:`rule_cases` adds them to its tables."""
 
@@ -155,6 +158,52 @@ TYPO_NEW = {"io_outputs.py": BATCH_NEW}
 TYPO_ELSEWHERE_NEW = {"serving/io_outputs.py": BATCH_NEW}
 # The same file new in another folder: a module moved away, whose rewritten body says too little.
 
+PROCESS_OLD = """
+class BaseFast:
+    def _process_image(self, image, device=None):
+        kind = image_kind(image)
+        if kind not in (Kind.PIL, Kind.TORCH):
+            raise ValueError(f"Unsupported image kind {kind}")
+        if kind == Kind.PIL:
+            image = to_tensor(image)
+        if image.ndim == 2:
+            image = image.unsqueeze(0)
+        if device is not None:
+            image = image.to(device)
+        return image
+"""
+PROCESS_NEW = """
+class TorchBackend:
+    def process_image(self, image, device=None, convert_rgb=False):
+        kind = image_kind(image)
+        if kind not in (Kind.PIL, Kind.TORCH, Kind.NUMPY):
+            raise ValueError(f"Unsupported image kind {kind}")
+        if convert_rgb:
+            image = self.to_rgb(image)
+        if kind == Kind.PIL:
+            image = to_tensor(image)
+        elif kind == Kind.NUMPY:
+            image = torch.from_numpy(image)
+        if device is not None:
+            image = image.to(device, non_blocking=True)
+        return image
+
+
+class PilBackend:
+    def process_image(self, image, convert_rgb=False):
+        if convert_rgb:
+            image = image.convert("RGB")
+        return np.asarray(image)
+"""
+# fast.py is gone; backends.py, new beside it, holds the method without its underscore, on a class of another name, half
+# of it rewritten (too little for renamed-body-overlap).
+PROCESS_FILES_OLD = {"imaging/fast.py": PROCESS_OLD}
+PROCESS_FILES_NEW = {"imaging/backends.py": PROCESS_NEW}
+PROCESS_ELSEWHERE_NEW = {"imaging/__init__.py": "", "serving/backends.py": PROCESS_NEW}
+# The same file new in another folder: not where a module renamed would be.
+PROCESS_NAMESAKE_NEW = {**PROCESS_FILES_NEW, "imaging/legacy.py": "def _process_image(image):\n    return image\n"}
+# A file new beside it defines the old name: the name was kept there, a namesake rule's case, not a rename.
+
 CASES: list[RuleCase] = [
     RuleCase(
         "moved-same-name-parameters-read-off-self",
@@ -194,6 +243,15 @@ CASES: list[RuleCase] = [
         target="demo.io_ouputs.BatchIOs.prepare",
         kind="moved",
     ),
+    RuleCase(
+        "renamed-keeping-words-in-a-file-new-beside-the-gone-one",
+        TargetRule.RENAMED_KEEPING_WORDS,
+        PROCESS_FILES_OLD,
+        PROCESS_FILES_NEW,
+        ("return image",),
+        "target",
+        target="demo.imaging.fast.BaseFast._process_image",
+    ),
 ]
 
 HELD_BACK: list[RuleCase] = [
@@ -232,5 +290,23 @@ HELD_BACK: list[RuleCase] = [
         ('raise ValueError("No requests in batch")',),
         "target",
         target="demo.io_ouputs.BatchIOs.prepare",
+    ),
+    RuleCase(
+        "renamed-keeping-words-not-in-a-new-file-of-another-folder",
+        TargetRule.RENAMED_KEEPING_WORDS,
+        PROCESS_FILES_OLD,
+        PROCESS_ELSEWHERE_NEW,
+        ("return image",),
+        "target",
+        target="demo.imaging.fast.BaseFast._process_image",
+    ),
+    RuleCase(
+        "renamed-keeping-words-not-beside-a-new-namesake",
+        TargetRule.RENAMED_KEEPING_WORDS,
+        PROCESS_FILES_OLD,
+        PROCESS_NAMESAKE_NEW,
+        ("return image",),
+        "target",
+        target="demo.imaging.fast.BaseFast._process_image",
     ),
 ]

@@ -20,7 +20,7 @@ from infralens.drift.match.callers import calls_before
 from infralens.drift.match.imported import Relocated
 from infralens.drift.match.names import modules_imported
 from infralens.drift.match.reader import TreeReader
-from infralens.drift.match.reviewed import defined_in, reviewed_texts
+from infralens.drift.match.reviewed import defined_in, new_beside, reviewed_texts
 from infralens.drift.match.rules import CONTENTLESS, Thresholds
 from infralens.drift.match.texts import called_names, names_set, ratio_at_least, statement_shape
 from infralens.source import DefinitionKind
@@ -232,21 +232,24 @@ def renamed_keeping_words(reader: TreeReader, reviewed: TreeReader | None, entry
     of such names) and whose body holds a close statement
     (:attr:`~.rules.Thresholds.edit_similarity`) for at least :attr:`~.rules.Thresholds.renamed_words_share` of the
     reviewed body's statements; the one sharing the most words, then resembling most, and clearly so (a tie on both
-    decides nothing)."""
+    decides nothing). When the target's file is gone, the files new beside it are read instead (a module renamed with
+    its class: ``image_processing_utils_fast.BaseImageProcessorFast._process_image`` →
+    ``image_processing_backends.TorchvisionBackend.process_image``)."""
     texts = reviewed_texts(reviewed, entry)
     indexed = reader.indexed(entry.relpath)
-    if texts is None or indexed is None:
+    beside = new_beside(reader, reviewed, entry.relpath) if indexed is None else []
+    if texts is None or (indexed is None and not beside):
         return None
     wanted = [text for text in texts if text not in CONTENTLESS]
     if not wanted:
         return None
     old = entry.target.rpartition(".")[2]
     swaps = None if _in_a_family(reviewed, entry, old) else t.renamed_words_swapped
-    scored = _scored(reader, reviewed, [entry.relpath], (old, swaps), wanted, t)
-    if not scored:  # nothing in its own file: the modules it newly imports from, unless its name is new elsewhere
-        scored = _scored(reader, reviewed, _newly_imported(reader, reviewed, entry.relpath, old, t), (old, swaps), wanted, t)
-        if scored and any(_new_namesake(reader, reviewed, found, old) for found in reader.files_defining([old], skip=entry.relpath)):
-            return None  # it kept its name in another file: a namesake rule's case, not a rename
+    scored, away = _scored(reader, reviewed, beside or [entry.relpath], (old, swaps), wanted, t), bool(beside)
+    if not scored and not beside:  # nothing in its own file: the modules it newly imports from, unless its name is new elsewhere
+        scored, away = _scored(reader, reviewed, _newly_imported(reader, reviewed, entry.relpath, old, t), (old, swaps), wanted, t), True
+    if scored and away and any(_new_namesake(reader, reviewed, found, old) for found in reader.files_defining([old], skip=entry.relpath)):
+        return None  # it kept its name in another file: a namesake rule's case, not a rename
     scored.sort(key=lambda item: item[0], reverse=True)
     if not scored or (len(scored) > 1 and scored[1][0] == scored[0][0]):
         return None
