@@ -341,18 +341,18 @@ class ContainerMapper:
 
     def _same_qualname_elsewhere(self, entry: AnnotationLock, trace: Trace) -> Found | None:
         """Its qualname in another file (its module moved; not there at the review): the closest body, or one in a new file beside its gone one."""
-        names, reviewed, beside = entry.target.split("."), self._reviewed(entry), set(new_beside(self.reader, self._reviewed(entry), entry.relpath))
+        names, reviewed, t = entry.target.split("."), self._reviewed(entry), self.policy.thresholds
+        beside = set(new_beside(self.reader, reviewed, entry.relpath))
         best: tuple[tuple[bool, float], Found] | None = None
         for relpath, source, index in self.reader.indexed_files(list(self.reader.files_defining(names, skip=entry.relpath))):
             if defined_in(reviewed, relpath, entry.target):
                 continue
             for definition in definitions_named(index, entry.target):
-                found = Found(source, index, definition, self.policy.thresholds.moved_elsewhere_locality, False)
+                found = Found(source, index, definition, t.moved_elsewhere_locality, False)
                 score = (relpath in beside, found.overlap(entry))
                 if best is None or score > best[0]:
                     best = (score, found)
-        close = best is not None and (best[0][0] or best[0][1] >= self.policy.thresholds.target_moved_overlap)
-        if best is None or not close or self.copied_away(entry, best[1].source, best[1].index, trace):
+        if best is None or not (best[0][0] or best[0][1] >= t.target_moved_overlap) or self.copied_away(entry, best[1].source, best[1].index, trace):
             return None
         return None if self._clone_beside_a_rename(entry, best[1].source, trace) else best[1]
 

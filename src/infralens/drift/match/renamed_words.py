@@ -67,10 +67,10 @@ def replaced_at_callers(reader: TreeReader, reviewed: TreeReader | None, entry: 
         return None
     votes, near = _called_instead(reader, reviewed, name, entry.relpath)
     found = _new_callee(reader, reviewed, entry, (votes, near), t.replaced_share, t, "now call it instead")
-    named = Counter({new: n for new, n in votes.items() if words_kept(name, new, swapped_at_least=t.renamed_words_kept) >= t.renamed_words_kept})
-    if found is not None or not named:
+    if found is not None:
         return found
-    return _new_callee(reader, reviewed, entry, (named, near), t.renamed_words_share, t, "now call it instead, by a name keeping its words")
+    named = Counter({new: n for new, n in votes.items() if words_kept(name, new, swapped_at_least=t.renamed_words_kept) >= t.renamed_words_kept})
+    return _new_callee(reader, reviewed, entry, (named, near), t.renamed_words_share, t, "now call it instead, by a name keeping its words") if named else None
 
 
 def called_with_same_arguments(reader: TreeReader, reviewed: TreeReader | None, entry: AnnotationLock, t: Thresholds) -> Relocated | None:
@@ -245,10 +245,13 @@ def renamed_keeping_words(reader: TreeReader, reviewed: TreeReader | None, entry
         return None
     old = entry.target.rpartition(".")[2]
     swaps = None if _in_a_family(reviewed, entry, old) else t.renamed_words_swapped
-    scored, away = _scored(reader, reviewed, beside or [entry.relpath], (old, swaps), wanted, t), bool(beside)
+    looked = beside or [entry.relpath]
+    scored = _scored(reader, reviewed, looked, (old, swaps), wanted, t)
     if not scored and not beside:  # nothing in its own file: the modules it newly imports from, unless its name is new elsewhere
-        scored, away = _scored(reader, reviewed, _newly_imported(reader, reviewed, entry.relpath, old, t), (old, swaps), wanted, t), True
-    if scored and away and any(_new_namesake(reader, reviewed, found, old) for found in reader.files_defining([old], skip=entry.relpath)):
+        looked = _newly_imported(reader, reviewed, entry.relpath, old, t)
+        scored = _scored(reader, reviewed, looked, (old, swaps), wanted, t)
+    beyond = looked != [entry.relpath]  # files beside it, or modules it newly imports from
+    if scored and beyond and any(_new_namesake(reader, reviewed, found, old) for found in reader.files_defining([old], skip=entry.relpath)):
         return None  # it kept its name in another file: a namesake rule's case, not a rename
     scored.sort(key=lambda item: item[0], reverse=True)
     if not scored or (len(scored) > 1 and scored[1][0] == scored[0][0]):

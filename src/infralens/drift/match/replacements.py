@@ -220,8 +220,7 @@ def _wrapper_dropped(left: ast.stmt, right: ast.stmt) -> bool:
     wrapper = old.args[0]
     if not (isinstance(wrapper, ast.Call) and len(wrapper.args) == 1 and not wrapper.keywords):
         return False
-    dumps = lambda args: [ast.dump(a) for a in args]  # noqa: E731 - positional arguments compared by tree
-    return dumps([wrapper.args[0], *old.args[1:]]) == dumps(new.args)
+    return [ast.dump(a) for a in (wrapper.args[0], *old.args[1:])] == [ast.dump(a) for a in new.args]
 
 
 def argument_kept(old: str, new: str, message_length: int) -> bool:
