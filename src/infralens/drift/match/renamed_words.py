@@ -257,7 +257,11 @@ def renamed_keeping_words(reader: TreeReader, reviewed: TreeReader | None, entry
     if not scored or (len(scored) > 1 and scored[1][0] == scored[0][0]):
         return None
     (shared, share), found = scored[0]
-    where = "" if found.source.relpath == entry.relpath else f" in {found.source.module}, which its module now imports from"
+    where = (
+        ""
+        if found.source.relpath == entry.relpath
+        else f" in {found.source.module}, " + ("new beside its gone module" if beside else "which its module now imports from")
+    )
     why = f"renamed keeping its name's words ({shared} shared){where}; {share:.0%} of the reviewed statements have a close one there"
     return Relocated(found.source, found.index, found.definition, why)
 
