@@ -183,6 +183,11 @@ CHECKPOINT_NEW = CHECKPOINT_OLD.replace(
     "x = torch.utils.checkpoint.checkpoint(wrap_forward(block), x, emb, use_reentrant=False)", "x = self._checkpointed(block, x, emb)"
 ).replace("return self.out(x)", "x = self.norm(x)\n        return self.out(x)")
 # The block is handed to one checkpointing helper: the wrapper around it and the keyword are gone.
+CACHED_NEW = CHECKPOINT_OLD.replace(
+    "x = torch.utils.checkpoint.checkpoint(wrap_forward(block), x, emb, use_reentrant=False)",
+    "x, cache[i] = self._checkpointed(block, x, emb, cache.get(i))",
+).replace("x = block(x, emb)", "x, cache[i] = block(x, emb, cache.get(i))")
+# The same, the block now also given and returning its cache (set 42's CogVideoX up block): the output comes first.
 OTHER_ARGUMENTS_NEW = CHECKPOINT_NEW.replace("x = self._checkpointed(block, x, emb)", "x = self._checkpointed(block, emb, x)")
 # The same helper given the arguments in another order: not the same call.
 
@@ -192,6 +197,18 @@ CASES.append(
         Rule.SAME_ACTION,
         {"prior.py": CHECKPOINT_OLD},
         {"prior.py": CHECKPOINT_NEW},
+        ("x = torch.utils.checkpoint.checkpoint(wrap_forward(block), x, emb, use_reentrant=False)",),
+        target="demo.prior.Prior.run",
+        kind="changed",
+    )
+)
+
+CASES.append(
+    RuleCase(
+        "same-action-wrapper-dropped-cache-added",
+        Rule.SAME_ACTION,
+        {"prior.py": CHECKPOINT_OLD},
+        {"prior.py": CACHED_NEW},
         ("x = torch.utils.checkpoint.checkpoint(wrap_forward(block), x, emb, use_reentrant=False)",),
         target="demo.prior.Prior.run",
         kind="changed",

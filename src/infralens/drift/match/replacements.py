@@ -209,18 +209,27 @@ def _value_kept(left: ast.stmt, right: ast.stmt) -> bool:
 
 
 def _wrapper_dropped(left: ast.stmt, right: ast.stmt) -> bool:
-    """:class:`ReplacementKind.WRAPPER_DROPPED`: both statements the same kind (the same targets when they assign), each
-    over one call; the old call's first argument a one-argument call around what the new one's first argument is, and
-    every further positional argument the same."""
+    """:class:`ReplacementKind.WRAPPER_DROPPED`: both statements the same kind (when they assign, the same targets, or
+    the old one first of the new tuple: a cache now returned beside the output), each over one call; the old call's
+    first argument a one-argument call around what the new one's first argument is, and every further positional
+    argument the same, in order (more may follow them)."""
     old, new = _simple_value(left), _simple_value(right)
     if type(left) is not type(right) or not (isinstance(old, ast.Call) and isinstance(new, ast.Call)) or not old.args or not new.args:
         return False
-    if isinstance(left, ast.Assign) and isinstance(right, ast.Assign) and [ast.dump(t) for t in left.targets] != [ast.dump(t) for t in right.targets]:
+    if isinstance(left, ast.Assign) and isinstance(right, ast.Assign) and not _targets_kept(left.targets, right.targets):
         return False
     wrapper = old.args[0]
-    if not (isinstance(wrapper, ast.Call) and len(wrapper.args) == 1 and not wrapper.keywords):
+    if not (isinstance(wrapper, ast.Call) and len(wrapper.args) == 1 and not wrapper.keywords) or len(new.args) < len(old.args):
         return False
-    return [ast.dump(a) for a in (wrapper.args[0], *old.args[1:])] == [ast.dump(a) for a in new.args]
+    return [ast.dump(a) for a in (wrapper.args[0], *old.args[1:])] == [ast.dump(a) for a in new.args[: len(old.args)]]
+
+
+def _targets_kept(old: list[ast.expr], new: list[ast.expr]) -> bool:
+    """Whether an assignment to ``new`` assigns what one to ``old`` did: the same targets, or one old target that the
+    new tuple unpacks first."""
+    if [ast.dump(t) for t in old] == [ast.dump(t) for t in new]:
+        return True
+    return len(old) == len(new) == 1 and isinstance(new[0], ast.Tuple) and bool(new[0].elts) and ast.dump(new[0].elts[0]) == ast.dump(old[0])
 
 
 def argument_kept(old: str, new: str, message_length: int) -> bool:
