@@ -867,3 +867,8 @@ from rule_cases_rewritten_homes import CASES as _REWRITTEN_HOME_CASES, HELD_BACK
 
 CASES.extend(_REWRITTEN_HOME_CASES)
 HELD_BACK.extend(_REWRITTEN_HOME_HELD_BACK)
+
+from rule_cases_headers import CASES as _HEADER_CASES, HELD_BACK as _HEADER_HELD_BACK  # noqa: E402
+
+CASES.extend(_HEADER_CASES)
+HELD_BACK.extend(_HEADER_HELD_BACK)

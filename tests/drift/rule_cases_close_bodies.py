@@ -3,7 +3,9 @@
 a module whose last name is a plain word of the old module (set 39: ``modular_pipelines.flux.inputs`` beside
 ``qwenimage/inputs.py``, which says ``inputs`` everywhere and imports nothing of it): ``class-copied-not-renamed``; and
 for a class renamed behind an alias and made a dataclass at once (set 39: ``PretrainedConfig = PreTrainedConfig``, whose
-``__init__`` became ``__post_init__``): ``class-kept-as-alias``. :mod:`rule_cases` adds them to its tables."""
+``__init__`` became ``__post_init__``): ``class-kept-as-alias``; and for a module function folded into a method of a class
+new in its file (set 42: ``smolvlm_sample_indices_fn`` → ``SmolVLMVideoProcessor.sample_frames``):
+``folded-into-method``. :mod:`rule_cases` adds them to its tables."""
 
 from __future__ import annotations
 
@@ -80,6 +82,28 @@ def _expanded_mask(fn, width):
 """
 # A new function that resembles too little of the reviewed body.
 
+FOLDED_NEW = f"""
+def size_of(items):{UNRELATED}
+
+class MaskBuilder:
+    def build(self, fn, width):{textwrap.indent(NEW_BODY, "    ")}"""
+# window_mask is gone; MaskBuilder, new, has a method close to most of its statements: the function folded into it.
+FOLDED_TWICE_NEW = (
+    FOLDED_NEW
+    + f"""
+
+class FlatMaskBuilder:
+    def build(self, fn, width):{textwrap.indent(NEW_BODY, "    ")}"""
+)
+# Two new classes with the same close method: a body copied into two tells nothing.
+FOLDED_AND_RENAMED_NEW = (
+    FOLDED_NEW
+    + f"""
+
+def _expanded_mask(fn, width):{NEW_BODY}"""
+)
+# A new module-level function is as close as the method: the function renamed where it was (renamed-close-body's case).
+
 WORD_USER_NEW = "def encode(config, ids):\n    encoders = [build_model(config)]\n    return encoders[0](ids)\n"
 # The old module says "encoders" as a plain word, and imports nothing from the module of that name: the look-alike
 # class there is still a copy made there.
@@ -112,6 +136,15 @@ NO_POST_INIT_NEW = {**CONFIG_NEW, "backend.py": CONFIG_NEW["backend.py"].replace
 
 CASES: list[RuleCase] = [
     RuleCase(
+        "folded-into-method",
+        TargetRule.FOLDED_INTO_METHOD,
+        {"masks.py": GONE_OLD},
+        {"masks.py": FOLDED_NEW},
+        ("fn = wrap ( fn , in_dims = span , out_dims = 0 )",),
+        "target",
+        target="demo.masks.window_mask",
+    ),
+    RuleCase(
         "class-kept-as-alias-init-as-post-init",
         TargetRule.CLASS_KEPT_AS_ALIAS,
         {"tok.py": CONFIG_OLD},
@@ -143,6 +176,33 @@ CASES: list[RuleCase] = [
 ]
 
 HELD_BACK: list[RuleCase] = [
+    RuleCase(
+        "folded-into-method-not-into-two-copies",
+        TargetRule.FOLDED_INTO_METHOD,
+        {"masks.py": GONE_OLD},
+        {"masks.py": FOLDED_TWICE_NEW},
+        ("fn = wrap ( fn , in_dims = span , out_dims = 0 )",),
+        "target",
+        target="demo.masks.window_mask",
+    ),
+    RuleCase(
+        "folded-into-method-not-beside-a-function-as-close",
+        TargetRule.FOLDED_INTO_METHOD,
+        {"masks.py": GONE_OLD},
+        {"masks.py": FOLDED_AND_RENAMED_NEW},
+        ("fn = wrap ( fn , in_dims = span , out_dims = 0 )",),
+        "target",
+        target="demo.masks.window_mask",
+    ),
+    RuleCase(
+        "folded-into-method-not-a-method-renamed",
+        TargetRule.FOLDED_INTO_METHOD,
+        {"masks.py": METHOD_OLD},
+        {"masks.py": OTHER_CLASS_NEW},
+        ("fn = wrap ( fn , in_dims = span , out_dims = 0 )",),
+        "target",
+        target="demo.masks.Masks.window_mask",
+    ),
     RuleCase(
         "class-kept-as-alias-init-not-another-method",
         TargetRule.CLASS_KEPT_AS_ALIAS,

@@ -98,6 +98,7 @@ RULES = {
     Rule.EDITED_IN_REACHED: StepCase(Container.IN_PLACE, edited=ev(origin=Origin.REACHED, similarity=T.confident_similarity, context=T.moved_context)),
     Rule.MOVED_WITH_BLOCK: StepCase(Container.IN_PLACE, carried=CARRIED),
     Rule.EXTRACTED_AND_CALLED: StepCase(Container.IN_PLACE, own=ev(similarity=0.1, same_shape=False, extracted=True), decoys=3),
+    Rule.HEADER_OF_ITS_BODY: StepCase(Container.IN_PLACE, decoys=3, body_header=ev(origin=Origin.REACHED, similarity=0.2)),
     Rule.DECOYS_ONLY: StepCase(Container.IN_PLACE, decoys=3),
     Rule.TARGET_GONE: StepCase(Container.GONE),
     Rule.NOTHING_CORRESPONDS: StepCase(Container.IN_PLACE),

@@ -13,6 +13,7 @@ text the reviewed target held itself (another of its statements, carried over un
 from __future__ import annotations
 
 from collections import Counter
+from dataclasses import replace
 
 from infralens.drift.lock.entries import AnnotationLock, StepLock, short_hash
 from infralens.drift.lock.facts import body_of
@@ -75,3 +76,10 @@ def edits_where_block_went(
                     options.setdefault(step.step_id, {})[proposal.key] = weight
                     scored[(step.step_id, proposal.key)] = Scored(proposal, evidence)
     return {step_id: scored[(step_id, key)] for step_id, key in assign(options).items()}
+
+
+def with_provenance(scored: Scored, transfers: Transfers) -> Scored:
+    """``scored`` with what the reviewed release says of its place: held the text already, or gained the target's."""
+    proposal = scored.proposal
+    provenance = transfers.of(proposal.source, proposal.index, proposal.window[0])
+    return Scored(proposal, replace(scored.evidence, provenance=provenance), scored.tie, scored.contested)

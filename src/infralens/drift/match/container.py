@@ -1,19 +1,18 @@
 """Container first: what became of an annotated function, decided once, with the rule and evidence that decided it.
 
 The function is looked for, strictest first: the same file byte for byte (``file-unchanged``); the same qualname in its file (``same-place``,
-``body-changed``); the same qualname in another module (``moved-module``); its name at the other level, new since the review (``moved-same-name``; or a
-new top-level function of its name its module defines or imports, ``named-by-its-module``, see :mod:`.namesakes`); its namesake on a class its class now
-builds (``moved-to-built-class``, :mod:`.built`); a shim that forwards the old name (``renamed-behind-shim``); a definition of another name whose body
-overlaps (``renamed-body-overlap``), or holds it with its helpers (``renamed-and-split``); the new name its callers now call (``renamed-at-callers``,
-:mod:`.callers`; ``replaced-at-callers``, ``called-with-same-arguments``, ``assigned-in-its-place``, ``made-public-at-callers``: :mod:`.renamed_words`);
-a function new in its file holding most of its body (``renamed-holding-body``; ``renamed-with-base``, ``moved-sole-namesake``, ``init-as-post-init``:
-:mod:`.new_definitions`); the method of its name in the class its class was renamed to (``class-renamed``, :mod:`.classes`), that its class's old name
-now aliases (``class-kept-as-alias``, :mod:`.aliases`) or that inherits its class (``folded-into-subclass``, ``pushed-down-to-subclass``); the class
-its users now build (``class-renamed-at-users``, ``class-renamed-with-users``); a method folded into its first parameter's class (``moved-to-receiver``);
-else ``deleted``. A module function's namesake or look-alike in another file is not taken when it is a copy made there (``copied-not-moved``). Decorators are
-part of the target: one added, removed or replaced makes the finding ``decorators-changed`` (low severity), named in the message. A body that lost
+``body-changed``); the same qualname in another module (``moved-module``); its name at the other level, new since the review (``moved-same-name``; or a new
+top-level function of its name its module defines or imports, ``named-by-its-module``, see :mod:`.namesakes`); its namesake on a class its class now builds
+(``moved-to-built-class``, :mod:`.built`); a shim that forwards the old name (``renamed-behind-shim``); a definition of another name whose body overlaps
+(``renamed-body-overlap``), or holds it with its helpers (``renamed-and-split``); the new name its callers now call (``renamed-at-callers``, :mod:`.callers`;
+``replaced-at-callers``, ``called-with-same-arguments``, ``assigned-in-its-place``, ``made-public-at-callers``: :mod:`.renamed_words`; a method new in its
+file close to most of it, ``folded-into-method``); a function new in its file holding most of its body (``renamed-holding-body``; ``renamed-with-base``,
+``moved-sole-namesake``, ``init-as-post-init``: :mod:`.new_definitions`); the method of its name in the class its class was renamed to (``class-renamed``,
+:mod:`.classes`), that its class's old name now aliases (``class-kept-as-alias``, :mod:`.aliases`) or that inherits its class (``folded-into-subclass``,
+``pushed-down-to-subclass``); the class its users now build (``class-renamed-at-users``, ``class-renamed-with-users``); a method folded into its first
+parameter's class (``moved-to-receiver``); else ``deleted``. A module function's namesake or look-alike in another file is not taken when it is a copy made
+there (``copied-not-moved``). Decorators are part of the target: one added, removed or replaced makes the finding ``decorators-changed``. A body that lost
 statements to helpers it now calls or to a decorator it now carries is one more decision (``split-into-helpers``, ``wrapped-by-decorator``; :mod:`.split`).
-Statements are then mapped inside the function found, then in those helpers (and the functions it leads to, :mod:`.calls`).
 """
 
 from __future__ import annotations
@@ -166,6 +165,7 @@ class ContainerMapper:
             (TargetRule.MOVED_INTO_DECORATOR, self._by(moved_into_decorator, TargetRule.MOVED_INTO_DECORATOR)),
             (TargetRule.INLINED_INTO_CALLER, self._by(inlined_into_caller, TargetRule.INLINED_INTO_CALLER)),
             (TargetRule.RENAMED_KEEPING_WORDS, self._by(renamed_words.renamed_keeping_words, TargetRule.RENAMED_KEEPING_WORDS)),
+            (TargetRule.FOLDED_INTO_METHOD, self._by(renamed_words.folded_into_method, TargetRule.FOLDED_INTO_METHOD)),
             (TargetRule.REPLACED_AT_CALLERS, self._by(renamed_words.replaced_at_callers, TargetRule.REPLACED_AT_CALLERS)),
             (TargetRule.CALLED_WITH_SAME_ARGUMENTS, self._by(renamed_words.called_with_same_arguments, TargetRule.CALLED_WITH_SAME_ARGUMENTS)),
             (TargetRule.ASSIGNED_IN_ITS_PLACE, self._by(renamed_words.assigned_in_its_place, TargetRule.ASSIGNED_IN_ITS_PLACE)),

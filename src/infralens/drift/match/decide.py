@@ -37,6 +37,8 @@ class StepCase:
     """An admissible edit of the step in the function the target now clearly hands its work to (:mod:`.reached_edits`)."""
     edited_in_helper: bool = False
     """:attr:`edited` lies in a helper the container decision saw receive the target's lost statements (:mod:`.split`)."""
+    body_header: Evidence | None = None
+    """The new header its reviewed block's placed steps now all sit under, for a header (:mod:`.body_headers`)."""
 
 
 EDITED_WHERE_IT_LEADS = frozenset(
@@ -315,6 +317,7 @@ STEP_RULES: dict[Rule, Predicate] = {
     Rule.ALIGNED_IN_REACHED: _aligned,
     Rule.EDITED_WITH_BLOCK: lambda case, admitted, policy, trace: case.edited is not None and admitted is None and case.container is Container.GONE,
     Rule.EDITED_IN_REACHED: lambda case, admitted, policy, trace: case.edited is not None and admitted is None,
+    Rule.HEADER_OF_ITS_BODY: lambda case, admitted, policy, trace: case.body_header is not None and admitted is None,
     Rule.DECOYS_ONLY: lambda case, admitted, policy, trace: case.decoys > 0,
     Rule.TARGET_GONE: lambda case, admitted, policy, trace: case.container is Container.GONE,
     Rule.NOTHING_CORRESPONDS: lambda case, admitted, policy, trace: True,

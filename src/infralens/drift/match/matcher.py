@@ -1,10 +1,8 @@
 """Classify locked steps against one source tree: container first, then every step of it at once.
 
-For each annotation: :class:`~.container.ContainerMapper` decides what became of the target; the strategies of
-:mod:`.propose` propose places for each step (inside the target, or the same text elsewhere); :mod:`.evidence` measures
-each proposal; :func:`~.assign.assign` gives the steps statements of the target one-to-one (maximum total weight, so two
-steps never share a statement); and :func:`~.decide.decide` names each step's kind and the rule that decided it.
-"""
+For each annotation: :class:`~.container.ContainerMapper` decides what became of the target; :mod:`.propose` proposes places for
+each step (inside the target, or the same text elsewhere); :mod:`.evidence` measures each; :func:`~.assign.assign` gives the steps
+statements of the target one to one (maximum total weight); and :func:`~.decide.decide` names each step's kind and its rule."""
 
 from __future__ import annotations
 
@@ -13,7 +11,8 @@ from dataclasses import dataclass, replace
 from infralens.drift.lock.entries import AnnotationLock, StepLock
 from infralens.drift.lock.facts import body_hashes, body_of
 from infralens.drift.match.assign import assign
-from infralens.drift.match.block_edits import edits_where_block_went
+from infralens.drift.match.block_edits import edits_where_block_went, with_provenance
+from infralens.drift.match.body_headers import headers_of_bodies
 from infralens.drift.match.calls import Reach
 from infralens.drift.match.classes import in_same_named_copy
 from infralens.drift.match.container import ContainerMapper, Found
@@ -150,6 +149,10 @@ class DistributionMatcher:
         for step_id, edit in (edits_where_block_went(self.reader, results, annotation, pending, self.policy, transfers) if found is None else {}).items():
             del traces[step_id].events[marks[step_id] :]  # decided again: rewritten where the gone target's block went
             results[step_id] = self._decide(replace(cases[step_id], edited=edit), None, [])
+        for _ in range(t.header_rounds if self.policy.on(Rule.HEADER_OF_ITS_BODY) else 0):  # one level of nested headers a round
+            for step_id, header in headers_of_bodies(self.reader, reviewed, results, annotation, pending, t).items():
+                del traces[step_id].events[marks[step_id] :]  # decided again: its body's steps sit under a new header
+                results[step_id] = self._decide(replace(cases[step_id], body_header=header), own.get(step_id), options.get(step_id, []))
         return results
 
     def _admit(self, evidence: Evidence) -> bool:
@@ -318,11 +321,13 @@ class DistributionMatcher:
             decoys=len(rivals),
             edited=edited.evidence if edited is not None else None,
             edited_in_helper=edited is not None and in_split_helper(found, edited),
+            body_header=step.body_header.evidence if step.body_header is not None else None,
         )
         decision = decide(case, policy, trace)
         if decision.kind is StepKind.CHANGED and own is not None and decision.rule not in EDITED_WHERE_IT_LEADS:
             return self._changed(entry, decision.rule, own, options, trace)
-        chosen = {Rule.MOVED_TO_REACHED: reached, Rule.MOVED_WITH_BLOCK: carried}.get(decision.rule, edited if decision.rule in EDITED_WHERE_IT_LEADS else None)
+        placed = {Rule.MOVED_TO_REACHED: reached, Rule.MOVED_WITH_BLOCK: carried, Rule.HEADER_OF_ITS_BODY: step.body_header}
+        chosen = placed.get(decision.rule, edited if decision.rule in EDITED_WHERE_IT_LEADS else None)
         if chosen is not None:
             return step_result(entry, decision.rule, chosen, tuple(r.candidate(t) for r in rivals), placed_message(decision.rule, chosen), t, trace)
         candidates = tuple(r.candidate(t) for r in rivals[:5])
@@ -400,7 +405,7 @@ class DistributionMatcher:
             trace.add(Filter.REAL_EDIT_STAYS, Action.VETOED, detail)
             return None
         step.transfers.prefetch([(s.proposal.source, s.proposal.index, s.proposal.window[0]) for s in homes])
-        homes = [_with_provenance(s, step.transfers) for s in homes]
+        homes = [with_provenance(s, step.transfers) for s in homes]
         carriers = self.views.seen(step.annotation, homes, policy, trace)
         best = pick_carried([s.evidence for s in carriers], policy, trace, gone=reach is None)
         return carriers[best] if best is not None else None
@@ -441,10 +446,5 @@ class _Step:
     trace: Trace
     edited: Scored | None = None
     """An edit of the step in the function the target now hands its work to (:mod:`.reached_edits`)."""
-
-
-def _with_provenance(scored: Scored, transfers: Transfers) -> Scored:
-    """``scored`` with what the reviewed release says of its place: held the text already, or gained the target's."""
-    proposal = scored.proposal
-    provenance = transfers.of(proposal.source, proposal.index, proposal.window[0])
-    return Scored(proposal, replace(scored.evidence, provenance=provenance), scored.tie, scored.contested)
+    body_header: Scored | None = None
+    """The new header its block's placed steps all sit under (:mod:`.body_headers`)."""

@@ -37,7 +37,7 @@ from infralens.drift.match.imported import Relocated
 from infralens.drift.match.names import defining
 from infralens.drift.match.reader import TreeReader
 from infralens.drift.match.receiver import parameter_names
-from infralens.drift.match.renamed_words import close_share
+from infralens.drift.match.renamed_words import clearly_ahead, close_share
 from infralens.drift.match.reviewed import defined_in, reviewed_texts
 from infralens.drift.match.rules import CONTENTLESS, Thresholds
 from infralens.source import Definition, ModuleIndex
@@ -58,7 +58,7 @@ def renamed_holding_body(reader: TreeReader, reviewed: TreeReader | None, entry:
     source, index = indexed
     owner = entry.target.rpartition(".")[0]
     shares = ((sum((wanted & Counter(body_hashes(index, d))).values()) / total, d) for d in _new_in_scope(index, reviewed, entry, owner))
-    best = _clearly_ahead([(share, d) for share, d in shares if share >= t.held_body_share], t)
+    best = clearly_ahead([(share, d) for share, d in shares if share >= t.held_body_share], t)
     if best is None:
         return None
     share, definition = best
@@ -74,14 +74,6 @@ def _new_in_scope(index: ModuleIndex, reviewed: TreeReader, entry: AnnotationLoc
         for d in index.definitions
         if d.kind is entry.kind and d.accessor is None and d.qualname.rpartition(".")[0] == owner and not defined_in(reviewed, entry.relpath, d.qualname)
     ]
-
-
-def _clearly_ahead(scored: list[tuple[float, Definition]], t: Thresholds) -> tuple[float, Definition] | None:
-    """The best scored definition, when the next is more than :attr:`~.rules.Thresholds.target_renamed_margin` behind."""
-    scored = sorted(scored, key=lambda item: item[0], reverse=True)
-    if not scored or (len(scored) > 1 and scored[1][0] >= scored[0][0] - t.target_renamed_margin):
-        return None
-    return scored[0]
 
 
 def renamed_close_body(reader: TreeReader, reviewed: TreeReader | None, entry: AnnotationLock, t: Thresholds) -> Relocated | None:
@@ -102,7 +94,7 @@ def renamed_close_body(reader: TreeReader, reviewed: TreeReader | None, entry: A
     source, index = indexed
     owner = entry.target.rpartition(".")[0]
     shares = ((close_share(wanted, [s.text for s in body_of(index, d)], t), d) for d in _new_in_scope(index, reviewed, entry, owner))
-    best = _clearly_ahead([(share, d) for share, d in shares if share >= t.replaced_share], t)
+    best = clearly_ahead([(share, d) for share, d in shares if share >= t.replaced_share], t)
     if best is None:
         return None
     share, definition = best

@@ -23,7 +23,7 @@ from infralens.drift.match.reader import TreeReader
 from infralens.drift.match.reviewed import defined_in, new_beside, reviewed_texts
 from infralens.drift.match.rules import CONTENTLESS, Thresholds
 from infralens.drift.match.texts import called_names, names_set, ratio_at_least, statement_shape
-from infralens.source import DefinitionKind
+from infralens.source import Definition, DefinitionKind
 
 _Held = TypeVar("_Held")
 _WORD = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])|[0-9]+")
@@ -253,6 +253,8 @@ def renamed_keeping_words(reader: TreeReader, reviewed: TreeReader | None, entry
     beyond = looked != [entry.relpath]  # files beside it, or modules it newly imports from
     if scored and beyond and any(_new_namesake(reader, reviewed, found, old) for found in reader.files_defining([old], skip=entry.relpath)):
         return None  # it kept its name in another file: a namesake rule's case, not a rename
+    if scored and beyond and not beside and folded_into_method(reader, reviewed, entry, t) is not None:
+        return None  # a method new in its own file holds most of it: rule folded-into-method's case, nearer than a module it imports
     scored.sort(key=lambda item: item[0], reverse=True)
     if not scored or (len(scored) > 1 and scored[1][0] == scored[0][0]):
         return None
@@ -320,3 +322,38 @@ def _new_namesake(reader: TreeReader, reviewed: TreeReader | None, relpath: str,
     indexed = reader.indexed(relpath)
     named = [d.qualname for d in indexed[1].definitions if d.qualname.rpartition(".")[2] == name] if indexed is not None else []
     return any(not defined_in(reviewed, relpath, qualname) for qualname in named)
+
+
+def folded_into_method(reader: TreeReader, reviewed: TreeReader | None, entry: AnnotationLock, t: Thresholds) -> Relocated | None:
+    """The one method new since the review in the file of a gone module-level function for whose body at least
+    :attr:`~.rules.Thresholds.replaced_share` of the reviewed statements with content have a close statement, clearly
+    more than any other definition new there at any level (rule ``folded-into-method``): a sampling callback folded
+    into the video processor class new in its file (transformers 4.53: ``smolvlm_sample_indices_fn`` →
+    ``SmolVLMVideoProcessor.sample_frames``). A new module-level function as close wins instead, and leaves the
+    target to ``renamed-close-body``; asked after ``renamed-keeping-words``, which yields to it when its candidate lies
+    beyond the target's file."""
+    texts = reviewed_texts(reviewed, entry)
+    indexed = reader.indexed(entry.relpath)
+    if "." in entry.target or texts is None or reviewed is None or indexed is None:
+        return None
+    wanted = [text for text in texts if text not in CONTENTLESS]
+    if not wanted:
+        return None
+    source, index = indexed
+    classes = {d.qualname for d in index.definitions if d.kind is DefinitionKind.CLASS}
+    scopes = {"", *classes}
+    new = [d for d in index.definitions if d.kind is entry.kind and d.accessor is None and d.qualname.rpartition(".")[0] in scopes]
+    new = [d for d in new if not defined_in(reviewed, entry.relpath, d.qualname)]
+    best = clearly_ahead([(share, d) for d in new if (share := close_share(wanted, [s.text for s in body_of(index, d)], t)) >= t.replaced_share], t)
+    if best is None or "." not in best[1].qualname:
+        return None
+    share, definition = best
+    return Relocated(source, index, definition, f"a method new in its file since the review, it holds a close statement for {share:.0%} of the reviewed ones")
+
+
+def clearly_ahead(scored: list[tuple[float, Definition]], t: Thresholds) -> tuple[float, Definition] | None:
+    """The best scored definition, when the next is more than :attr:`~.rules.Thresholds.target_renamed_margin` behind."""
+    scored = sorted(scored, key=lambda item: item[0], reverse=True)
+    if not scored or (len(scored) > 1 and scored[1][0] >= scored[0][0] - t.target_renamed_margin):
+        return None
+    return scored[0]

@@ -1,11 +1,7 @@
-"""The drift matcher's rule book: every named rule and the trace of a decision, with the one table of numbers (kept in
-:mod:`.thresholds`, imported here). This is the bottom of :mod:`infralens.drift.match` (data only: it imports nothing of the
-package but that table). Three kinds of rule go through one trace:
-:class:`TargetRule` (what became of the annotated function), :class:`Filter` (what removes, vetoes or orders a step's candidates)
-and :class:`Rule` (what decides a step's kind, in the order of :data:`STEP_ORDER`). Each has one :class:`RuleSpec` in :data:`SPECS`:
-its invariant in one sentence and whether an ablation may switch it off. A :class:`Policy` carries the :class:`Thresholds` and
-the rules switched off; the matcher is built with one, so an ablation needs no patching. A :class:`Trace` records, in order,
-every rule that fired, vetoed or removed a candidate (``check --explain STEP`` prints it)."""
+"""The drift matcher's rule book (data only; it imports nothing of the package but :mod:`.thresholds`): :class:`TargetRule`
+(what became of the annotated function), :class:`Filter` (what removes, vetoes or orders a step's candidates) and
+:class:`Rule` (what decides a step's kind, in :data:`STEP_ORDER`), each with its invariant in :data:`SPECS`; the
+:class:`Policy` (thresholds, rules switched off) a matcher is built with; the :class:`Trace` of each decision (``--explain``)."""
 
 from __future__ import annotations
 
@@ -68,6 +64,7 @@ class Rule(str, Enum):
     ALIGNED_IN_REACHED = "aligned-in-reached"
     EDITED_WITH_BLOCK = "edited-with-block"
     EDITED_IN_REACHED = "edited-in-reached"
+    HEADER_OF_ITS_BODY = "header-of-its-body"
     EXTRACTED_AND_CALLED = "extracted-and-called"
     DECOYS_ONLY = "decoys-only"
     TARGET_GONE = "target-gone"
@@ -140,6 +137,7 @@ class TargetRule(str, Enum):
     MOVED_INTO_DECORATOR = "moved-into-decorator"
     INLINED_INTO_CALLER = "inlined-into-caller"
     RENAMED_KEEPING_WORDS = "renamed-keeping-words"
+    FOLDED_INTO_METHOD = "folded-into-method"
     REPLACED_AT_CALLERS = "replaced-at-callers"
     CALLED_WITH_SAME_ARGUMENTS = "called-with-same-arguments"
     ASSIGNED_IN_ITS_PLACE = "assigned-in-its-place"
@@ -166,6 +164,7 @@ RENAMING = frozenset(
     {
         TargetRule.RE_EXPORTED,
         TargetRule.RENAMED_KEEPING_WORDS,
+        TargetRule.FOLDED_INTO_METHOD,
         TargetRule.CALLED_WITH_SAME_ARGUMENTS,
         TargetRule.RENAMED_HOLDING_BODY,
         TargetRule.RENAMED_WITH_BASE,
@@ -211,6 +210,7 @@ RULE_KIND = {
     Rule.ALIGNED_IN_REACHED: StepKind.CHANGED,
     Rule.EDITED_WITH_BLOCK: StepKind.CHANGED,
     Rule.EDITED_IN_REACHED: StepKind.CHANGED,
+    Rule.HEADER_OF_ITS_BODY: StepKind.CHANGED,
     Rule.DECOYS_ONLY: StepKind.DELETED,
     Rule.TARGET_GONE: StepKind.DELETED,
     Rule.NOTHING_CORRESPONDS: StepKind.DELETED,
@@ -335,6 +335,7 @@ SPECS: dict[AnyRule, RuleSpec] = {
             TargetRule.RENAMED_KEEPING_WORDS,
             "A function gone from its module lives on in the one function new there whose name keeps its name's words and whose body still resembles its own.",
         ),
+        RuleSpec(TargetRule.FOLDED_INTO_METHOD, "A gone module function lives on in the one method new in its file close to most of its statements."),
         RuleSpec(TargetRule.REPLACED_AT_CALLERS, "A new function the gone target's callers now call in its place, holding part of its body, is the target."),
         RuleSpec(
             TargetRule.CALLED_WITH_SAME_ARGUMENTS,
@@ -440,6 +441,7 @@ SPECS: dict[AnyRule, RuleSpec] = {
             "A gone target's step rewritten in a function that was there at the review and received a block of its steps verbatim is changed there.",
         ),
         RuleSpec(Rule.EDITED_IN_REACHED, "A statement rewritten in the one function the target now clearly hands its work to is changed there."),
+        RuleSpec(Rule.HEADER_OF_ITS_BODY, "A block header whose placed body steps all sit under one new header of its kind was rewritten into it."),
         RuleSpec(Rule.DECOYS_ONLY, "Copies elsewhere that no rule singles out leave the step deleted, listed as candidates.", essential=True),
         RuleSpec(Rule.TARGET_GONE, "A step of a deleted target with no home is deleted.", essential=True),
         RuleSpec(Rule.NOTHING_CORRESPONDS, "A step nothing corresponds to is deleted.", essential=True),

@@ -103,6 +103,7 @@ _PLACED = {
     Rule.MOVED_WITH_BLOCK: "found in {where}, which {provenance}",
     Rule.CLOSE_EDIT_IN_HELPER: "edited in {where}, a helper that received the target's lost statements",
     Rule.EDITED_WITH_BLOCK: "edited in {where}, which received a block of the gone target's steps",
+    Rule.HEADER_OF_ITS_BODY: "rewritten as the header its body's steps now sit under in {where}",
 }
 
 

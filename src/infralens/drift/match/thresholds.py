@@ -64,6 +64,8 @@ class Thresholds:
     """Lost and new statements between two anchors are paired in order only when there are at most this many pairs to weigh..."""
     aligned_margin: float = 0.05
     """...and only when each resembles the other more, by this much, than anything else between those anchors."""
+    header_rounds: int = 3
+    """Headers told by their bodies' steps (rule ``header-of-its-body``) are looked for this many times, a nesting level each."""
     carried_statements: int = 3
     """A place elsewhere that gained at least this many of the target's lost statements may be where the step went..."""
     carried_share: float = 0.5

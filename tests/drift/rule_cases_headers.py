@@ -1,0 +1,103 @@
+"""Rule cases for a block header rewritten with no words kept, told by where its body's steps went (set 42: Mochi's LoRA
+scale test ``if attention_kwargs is not None and attention_kwargs . get ( "scale" , None ) is not None :`` →
+``if not USE_PEFT_BACKEND and lora_scale != 1.0 :``; the quanto layers' ``with init_empty_weights ( ) :`` →
+``with torch . device ( "meta" ) :``): ``header-of-its-body``. :mod:`rule_cases` adds them to its tables."""
+
+from __future__ import annotations
+
+from rule_cases import RuleCase
+
+from infralens.drift.match.rules import Rule
+
+SCALED_OLD = """
+class Mixer:
+    def run(self, x, opts=None):
+        if opts is not None and opts.get("scale") is not None:
+            warn("a scale is ignored without the backend")
+            report_unused(opts)
+        y = x * 2
+        return y
+"""
+SCALED_NEW = """
+class Mixer:
+    def run(self, x, opts=None):
+        scale = (opts or {}).pop("scale", 1.0)
+        if not BACKEND and scale != 1.0:
+            warn("a scale is ignored without the backend, pass it to the layers")
+            report_unused(opts)
+        y = x * 2
+        return y
+"""
+# The test's words are all new; the warning (rewritten) and the report (kept) sit under the new test.
+SCALED_SPLIT_NEW = """
+class Mixer:
+    def run(self, x, opts=None):
+        scale = (opts or {}).pop("scale", 1.0)
+        if not BACKEND and scale != 1.0:
+            warn("a scale is ignored without the backend, pass it to the layers")
+        if opts:
+            report_unused(opts)
+        y = x * 2
+        return y
+"""
+# The body's steps went under two different headers: neither is told to be the old one.
+SCALED_HELD_OLD = """
+class Mixer:
+    def run(self, x, opts=None):
+        if opts is not None and opts.get("scale") is not None:
+            warn("a scale is ignored without the backend")
+            report_unused(opts)
+        if not BACKEND and verbose:
+            show(x)
+        y = x * 2
+        return y
+"""
+SCALED_HELD_NEW = """
+class Mixer:
+    def run(self, x, opts=None):
+        if not BACKEND and verbose:
+            show(x)
+            warn("a scale is ignored without the backend, pass it to the layers")
+            report_unused(opts)
+        y = x * 2
+        return y
+"""
+# The body went under a header the function had at the review: the old test is gone, not rewritten into that one.
+
+CASES: list[RuleCase] = [
+    RuleCase(
+        "header-of-its-body",
+        Rule.HEADER_OF_ITS_BODY,
+        {"mixer.py": SCALED_OLD},
+        {"mixer.py": SCALED_NEW},
+        ('if opts is not None and opts.get("scale") is not None:', 'warn("a scale is ignored without the backend")', "report_unused(opts)"),
+        kind="changed",
+    ),
+]
+
+HELD_BACK: list[RuleCase] = [
+    RuleCase(
+        "header-of-its-body-not-under-two-headers",
+        Rule.HEADER_OF_ITS_BODY,
+        {"mixer.py": SCALED_OLD},
+        {"mixer.py": SCALED_SPLIT_NEW},
+        ('if opts is not None and opts.get("scale") is not None:', 'warn("a scale is ignored without the backend")', "report_unused(opts)"),
+        kind="deleted",
+    ),
+    RuleCase(
+        "header-of-its-body-not-a-header-held-at-review",
+        Rule.HEADER_OF_ITS_BODY,
+        {"mixer.py": SCALED_HELD_OLD},
+        {"mixer.py": SCALED_HELD_NEW},
+        ('if opts is not None and opts.get("scale") is not None:', 'warn("a scale is ignored without the backend")', "report_unused(opts)"),
+        kind="deleted",
+    ),
+    RuleCase(
+        "header-of-its-body-not-when-its-body-is-gone",
+        Rule.HEADER_OF_ITS_BODY,
+        {"mixer.py": SCALED_OLD},
+        {"mixer.py": SCALED_NEW.replace("            report_unused(opts)\n", "").replace(", pass it to the layers", ", as before")},
+        ('if opts is not None and opts.get("scale") is not None:', "report_unused(opts)", "y = x * 2"),
+        kind="deleted",
+    ),
+]
