@@ -84,6 +84,9 @@ step's search elsewhere was cut to the 6 best-ranked files holding its text (16 
 and 9.88 s wall, 12.3 s and 12.1 s CPU (the start's code 11.40 s and 12.12 s, 14.8 s and 15.7 s CPU), warm 5.5 s
 (6.0 s); digest e43dcc153012 (the same counts; only the messages of searches cut at their limit differ). At 13:23-13:27,
 with sets 40 and 41's rules and the machine slower: 11.41 s and 10.74 s against the start's 13.33 s and 12.73 s.
+
+On 2026-12-01 15:23-15:27, idle, medians of 3, alternating with the code before set 42's rules (b5bc7c1): 12.45 s and
+11.79 s cold against 11.97 s and 12.65 s, the same digest (e43dcc153012); a slow machine state, the target missed.
 """
 
 from __future__ import annotations
