@@ -26,7 +26,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests" / "drift"))
 
 from test_history_corpus import match_prepared, misplaced, prepare_corpus  # the corpus runner the tests use
 
-from infralens.drift.match.rules import SPECS, Policy
+from infralens.drift.match.rulebook import SPECS
+from infralens.drift.match.rules import Policy
 from infralens.source.cache import default_cache_dir
 
 ROOT = Path(__file__).resolve().parents[1]

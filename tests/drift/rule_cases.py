@@ -1,7 +1,7 @@
 """Each rule of the drift matcher's rule book with its own cases: a release 1.0, a release 2.0, the annotated steps,
 and what the rule must do (fire, veto, remove or decline) on one step or on the target, in the trace of a real check.
 
-As Fixit's rules carry their valid and invalid examples, every rule of :data:`infralens.drift.match.rules.SPECS` has at
+As Fixit's rules carry their valid and invalid examples, every rule of :data:`infralens.drift.match.rulebook.SPECS` has at
 least one case here (``test_rule_cases.py`` proves it and runs them all through one parametrised test). Sources come
 from the matcher's other synthetic tests where one already shows the rule; the rest are written here.
 """

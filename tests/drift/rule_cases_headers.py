@@ -1,13 +1,16 @@
 """Rule cases for a block header rewritten with no words kept, told by where its body's steps went (set 42: Mochi's LoRA
 scale test ``if attention_kwargs is not None and attention_kwargs . get ( "scale" , None ) is not None :`` →
 ``if not USE_PEFT_BACKEND and lora_scale != 1.0 :``; the quanto layers' ``with init_empty_weights ( ) :`` →
-``with torch . device ( "meta" ) :``): ``header-of-its-body``. :mod:`rule_cases` adds them to its tables."""
+``with torch . device ( "meta" ) :``): ``header-of-its-body``. And for a class renamed with its file by dropping one word
+from both names (set 43: ``image_processing_pixtral_fast.PixtralImageProcessorFast`` →
+``image_processing_pixtral.PixtralImageProcessor``, whose slow class left for a new file): ``renamed-dropping-a-word``.
+:mod:`rule_cases` adds them to its tables."""
 
 from __future__ import annotations
 
 from rule_cases import RuleCase
 
-from infralens.drift.match.rules import Rule
+from infralens.drift.match.rules import Rule, TargetRule
 
 SCALED_OLD = """
 class Mixer:
@@ -64,7 +67,62 @@ class Mixer:
 """
 # The body went under a header the function had at the review: the old test is gone, not rewritten into that one.
 
+FAST_OLD = {
+    "proc_fast.py": """
+class ImageProcFast:
+    def resize(self, image, size, interpolation=None):
+        interpolation = interpolation if interpolation is not None else "bilinear"
+        if interpolation == "lanczos":
+            interpolation = "bicubic"
+        return scale(image, size=size, mode=interpolation)
+""",
+    "proc.py": """
+class ImageProc:
+    def preprocess(self, images):
+        return [to_array(image) for image in images]
+""",
+}
+FAST_NEW = {
+    "proc.py": """
+class ImageProc:
+    def resize(self, image, size, resample=None):
+        resample = resample if resample is not None else "bilinear"
+        if resample == "lanczos":
+            resample = "bicubic"
+        return scale(image, size=size, mode=resample)
+""",
+    "proc_pil.py": FAST_OLD["proc.py"].replace("ImageProc:", "PilImageProc:"),
+}
+# The fast file is gone; its class lives on, without "Fast", in the file named without "fast" (the slow class moved out).
+FAST_TWICE_NEW = {
+    **FAST_NEW,
+    "fast.py": FAST_NEW["proc.py"].replace("class ImageProc:", "class ImageFast:"),
+}
+# Dropping "proc" names a file and a class too (fast.py, ImageFast): two places, neither told.
+SIBLING_OLD = {
+    "proc_fast.py": FAST_OLD["proc_fast.py"],
+    "proc.py": """
+class ImageProc:
+    def resize(self, image, size, interpolation=None):
+        interpolation = interpolation if interpolation is not None else "bilinear"
+        return scale_slowly(image, size=size, mode=interpolation)
+""",
+}
+SIBLING_NEW = {"proc.py": SIBLING_OLD["proc.py"]}
+# The class without "Fast" had its own resize at the review and still has it, itself: a sibling (diffusers' Flax schedulers
+# dropped beside their PyTorch twins), not the target renamed.
+
 CASES: list[RuleCase] = [
+    RuleCase(
+        "renamed-dropping-a-word",
+        TargetRule.RENAMED_DROPPING_A_WORD,
+        FAST_OLD,
+        FAST_NEW,
+        ('interpolation = interpolation if interpolation is not None else "bilinear"',),
+        "target",
+        target="demo.proc_fast.ImageProcFast.resize",
+        kind="renamed",
+    ),
     RuleCase(
         "header-of-its-body",
         Rule.HEADER_OF_ITS_BODY,
@@ -76,6 +134,25 @@ CASES: list[RuleCase] = [
 ]
 
 HELD_BACK: list[RuleCase] = [
+    RuleCase(
+        "renamed-dropping-a-word-not-a-sibling-still-itself",
+        TargetRule.RENAMED_DROPPING_A_WORD,
+        SIBLING_OLD,
+        SIBLING_NEW,
+        ('interpolation = interpolation if interpolation is not None else "bilinear"',),
+        "target",
+        target="demo.proc_fast.ImageProcFast.resize",
+        kind="deleted",
+    ),
+    RuleCase(
+        "renamed-dropping-a-word-not-in-two-places",
+        TargetRule.RENAMED_DROPPING_A_WORD,
+        FAST_OLD,
+        FAST_TWICE_NEW,
+        ('interpolation = interpolation if interpolation is not None else "bilinear"',),
+        "target",
+        target="demo.proc_fast.ImageProcFast.resize",
+    ),
     RuleCase(
         "header-of-its-body-not-under-two-headers",
         Rule.HEADER_OF_ITS_BODY,

@@ -14,7 +14,8 @@ from pathlib import Path
 import pytest
 from rule_cases import CASES, HELD_BACK, RuleCase
 
-from infralens.drift.match.rules import SPECS, STEP_ORDER, Rule, RuleEvent, Thresholds
+from infralens.drift.match.rulebook import SPECS
+from infralens.drift.match.rules import STEP_ORDER, Rule, RuleEvent, Thresholds
 
 MATCH = Path(__file__).resolve().parents[2] / "src" / "infralens" / "drift" / "match"
 

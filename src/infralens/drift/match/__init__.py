@@ -37,8 +37,8 @@ if TYPE_CHECKING:
         TargetResult as TargetResult,
     )
     from .reviewed import ReviewedSources as ReviewedSources
+    from .rulebook import SPECS as SPECS
     from .rules import (
-        SPECS as SPECS,
         Container as Container,
         Filter as Filter,
         Origin as Origin,
@@ -57,7 +57,7 @@ __all__, __getattr__ = lazy_exports(
         "StepResult": "results",
         "TargetKind": "results",
         "TargetResult": "results",
-        "SPECS": "rules",
+        "SPECS": "rulebook",
         "Filter": "rules",
         "Policy": "rules",
         "TargetRule": "rules",

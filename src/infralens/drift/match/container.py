@@ -2,17 +2,16 @@
 
 The function is looked for, strictest first: the same file byte for byte (``file-unchanged``); the same qualname in its file (``same-place``,
 ``body-changed``); the same qualname in another module (``moved-module``); its name at the other level, new since the review (``moved-same-name``; or a new
-top-level function of its name its module defines or imports, ``named-by-its-module``, see :mod:`.namesakes`); its namesake on a class its class now builds
-(``moved-to-built-class``, :mod:`.built`); a shim that forwards the old name (``renamed-behind-shim``); a definition of another name whose body overlaps
-(``renamed-body-overlap``), or holds it with its helpers (``renamed-and-split``); the new name its callers now call (``renamed-at-callers``, :mod:`.callers`;
+top-level function of its name its module has, ``named-by-its-module``); its namesake on a class its class now builds (``moved-to-built-class``); a shim that
+forwards the old name (``renamed-behind-shim``); a definition of another name whose body overlaps (``renamed-body-overlap``), or holds it with its helpers
+(``renamed-and-split``), or named with one word dropped (``renamed-dropping-a-word``); the new name its callers now call (``renamed-at-callers``;
 ``replaced-at-callers``, ``called-with-same-arguments``, ``assigned-in-its-place``, ``made-public-at-callers``: :mod:`.renamed_words`; a method new in its
 file close to most of it, ``folded-into-method``); a function new in its file holding most of its body (``renamed-holding-body``; ``renamed-with-base``,
 ``moved-sole-namesake``, ``init-as-post-init``: :mod:`.new_definitions`); the method of its name in the class its class was renamed to (``class-renamed``,
 :mod:`.classes`), that its class's old name now aliases (``class-kept-as-alias``, :mod:`.aliases`) or that inherits its class (``folded-into-subclass``,
 ``pushed-down-to-subclass``); the class its users now build (``class-renamed-at-users``, ``class-renamed-with-users``); a method folded into its first
-parameter's class (``moved-to-receiver``); else ``deleted``. A module function's namesake or look-alike in another file is not taken when it is a copy made
-there (``copied-not-moved``). Decorators are part of the target: one added, removed or replaced makes the finding ``decorators-changed``. A body that lost
-statements to helpers it now calls or to a decorator it now carries is one more decision (``split-into-helpers``, ``wrapped-by-decorator``; :mod:`.split`).
+parameter's class (``moved-to-receiver``); else ``deleted``. A copy made in another file is not taken (``copied-not-moved``). A decorator added, removed or
+replaced is ``decorators-changed``. Helpers or a decorator taking statements are a decision of their own (:mod:`.split`).
 """
 
 from __future__ import annotations
@@ -23,7 +22,7 @@ from dataclasses import dataclass, replace
 
 from infralens.drift.lock.entries import AnnotationLock, Place, StepLock
 from infralens.drift.lock.facts import body_hashes, jaccard
-from infralens.drift.match import new_definitions, renamed_words
+from infralens.drift.match import dropped_word, new_definitions, renamed_words
 from infralens.drift.match.aliases import kept_as_alias, renamed_to_alias
 from infralens.drift.match.best import best_scored, clearly_best
 from infralens.drift.match.built import helper_to_built_class, moved_to_built_class
@@ -154,6 +153,7 @@ class ContainerMapper:
             (TargetRule.RENAMED_TO_ALIAS, lambda entry, steps, trace: self._aliased(entry, TargetRule.RENAMED_TO_ALIAS)),
             (TargetRule.MERGED_INTO_ALIAS, lambda entry, steps, trace: self._aliased(entry, TargetRule.MERGED_INTO_ALIAS)),
             (TargetRule.RENAMED_BODY_OVERLAP, self._renamed_found),
+            (TargetRule.RENAMED_DROPPING_A_WORD, self._by(dropped_word.renamed_dropping_a_word, TargetRule.RENAMED_DROPPING_A_WORD)),
             (TargetRule.RENAMED_AT_CALLERS, self._renamed_at_callers),
             (TargetRule.CLASS_RENAMED, self._class_renamed),
             (TargetRule.CLASS_RENAMED_AT_USERS, self._class_renamed_at_users),
