@@ -22,17 +22,17 @@ from infralens.drift.match.results import StepResult
 from infralens.drift.match.reviewed import reviewed_texts
 from infralens.drift.match.rules import Origin, StepKind, Thresholds
 from infralens.drift.match.scored import Scored
+from infralens.drift.match.texts import statement_shape
 from infralens.source import ModuleIndex, Statement, StatementKind
 
-_FAMILIES = {"if": "if", "elif": "if", "for": "for", "while": "while", "with": "with"}
-"""A header's first word → its kind (an ``elif`` tests as an ``if`` does)."""
+_HEADER_KINDS = frozenset({"if", "for", "while", "with", "async"})
+"""The statement shapes (:func:`~.texts.statement_shape`: an ``elif`` is an ``if``) whose headers open a block of steps."""
 
 
 def header_kind(text: str) -> str | None:
-    """The kind of block a statement's text heads (``async`` read through), or None when it heads none."""
-    words = text.split(" ", 2)
-    word = words[1] if words[0] == "async" and len(words) > 1 else words[0]
-    return _FAMILIES.get(word) if text.endswith(":") else None
+    """The kind of block a statement's text heads, or None when it heads none."""
+    shape = statement_shape(text)
+    return shape if text.endswith(":") and shape in _HEADER_KINDS else None
 
 
 def headers_of_bodies(

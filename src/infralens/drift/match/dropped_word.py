@@ -13,19 +13,14 @@ still its own), and only one such place may qualify.
 
 from __future__ import annotations
 
-import re
-
 from infralens.drift.lock.entries import AnnotationLock
 from infralens.drift.lock.facts import body_of
 from infralens.drift.match.imported import Relocated
 from infralens.drift.match.reader import TreeReader
-from infralens.drift.match.renamed_words import close_share
+from infralens.drift.match.renamed_words import body_texts, close_share, name_parts
 from infralens.drift.match.reviewed import reviewed_texts
 from infralens.drift.match.rules import CONTENTLESS, Thresholds
 from infralens.source import DefinitionKind
-
-_CAMEL_WORD = re.compile(r"[A-Z]+(?=[A-Z][a-z]|\d|\b)|[A-Z]?[a-z]+|\d+")
-"""One word of a CamelCase name (``PixtralImageProcessorFast`` → Pixtral, Image, Processor, Fast)."""
 
 
 def renamed_dropping_a_word(reader: TreeReader, reviewed: TreeReader | None, entry: AnnotationLock, t: Thresholds) -> Relocated | None:
@@ -59,16 +54,14 @@ def renamed_dropping_a_word(reader: TreeReader, reviewed: TreeReader | None, ent
 
 def _its_own(reviewed: TreeReader | None, relpath: str, qualname: str, body: list[str], t: Thresholds) -> float:
     """How much of what ``qualname`` of ``relpath`` held at the review is still in ``body`` (0 when it was not there)."""
-    indexed = reviewed.indexed(relpath) if reviewed is not None else None
-    definition = next((d for d in indexed[1].definitions if d.qualname == qualname), None) if indexed is not None else None
-    then = [s.text for s in body_of(indexed[1], definition) if s.text not in CONTENTLESS] if indexed is not None and definition is not None else []
+    then = [text for text in (body_texts(reviewed, relpath, qualname) or []) if text not in CONTENTLESS] if reviewed is not None else []
     return close_share(then, body, t) if then else 0.0
 
 
 def _without_word(owner: str, word: str) -> str | None:
     """``owner`` (a class's qualname) with ``word`` dropped from its last name's words, or None when it has no such word."""
     outer, _, last = owner.rpartition(".")
-    parts = _CAMEL_WORD.findall(last)
+    parts = name_parts(last)
     if "".join(parts) != last or sum(p.lower() == word.lower() for p in parts) != 1:
         return None
     kept = "".join(p for p in parts if p.lower() != word.lower())

@@ -112,10 +112,9 @@ class DistributionMatcher:
         for entry in steps:
             source = self.source(entry.relpath)
             if source is not None and source.sha256 == entry.file_sha256:
-                trace = Trace([RuleEvent(Rule.FILE_UNCHANGED, Action.FIRED, "the file is byte-identical")])
-                results[entry.step_id] = step_result(
-                    entry, Rule.FILE_UNCHANGED, None, (), "source file unchanged", t, trace, evidence="the file is byte-identical"
-                )
+                why = "the file is byte-identical"
+                trace = Trace([RuleEvent(Rule.FILE_UNCHANGED, Action.FIRED, why)])
+                results[entry.step_id] = step_result(entry, Rule.FILE_UNCHANGED, None, (), "source file unchanged", t, trace, evidence=why)
             else:
                 pending.append(entry)
         if not pending:
@@ -149,8 +148,9 @@ class DistributionMatcher:
         for step_id, edit in (edits_where_block_went(self.reader, results, annotation, pending, self.policy, transfers) if found is None else {}).items():
             del traces[step_id].events[marks[step_id] :]  # decided again: rewritten where the gone target's block went
             results[step_id] = self._decide(replace(cases[step_id], edited=edit), None, [])
-        for _ in range(t.header_rounds if self.policy.on(Rule.HEADER_OF_ITS_BODY) else 0):  # one level of nested headers a round
-            for step_id, header in headers_of_bodies(self.reader, reviewed, results, annotation, pending, t).items():
+        rounds = t.header_rounds if self.policy.on(Rule.HEADER_OF_ITS_BODY) else 0  # a nesting level a round, while one is found
+        while (rounds := rounds - 1) >= 0 and (headers := headers_of_bodies(self.reader, reviewed, results, annotation, pending, t)):
+            for step_id, header in headers.items():
                 del traces[step_id].events[marks[step_id] :]  # decided again: its body's steps sit under a new header
                 results[step_id] = self._decide(replace(cases[step_id], body_header=header), own.get(step_id), options.get(step_id, []))
         return results

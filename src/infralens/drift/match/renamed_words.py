@@ -29,10 +29,15 @@ _Held = TypeVar("_Held")
 _WORD = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])|[0-9]+")
 
 
+def name_parts(name: str) -> list[str]:
+    """The words of an identifier in order, as written: its ``_``-separated and CamelCase parts, letters and digits
+    apart (``stage2_denoise`` → stage, 2, denoise; ``OPTSdpaAttention`` → OPT, Sdpa, Attention)."""
+    return _WORD.findall(name)
+
+
 def name_words(name: str) -> frozenset[str]:
-    """The words of an identifier, lower-cased: its ``_``-separated and CamelCase parts, letters and digits apart
-    (``stage2_denoise`` → stage, 2, denoise; ``OPTSdpaAttention`` → opt, sdpa, attention)."""
-    return frozenset(word.lower() for word in _WORD.findall(name))
+    """The words of an identifier (:func:`name_parts`), lower-cased."""
+    return frozenset(word.lower() for word in name_parts(name))
 
 
 def words_kept(old: str, new: str, *, swapped_at_least: int | None = None) -> int:
@@ -194,7 +199,7 @@ def _votes(
     votes: Counter[str] = Counter()
     near: dict[str, str] = {}
     for (relpath, caller), held in by_caller.items():
-        now, before = _body_texts(reader, relpath, caller), _body_texts(reviewed, relpath, caller)
+        now, before = body_texts(reader, relpath, caller), body_texts(reviewed, relpath, caller)
         now = _with_new_helpers(reader, reviewed, relpath, caller, now) if now else now
         if not now or before is None or any(name in called_names(text) for text in now):
             continue  # the caller is gone, or still calls the target
@@ -214,11 +219,11 @@ def _with_new_helpers(reader: TreeReader, reviewed: TreeReader, relpath: str, ca
     called = dict.fromkeys(t[i + 2] for t in (text.split(" ") for text in now) for i in range(len(t) - 3) if t[i : i + 2] == ["self", "."] and t[i + 3] == "(")
     for helper in (f"{owner}.{name}" for name in called) if owner else ():
         if helper != caller and not defined_in(reviewed, relpath, helper):
-            texts.extend(_body_texts(reader, relpath, helper) or ())
+            texts.extend(body_texts(reader, relpath, helper) or ())
     return texts
 
 
-def _body_texts(reader: TreeReader, relpath: str, qualname: str) -> list[str] | None:
+def body_texts(reader: TreeReader, relpath: str, qualname: str) -> list[str] | None:
     """The statement texts of ``qualname`` in ``relpath`` (None when the file or the function is not there)."""
     indexed = reader.indexed(relpath)
     found = [d for d in indexed[1].definitions if d.qualname == qualname and d.accessor is None] if indexed is not None else []
