@@ -5,18 +5,49 @@ a module whose last name is a plain word of the old module (set 39: ``modular_pi
 for a class renamed behind an alias and made a dataclass at once (set 39: ``PretrainedConfig = PreTrainedConfig``, whose
 ``__init__`` became ``__post_init__``): ``class-kept-as-alias``; and for a module function folded into a method of a class
 new in its file (set 42: ``smolvlm_sample_indices_fn`` → ``SmolVLMVideoProcessor.sample_frames``):
-``folded-into-method``. :mod:`rule_cases` adds them to its tables."""
+``folded-into-method``. :mod:`rule_cases` adds them to its tables. (Set 31: ``_check_and_enable_sdpa`` and
+``_check_and_enable_flex_attn`` gone at once, the new ``_flex_attn_can_dispatch`` close to both: the flex one's.)"""
 
 from __future__ import annotations
 
 import textwrap
 
 from rule_cases import RuleCase
+from rule_cases_bodies import BOILERPLATE_NEW, SIBLINGS_OLD
 from rule_cases_classes import ENCODER_USER
 from test_match_reviewed import RENAMED_CLASS_NEW, RENAMED_CLASS_OLD
 
 from infralens.drift.match.rules import Action, Filter, TargetRule
 
+BACKENDS_OLD = """
+class Model:
+    def check_sdpa(cls, config):
+        if not cls.supports_sdpa:
+            raise ValueError("no sdpa support in this model")
+        if not sdpa_available():
+            raise ImportError("install torch for sdpa")
+        config.impl = "sdpa"
+        return config
+
+    def check_flex(cls, config):
+        if not cls.supports_flex:
+            raise ValueError("no flex support in this model")
+        if not flex_available():
+            raise ImportError("install torch for flex")
+        config.impl = "flex"
+        return config
+"""
+ONE_BACKEND_NEW = """
+class Model:
+    def flex_ok(self):
+        if not self.supports_flex:
+            raise ValueError("no flex support in this model")
+        if not flex_available():
+            raise ImportError("install torch for flex")
+        return True
+"""
+# check_sdpa and check_flex are both gone; flex_ok holds a close statement for most of check_sdpa's, but check_flex's
+# own statements are in it word for word: a rename is one to one, and flex_ok is check_flex's.
 OLD_BODY = """
     spans = [(None, 0), (0, None)]
     if full:
@@ -247,5 +278,23 @@ HELD_BACK: list[RuleCase] = [
         ("fn = wrap ( fn , in_dims = span , out_dims = 0 )",),
         "target",
         target="demo.masks.window_mask",
+    ),
+    RuleCase(
+        "renamed-close-body-not-by-what-its-siblings-held-too",
+        TargetRule.RENAMED_CLOSE_BODY,
+        {"loader.py": SIBLINGS_OLD},
+        {"loader.py": BOILERPLATE_NEW},
+        ('warnings.warn("token is deprecated")',),
+        "target",
+        target="demo.loader.build_schedule",
+    ),
+    RuleCase(
+        "renamed-close-body-not-into-a-gone-siblings-rename",
+        TargetRule.RENAMED_CLOSE_BODY,
+        {"model.py": BACKENDS_OLD},
+        {"model.py": ONE_BACKEND_NEW},
+        ('raise ImportError("install torch for sdpa")',),
+        "target",
+        target="demo.model.Model.check_sdpa",
     ),
 ]

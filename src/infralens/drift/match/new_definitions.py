@@ -40,17 +40,23 @@ from infralens.drift.match.receiver import parameter_names
 from infralens.drift.match.renamed_words import clearly_ahead, close_share
 from infralens.drift.match.reviewed import defined_in, reviewed_texts
 from infralens.drift.match.rules import CONTENTLESS, Thresholds
-from infralens.source import Definition, ModuleIndex
+from infralens.drift.match.texts import ratio_at_least
+from infralens.source import Definition, DefinitionKind, ModuleIndex
 
 
-def renamed_holding_body(reader: TreeReader, reviewed: TreeReader | None, entry: AnnotationLock, t: Thresholds) -> Relocated | None:
+def renamed_holding_body(
+    reader: TreeReader, reviewed: TreeReader | None, entry: AnnotationLock, t: Thresholds, reviewed_file: str | None = None
+) -> Relocated | None:
     """The one definition of the target's kind and scope (module level, or its class), new since the review in the
     target's file, that holds at least :attr:`~.rules.Thresholds.held_body_share` of the reviewed body's statements
-    with content, clearly more than any other (by :attr:`~.rules.Thresholds.target_renamed_margin`)."""
+    with content, clearly more than any other (by :attr:`~.rules.Thresholds.target_renamed_margin`). Only the
+    statements the target alone held at the review count: one its sibling definitions in ``reviewed_file`` (the
+    target's file unless told) held too is boilerplate any of them may carry on (transformers' hub functions each
+    repeat the same ``use_auth_token`` block)."""
     indexed = reader.indexed(entry.relpath)
     if reviewed is None or indexed is None:
         return None
-    contentless = {short_hash(text) for text in CONTENTLESS}
+    contentless = {short_hash(text) for text in CONTENTLESS} | _held_by_siblings(reviewed, reviewed_file or entry.relpath, entry.target)
     wanted = Counter(h for h in entry.body if h not in contentless)
     total = sum(wanted.values())
     if not total:
@@ -63,6 +69,40 @@ def renamed_holding_body(reader: TreeReader, reviewed: TreeReader | None, entry:
         return None
     share, definition = best
     return Relocated(source, index, definition, f"new in its file since the review, it holds {share:.0%} of the reviewed statements")
+
+
+def _held_by_siblings(reviewed: TreeReader, relpath: str, target: str) -> set[str]:
+    """The short hashes of the body statements of the definitions of ``target``'s scope (module level, or its class) in
+    the reviewed file ``relpath`` other than ``target``."""
+    indexed = reviewed.indexed(relpath)
+    if indexed is None:
+        return set()
+    owner = target.rpartition(".")[0]
+    index = indexed[1]
+    siblings = (d for d in index.definitions if d.qualname != target and d.kind is not DefinitionKind.CLASS and d.qualname.rpartition(".")[0] == owner)
+    return {h for d in siblings for h in body_hashes(index, d)}
+
+
+def _closeness(wanted: list[str], body: list[str], t: Thresholds) -> float:
+    """How closely ``body`` holds ``wanted``, graded: the mean over ``wanted`` of its closest statement's similarity in
+    ``body`` (0 where none is close): :func:`~.renamed_words.close_share` with each close statement weighed by how close."""
+    best = (max((r for b in body if (r := ratio_at_least(text, b, t.edit_similarity, t.quick_reject_similarity)) is not None), default=0.0) for text in wanted)
+    return sum(best) / len(wanted) if wanted else 0.0
+
+
+def _gone_siblings(reviewed: TreeReader, index: ModuleIndex, entry: AnnotationLock) -> list[list[str]]:
+    """The statements with content that each sibling of the target at the review (a definition of its scope, not a class)
+    held alone there, for the siblings gone from ``index`` (the target's file now) too."""
+    indexed = reviewed.indexed(entry.relpath)
+    if indexed is None:
+        return []
+    owner = entry.target.rpartition(".")[0]
+    now = {d.qualname for d in index.definitions}
+    scope = [d for d in indexed[1].definitions if d.kind is not DefinitionKind.CLASS and d.qualname.rpartition(".")[0] == owner]
+    texts = {d.qualname: [s.text for s in body_of(indexed[1], d) if s.text not in CONTENTLESS] for d in scope}
+    holders = Counter(text for held in texts.values() for text in set(held))
+    gone = [d.qualname for d in scope if d.qualname != entry.target and d.qualname not in now]
+    return [alone for qualname in gone if (alone := [text for text in texts[qualname] if holders[text] == 1])]
 
 
 def _new_in_scope(index: ModuleIndex, reviewed: TreeReader, entry: AnnotationLock, owner: str) -> list[Definition]:
@@ -83,18 +123,30 @@ def renamed_close_body(reader: TreeReader, reviewed: TreeReader | None, entry: A
     statements were edited too much for the word-for-word share of :func:`renamed_holding_body` (transformers 5
     replaced ``masking_utils._vmap_for_bhqkv`` with ``_vmap_expansion_sdpa``, the option and its branch gone, the
     dimension list folded into one literal). Its name may share nothing with the target's, so the body must say as
-    much as for ``replaced-at-callers``; a second function about as close leaves the target deleted."""
+    much as for ``replaced-at-callers``; a second function about as close leaves the target deleted. As for
+    :func:`renamed_holding_body`, only statements no sibling of the target held at the review count; and a rename is one
+    to one: a definition that a sibling gone too (its own statements) resembles more (:func:`_closeness`) is that sibling's rename
+    (transformers 5 replaced ``_check_and_enable_sdpa`` and ``_check_and_enable_flex_attn`` with ``_sdpa_can_dispatch``
+    and ``_flex_attn_can_dispatch``, alike but for the backend's name)."""
     texts = reviewed_texts(reviewed, entry)
     indexed = reader.indexed(entry.relpath)
     if texts is None or reviewed is None or indexed is None:
         return None
-    wanted = [text for text in texts if text not in CONTENTLESS]
+    shared = _held_by_siblings(reviewed, entry.relpath, entry.target)
+    wanted = [text for text in texts if text not in CONTENTLESS and short_hash(text) not in shared]
     if not wanted:
         return None
     source, index = indexed
     owner = entry.target.rpartition(".")[0]
-    shares = ((close_share(wanted, [s.text for s in body_of(index, d)], t), d) for d in _new_in_scope(index, reviewed, entry, owner))
-    best = clearly_ahead([(share, d) for share, d in shares if share >= t.replaced_share], t)
+    bodies = {d.qualname: [s.text for s in body_of(index, d)] for d in _new_in_scope(index, reviewed, entry, owner)}
+    shares = [(close_share(wanted, bodies[d.qualname], t), d) for d in _new_in_scope(index, reviewed, entry, owner)]
+    rivals = _gone_siblings(reviewed, index, entry)
+    kept = [
+        (share, d)
+        for share, d in shares
+        if share >= t.replaced_share and not any(_closeness(r, bodies[d.qualname], t) > _closeness(wanted, bodies[d.qualname], t) for r in rivals)
+    ]
+    best = clearly_ahead(kept, t)
     if best is None:
         return None
     share, definition = best
@@ -215,7 +267,7 @@ def renamed_in_moved_class(reader: TreeReader, reviewed: TreeReader | None, entr
     source = reader.source(homes[0])
     if source is None:
         return None
-    found = renamed_holding_body(reader, reviewed, replace(entry, relpath=homes[0], module=source.module), t)
+    found = renamed_holding_body(reader, reviewed, replace(entry, relpath=homes[0], module=source.module), t, entry.relpath)
     if found is None or defined_in(reviewed, entry.relpath, found.definition.qualname):
         return None
     return Relocated(found.source, found.index, found.definition, f"its class moved to {source.module}; {found.why}")

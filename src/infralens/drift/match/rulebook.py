@@ -65,8 +65,11 @@ SPECS: dict[AnyRule, RuleSpec] = {
         ),
         RuleSpec(TargetRule.ASSIGNED_IN_ITS_PLACE, "A gone function lives on in the one new function its callers now call to assign what its call did."),
         RuleSpec(TargetRule.MADE_PUBLIC_AT_CALLERS, "A gone function lives on in the new one its callers now call, its name without the leading underscores."),
-        RuleSpec(TargetRule.RENAMED_HOLDING_BODY, "A gone function lives on in the one function new in its file that holds most of its body."),
-        RuleSpec(TargetRule.RENAMED_CLOSE_BODY, "A gone function lives on in the one new function of its file and scope close to most of its statements."),
+        RuleSpec(TargetRule.RENAMED_HOLDING_BODY, "A gone function lives on in the one function new in its file that holds most of what its body alone held."),
+        RuleSpec(
+            TargetRule.RENAMED_CLOSE_BODY,
+            "A gone function lives on in the one new function of its file and scope close to most of its own statements, unless a gone sibling is closer.",
+        ),
         RuleSpec(TargetRule.RENAMED_WITH_BASE, "A method gone from its class and the base it overrode lives on in the one method both gained, resembling it."),
         RuleSpec(
             TargetRule.MOVED_SOLE_NAMESAKE,
