@@ -131,7 +131,45 @@ def convert(model, scale):
 """
 # The recursive helper is gone; convert(), its only caller, walks the modules itself with the helper's statements.
 TWO_CALLERS_OLD = INLINED_OLD + "\n\ndef convert_twice(model, scale):\n    return _convert_all(_convert_all(model, scale), scale)\n"
-# The same, but the helper had a second caller at the review, still there: which one took it in is not known.
+# The same, but the helper had a second caller at the review, still there, that took nothing in: convert() took it.
+BOTH_TOOK_NEW = INLINED_NEW + "\n\ndef convert_twice(model, scale):" + INLINED_NEW.split("scale):", 1)[1]
+# Both callers took the helper's statements in: which one it lives on in is not known.
+RESET_OLD = """
+class Layer:
+    def __init__(self, n):
+        self.n = n
+        self._reset()
+
+    def _reset(self):
+        grid = make_grid(self.n)
+        grid = grid / grid.max()
+        grid = grid.repeat(2)
+        with no_grad():
+            self.bias = grid.flatten()
+
+
+class Model:
+    def _init_weights(self, module):
+        if isinstance(module, Layer):
+            module._reset()
+"""
+RESET_NEW = """
+class Layer:
+    def __init__(self, n):
+        self.n = n
+
+
+class Model:
+    def _init_weights(self, module):
+        if isinstance(module, Layer):
+            grid = make_grid(module.n)
+            grid = grid / grid.max()
+            grid = grid.repeat(2)
+            with no_grad():
+                module.bias = grid.flatten()
+"""
+# Layer._reset is gone: the model's _init_weights, which called it on each layer, took its statements in (self read as
+# module); the layer's own __init__, which called it on self, took nothing.
 INLINED_METHOD_OLD = """
 class Attn:
     def forward(self, x):
@@ -351,6 +389,25 @@ CASES: list[RuleCase] = [
         kind="moved",
     ),
     RuleCase(
+        "inlined-into-caller-the-one-of-two-that-took-it-in",
+        TargetRule.INLINED_INTO_CALLER,
+        {"mixer.py": TWO_CALLERS_OLD},
+        {"mixer.py": INLINED_NEW + "\n\ndef convert_twice(model, scale):\n    return convert(convert(model, scale), scale)\n"},
+        ("b = a * scale",),
+        target="demo.mixer._convert_all",
+        kind="moved",
+    ),
+    RuleCase(
+        "inlined-into-caller-calling-it-on-another-object",
+        TargetRule.INLINED_INTO_CALLER,
+        {"mixer.py": RESET_OLD},
+        {"mixer.py": RESET_NEW},
+        ("grid = grid.repeat(2)",),
+        "target",
+        target="demo.mixer.Layer._reset",
+        kind="moved",
+    ),
+    RuleCase(
         "inlined-into-caller-a-method-its-other-caller-gone",
         TargetRule.INLINED_INTO_CALLER,
         {"mixer.py": INLINED_METHOD_OLD},
@@ -410,14 +467,13 @@ HELD_BACK: list[RuleCase] = [
         "target",
     ),
     RuleCase(
-        "inlined-into-caller-not-with-two-callers",
+        "inlined-into-caller-not-when-two-callers-took-it-in",
         TargetRule.INLINED_INTO_CALLER,
         {"mixer.py": TWO_CALLERS_OLD},
-        {"mixer.py": INLINED_NEW + "\n\ndef convert_twice(model, scale):\n    return convert(convert(model, scale), scale)\n"},
+        {"mixer.py": BOTH_TOOK_NEW},
         ("b = a * scale",),
         "target",
         target="demo.mixer._convert_all",
-        kind="deleted",
     ),
     RuleCase(
         "reached-by-name-not-when-two-classes-define-it",

@@ -19,6 +19,68 @@ from test_match_reviewed import RENAMED_CLASS_NEW, RENAMED_CLASS_OLD
 
 from infralens.drift.match.rules import Action, Filter, TargetRule
 
+STYLES_BODY = """
+    resolved = {}
+    for path, style in plan.items():
+        if style == "colwise" or isinstance(style, PackedColwise):
+            resolved[path] = NEURON_COLWISE
+        elif style == "rowwise" or isinstance(style, PackedRowwise):
+            resolved[path] = NEURON_ROWWISE
+        else:
+            raise ValueError(f"unsupported style {style} for {path}")
+    return resolved
+"""
+STYLES_OLD = {
+    "neuron.py": f"""
+def apply(module, plan):
+    return parallelize(module, prepare(plan))
+
+
+def prepare(plan):
+    return neuron_styles(plan)
+
+
+def neuron_styles(plan):{STYLES_BODY}""",
+    "parallel.py": """
+def shard(module, plan):
+    return module
+""",
+}
+MOVED_STYLES = "\n    plan = dict(plan)" + STYLES_BODY.replace("NEURON_", "NO_PARTITION_").replace("    return", "    log(resolved)\n    return")
+STYLES_NEW = {
+    "neuron.py": """
+from .parallel import hooks_only_styles
+
+
+def apply(module, plan):
+    return parallelize(module, hooks_only_styles(plan))
+""",
+    "parallel.py": f"""
+def shard(module, plan):
+    return module
+
+
+def hooks_only_styles(plan):{MOVED_STYLES}""",
+}
+STYLES_TWICE_NEW = {
+    **STYLES_NEW,
+    "neuron.py": "from .other import plain_styles\n" + STYLES_NEW["neuron.py"],
+    "other.py": f"""
+def plain_styles(plan):{MOVED_STYLES}""",
+}
+# neuron_styles left neuron.py for parallel.py as hooks_only_styles, two of its statements edited and two new ones
+# around them; its caller prepare() is gone, and apply() calls the new function: and once more into a
+# second new file that neuron.py imports too (a copy as good as the move: nothing tells which one it is).
+ALIKE_NEW = {
+    **STYLES_NEW,
+    "parallel.py": STYLES_NEW["parallel.py"]
+    .replace("resolved", "resolved_styles")
+    .replace("plan.items()", "sorted(plan.items())")
+    .replace("unsupported style", "unknown style"),
+}
+# Every statement has a close one in hooks_only_styles, but two of eight are there word for word: code that looks alike.
+THERE_TOO_OLD = {**STYLES_OLD, "parallel.py": STYLES_NEW["parallel.py"]}
+# hooks_only_styles was in parallel.py at the review: a function that was there, not the target moved and renamed.
 BACKENDS_OLD = """
 class Model:
     def check_sdpa(cls, config):
@@ -167,6 +229,16 @@ NO_POST_INIT_NEW = {**CONFIG_NEW, "backend.py": CONFIG_NEW["backend.py"].replace
 
 CASES: list[RuleCase] = [
     RuleCase(
+        "renamed-elsewhere",
+        TargetRule.RENAMED_ELSEWHERE,
+        STYLES_OLD,
+        STYLES_NEW,
+        ("resolved = {}",),
+        "target",
+        target="demo.neuron.neuron_styles",
+        kind="renamed",
+    ),
+    RuleCase(
         "folded-into-method",
         TargetRule.FOLDED_INTO_METHOD,
         {"masks.py": GONE_OLD},
@@ -278,6 +350,33 @@ HELD_BACK: list[RuleCase] = [
         ("fn = wrap ( fn , in_dims = span , out_dims = 0 )",),
         "target",
         target="demo.masks.window_mask",
+    ),
+    RuleCase(
+        "renamed-elsewhere-not-into-two-copies",
+        TargetRule.RENAMED_ELSEWHERE,
+        STYLES_OLD,
+        STYLES_TWICE_NEW,
+        ("resolved = {}",),
+        "target",
+        target="demo.neuron.neuron_styles",
+    ),
+    RuleCase(
+        "renamed-elsewhere-not-when-only-alike",
+        TargetRule.RENAMED_ELSEWHERE,
+        STYLES_OLD,
+        ALIKE_NEW,
+        ("resolved = {}",),
+        "target",
+        target="demo.neuron.neuron_styles",
+    ),
+    RuleCase(
+        "renamed-elsewhere-not-by-a-function-there-at-the-review",
+        TargetRule.RENAMED_ELSEWHERE,
+        THERE_TOO_OLD,
+        STYLES_NEW,
+        ("resolved = {}",),
+        "target",
+        target="demo.neuron.neuron_styles",
     ),
     RuleCase(
         "renamed-close-body-not-by-what-its-siblings-held-too",

@@ -6,7 +6,8 @@ top-level function of its name its module has, ``named-by-its-module``); its nam
 forwards the old name (``renamed-behind-shim``); a definition of another name whose body overlaps (``renamed-body-overlap``), or holds it with its helpers
 (``renamed-and-split``), or named with one word dropped (``renamed-dropping-a-word``); the new name its callers now call (``renamed-at-callers``;
 ``replaced-at-callers``, ``called-with-same-arguments``, ``assigned-in-its-place``, ``made-public-at-callers``: :mod:`.renamed_words`; a method new in its
-file close to most of it, ``folded-into-method``); a function new in its file holding most of its body (``renamed-holding-body``; ``renamed-with-base``,
+file close to most of it, ``folded-into-method``); a function new in its file holding most of its body (``renamed-holding-body``; in another file,
+``renamed-elsewhere``; ``renamed-with-base``,
 ``moved-sole-namesake``, ``init-as-post-init``: :mod:`.new_definitions`); the method of its name in the class its class was renamed to (``class-renamed``,
 :mod:`.classes`), that its class's old name now aliases (``class-kept-as-alias``, :mod:`.aliases`) or that inherits its class (``folded-into-subclass``,
 ``pushed-down-to-subclass``); the class its users now build (``class-renamed-at-users``, ``class-renamed-with-users``); a method folded into its first
@@ -22,7 +23,7 @@ from dataclasses import dataclass, replace
 
 from infralens.drift.lock.entries import AnnotationLock, Place, StepLock
 from infralens.drift.lock.facts import body_hashes, jaccard
-from infralens.drift.match import dropped_word, new_definitions, renamed_words
+from infralens.drift.match import dropped_word, new_definitions, renamed_words, texts
 from infralens.drift.match.aliases import kept_as_alias, renamed_to_alias
 from infralens.drift.match.best import best_scored, clearly_best
 from infralens.drift.match.built import helper_to_built_class, moved_to_built_class
@@ -177,6 +178,7 @@ class ContainerMapper:
             (TargetRule.INIT_AS_POST_INIT, self._by(new_definitions.init_as_post_init, TargetRule.INIT_AS_POST_INIT)),
             (TargetRule.CLASS_KEPT_AS_ALIAS, self._by(kept_as_alias, TargetRule.CLASS_KEPT_AS_ALIAS)),
             (TargetRule.RENAMED_CLOSE_BODY, self._by(new_definitions.renamed_close_body, TargetRule.RENAMED_CLOSE_BODY)),
+            (TargetRule.RENAMED_ELSEWHERE, self._by(new_definitions.renamed_elsewhere, TargetRule.RENAMED_ELSEWHERE)),
             (TargetRule.DELETED, self._deleted),
         ]
 
@@ -218,11 +220,9 @@ class ContainerMapper:
         t = self.policy.thresholds
         renamed = rule in RENAMING and relocated.definition.qualname != entry.target
         found = Found(relocated.source, relocated.index, relocated.definition, t.renamed_locality if renamed else t.moved_elsewhere_locality, False)
-        overlap = found.overlap(entry)
-        now = f"{relocated.source.module}.{relocated.definition.qualname}"
-        message = f"{entry.module}.{entry.target} now lives in {now}: {relocated.why}"
+        message = f"{entry.module}.{entry.target} now lives in {relocated.source.module}.{relocated.definition.qualname}: {relocated.why}"
         kind = TargetKind.RENAMED if renamed else TargetKind.MOVED
-        return TargetResult(entry, kind, found.place(), overlap, message, rule=rule.value), found
+        return TargetResult(entry, kind, found.place(), found.overlap(entry), message, rule=rule.value), found
 
     def _by(self, relocate: Relocation, rule: TargetRule) -> Finder:
         """The container rule ``rule`` that a function of :mod:`.imported` or :mod:`.built` decides (see :meth:`_relocated`)."""
@@ -404,10 +404,10 @@ class ContainerMapper:
 
     def _renamed(self, entry: AnnotationLock, steps: list[StepLock], trace: Trace) -> tuple[Found, TargetRule] | None:
         """A definition of the same kind and of a name new since the review, in the target's file, where its first steps'
-        texts are, or (its file gone) in a file new beside it, with a clearly closest body (``renamed-body-overlap``); else,
+        texts are (:func:`~.texts.searched_texts`), or (its file gone) in a file new beside it, with a clearly closest body (``renamed-body-overlap``); else,
         when the reviewed release is at hand, one that holds the reviewed body with the helpers it calls (``renamed-and-split``)."""
         reviewed = self._reviewed(entry)
-        near = self.reader.files_holding([step.texts[0] for step in steps[:3]], near=entry.relpath, hints=entry.target.split("."))
+        near = self.reader.files_holding(texts.searched_texts([step.texts[0] for step in steps]), near=entry.relpath, hints=entry.target.split("."))
         relpaths = list(dict.fromkeys([entry.relpath, *near, *new_beside(self.reader, reviewed, entry.relpath)]))
         candidates: list[Found] = []
         for relpath, source, index in self.reader.indexed_files(relpaths):

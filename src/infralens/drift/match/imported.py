@@ -29,7 +29,7 @@ from dataclasses import dataclass
 from infralens.drift.lock.entries import AnnotationLock
 from infralens.drift.lock.facts import body_hashes, body_of, jaccard
 from infralens.drift.match.best import clearly_best
-from infralens.drift.match.callers import callers_at_review
+from infralens.drift.match.callers import callers_at_review, calls_before
 from infralens.drift.match.forwarding import base_names, class_named
 from infralens.drift.match.names import defining, modules_imported
 from infralens.drift.match.reader import TreeReader
@@ -175,28 +175,31 @@ def folded_into_base(reader: TreeReader, reviewed: TreeReader | None, entry: Ann
 
 
 def inlined_into_caller(reader: TreeReader, reviewed: TreeReader | None, entry: AnnotationLock, t: Thresholds) -> Relocated | None:
-    """The one function of the target's module that called it at the review and is still defined there (callers gone
-    with it, such as the attention classes folded into one, take nothing in), when the target is gone from the module
-    and that caller no longer calls it and gained at least :attr:`~.rules.Thresholds.carried_statements`
-    statements of the reviewed body it did not hold then: the target's code was inlined into it (a recursive private
-    helper folded into the public function that started it, as RefactoringMiner's *Inline Method*)."""
+    """The one function of the target's module that called it at the review, is still defined there (callers gone with
+    it, such as the attention classes folded into one, take nothing in) and no longer calls it, that gained at least
+    :attr:`~.rules.Thresholds.carried_statements` statements of the reviewed body it did not hold then, when the target
+    is gone from the module: the target's code was inlined into it (a recursive private helper folded into the public
+    function that started it, as RefactoringMiner's *Inline Method*). A method's callers are those calling it on any
+    object (transformers 4.53's ``_init_weights`` took in the ``_reset_parameters`` it called on each attention module,
+    ``self.`` read as ``module.``; the layer's own ``__init__`` that called it on ``self`` took nothing)."""
     before, now = (reviewed.indexed(entry.relpath) if reviewed is not None else None), reader.indexed(entry.relpath)
-    if before is None or now is None or any(d.qualname == entry.target for d in now[1].definitions):
+    if reviewed is None or before is None or now is None or any(d.qualname == entry.target for d in now[1].definitions):
         return None
     source, index = now
-    callers = {c for c in callers_at_review(reviewed, entry) if any(d.qualname == c and d.accessor is None for d in index.definitions)}
-    if len(callers) != 1:
-        return None  # none left, or several: which one took it in is not known
-    caller = next(iter(callers))
-    old = next((d for d in before[1].definitions if d.qualname == caller and d.accessor is None), None)
-    new = next((d for d in index.definitions if d.qualname == caller and d.accessor is None and d.kind is not DefinitionKind.CLASS), None)
-    if old is None or new is None:
-        return None
     name = entry.target.rpartition(".")[2]
-    if any(f" {name} (" in f" {s.text}" or f". {name} (" in s.text for s in body_of(index, new)):
-        return None  # it still calls the target's name: a call, not an inlining
-    gained = Counter(entry.body) & (Counter(body_hashes(index, new)) - Counter(body_hashes(before[1], old)))
-    if sum(gained.values()) < t.carried_statements:
-        return None
-    why = f"{entry.target} is gone and {caller}, its only caller at the review, no longer calls it and gained {sum(gained.values())} of its statements"
+    took: list[tuple[str, Definition, int]] = []
+    owner = entry.target.rpartition(".")[0]
+    by_any_receiver = {c for r, c, text in calls_before(reviewed, name, entry.relpath) if r == entry.relpath and f". {name} (" in text} if owner else set()
+    for caller in sorted(callers_at_review(reviewed, entry) | by_any_receiver - {entry.target}):
+        old = next((d for d in before[1].definitions if d.qualname == caller and d.accessor is None), None)
+        new = next((d for d in index.definitions if d.qualname == caller and d.accessor is None and d.kind is not DefinitionKind.CLASS), None)
+        if old is None or new is None or any(f" {name} (" in f" {s.text}" or f". {name} (" in s.text for s in body_of(index, new)):
+            continue  # gone with the target, or it still calls the target's name: a call, not an inlining
+        gained = sum((Counter(entry.body) & (Counter(body_hashes(index, new)) - Counter(body_hashes(before[1], old)))).values())
+        if gained >= t.carried_statements:
+            took.append((caller, new, gained))
+    if len(took) != 1:
+        return None  # none took it in, or several: which one did is not known
+    caller, new, gained = took[0]
+    why = f"{entry.target} is gone and {caller}, which called it at the review and no longer does, gained {gained} of its statements"
     return Relocated(source, index, new, why)

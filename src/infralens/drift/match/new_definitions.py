@@ -40,8 +40,8 @@ from infralens.drift.match.receiver import parameter_names
 from infralens.drift.match.renamed_words import clearly_ahead, close_share
 from infralens.drift.match.reviewed import defined_in, reviewed_texts
 from infralens.drift.match.rules import CONTENTLESS, Thresholds
-from infralens.drift.match.texts import ratio_at_least
-from infralens.source import Definition, DefinitionKind, ModuleIndex
+from infralens.drift.match.texts import ratio_at_least, searched_texts
+from infralens.source import Definition, DefinitionKind, ModuleIndex, SourceFile
 
 
 def renamed_holding_body(
@@ -90,18 +90,19 @@ def _closeness(wanted: list[str], body: list[str], t: Thresholds) -> float:
     return sum(best) / len(wanted) if wanted else 0.0
 
 
-def _gone_siblings(reviewed: TreeReader, index: ModuleIndex, entry: AnnotationLock) -> list[list[str]]:
+def _gone_siblings(reviewed: TreeReader, now: tuple[SourceFile, ModuleIndex] | ModuleIndex | None, entry: AnnotationLock) -> list[list[str]]:
     """The statements with content that each sibling of the target at the review (a definition of its scope, not a class)
-    held alone there, for the siblings gone from ``index`` (the target's file now) too."""
+    held alone there, for the siblings gone from ``now`` (the target's file now, None when it is gone) too."""
     indexed = reviewed.indexed(entry.relpath)
     if indexed is None:
         return []
     owner = entry.target.rpartition(".")[0]
-    now = {d.qualname for d in index.definitions}
+    index = now[1] if isinstance(now, tuple) else now
+    defined = {d.qualname for d in index.definitions} if index is not None else set()
     scope = [d for d in indexed[1].definitions if d.kind is not DefinitionKind.CLASS and d.qualname.rpartition(".")[0] == owner]
     texts = {d.qualname: [s.text for s in body_of(indexed[1], d) if s.text not in CONTENTLESS] for d in scope}
     holders = Counter(text for held in texts.values() for text in set(held))
-    gone = [d.qualname for d in scope if d.qualname != entry.target and d.qualname not in now]
+    gone = [d.qualname for d in scope if d.qualname != entry.target and d.qualname not in defined]
     return [alone for qualname in gone if (alone := [text for text in texts[qualname] if holders[text] == 1])]
 
 
@@ -151,6 +152,47 @@ def renamed_close_body(reader: TreeReader, reviewed: TreeReader | None, entry: A
         return None
     share, definition = best
     return Relocated(source, index, definition, f"new in its file since the review, it holds a close statement for {share:.0%} of the reviewed ones")
+
+
+def renamed_elsewhere(reader: TreeReader, reviewed: TreeReader | None, entry: AnnotationLock, t: Thresholds) -> Relocated | None:
+    """The one definition of the target's kind and depth, new since the review in another file that holds the target's
+    own statements (those no sibling held too), that holds at least :attr:`~.rules.Thresholds.carried_share` of them
+    (and :attr:`~.rules.Thresholds.carried_statements`) word for word and a close statement for
+    :attr:`~.rules.Thresholds.replaced_share`, clearly more than any other and more than a gone sibling does (rule
+    ``renamed-elsewhere``): a function moved to another module and renamed on the way
+    (diffusers 0.42 moved ``tensor_parallel_neuron._neuron_styles`` into ``tensor_parallel`` as ``_hooks_only_styles``;
+    transformers 5 turned ``FbgemmFp8HfQuantizer.create_quantized_param`` into ``FbgemmFp8Quantize.convert`` in
+    ``integrations.fbgemm_fp8``). The word-for-word share keeps out code that only looks alike; a definition of the
+    target's own name, and a module function copied where none of the target's callers went (``copied-not-moved``), are
+    not taken (a model file copies whole classes and helpers of another, which lives on)."""
+    texts = reviewed_texts(reviewed, entry)
+    if texts is None or reviewed is None:
+        return None
+    shared = _held_by_siblings(reviewed, entry.relpath, entry.target)
+    wanted = [text for text in texts if text not in CONTENTLESS and short_hash(text) not in shared]
+    if len(wanted) < t.carried_statements:
+        return None
+    files = [r for r in reader.files_holding(searched_texts(wanted), near=entry.relpath, hints=entry.target.split(".")) if r != entry.relpath]
+    depth, name, rivals, held = entry.target.count("."), entry.target.rpartition(".")[2], None, Counter(short_hash(text) for text in wanted)
+    scored: list[tuple[float, Relocated]] = []
+    for relpath, source, index in reader.indexed_files(files):
+        for d in index.definitions:
+            if d.kind is not entry.kind or d.accessor is not None or d.qualname.count(".") != depth or d.qualname.rpartition(".")[2] == name:
+                continue  # a namesake elsewhere is a move or a copy, which the rules before this one tell apart
+            if sum((held & Counter(reader.body_hashes(index, d))).values()) < max(t.carried_statements, t.carried_share * len(wanted)):
+                continue
+            if defined_in(reviewed, relpath, d.qualname) or copied_not_moved(reader, entry, source, index, lambda: callers_at_review(reviewed, entry)):
+                continue
+            body = [s.text for s in body_of(index, d)]
+            share = close_share(wanted, body, t)
+            rivals = rivals if rivals is not None else _gone_siblings(reviewed, reader.indexed(entry.relpath), entry)
+            if share >= t.replaced_share and not any(_closeness(r, body, t) > _closeness(wanted, body, t) for r in rivals):
+                why = f"new in {source.module} since the review, it holds a close statement for {share:.0%} of the reviewed ones"
+                scored.append((share, Relocated(source, index, d, why)))
+    scored.sort(key=lambda item: item[0], reverse=True)
+    if not scored or (len(scored) > 1 and scored[1][0] >= scored[0][0] - t.target_renamed_margin):
+        return None
+    return scored[0][1]
 
 
 def renamed_with_base(reader: TreeReader, reviewed: TreeReader | None, entry: AnnotationLock, t: Thresholds) -> Relocated | None:

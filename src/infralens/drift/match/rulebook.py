@@ -52,7 +52,7 @@ SPECS: dict[AnyRule, RuleSpec] = {
         RuleSpec(TargetRule.MOVED_TO_RECEIVER, "A function folded into the class of its first parameter (now self) is the target moved."),
         RuleSpec(TargetRule.FOLDED_INTO_BASE, "A method whose class left its module, its base staying with the method and a block of it, moved to the base."),
         RuleSpec(TargetRule.MOVED_INTO_DECORATOR, "A method gone from its class, new by its name in a decorator its class's methods now wear, went there."),
-        RuleSpec(TargetRule.INLINED_INTO_CALLER, "A function gone from its module whose only caller there took in a block of its statements lives on in it."),
+        RuleSpec(TargetRule.INLINED_INTO_CALLER, "A function gone from its module lives on in the one caller there that took in a block of its statements."),
         RuleSpec(
             TargetRule.RENAMED_KEEPING_WORDS,
             "A function gone from its module lives on in the one function new there whose name keeps its name's words and whose body still resembles its own.",
@@ -66,6 +66,10 @@ SPECS: dict[AnyRule, RuleSpec] = {
         RuleSpec(TargetRule.ASSIGNED_IN_ITS_PLACE, "A gone function lives on in the one new function its callers now call to assign what its call did."),
         RuleSpec(TargetRule.MADE_PUBLIC_AT_CALLERS, "A gone function lives on in the new one its callers now call, its name without the leading underscores."),
         RuleSpec(TargetRule.RENAMED_HOLDING_BODY, "A gone function lives on in the one function new in its file that holds most of what its body alone held."),
+        RuleSpec(
+            TargetRule.RENAMED_ELSEWHERE,
+            "A gone function lives on in the one new function of another file that holds most of its own statements, close and word for word.",
+        ),
         RuleSpec(
             TargetRule.RENAMED_CLOSE_BODY,
             "A gone function lives on in the one new function of its file and scope close to most of its own statements, unless a gone sibling is closer.",

@@ -153,6 +153,7 @@ class TargetRule(str, Enum):
     FOLDED_INTO_SUBCLASS = "folded-into-subclass"
     PUSHED_DOWN_TO_SUBCLASS = "pushed-down-to-subclass"
     RENAMED_CLOSE_BODY = "renamed-close-body"
+    RENAMED_ELSEWHERE = "renamed-elsewhere"
     DELETED = "deleted"
     SPLIT_INTO_HELPERS = "split-into-helpers"
     HELPERS_OF_HELPERS = "helpers-of-helpers"
@@ -174,6 +175,7 @@ RENAMING = frozenset(
         TargetRule.INIT_AS_POST_INIT,
         TargetRule.CLASS_KEPT_AS_ALIAS,
         TargetRule.RENAMED_CLOSE_BODY,
+        TargetRule.RENAMED_ELSEWHERE,
     }
 )
 """The container rules of a relocation (:mod:`.imported` and its like) whose definition of another name is the target

@@ -21,6 +21,14 @@ except ImportError:  # pragma: no cover - a platform without its wheel: the stan
 # -- text ------------------------------------------------------------------------------------------
 
 
+def searched_texts(texts: list[str], count: int = 3) -> list[str]:
+    """The first ``count`` of a target's step texts to look for its body by, when it may have been renamed: a ``def`` or
+    ``class`` line and a docstring are passed over (a rename rewrites the one and often the other), unless nothing else
+    is left."""
+    kept = [text for text in texts if not text.startswith(("def ", "async def ", "class ")) and not string_literal(text)]
+    return (kept or texts)[:count]
+
+
 def string_literal(text: str) -> bool:
     """Whether a normalised statement is a bare string literal (a docstring when it opens a body)."""
     if not text.lstrip("rRbBuU").startswith(('"', "'")):
