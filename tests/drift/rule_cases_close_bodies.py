@@ -81,6 +81,28 @@ ALIKE_NEW = {
 # Every statement has a close one in hooks_only_styles, but two of eight are there word for word: code that looks alike.
 THERE_TOO_OLD = {**STYLES_OLD, "parallel.py": STYLES_NEW["parallel.py"]}
 # hooks_only_styles was in parallel.py at the review: a function that was there, not the target moved and renamed.
+ROUTER_OLD = {
+    "model.py": f"""
+class Router:
+    def pick(self, plan):{textwrap.indent(STYLES_BODY, "    ")}
+
+class MoE:
+    def forward(self, plan):
+        return self.router.pick(plan)
+"""
+}
+ROUTER_NEW = {
+    "model.py": f"""
+class MoE:
+    def forward(self, plan):
+        return self.route(plan)
+
+    def route(self, plan):{textwrap.indent(MOVED_STYLES, "    ")}
+""",
+}
+ROUTER_NEW["modular.py"] = ROUTER_NEW["model.py"]
+# Router.pick is gone; MoE.route, new in the same file, holds its statements, and so does a modular.py source that
+# repeats the model file: of the two as close, the one in the target's own file.
 BACKENDS_OLD = """
 class Model:
     def check_sdpa(cls, config):
@@ -228,6 +250,16 @@ NO_POST_INIT_NEW = {**CONFIG_NEW, "backend.py": CONFIG_NEW["backend.py"].replace
 # The same without a __post_init__: a method of another name is no home of __init__.
 
 CASES: list[RuleCase] = [
+    RuleCase(
+        "renamed-elsewhere-in-its-own-file-before-a-copy",
+        TargetRule.RENAMED_ELSEWHERE,
+        ROUTER_OLD,
+        ROUTER_NEW,
+        ("resolved = {}",),
+        "target",
+        target="demo.model.Router.pick",
+        kind="renamed",
+    ),
     RuleCase(
         "renamed-elsewhere",
         TargetRule.RENAMED_ELSEWHERE,

@@ -155,14 +155,16 @@ def renamed_close_body(reader: TreeReader, reviewed: TreeReader | None, entry: A
 
 
 def renamed_elsewhere(reader: TreeReader, reviewed: TreeReader | None, entry: AnnotationLock, t: Thresholds) -> Relocated | None:
-    """The one definition of the target's kind and depth, new since the review in another file that holds the target's
-    own statements (those no sibling held too), that holds at least :attr:`~.rules.Thresholds.carried_share` of them
+    """The one definition of the target's kind and depth, new since the review in another file or another class of its
+    own file, that holds the target's own statements (those no sibling held too), that holds at least :attr:`~.rules.Thresholds.carried_share` of them
     (and :attr:`~.rules.Thresholds.carried_statements`) word for word and a close statement for
     :attr:`~.rules.Thresholds.replaced_share`, clearly more than any other and more than a gone sibling does (rule
     ``renamed-elsewhere``): a function moved to another module and renamed on the way
     (diffusers 0.42 moved ``tensor_parallel_neuron._neuron_styles`` into ``tensor_parallel`` as ``_hooks_only_styles``;
     transformers 5 turned ``FbgemmFp8HfQuantizer.create_quantized_param`` into ``FbgemmFp8Quantize.convert`` in
-    ``integrations.fbgemm_fp8``). The word-for-word share keeps out code that only looks alike; a definition of the
+    ``integrations.fbgemm_fp8``). Of definitions about as close, the only one in the target's file is taken (a
+    ``modular_*`` source repeating the model file's method is not the move). The word-for-word share keeps out code that
+    only looks alike; a definition of the
     target's own name, and a module function copied where none of the target's callers went (``copied-not-moved``), are
     not taken (a model file copies whole classes and helpers of another, which lives on)."""
     texts = reviewed_texts(reviewed, entry)
@@ -172,13 +174,16 @@ def renamed_elsewhere(reader: TreeReader, reviewed: TreeReader | None, entry: An
     wanted = [text for text in texts if text not in CONTENTLESS and short_hash(text) not in shared]
     if len(wanted) < t.carried_statements:
         return None
-    files = [r for r in reader.files_holding(searched_texts(wanted), near=entry.relpath, hints=entry.target.split(".")) if r != entry.relpath]
+    owner = entry.target.rpartition(".")[0]
+    files = list(dict.fromkeys([entry.relpath, *reader.files_holding(searched_texts(wanted), near=entry.relpath, hints=entry.target.split("."))]))
     depth, name, rivals, held = entry.target.count("."), entry.target.rpartition(".")[2], None, Counter(short_hash(text) for text in wanted)
     scored: list[tuple[float, Relocated]] = []
     for relpath, source, index in reader.indexed_files(files):
         for d in index.definitions:
             if d.kind is not entry.kind or d.accessor is not None or d.qualname.count(".") != depth or d.qualname.rpartition(".")[2] == name:
                 continue  # a namesake elsewhere is a move or a copy, which the rules before this one tell apart
+            if relpath == entry.relpath and d.qualname.rpartition(".")[0] == owner:
+                continue  # the target's own scope is renamed-close-body's
             if sum((held & Counter(reader.body_hashes(index, d))).values()) < max(t.carried_statements, t.carried_share * len(wanted)):
                 continue
             if defined_in(reviewed, relpath, d.qualname) or copied_not_moved(reader, entry, source, index, lambda: callers_at_review(reviewed, entry)):
@@ -190,9 +195,9 @@ def renamed_elsewhere(reader: TreeReader, reviewed: TreeReader | None, entry: An
                 why = f"new in {source.module} since the review, it holds a close statement for {share:.0%} of the reviewed ones"
                 scored.append((share, Relocated(source, index, d, why)))
     scored.sort(key=lambda item: item[0], reverse=True)
-    if not scored or (len(scored) > 1 and scored[1][0] >= scored[0][0] - t.target_renamed_margin):
-        return None
-    return scored[0][1]
+    tied = [found for share, found in scored if scored and share >= scored[0][0] - t.target_renamed_margin]
+    beside = [found for found in tied if found.source.relpath == entry.relpath]
+    return tied[0] if len(tied) == 1 else (beside[0] if len(beside) == 1 else None)
 
 
 def renamed_with_base(reader: TreeReader, reviewed: TreeReader | None, entry: AnnotationLock, t: Thresholds) -> Relocated | None:
