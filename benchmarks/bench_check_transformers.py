@@ -87,6 +87,10 @@ with sets 40 and 41's rules and the machine slower: 11.41 s and 10.74 s against 
 
 On 2026-12-01 15:23-15:27, idle, medians of 3, alternating with the code before set 42's rules (b5bc7c1): 12.45 s and
 11.79 s cold against 11.97 s and 12.65 s, the same digest (e43dcc153012); a slow machine state, the target missed.
+
+2026-12-01 18:41-18:52, idle, medians of 3, alternating with the session's start (1ef0135), with set 44's rules: 12.10 s
+and 17.21 s cold against 16.84 s and 13.71 s, warm 7.48 / 7.13 s against 8.56 / 8.25 s, the same digest (e43dcc153012);
+the spread between runs of one code is larger than any difference, and the target is missed on this machine state.
 """
 
 from __future__ import annotations

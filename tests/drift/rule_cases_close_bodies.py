@@ -103,6 +103,10 @@ class MoE:
 ROUTER_NEW["modular.py"] = ROUTER_NEW["model.py"]
 # Router.pick is gone; MoE.route, new in the same file, holds its statements, and so does a modular.py source that
 # repeats the model file: of the two as close, the one in the target's own file.
+NEW_CLASS_OLD = {"model.py": ROUTER_OLD["model.py"].replace("class MoE:\n    def forward(self, plan):\n        return self.router.pick(plan)\n", "")}
+NEW_CLASS_NEW = {"model.py": ROUTER_NEW["model.py"].replace("class MoE:", "class Experts:")}
+# Router.pick is gone and Experts, a class new in its file, has a route() that is mostly Router.pick's statements: the
+# method moved there (a new class's method that is mostly other work is as often a copy of part of it).
 BACKENDS_OLD = """
 class Model:
     def check_sdpa(cls, config):
@@ -250,6 +254,16 @@ NO_POST_INIT_NEW = {**CONFIG_NEW, "backend.py": CONFIG_NEW["backend.py"].replace
 # The same without a __post_init__: a method of another name is no home of __init__.
 
 CASES: list[RuleCase] = [
+    RuleCase(
+        "renamed-elsewhere-into-a-class-new-in-its-file",
+        TargetRule.RENAMED_ELSEWHERE,
+        NEW_CLASS_OLD,
+        NEW_CLASS_NEW,
+        ("resolved = {}",),
+        "target",
+        target="demo.model.Router.pick",
+        kind="renamed",
+    ),
     RuleCase(
         "renamed-elsewhere-in-its-own-file-before-a-copy",
         TargetRule.RENAMED_ELSEWHERE,

@@ -156,8 +156,9 @@ def renamed_close_body(reader: TreeReader, reviewed: TreeReader | None, entry: A
 
 def renamed_elsewhere(reader: TreeReader, reviewed: TreeReader | None, entry: AnnotationLock, t: Thresholds) -> Relocated | None:
     """The one definition of the target's kind and depth, new since the review in another file or another class of its
-    own file, that holds the target's own statements (those no sibling held too), that holds at least :attr:`~.rules.Thresholds.carried_share` of them
-    (and :attr:`~.rules.Thresholds.carried_statements`) word for word and a close statement for
+    own file (one new there only when its body is mostly the target's), that holds at least
+    :attr:`~.rules.Thresholds.carried_share` (and :attr:`~.rules.Thresholds.carried_statements`) of the target's own
+    statements (those no sibling held too) word for word and a close statement for
     :attr:`~.rules.Thresholds.replaced_share`, clearly more than any other and more than a gone sibling does (rule
     ``renamed-elsewhere``): a function moved to another module and renamed on the way
     (diffusers 0.42 moved ``tensor_parallel_neuron._neuron_styles`` into ``tensor_parallel`` as ``_hooks_only_styles``;
@@ -182,10 +183,14 @@ def renamed_elsewhere(reader: TreeReader, reviewed: TreeReader | None, entry: An
         for d in index.definitions:
             if d.kind is not entry.kind or d.accessor is not None or d.qualname.count(".") != depth or d.qualname.rpartition(".")[2] == name:
                 continue  # a namesake elsewhere is a move or a copy, which the rules before this one tell apart
-            if relpath == entry.relpath and d.qualname.rpartition(".")[0] == owner:
-                continue  # the target's own scope is renamed-close-body's
-            if sum((held & Counter(reader.body_hashes(index, d))).values()) < max(t.carried_statements, t.carried_share * len(wanted)):
+            home, hashes = d.qualname.rpartition(".")[0], reader.body_hashes(index, d)
+            if relpath == entry.relpath and home == owner:
+                continue  # its own scope is renamed-close-body's
+            kept = sum((held & Counter(hashes)).values())
+            if kept < max(t.carried_statements, t.carried_share * len(wanted)):
                 continue
+            if relpath == entry.relpath and not defined_in(reviewed, relpath, home) and kept < t.carried_share * len(hashes):
+                continue  # a class new in its file, whose method is mostly other work: as often a copy of part of it
             if defined_in(reviewed, relpath, d.qualname) or copied_not_moved(reader, entry, source, index, lambda: callers_at_review(reviewed, entry)):
                 continue
             body = [s.text for s in body_of(index, d)]
