@@ -186,9 +186,8 @@ def inlined_into_caller(reader: TreeReader, reviewed: TreeReader | None, entry: 
     if reviewed is None or before is None or now is None or any(d.qualname == entry.target for d in now[1].definitions):
         return None
     source, index = now
-    name = entry.target.rpartition(".")[2]
+    owner, _, name = entry.target.rpartition(".")
     took: list[tuple[str, Definition, int]] = []
-    owner = entry.target.rpartition(".")[0]
     by_any_receiver = {c for r, c, text in calls_before(reviewed, name, entry.relpath) if r == entry.relpath and f". {name} (" in text} if owner else set()
     for caller in sorted(callers_at_review(reviewed, entry) | by_any_receiver - {entry.target}):
         old = next((d for d in before[1].definitions if d.qualname == caller and d.accessor is None), None)

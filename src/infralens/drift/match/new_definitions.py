@@ -71,16 +71,29 @@ def renamed_holding_body(
     return Relocated(source, index, definition, f"new in its file since the review, it holds {share:.0%} of the reviewed statements")
 
 
+def _siblings(index: ModuleIndex, target: str) -> list[Definition]:
+    """The definitions of ``target``'s scope (module level, or its class) in ``index`` other than classes, ``target``
+    among them."""
+    owner = target.rpartition(".")[0]
+    return [d for d in index.definitions if d.kind is not DefinitionKind.CLASS and d.qualname.rpartition(".")[0] == owner]
+
+
 def _held_by_siblings(reviewed: TreeReader, relpath: str, target: str) -> set[str]:
     """The short hashes of the body statements of the definitions of ``target``'s scope (module level, or its class) in
     the reviewed file ``relpath`` other than ``target``."""
     indexed = reviewed.indexed(relpath)
     if indexed is None:
         return set()
-    owner = target.rpartition(".")[0]
-    index = indexed[1]
-    siblings = (d for d in index.definitions if d.qualname != target and d.kind is not DefinitionKind.CLASS and d.qualname.rpartition(".")[0] == owner)
-    return {h for d in siblings for h in body_hashes(index, d)}
+    return {h for d in _siblings(indexed[1], target) if d.qualname != target for h in body_hashes(indexed[1], d)}
+
+
+def _own_texts(reviewed: TreeReader | None, entry: AnnotationLock) -> list[str] | None:
+    """The reviewed target's statements with content that no sibling of it held too (None without its reviewed body)."""
+    texts = reviewed_texts(reviewed, entry)
+    if texts is None or reviewed is None:
+        return None
+    shared = _held_by_siblings(reviewed, entry.relpath, entry.target)
+    return [text for text in texts if text not in CONTENTLESS and short_hash(text) not in shared]
 
 
 def _closeness(wanted: list[str], body: list[str], t: Thresholds) -> float:
@@ -96,14 +109,22 @@ def _gone_siblings(reviewed: TreeReader, now: tuple[SourceFile, ModuleIndex] | M
     indexed = reviewed.indexed(entry.relpath)
     if indexed is None:
         return []
-    owner = entry.target.rpartition(".")[0]
     index = now[1] if isinstance(now, tuple) else now
     defined = {d.qualname for d in index.definitions} if index is not None else set()
-    scope = [d for d in indexed[1].definitions if d.kind is not DefinitionKind.CLASS and d.qualname.rpartition(".")[0] == owner]
+    scope = _siblings(indexed[1], entry.target)
     texts = {d.qualname: [s.text for s in body_of(indexed[1], d) if s.text not in CONTENTLESS] for d in scope}
     holders = Counter(text for held in texts.values() for text in set(held))
     gone = [d.qualname for d in scope if d.qualname != entry.target and d.qualname not in defined]
     return [alone for qualname in gone if (alone := [text for text in texts[qualname] if holders[text] == 1])]
+
+
+def _a_siblings(rivals: list[list[str]], wanted: list[str], body: list[str], t: Thresholds) -> bool:
+    """Whether a gone sibling (``rivals``: each one's own statements) resembles ``body`` more than ``wanted`` does: the
+    definition is that sibling's rename (a rename is one to one)."""
+    if not rivals:
+        return False
+    own = _closeness(wanted, body, t)
+    return any(_closeness(rival, body, t) > own for rival in rivals)
 
 
 def _new_in_scope(index: ModuleIndex, reviewed: TreeReader, entry: AnnotationLock, owner: str) -> list[Definition]:
@@ -126,27 +147,21 @@ def renamed_close_body(reader: TreeReader, reviewed: TreeReader | None, entry: A
     dimension list folded into one literal). Its name may share nothing with the target's, so the body must say as
     much as for ``replaced-at-callers``; a second function about as close leaves the target deleted. As for
     :func:`renamed_holding_body`, only statements no sibling of the target held at the review count; and a rename is one
-    to one: a definition that a sibling gone too (its own statements) resembles more (:func:`_closeness`) is that sibling's rename
+    to one: a definition that a sibling gone too resembles more (:func:`_a_siblings`) is that sibling's rename
     (transformers 5 replaced ``_check_and_enable_sdpa`` and ``_check_and_enable_flex_attn`` with ``_sdpa_can_dispatch``
     and ``_flex_attn_can_dispatch``, alike but for the backend's name)."""
-    texts = reviewed_texts(reviewed, entry)
+    wanted = _own_texts(reviewed, entry)
     indexed = reader.indexed(entry.relpath)
-    if texts is None or reviewed is None or indexed is None:
-        return None
-    shared = _held_by_siblings(reviewed, entry.relpath, entry.target)
-    wanted = [text for text in texts if text not in CONTENTLESS and short_hash(text) not in shared]
-    if not wanted:
+    if not wanted or reviewed is None or indexed is None:
         return None
     source, index = indexed
-    owner = entry.target.rpartition(".")[0]
-    bodies = {d.qualname: [s.text for s in body_of(index, d)] for d in _new_in_scope(index, reviewed, entry, owner)}
-    shares = [(close_share(wanted, bodies[d.qualname], t), d) for d in _new_in_scope(index, reviewed, entry, owner)]
     rivals = _gone_siblings(reviewed, index, entry)
-    kept = [
-        (share, d)
-        for share, d in shares
-        if share >= t.replaced_share and not any(_closeness(r, bodies[d.qualname], t) > _closeness(wanted, bodies[d.qualname], t) for r in rivals)
-    ]
+    kept = []
+    for d in _new_in_scope(index, reviewed, entry, entry.target.rpartition(".")[0]):
+        body = [s.text for s in body_of(index, d)]
+        share = close_share(wanted, body, t)
+        if share >= t.replaced_share and not _a_siblings(rivals, wanted, body, t):
+            kept.append((share, d))
     best = clearly_ahead(kept, t)
     if best is None:
         return None
@@ -165,15 +180,11 @@ def renamed_elsewhere(reader: TreeReader, reviewed: TreeReader | None, entry: An
     transformers 5 turned ``FbgemmFp8HfQuantizer.create_quantized_param`` into ``FbgemmFp8Quantize.convert`` in
     ``integrations.fbgemm_fp8``). Of definitions about as close, the only one in the target's file is taken (a
     ``modular_*`` source repeating the model file's method is not the move). The word-for-word share keeps out code that
-    only looks alike; a definition of the
-    target's own name, and a module function copied where none of the target's callers went (``copied-not-moved``), are
-    not taken (a model file copies whole classes and helpers of another, which lives on)."""
-    texts = reviewed_texts(reviewed, entry)
-    if texts is None or reviewed is None:
-        return None
-    shared = _held_by_siblings(reviewed, entry.relpath, entry.target)
-    wanted = [text for text in texts if text not in CONTENTLESS and short_hash(text) not in shared]
-    if len(wanted) < t.carried_statements:
+    only looks alike; a definition of the target's own name, and a module function copied where none of the target's
+    callers went (``copied-not-moved``), are not taken (a model file copies whole classes and helpers of another, which
+    lives on)."""
+    wanted = _own_texts(reviewed, entry)
+    if wanted is None or reviewed is None or len(wanted) < t.carried_statements:
         return None
     owner = entry.target.rpartition(".")[0]
     files = list(dict.fromkeys([entry.relpath, *reader.files_holding(searched_texts(wanted), near=entry.relpath, hints=entry.target.split("."))]))
@@ -196,11 +207,11 @@ def renamed_elsewhere(reader: TreeReader, reviewed: TreeReader | None, entry: An
             body = [s.text for s in body_of(index, d)]
             share = close_share(wanted, body, t)
             rivals = rivals if rivals is not None else _gone_siblings(reviewed, reader.indexed(entry.relpath), entry)
-            if share >= t.replaced_share and not any(_closeness(r, body, t) > _closeness(wanted, body, t) for r in rivals):
+            if share >= t.replaced_share and not _a_siblings(rivals, wanted, body, t):
                 why = f"new in {source.module} since the review, it holds a close statement for {share:.0%} of the reviewed ones"
                 scored.append((share, Relocated(source, index, d, why)))
     scored.sort(key=lambda item: item[0], reverse=True)
-    tied = [found for share, found in scored if scored and share >= scored[0][0] - t.target_renamed_margin]
+    tied = [found for share, found in scored if share >= scored[0][0] - t.target_renamed_margin]
     beside = [found for found in tied if found.source.relpath == entry.relpath]
     return tied[0] if len(tied) == 1 else (beside[0] if len(beside) == 1 else None)
 
