@@ -199,6 +199,27 @@ class Attn:
         return q @ k
 """
 # The helper method is gone, inlined into Attn.forward; its other caller's class went with it.
+SCALED_OLD = """
+def _scale(x, s):
+    y = x.float()
+    y = y * s
+    y = y.clamp(0, 1)
+    return y
+
+
+def run(x, s):
+    out = _scale(x, s)
+    log(out)
+"""
+SCALED_NEW = """
+def run(x, s):
+    y = x.float()
+    y = y * s
+    y = y.clamp(0, 1)
+    log(y)
+    return y.half()
+"""
+# _scale is gone, inlined into run(), which returned nothing at the review: the return it has now may be the helper's.
 BY_NAME_OLD = """
 class Loader:
     def load(self, model, state):
@@ -408,6 +429,26 @@ CASES: list[RuleCase] = [
         kind="moved",
     ),
     RuleCase(
+        "callers-own-lines-the-return",
+        Filter.CALLERS_OWN_LINES,
+        {"mixer.py": INLINED_METHOD_OLD},
+        {"mixer.py": INLINED_METHOD_NEW},
+        ("return q, k",),
+        action=Action.REMOVED,
+        target="demo.mixer.Attn._project",
+        kind="deleted",
+    ),
+    RuleCase(
+        "callers-own-lines-the-def-line",
+        Filter.CALLERS_OWN_LINES,
+        {"mixer.py": INLINED_METHOD_OLD},
+        {"mixer.py": INLINED_METHOD_NEW},
+        ("def _project(self, x):",),
+        action=Action.REMOVED,
+        target="demo.mixer.Attn._project",
+        kind="deleted",
+    ),
+    RuleCase(
         "inlined-into-caller-a-method-its-other-caller-gone",
         TargetRule.INLINED_INTO_CALLER,
         {"mixer.py": INLINED_METHOD_OLD},
@@ -438,6 +479,17 @@ CASES: list[RuleCase] = [
 ]
 
 HELD_BACK: list[RuleCase] = [
+    RuleCase(
+        "callers-own-lines-not-when-the-caller-returned-nothing",
+        Filter.CALLERS_OWN_LINES,
+        {"mixer.py": SCALED_OLD},
+        {"mixer.py": SCALED_NEW},
+        ("y = y * s", "return y"),
+        "s1",
+        action=Action.REMOVED,
+        target="demo.mixer._scale",
+        kind="changed",
+    ),
     RuleCase(
         "edited-in-reached-not-past-a-base-never-called",
         Rule.EDITED_IN_REACHED,

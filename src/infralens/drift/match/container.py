@@ -7,12 +7,13 @@ forwards the old name (``renamed-behind-shim``); a definition of another name wh
 (``renamed-and-split``), or named with one word dropped (``renamed-dropping-a-word``); the new name its callers now call (``renamed-at-callers``;
 ``replaced-at-callers``, ``called-with-same-arguments``, ``assigned-in-its-place``, ``made-public-at-callers``: :mod:`.renamed_words`; a method new in its
 file close to most of it, ``folded-into-method``); a function new in its file holding most of its body (``renamed-holding-body``; in another file,
-``renamed-elsewhere``; ``renamed-with-base``,
-``moved-sole-namesake``, ``init-as-post-init``: :mod:`.new_definitions`); the method of its name in the class its class was renamed to (``class-renamed``,
-:mod:`.classes`), that its class's old name now aliases (``class-kept-as-alias``, :mod:`.aliases`) or that inherits its class (``folded-into-subclass``,
-``pushed-down-to-subclass``); the class its users now build (``class-renamed-at-users``, ``class-renamed-with-users``); a method folded into its first
-parameter's class (``moved-to-receiver``); else ``deleted``. A copy made in another file is not taken (``copied-not-moved``). A decorator added, removed or
-replaced is ``decorators-changed``. Helpers or a decorator taking statements are a decision of their own (:mod:`.split`).
+``renamed-elsewhere``; ``renamed-with-base``, ``moved-sole-namesake``, ``init-as-post-init``: :mod:`.new_definitions`); the method of its name in the
+class its class was renamed to (``class-renamed``, :mod:`.classes`), that its class's old name now aliases (``class-kept-as-alias``, :mod:`.aliases`) or
+that inherits its class (``folded-into-subclass``, ``pushed-down-to-subclass``); the class its users now build (``class-renamed-at-users``,
+``class-renamed-with-users``); a method folded into its first parameter's class (``moved-to-receiver``); the one caller that took it in
+(``inlined-into-caller``, whose own header and returns stay its own); else ``deleted``. A copy made in another file is not taken
+(``copied-not-moved``). A decorator added, removed or replaced is ``decorators-changed``. Helpers or a decorator taking statements are a decision of
+their own (:mod:`.split`).
 """
 
 from __future__ import annotations
@@ -54,6 +55,8 @@ class Found:
     in_place: bool
     split: Split | None = None
     """The helpers and decorators it leads to that now hold statements it lost (see :mod:`.split`)."""
+    absorbed: bool = False
+    """A caller that took the inlined target in (rule ``inlined-into-caller``), with a header and returns of its own."""
 
     def overlap(self, entry: AnnotationLock) -> float:
         """Statement overlap of the definition's body with the reviewed one."""
@@ -206,8 +209,7 @@ class ContainerMapper:
         return TargetResult(entry, TargetKind.BODY_CHANGED, here.place(), overlap, message, rule=TargetRule.BODY_CHANGED.value), here
 
     def _moved_module(self, entry: AnnotationLock, steps: list[StepLock], trace: Trace) -> Decided | None:
-        moved = self._same_qualname_elsewhere(entry, trace)
-        if moved is None:
+        if (moved := self._same_qualname_elsewhere(entry, trace)) is None:
             return None
         overlap = moved.overlap(entry)
         message = f"{entry.module}.{entry.target} now lives in {moved.source.module} (statement overlap {overlap:.2f})"
@@ -217,9 +219,9 @@ class ContainerMapper:
         """A decision of one of the rules of :mod:`.imported`: moved, or renamed when imported under another name."""
         if relocated is None:
             return None
-        t = self.policy.thresholds
-        renamed = rule in RENAMING and relocated.definition.qualname != entry.target
-        found = Found(relocated.source, relocated.index, relocated.definition, t.renamed_locality if renamed else t.moved_elsewhere_locality, False)
+        renamed, t = rule in RENAMING and relocated.definition.qualname != entry.target, self.policy.thresholds
+        locality = t.renamed_locality if renamed else t.moved_elsewhere_locality
+        found = Found(relocated.source, relocated.index, relocated.definition, locality, False, absorbed=rule is TargetRule.INLINED_INTO_CALLER)
         message = f"{entry.module}.{entry.target} now lives in {relocated.source.module}.{relocated.definition.qualname}: {relocated.why}"
         kind = TargetKind.RENAMED if renamed else TargetKind.MOVED
         return TargetResult(entry, kind, found.place(), found.overlap(entry), message, rule=rule.value), found
@@ -229,8 +231,7 @@ class ContainerMapper:
         return lambda entry, steps, trace: self._relocated(entry, relocate(self.reader, self._reviewed(entry), entry, self.policy.thresholds), rule)
 
     def _moved_same_name(self, entry: AnnotationLock, steps: list[StepLock], trace: Trace) -> Decided | None:
-        named = self._same_name_elsewhere(entry)
-        if named is None:
+        if (named := self._same_name_elsewhere(entry)) is None:
             return None
         overlap = named.overlap(entry)
         now = f"{named.source.module}.{named.definition.qualname}"
@@ -238,8 +239,7 @@ class ContainerMapper:
         return TargetResult(entry, TargetKind.MOVED, named.place(), overlap, message, rule=TargetRule.MOVED_SAME_NAME.value), named
 
     def _behind_shim(self, entry: AnnotationLock, steps: list[StepLock], trace: Trace) -> Decided | None:
-        forwarded = forwarded_method(self.reader, entry.relpath, entry.target)
-        if forwarded is None:
+        if (forwarded := forwarded_method(self.reader, entry.relpath, entry.target)) is None:
             return None
         found = Found(forwarded.source, forwarded.index, forwarded.definition, self.policy.thresholds.moved_elsewhere_locality, False)
         overlap = found.overlap(entry)

@@ -27,7 +27,7 @@ from collections import Counter
 from dataclasses import dataclass
 
 from infralens.drift.lock.entries import AnnotationLock
-from infralens.drift.lock.facts import body_hashes, body_of, jaccard
+from infralens.drift.lock.facts import body_hashes, body_of, header_of, jaccard
 from infralens.drift.match.best import clearly_best
 from infralens.drift.match.callers import callers_at_review, calls_before
 from infralens.drift.match.forwarding import base_names, class_named
@@ -202,3 +202,22 @@ def inlined_into_caller(reader: TreeReader, reviewed: TreeReader | None, entry: 
     caller, new, gained = took[0]
     why = f"{entry.target} is gone and {caller}, which called it at the review and no longer does, gained {gained} of its statements"
     return Relocated(source, index, new, why)
+
+
+def callers_own_lines(reviewed: TreeReader | None, relpath: str, index: ModuleIndex, caller: Definition) -> frozenset[int]:
+    """The first lines of the statements of ``caller``, which took an inlined target in, that stay its own (rule
+    ``callers-own-lines``): its ``def`` line, and its ``return`` statements when it returned at the review. The
+    target's header and returns have no counterpart there: the caller had its own then and keeps them."""
+    header = header_of(index, caller)
+    own = {header.start_line} if header is not None else set()
+    before = reviewed.indexed(relpath) if reviewed is not None else None
+    if before is None:
+        return frozenset(own)
+    old = next((d for d in before[1].definitions if d.qualname == caller.qualname and d.accessor is None), None)
+    if old is not None and any(_returns(s.text) for s in body_of(before[1], old)):
+        own |= {s.start_line for s in body_of(index, caller) if _returns(s.text)}
+    return frozenset(own)
+
+
+def _returns(text: str) -> bool:
+    return text == "return" or text.startswith("return ")

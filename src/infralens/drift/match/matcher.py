@@ -21,6 +21,7 @@ from infralens.drift.match.dispatch import in_owners_classes
 from infralens.drift.match.evidence import Evidence, measure
 from infralens.drift.match.extracted import HelperCalls, extracted_call, with_extracted
 from infralens.drift.match.freed import freed_candidates
+from infralens.drift.match.imported import callers_own_lines
 from infralens.drift.match.position import Alignment
 from infralens.drift.match.propose import (
     TargetBody,
@@ -38,10 +39,11 @@ from infralens.drift.match.propose import (
     sole_role,
     target_names,
     target_pool,
+    without_callers_own,
 )
 from infralens.drift.match.reached_edits import in_split_helper, rewritten_in_reached
 from infralens.drift.match.reader import TreeReader
-from infralens.drift.match.repeated import indentation, settle_contested
+from infralens.drift.match.repeated import reviewed_indents, settle_contested
 from infralens.drift.match.results import StepKind, StepResult, TargetKind, TargetResult
 from infralens.drift.match.reviewed import ReviewedSources, Transfers, reviewed_nested, reviewed_texts
 from infralens.drift.match.rules import Action, Container, Filter, Policy, Rule, RuleEvent, Trace
@@ -167,13 +169,15 @@ class DistributionMatcher:
         alignment = Alignment(annotation.body, body_of(found.index, found.definition))
         reader = self.reviewed.reader(annotation.distribution, annotation.version, checked=self.tree.version)
         reviewed = reviewed_texts(reader, annotation)
-        body = TargetBody(pool, old_body, alignment, target_names(reviewed, steps, pool), reviewed, annotation.decorators, reviewed_nested(reader, annotation))
+        own_lines = callers_own_lines(reader, found.source.relpath, found.index, found.definition) if found.absorbed else frozenset()
+        names, nested = target_names(reviewed, steps, pool), reviewed_nested(reader, annotation)
+        body = TargetBody(pool, old_body, alignment, names, reviewed, annotation.decorators, nested, own_lines)
         options: dict[str, list[Scored]] = {}
         helpers = HelperCalls(found, pool, old_body, reader)  # what the target's calls of helpers in its file do, for rule extracted-and-called
         for entry in steps:
             options[entry.step_id] = self._options(found, body, entry, steps, annotation.target, traces[entry.step_id], helpers)
         if any(o.contested for found_options in options.values() for o in found_options):
-            settle_contested(options, self._reviewed_indents(annotation, steps), self.policy, traces)
+            settle_contested(options, reviewed_indents(reader, annotation, steps), self.policy, traces)
         weights = {step_id: {o.proposal.key: weight(o.evidence, self.policy) + o.tie for o in found_options} for step_id, found_options in options.items()}
         chosen = assign(weights)
         own = {}
@@ -181,15 +185,6 @@ class DistributionMatcher:
             own[step_id] = next(o for o in options[step_id] if o.proposal.key == key)
         trace_assignment(options, weights, chosen, traces)
         return own, options
-
-    def _reviewed_indents(self, annotation: AnnotationLock, steps: list[StepLock]) -> dict[str, int]:
-        """Each step's indentation in the reviewed release (empty when that release is not at hand)."""
-        reviewed = self.reviewed.reader(annotation.distribution, annotation.version, checked=self.tree.version)
-        source = reviewed.source(annotation.relpath) if reviewed is not None else None
-        if source is None:
-            return {}
-        lines = source.text.splitlines()
-        return {s.step_id: indent for s in steps if s.relpath == annotation.relpath and (indent := indentation(lines, s.lines[0])) is not None}
 
     def _options(
         self,
@@ -223,7 +218,7 @@ class DistributionMatcher:
             exact = []
         if exact:
             return self._with_occurrence(exact, entry, trace)
-        line = own_line(found, entry, target, body, t)
+        pool, line = without_callers_own(pool, body, entry, own_line(found, entry, target, body, t), policy, trace)
         if line is not None:  # the container's own lines: their place is the mapped target's (or its helper's)
             return [Scored(line[0], measure(line[0], entry, old_body, t, admit=self._admit, line=line[1]))]
         sole_key = sole_assignment(found.source.relpath, pool, entry, steps)

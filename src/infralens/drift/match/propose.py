@@ -20,7 +20,7 @@ from infralens.drift.match.container import Found
 from infralens.drift.match.position import Alignment
 from infralens.drift.match.reader import TreeReader
 from infralens.drift.match.replacements import argument_kept
-from infralens.drift.match.rules import Origin, Thresholds
+from infralens.drift.match.rules import Action, Filter, Origin, Policy, Thresholds, Trace
 from infralens.drift.match.texts import (
     assigned_name,
     condition_kept,
@@ -95,6 +95,26 @@ class TargetBody:
     """The reviewed target's decorator names, outermost first, when the lock recorded them (rule ``decorator-replaced``)."""
     nested: dict[str, tuple[str, ...]] = field(default_factory=dict)
     """The body texts of the functions the reviewed target nests, by name (rule ``nested-lifted``)."""
+    callers_own: frozenset[int] = frozenset()
+    """First lines of the statements that stay the caller's own when the target was inlined into it (rule ``callers-own-lines``)."""
+
+
+def without_callers_own(
+    pool: tuple[Statement, ...], body: TargetBody, entry: StepLock, line: tuple[Proposal, str] | None, policy: Policy, trace: Trace
+) -> tuple[tuple[Statement, ...], tuple[Proposal, str] | None]:
+    """``pool`` less the lines that stay the caller's own when the target was inlined into it, and ``line`` (the step's
+    place among the target's own lines, :func:`own_line`) unless it was inlined (filter ``callers-own-lines``: its
+    ``def`` line, docstring and returns are no edit of the target's). The trace says so where it mattered: the step is
+    one of the target's own lines, or of the kind of a line taken out."""
+    if not body.callers_own:
+        return pool, line
+    shapes = {statement_shape(s.text) for s in pool if s.start_line in body.callers_own}
+    mattered = line is not None or (len(entry.texts) == 1 and statement_shape(entry.texts[0]) in shapes)
+    if not policy.allows(Filter.CALLERS_OWN_LINES, trace if mattered else None, "the caller's def line and returns"):
+        return pool, line
+    if mattered:
+        trace.add(Filter.CALLERS_OWN_LINES, Action.REMOVED, f"{len(body.callers_own)} line(s) of the caller it was inlined into, its own")
+    return tuple(s for s in pool if s.start_line not in body.callers_own), None
 
 
 def target_pool(found: Found) -> tuple[Statement, ...]:

@@ -5,6 +5,8 @@ Rules ``contested-copy`` and ``same-depth`` of :mod:`.rules`.
 
 from __future__ import annotations
 
+from infralens.drift.lock.entries import AnnotationLock, StepLock
+from infralens.drift.match.reader import TreeReader
 from infralens.drift.match.rules import Action, Filter, Policy, Trace
 from infralens.drift.match.scored import Scored
 
@@ -55,3 +57,12 @@ def indentation(lines: list[str], line: int) -> int | None:
     if not 0 < line <= len(lines):
         return None
     return len(lines[line - 1]) - len(lines[line - 1].lstrip())
+
+
+def reviewed_indents(reviewed: TreeReader | None, annotation: AnnotationLock, steps: list[StepLock]) -> dict[str, int]:
+    """Each step's indentation in the reviewed release (empty when that release is not at hand)."""
+    source = reviewed.source(annotation.relpath) if reviewed is not None else None
+    if source is None:
+        return {}
+    lines = source.text.splitlines()
+    return {s.step_id: indent for s in steps if s.relpath == annotation.relpath and (indent := indentation(lines, s.lines[0])) is not None}

@@ -121,6 +121,7 @@ SPECS: dict[AnyRule, RuleSpec] = {
         RuleSpec(Filter.CLASS_COPIED_NOT_RENAMED, "A look-alike class (or its method, its class gone) that the old module, still here, never names is a copy."),
         RuleSpec(Filter.ANOTHER_FIELD, "A name read from a key of its own name is no edit of one read from a key sharing no word with it."),
         RuleSpec(Filter.NEW_PLACE_NOT_CARRIED, "A deleted target's block is followed only into a function that was there at the review."),
+        RuleSpec(Filter.CALLERS_OWN_LINES, "An inlined function's def line and returns are not the caller's: the caller's own stay its own."),
         RuleSpec(Filter.OUT_OF_VIEW, "A block that left the target went where its module can see: itself, a module it imports, or its own qualname."),
         RuleSpec(Filter.REAL_EDIT_STAYS, "A place that gained the target's lost statements does not override a real edit inside the target."),
         RuleSpec(Filter.EDIT_WITH_NEIGHBOURS, "A copy where the target leads with none of the step's neighbours does not outrank an edit there that has them."),

@@ -106,6 +106,7 @@ class Filter(str, Enum):
     TIED_PLACES = "tied-places"
     CLOSE_RUNNER_UP = "close-runner-up"
     ANOTHER_FIELD = "another-field"
+    CALLERS_OWN_LINES = "callers-own-lines"
 
 
 class TargetRule(str, Enum):
