@@ -872,3 +872,8 @@ from rule_cases_headers import CASES as _HEADER_CASES, HELD_BACK as _HEADER_HELD
 
 CASES.extend(_HEADER_CASES)
 HELD_BACK.extend(_HEADER_HELD_BACK)
+
+from rule_cases_copies import CASES as _COPY_CASES, HELD_BACK as _COPY_HELD_BACK  # noqa: E402
+
+CASES.extend(_COPY_CASES)
+HELD_BACK.extend(_COPY_HELD_BACK)

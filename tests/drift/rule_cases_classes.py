@@ -199,6 +199,28 @@ class Attn:
         return q @ k
 """
 # The helper method is gone, inlined into Attn.forward; its other caller's class went with it.
+RATIO_OLD = """
+class Mixer:
+    def run(self, x):
+        ratio = getattr(self.config, "ratio", 1)
+        h = x * ratio
+        return h
+"""
+RATIO_NEW = """
+class Mixer:
+    @property
+    def _ratio(self):
+        ratio = getattr(self.config, "ratio", 1)
+        return ratio
+
+    def run(self, x):
+        ratio = self._ratio
+        h = x * ratio
+        return h
+"""
+# The lookup went into a property of the class that run() now reads.
+RATIO_UNREAD = RATIO_NEW.replace("        ratio = self._ratio\n", "        ratio = self.ratio\n")
+# The same property, but run() reads another attribute: it does not lead there.
 SCALED_OLD = """
 def _scale(x, s):
     y = x.float()
@@ -429,6 +451,14 @@ CASES: list[RuleCase] = [
         kind="moved",
     ),
     RuleCase(
+        "moved-to-reached-a-property-it-reads",
+        Rule.MOVED_TO_REACHED,
+        {"mixer.py": RATIO_OLD},
+        {"mixer.py": RATIO_NEW},
+        ('ratio = getattr(self.config, "ratio", 1)',),
+        kind="moved",
+    ),
+    RuleCase(
         "callers-own-lines-the-return",
         Filter.CALLERS_OWN_LINES,
         {"mixer.py": INLINED_METHOD_OLD},
@@ -479,6 +509,13 @@ CASES: list[RuleCase] = [
 ]
 
 HELD_BACK: list[RuleCase] = [
+    RuleCase(
+        "moved-to-reached-not-a-property-it-does-not-read",
+        Rule.MOVED_TO_REACHED,
+        {"mixer.py": RATIO_OLD},
+        {"mixer.py": RATIO_UNREAD},
+        ('ratio = getattr(self.config, "ratio", 1)',),
+    ),
     RuleCase(
         "callers-own-lines-not-when-the-caller-returned-nothing",
         Filter.CALLERS_OWN_LINES,

@@ -43,6 +43,8 @@ class Calls:
     """Methods called on another object (``transformer . load_lora_adapter (``): the class is not known statically."""
     tables: frozenset[str] = frozenset()
     """Names of lookup tables a called local or ``self`` attribute was taken from (``f = TABLE [ key ] ; f ( )``)."""
+    read: frozenset[str] = frozenset()
+    """Attributes of ``self``/``cls`` read without a call (``align_to = self . _align_to``): a property, a method handed on."""
 
 
 def calls_in(texts: list[str]) -> Calls:
@@ -53,6 +55,7 @@ def calls_in(texts: list[str]) -> Calls:
     on_objects: set[str] = set()
     aliases: dict[str, set[str]] = {}
     looked_up: dict[str, set[str]] = {}
+    read: set[str] = set()
     for text in texts:
         tokens = text.split(" ")
         alias = _local_alias(tokens)
@@ -61,6 +64,7 @@ def calls_in(texts: list[str]) -> Calls:
         lookup = _table_lookup(tokens)
         if lookup is not None:
             looked_up.setdefault(lookup[0], set()).add(lookup[1])
+        read.update(t for i, t in enumerate(tokens) if i >= 2 and tokens[i - 1] == "." and tokens[i - 2] in _RECEIVERS and tokens[i + 1 : i + 2] != ["("])
         for i, token in enumerate(tokens[:-1]):
             if tokens[i + 1] != "(" or not token.isidentifier():
                 continue
@@ -78,7 +82,7 @@ def calls_in(texts: list[str]) -> Calls:
         functions.update(aliases.get(name, ()))
     tables = {table for name in functions for table in looked_up.get(name, ())}
     tables.update(table for name in methods for table in looked_up.get(f"self . {name}", ()))
-    return Calls(frozenset(methods), frozenset(functions), frozenset(inherited), frozenset(on_objects), frozenset(tables))
+    return Calls(frozenset(methods), frozenset(functions), frozenset(inherited), frozenset(on_objects), frozenset(tables), frozenset(read - methods))
 
 
 def _table_lookup(tokens: list[str]) -> tuple[str, str] | None:
@@ -161,6 +165,8 @@ class Reach:
             return home[len(own)] in self.calls.functions  # a function nested in this one
         if home[-1] in self.calls.methods and len(home) == 2 and self._is_own_class(home[0], place.relpath):
             return True
+        if home[-1] in self.calls.read and len(home) == 2 and self._is_own_class(home[0], place.relpath) and self._is_property(place):
+            return True  # a property of its class it reads (a method read without a call is only handed on)
         if home[-1] in self.calls.inherited and len(home) == 2 and self._is_base_class(home[0], place.relpath):
             return True  # super().name(...) runs a base class's method
         if home[0] in self.calls.functions and self._defined_in(home[0], place.relpath):
@@ -243,6 +249,12 @@ class Reach:
 
     def _is_base_class(self, class_name: str, relpath: str) -> bool:
         return (class_name, relpath) in self.base_classes()
+
+    def _is_property(self, place: Place) -> bool:
+        """Whether the definition holding ``place`` is a property's getter."""
+        indexed = self.reader.indexed(place.relpath)
+        found = [d for d in indexed[1].definitions if d.qualname == place.target] if indexed is not None else []
+        return any(d.accessor is None and any(name.endswith("property") for name in d.decorators) for d in found)
 
     def _is_own_class(self, class_name: str, relpath: str) -> bool:
         """Whether ``class_name`` (defined in ``relpath``) is the class this function is a method of, or one of its bases."""

@@ -177,7 +177,9 @@ class DistributionMatcher:
         for entry in steps:
             options[entry.step_id] = self._options(found, body, entry, steps, annotation.target, traces[entry.step_id], helpers)
         if any(o.contested for found_options in options.values() for o in found_options):
-            settle_contested(options, reviewed_indents(reader, annotation, steps), self.policy, traces)
+            by_id = {s.step_id: s for s in steps}
+            kept = lambda step_id, option: alignment.keeps(by_id[step_id], option.proposal.window[0])  # noqa: E731 - read by one call
+            settle_contested(options, reviewed_indents(reader, annotation, steps), self.policy, traces, kept)
         weights = {step_id: {o.proposal.key: weight(o.evidence, self.policy) + o.tie for o in found_options} for step_id, found_options in options.items()}
         chosen = assign(weights)
         own = {}
@@ -203,10 +205,11 @@ class DistributionMatcher:
         went = bool(exact) and len(exact) < entry.copies
         if went and same_copy([s.evidence.context for s in exact], t) and policy.allows(Filter.SURVIVING_COPY, trace):
             # Some copies went, and the neighbours single out one survivor: only that one can be this step's.
+            # The edits of the text stay candidates: a step that loses the survivor to another looks for its own.
             best = max(exact, key=lambda s: s.evidence.context)
             trace.add(Filter.SURVIVING_COPY, Action.FIRED, f"{entry.copies} copies reviewed, {len(exact)} left; neighbours single out line {line_of(best)}")
-            return [Scored(best.proposal, best.evidence, contested=True)]
-        if went and policy.allows(Filter.COPY_WENT, trace, f"{entry.copies} copies reviewed, {len(exact)} left"):
+            contested, pool, exact = [Scored(best.proposal, best.evidence, contested=True)], tuple(s for s in pool if s.text != entry.texts[0]), []
+        elif went and policy.allows(Filter.COPY_WENT, trace, f"{entry.copies} copies reviewed, {len(exact)} left"):
             # A copy of a repeated statement went and the neighbours do not say the annotated one stayed: never
             # "unchanged" on text alone, and the remaining copies are no candidates for an edit either. When other
             # steps are on copies of the same text, the survivors are contested: the assignment gives each to the

@@ -58,15 +58,24 @@ class Alignment:
         self.new_rank = {id(s): n for n, s in enumerate(new_body)}  # statements of one index: identity is position
         new_hashes = [short_hash(s.text) for s in new_body]
         self._hunks: dict[int, _Hunk] = {}
+        self._kept: dict[int, int] = {}
+        """Old rank → new rank of each statement an unchanged run keeps."""
         matcher = difflib.SequenceMatcher(None, list(old_body), new_hashes, autojunk=False)
         for tag, i1, i2, j1, j2 in matcher.get_opcodes():
-            if tag != "equal":
+            if tag == "equal":
+                self._kept.update(zip(range(i1, i2), range(j1, j2), strict=True))
+            else:
                 for i in range(i1, i2):
                     self._hunks[i] = _Hunk(i1, i2, j1, j2)
 
     def old_rank(self, entry: StepLock) -> int | None:
         """The step's place in the reviewed body (its recorded occurrence of its first text)."""
         return self._old_ranks.get((short_hash(entry.texts[0]), entry.occurrence))
+
+    def keeps(self, entry: StepLock, candidate: Statement) -> bool:
+        """Whether the diff keeps the step's statement as ``candidate`` (an unchanged run pairs the two)."""
+        rank, new = self.old_rank(entry), self.new_rank.get(id(candidate))
+        return rank is not None and new is not None and self._kept.get(rank) == new
 
     def rank_gap(self, entry: StepLock, candidate: Statement) -> int | None:
         """How far apart the step and ``candidate`` stand from the start of the step's hunk (None outside it): of two

@@ -101,6 +101,7 @@ SPECS: dict[AnyRule, RuleSpec] = {
         RuleSpec(Filter.COPY_WENT, "After a copy of a repeated statement went, no survivor is the step's on its text alone."),
         RuleSpec(Filter.CONTESTED_COPY, "A survivor several steps were on goes to the step whose neighbours fit it strictly best."),
         RuleSpec(Filter.SAME_DEPTH, "Of steps contesting a survivor, the only one at its reviewed indentation takes it."),
+        RuleSpec(Filter.DIFF_PAIRED, "Of steps contesting a survivor whose neighbours fit it equally, the one the bodies' diff keeps as it takes it."),
         RuleSpec(Filter.OCCURRENCE, "Among identical copies with equal context, the recorded occurrence, then the nearest line, wins."),
         RuleSpec(Filter.HUNK_RANK, "Of two edits equally close in text and context, the one at the step's rank in its diff hunk wins."),
         RuleSpec(Filter.HELPERS_FIRST, "Statements the container saw leave into helpers are looked for in those helpers first."),

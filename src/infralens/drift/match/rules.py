@@ -84,6 +84,7 @@ class Filter(str, Enum):
     COPY_WENT = "copy-went"
     CONTESTED_COPY = "contested-copy"
     SAME_DEPTH = "same-depth"
+    DIFF_PAIRED = "diff-paired"
     OCCURRENCE = "occurrence"
     HUNK_RANK = "hunk-rank"
     HELPERS_FIRST = "helpers-first"
