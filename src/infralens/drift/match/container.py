@@ -33,7 +33,7 @@ from infralens.drift.match.classes import clone_beside_a_rename, copied_class, c
 from infralens.drift.match.decorators import moved_into_decorator, with_decorators
 from infralens.drift.match.forwarding import forwarded_method
 from infralens.drift.match.imported import Relocated, folded_into_base, inlined_into_caller, moved_to_class, moved_with_imports, re_exported, same_name_here
-from infralens.drift.match.namesakes import folded_into_subclass, named_by_its_module, pushed_down_to_subclass
+from infralens.drift.match.namesakes import folded_into_subclass, moved_to_sibling_base, named_by_its_module, pushed_down_to_subclass
 from infralens.drift.match.reader import TreeReader
 from infralens.drift.match.receiver import moved_to_receiver, overlap_read_off_self
 from infralens.drift.match.results import TargetKind, TargetResult
@@ -119,8 +119,7 @@ class ContainerMapper:
 
     def in_place(self, entry: AnnotationLock) -> Found | None:
         """The target at its recorded place (its file is byte-identical to the lock's)."""
-        indexed = self.reader.indexed(entry.relpath)
-        if indexed is None:
+        if (indexed := self.reader.indexed(entry.relpath)) is None:
             return None
         source, index = indexed
         best = min(definitions_named(index, entry.target), key=lambda d: abs(d.start_line - entry.span[0]), default=None)
@@ -166,6 +165,7 @@ class ContainerMapper:
             (TargetRule.FOLDED_INTO_BASE, self._by(folded_into_base, TargetRule.FOLDED_INTO_BASE)),
             (TargetRule.FOLDED_INTO_SUBCLASS, self._by(folded_into_subclass, TargetRule.FOLDED_INTO_SUBCLASS)),
             (TargetRule.PUSHED_DOWN_TO_SUBCLASS, self._by(pushed_down_to_subclass, TargetRule.PUSHED_DOWN_TO_SUBCLASS)),
+            (TargetRule.MOVED_TO_SIBLING_BASE, self._by(moved_to_sibling_base, TargetRule.MOVED_TO_SIBLING_BASE)),
             (TargetRule.MOVED_INTO_DECORATOR, self._by(moved_into_decorator, TargetRule.MOVED_INTO_DECORATOR)),
             (TargetRule.INLINED_INTO_CALLER, self._by(inlined_into_caller, TargetRule.INLINED_INTO_CALLER)),
             (TargetRule.RENAMED_KEEPING_WORDS, self._by(renamed_words.renamed_keeping_words, TargetRule.RENAMED_KEEPING_WORDS)),
@@ -329,8 +329,7 @@ class ContainerMapper:
 
     def _same_qualname_here(self, entry: AnnotationLock) -> Found | None:
         """The definition of the target's qualname in its recorded file whose body is closest to the reviewed one."""
-        indexed = self.reader.indexed(entry.relpath)
-        if indexed is None:
+        if (indexed := self.reader.indexed(entry.relpath)) is None:
             return None
         source, index = indexed
         same = definitions_named(index, entry.target)

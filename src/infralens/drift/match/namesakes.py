@@ -18,6 +18,8 @@ resemble the reviewed one (a close statement, :attr:`~.rules.Thresholds.edit_sim
 * ``pushed-down-to-subclass`` — a method gone from a class that is still there, now defined by a class of the same
   package that names it as a base and did not define the method at the review, the one resembling it clearly most (RefactoringMiner's *Push
   Down Method*): ``PreTrainedTokenizerBase.truncate_sequences`` → ``PythonBackend.truncate_sequences``.
+* ``moved-to-sibling-base`` — a method gone from a class that is still there, now defined, new since the review, by the
+  one other base of the classes inheriting it that does: moved between two mixins of the same classes.
 
 All need the reviewed release (what was defined where, and the reviewed body's texts).
 """
@@ -37,7 +39,7 @@ from infralens.drift.match.renamed_words import close_share
 from infralens.drift.match.reviewed import defined_in, reviewed_texts
 from infralens.drift.match.rules import CONTENTLESS, Thresholds
 from infralens.drift.match.textscan import DefinitionProbe
-from infralens.source import Definition, DefinitionKind, ModuleIndex
+from infralens.source import Definition, DefinitionKind, ModuleIndex, SourceFile
 
 
 def named_by_its_module(reader: TreeReader, reviewed: TreeReader | None, entry: AnnotationLock, t: Thresholds) -> Relocated | None:
@@ -117,6 +119,46 @@ def pushed_down_to_subclass(reader: TreeReader, reviewed: TreeReader | None, ent
             share = (close_share(wanted, body, t) + sum(text in body for text in wanted) / len(wanted)) / 2  # a kept statement counts twice
             scored.append((share, Relocated(source, index, definition, f"{owner} still defines no {name}; its subclass {heir} now does ({share:.0%} alike)")))
     return clearly_best(scored, t.renamed_words_share, t.target_renamed_margin)
+
+
+def moved_to_sibling_base(reader: TreeReader, reviewed: TreeReader | None, entry: AnnotationLock, t: Thresholds) -> Relocated | None:
+    """The method of the target's name on the one other base of the classes inheriting the target's (still present)
+    class that defines it, new there since the review, resembling the reviewed body: the method moved from one mixin to
+    its sibling, so an object built from both still has it by that name (RefactoringMiner's *Move Method* between two
+    bases). ``UNet2DConditionLoadersMixin.unfuse_lora`` → ``PeftAdapterMixin.unfuse_lora``, both bases of the UNet
+    models and of ``PriorTransformer``."""
+    owner, _, name = entry.target.rpartition(".")
+    now = reader.indexed(entry.relpath)
+    if not owner or "." in owner or name.startswith("__") or reviewed is None or now is None or class_named(now[1], owner) is None:
+        return None
+    files = sorted(reader.files_with_words([owner]) or ())
+    if len(files) > t.sibling_heir_files:
+        return None  # too many files name the class to single out a sibling (or its name says too little to search)
+    heirs = [(relpath, base_names(index, c)) for relpath, _, index in reader.indexed_files(files) for c in _classes(index) if owner in base_names(index, c)]
+    if not heirs:
+        return None
+    found: dict[str, Relocated] = {}
+    for relpath, bases in heirs:
+        for base in bases:
+            method = _method_of(reader, relpath, base, name) if base != owner else None
+            if method is not None and not defined_in(reviewed, method[0].relpath, method[2].qualname) and _resembles(reviewed, entry, method[1], method[2], t):
+                why = f"{name} left {owner} for {base}, which classes inheriting {owner} inherit too"
+                found.setdefault(f"{method[0].relpath}:{method[2].qualname}", Relocated(*method, why))
+    return next(iter(found.values())) if len(found) == 1 else None
+
+
+def _method_of(reader: TreeReader, relpath: str, base: str, name: str) -> tuple[SourceFile, ModuleIndex, Definition] | None:
+    """The method ``name`` of the class ``base`` as the file ``relpath`` sees it (imported or its own), if it has one."""
+    where = defining(reader, relpath, base)
+    indexed = reader.indexed(where[0]) if where is not None else None
+    if where is None or indexed is None:
+        return None
+    method = next((d for d in indexed[1].definitions if d.qualname == f"{where[1]}.{name}" and d.accessor is None), None)
+    return (indexed[0], indexed[1], method) if method is not None else None
+
+
+def _classes(index: ModuleIndex) -> list[Definition]:
+    return [d for d in index.definitions if d.kind is DefinitionKind.CLASS]
 
 
 def _top_level_function(index: ModuleIndex, name: str) -> Definition | None:

@@ -84,6 +84,7 @@ SPECS: dict[AnyRule, RuleSpec] = {
         RuleSpec(TargetRule.NAMED_BY_ITS_MODULE, "A gone method lives on in the new top-level function of its name its module defines or imports, alike."),
         RuleSpec(TargetRule.FOLDED_INTO_SUBCLASS, "A method of a gone class lives on in the one class that inherited it and now defines it, resembling it."),
         RuleSpec(TargetRule.PUSHED_DOWN_TO_SUBCLASS, "A method its class lost lives on in the new one of a class that inherits it, clearly closest."),
+        RuleSpec(TargetRule.MOVED_TO_SIBLING_BASE, "A method its class lost lives on in the one other base of its heirs that now defines it, resembling it."),
         RuleSpec(
             TargetRule.INIT_AS_POST_INIT,
             "A class whose __init__ is gone and which newly defines __post_init__ became a dataclass: that is where its __init__'s work went.",

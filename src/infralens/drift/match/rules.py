@@ -154,6 +154,7 @@ class TargetRule(str, Enum):
     NAMED_BY_ITS_MODULE = "named-by-its-module"
     FOLDED_INTO_SUBCLASS = "folded-into-subclass"
     PUSHED_DOWN_TO_SUBCLASS = "pushed-down-to-subclass"
+    MOVED_TO_SIBLING_BASE = "moved-to-sibling-base"
     RENAMED_CLOSE_BODY = "renamed-close-body"
     RENAMED_ELSEWHERE = "renamed-elsewhere"
     DELETED = "deleted"

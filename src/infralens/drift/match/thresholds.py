@@ -83,6 +83,9 @@ class Thresholds:
     characters (a shorter literal says too little)."""
     max_search_files: int = 6
     """At most this many files are indexed per distribution-wide search (best-ranked first; 16 gave the same verdicts)."""
+    sibling_heir_files: int = 16
+    """``moved-to-sibling-base`` reads at most this many files naming the target's class: a class that many files name (a
+    model base of a package of models) tells no sibling apart, and reading them all would be slow."""
     moved_elsewhere_locality: float = 0.9
     """How sure a target found under its qualname (or behind a shim) in another module is the reviewed one."""
     renamed_locality: float = 0.8
