@@ -280,13 +280,13 @@ def test_untouched_corpus_45_keeps_its_first_measured_figures():
     (188/207 = 90.8%: moved 50/52, changed 92/103, deleted 46/52), 0 false *unchanged*, 0 false *moved*; naive baseline
     126/230 (changed 94/103, above the checker's); diffusers with ``callers-own-lines`` (262b068) 149/157 (134/141 =
     95.0%: moved 28/30, changed 80/85, deleted 26/26), 0 / 0; naive baseline 93/157 (changed 75/85). Tuned on since
-    (``callers-own-lines``, a property the target reads leading there, ``diff-paired``): diffusers 151/157 (135/141 =
-    95.7%), transformers 214/230 (191/207 = 92.3%), 0 false *moved*. A regression guard; the diffusers half meets the
+    (``callers-own-lines``, a property the target reads leading there, ``diff-paired``, ``moved-to-sibling-base``):
+    diffusers 153/157 (137/141 = 97.2%), transformers 214/230 (191/207 = 92.3%), 0 false *moved*. A regression guard; the diffusers half meets the
     targets on its first run, the transformers half misses 95% (90.8%)."""
     _holds_its_figures(
         [DATA / "drift_untouched45.yaml", DATA / "drift_untouched45_transformers.yaml"],
         rows_at_least=387,
-        right_at_least=365,
+        right_at_least=367,
         false_moved_at_most=1,
         false_unchanged_at_most=0,
     )
