@@ -137,13 +137,14 @@ def moved_to_sibling_base(reader: TreeReader, reviewed: TreeReader | None, entry
     heirs = [(relpath, base_names(index, c)) for relpath, _, index in reader.indexed_files(files) for c in _classes(index) if owner in base_names(index, c)]
     if not heirs:
         return None
-    found: dict[str, Relocated] = {}
-    for relpath, bases in heirs:
-        for base in bases:
-            method = _method_of(reader, relpath, base, name) if base != owner else None
-            if method is not None and not defined_in(reviewed, method[0].relpath, method[2].qualname) and _resembles(reviewed, entry, method[1], method[2], t):
-                why = f"{name} left {owner} for {base}, which classes inheriting {owner} inherit too"
-                found.setdefault(f"{method[0].relpath}:{method[2].qualname}", Relocated(*method, why))
+    found: dict[tuple[str, str], Relocated] = {}
+    for relpath, base in dict.fromkeys((relpath, base) for relpath, bases in heirs for base in bases if base != owner):
+        method = _method_of(reader, relpath, base, name)
+        if method is None or (key := (method[0].relpath, method[2].qualname)) in found or defined_in(reviewed, *key):
+            continue  # no such method, one already found, or a namesake there at the review
+        if not _resembles(reviewed, entry, method[1], method[2], t):
+            continue
+        found[key] = Relocated(*method, f"{name} left {owner} for {base}, which classes inheriting {owner} inherit too")
     return next(iter(found.values())) if len(found) == 1 else None
 
 

@@ -41,7 +41,7 @@ from infralens.drift.match.renamed_words import clearly_ahead, close_share
 from infralens.drift.match.reviewed import defined_in, reviewed_texts
 from infralens.drift.match.rules import CONTENTLESS, Thresholds
 from infralens.drift.match.texts import ratio_at_least, searched_texts
-from infralens.source import Definition, DefinitionKind, ModuleIndex, SourceFile
+from infralens.source import Definition, DefinitionKind, ModuleIndex
 
 
 def renamed_holding_body(
@@ -103,19 +103,23 @@ def _closeness(wanted: list[str], body: list[str], t: Thresholds) -> float:
     return sum(best) / len(wanted) if wanted else 0.0
 
 
-def _gone_siblings(reviewed: TreeReader, now: tuple[SourceFile, ModuleIndex] | ModuleIndex | None, entry: AnnotationLock) -> list[list[str]]:
+def _gone_siblings(reviewed: TreeReader, index: ModuleIndex | None, entry: AnnotationLock) -> list[list[str]]:
     """The statements with content that each sibling of the target at the review (a definition of its scope, not a class)
-    held alone there, for the siblings gone from ``now`` (the target's file now, None when it is gone) too."""
+    held alone there, for the siblings gone from ``index`` (the target's file now, None when it is gone) too."""
     indexed = reviewed.indexed(entry.relpath)
     if indexed is None:
         return []
-    index = now[1] if isinstance(now, tuple) else now
     defined = {d.qualname for d in index.definitions} if index is not None else set()
     scope = _siblings(indexed[1], entry.target)
     texts = {d.qualname: [s.text for s in body_of(indexed[1], d) if s.text not in CONTENTLESS] for d in scope}
     holders = Counter(text for held in texts.values() for text in set(held))
     gone = [d.qualname for d in scope if d.qualname != entry.target and d.qualname not in defined]
     return [alone for qualname in gone if (alone := [text for text in texts[qualname] if holders[text] == 1])]
+
+
+def _index_of(reader: TreeReader, relpath: str) -> ModuleIndex | None:
+    indexed = reader.indexed(relpath)
+    return indexed[1] if indexed is not None else None
 
 
 def _a_siblings(rivals: list[list[str]], wanted: list[str], body: list[str], t: Thresholds) -> bool:
@@ -206,7 +210,7 @@ def renamed_elsewhere(reader: TreeReader, reviewed: TreeReader | None, entry: An
                 continue
             body = [s.text for s in body_of(index, d)]
             share = close_share(wanted, body, t)
-            rivals = rivals if rivals is not None else _gone_siblings(reviewed, reader.indexed(entry.relpath), entry)
+            rivals = rivals if rivals is not None else _gone_siblings(reviewed, _index_of(reader, entry.relpath), entry)
             if share >= t.replaced_share and not _a_siblings(rivals, wanted, body, t):
                 why = f"new in {source.module} since the review, it holds a close statement for {share:.0%} of the reviewed ones"
                 scored.append((share, Relocated(source, index, d, why)))

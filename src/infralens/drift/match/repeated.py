@@ -28,9 +28,9 @@ def settle_contested(
     are alike, one of them rewritten."""
     if not policy.on(Filter.CONTESTED_COPY):
         return
-    contexts: dict[tuple[str, int, str], list[float]] = {}
-    level: dict[tuple[str, int, str], list[str]] = {}
-    paired: dict[tuple[str, int, str], list[str]] = {}
+    contexts: dict[Key, list[float]] = {}
+    level: dict[Key, list[str]] = {}
+    paired: dict[Key, list[str]] = {}
     lines: dict[str, list[str]] = {}  # each candidate file split once
     for step_id, found_options in options.items():
         for option in found_options:
