@@ -141,8 +141,10 @@ FUNCTIONS = (
 PER_FUNCTION = 9
 """Most steps taken from one function (spread evenly over its statements)."""
 
-ENTRY = "import sys\nfrom infralens.cli import run\nsys.exit(run())\n"
-"""The command line, as the installed ``infralens`` script runs it."""
+ENTRY = 'import sys\nfrom infralens.cli import run\nif __name__ == "__main__":\n    sys.exit(run())\n'
+"""The command line, as the installed ``infralens`` script runs it (guarded as that script is: the parsing workers are
+spawned, and a spawned process runs the main script's top level again when it was started from a file, as the profile
+run is)."""
 
 
 def _wheel(version: str) -> Path:

@@ -75,13 +75,15 @@ def test_the_statement_search_is_linear(case: str) -> None:
 PROBES_IN_A_CHILD = """
 import sys, time
 from infralens.drift.match.textscan import DefinitionProbe, TextProbe, file_words
-from infralens.source import METHOD_DEF_BYTES
+from infralens.source import INDENTED_DEFINITION_BYTES, METHOD_DEF_BYTES, TOP_DEFINITION_BYTES
 data = sys.stdin.buffer.read()
 scanners = {
     "text probe": TextProbe(sys.argv[1]),
     "definition probe": DefinitionProbe("proj"),
     "file words": file_words,
     "method names": lambda data: file_words(data, METHOD_DEF_BYTES),
+    "top definitions": lambda data: file_words(data, TOP_DEFINITION_BYTES),
+    "indented definitions": lambda data: file_words(data, INDENTED_DEFINITION_BYTES),
 }
 for name, scan in scanners.items():
     start = time.perf_counter()
@@ -102,7 +104,7 @@ def test_the_search_probes_are_linear(case: str) -> None:
     except subprocess.TimeoutExpired:
         pytest.fail(f"{case}: a search probe ran for more than 20 s")
     times = {line.rpartition(" ")[0]: float(line.rpartition(" ")[2]) for line in done.stdout.decode().splitlines()}
-    assert set(times) == {"text probe", "definition probe", "file words", "method names"}
+    assert set(times) == {"text probe", "definition probe", "file words", "method names", "top definitions", "indented definitions"}
     slow = {name: seconds for name, seconds in times.items() if seconds >= LIMIT_S}
     assert not slow, f"{case}: {slow}"
 

@@ -1,6 +1,7 @@
 """The checker's text search is faster, not different: each shortcut answers exactly as the scan it replaced.
 
-* :class:`DefinitionProbe` finds the files ``(?m)^\\s*(?:async\\s+def|def|class)\\s+NAME\\b`` finds;
+* :class:`DefinitionProbe` finds the files ``(?m)^\\s*(?:async\\s+def|def|class)\\s+NAME\\b`` finds, and the indexes of
+  definition lines that :meth:`TreeReader.files_defining` reads hold a name exactly where the probe finds it;
 * :class:`TextProbe` (substring test, then the layout-tolerant regex) agrees with the regex alone;
 * :meth:`TreeReader.files_with_text` with a ``limit`` returns the first hits of the full ranked list, and that
   list is the one the former implementation built (every candidate scanned, then a stable sort by rank);
@@ -16,10 +17,10 @@ from pathlib import Path
 import pytest
 
 from infralens.drift.match.reader import _COMMON, TreeReader, _common_prefix
-from infralens.drift.match.textscan import WORD, WORD_BYTES, DefinitionProbe, TextProbe, flexible_pattern
+from infralens.drift.match.textscan import WORD, WORD_BYTES, DefinitionProbe, TextProbe, file_words, flexible_pattern
 from infralens.hashing import sha256_text
 from infralens.resolve import Resolver
-from infralens.source import DirectoryTree, IndexCache
+from infralens.source import INDENTED_DEFINITION_BYTES, TOP_DEFINITION_BYTES, DirectoryTree, IndexCache
 from infralens.source.fast_index import fast_index_source
 from infralens.source.prefetch import Prefetcher
 
@@ -79,6 +80,22 @@ def test_the_definition_probe_at_one_level_finds_what_its_line_regex_finds(top_l
     disagree = [data for data in layouts if probe(data) != bool(reference.search(data))]
     assert not disagree, disagree[:5]
     assert 5 <= sum(probe(data) for data in layouts) < len(layouts) - 20  # the fuzz reaches both answers
+
+
+@pytest.mark.parametrize("top_level", [True, False, None])
+def test_the_definition_indexes_hold_what_the_probe_finds(top_level: bool | None) -> None:
+    """:meth:`TreeReader.files_defining` looks names up in two word indexes (definition lines at column 0, and indented)
+    instead of running the probe over every file: for any layout, a file is in the index of a name exactly when the
+    probe finds its definition line at that level."""
+    layouts = _layouts(47, 6000) + [b"def forward(self):", b"class forward:", b"def \nclass forward:", b"  def\n\nforward", b"\f\tdef forward():"]
+    for name in ("forward", "forward_all", "_forward"):
+        probe = DefinitionProbe(name, top_level)
+        top = [name.encode() in file_words(data, TOP_DEFINITION_BYTES) for data in layouts]
+        indented = [name.encode() in file_words(data, INDENTED_DEFINITION_BYTES) for data in layouts]
+        indexed = [(t and top_level is not False) or (i and top_level is not True) for t, i in zip(top, indented, strict=True)]
+        disagree = [data for data, found in zip(layouts, indexed, strict=True) if probe(data) != found]
+        assert not disagree, disagree[:5]
+        assert 5 <= sum(indexed) < len(layouts) - 20  # the fuzz reaches both answers
 
 
 @pytest.mark.parametrize("text", ["x = forward ( a , b )", "def forward ( self ) :", "return ( x , )", 'y = "# not a comment"'])

@@ -53,7 +53,9 @@ if TYPE_CHECKING:
         wheel_problem as wheel_problem,
     )
     from .words import (
+        INDENTED_DEFINITION_BYTES as INDENTED_DEFINITION_BYTES,
         METHOD_DEF_BYTES as METHOD_DEF_BYTES,
+        TOP_DEFINITION_BYTES as TOP_DEFINITION_BYTES,
         WORD_BYTES as WORD_BYTES,
         WordCache as WordCache,
         file_words as file_words,
@@ -78,6 +80,8 @@ __all__, __getattr__ = lazy_exports(
         "WheelTree": "distributions",
         "WORD_BYTES": "words",
         "METHOD_DEF_BYTES": "words",
+        "TOP_DEFINITION_BYTES": "words",
+        "INDENTED_DEFINITION_BYTES": "words",
         "WordCache": "words",
         "file_words": "words",
         "canonical_name": "distributions",

@@ -31,6 +31,15 @@ WORD_BYTES = re.compile(rb"[A-Za-z_][A-Za-z0-9_]{3,}")
 METHOD_DEF_BYTES = re.compile(rb"\n[ \t]+(?:async[ \t]+)?def[ \t]+([A-Za-z_][A-Za-z0-9_]*)")
 """The name of an indented ``def`` line (a method or a nested function; also one quoted in an indented string): the
 names a file may define as methods. Literal-led after a newline, so one pass over a file is linear and fast."""
+_DEFINITION_LINE = rb"(?=(?:async[ \t\r\f\v]+def|def|class)\s+([A-Za-z_][A-Za-z0-9_]*))"
+TOP_DEFINITION_BYTES = re.compile(rb"\n" + _DEFINITION_LINE)
+"""The name of a ``def``, ``async def`` or ``class`` line at column 0 (a module's own definitions; also one quoted in a
+string): the same lines as :class:`~infralens.drift.match.textscan.DefinitionProbe` with ``top_level`` True. Led by a
+newline (so a linear scan): :func:`file_words` reads a file as if a newline came first, and the first line counts. The
+keyword and name are a lookahead, so a match takes no line past its own (``def`` alone on a line, then ``class NAME``)."""
+INDENTED_DEFINITION_BYTES = re.compile(rb"\n[ \t\r\f\v]+" + _DEFINITION_LINE)
+"""The name of an indented ``def``, ``async def`` or ``class`` line (methods, nested classes and functions): the probe's
+lines with ``top_level`` False."""
 WORDS_FORMAT = 1
 _MAGIC = b"infralens-words\n"
 MAX_ENTRY_BYTES = 64 << 20
@@ -41,8 +50,9 @@ MAX_WORDS_BYTES = 512 << 20
 
 def file_words(data: bytes, pattern: re.Pattern[bytes] = WORD_BYTES) -> frozenset[bytes]:
     """The words ``pattern`` finds in ``data`` (by default those of 4+ characters: each maximal identifier run, less its
-    leading digits; with a group, the group's text)."""
-    return frozenset(pattern.findall(data))
+    leading digits; with a group, the group's text). The file is read as if a newline came first, so a pattern led by
+    a newline (a line's start) also finds the first line."""
+    return frozenset(pattern.findall(b"\n" + data))
 
 
 class WordCache:

@@ -19,7 +19,19 @@ from infralens.drift.lock.facts import body_hashes
 from infralens.drift.match.textscan import WORD, DefinitionProbe, TextProbe, WordIndex, ranked
 from infralens.errors import InfralensError
 from infralens.resolve import Resolver
-from infralens.source import METHOD_DEF_BYTES, SHARED, WORD_BYTES, Definition, DefinitionKind, ModuleIndex, SourceFile, SourceTree, WordCache
+from infralens.source import (
+    INDENTED_DEFINITION_BYTES,
+    METHOD_DEF_BYTES,
+    SHARED,
+    TOP_DEFINITION_BYTES,
+    WORD_BYTES,
+    Definition,
+    DefinitionKind,
+    ModuleIndex,
+    SourceFile,
+    SourceTree,
+    WordCache,
+)
 
 _COMMON = {
     "self",
@@ -48,8 +60,11 @@ _COMMON = {
 """Words too common to prefilter files by."""
 
 
-WORD_PATTERNS = (WORD_BYTES, METHOD_DEF_BYTES)
-"""The word indexes a check reads: words of every file (to narrow searches) and names of indented ``def`` lines."""
+WORD_PATTERNS = (WORD_BYTES, METHOD_DEF_BYTES, TOP_DEFINITION_BYTES, INDENTED_DEFINITION_BYTES)
+"""The word indexes a check reads: words of every file (to narrow searches), names of indented ``def`` lines, and
+names of definition lines at column 0 and indented (where a name is defined)."""
+_ASCII_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+"""A name the definition indexes hold (any other is looked for by scanning the files)."""
 
 
 class _Once:
@@ -85,14 +100,13 @@ class TreeReader:
         self._bytes: dict[str, bytes | None] = {}
         self._sources: dict[str, SourceFile | None] = {}
         self._problems: dict[str, str] = {}
-        self._words: WordIndex | None = None
+        self._indexes: dict[bytes, WordIndex] = {}
         self._files: tuple[str, ...] | None = None
         self._searches: dict[tuple[str, str, tuple[str, ...]], _RankedSearch] = {}
         self._hinted: dict[tuple[str, ...], dict[str, int]] = {}
         self._shared: dict[str, dict[str, int]] = {}
         self._bodies: dict[tuple[str, Definition], tuple[str, ...]] = {}
         self._sole: dict[str, tuple[str, Definition] | None] = {}
-        self._methods: WordIndex | None = None
         self._memos: dict[str, dict] = {}
         self._started = False
         self._key: str | None = None
@@ -160,9 +174,8 @@ class TreeReader:
         narrowing = [w.encode() for w in words if WORD.fullmatch(w)]
         if not narrowing:
             return None
-        if self._words is None:
-            self._words = self._word_index(WORD_BYTES)
-        return set(frozenset.intersection(*(self._words.files_with(word) for word in narrowing)))
+        index = self._word_index(WORD_BYTES)
+        return set(frozenset.intersection(*(index.files_with(word) for word in narrowing)))
 
     def start_word_indexes(self) -> None:
         """Find the words of every file (:data:`WORD_PATTERNS`) in the worker processes, in the background, when the cache
@@ -192,10 +205,13 @@ class TreeReader:
             WordCache(self.resolver.cache.directory, pattern).put(key, sets)
 
     def _word_index(self, pattern: re.Pattern[bytes]) -> WordIndex:
-        """An index of the words ``pattern`` finds in each file, kept in the cache across runs when the cache is."""
-        cache = self.resolver.cache
-        stored = (WordCache(cache.directory, pattern), self._listing_key()) if cache.persistent else None
-        return WordIndex(self.python_files(), self.read_bytes, stored, pattern, self._pending.get(pattern.pattern))
+        """The index of the words ``pattern`` finds in each file (made once per reader), kept in the cache across runs
+        when the cache is."""
+        if pattern.pattern not in self._indexes:
+            cache = self.resolver.cache
+            stored = (WordCache(cache.directory, pattern), self._listing_key()) if cache.persistent else None
+            self._indexes[pattern.pattern] = WordIndex(self.python_files(), self.read_bytes, stored, pattern, self._pending.get(pattern.pattern))
+        return self._indexes[pattern.pattern]
 
     def files_matching(self, patterns: list[re.Pattern[bytes]], *, words: list[str], skip: str = "") -> Iterator[str]:
         """Python files (except ``skip``) holding every one of ``words`` whose bytes match every pattern."""
@@ -203,8 +219,18 @@ class TreeReader:
 
     def files_defining(self, names: list[str], *, skip: str = "", top_level: bool | None = None) -> Iterator[str]:
         """Python files (except ``skip``) with a ``def``, ``async def`` or ``class`` line of each of ``names`` (``top_level``:
-        only at column 0, only indented, or either; see :class:`~.textscan.DefinitionProbe`)."""
-        return self._files_where([DefinitionProbe(n, top_level) for n in names], words=names, skip=skip)
+        only at column 0, only indented, or either; see :class:`~.textscan.DefinitionProbe`), in the tree's order. Looked
+        up in the indexes of definition lines (built once per release, no file read); a name they cannot hold is scanned for."""
+        if not names or not all(_ASCII_NAME.fullmatch(n) for n in names):
+            return self._files_where([DefinitionProbe(n, top_level) for n in names], words=names, skip=skip)
+        found = frozenset.intersection(*(self._defining(n.encode(), top_level) for n in names))
+        return (r for r in self.python_files() if r != skip and r in found)
+
+    def _defining(self, name: bytes, top_level: bool | None) -> frozenset[str]:
+        """The files with a definition line of ``name`` at column 0 (``top_level`` True), indented (False), or either."""
+        top = self._word_index(TOP_DEFINITION_BYTES).files_with(name) if top_level is not False else frozenset()
+        indented = self._word_index(INDENTED_DEFINITION_BYTES).files_with(name) if top_level is not True else frozenset()
+        return top | indented
 
     def _files_where(self, tests: list[Callable[[bytes], object]], *, words: list[str], skip: str) -> Iterator[str]:
         candidates = self.files_with_words(words)
@@ -238,9 +264,7 @@ class TreeReader:
     def method_files(self, name: str) -> frozenset[str]:
         """The files with an indented ``def name`` (a method, or a function nested in another), from an index of such
         names built once per release."""
-        if self._methods is None:
-            self._methods = self._word_index(METHOD_DEF_BYTES)
-        return self._methods.files_with(name.encode())
+        return self._word_index(METHOD_DEF_BYTES).files_with(name.encode())
 
     def sole_property(self, name: str) -> tuple[str, Definition] | None:
         """:meth:`sole_method` when that method is a property; the one file's bytes are read first, so that no file is
