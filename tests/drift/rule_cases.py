@@ -877,3 +877,8 @@ from rule_cases_copies import CASES as _COPY_CASES, HELD_BACK as _COPY_HELD_BACK
 
 CASES.extend(_COPY_CASES)
 HELD_BACK.extend(_COPY_HELD_BACK)
+
+from rule_cases_keyed import CASES as _KEYED_CASES, HELD_BACK as _KEYED_HELD_BACK  # noqa: E402
+
+CASES.extend(_KEYED_CASES)
+HELD_BACK.extend(_KEYED_HELD_BACK)

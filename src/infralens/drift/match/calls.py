@@ -20,7 +20,7 @@ from infralens.drift.match.forwarding import MAX_HOPS, base_names, class_named
 from infralens.drift.match.names import defining, defining_file
 from infralens.drift.match.reader import TreeReader
 from infralens.drift.match.reviewed import defined_in
-from infralens.drift.match.tables import registry_keys, table_functions
+from infralens.drift.match.tables import registry_keys, table_entries, table_functions
 from infralens.drift.match.texts import statement_tree
 from infralens.source import Definition, ModuleIndex, SourceFile
 
@@ -144,6 +144,7 @@ class Reach:
         self._tables: list[tuple[str, str]] | None = None
         self._held: list[tuple[str, str]] | None = None
         self._keys: list[tuple[str, str, str]] | None = None
+        self._keyed: list[tuple[str, str]] | None = None
 
     @property
     def calls(self) -> Calls:
@@ -173,6 +174,8 @@ class Reach:
             return True
         if self.runs_held(place):
             return True  # what calling an instance one of its attributes holds runs
+        if (place.relpath, home[0]) in self.keyed_functions():
+            return True  # the entry its own class's name keys in the table a property it calls returns from
         return (place.relpath, home[0]) in self.table_functions()  # a function a lookup table it dispatches through holds
 
     def table_functions(self) -> list[tuple[str, str]]:
@@ -196,6 +199,23 @@ class Reach:
                     found.append((sole[0], tokens[1], frozenset({""})))
         return found
 
+    def keyed_functions(self) -> list[tuple[str, str]]:
+        """``(relpath, name)`` of the entry of a :meth:`_property_tables` table that the target's class picks by its own name:
+        the key equal to the class's name, else the longest key the name ends with (``LOSS_MAPPING [ loss_type ]``, the
+        type taken from the class name: ``RTDetrForObjectDetection`` runs ``RTDetrForObjectDetectionLoss``). One specific
+        function, unlike the whole table (:meth:`registry_functions`), so a move or a split may go there too. Read once."""
+        if self._keyed is None:
+            owner = self.definition.qualname.split(".")[0] if "." in self.definition.qualname else ""
+            entries = [
+                (key, home, name)
+                for relpath, table, scopes in self._property_tables()
+                for key, home, name in table_entries(self.reader, relpath, table, scopes)
+            ]
+            keys = [key for key, _, _ in entries if key and owner.endswith(key)]
+            best = max(keys, key=len) if owner and keys else None
+            self._keyed = list(dict.fromkeys((home, name) for key, home, name in entries if key == best))
+        return self._keyed
+
     def held_methods(self) -> list[tuple[str, str]]:
         """``(relpath, qualname)`` of what the target runs by calling an attribute of its class that the class's
         ``__init__`` set to an instance of a class found statically (``self . experts = MixtralExperts ( config )``, then
@@ -208,9 +228,10 @@ class Reach:
     def registry_functions(self) -> list[tuple[str, str]]:
         """``(relpath, name)`` of the functions it may run through an object's lookup, known only as a set: those the registry
         objects it dispatches through hold (:func:`.tables.registry_keys`), and those of the table a property it
-        calls returns from (:meth:`_property_tables`). Candidate homes of an edit, never of a move or a split."""
+        calls returns from (:meth:`_property_tables`) when its class's name keys none of them. Candidate homes of an edit, never of a move or a split."""
         found = [(relpath, name) for _, relpath, name in self.registry_keys()]
-        found += [f for relpath, table, scopes in self._property_tables() for f in table_functions(self.reader, relpath, table, scopes)]
+        if not self.keyed_functions():  # else the class's own entry is reached (:meth:`keyed_functions`), not the whole table
+            found += [f for relpath, table, scopes in self._property_tables() for f in table_functions(self.reader, relpath, table, scopes)]
         return list(dict.fromkeys(found))
 
     def registry_keys(self) -> list[tuple[str, str, str]]:

@@ -13,15 +13,17 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from infralens.drift.lock.entries import AnnotationLock, short_hash
+from infralens.drift.lock.entries import AnnotationLock, Place, short_hash
 from infralens.drift.lock.facts import jaccard
 from infralens.drift.match.best import clearly_best
 from infralens.drift.match.callers import class_renamed_at_users, class_renamed_with_users, names_module
+from infralens.drift.match.calls import Reach
 from infralens.drift.match.forwarding import class_named
 from infralens.drift.match.reader import TreeReader
 from infralens.drift.match.reviewed import defined_in
 from infralens.drift.match.rules import Thresholds
-from infralens.source import Definition, DefinitionKind, ModuleIndex, SourceFile
+from infralens.drift.match.texts import ratio_at_least
+from infralens.source import Definition, DefinitionKind, ModuleIndex, SourceFile, Statement
 
 
 def copied_class(reader: TreeReader, entry: AnnotationLock, source: SourceFile) -> bool:
@@ -62,22 +64,52 @@ def clone_beside_a_rename(reader: TreeReader, reviewed: TreeReader | None, entry
     if method_of_renamed_class(reader, reviewed, entry, t, copied=elsewhere) is not None:
         return True
     by_users = (class_renamed_at_users(reader, reviewed, entry), class_renamed_with_users(reader, reviewed, entry))
-    return any(renamed is not None and renamed.source.relpath == entry.relpath for renamed in by_users) or dropped_by_its_module(reader, reviewed, entry)
+    here = any(renamed is not None and renamed.source.relpath == entry.relpath for renamed in by_users)
+    return here or dropped_by_its_module(reader, reviewed, entry, source, t)
 
 
-def dropped_by_its_module(reader: TreeReader, reviewed: TreeReader | None, entry: AnnotationLock) -> bool:
+def dropped_by_its_module(reader: TreeReader, reviewed: TreeReader | None, entry: AnnotationLock, source: SourceFile, t: Thresholds) -> bool:
     """Whether the method's class was used in its own module at the review (named by a statement outside the class) and
     that module, still there, names it nowhere now: its users there were rewritten to do without it, so the class was
     replaced in place (DiffSynth's FLUX.2 VAE ``Attention``, whose mid block now builds ``Flux2VAEAttention``), not moved
-    to another module, where its users would have to import it from."""
+    to another module, where its users would have to import it from. Unless a user went along (:func:`_users_went_along`)."""
     owner = entry.target.split(".")[0]
     before = reviewed.indexed(entry.relpath) if reviewed is not None and "." in entry.target else None
     now = reader.indexed(entry.relpath) if before is not None else None
     klass = class_named(before[1], owner) if before is not None else None
     if before is None or now is None or klass is None:
         return False
-    outside = [s for s in before[1].statements if not klass.start_line <= s.start_line <= klass.end_line]
-    return any(owner in s.text.split(" ") for s in outside) and not any(owner in s.text.split(" ") for s in now[1].statements)
+    users = [s for s in _outside(before[1], klass) if owner in s.text.split(" ")]
+    if not users or any(owner in s.text.split(" ") for s in now[1].statements):
+        return False
+    return not _users_went_along(reader, users, now, owner, source, t)
+
+
+def _users_went_along(reader: TreeReader, users: list[Statement], now: tuple[SourceFile, ModuleIndex], owner: str, source: SourceFile, t: Thresholds) -> bool:
+    """Whether a statement that used the class in its old module (``users``, each in a function there) has a close one
+    in ``source``, outside the same-named class there, in a function that the old user's function, as it is now, leads
+    to (:class:`.calls.Reach`): ``RTDetrForObjectDetection.forward`` now hands its loss to the function of the loss
+    package that builds ``RTDetrLoss`` as ``forward`` did, so the class moved there with the code that builds it. A clone
+    built by its own module's code (a copied model) is not reached from the old module."""
+    there = reader.indexed(source.relpath)
+    home = class_named(there[1], owner) if there is not None else None
+    if there is None or home is None:
+        return False
+    built = [s for s in _outside(there[1], home) if owner in s.text.split(" ") and s.scope]
+    for user in users:
+        function = next((d for d in now[1].definitions if d.qualname == user.scope), None) if user.scope else None
+        close = [s for s in built if ratio_at_least(user.text, s.text, t.edit_similarity, t.quick_reject_similarity) is not None]
+        if function is None or not close:
+            continue
+        reach = Reach(reader, now[0], now[1], function)
+        if any(reach.leads_to(Place(source.relpath, source.module, s.scope, s.scope, (s.start_line, s.end_line), ())) for s in close):
+            return True
+    return False
+
+
+def _outside(index: ModuleIndex, klass: Definition) -> list[Statement]:
+    """The statements of ``index`` outside ``klass``'s lines."""
+    return [s for s in index.statements if not klass.start_line <= s.start_line <= klass.end_line]
 
 
 PROBES = 4

@@ -137,7 +137,8 @@ def reached_definitions(reader: TreeReader, reach: Reach) -> Iterator[Reached]:
     """Functions the target leads to: methods of its class it calls on ``self``/``cls`` (or of a direct base class, and
     those it calls on ``super()``), functions nested in it that it calls, functions it calls or decorators it
     carries that resolve statically to a definition (a decorator with the wrappers nested in it), the functions of
-    a lookup table it dispatches through, and what calling an instance an attribute of its class holds runs (rule
+    a lookup table it dispatches through, the entry its class's name keys in a table a property it calls returns from
+    (:meth:`~.calls.Reach.keyed_functions`), and what calling an instance an attribute of its class holds runs (rule
     ``instance-called``)."""
     own = reach.definition.qualname
     owner = own.rsplit(".", 1)[0] if "." in own else ""
@@ -148,6 +149,7 @@ def reached_definitions(reader: TreeReader, reach: Reach) -> Iterator[Reached]:
         yield from _inherited(reader, reach, seen)
     yield from _called(reader, reach, seen)
     yield from listed_definitions(reader, reach.table_functions(), seen)
+    yield from listed_definitions(reader, reach.keyed_functions(), seen)
     yield from listed_definitions(reader, reach.held_methods(), seen)
 
 

@@ -23,19 +23,19 @@ from infralens.drift.match.texts import statement_tree
 def table_functions(reader: TreeReader, relpath: str, table: str, scopes: frozenset[str]) -> list[tuple[str, str]]:
     """``(relpath, name)`` of each function ``table`` (a name seen from ``relpath`` in ``scopes``) holds as a value,
     in the order the table's module lists them (empty when the table is not a static dict of names)."""
+    return list(dict.fromkeys((home, name) for _, home, name in table_entries(reader, relpath, table, scopes)))
+
+
+def table_entries(reader: TreeReader, relpath: str, table: str, scopes: frozenset[str]) -> list[tuple[str, str, str]]:
+    """``(key, relpath, name)`` for each entry of ``table`` (see :func:`table_functions`) whose value is a function found
+    in the tree; the key "" when it is not a string literal."""
     found = _bound_in(reader, relpath, table, scopes)
     if found is None:
         return []
     there, name, statements = found
-    values: list[str] = []
-    for text in statements:
-        values.extend(_dict_values(statement_tree(text), name))
-    functions = []
-    for value in dict.fromkeys(values):
-        home = defining_file(reader, there, value)
-        if home is not None:
-            functions.append((home, value))
-    return functions
+    pairs = [pair for text in statements for pair in _dict_pairs(statement_tree(text), name)]
+    homes = {value: defining_file(reader, there, value) for value in dict.fromkeys(value for _, value in pairs)}
+    return [(key, home, value) for key, value in pairs if (home := homes[value]) is not None]
 
 
 def registry_keys(reader: TreeReader, relpath: str, table: str, scopes: frozenset[str]) -> list[tuple[str, str, str]]:
@@ -75,14 +75,9 @@ def _bound_in(reader: TreeReader, relpath: str, name: str, scopes: frozenset[str
     return None
 
 
-def _dict_values(tree: ast.stmt | None, name: str) -> list[str]:
-    """The bare names a statement puts into dict ``name``: ``name = { ... }`` (annotated or not) or ``name . update ( { ... } )``."""
-    return [value for _, value in _dict_pairs(tree, name)]
-
-
 def _dict_pairs(tree: ast.stmt | None, name: str) -> list[tuple[str, str]]:
-    """``(key, value)`` for each bare name a statement puts into dict ``name`` (see :func:`_dict_values`; the key "" when
-    it is not a string literal)."""
+    """``(key, value)`` for each bare name a statement puts into dict ``name``: ``name = { ... }`` (annotated or not) or
+    ``name . update ( { ... } )`` (the key "" when it is not a string literal)."""
     value: ast.expr | None = None
     if isinstance(tree, (ast.Assign, ast.AnnAssign)):
         value = tree.value

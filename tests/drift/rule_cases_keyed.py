@@ -1,0 +1,132 @@
+"""Rule cases from issue 41's set 46: a loss moved out of a model into the entry its class's name keys in the table a
+property returns from (``self . loss_function ( ... )``, ``LOSS_MAPPING [ loss_type ]``), and a class moved to another
+module together with the code that builds it (not a clone beside a module that dropped it); :mod:`rule_cases` adds
+them to its tables."""
+
+from __future__ import annotations
+
+from rule_cases import RuleCase
+
+from infralens.drift.match.rules import Action, Filter, Rule
+
+DETECTOR_OLD = """
+class Criterion:
+    def __init__(self, config):
+        self.config = config
+
+
+class Detector:
+    def run(self, logits, boxes, labels):
+        outputs = {}
+        outputs["logits"] = logits
+        outputs["boxes"] = boxes
+        criterion = Criterion(self.config)
+        loss = criterion(outputs, labels)
+        return loss
+"""
+LOSSES = """
+class Criterion:
+    def __init__(self, config):
+        self.config = config
+
+
+def detector_loss(logits, boxes, labels, config):
+    outputs = {}
+    outputs["logits"] = logits
+    outputs["boxes"] = boxes
+    criterion = Criterion(config)
+    loss = criterion(outputs, labels)
+    return loss
+
+
+def segmenter_loss(logits, boxes, labels, config):
+    outputs = {}
+    outputs["logits"] = logits
+    outputs["boxes"] = boxes
+    criterion = Criterion(config)
+    return criterion(outputs, labels)
+
+
+LOSSES = {"Detector": detector_loss, "Segmenter": segmenter_loss}
+"""
+BASE = """
+from .losses import LOSSES
+
+
+class Base:
+    @property
+    def loss_function(self):
+        kind = getattr(self, "loss_kind", None)
+        return LOSSES[kind]
+"""
+DETECTOR_NEW = {
+    "mixer.py": (
+        "from .base import Base\n\n\nclass Detector(Base):\n"
+        "    def run(self, logits, boxes, labels):\n        return self.loss_function(logits, boxes, labels, self.config)\n"
+    ),
+    "base.py": BASE,
+    "losses.py": LOSSES,
+}
+# The loss assembly left Detector.run for detector_loss, the entry the class's own name keys in LOSSES, which the
+# property it now calls returns from; segmenter_loss, a near copy, is another class's entry. Criterion went to the losses
+# module with the code that builds it (criterion = Criterion(config) in detector_loss, close to the old user).
+UNKEYED_NEW = {**DETECTOR_NEW, "losses.py": LOSSES.replace('"Detector": detector_loss', '"Boxes": detector_loss')}
+# No key is the class's name: the table's functions are candidate homes of an edit only, and two near copies leave
+# no edit clearly closest.
+UNUSED_ELSEWHERE = {**DETECTOR_NEW, "losses.py": LOSSES.partition("\n\n\ndef detector_loss")[0] + "\n\n\nLOSSES = {}\n"}
+# Criterion is in the losses module, but nothing there builds it as the old module did: a clone beside a module that
+# dropped its only user.
+
+CASES: list[RuleCase] = [
+    RuleCase(
+        "moved-to-reached-through-the-entry-its-class-name-keys",
+        Rule.MOVED_TO_REACHED,
+        {"mixer.py": DETECTOR_OLD},
+        DETECTOR_NEW,
+        ('outputs["logits"] = logits',),
+        target="demo.mixer.Detector.run",
+        kind="moved",
+    ),
+    RuleCase(
+        "edited-in-reached-through-the-entry-its-class-name-keys",
+        Rule.EDITED_IN_REACHED,
+        {"mixer.py": DETECTOR_OLD},
+        DETECTOR_NEW,
+        ("criterion = Criterion(self.config)",),
+        target="demo.mixer.Detector.run",
+        kind="changed",
+    ),
+    RuleCase(
+        "class-copied-not-renamed-dropped-by-a-module-whose-users-stayed",
+        Filter.CLASS_COPIED_NOT_RENAMED,
+        {"mixer.py": DETECTOR_OLD},
+        UNUSED_ELSEWHERE,
+        ("self.config = config",),
+        "target",
+        Action.VETOED,
+        target="demo.mixer.Criterion.__init__",
+        kind="deleted",
+    ),
+]
+
+HELD_BACK: list[RuleCase] = [
+    RuleCase(
+        "moved-to-reached-not-through-a-table-no-key-of-which-is-its-class-name",
+        Rule.MOVED_TO_REACHED,
+        {"mixer.py": DETECTOR_OLD},
+        UNKEYED_NEW,
+        ('outputs["logits"] = logits',),
+        target="demo.mixer.Detector.run",
+    ),
+    RuleCase(
+        "class-copied-not-renamed-not-when-its-users-went-along",
+        Filter.CLASS_COPIED_NOT_RENAMED,
+        {"mixer.py": DETECTOR_OLD},
+        DETECTOR_NEW,
+        ("self.config = config",),
+        "target",
+        Action.VETOED,
+        target="demo.mixer.Criterion.__init__",
+        kind="moved",
+    ),
+]
