@@ -1,7 +1,9 @@
 """Rule cases from issue 41's set 46: a loss moved out of a model into the entry its class's name keys in the table a
 property returns from (``self . loss_function ( ... )``, ``LOSS_MAPPING [ loss_type ]``), and a class moved to another
-module together with the code that builds it (not a clone beside a module that dropped it); :mod:`rule_cases` adds
-them to its tables."""
+module together with the code that builds it (not a clone beside a module that dropped it), and a bare ``return NAME``
+found where the target leads without its neighbours (a model's tuple branch removed while a new decorator's wrapper
+returns its own ``output``), and an item appended to a list where it was added to a tuple; :mod:`rule_cases` adds them
+to its tables."""
 
 from __future__ import annotations
 
@@ -77,6 +79,44 @@ UNUSED_ELSEWHERE = {**DETECTOR_NEW, "losses.py": LOSSES.partition("\n\n\ndef det
 # Criterion is in the losses module, but nothing there builds it as the old module did: a clone beside a module that
 # dropped its only user.
 
+FINISH_OLD = """
+class Mixer:
+    def run(self, x):
+        h = self.norm(x)
+        if self.flag:
+            out = h * 2
+            return out
+        return h
+"""
+FINISH_NEW = """
+def finish(h):
+    out = compute(h)
+    return out
+
+
+class Mixer:
+    def run(self, x):
+        h = self.norm(x)
+        return finish(h)
+"""
+# The tuple branch is gone; finish, which run now calls, returns a name of its own: nothing else of the branch is there.
+FINISH_CARRIED = FINISH_NEW.replace("    out = compute(h)\n", "    out = h * 2\n")
+# The branch's assignment went to finish as well: the return went with it.
+
+GATHER_OLD = """
+class Encoder:
+    def run(self, x):
+        maps = ()
+        for layer in self.layers:
+            x = layer(x)
+            maps += (x,)
+        return maps
+"""
+GATHER_NEW = GATHER_OLD.replace("maps = ()", "maps = []").replace("maps += (x,)", "maps.append(x)")
+# The feature maps are gathered in a list now: the same item appended to the same collection.
+GATHER_OTHER = GATHER_OLD.replace("maps = ()", "maps = []\n        seen = []").replace("maps += (x,)", "seen.append(x)")
+# Another list gains the item: not the same collection.
+
 CASES: list[RuleCase] = [
     RuleCase(
         "moved-to-reached-through-the-entry-its-class-name-keys",
@@ -109,7 +149,48 @@ CASES: list[RuleCase] = [
     ),
 ]
 
+CASES.append(
+    RuleCase(
+        "same-action-appended-to-a-list",
+        Rule.SAME_ACTION,
+        {"mixer.py": GATHER_OLD},
+        {"mixer.py": GATHER_NEW},
+        ("maps += (x,)",),
+        target="demo.mixer.Encoder.run",
+        kind="changed",
+    )
+)
+CASES.append(
+    RuleCase(
+        "bare-return-with-neighbours-vetoes-a-lone-return-where-the-target-leads",
+        Filter.BARE_RETURN_WITH_NEIGHBOURS,
+        {"mixer.py": FINISH_OLD},
+        {"mixer.py": FINISH_NEW},
+        ("return out",),
+        action=Action.VETOED,
+        kind="deleted",
+    )
+)
+
 HELD_BACK: list[RuleCase] = [
+    RuleCase(
+        "same-action-appended-not-to-another-list",
+        Rule.SAME_ACTION,
+        {"mixer.py": GATHER_OLD},
+        {"mixer.py": GATHER_OTHER},
+        ("maps += (x,)",),
+        target="demo.mixer.Encoder.run",
+    ),
+    RuleCase(
+        "bare-return-with-neighbours-not-when-they-went-along",
+        Filter.BARE_RETURN_WITH_NEIGHBOURS,
+        {"mixer.py": FINISH_OLD},
+        {"mixer.py": FINISH_CARRIED},
+        ("out = h * 2", "return out"),
+        "s1",
+        Action.VETOED,
+        kind="moved",
+    ),
     RuleCase(
         "moved-to-reached-not-through-a-table-no-key-of-which-is-its-class-name",
         Rule.MOVED_TO_REACHED,

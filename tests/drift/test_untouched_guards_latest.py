@@ -255,12 +255,12 @@ def test_untouched_corpus_44_keeps_its_first_measured_figures():
     on since (``renamed-elsewhere``; ``inlined-into-caller`` taking the one caller, on any object, that took the
     statements in; set 45's ``callers-own-lines``): diffusers 153/173 (131/151 = 86.8%), 5 false *moved*; transformers
     160/201 (146/187 = 78.1%), 0 false *moved*; with set 46's entry a class's name keys (DETR's loss reached through
-    ``self . loss_function``) transformers 176/201 (162/187 = 86.6%). A regression guard; the targets are missed on both
-    first runs."""
+    ``self . loss_function``) transformers 176/201 (162/187 = 86.6%), and ``bare-return-with-neighbours`` diffusers 154/173.
+    A regression guard; the targets are missed on both first runs."""
     _holds_its_figures(
         [DATA / "drift_untouched44.yaml", DATA / "drift_untouched44_transformers.yaml"],
         rows_at_least=374,
-        right_at_least=329,
+        right_at_least=330,
         false_moved_at_most=5,
         false_unchanged_at_most=2,
     )
@@ -307,13 +307,13 @@ def test_untouched_corpus_46_keeps_its_first_measured_figures():
     the checker's); diffusers with the rules tuned on the transformers half (the same figures with 2c63eb7) 147/158
     (130/141 = 92.2%: moved 53/53, changed 66/72, deleted 11/16), 0 false *unchanged*, 3 false *moved* (1.9%); naive
     baseline 70/158 (changed 43/72). Tuned on since (the entry a class's name keys in the table a property returns
-    from; a class that left a module with the code that builds it is not a clone): transformers 202/214 (172/184 =
-    93.5%: moved 46/46, changed 82/88, deleted 44/50), 2 false *moved*. A regression guard; neither half meets 95%
-    on its first run."""
+    from; a class that left a module with the code that builds it is not a clone; an item appended to a list where it
+    was added to a tuple; ``bare-return-with-neighbours``): transformers 204/214 (174/184 = 94.6%: moved 46/46, changed
+    83/88, deleted 45/50), 1 false *moved*. A regression guard; neither half meets 95% on its first run."""
     _holds_its_figures(
         [DATA / "drift_untouched46.yaml", DATA / "drift_untouched46_transformers.yaml"],
         rows_at_least=372,
-        right_at_least=349,
-        false_moved_at_most=5,
+        right_at_least=351,
+        false_moved_at_most=4,
         false_unchanged_at_most=0,
     )

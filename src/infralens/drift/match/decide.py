@@ -227,6 +227,10 @@ def _reached(case: StepCase, admitted: Rule | None, policy: Policy, trace: Trace
     t = policy.thresholds
     if case.reached.contentless and case.reached.context < t.moved_context:
         return False
+    if case.reached.bare_return and case.reached.context == 0.0:
+        detail = "a bare return found with none of the step's neighbours: any function may return that name"
+        if policy.vetoes(Filter.BARE_RETURN_WITH_NEIGHBOURS, trace, detail):
+            return False
     edited = case.edited
     if edited is None or case.reached.context > 0.0 or edited.context < t.moved_context:
         return True

@@ -23,6 +23,7 @@ from infralens.drift.match.reviewed import UNKNOWN, Provenance
 from infralens.drift.match.rules import CONTENTLESS, Origin, Thresholds
 from infralens.drift.match.texts import (
     another_field,
+    bare_return,
     ratio,
     ratio_at_least,
     ratio_without_lone_keywords,
@@ -80,6 +81,8 @@ class Evidence:
     """Where the diff of the reviewed and the new body puts the candidate relative to the step (:mod:`.position`)."""
     contentless: bool = False
     """The step is a statement with no content of its own (:data:`~.decide.CONTENTLESS`): its neighbours tell which it is."""
+    bare_return: bool = False
+    """The step returns a bare name (:func:`~.texts.bare_return`): found elsewhere, only its neighbours say it is the step."""
     header: bool = False
     """The step is the reviewed target's ``def`` header and the candidate the mapped target's."""
     decorator: bool = False
@@ -227,6 +230,7 @@ def measure(
         decorator=line == "decorator",
         lifted=line == "lifted",
         contentless=len(entry.texts) == 1 and entry.texts[0] in CONTENTLESS,
+        bare_return=len(entry.texts) == 1 and bare_return(entry.texts[0]),
     )
     if proposal.origin is Origin.TARGET and admit is not None and not admit(evidence):
         return evidence

@@ -229,6 +229,8 @@ def _resembles(wanted: str, text: str, t: Thresholds) -> bool:
         return True  # a setter call may have become an assignment, or back
     if _context_held(wanted, text) or _context_held(text, wanted) or (_value_text(wanted) or "-") == _value_text(text):
         return True
+    if _appended_text(wanted, text) or _appended_text(text, wanted):
+        return True
     return argument_kept(wanted, text, t.kept_message_length)  # what a call was given, now assigned, returned or raised
 
 
@@ -239,6 +241,12 @@ def _value_text(text: str) -> str | None:
     if assigned and not any(bracket in head for bracket in "({") and not head.startswith(("if ", "elif ", "while ", "for ", "with ", "assert ")):
         value = rest
     return value if value.endswith(")") and "(" in value else None
+
+
+def _appended_text(added: str, other: str) -> bool:
+    """``T += ( E , )`` and ``T . append ( E )``: an item now appended to a list (normalised texts)."""
+    target, plus, rest = added.partition(" += ( ")
+    return bool(plus) and rest.endswith(" , )") and other == f"{target} . append ( {rest[: -len(' , )')]} )"
 
 
 def _context_held(block: str, other: str) -> bool:

@@ -49,6 +49,9 @@ class ReplacementKind(str, Enum):
     renamed or not and its keywords free, its result put to the same use: ``x = torch . utils . checkpoint . checkpoint
     ( create_custom_forward ( block ) , x , emb , use_reentrant = False )`` → ``x = self . _gradient_checkpointing_func
     ( block , x , emb )`` (diffusers' gradient checkpointing, moved into one helper)."""
+    APPENDED = "an item appended, to a tuple or to a list"
+    """``xs += ( x , )`` became ``xs . append ( x )`` (or back): the same item added to the same collection, now a list
+    (a model's hidden states or feature maps gathered one layer at a time)."""
     PER_OBJECT = "per-object state"
     """``self.a[i]`` became ``self.b``: the state one container held per index is now an object's own (rule
     ``per-object-edit``: a cache split into per-layer objects); up to :attr:`~.rules.Thresholds.max_renames` names differ."""
@@ -86,7 +89,26 @@ def replacement(old: str, new: str, max_renames: int, message_length: int) -> Re
         return Replacement(ReplacementKind.ARGUMENT_KEPT, old, new)
     if _wrapper_dropped(left, right):
         return Replacement(ReplacementKind.WRAPPER_DROPPED, old, new)
+    if _appended(left, right) or _appended(right, left):
+        return Replacement(ReplacementKind.APPENDED, old, new)
     return _renaming(left, right, max_renames) or _per_object(left, right, max_renames) or _constant_computed(left, right)
+
+
+def _appended(added: ast.stmt, appended: ast.stmt) -> bool:
+    """``added`` is ``T += ( E , )`` and ``appended`` is ``T . append ( E )``, the same ``T`` and ``E``
+    (:class:`ReplacementKind.APPENDED`)."""
+    if not (isinstance(added, ast.AugAssign) and isinstance(added.op, ast.Add) and isinstance(added.value, ast.Tuple) and len(added.value.elts) == 1):
+        return False
+    call = appended.value if isinstance(appended, ast.Expr) else None
+    if not (isinstance(call, ast.Call) and isinstance(call.func, ast.Attribute) and call.func.attr == "append" and len(call.args) == 1 and not call.keywords):
+        return False
+    return ast.dump(call.func.value) == ast.dump(_loaded(added.target)) and ast.dump(call.args[0]) == ast.dump(added.value.elts[0])
+
+
+def _loaded(node: ast.expr) -> ast.expr:
+    """``node`` (an assignment's target) as it reads when loaded (its ``ctx`` set to ``Load`` throughout)."""
+    copy = ast.parse(ast.unparse(node), mode="eval").body
+    return copy
 
 
 def renamed_away(swapped: Replacement | None, names: tuple[Mapping[str, int], frozenset[str]]) -> bool:

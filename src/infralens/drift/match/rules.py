@@ -104,6 +104,7 @@ class Filter(str, Enum):
     OUT_OF_VIEW = "out-of-view"
     REAL_EDIT_STAYS = "real-edit-stays"
     EDIT_WITH_NEIGHBOURS = "edit-with-neighbours"
+    BARE_RETURN_WITH_NEIGHBOURS = "bare-return-with-neighbours"
     TIED_PLACES = "tied-places"
     CLOSE_RUNNER_UP = "close-runner-up"
     ANOTHER_FIELD = "another-field"

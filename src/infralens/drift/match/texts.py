@@ -117,6 +117,12 @@ _HEADS = {
 _ASSIGNMENTS = {"=", "+=", "-=", "*=", "/=", "//=", "%=", "**=", "@=", "&=", "|=", "^=", ">>=", "<<="}
 
 
+def bare_return(text: str) -> bool:
+    """Whether a normalised statement is ``return NAME``: a local name and nothing else, which any function may return."""
+    name = text[len("return ") :] if text.startswith("return ") else ""
+    return name.isidentifier()
+
+
 def statement_shape(text: str) -> str:
     """What kind of statement a normalised text is: its keyword (``if``/``elif`` alike), ``assign`` or ``expression``."""
     tokens = text.split(" ")
