@@ -91,6 +91,11 @@ On 2026-12-01 15:23-15:27, idle, medians of 3, alternating with the code before 
 2026-12-01 18:41-18:52, idle, medians of 3, alternating with the session's start (1ef0135), with set 44's rules: 12.10 s
 and 17.21 s cold against 16.84 s and 13.71 s, warm 7.48 / 7.13 s against 8.56 / 8.25 s, the same digest (e43dcc153012);
 the spread between runs of one code is larger than any difference, and the target is missed on this machine state.
+
+2026-12-01 23:46-00:06, idle, medians of 3, alternating with the session's start (2c63eb7), with set 46's rules and the
+files defining a name looked up in indexes of definition lines: 15.47, 15.09 and 15.23 s cold against the
+start's 18.46, 14.08 and 13.38 s; warm 7.45, 6.91, 7.31 s against 8.63, 6.92, 8.48 s; the same digest (e43dcc153012).
+Per process, one cold run: the main process about 10.5 s CPU, each of the two workers 4.2 s. The target is missed.
 """
 
 from __future__ import annotations

@@ -149,6 +149,28 @@ CASES: list[RuleCase] = [
     ),
 ]
 
+CASES.extend(
+    [
+        RuleCase(
+            "class-keyed-entry-moved",
+            Filter.CLASS_KEYED_ENTRY,
+            {"mixer.py": DETECTOR_OLD},
+            DETECTOR_NEW,
+            ('outputs["boxes"] = boxes',),
+            target="demo.mixer.Detector.run",
+            kind="moved",
+        ),
+        RuleCase(
+            "class-keyed-entry-edited",
+            Filter.CLASS_KEYED_ENTRY,
+            {"mixer.py": DETECTOR_OLD},
+            DETECTOR_NEW,
+            ("criterion = Criterion(self.config)",),
+            target="demo.mixer.Detector.run",
+            kind="changed",
+        ),
+    ]
+)
 CASES.append(
     RuleCase(
         "same-action-appended-to-a-list",
@@ -173,6 +195,14 @@ CASES.append(
 )
 
 HELD_BACK: list[RuleCase] = [
+    RuleCase(
+        "class-keyed-entry-not-for-another-class's-key",
+        Filter.CLASS_KEYED_ENTRY,
+        {"mixer.py": DETECTOR_OLD},
+        UNKEYED_NEW,
+        ('outputs["boxes"] = boxes',),
+        target="demo.mixer.Detector.run",
+    ),
     RuleCase(
         "same-action-appended-not-to-another-list",
         Rule.SAME_ACTION,

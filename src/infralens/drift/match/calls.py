@@ -20,6 +20,7 @@ from infralens.drift.match.forwarding import MAX_HOPS, base_names, class_named
 from infralens.drift.match.names import defining, defining_file
 from infralens.drift.match.reader import TreeReader
 from infralens.drift.match.reviewed import defined_in
+from infralens.drift.match.rules import Filter
 from infralens.drift.match.tables import registry_keys, table_entries, table_functions
 from infralens.drift.match.texts import statement_tree
 from infralens.source import Definition, ModuleIndex, SourceFile
@@ -132,12 +133,20 @@ def _named(value: ast.expr) -> set[str]:
     return set()
 
 
+KEYED = "is the entry its class's name keys in the table a property it calls returns from"
+"""How a trace says a place is reached through :meth:`Reach.keyed_functions` (filter ``class-keyed-entry``)."""
+
+
 class Reach:
     """Where one function leads: its calls (read once) and its decorators, resolved from its module."""
 
-    def __init__(self, reader: TreeReader, source: SourceFile, index: ModuleIndex, definition: Definition, *, held_since: TreeReader | None = None) -> None:
-        """``held_since``: the reviewed release, when rule ``instance-called`` (:meth:`held_methods`) is on."""
+    def __init__(
+        self, reader: TreeReader, source: SourceFile, index: ModuleIndex, definition: Definition, *, held_since: TreeReader | None = None, keyed: bool = False
+    ) -> None:
+        """``held_since``: the reviewed release, when rule ``instance-called`` (:meth:`held_methods`) is on; ``keyed``: when
+        filter ``class-keyed-entry`` (:meth:`keyed_functions`) is."""
         self.reader, self.source, self.index, self.definition, self.held_since = reader, source, index, definition, held_since
+        self.keyed = keyed
         self.scopes = _import_scopes(definition)
         self._calls: Calls | None = None
         self._bases: list[tuple[str, str]] | None = None
@@ -202,10 +211,11 @@ class Reach:
     def keyed_functions(self) -> list[tuple[str, str]]:
         """``(relpath, name)`` of the entry of a :meth:`_property_tables` table that the target's class picks by its own name:
         the key equal to the class's name, else the longest key the name ends with (``LOSS_MAPPING [ loss_type ]``, the
-        type taken from the class name: ``RTDetrForObjectDetection`` runs ``RTDetrForObjectDetectionLoss``). One specific
-        function, unlike the whole table (:meth:`registry_functions`), so a move or a split may go there too. Read once."""
+        type taken from the class name: ``RTDetrForObjectDetection`` runs ``RTDetrForObjectDetectionLoss``; filter
+        ``class-keyed-entry``, none when it is off). One specific function, unlike the whole table
+        (:meth:`registry_functions`), so a move or a split may go there too. Read once."""
         if self._keyed is None:
-            owner = self.definition.qualname.split(".")[0] if "." in self.definition.qualname else ""
+            owner = self.definition.qualname.split(".")[0] if "." in self.definition.qualname and self.keyed else ""
             entries = [
                 (key, home, name)
                 for relpath, table, scopes in self._property_tables()
@@ -244,6 +254,16 @@ class Reach:
     def runs_held(self, place: Place) -> bool:
         """Whether ``place`` lies in a method :meth:`held_methods` names."""
         return (place.relpath, place.target or place.scope) in self.held_methods()
+
+    def runs_keyed(self, place: Place) -> bool:
+        """Whether ``place`` lies in the function :meth:`keyed_functions` names."""
+        return (place.relpath, (place.target or place.scope).split(".")[0]) in self.keyed_functions()
+
+    def widened_to(self, place: Place) -> list[tuple[Filter, str]]:
+        """The filters that widen the reach to ``place`` (``instance-called``, ``class-keyed-entry``), each with how a
+        trace says so."""
+        found = [(Filter.INSTANCE_CALLED, "runs when the target calls an instance its class holds")] if self.runs_held(place) else []
+        return found + ([(Filter.CLASS_KEYED_ENTRY, KEYED)] if self.runs_keyed(place) else [])
 
     def calls_by_name(self, place: Place) -> bool:
         """Whether the function calls, on some other object, a method named like the one holding ``place``.

@@ -52,7 +52,9 @@ def in_same_named_copy(reader: TreeReader, entry: AnnotationLock, source: Source
     return bool(owner) and qualname.rpartition(".")[0] == owner and copied_method(reader, entry, source)
 
 
-def clone_beside_a_rename(reader: TreeReader, reviewed: TreeReader | None, entry: AnnotationLock, source: SourceFile, t: Thresholds) -> bool:
+def clone_beside_a_rename(
+    reader: TreeReader, reviewed: TreeReader | None, entry: AnnotationLock, source: SourceFile, t: Thresholds, keyed: bool = False
+) -> bool:
     """Whether a same-named class in ``source`` is a clone made there, not the method's class moved: the class left a
     module that never names ``source``'s (:func:`copied_method`), and that module holds the class renamed
     (:func:`method_of_renamed_class` within it, or the class its users there now build instead: :mod:`.callers`), or
@@ -65,10 +67,12 @@ def clone_beside_a_rename(reader: TreeReader, reviewed: TreeReader | None, entry
         return True
     by_users = (class_renamed_at_users(reader, reviewed, entry), class_renamed_with_users(reader, reviewed, entry))
     here = any(renamed is not None and renamed.source.relpath == entry.relpath for renamed in by_users)
-    return here or dropped_by_its_module(reader, reviewed, entry, source, t)
+    return here or dropped_by_its_module(reader, reviewed, entry, source, t, keyed)
 
 
-def dropped_by_its_module(reader: TreeReader, reviewed: TreeReader | None, entry: AnnotationLock, source: SourceFile, t: Thresholds) -> bool:
+def dropped_by_its_module(
+    reader: TreeReader, reviewed: TreeReader | None, entry: AnnotationLock, source: SourceFile, t: Thresholds, keyed: bool = False
+) -> bool:
     """Whether the method's class was used in its own module at the review (named by a statement outside the class) and
     that module, still there, names it nowhere now: its users there were rewritten to do without it, so the class was
     replaced in place (DiffSynth's FLUX.2 VAE ``Attention``, whose mid block now builds ``Flux2VAEAttention``), not moved
@@ -82,15 +86,18 @@ def dropped_by_its_module(reader: TreeReader, reviewed: TreeReader | None, entry
     users = [s for s in _outside(before[1], klass) if owner in s.text.split(" ")]
     if not users or any(owner in s.text.split(" ") for s in now[1].statements):
         return False
-    return not _users_went_along(reader, users, now, owner, source, t)
+    return not _users_went_along(reader, users, now, owner, source, t, keyed)
 
 
-def _users_went_along(reader: TreeReader, users: list[Statement], now: tuple[SourceFile, ModuleIndex], owner: str, source: SourceFile, t: Thresholds) -> bool:
+def _users_went_along(
+    reader: TreeReader, users: list[Statement], now: tuple[SourceFile, ModuleIndex], owner: str, source: SourceFile, t: Thresholds, keyed: bool
+) -> bool:
     """Whether a statement that used the class in its old module (``users``, each in a function there) has a close one
     in ``source``, outside the same-named class there, in a function that the old user's function, as it is now, leads
-    to (:class:`.calls.Reach`): ``RTDetrForObjectDetection.forward`` now hands its loss to the function of the loss
-    package that builds ``RTDetrLoss`` as ``forward`` did, so the class moved there with the code that builds it. A clone
-    built by its own module's code (a copied model) is not reached from the old module."""
+    to (:class:`.calls.Reach`; ``keyed``: filter ``class-keyed-entry`` is on): ``RTDetrForObjectDetection.forward`` now
+    hands its loss to the function of the loss package that builds ``RTDetrLoss`` as ``forward`` did, so the class moved
+    there with the code that builds it. A clone built by its own module's code (a copied model) is not reached from the
+    old module."""
     there = reader.indexed(source.relpath)
     home = class_named(there[1], owner) if there is not None else None
     if there is None or home is None:
@@ -101,7 +108,7 @@ def _users_went_along(reader: TreeReader, users: list[Statement], now: tuple[Sou
         close = [s for s in built if ratio_at_least(user.text, s.text, t.edit_similarity, t.quick_reject_similarity) is not None]
         if function is None or not close:
             continue
-        reach = Reach(reader, now[0], now[1], function)
+        reach = Reach(reader, now[0], now[1], function, keyed=keyed)
         if any(reach.leads_to(Place(source.relpath, source.module, s.scope, s.scope, (s.start_line, s.end_line), ())) for s in close):
             return True
     return False

@@ -111,7 +111,8 @@ class ContainerMapper:
         """:func:`.split.split_of` for ``found``, through the helpers of its helpers unless rule ``helpers-of-helpers`` is off."""
         deeper = self.policy.allows(TargetRule.HELPERS_OF_HELPERS, trace, "helpers of its helpers not followed")
         held_since = self._reviewed(entry) if self.policy.on(Filter.INSTANCE_CALLED) else None
-        return split_of(self.reader, found.source, found.index, found.definition, entry, deeper=deeper, held_since=held_since)
+        keyed = self.policy.on(Filter.CLASS_KEYED_ENTRY)
+        return split_of(self.reader, found.source, found.index, found.definition, entry, deeper=deeper, held_since=held_since, keyed=keyed)
 
     def _reviewed(self, entry: AnnotationLock) -> TreeReader | None:
         """The release ``entry`` was reviewed against, when the checked tree comes after it (see :mod:`.reviewed`)."""
@@ -357,7 +358,7 @@ class ContainerMapper:
 
     def _clone_beside_a_rename(self, entry: AnnotationLock, source: SourceFile, trace: Trace) -> bool:
         """Rule ``class-copied-not-renamed`` for a same-named class elsewhere (:func:`.classes.clone_beside_a_rename`)."""
-        if not clone_beside_a_rename(self.reader, self._reviewed(entry), entry, source, self.policy.thresholds):
+        if not clone_beside_a_rename(self.reader, self._reviewed(entry), entry, source, self.policy.thresholds, self.policy.on(Filter.CLASS_KEYED_ENTRY)):
             return False
         detail = f"{source.relpath} holds a same-named clone; {entry.relpath}, still there and never naming it, holds the class renamed"
         return self.policy.vetoes(Filter.CLASS_COPIED_NOT_RENAMED, trace, detail)

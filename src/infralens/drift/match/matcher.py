@@ -134,7 +134,8 @@ class DistributionMatcher:
         own, options = self._inside(found, annotation, pending, traces) if found is not None else ({}, {})
         reviewed = self.reviewed.reader(annotation.distribution, annotation.version, checked=self.tree.version)
         held_since = reviewed if self.policy.on(Filter.INSTANCE_CALLED) else None
-        reach = Reach(self.reader, found.source, found.index, found.definition, held_since=held_since) if found is not None else None
+        keyed = self.policy.on(Filter.CLASS_KEYED_ENTRY)
+        reach = Reach(self.reader, found.source, found.index, found.definition, held_since=held_since, keyed=keyed) if found is not None else None
         now_body = body_hashes(found.index, found.definition) if found is not None else None
         transfers = Transfers(annotation, now_body, reviewed, t.carried_statements)
         unplaced = [e for e in pending if e.step_id not in own or admissible(own[e.step_id].evidence, self.policy) is Rule.EXTRACTED_AND_CALLED]
@@ -368,8 +369,9 @@ class DistributionMatcher:
             if len(by_name) == 1 and self.policy.allows(Filter.REACHED_BY_NAME, trace, f"{where(by_name[0])} has the called name"):
                 reached = by_name[0]
                 trace.add(Filter.REACHED_BY_NAME, Action.FIRED, f"{where(reached)} is the only place of the called name")
-        if reached is not None and reach.runs_held(reached.proposal.place()):
-            trace.add(Filter.INSTANCE_CALLED, Action.FIRED, f"{where(reached)} runs when the target calls an instance its class holds")
+        at = where(reached) if reached is not None else ""
+        for rule, why in reach.widened_to(reached.proposal.place()) if reached is not None else []:
+            trace.add(rule, Action.FIRED, f"{at} {why}")
         if reached is None and away:
             trace.add(Rule.MOVED_TO_REACHED, Action.DECLINED, f"{len(away)} place(s) hold the text; the target reaches none of them")
         return Scored(reached.proposal, as_reached(reached.evidence)) if reached is not None else None

@@ -28,7 +28,7 @@ from infralens.drift.lock.facts import body_of
 from infralens.drift.match.aligned import LostOrder, lost_order
 from infralens.drift.match.assign import assign
 from infralens.drift.match.beyond import new_code_beyond
-from infralens.drift.match.calls import Reach, new_held_methods
+from infralens.drift.match.calls import KEYED, Reach, new_held_methods
 from infralens.drift.match.container import Found
 from infralens.drift.match.decide import action_kept, aligned_kept, close_in_helper, per_object, weight_in_helper, weight_in_reached
 from infralens.drift.match.dispatch import dispatched_for, keyed_home, owners_classes, sole_methods
@@ -78,6 +78,7 @@ def rewritten_in_reached(
         order=order,
         new_code=on(Filter.NEW_CODE_BEYOND),
         keyed=annotation.target.rpartition(".")[0] if on(Filter.REGISTRY_KEY_IN_NAME) and not found.in_place else "",
+        class_keyed=on(Filter.CLASS_KEYED_ENTRY),
     )
     alike, held = on(Filter.RENAMED_ALIKE), on(Filter.HELD_AT_REVIEW)
     return action_kept_vetoes(edits, found, transfers, t, traces, frozenset(annotation.body), alike_on=alike, held_on=held)
@@ -102,6 +103,7 @@ def edits_in_reached(
     order: LostOrder | None = None,
     new_code: bool = True,
     keyed: str = "",
+    class_keyed: bool = False,
 ) -> dict[str, Scored]:
     """Each of ``steps`` (none has a place yet) with its edit in the one function the target clearly leads to most, or
     (``with_helpers``, rule ``edits-in-helpers``) in any helper it calls that the container decision saw receive the
@@ -117,10 +119,11 @@ def edits_in_reached(
     target's class holds runs, searched beside the closest home: work the target newly hands off, never a function it
     could run already. ``order``: what the target lost in the reviewed order, to pair with each place searched (rule
     ``aligned-in-reached``). ``new_code`` (filter ``new-code-beyond``): functions new since it a few calls past those
-    places. ``keyed``: the reviewed target's class, gone, whose name holds a registry key (filter ``registry-key-in-name``)."""
+    places. ``keyed``: the reviewed target's class, gone, whose name holds a registry key (filter ``registry-key-in-name``).
+    ``class_keyed``: filter ``class-keyed-entry`` is on (:meth:`~.calls.Reach.keyed_functions`)."""
     if not steps:
         return {}
-    reach = Reach(reader, found.source, found.index, found.definition)  # held instances are searched beside the closest home, below
+    reach = Reach(reader, found.source, found.index, found.definition, keyed=class_keyed)  # held instances are searched beside the closest home, below
     reviewed = sorted({text for step in steps for text in (*step.texts, *step.before, *step.after)})
     calls, narrowed = owners_classes(reach, list(dispatched_for(reader, reach)), owner)
     sole = list(sole_methods(reader, reach)) if by_name else []
@@ -139,6 +142,7 @@ def edits_in_reached(
     homes, far_keys = _homes(homes, far), {reached_key(r) for r in far}
     marks = {key: (Filter.INSTANCE_CALLED, "run by calling an instance the target's class holds") for key in held_methods}
     marks.update({key: (Filter.NEW_CODE_BEYOND, "new since the review, a few calls past the target's homes") for key in far_keys})
+    marks.update({key: (Filter.CLASS_KEYED_ENTRY, KEYED) for key in reach.keyed_functions()})
     marks.update({reached_key(r): (Filter.REGISTRY_KEY_IN_NAME, f"the function under a registry key that {keyed}'s name holds") for r in by_key})
     beyond = _own_module_callees(reader, home) if home is not None and order is not None else []
     others = _homes(homes, [r for r in [*reached, *beyond] if not r[3]])[len(homes) :]  # any other function it (or its home) calls: aligned edits only

@@ -126,6 +126,9 @@ SPECS: dict[AnyRule, RuleSpec] = {
         RuleSpec(Filter.CALLERS_OWN_LINES, "An inlined function's def line and returns are not the caller's: the caller's own stay its own."),
         RuleSpec(Filter.OUT_OF_VIEW, "A block that left the target went where its module can see: itself, a module it imports, or its own qualname."),
         RuleSpec(Filter.REAL_EDIT_STAYS, "A place that gained the target's lost statements does not override a real edit inside the target."),
+        RuleSpec(
+            Filter.CLASS_KEYED_ENTRY, "The entry its own class's name keys, in the table a property it calls returns from, is a function the target runs."
+        ),
         RuleSpec(Filter.BARE_RETURN_WITH_NEIGHBOURS, "A bare `return NAME` found where the target leads is the step's only with some of its neighbours."),
         RuleSpec(Filter.EDIT_WITH_NEIGHBOURS, "A copy where the target leads with none of the step's neighbours does not outrank an edit there that has them."),
         RuleSpec(Filter.TIED_PLACES, "Two places elsewhere about equally good tell nothing: neither is chosen."),

@@ -105,6 +105,7 @@ class Filter(str, Enum):
     REAL_EDIT_STAYS = "real-edit-stays"
     EDIT_WITH_NEIGHBOURS = "edit-with-neighbours"
     BARE_RETURN_WITH_NEIGHBOURS = "bare-return-with-neighbours"
+    CLASS_KEYED_ENTRY = "class-keyed-entry"
     TIED_PLACES = "tied-places"
     CLOSE_RUNNER_UP = "close-runner-up"
     ANOTHER_FIELD = "another-field"

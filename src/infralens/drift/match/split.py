@@ -71,16 +71,18 @@ def split_of(
     *,
     deeper: bool = True,
     held_since: TreeReader | None = None,
+    keyed: bool = False,
 ) -> Split | None:
     """The helpers the mapped target (``definition`` in ``source``) leads to that hold statements it lost
     (None when fewer than :data:`MIN_RECEIVED`); with ``deeper`` (rule ``helpers-of-helpers``), also the functions of
     a called helper's own module that the helper calls in turn (a block extracted into a helper that hands part of it
     to a private helper beside it); with ``held_since`` (the reviewed release; rule ``instance-called``), also what calling
-    an instance an attribute of the target's class holds runs, when new since then."""
+    an instance an attribute of the target's class holds runs, when new since then; with ``keyed`` (filter
+    ``class-keyed-entry``), the entry its class's name keys in a table a property it calls returns from."""
     lost = Counter(entry.body) - Counter(body_hashes(index, definition))
     if sum(lost.values()) < MIN_RECEIVED:
         return None
-    reach = Reach(reader, source, index, definition, held_since=held_since)
+    reach = Reach(reader, source, index, definition, held_since=held_since, keyed=keyed)
     helpers = []
     first = list(reached_definitions(reader, reach))
     for home, home_index, function, decorator in first:
