@@ -214,8 +214,10 @@ class Reach:
         type taken from the class name: ``RTDetrForObjectDetection`` runs ``RTDetrForObjectDetectionLoss``; filter
         ``class-keyed-entry``, none when it is off). One specific function, unlike the whole table
         (:meth:`registry_functions`), so a move or a split may go there too. Read once."""
+        owner = self.definition.qualname.split(".")[0] if "." in self.definition.qualname and self.keyed else ""
+        if self._keyed is None and not owner:
+            self._keyed = []  # off, or a module function: no class name to key by (no file read)
         if self._keyed is None:
-            owner = self.definition.qualname.split(".")[0] if "." in self.definition.qualname and self.keyed else ""
             entries = [
                 (key, home, name)
                 for relpath, table, scopes in self._property_tables()
