@@ -52,7 +52,12 @@ def file_words(data: bytes, pattern: re.Pattern[bytes] = WORD_BYTES) -> frozense
     """The words ``pattern`` finds in ``data`` (by default those of 4+ characters: each maximal identifier run, less its
     leading digits; with a group, the group's text). The file is read as if a newline came first, so a pattern led by
     a newline (a line's start) also finds the first line."""
-    return frozenset(pattern.findall(b"\n" + data))
+    return _words_after_newline(b"\n" + data, pattern)
+
+
+def _words_after_newline(lined: bytes, pattern: re.Pattern[bytes]) -> frozenset[bytes]:
+    """:func:`file_words` of a file already read with a newline before it (``lined``)."""
+    return frozenset(pattern.findall(lined))
 
 
 class WordCache:
@@ -119,8 +124,9 @@ def words_in_files(tree: SourceTree, relpaths: Sequence[str], patterns: Sequence
             data: bytes | None = tree.read_bytes(relpath)
         except InfralensError:
             data = None
+        lined = b"\n" + data if data is not None else None  # once per file, for every pattern
         for found, pattern in zip(sets, compiled, strict=True):
-            found.append(file_words(data, pattern) if data is not None else frozenset())
+            found.append(_words_after_newline(lined, pattern) if lined is not None else frozenset())
     return [joined_words(found) for found in sets]
 
 

@@ -154,6 +154,7 @@ class Reach:
         self._held: list[tuple[str, str]] | None = None
         self._keys: list[tuple[str, str, str]] | None = None
         self._keyed: list[tuple[str, str]] | None = None
+        self._entries: list[tuple[str, str, str]] | None = None
 
     @property
     def calls(self) -> Calls:
@@ -218,11 +219,7 @@ class Reach:
         if self._keyed is None and not owner:
             self._keyed = []  # off, or a module function: no class name to key by (no file read)
         if self._keyed is None:
-            entries = [
-                (key, home, name)
-                for relpath, table, scopes in self._property_tables()
-                for key, home, name in table_entries(self.reader, relpath, table, scopes)
-            ]
+            entries = self._property_entries()
             keys = [key for key, _, _ in entries if key and owner.endswith(key)]
             best = max(keys, key=len) if owner and keys else None
             self._keyed = list(dict.fromkeys((home, name) for key, home, name in entries if key == best))
@@ -243,8 +240,15 @@ class Reach:
         calls returns from (:meth:`_property_tables`) when its class's name keys none of them. Candidate homes of an edit, never of a move or a split."""
         found = [(relpath, name) for _, relpath, name in self.registry_keys()]
         if not self.keyed_functions():  # else the class's own entry is reached (:meth:`keyed_functions`), not the whole table
-            found += [f for relpath, table, scopes in self._property_tables() for f in table_functions(self.reader, relpath, table, scopes)]
+            found += [(home, name) for _, home, name in self._property_entries()]
         return list(dict.fromkeys(found))
+
+    def _property_entries(self) -> list[tuple[str, str, str]]:
+        """``(key, relpath, name)`` of every entry of the :meth:`_property_tables` tables (:func:`.tables.table_entries`;
+        read once)."""
+        if self._entries is None:
+            self._entries = [e for relpath, table, scopes in self._property_tables() for e in table_entries(self.reader, relpath, table, scopes)]
+        return self._entries
 
     def registry_keys(self) -> list[tuple[str, str, str]]:
         """``(key, relpath, name)`` of the functions the registry objects it dispatches through hold, by key

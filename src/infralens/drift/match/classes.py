@@ -105,7 +105,7 @@ def _users_went_along(
     built = [s for s in _outside(there[1], home) if owner in s.text.split(" ") and s.scope]
     for user in users:
         function = next((d for d in now[1].definitions if d.qualname == user.scope), None) if user.scope else None
-        close = [s for s in built if ratio_at_least(user.text, s.text, t.edit_similarity, t.quick_reject_similarity) is not None]
+        close = [s for s in built if ratio_at_least(user.text, s.text, t.edit_similarity, t.quick_reject_similarity) is not None] if function else []
         if function is None or not close:
             continue
         reach = Reach(reader, now[0], now[1], function, keyed=keyed)

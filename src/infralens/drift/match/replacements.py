@@ -102,13 +102,7 @@ def _appended(added: ast.stmt, appended: ast.stmt) -> bool:
     call = appended.value if isinstance(appended, ast.Expr) else None
     if not (isinstance(call, ast.Call) and isinstance(call.func, ast.Attribute) and call.func.attr == "append" and len(call.args) == 1 and not call.keywords):
         return False
-    return ast.dump(call.func.value) == ast.dump(_loaded(added.target)) and ast.dump(call.args[0]) == ast.dump(added.value.elts[0])
-
-
-def _loaded(node: ast.expr) -> ast.expr:
-    """``node`` (an assignment's target) as it reads when loaded (its ``ctx`` set to ``Load`` throughout)."""
-    copy = ast.parse(ast.unparse(node), mode="eval").body
-    return copy
+    return ast.unparse(call.func.value) == ast.unparse(added.target) and ast.unparse(call.args[0]) == ast.unparse(added.value.elts[0])
 
 
 def renamed_away(swapped: Replacement | None, names: tuple[Mapping[str, int], frozenset[str]]) -> bool:

@@ -118,7 +118,8 @@ _ASSIGNMENTS = {"=", "+=", "-=", "*=", "/=", "//=", "%=", "**=", "@=", "&=", "|=
 
 
 def bare_return(text: str) -> bool:
-    """Whether a normalised statement is ``return NAME``: a local name and nothing else, which any function may return."""
+    """Whether a normalised statement is ``return NAME``: a bare name (or ``None``) and nothing else, which any function
+    may return."""
     name = text[len("return ") :] if text.startswith("return ") else ""
     return name.isidentifier()
 
